@@ -1,0 +1,16 @@
+"""regtile: a generator of register-tiled FP32 GPU kernels.
+
+    from regtile import SgemmConfig, get_preset, emit_sgemm_cuda
+    src = emit_sgemm_cuda(get_preset("zorder").config)
+
+Stages (each artifact can be printed or saved): config -> plan -> emit
+(regtile.codegen) -> compile and load/launch (regtile.runtime).
+"""
+from .codegen.config import ConfigError, SgemmConfig
+from .codegen.emit_cuda import emit_sgemm_cuda
+from .codegen.plan import make_plan
+from .codegen.presets import PRESETS, get_preset, preset_names
+
+__version__ = "0.1.0"
+__all__ = ["ConfigError", "SgemmConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset",
+           "preset_names", "__version__"]

@@ -1,0 +1,251 @@
+"""The SGEMM tile configuration: a frozen, hashable dataclass validated on creation.
+
+C = alpha * A @ B + beta * C with A (M x K), B (K x N) and C (M x N) row-major,
+each with its own leading dimension.  A block computes a BM x BN tile of C in
+k-steps of BK; each thread owns a TM x TN register tile of it.  Warps tile the
+block (warps_m x warps_n); inside a warp the 32 lanes form an LY x LX grid whose
+lane -> (row, col) order is the thread mapping (`linear` or `zorder`).
+
+Every failed check raises ConfigError naming the constraint, the value and a fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK
+
+MAPPINGS = ("linear", "zorder")
+# Registers a kernel needs beyond the tile itself (indices, pointers, loop state,
+# M/N/K, alpha/beta).  An estimate: ptxas has the last word; it only guards the
+# "cannot possibly fit" case before any compile.
+_OVERHEAD_REGISTERS = 24
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be generated; the message names the constraint."""
+
+
+def _is_pow2(x: int) -> bool:
+    return x > 0 and (x & (x - 1)) == 0
+
+
+@dataclass(frozen=True)
+class SgemmConfig:
+    bm: int = 128
+    bn: int = 128
+    bk: int = 8
+    tm: int = 8
+    tn: int = 8
+    # (warps_m, warps_n); None derives the row-major layout of the seed kernels:
+    # as many lanes along N as the block has thread columns, up to 32.
+    warps: Optional[Tuple[int, int]] = None
+    mapping: str = "linear"
+    # Thread tile made of 4x4 pieces spread over the warp tile (maxas / seed 001's
+    # z-order kernel) instead of TM contiguous rows and TN contiguous columns.
+    split_tile: bool = False
+    # Shared-memory stages: 0 reads operands straight from global memory (the naive
+    # kernel), 1 is load-sync-compute-sync, 2 double-buffers with one barrier a step.
+    stages: int = 1
+    a_transposed: bool = False  # As stored [BK][BM + pad_a] instead of [BM][BK + pad_a]
+    pad_a: int = 0  # floats added to each As row
+    pad_b: int = 0  # floats added to each Bs row
+    vec: int = 1  # width of global loads and fragment loads: 1 or 4 floats
+    frag_regs: bool = True  # A/B fragments held in registers for the outer product
+    reg_prefetch: bool = False  # fragments double-buffered: load k+1 while computing k
+
+    def __post_init__(self):
+        self._check_ints()
+        if self.warps is None:
+            object.__setattr__(self, "warps", self._default_warps())
+        else:
+            object.__setattr__(self, "warps", tuple(int(w) for w in self.warps))
+        self._validate()
+
+    # ---- derived quantities -------------------------------------------------
+    @property
+    def threads(self) -> int:
+        return (self.bm // self.tm) * (self.bn // self.tn)
+
+    @property
+    def lanes_m(self) -> int:
+        """LY: lanes of a warp along M."""
+        return self.bm // (self.warps[0] * self.tm)
+
+    @property
+    def lanes_n(self) -> int:
+        """LX: lanes of a warp along N."""
+        return self.bn // (self.warps[1] * self.tn)
+
+    @property
+    def warp_tile(self) -> Tuple[int, int]:
+        return (self.bm // self.warps[0], self.bn // self.warps[1])
+
+    @property
+    def piece_m(self) -> int:
+        """Rows of one contiguous piece of the thread tile."""
+        return 4 if self.split_tile else self.tm
+
+    @property
+    def piece_n(self) -> int:
+        return 4 if self.split_tile else self.tn
+
+    @property
+    def as_shape(self) -> Tuple[int, int]:
+        """(rows, row stride) of one As buffer, in floats."""
+        if self.a_transposed:
+            return (self.bk, self.bm + self.pad_a)
+        return (self.bm, self.bk + self.pad_a)
+
+    @property
+    def bs_shape(self) -> Tuple[int, int]:
+        return (self.bk, self.bn + self.pad_b)
+
+    @property
+    def smem_floats_per_stage(self) -> int:
+        (ar, ac), (br, bc) = self.as_shape, self.bs_shape
+        return ar * ac + br * bc
+
+    @property
+    def smem_bytes(self) -> int:
+        return 4 * self.stages * self.smem_floats_per_stage
+
+    @property
+    def a_loads_per_thread(self) -> int:
+        return (self.bm * self.bk) // (self.vec * self.threads)
+
+    @property
+    def b_loads_per_thread(self) -> int:
+        return (self.bk * self.bn) // (self.vec * self.threads)
+
+    def register_estimate(self) -> int:
+        frags = (self.tm + self.tn) * (2 if self.reg_prefetch else 1) if self.frag_regs else 0
+        staging = 0
+        if self.stages == 2:
+            staging = (self.a_loads_per_thread + self.b_loads_per_thread) * self.vec
+        return self.tm * self.tn + frags + staging + _OVERHEAD_REGISTERS
+
+    def replace(self, **changes) -> "SgemmConfig":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["warps"] = list(self.warps)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SgemmConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ConfigError(f"unknown config field(s) {unknown}; known fields: {sorted(known)}")
+        d = dict(d)
+        if d.get("warps") is not None:
+            d["warps"] = tuple(d["warps"])
+        return cls(**d)
+
+    def describe(self) -> str:
+        wm, wn = self.warps
+        parts = [f"block {self.bm}x{self.bn}x{self.bk}", f"thread tile {self.tm}x{self.tn}",
+                 f"{self.threads} threads", f"warps {wm}x{wn} (lanes {self.lanes_m}x{self.lanes_n}, {self.mapping})"]
+        if self.split_tile:
+            parts.append("thread tile in 4x4 pieces")
+        parts.append(f"smem stages {self.stages}")
+        if self.stages:
+            parts.append("As transposed" if self.a_transposed else "As row-major")
+            if self.pad_a or self.pad_b:
+                parts.append(f"pad A {self.pad_a} B {self.pad_b}")
+        parts.append(f"vec {self.vec}")
+        if not self.frag_regs:
+            parts.append("no register fragments")
+        if self.reg_prefetch:
+            parts.append("register prefetch")
+        return ", ".join(parts)
+
+    # ---- validation ---------------------------------------------------------
+    def _check_ints(self):
+        for name in ("bm", "bn", "bk", "tm", "tn"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        for name in ("pad_a", "pad_b"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
+
+    def _default_warps(self) -> Tuple[int, int]:
+        cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
+        rows = self.bm // self.tm if self.bm % self.tm == 0 else 1
+        lanes_n = min(32, cols) if cols > 0 else 1
+        lanes_m = max(1, 32 // lanes_n)
+        wn = max(1, cols // lanes_n)
+        wm = max(1, rows // lanes_m)
+        return (wm, wn)
+
+    def _validate(self):
+        c = self
+        if c.bm % c.tm:
+            raise ConfigError(f"tile divisibility: bm={c.bm} is not a multiple of tm={c.tm}; choose tm dividing bm")
+        if c.bn % c.tn:
+            raise ConfigError(f"tile divisibility: bn={c.bn} is not a multiple of tn={c.tn}; choose tn dividing bn")
+        t = c.threads
+        if t % 32:
+            raise ConfigError(f"threads per block (bm/tm)*(bn/tn) = {t} is not a multiple of 32 (a whole number of warps); "
+                              f"change bm, bn, tm or tn")
+        if t > MAX_THREADS_PER_BLOCK:
+            raise ConfigError(f"threads per block (bm/tm)*(bn/tn) = {t} exceeds {MAX_THREADS_PER_BLOCK}; "
+                              f"use a larger thread tile (tm, tn) or a smaller block tile")
+        wm, wn = c.warps
+        if wm < 1 or wn < 1 or wm * wn * 32 != t:
+            raise ConfigError(f"warps={c.warps}: warps_m*warps_n must equal threads/32 = {t // 32}")
+        if c.bm % (wm * c.tm) or c.bn % (wn * c.tn):
+            raise ConfigError(f"warps={c.warps}: the warp tile must hold whole thread tiles "
+                              f"(bm % (warps_m*tm) == 0 and bn % (warps_n*tn) == 0)")
+        if c.lanes_m * c.lanes_n != 32:
+            raise ConfigError(f"warps={c.warps}: a warp covers {c.lanes_m}x{c.lanes_n} thread tiles, not 32; "
+                              f"pick warps so that (bm/(warps_m*tm)) * (bn/(warps_n*tn)) == 32")
+        if c.mapping not in MAPPINGS:
+            raise ConfigError(f"mapping={c.mapping!r}: must be one of {MAPPINGS}")
+        if c.mapping == "zorder" and (c.lanes_m % 2 or not _is_pow2(c.lanes_n)):
+            raise ConfigError(f"mapping='zorder' needs an even number of lanes along M and a power of two along N; "
+                              f"this warp is {c.lanes_m}x{c.lanes_n}: change warps")
+        if c.split_tile and (c.tm % 4 or c.tn % 4 or c.tm < 8 and c.tn < 8):
+            raise ConfigError(f"split_tile needs tm and tn multiples of 4 and at least one of them >= 8 "
+                              f"(got tm={c.tm}, tn={c.tn})")
+        if c.stages not in (0, 1, 2):
+            raise ConfigError(f"stages={c.stages}: must be 0 (no shared memory), 1 or 2")
+        if c.vec not in (1, 4):
+            raise ConfigError(f"vec={c.vec}: vector width must be 1 or 4 floats")
+        if c.reg_prefetch and not c.frag_regs:
+            raise ConfigError("reg_prefetch needs frag_regs: only register fragments can be double-buffered")
+        if c.stages == 0:
+            if c.vec != 1 or c.a_transposed or c.pad_a or c.pad_b or c.reg_prefetch:
+                raise ConfigError("stages=0 reads operands straight from global memory: vec must be 1, and "
+                                  "a_transposed, pad_a, pad_b and reg_prefetch are shared-memory options")
+        else:
+            for side, n in (("A", c.bm * c.bk), ("B", c.bk * c.bn)):
+                if n % (c.vec * t):
+                    raise ConfigError(f"global->shared copy of {side}: the tile's {n} floats are not a multiple of "
+                                      f"vec*threads = {c.vec * t}; change bk or the vector width")
+        if c.vec == 4:
+            if c.bk % 4 or c.bn % 4:
+                raise ConfigError(f"vec=4 loads rows of A along K and of B along N in float4: bk={c.bk} and bn={c.bn} "
+                                  f"must be multiples of 4")
+            if c.piece_n % 4 or c.piece_m % 4:
+                raise ConfigError(f"vec=4 fragment loads need thread-tile pieces of 4 (tm={c.tm}, tn={c.tn}); "
+                                  f"use tm, tn multiples of 4")
+            if not c.a_transposed:
+                raise ConfigError("vec=4 fragment loads of A need a_transposed=True (a column of A is contiguous only "
+                                  "in the transposed tile)")
+            if c.as_shape[1] % 4 or c.bs_shape[1] % 4:
+                raise ConfigError(f"vec=4 shared rows must stay 16-byte aligned: pad_a={c.pad_a} and pad_b={c.pad_b} "
+                                  f"must be multiples of 4")
+        if c.smem_bytes > MAX_SMEM_PER_BLOCK:
+            raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
+                              f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")
+        regs = c.register_estimate()
+        if regs > MAX_REGISTERS_PER_THREAD:
+            raise ConfigError(f"registers: {c.tm}x{c.tn} accumulators plus fragments and staging need about {regs} "
+                              f"registers, more than the {MAX_REGISTERS_PER_THREAD} a thread can have; "
+                              f"use a smaller thread tile")

@@ -1,0 +1,219 @@
+"""CUDA C backend: lays a plan out as kernel text through templates/sgemm.cu.j2.
+
+Every statement is decided here, from the plan and the index functions of
+mapping.py evaluated on symbols; the template only places the lines.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import List, Sequence
+
+from . import mapping as mp
+from .config import SgemmConfig
+from .expr import c_expr
+from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry
+from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .templates import render
+
+TV = ThreadVars.symbolic()
+_XYZW = "xyzw"
+
+
+def kernel_name(cfg: SgemmConfig) -> str:
+    """A stable symbol derived from the config alone (same config, same name)."""
+    digest = hashlib.sha1(repr(sorted(cfg.to_dict().items())).encode()).hexdigest()[:10]
+    return f"regtile_sgemm_{cfg.bm}x{cfg.bn}x{cfg.bk}_{cfg.tm}x{cfg.tn}_{digest}"
+
+
+def geometry(cfg: SgemmConfig) -> LaunchGeometry:
+    return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
+                          dynamic_smem_bytes=cfg.smem_bytes)
+
+
+# ---- statements -------------------------------------------------------------------
+def _load_global(copy: GlobalCopy) -> List[str]:
+    """Global -> staging registers for one vector of a tile, bounds-checked.
+    A vector load is used only when the whole vector is inside the matrix and the
+    matrix rows are 16-byte aligned; otherwise each float is loaded on its own."""
+    row, col = (c_expr(x) for x in copy.coords(TV))
+    if copy.operand == "A":
+        mat, ld, ok = "A", "lda", "a_vec_ok"
+        gr, gc, rlim, clim = f"block_m + {row}", f"k0 + {col}", "M", "K"
+    else:
+        mat, ld, ok = "B", "ldb", "b_vec_ok"
+        gr, gc, rlim, clim = f"k0 + {row}", f"block_n + {col}", "K", "N"
+    lines = [f"{{  // {copy.operand} tile ({row}, {col})",
+             f"    const int gr = {gr}, gc = {gc};",
+             f"    const float* src = {mat} + (size_t)gr * {ld} + gc;"]
+    w = copy.width
+    scalar = [f"{reg} = (gr < {rlim} && gc + {e} < {clim}) ? src[{e}] : 0.f;" for e, reg in enumerate(copy.regs)]
+    if w == 1:
+        lines += ["    " + s for s in scalar]
+    else:
+        unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(copy.regs))
+        lines += [f"    if ({ok} && gr < {rlim} && gc + {w - 1} < {clim}) {{",
+                  f"        const float4 v = __ldg(reinterpret_cast<const float4*>(src)); {unpack}",
+                  "    } else {"]
+        lines += ["        " + s for s in scalar]
+        lines += ["    }"]
+    lines.append("}")
+    return lines
+
+
+def _store_shared(access: SmemAccess, buf: str) -> str:
+    off = c_expr(access.offset(TV))
+    if access.width == 1:
+        return f"{buf}[{off}] = {access.regs[0]};  // {access.what}"
+    return (f"*reinterpret_cast<float4*>(&{buf}[{off}]) = make_float4({', '.join(access.regs)});"
+            f"  // {access.what}")
+
+
+def _load_shared(access: SmemAccess, buf: str) -> str:
+    off = c_expr(access.offset(TV))
+    if access.width == 1:
+        return f"{access.regs[0]} = {buf}[{off}];"
+    unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(access.regs))
+    return f"{{ const float4 v = *reinterpret_cast<const float4*>(&{buf}[{off}]); {unpack} }}"
+
+
+def _ffmas(plan: SgemmPlan, buf: int) -> List[str]:
+    r = plan.regs
+    return [f"{r.acc[i][j]} = fmaf({r.frag_a[buf][i]}, {r.frag_b[buf][j]}, {r.acc[i][j]});"
+            for i, j in r.ffma_order]
+
+
+def _ffmas_from_smem(plan: SgemmPlan, kk: int, buf: str) -> List[str]:
+    """frag_regs=False (seed's tile2d): each FFMA names its operands in shared memory."""
+    cfg, r = plan.cfg, plan.regs
+    out = []
+    for i, j in r.ffma_order:
+        a = c_expr(mp.as_index(cfg, mp.tile_row(cfg, TV.row0, i), kk))
+        b = c_expr(mp.bs_index(cfg, kk, mp.tile_col(cfg, TV.col0, j)))
+        out.append(f"{r.acc[i][j]} = fmaf({buf}[{a}], {buf}[{b}], {r.acc[i][j]});")
+    return out
+
+
+def _compute_ktile(plan: SgemmPlan, buf: str) -> List[str]:
+    """The BK k-slices of one tile, unrolled.  With register prefetch, the loads of
+    slice kk+1 go into the other fragment buffer before the FFMAs of slice kk."""
+    cfg = plan.cfg
+    lines: List[str] = []
+    nbuf = plan.regs.buffers
+    if not cfg.frag_regs:
+        for kk in range(cfg.bk):
+            lines.append(f"// k-slice {kk}")
+            lines += _ffmas_from_smem(plan, kk, buf)
+        return lines
+    loads = [plan.a_frag_loads[kk] + plan.b_frag_loads[kk] for kk in range(cfg.bk)]
+    if nbuf == 2:
+        lines.append("// k-slice 0 fragments")
+        lines += [_load_shared(a, buf) for a in loads[0]]
+    for kk in range(cfg.bk):
+        lines.append(f"// k-slice {kk}")
+        if nbuf == 2:
+            if kk + 1 < cfg.bk:
+                lines.append(f"// prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}")
+                lines += [_load_shared(a, buf) for a in loads[kk + 1]]
+        else:
+            lines += [_load_shared(a, buf) for a in loads[kk]]
+        lines += _ffmas(plan, kk % nbuf)
+    return lines
+
+
+def _naive_kstep(plan: SgemmPlan) -> List[str]:
+    """stages=0: one k at a time, operands straight from global memory."""
+    cfg, r = plan.cfg, plan.regs
+    lines = []
+    for i in range(cfg.tm):
+        row = c_expr(mp.tile_row(cfg, TV.row0, i))
+        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[(size_t)(block_m + {row}) * lda + k] : 0.f;")
+    for j in range(cfg.tn):
+        col = c_expr(mp.tile_col(cfg, TV.col0, j))
+        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[(size_t)k * ldb + block_n + {col}] : 0.f;")
+    return lines + _ffmas(plan, 0)
+
+
+def _epilogue(plan: SgemmPlan) -> List[str]:
+    """C = alpha * acc + beta * C, bounds-checked; C is not read when beta == 0
+    (BLAS semantics: C may hold NaN then).  float4 stores where a 4-column piece
+    is inside the matrix and C's rows are 16-byte aligned."""
+    cfg, r = plan.cfg, plan.regs
+    vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
+    step = 4 if vec_store else 1
+    lines = []
+    for i in range(cfg.tm):
+        row = c_expr(mp.tile_row(cfg, TV.row0, i))
+        lines.append(f"if (block_m + {row} < M) {{")
+        lines.append(f"    float* crow = C + (size_t)(block_m + {row}) * ldc + block_n;")
+        for j in range(0, cfg.tn, step):
+            col = c_expr(mp.tile_col(cfg, TV.col0, j))
+            accs = r.acc[i][j:j + step]
+            scalar = [f"if (block_n + {col} + {e} < N) crow[{col} + {e}] = alpha * {a} + "
+                      f"(beta != 0.f ? beta * crow[{col} + {e}] : 0.f);" for e, a in enumerate(accs)]
+            if step == 1:
+                lines += ["    " + s.replace(" + 0", "") for s in scalar]
+                continue
+            lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
+            lines.append(f"        float4* dst = reinterpret_cast<float4*>(crow + {col});")
+            lines.append("        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);")
+            lines.append("        if (beta != 0.f) o = *dst;")
+            comps = ", ".join(f"alpha * {a} + beta * o.{_XYZW[e]}" for e, a in enumerate(accs))
+            lines.append(f"        *dst = make_float4({comps});")
+            lines.append("    } else {")
+            lines += ["        " + s for s in scalar]
+            lines.append("    }")
+        lines.append("}")
+    return lines
+
+
+def _header(plan: SgemmPlan, name: str) -> List[str]:
+    cfg, r = plan.cfg, plan.regs
+    lines = [f"regtile SGEMM kernel {name}",
+             "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions.",
+             f"config: {cfg.describe()}",
+             f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})), "
+             f"dynamic shared memory {cfg.smem_bytes} bytes",
+             "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
+                 f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]
+    grid = [[0] * cfg.lanes_n for _ in range(cfg.lanes_m)]
+    for lane in range(32):
+        ly, lx = mp.lane_coords(cfg, lane)
+        grid[ly][lx] = lane
+    lines += ["  " + " ".join(f"{v:2d}" for v in row) for row in grid]
+    rows = sorted({mp.tile_row(cfg, 0, i) for i in range(cfg.tm)})
+    cols = sorted({mp.tile_col(cfg, 0, j) for j in range(cfg.tn)})
+    lines += ["", f"thread tile rows: row0 + {rows}", f"thread tile cols: col0 + {cols}",
+              "", f"register plan: accumulators {r.acc[0][0]}..{r.acc[-1][-1]} ({cfg.tm * cfg.tn}), "
+                  f"A fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_a)}, "
+                  f"B fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_b)}",
+              f"FFMA order per k-slice (zig-zag rows, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
+    return lines
+
+
+def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
+    plan = make_plan(cfg)
+    name = kernel_name(cfg)
+    r = plan.regs
+    staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
+    ctx = dict(
+        name=name,
+        header=_header(plan, name),
+        threads=cfg.threads,
+        params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
+                         for pname, ctype in SGEMM_PARAMS),
+        bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, stages=cfg.stages,
+        stage_floats=cfg.smem_floats_per_stage,
+        row0=c_expr(mp.thread_origin(cfg, TV.tid)[0]),
+        col0=c_expr(mp.thread_origin(cfg, TV.tid)[1]),
+        acc_decls=[", ".join(f"{a} = 0.f" for a in row) for row in r.acc],
+        frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
+        staging_decl=", ".join(staging),
+        vec=cfg.vec,
+        load_tile=[ln for c in plan.a_copies + plan.b_copies for ln in _load_global(c)],
+        store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
+        compute=_compute_ktile(plan, "cur") if cfg.stages else [],
+        naive_step=_naive_kstep(plan) if cfg.stages == 0 else [],
+        epilogue=_epilogue(plan),
+    )
+    text = render("sgemm.cu.j2", **ctx)
+    return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)

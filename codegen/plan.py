@@ -1,0 +1,180 @@
+"""The plan of an SGEMM kernel: register plan, FFMA order, and every memory access.
+
+The plan is the decided kernel, before any text: which named registers hold the
+accumulators, the A/B fragments (double-buffered for register prefetch) and the
+global->shared staging; the order of the FFMAs of one k-slice; and each global
+load, shared store and shared load with the index function that gives its
+address.  The CUDA C emitter lays the plan out as text; the shared-memory bank
+analysis evaluates the same accesses for each lane.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Tuple
+
+from . import mapping as mp
+from .config import SgemmConfig
+from .expr import IntLike, Sym
+
+
+@dataclass(frozen=True)
+class ThreadVars:
+    """The per-thread values index functions start from: symbols for the emitter
+    (declared once at the top of the kernel), numbers for the analysis."""
+    tid: IntLike
+    row0: IntLike
+    col0: IntLike
+
+    @staticmethod
+    def symbolic() -> "ThreadVars":
+        return ThreadVars(Sym("tid"), Sym("row0"), Sym("col0"))
+
+    @staticmethod
+    def numeric(cfg: SgemmConfig, tid: int) -> "ThreadVars":
+        row0, col0 = mp.thread_origin(cfg, tid)
+        return ThreadVars(tid, row0, col0)
+
+
+@dataclass(frozen=True)
+class SmemAccess:
+    """One shared-memory instruction of a warp, as the kernel issues it."""
+    op: str  # "LDS" or "STS"
+    operand: str  # "A" or "B"
+    width: int  # floats per lane: 1 or 4
+    what: str  # human-readable: which tile elements it moves
+    offset: Callable[[ThreadVars], IntLike]  # float offset inside one stage buffer
+    regs: Tuple[str, ...]  # registers read (STS) or written (LDS), in vector order
+
+
+@dataclass(frozen=True)
+class GlobalCopy:
+    """One vector of a tile that a thread copies global -> (staging registers) -> shared."""
+    operand: str
+    width: int
+    coords: Callable[[ThreadVars], Tuple[IntLike, IntLike]]  # (row, col) in the operand's tile
+    regs: Tuple[str, ...]  # staging registers (vector order)
+    stores: Tuple[SmemAccess, ...]  # one vector store, or `width` scalar stores (transposed A)
+
+
+@dataclass(frozen=True)
+class RegisterPlan:
+    acc: Tuple[Tuple[str, ...], ...]  # acc[i][j]
+    frag_a: Tuple[Tuple[str, ...], ...]  # frag_a[buffer][i]
+    frag_b: Tuple[Tuple[str, ...], ...]  # frag_b[buffer][j]
+    ffma_order: Tuple[Tuple[int, int], ...]  # (i, j) of each FFMA of one k-slice
+
+    @property
+    def buffers(self) -> int:
+        return len(self.frag_a)
+
+    def all_registers(self) -> Tuple[str, ...]:
+        out = [r for row in self.acc for r in row]
+        for bufs in (self.frag_a, self.frag_b):
+            out += [r for buf in bufs for r in buf]
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class SgemmPlan:
+    cfg: SgemmConfig
+    regs: RegisterPlan
+    a_copies: Tuple[GlobalCopy, ...]
+    b_copies: Tuple[GlobalCopy, ...]
+    # frag_loads[kk][buffer]: the loads that fill fragment buffer `buffer` for k-slice kk
+    a_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
+    b_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
+
+    def smem_accesses_per_ktile(self) -> Tuple[SmemAccess, ...]:
+        """Every shared-memory instruction one warp issues per k-tile."""
+        out = []
+        for copy in self.a_copies + self.b_copies:
+            out += copy.stores
+        for kk in range(self.cfg.bk if self.cfg.stages else 0):
+            out += self.a_frag_loads[kk] + self.b_frag_loads[kk]
+        return tuple(out)
+
+    @property
+    def ffmas_per_ktile(self) -> int:
+        return self.cfg.bk * len(self.regs.ffma_order)
+
+
+def zigzag_order(tm: int, tn: int) -> Tuple[Tuple[int, int], ...]:
+    """Row by row, alternating direction: consecutive FFMAs share their A operand
+    along a row and their B operand at each turn, which gives the operand reuse
+    cache a hit on every FFMA but the first (maxas's zig-zag)."""
+    order = []
+    for i in range(tm):
+        cols = range(tn) if i % 2 == 0 else range(tn - 1, -1, -1)
+        order += [(i, j) for j in cols]
+    return tuple(order)
+
+
+def register_plan(cfg: SgemmConfig) -> RegisterPlan:
+    bufs = 2 if cfg.reg_prefetch else 1
+    return RegisterPlan(
+        acc=tuple(tuple(f"c{i}_{j}" for j in range(cfg.tn)) for i in range(cfg.tm)),
+        frag_a=tuple(tuple(f"a{b}_{i}" for i in range(cfg.tm)) for b in range(bufs)),
+        frag_b=tuple(tuple(f"b{b}_{j}" for j in range(cfg.tn)) for b in range(bufs)),
+        ffma_order=zigzag_order(cfg.tm, cfg.tn),
+    )
+
+
+def _a_copies(cfg: SgemmConfig) -> Tuple[GlobalCopy, ...]:
+    copies = []
+    for r in range(cfg.a_loads_per_thread):
+        coords = (lambda tv, r=r: mp.a_copy_coords(cfg, tv.tid, r))
+        regs = tuple(f"ga{r}_{e}" for e in range(cfg.vec))
+        if cfg.a_transposed:
+            # A row-major in global, column-major in shared: each float of the
+            # vector goes to its own row of As (scalar stores, seed 001).
+            stores = tuple(
+                SmemAccess("STS", "A", 1, f"A tile copy {r}, element {e}",
+                           (lambda tv, r=r, e=e: mp.as_index(cfg, mp.a_copy_coords(cfg, tv.tid, r)[0],
+                                                            mp.a_copy_coords(cfg, tv.tid, r)[1] + e)),
+                           (regs[e],))
+                for e in range(cfg.vec))
+        else:
+            stores = (SmemAccess("STS", "A", cfg.vec, f"A tile copy {r}",
+                                 (lambda tv, r=r: mp.as_index(cfg, *mp.a_copy_coords(cfg, tv.tid, r))), regs),)
+        copies.append(GlobalCopy("A", cfg.vec, coords, regs, stores))
+    return tuple(copies)
+
+
+def _b_copies(cfg: SgemmConfig) -> Tuple[GlobalCopy, ...]:
+    copies = []
+    for r in range(cfg.b_loads_per_thread):
+        coords = (lambda tv, r=r: mp.b_copy_coords(cfg, tv.tid, r))
+        regs = tuple(f"gb{r}_{e}" for e in range(cfg.vec))
+        stores = (SmemAccess("STS", "B", cfg.vec, f"B tile copy {r}",
+                             (lambda tv, r=r: mp.bs_index(cfg, *mp.b_copy_coords(cfg, tv.tid, r))), regs),)
+        copies.append(GlobalCopy("B", cfg.vec, coords, regs, stores))
+    return tuple(copies)
+
+
+def _frag_loads(cfg: SgemmConfig, regs: RegisterPlan, operand: str, kk: int, buf: int) -> Tuple[SmemAccess, ...]:
+    """Loads of one k-slice's A (or B) fragment: one per contiguous run of `vec`
+    elements of the thread tile (LDS.128 per 4x4 piece when vec=4)."""
+    n = cfg.tm if operand == "A" else cfg.tn
+    names = regs.frag_a[buf] if operand == "A" else regs.frag_b[buf]
+    # A fragments are contiguous in As only when As is transposed.
+    width = cfg.vec if (operand == "B" or cfg.a_transposed) else 1
+    loads = []
+    for i in range(0, n, width):
+        if operand == "A":
+            off = (lambda tv, i=i: mp.as_index(cfg, mp.tile_row(cfg, tv.row0, i), kk))
+        else:
+            off = (lambda tv, i=i: mp.bs_index(cfg, kk, mp.tile_col(cfg, tv.col0, i)))
+        what = f"{operand} fragment {i}..{i + width - 1}, k-slice {kk}" if width > 1 else \
+            f"{operand} fragment {i}, k-slice {kk}"
+        loads.append(SmemAccess("LDS", operand, width, what, off, names[i:i + width]))
+    return tuple(loads)
+
+
+def make_plan(cfg: SgemmConfig) -> SgemmPlan:
+    regs = register_plan(cfg)
+    if cfg.stages == 0:
+        return SgemmPlan(cfg, regs, (), (), (), ())
+    bk = cfg.bk
+    a_frags = tuple(_frag_loads(cfg, regs, "A", kk, kk % regs.buffers) for kk in range(bk))
+    b_frags = tuple(_frag_loads(cfg, regs, "B", kk, kk % regs.buffers) for kk in range(bk))
+    return SgemmPlan(cfg, regs, _a_copies(cfg), _b_copies(cfg), a_frags, b_frags)

@@ -1,0 +1,59 @@
+"""The seed ladder (shared/seeds/001, 000) as named configs, in order.
+
+Each rung changes one thing from the rung before it, so walking the list walks the
+optimisation path from the naive kernel to the z-order kernel.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+from .config import ConfigError, SgemmConfig
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    config: SgemmConfig
+    summary: str
+
+
+_TILE2D = SgemmConfig(bm=128, bn=128, bk=8, tm=8, tn=8, stages=1, frag_regs=False)
+_VEC4 = _TILE2D.replace(frag_regs=True, vec=4, a_transposed=True)
+_DBUF = _VEC4.replace(stages=2)
+_PAD = _DBUF.replace(pad_a=4)
+
+_LADDER: Tuple[Preset, ...] = (
+    Preset("naive", SgemmConfig(bm=32, bn=32, bk=1, tm=1, tn=1, stages=0),
+           "one thread per C element, lanes along N (coalesced B and C), operands from global memory"),
+    Preset("smem", SgemmConfig(bm=32, bn=32, bk=32, tm=1, tn=1, stages=1),
+           "32x32 shared-memory tiles of A and B, one C element per thread"),
+    Preset("tile1d", SgemmConfig(bm=64, bn=64, bk=8, tm=8, tn=1, stages=1),
+           "1-D thread tile: each thread computes TM=8 elements of a column"),
+    Preset("tile2d", _TILE2D,
+           "2-D thread tile 8x8 as an outer product, operands named in shared memory"),
+    Preset("tile2d-reg", _TILE2D.replace(frag_regs=True),
+           "A and B fragments cached in registers before the outer product"),
+    Preset("vec4", _VEC4,
+           "float4 global loads and LDS.128 fragment loads; A stored transposed in shared memory"),
+    Preset("dbuf", _DBUF,
+           "two shared-memory stages: next tile prefetched to registers, one barrier per k-tile"),
+    Preset("pad", _PAD,
+           "As rows padded by 4 floats (BM+4): the transposed A stores stop conflicting"),
+    Preset("zorder", _PAD.replace(warps=(4, 2), mapping="zorder", split_tile=True, reg_prefetch=True),
+           "warp tile 32x64, z-order lanes, 8x8 thread tile in 4x4 pieces (no LDS conflicts), "
+           "fragments double-buffered in registers (prefetch of the next k-slice)"),
+)
+
+PRESETS: Dict[str, Preset] = {p.name: p for p in _LADDER}
+
+
+def preset_names() -> Tuple[str, ...]:
+    return tuple(PRESETS)
+
+
+def get_preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}") from None
