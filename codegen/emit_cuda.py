@@ -50,14 +50,25 @@ def _load_global(copy: GlobalCopy) -> List[str]:
     if w == 1:
         lines += ["    " + s for s in scalar]
     else:
+        # Interior tiles (a block-uniform test, made once per k-tile) take the
+        # unchecked float4 load; edge tiles check each vector, then each float.
         unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(copy.regs))
-        lines += [f"    if ({ok} && gr < {rlim} && gc + {w - 1} < {clim}) {{",
+        lines += [f"    if ({copy.operand.lower()}_tile_full || ({ok} && gr < {rlim} && gc + {w - 1} < {clim})) {{",
                   f"        const float4 v = __ldg(reinterpret_cast<const float4*>(src)); {unpack}",
                   "    } else {"]
         lines += ["        " + s for s in scalar]
         lines += ["    }"]
     lines.append("}")
     return lines
+
+
+def _tile_flags(cfg: SgemmConfig) -> List[str]:
+    """Block-uniform tests, once per k-tile: is the whole A (B) tile inside the
+    matrix with 16-byte aligned rows?  Then every vector load of it is safe."""
+    if cfg.vec == 1:
+        return []
+    return [f"const bool a_tile_full = a_vec_ok && block_m + {cfg.bm} <= M && k0 + {cfg.bk} <= K;",
+            f"const bool b_tile_full = b_vec_ok && k0 + {cfg.bk} <= K && block_n + {cfg.bn} <= N;"]
 
 
 def _store_shared(access: SmemAccess, buf: str) -> str:
@@ -209,7 +220,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
         vec=cfg.vec,
-        load_tile=[ln for c in plan.a_copies + plan.b_copies for ln in _load_global(c)],
+        load_tile=_tile_flags(cfg) + [ln for c in plan.a_copies + plan.b_copies for ln in _load_global(c)],
         store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
         compute=_compute_ktile(plan, "cur") if cfg.stages else [],
         naive_step=_naive_kstep(plan) if cfg.stages == 0 else [],

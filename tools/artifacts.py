@@ -1,0 +1,79 @@
+"""What `gen` writes and `inspect` prints: the artifacts of every stage of one kernel."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Optional
+
+from ..codegen.config import SgemmConfig
+from ..codegen.emit_cuda import emit_sgemm_cuda
+from ..codegen.kernel import KernelSource
+from ..runtime import sass as _sass
+from ..runtime.compiler import Artifact, compile_source
+
+
+@dataclass(frozen=True)
+class Built:
+    label: str  # preset name or "custom"
+    config: SgemmConfig
+    source: KernelSource
+    artifact: Artifact
+    sass_text: str
+    sass: _sass.SassFunction
+
+    def loop_mix(self) -> Dict[str, int]:
+        return _sass.instruction_mix(self.sass.loop_instructions())
+
+    def summary(self) -> dict:
+        res = self.artifact.resources
+        loop = self.loop_mix()
+        return {
+            "label": self.label,
+            "kernel": self.source.name,
+            "arch": self.artifact.arch,
+            "compiler": self.artifact.compiler,
+            "config": self.config.to_dict(),
+            "launch": self.source.geometry.to_dict(),
+            "resources": res.to_dict(),
+            "main_loop": {"instruction_mix": loop,
+                          "ffma_per_ktile_expected": self.config.bk * self.config.tm * self.config.tn
+                          if self.config.stages else self.config.tm * self.config.tn},
+            "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
+        }
+
+
+def build(label: str, cfg: SgemmConfig, arch: str, use_cache: bool = True) -> Built:
+    src = emit_sgemm_cuda(cfg)
+    art = compile_source(src, arch, use_cache=use_cache)
+    text, func = _sass.function_of(art.cubin, src.name)
+    return Built(label, cfg, src, art, text, func)
+
+
+def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, Path]:
+    """Write NAME.cu, NAME.ptx, NAME.cubin, NAME.sass and NAME.json into `out`, each
+    through a temporary file and a rename, so no half-written file is left behind."""
+    stem = stem or built.label
+    files = {
+        ".cu": built.source.text.encode(),
+        ".ptx": built.artifact.ptx.encode(),
+        ".cubin": built.artifact.cubin,
+        ".sass": built.sass_text.encode(),
+        ".json": (json.dumps(built.summary(), indent=2) + "\n").encode(),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for suffix, data in files.items():
+        dest = out / f"{stem}{suffix}"
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{stem}", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, dest)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written[suffix] = dest
+    return written

@@ -1,0 +1,54 @@
+"""`regtile gen`: write every stage's artifact of one kernel to a folder."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .artifacts import build, write_all
+from .options import UsageError, add_kernel_args, config_from_args
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "gen", help="generate a kernel: NAME.cu, .ptx, .cubin, .sass, .json",
+        description="Generate one kernel and write NAME.cu (CUDA C), NAME.ptx, NAME.cubin, NAME.sass "
+                    "(nvdisasm) and NAME.json (config, launch geometry, resources). No GPU needed.",
+        epilog="examples:\n  regtile gen --preset zorder --out build/zorder\n"
+               "  regtile gen --preset zorder --arch sm_80 --out build/zorder80\n"
+               "  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile true --out build/k",
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    add_kernel_args(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--name", help="file stem (default: the preset name, or 'custom')")
+    p.add_argument("--json", action="store_true", help="print the written paths and summary as JSON")
+    p.set_defaults(handler=run)
+
+
+def _check_writable(out: Path) -> None:
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK):
+        raise UsageError(f"--out {out}: {probe} is not a writable folder; choose another --out")
+
+
+def run(args) -> int:
+    label, cfg = config_from_args(args)
+    out = Path(args.out)
+    _check_writable(out)
+    built = build(label, cfg, args.arch)
+    try:
+        files = write_all(built, out, args.name)
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot write ({e.strerror}); choose another --out") from None
+    if args.json:
+        print(json.dumps({"files": {k: str(v) for k, v in files.items()}, **built.summary()}, indent=2))
+    else:
+        res = built.artifact.resources
+        print(f"{built.source.name} ({label}, {args.arch}): {res.registers} registers, "
+              f"{res.spill_store_bytes + res.spill_load_bytes} spill bytes, "
+              f"{built.source.geometry.dynamic_smem_bytes} bytes dynamic shared memory")
+        for path in files.values():
+            print(f"  wrote {path}")
+    return 0
