@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK
+from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
 # Registers a kernel needs beyond the tile itself (indices, pointers, loop state,
@@ -54,6 +54,9 @@ class SgemmConfig:
     vec: int = 1  # width of global loads and fragment loads: 1 or 4 floats
     frag_regs: bool = True  # A/B fragments held in registers for the outer product
     reg_prefetch: bool = False  # fragments double-buffered: load k+1 while computing k
+    # __launch_bounds__ occupancy hint: blocks per SM that ptxas must fit in the
+    # register file (caps registers at 65536 / (threads * min_blocks)).
+    min_blocks: int = 1
 
     def __post_init__(self):
         self._check_ints()
@@ -161,6 +164,8 @@ class SgemmConfig:
             parts.append("no register fragments")
         if self.reg_prefetch:
             parts.append("register prefetch")
+        if self.min_blocks > 1:
+            parts.append(f"min {self.min_blocks} blocks/SM")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------
@@ -169,6 +174,8 @@ class SgemmConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        if not isinstance(self.min_blocks, int) or isinstance(self.min_blocks, bool) or self.min_blocks < 1:
+            raise ConfigError(f"min_blocks={self.min_blocks!r}: must be an integer >= 1")
         for name in ("pad_a", "pad_b"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -245,6 +252,14 @@ class SgemmConfig:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")
         regs = c.register_estimate()
+        # min_blocks: refuse only what cannot fit at all (accumulators and fragments);
+        # whether the rest fits is ptxas's call, and its spills show in the report.
+        cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // (c.threads * c.min_blocks))
+        tile_regs = c.tm * c.tn + (c.tm + c.tn) * (2 if c.reg_prefetch else 1)
+        if tile_regs > cap:
+            raise ConfigError(f"min_blocks={c.min_blocks}: {c.min_blocks} blocks of {c.threads} threads leave "
+                              f"{cap} registers a thread, fewer than the {tile_regs} that the accumulators and "
+                              f"fragments alone need; lower min_blocks or the thread tile")
         if regs > MAX_REGISTERS_PER_THREAD:
             raise ConfigError(f"registers: {c.tm}x{c.tn} accumulators plus fragments and staging need about {regs} "
                               f"registers, more than the {MAX_REGISTERS_PER_THREAD} a thread can have; "

@@ -210,6 +210,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         name=name,
         header=_header(plan, name),
         threads=cfg.threads,
+        min_blocks=cfg.min_blocks,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                          for pname, ctype in SGEMM_PARAMS),
         bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, stages=cfg.stages,

@@ -8,6 +8,7 @@ from __future__ import annotations
 # CUDA C Programming Guide, "Compute capabilities" table, sm_80..sm_90.
 MAX_THREADS_PER_BLOCK = 1024
 MAX_REGISTERS_PER_THREAD = 255
+REGISTERS_PER_SM = 65536  # 64K 32-bit registers per SM, sm_80..sm_90
 # sm_90: 227 KB of shared memory per block, opt-in above 48 KB (sm_80: 163 KB,
 # sm_86/89: 99 KB; the driver refuses a larger launch there, the runtime says so).
 MAX_SMEM_PER_BLOCK = 227 * 1024

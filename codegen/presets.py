@@ -43,6 +43,10 @@ _LADDER: Tuple[Preset, ...] = (
     Preset("zorder", _PAD.replace(warps=(4, 2), mapping="zorder", split_tile=True, reg_prefetch=True),
            "warp tile 32x64, z-order lanes, 8x8 thread tile in 4x4 pieces (no LDS conflicts), "
            "fragments double-buffered in registers (prefetch of the next k-slice)"),
+    Preset("zorder-256x128", _PAD.replace(bm=256, tm=16, warps=(4, 2), mapping="zorder", split_tile=True,
+                                          reg_prefetch=True),
+           "the zorder kernel on a 256x128 block with a 16x8 thread tile: twice the FFMAs per "
+           "fragment load and per block-tile byte (226 registers, one block per SM)"),
 )
 
 PRESETS: Dict[str, Preset] = {p.name: p for p in _LADDER}

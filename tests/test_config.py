@@ -6,7 +6,7 @@ from regtile.codegen.presets import PRESETS, get_preset, preset_names
 
 
 def test_presets_walk_the_seed_ladder_in_order():
-    assert preset_names() == ("naive", "smem", "tile1d", "tile2d", "tile2d-reg", "vec4", "dbuf", "pad", "zorder")
+    assert preset_names() == ("naive", "smem", "tile1d", "tile2d", "tile2d-reg", "vec4", "dbuf", "pad", "zorder", "zorder-256x128")
 
 
 def test_config_is_frozen_hashable_and_round_trips():
@@ -38,6 +38,8 @@ def test_default_warps_are_derived_and_canonical():
     (dict(bm=128, bn=128, bk=256, stages=2), "shared memory"),
     (dict(bm=256, bn=128, tm=16, tn=16, bk=8), "registers"),
     (dict(bk=0), "bk=0"),
+    (dict(min_blocks=0), "min_blocks=0"),
+    (dict(min_blocks=4), "min_blocks=4"),
     (dict(pad_a=-1), "pad_a=-1"),
     (dict(bm=32, bn=32, bk=32, tm=1, tn=1, mapping="zorder"), "zorder"),
     (dict(bm=128, bn=128, bk=4, vec=4, a_transposed=True, tm=8, tn=8, stages=1), "multiple of vec*threads"),

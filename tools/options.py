@@ -38,7 +38,7 @@ _HELP = {
     "stages": "shared-memory stages: 0, 1 or 2", "a_transposed": "store A transposed in shared memory",
     "pad_a": "floats of padding per As row", "pad_b": "floats of padding per Bs row",
     "vec": "vector width of global and fragment loads: 1 or 4",
-    "frag_regs": "hold fragments in registers", "reg_prefetch": "double-buffer fragments in registers",
+    "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)", "reg_prefetch": "double-buffer fragments in registers",
 }
 
 
