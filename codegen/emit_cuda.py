@@ -31,29 +31,52 @@ def geometry(cfg: SgemmConfig) -> LaunchGeometry:
 
 
 # ---- statements -------------------------------------------------------------------
-def _load_global(copy: GlobalCopy) -> List[str]:
+def _copy_names(copy: GlobalCopy, r: int):
+    """Per-thread names of one copy: its source pointer and its tile coordinates."""
+    p = copy.operand.lower()
+    return f"{p}_src{r}", f"{p}_row{r}", f"{p}_col{r}"
+
+
+def _copy_setup(copies) -> List[str]:
+    """Before the k-loop: each copy's tile coordinates and source pointer at k = 0.
+    Per k-tile the pointer only advances (A by BK floats, B by BK rows), so the
+    loop carries no 64-bit index arithmetic."""
+    lines = []
+    for r, copy in enumerate(copies):
+        src, row_n, col_n = _copy_names(copy, r)
+        row, col = (c_expr(x) for x in copy.coords(TV))
+        if copy.operand == "A":
+            base = f"A + (size_t)(block_m + {row_n}) * lda + {col_n}"
+        else:
+            base = f"B + (size_t){row_n} * ldb + block_n + {col_n}"
+        lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
+                  f"const float* const {src} = {base};"]
+    return lines
+
+
+def _load_global(copy: GlobalCopy, r: int) -> List[str]:
     """Global -> staging registers for one vector of a tile, bounds-checked.
     A vector load is used only when the whole vector is inside the matrix and the
     matrix rows are 16-byte aligned; otherwise each float is loaded on its own."""
-    row, col = (c_expr(x) for x in copy.coords(TV))
+    src, row_n, col_n = _copy_names(copy, r)
     if copy.operand == "A":
-        mat, ld, ok = "A", "lda", "a_vec_ok"
-        gr, gc, rlim, clim = f"block_m + {row}", f"k0 + {col}", "M", "K"
+        ok, gr, gc, rlim, clim = "a_vec_ok", f"block_m + {row_n}", f"k0 + {col_n}", "M", "K"
+        at = f"{src} + k0"
     else:
-        mat, ld, ok = "B", "ldb", "b_vec_ok"
-        gr, gc, rlim, clim = f"k0 + {row}", f"block_n + {col}", "K", "N"
-    lines = [f"{{  // {copy.operand} tile ({row}, {col})",
-             f"    const int gr = {gr}, gc = {gc};",
-             f"    const float* src = {mat} + (size_t)gr * {ld} + gc;"]
+        ok, gr, gc, rlim, clim = "b_vec_ok", f"k0 + {row_n}", f"block_n + {col_n}", "K", "N"
+        at = f"{src} + (size_t)k0 * ldb"
+    lines = [f"{{  // {copy.operand} copy {r}",
+             f"    const float* src = {at};"]
     w = copy.width
-    scalar = [f"{reg} = (gr < {rlim} && gc + {e} < {clim}) ? src[{e}] : 0.f;" for e, reg in enumerate(copy.regs)]
+    scalar = [f"{reg} = ({gr} < {rlim} && {gc} + {e} < {clim}) ? src[{e}] : 0.f;"
+              for e, reg in enumerate(copy.regs)]
     if w == 1:
         lines += ["    " + s for s in scalar]
     else:
         # Interior tiles (a block-uniform test, made once per k-tile) take the
         # unchecked float4 load; edge tiles check each vector, then each float.
         unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(copy.regs))
-        lines += [f"    if ({copy.operand.lower()}_tile_full || ({ok} && gr < {rlim} && gc + {w - 1} < {clim})) {{",
+        lines += [f"    if ({copy.operand.lower()}_tile_full || ({ok} && {gr} < {rlim} && {gc} + {w - 1} < {clim})) {{",
                   f"        const float4 v = __ldg(reinterpret_cast<const float4*>(src)); {unpack}",
                   "    } else {"]
         lines += ["        " + s for s in scalar]
@@ -79,12 +102,33 @@ def _store_shared(access: SmemAccess, buf: str) -> str:
             f"  // {access.what}")
 
 
-def _load_shared(access: SmemAccess, buf: str) -> str:
-    off = c_expr(access.offset(TV))
+def _frag_bases(cfg: SgemmConfig):
+    """Per-thread fragment base offsets: A at (row0, k=0), B at (k=0, col0).  Every
+    fragment load of a k-tile is then base pointer + a constant, which ptxas folds
+    into the LDS's immediate offset."""
+    return {"A": ("a_frag", lambda tv: mp.as_index(cfg, tv.row0, 0)),
+            "B": ("b_frag", lambda tv: mp.bs_index(cfg, 0, tv.col0))}
+
+
+def _relative(cfg: SgemmConfig, operand: str, offset) -> str:
+    """`ptr[delta]` for a shared-memory offset function, where delta is the same
+    for every thread (checked over the whole block), else `cur[full expression]`."""
+    name, base = _frag_bases(cfg)[operand]
+    deltas = set()
+    for tid in range(cfg.threads):
+        tv = ThreadVars.numeric(cfg, tid)
+        deltas.add(offset(tv) - base(tv))
+    if len(deltas) == 1:
+        return f"{name}[{deltas.pop()}]"
+    return f"cur[{c_expr(offset(TV))}]"
+
+
+def _load_shared(cfg: SgemmConfig, access: SmemAccess) -> str:
+    at = _relative(cfg, access.operand, access.offset)
     if access.width == 1:
-        return f"{access.regs[0]} = {buf}[{off}];"
+        return f"{access.regs[0]} = {at};"
     unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(access.regs))
-    return f"{{ const float4 v = *reinterpret_cast<const float4*>(&{buf}[{off}]); {unpack} }}"
+    return f"{{ const float4 v = *reinterpret_cast<const float4*>(&{at}); {unpack} }}"
 
 
 def _ffmas(plan: SgemmPlan, buf: int) -> List[str]:
@@ -93,42 +137,70 @@ def _ffmas(plan: SgemmPlan, buf: int) -> List[str]:
             for i, j in r.ffma_order]
 
 
-def _ffmas_from_smem(plan: SgemmPlan, kk: int, buf: str) -> List[str]:
+def _ffmas_from_smem(plan: SgemmPlan, kk: int) -> List[str]:
     """frag_regs=False (seed's tile2d): each FFMA names its operands in shared memory."""
     cfg, r = plan.cfg, plan.regs
     out = []
     for i, j in r.ffma_order:
-        a = c_expr(mp.as_index(cfg, mp.tile_row(cfg, TV.row0, i), kk))
-        b = c_expr(mp.bs_index(cfg, kk, mp.tile_col(cfg, TV.col0, j)))
-        out.append(f"{r.acc[i][j]} = fmaf({buf}[{a}], {buf}[{b}], {r.acc[i][j]});")
+        a = _relative(cfg, "A", lambda tv, i=i: mp.as_index(cfg, mp.tile_row(cfg, tv.row0, i), kk))
+        b = _relative(cfg, "B", lambda tv, j=j: mp.bs_index(cfg, kk, mp.tile_col(cfg, tv.col0, j)))
+        out.append(f"{r.acc[i][j]} = fmaf({a}, {b}, {r.acc[i][j]});")
     return out
 
 
-def _compute_ktile(plan: SgemmPlan, buf: str) -> List[str]:
-    """The BK k-slices of one tile, unrolled.  With register prefetch, the loads of
-    slice kk+1 go into the other fragment buffer before the FFMAs of slice kk."""
+def crosses_tiles(cfg: SgemmConfig) -> bool:
+    """Register prefetch across k-tiles (seed 000): with two shared stages and an
+    even BK, slice 0 of tile kt+1 is loaded right after the barrier, into the
+    fragment buffer that slice BK-1 of tile kt does not use, so the FFMAs of that
+    last slice hide the load's latency instead of the next tile waiting for it."""
+    return cfg.stages == 2 and cfg.reg_prefetch and cfg.bk % 2 == 0
+
+
+def _frag_pointers(cfg: SgemmConfig, buf: str) -> List[str]:
+    return [f"const float* const {name} = {buf} + {c_expr(base(TV))};"
+            for name, base in _frag_bases(cfg).values()]
+
+
+def _slice_loads(plan: SgemmPlan, kk: int) -> List[str]:
     cfg = plan.cfg
-    lines: List[str] = []
+    return [_load_shared(cfg, a) for a in plan.a_frag_loads[kk] + plan.b_frag_loads[kk]]
+
+
+def _compute_ktile(plan: SgemmPlan):
+    """(preload, body, tail): the BK k-slices of one tile, unrolled.
+
+    With register prefetch the loads of slice kk+1 go into the other fragment
+    buffer before the FFMAs of slice kk.  When the prefetch crosses tiles, slice 0
+    is loaded before the loop (preload) and after each barrier, and the FFMAs of
+    the last slice (tail) run after the barrier; otherwise preload and tail are
+    empty and the body loads slice 0 itself."""
+    cfg = plan.cfg
+    body: List[str] = _frag_pointers(cfg, "cur")
     nbuf = plan.regs.buffers
     if not cfg.frag_regs:
         for kk in range(cfg.bk):
-            lines.append(f"// k-slice {kk}")
-            lines += _ffmas_from_smem(plan, kk, buf)
-        return lines
-    loads = [plan.a_frag_loads[kk] + plan.b_frag_loads[kk] for kk in range(cfg.bk)]
-    if nbuf == 2:
-        lines.append("// k-slice 0 fragments")
-        lines += [_load_shared(a, buf) for a in loads[0]]
-    for kk in range(cfg.bk):
-        lines.append(f"// k-slice {kk}")
+            body.append(f"// k-slice {kk}")
+            body += _ffmas_from_smem(plan, kk)
+        return [], body, []
+    cross = crosses_tiles(cfg)
+    if nbuf == 2 and not cross:
+        body.append("// k-slice 0 fragments")
+        body += _slice_loads(plan, 0)
+    last = cfg.bk - 1
+    for kk in range(cfg.bk if not cross else last):
+        body.append(f"// k-slice {kk}")
         if nbuf == 2:
             if kk + 1 < cfg.bk:
-                lines.append(f"// prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}")
-                lines += [_load_shared(a, buf) for a in loads[kk + 1]]
+                body.append(f"// prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}")
+                body += _slice_loads(plan, kk + 1)
         else:
-            lines += [_load_shared(a, buf) for a in loads[kk]]
-        lines += _ffmas(plan, kk % nbuf)
-    return lines
+            body += _slice_loads(plan, kk)
+        body += _ffmas(plan, kk % nbuf)
+    if not cross:
+        return [], body, []
+    preload = ["// k-slice 0 fragments of the next tile (buffer 0)"] + _slice_loads(plan, 0)
+    tail = [f"// k-slice {last} (buffer {last % 2}), after the barrier"] + _ffmas(plan, last % 2)
+    return preload, body, tail
 
 
 def _naive_kstep(plan: SgemmPlan) -> List[str]:
@@ -206,6 +278,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     name = kernel_name(cfg)
     r = plan.regs
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
+    preload, compute, tail = _compute_ktile(plan) if cfg.stages else ([], [], [])
     ctx = dict(
         name=name,
         header=_header(plan, name),
@@ -221,9 +294,15 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
         vec=cfg.vec,
-        load_tile=_tile_flags(cfg) + [ln for c in plan.a_copies + plan.b_copies for ln in _load_global(c)],
+        copy_setup=_copy_setup(plan.a_copies) + _copy_setup(plan.b_copies),
+        load_tile=_tile_flags(cfg) + [ln for copies in (plan.a_copies, plan.b_copies)
+                                      for r, c in enumerate(copies) for ln in _load_global(c, r)],
         store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
-        compute=_compute_ktile(plan, "cur") if cfg.stages else [],
+        compute=compute,
+        preload=preload,
+        compute_tail=tail,
+        frag_pointers_first=_frag_pointers(cfg, "smem"),
+        frag_pointers_next=_frag_pointers(cfg, "nxt"),
         naive_step=_naive_kstep(plan) if cfg.stages == 0 else [],
         epilogue=_epilogue(plan),
     )

@@ -20,7 +20,9 @@ class Preset:
 
 _TILE2D = SgemmConfig(bm=128, bn=128, bk=8, tm=8, tn=8, stages=1, frag_regs=False)
 _VEC4 = _TILE2D.replace(frag_regs=True, vec=4, a_transposed=True)
-_DBUF = _VEC4.replace(stages=2)
+# Two stages add staging registers; min_blocks=2 keeps two blocks per SM (<= 128
+# registers), which the double-buffered kernels need to hide the barrier.
+_DBUF = _VEC4.replace(stages=2, min_blocks=2)
 _PAD = _DBUF.replace(pad_a=4)
 
 _LADDER: Tuple[Preset, ...] = (
@@ -37,14 +39,15 @@ _LADDER: Tuple[Preset, ...] = (
     Preset("vec4", _VEC4,
            "float4 global loads and LDS.128 fragment loads; A stored transposed in shared memory"),
     Preset("dbuf", _DBUF,
-           "two shared-memory stages: next tile prefetched to registers, one barrier per k-tile"),
+           "two shared-memory stages: next tile prefetched to registers, one barrier per k-tile "
+           "(launch bounds ask for 2 blocks/SM)"),
     Preset("pad", _PAD,
            "As rows padded by 4 floats (BM+4): the transposed A stores stop conflicting"),
     Preset("zorder", _PAD.replace(warps=(4, 2), mapping="zorder", split_tile=True, reg_prefetch=True),
            "warp tile 32x64, z-order lanes, 8x8 thread tile in 4x4 pieces (no LDS conflicts), "
-           "fragments double-buffered in registers (prefetch of the next k-slice)"),
+           "fragments double-buffered in registers, prefetched one k-slice ahead and across k-tiles (seed 000)"),
     Preset("zorder-256x128", _PAD.replace(bm=256, tm=16, warps=(4, 2), mapping="zorder", split_tile=True,
-                                          reg_prefetch=True),
+                                          reg_prefetch=True, min_blocks=1),
            "the zorder kernel on a 256x128 block with a 16x8 thread tile: twice the FFMAs per "
            "fragment load and per block-tile byte (226 registers, one block per SM)"),
 )
