@@ -55,7 +55,9 @@ class SgemmConfig:
     frag_regs: bool = True  # A/B fragments held in registers for the outer product
     reg_prefetch: bool = False  # fragments double-buffered: load k+1 while computing k
     # __launch_bounds__ occupancy hint: blocks per SM that ptxas must fit in the
-    # register file (caps registers at 65536 / (threads * min_blocks)).
+    # register file (caps registers at 65536 / (threads * min_blocks)).  Applied on
+    # sm_90, where it was measured; sm_80..89 builds get 1 (their ptxas spills at
+    # the same cap for the double-buffered kernels).
     min_blocks: int = 1
 
     def __post_init__(self):
