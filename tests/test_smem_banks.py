@@ -1,0 +1,193 @@
+"""Shared-memory bank model: the rules on synthetic accesses, the seed's measured
+numbers on the presets, and agreement with the addresses the kernel prints."""
+import pytest
+
+from regtile.codegen.config import SgemmConfig
+from regtile.codegen.expr import c_expr
+from regtile.codegen.plan import SmemAccess, ThreadVars, make_plan
+from regtile.codegen.presets import get_preset, preset_names
+from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS, analyze, warp_access
+
+LD_WF, ST_WF = NCU_WAVEFRONTS["LDS"], NCU_WAVEFRONTS["STS"]
+LD_BC, ST_BC = NCU_CONFLICTS["LDS"], NCU_CONFLICTS["STS"]
+# Seed 001's Nsight Compute tables, M = N = K = 4096, 128x128x8 blocks of 8 warps.
+WARP_KTILES_4096 = (4096 // 128) ** 2 * 8 * (4096 // 8)
+
+
+def _acc(op, width, offsets):
+    return warp_access(SmemAccess(op, "B", width, "synthetic", None, ()), offsets)
+
+
+# ---- the model on synthetic accesses ----------------------------------------------------------
+@pytest.mark.parametrize("stride, wavefronts", [(1, 1), (2, 2), (4, 4), (32, 32), (33, 1), (0, 1)])
+def test_32bit_strides(stride, wavefronts):
+    a = _acc("LDS", 1, [lane * stride for lane in range(32)])
+    assert (a.wavefronts, a.ideal, a.grouping) == (wavefronts, 1, "warp")
+
+
+def test_32bit_store_to_one_word_is_one_wavefront():
+    assert _acc("STS", 1, [7] * 32).wavefronts == 1
+
+
+def test_128bit_contiguous_is_four_quarter_warps():
+    a = _acc("LDS", 4, [4 * lane for lane in range(32)])
+    assert (a.wavefronts, a.ideal, a.conflicts, a.grouping) == (4, 4, 0, "quarter-warps")
+
+
+@pytest.mark.parametrize("pair", [1, 2])
+def test_128bit_loads_pack_lane_pairs(pair):
+    # lane n reads what lane n^pair reads (the lane number with that bit dropped gives
+    # 16 contiguous float4s): the warp is served as two conflict-free half-warps
+    key = [((lane >> pair) << (pair - 1)) | (lane & (pair - 1)) for lane in range(32)]
+    assert all(key[n] == key[n ^ pair] for n in range(32))
+    a = _acc("LDS", 4, [4 * k for k in key])
+    assert (a.wavefronts, a.ideal, a.grouping) == (2, 2, "half-warps (pair packing)")
+
+
+def test_128bit_broadcast_of_one_address_is_two_wavefronts():
+    assert _acc("LDS", 4, [0] * 32).wavefronts == 2
+
+
+def test_128bit_stores_never_pack():
+    a = _acc("STS", 4, [4 * (lane // 2) for lane in range(32)])
+    assert (a.wavefronts, a.ideal) == (4, 4)
+
+
+def test_128bit_conflict_inside_a_quarter_warp():
+    # 8 lanes 32 bytes apart: lanes l and l+4 hit the same 4 banks
+    a = _acc("LDS", 4, [8 * lane for lane in range(32)])
+    assert (a.wavefronts, a.ideal, a.conflicts) == (8, 4, 4)
+
+
+# ---- the presets against seed 001's measurements --------------------------------------------
+def _report(name, m=4096, n=4096, k=4096):
+    return analyze(make_plan(get_preset(name).config), m, n, k)
+
+
+@pytest.mark.parametrize("name", ["vec4", "dbuf"])
+def test_transposed_a_stores_conflict_two_way(name):
+    r = _report(name)
+    a_stores = [a for a in r.accesses if a.op == "STS" and a.operand == "A"]
+    assert len(a_stores) == 4 and all((a.wavefronts, a.ideal, a.conflicts) == (2, 1, 1) for a in a_stores)
+    # the seed's table for the unpadded kernel: 50,331,648 store wavefronts, 16,777,216 conflicts
+    assert r.totals[ST_WF] == 50_331_648 == 12 * WARP_KTILES_4096
+    assert r.totals[ST_BC] == 16_777_216 == 4 * WARP_KTILES_4096
+
+
+def test_padding_removes_the_store_conflicts():
+    r = _report("pad")
+    assert r.totals[ST_BC] == 0
+    assert r.totals[ST_WF] == 33_554_432  # 4 STS.32 at 1 + one STS.128 at 4
+
+
+def test_zorder_has_no_conflicts_and_matches_the_seed():
+    r = _report("zorder")
+    assert r.totals[LD_BC] == 0 and r.totals[ST_BC] == 0
+    loads = [a for a in r.accesses if a.op == "LDS"]
+    assert {(a.sass, a.wavefronts, a.grouping) for a in loads} == {("LDS.128", 2, "half-warps (pair packing)")}
+    # seed: 134,217,728 LDS.128, 268,441,315 wavefronts (2.0 each); 33,554,432 store wavefronts
+    assert r.totals[NCU_INST["LDS"]] == 134_217_728
+    assert r.totals[LD_WF] == 268_435_456
+    assert abs(r.totals[LD_WF] - 268_441_315) / 268_441_315 < 1e-4
+    assert r.totals[ST_WF] == 33_554_432
+
+
+def test_linear_vec4_fragment_loads():
+    """Linear lanes, 16 along N, 8x8 thread tiles.  A: the 16 lanes of a half-warp read
+    one address (pairs repeat), so 2 wavefronts and no conflict.  B: a quarter-warp's 8
+    lanes read 16 bytes each, 32 bytes apart: lanes l and l+4 are 128 bytes apart, same
+    4 banks, so each quarter-warp takes 2 wavefronts: 8 for 4 ideal."""
+    r = _report("vec4")
+    a = {x.wavefronts for x in r.accesses if x.op == "LDS" and x.operand == "A"}
+    b = {(x.wavefronts, x.ideal, x.conflicts) for x in r.accesses if x.op == "LDS" and x.operand == "B"}
+    assert a == {2} and b == {(8, 4, 4)}
+    assert r.per_warp_ktile()["LDS"] == {"instructions": 32, "wavefronts": 160, "ideal": 96, "conflicts": 64}
+
+
+def test_double_buffering_stores_each_tile_once():
+    assert _report("dbuf").totals == _report("vec4").totals
+
+
+def test_stages0_has_no_shared_accesses():
+    r = _report("naive")
+    assert r.accesses == () and all(v == 0 for v in r.totals.values())
+    assert "no shared-memory accesses" in r.render_text()
+
+
+def test_edge_tiles_count_as_whole_blocks():
+    r = _report("zorder", 4097, 130, 9)
+    assert (r.blocks, r.warps_per_block, r.k_tiles) == (33 * 2, 8, 2)
+    assert r.totals[NCU_INST["STS"]] == 5 * r.warp_ktiles
+
+
+def test_report_dict_and_text():
+    r = _report("zorder")
+    d = r.to_dict()
+    assert d["totals"][LD_WF] == r.totals[LD_WF] and len(d["accesses"]) == 37
+    assert d["instructions_per_ktile"] == {"LDS.128": 32, "STS.128": 1, "STS.32": 4}
+    text = r.render_text()
+    assert LD_BC in text and "pair packing" in text
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_every_preset_analyses(name):
+    r = _report(name, 1000, 1000, 1000)
+    assert all(a.wavefronts >= a.ideal >= 1 for a in r.accesses)
+
+
+# ---- the analysis evaluates the same index expressions the kernel prints ----------------------
+@pytest.mark.parametrize("name", ["vec4", "pad", "zorder", "tile2d"])
+def test_model_addresses_are_the_printed_expressions(name):
+    """Each access's offset function printed as C (what the emitter does) and evaluated
+    as Python gives the number the model uses, for every thread."""
+    cfg = get_preset(name).config
+    plan = make_plan(cfg)
+    sym = ThreadVars.symbolic()
+    for access in plan.smem_accesses_per_ktile():
+        py = c_expr(access.offset(sym)).replace("/", "//")  # non-negative ints: C's / is Python's //
+        for tid in range(0, cfg.threads, 5):
+            tv = ThreadVars.numeric(cfg, tid)
+            assert eval(py, {"tid": tv.tid, "row0": tv.row0, "col0": tv.col0}) == access.offset(tv)
+
+
+def test_custom_config_with_padding_b():
+    cfg = SgemmConfig(bm=64, bn=64, bk=16, tm=4, tn=4, vec=4, a_transposed=True, pad_b=4)
+    r = analyze(make_plan(cfg), 256, 256, 256)
+    assert r.totals[LD_WF] >= r.totals["model.ideal_wavefronts_ld"]
+
+
+# ---- pictures and `regtile banks` ---------------------------------------------------------------
+def test_pictures_linear_vs_zorder():
+    from regtile.tools import pictures
+    lin = pictures.render_all(make_plan(get_preset("vec4").config))
+    zo = pictures.render_all(make_plan(get_preset("zorder").config))
+    # linear: lanes 0..15 along the first row of thread tiles; z-order: lane 1 under lane 0
+    assert "row   0    0   1   2   3" in lin and "row   0    0   2   4   6" in zo and "row   4    1   3" in zo
+    # the B fragment loads of vec4 serialize 2-way in each quarter-warp, z-order's do not
+    assert "|2222.... 2222.... 2222.... 2222....| 2" in lin
+    assert "8 wavefronts (ideal 4, 4 conflicts)" in lin and "conflicts)" in zo
+    assert "1 conflicts" not in zo and "4 conflicts" not in zo
+
+
+def test_cli_banks(capsys):
+    import json
+    from regtile.tools.cli import main
+    assert main(["banks", "--preset", "zorder", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["smem_banks"]["totals"][LD_BC] == 0 and len(d["lane_grid"]) == 8
+    assert main(["banks", "--preset", "vec4", "--kslice", "8"]) == 2
+    assert main(["banks", "--preset", "pad", "--kslice", "3", "--warp", "1"]) == 0
+    assert "k-slice 3" in capsys.readouterr().out
+
+
+def test_cli_banks_png(tmp_path, capsys):
+    from regtile.tools.cli import main
+    out = tmp_path / "z.png"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert main(["banks", "--preset", "zorder", "--png", str(out)]) == 2
+        assert "matplotlib" in capsys.readouterr().err
+        return
+    assert main(["banks", "--preset", "zorder", "--png", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"

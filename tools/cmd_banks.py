@@ -1,0 +1,96 @@
+"""`regtile banks`: a warp's lanes over the thread tile, the banks each shared-memory
+access of one k-slice touches, and the shared-memory bank model's totals (no GPU,
+no compile).  --sass compiles and adds the register-bank analysis of the SASS."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..codegen.plan import make_plan
+from ..codegen.smem_banks import analyze as smem_analyze
+from . import pictures
+from .options import UsageError, add_kernel_args, config_from_args
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "banks", help="draw a config's lane mapping and shared-memory banks; bank-conflict totals",
+        description="Text pictures of one warp's lanes over its warp tile and of the banks each "
+                    "shared-memory store and fragment load of one k-slice touches (digit = distinct "
+                    "4-byte words in that bank: 1 is one wavefront, 2+ serialize), then the static "
+                    "model's wavefronts and bank conflicts for an M x N x K problem in Nsight Compute's "
+                    "metric names. Run it on two presets to compare mappings (linear vs zorder).",
+        epilog="examples:\n  regtile banks --preset vec4\n  regtile banks --preset zorder\n"
+               "  regtile banks --preset pad --kslice 3 --warp 1\n"
+               "  regtile banks --preset zorder --png zorder-banks.png   (needs matplotlib)\n"
+               "  regtile banks --preset zorder --sass                   (compiles; register banks too)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_kernel_args(p)
+    p.add_argument("--kslice", type=int, default=0, help="k-slice whose fragment loads are drawn (default 0)")
+    p.add_argument("--warp", type=int, default=0, help="warp of the block to draw (default 0)")
+    p.add_argument("--m", type=int, default=4096, help="problem M for the totals (default 4096)")
+    p.add_argument("--n", type=int, default=4096, help="problem N (default 4096)")
+    p.add_argument("--k", type=int, default=4096, help="problem K (default 4096)")
+    p.add_argument("--png", metavar="FILE", help="also draw the pictures into a PNG (needs matplotlib)")
+    p.add_argument("--sass", action="store_true",
+                   help="compile (NVRTC, no GPU) and add the register-bank analysis of the main loop and a "
+                        "check of the model's LDS/STS widths against the SASS")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=run)
+
+
+def _sass_part(label, cfg, arch, report) -> dict:
+    from ..runtime import reg_banks
+    from .artifacts import build
+    built = build(label, cfg, arch)
+    mix = built.loop_mix()
+    sass_widths = {k: v for k, v in mix.items() if k.startswith(("LDS", "STS"))}
+    return {"register_banks": reg_banks.analyze(built.sass, arch),
+            "widths": {"model": report.instructions_per_ktile(), "sass_main_loop": sass_widths}}
+
+
+def run(args) -> int:
+    for dim in ("m", "n", "k"):
+        if getattr(args, dim) < 1:
+            raise UsageError(f"--{dim} {getattr(args, dim)}: sizes must be >= 1")
+    label, cfg = config_from_args(args)
+    warps = cfg.threads // 32
+    if not 0 <= args.warp < warps:
+        raise UsageError(f"--warp {args.warp}: the block has warps 0..{warps - 1}")
+    if cfg.stages and not 0 <= args.kslice < cfg.bk:
+        raise UsageError(f"--kslice {args.kslice}: this config has k-slices 0..{cfg.bk - 1}")
+    plan = make_plan(cfg)
+    report = smem_analyze(plan, args.m, args.n, args.k)
+    png = None
+    if args.png:
+        try:
+            png = pictures.write_png(plan, args.png, args.kslice, args.warp, title=f"{label}: {cfg.describe()}")
+        except pictures.PlotUnavailable as e:
+            raise UsageError(str(e)) from None
+    extra = _sass_part(label, cfg, args.arch, report) if args.sass else None
+    if args.json:
+        out = {"label": label, "config": cfg.to_dict(), "lane_grid": pictures.lane_grid(cfg, args.warp)[0],
+               "smem_banks": report.to_dict()}
+        if extra:
+            out["register_banks"] = extra["register_banks"].to_dict()
+            out["widths"] = extra["widths"]
+        if png:
+            out["png"] = png
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{label}: {cfg.describe()}")
+    print()
+    print(pictures.render_all(plan, args.kslice, args.warp))
+    print()
+    print(report.render_text())
+    if extra:
+        print()
+        print(extra["register_banks"].render_text())
+        w = extra["widths"]
+        same = w["model"] == w["sass_main_loop"]
+        print(f"\nshared-memory instructions per k-tile: model {w['model']}, SASS main loop {w['sass_main_loop']}"
+              + ("" if same else "  <- differ: ptxas merged or split accesses, the model's wavefronts are for "
+                                 "the plan's widths"))
+    if png:
+        print(f"\nwrote {png}")
+    return 0

@@ -1,0 +1,467 @@
+"""Register-bank calibration microbenchmark: FFMA throughput by source banks and reuse.
+
+CPU part (no GPU): NVRTC compiles a kernel whose main loop is a long unrolled run of
+independent FFMAs (8 accumulators, 16 read-only sources; 1024 FFMAs per iteration by
+default, a 16 KB loop body, so that instruction fetch stays out of the measurement;
+`--ffmas 4096` gives a 64 KB body to check that it does).  The register fields and
+reuse bits of every FFMA of that loop are then rewritten in the cubin's .text section
+to give variants: all three sources in one bank, two in one bank, none; with and
+without `.reuse`; and two patterns that tell the reuse cache's organisation apart
+(one entry per slot, or one per slot and bank).
+Each variant is disassembled again and must show exactly the intended registers and
+flags, with every other instruction unchanged.
+
+Fields rewritten (sm_90, shared/notes/register-banks.md; checked here on every FFMA
+before any rewrite): Ra = lo[24:32], Rb = lo[32:40], Rc = hi[0:8] of FFMA with three
+register sources (lo[0:12] == 0x223), reuse flags hi bits 58, 59, 60 (slots a, b, c).
+Destinations, scheduling controls (stall, yield, barriers) and everything else stay.
+
+Semantic safety of a rewrite: the new sources are registers that the loop only reads
+(FFMA sources never written in the loop and used by no other loop instruction), so no
+address, loop counter or clock value is touched, no read-after-write hazard is created
+that the original stall counts do not cover, and no loop FFMA waits on a scoreboard
+(checked: every variable-latency load has landed before the loop).  The values
+computed change; nothing reads them but a final store.
+
+GPU part (`--time`, run on the H100): loads each cubin with cuModuleLoadData, launches
+SMs x blocks_per_sm blocks of 4 sub-partitions x warps_per_smsp warps, and reads
+per-warp clock64() deltas around the loop from a buffer.  Reports cycles per FFMA per
+warp and, dividing by the warps sharing a sub-partition, issue cycles per FFMA per
+sub-partition (1.0 = one warp FFMA per cycle, the sm_90 peak), plus an event-timed
+cross-check at the given SM clock.
+
+    python -m regtile.tools.regbank_calib --out build/calib          # CPU: cubins + manifest.json
+    python -m regtile.tools.regbank_calib --out build/calib --time   # GPU: also time each variant
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..codegen.kernel import KernelSource, LaunchGeometry
+from ..runtime import reg_banks
+from ..runtime.compiler import compile_source
+from ..runtime.sass import Instruction, SassFunction, function_of
+
+KERNEL = "regbank_calib"
+ACCS = 8  # independent accumulators (ILP)
+SOURCES = 16  # read-only source registers
+FFMA_RRR = 0x223
+RZ = 255
+FIELD_A, FIELD_B, FIELD_C = (24, "lo"), (32, "lo"), (0, "hi")  # (shift, word) of Ra, Rb, Rc
+REUSE_BITS = (58, 59, 60)  # high word, slots a, b, c
+WAIT_MASK_SHIFT = 41 + 11  # control code bits 11..16: scoreboards the instruction waits on
+DEFAULT_SM_CLOCK_MHZ = 1980.0  # H100 under FFMA load (shared/notes/h100-baseline.md)
+DEFAULT_FFMAS = 1024
+
+_SOURCE = r"""
+extern "C" __global__ void __launch_bounds__(1024) regbank_calib(const float* __restrict__ in,
+        float* __restrict__ out, long long* __restrict__ cycles, int iters)
+{
+    const int lane = threadIdx.x & 31;
+    float x[SOURCES], c[ACCS];
+    #pragma unroll
+    for (int i = 0; i < SOURCES; ++i) x[i] = in[lane + 32 * i];
+    #pragma unroll
+    for (int j = 0; j < ACCS; ++j) c[j] = in[lane + 32 * (SOURCES + j)];
+    // Use every loaded value before the loop, so that no load is still in flight in it
+    // (the rewritten FFMAs may read any source; the original ones wait on none).
+    float guard = 0.f;
+    #pragma unroll
+    for (int i = 0; i < SOURCES; ++i) guard += x[i];
+    #pragma unroll
+    for (int j = 0; j < ACCS; ++j) guard += c[j];
+    if (guard == -1234.5f) out[blockIdx.x * blockDim.x + threadIdx.x] = guard;
+    const long long t0 = clock64();
+    #pragma unroll 1
+    for (int it = 0; it < iters; ++it) {
+        #pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            #pragma unroll
+            for (int j = 0; j < ACCS; ++j)
+                c[j] = fmaf(x[(j + r) % SOURCES], x[(3 * j + 5 * r + 1) % SOURCES], c[j]);
+        }
+    }
+    const long long t1 = clock64();
+    float s = 0.f;
+    #pragma unroll
+    for (int j = 0; j < ACCS; ++j) s += c[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    if (lane == 0) cycles[(blockIdx.x * blockDim.x + threadIdx.x) >> 5] = t1 - t0;
+}
+"""
+
+
+class CalibError(RuntimeError):
+    pass
+
+
+def kernel_source(ffmas: int = DEFAULT_FFMAS) -> KernelSource:
+    if ffmas % ACCS or ffmas < ACCS:
+        raise CalibError(f"--ffmas {ffmas}: must be a positive multiple of {ACCS}")
+    text = (_SOURCE.replace("SOURCES", str(SOURCES)).replace("ACCS", str(ACCS))
+            .replace("ROUNDS", str(ffmas // ACCS)))
+    return KernelSource(KERNEL, "cuda", text, LaunchGeometry((128, 1, 1), 1, 1, 0),
+                        (("in", "const float*"), ("out", "float*"), ("cycles", "long long*"), ("iters", "int")))
+
+
+# ---- the cubin's .text section ------------------------------------------------------------
+def text_section(cubin: bytes, name: str = KERNEL) -> Tuple[int, int]:
+    """(file offset, size) of section .text.<name> of an ELF64 cubin."""
+    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
+        raise CalibError("not an ELF64 cubin")
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+
+    def header(i):
+        base = shoff + i * shentsize
+        sh_name, = struct.unpack_from("<I", cubin, base)
+        sh_offset, sh_size = struct.unpack_from("<QQ", cubin, base + 0x18)
+        return sh_name, sh_offset, sh_size
+
+    _, str_off, _ = header(shstrndx)
+    want = f".text.{name}".encode()
+    for i in range(shnum):
+        sh_name, off, size = header(i)
+        end = cubin.index(b"\0", str_off + sh_name)
+        if cubin[str_off + sh_name:end] == want:
+            return off, size
+    raise CalibError(f"no section .text.{name} in the cubin")
+
+
+def _field(ins: Instruction, field) -> int:
+    shift, word = field
+    return ((ins.lo if word == "lo" else ins.hi) >> shift) & 0xFF
+
+
+def _set(word: int, shift: int, value: int, bits: int = 8) -> int:
+    mask = ((1 << bits) - 1) << shift
+    return (word & ~mask) | (value << shift)
+
+
+def encode(ins: Instruction, ra: int, rb: int, rc: int, reuse: Tuple[bool, bool, bool]) -> Tuple[int, int]:
+    """(lo, hi) of `ins` with new source registers and reuse flags."""
+    lo, hi = ins.lo, ins.hi
+    lo = _set(lo, FIELD_A[0], ra)
+    lo = _set(lo, FIELD_B[0], rb)
+    hi = _set(hi, FIELD_C[0], rc)
+    for bit, flag in zip(REUSE_BITS, reuse):
+        hi = _set(hi, bit, int(flag), 1)
+    return lo, hi
+
+
+# ---- which registers a variant may use ------------------------------------------------------
+def _reg(op: str) -> Optional[int]:
+    op = op.replace(".reuse", "").lstrip("-|")
+    if op == "RZ":
+        return RZ
+    return int(op[1:]) if op.startswith("R") and op[1:].isdigit() else None
+
+
+def loop_ffmas(func: SassFunction) -> List[Instruction]:
+    loop = func.loop_instructions()
+    ffmas = [i for i in loop if i.base == "FFMA"]
+    if not ffmas:
+        raise CalibError("the calibration kernel's main loop holds no FFMA")
+    for i in ffmas:
+        if (i.lo & 0xFFF) != FFMA_RRR or i.predicate:
+            raise CalibError(f"unexpected FFMA form in the loop: {i.text} (want FFMA Rd, Ra, Rb, Rc)")
+        if (i.hi >> WAIT_MASK_SHIFT) & 0x3F:
+            raise CalibError(f"a loop FFMA waits on a scoreboard ({i.text}): a load is in flight in the loop")
+        regs = [_reg(o) for o in i.operands[1:4]]
+        fields = [_field(i, f) for f in (FIELD_A, FIELD_B, FIELD_C)]
+        if regs != fields:
+            raise CalibError(f"register fields of {i.text} read {fields}, the text says {regs}: "
+                             "the encoding assumption does not hold for this compiler")
+    return ffmas
+
+
+def read_only_sources(func: SassFunction) -> Tuple[List[int], List[int]]:
+    """(even, odd) registers that loop FFMAs read and nothing in the loop writes or uses otherwise."""
+    loop = func.loop_instructions()
+    written, other_use, sources = set(), set(), set()
+    for i in loop:
+        regs = {r for r in (_reg(o) for o in i.operands) if r is not None and r != RZ}
+        if i.base == "FFMA":
+            written.add(_reg(i.operands[0]))
+            sources |= {_reg(o) for o in i.operands[1:4]} - {RZ}
+        else:
+            other_use |= regs
+    ok = sorted(sources - written - other_use)
+    return [r for r in ok if r % 2 == 0], [r for r in ok if r % 2 == 1]
+
+
+# ---- variants -----------------------------------------------------------------------------
+Pattern = Callable[[int], Tuple[str, str, str, str]]  # FFMA index -> (a, b, c, reuse "abc" subset)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    pattern: Optional[Pattern]  # None: the compiled cubin unchanged
+
+
+def _const(a, b, c, reuse=""):
+    return lambda i: (a, b, c, reuse)
+
+
+VARIANTS: Tuple[Variant, ...] = (
+    Variant("original", "ptxas's own registers and reuse flags (reference)", None),
+    Variant("none_rz", "a even, b odd, c = RZ: two reads in two banks", _const("E0", "O0", "RZ")),
+    Variant("none_dup", "a even, b odd, c = a: two distinct reads in two banks", _const("E0", "O0", "E0")),
+    Variant("two_ab", "a, b in bank 0, c in bank 1", _const("E0", "E1", "O0")),
+    Variant("two_ac", "a, c in bank 0, b in bank 1", _const("E0", "O0", "E1")),
+    Variant("two_bc", "b, c in bank 0, a in bank 1", _const("O0", "E0", "E1")),
+    Variant("three_even", "all three in bank 0", _const("E0", "E1", "E2")),
+    Variant("three_odd", "all three in bank 1", _const("O0", "O1", "O2")),
+    Variant("three_even_reuse_a", "all three in bank 0, a reused: b, c read (2 in bank 0)",
+            _const("E0", "E1", "E2", "a")),
+    Variant("three_even_reuse_ab", "all three in bank 0, a and b reused: only c read",
+            _const("E0", "E1", "E2", "ab")),
+    Variant("three_even_reuse_abc", "all three in bank 0, all reused: no register-file read",
+            _const("E0", "E1", "E2", "abc")),
+    Variant("two_ab_reuse_a", "a, b in bank 0 (a reused), c in bank 1: one read per bank",
+            _const("E0", "E1", "O0", "a")),
+    Variant("alt_bank_reuse", "slot a alternates E0/O1 with .reuse, b = O0 reused, c = E1: a per-(slot, bank) "
+                              "cache hits on a (only c read); a one-entry-per-slot cache misses, and every "
+                              "other FFMA reads E0 and E1 (2 in bank 0)",
+            lambda i: ("E0" if i % 2 == 0 else "O1", "O0", "E1", "ab")),
+    Variant("alt_same_bank_reuse", "slot a alternates E0/E2 with .reuse, b = O0 reused, c = E1: both cache "
+                                   "models miss on a, every FFMA reads a and E1 (2 in bank 0)",
+            lambda i: ("E0" if i % 2 == 0 else "E2", "O0", "E1", "ab")),
+)
+
+
+def _resolve(name: str, even: Sequence[int], odd: Sequence[int]) -> int:
+    if name == "RZ":
+        return RZ
+    pool = even if name[0] == "E" else odd
+    k = int(name[1:])
+    if k >= len(pool):
+        raise CalibError(f"variant needs {name}, but the loop has only {len(pool)} read-only "
+                         f"{'even' if name[0] == 'E' else 'odd'} registers")
+    return pool[k]
+
+
+def _regname(r: int) -> str:
+    return "RZ" if r == RZ else f"R{r}"
+
+
+@dataclass
+class Built:
+    variant: Variant
+    cubin: bytes
+    func: SassFunction
+    intended: Dict[int, Tuple[int, int, int, Tuple[bool, bool, bool]]]  # offset -> (a, b, c, reuse)
+
+
+def build_variant(base: bytes, func: SassFunction, v: Variant) -> Built:
+    ffmas = loop_ffmas(func)
+    if v.pattern is None:
+        return Built(v, base, func, {})
+    even, odd = read_only_sources(func)
+    sec_off, sec_size = text_section(base)
+    data = bytearray(base)
+    intended = {}
+    for idx, ins in enumerate(ffmas):
+        a, b, c, reuse = v.pattern(idx)
+        regs = tuple(_resolve(x, even, odd) for x in (a, b, c))
+        flags = tuple(s in reuse and r != RZ for s, r in zip("abc", regs))
+        lo, hi = encode(ins, *regs, flags)
+        at = sec_off + ins.offset
+        if ins.offset + 16 > sec_size or struct.unpack_from("<QQ", data, at) != (ins.lo, ins.hi):
+            raise CalibError(f"the bytes at .text+{ins.offset:#x} are not {ins.text}: section mapping is off")
+        struct.pack_into("<QQ", data, at, lo, hi)
+        intended[ins.offset] = (*regs, flags)
+    cubin = bytes(data)
+    _, new_func = function_of(cubin, KERNEL)
+    verify(func, new_func, intended)
+    return Built(v, cubin, new_func, intended)
+
+
+def verify(old: SassFunction, new: SassFunction, intended) -> None:
+    """The rewritten cubin disassembles to the intended FFMAs and nothing else changed."""
+    if len(old.instructions) != len(new.instructions):
+        raise CalibError("instruction count changed after the rewrite")
+    for o, n in zip(old.instructions, new.instructions):
+        if o.offset not in intended:
+            if (o.lo, o.hi, o.text) != (n.lo, n.hi, n.text):
+                raise CalibError(f"/*{o.offset:04x}*/ changed: {o.text} -> {n.text}")
+            continue
+        ra, rb, rc, flags = intended[o.offset]
+        want = [_regname(r) + (".reuse" if f else "") for r, f in zip((ra, rb, rc), flags)]
+        if n.base != "FFMA" or n.operands[0] != o.operands[0] or list(n.operands[1:4]) != want:
+            raise CalibError(f"/*{o.offset:04x}*/ disassembles to {n.text!r}, wanted FFMA "
+                             f"{o.operands[0]}, {', '.join(want)}")
+
+
+def build_all(ffmas: int = DEFAULT_FFMAS, arch: str = "sm_90", names: Optional[Sequence[str]] = None) -> List[Built]:
+    art = compile_source(kernel_source(ffmas), arch, use_cache=False)
+    _, func = function_of(art.cubin, KERNEL)
+    chosen = [v for v in VARIANTS if names is None or v.name in names]
+    if names is not None and len(chosen) != len(set(names)):
+        known = ", ".join(v.name for v in VARIANTS)
+        raise CalibError(f"unknown variant in {list(names)}; known: {known}")
+    return [build_variant(art.cubin, func, v) for v in chosen]
+
+
+def describe(b: Built, ffmas: int) -> dict:
+    models = {a: reg_banks.analyze(b.func, a) for a in ("sm_80", "sm_90")}
+    first = next(i for i in b.func.loop_instructions() if i.base == "FFMA")
+    return {
+        "name": b.variant.name, "description": b.variant.description, "file": f"{b.variant.name}.cubin",
+        "ffma_per_iteration": ffmas, "first_ffma": first.text,
+        "predicted_conflicted_ffma": {a: r.conflicts for a, r in models.items()},
+        "predicted_conflict_share": {a: round(r.conflict_share, 4) for a, r in models.items()},
+        "reuse_hits": models["sm_90"].reuse_hits,
+    }
+
+
+def write(builts: Sequence[Built], out: Path, ffmas: int, arch: str) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for b in builts:
+        (out / f"{b.variant.name}.cubin").write_bytes(b.cubin)
+        entries.append(describe(b, ffmas))
+    manifest = {"kernel": KERNEL, "arch": arch, "ffma_per_iteration": ffmas, "accumulators": ACCS,
+                "params": ["const float* in", "float* out", "long long* cycles", "int iters"],
+                "in_floats": 32 * (SOURCES + ACCS), "variants": entries}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+# ---- GPU timing (run on the device machine) --------------------------------------------------
+def _check(res):
+    err = res[0] if isinstance(res, tuple) else res
+    from cuda.bindings import driver as cu
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise CalibError(f"CUDA driver error {err!r}")
+    if isinstance(res, tuple):
+        return res[1] if len(res) == 2 else res[1:]
+    return None
+
+
+def time_variants(builts: Sequence[Built], ffmas: int, iters: int, warps_per_smsp: int, blocks_per_sm: int,
+                  sm_clock_mhz: float) -> List[dict]:
+    import numpy as np
+    from cuda.bindings import driver as cu
+    try:
+        _check(cu.cuInit(0))
+    except CalibError:
+        raise
+    except Exception as e:  # no driver library on this machine
+        raise CalibError(f"--time needs an NVIDIA driver and an sm_90 GPU: {e}") from None
+    dev = _check(cu.cuDeviceGet(0))
+    major = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+    sms = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev))
+    if major != 9:
+        raise CalibError(f"the cubins are sm_90 SASS; device 0 is compute capability {major}.x")
+    ctx = _check(cu.cuDevicePrimaryCtxRetain(dev))
+    _check(cu.cuCtxSetCurrent(ctx))
+    threads = 4 * warps_per_smsp * 32
+    blocks = sms * blocks_per_sm
+    warps = blocks * threads // 32
+    host_in = (np.arange(32 * (SOURCES + ACCS), dtype=np.float32) % 7 + 1) * 1e-3
+    d_in = _check(cu.cuMemAlloc(host_in.nbytes))
+    d_out = _check(cu.cuMemAlloc(blocks * threads * 4))
+    d_cyc = _check(cu.cuMemAlloc(warps * 8))
+    _check(cu.cuMemcpyHtoD(d_in, host_in.ctypes.data, host_in.nbytes))
+    start, stop = _check(cu.cuEventCreate(0)), _check(cu.cuEventCreate(0))
+    rows = []
+    try:
+        for b in builts:
+            image = np.frombuffer(b.cubin, dtype=np.uint8).copy()
+            mod = _check(cu.cuModuleLoadData(image.ctypes.data))
+            fn = _check(cu.cuModuleGetFunction(mod, KERNEL.encode()))
+            vals = [np.array([int(d_in)], np.uint64), np.array([int(d_out)], np.uint64),
+                    np.array([int(d_cyc)], np.uint64), np.array([iters], np.int32)]
+            params = np.array([v.ctypes.data for v in vals], dtype=np.uint64)
+
+            def launch():
+                _check(cu.cuLaunchKernel(fn, blocks, 1, 1, threads, 1, 1, 0, 0, params.ctypes.data, 0))
+
+            launch()  # warm-up: module load, clocks up
+            _check(cu.cuCtxSynchronize())
+            _check(cu.cuEventRecord(start, 0))
+            launch()
+            _check(cu.cuEventRecord(stop, 0))
+            _check(cu.cuEventSynchronize(stop))
+            ms = _check(cu.cuEventElapsedTime(start, stop))
+            cyc = np.zeros(warps, np.int64)
+            _check(cu.cuMemcpyDtoH(cyc.ctypes.data, d_cyc, cyc.nbytes))
+            _check(cu.cuModuleUnload(mod))
+            per_warp = float(np.median(cyc)) / (iters * ffmas)
+            total = warps * iters * ffmas  # warp-level FFMAs
+            event_cpf = ms * 1e-3 * sm_clock_mhz * 1e6 * sms * 4 / total
+            rows.append({"variant": b.variant.name, "description": b.variant.description,
+                         "cycles_per_ffma_per_warp": round(per_warp, 4),
+                         "issue_cycles_per_ffma_per_smsp": round(per_warp / (warps_per_smsp * blocks_per_sm), 4),
+                         "event_cycles_per_ffma_per_smsp": round(event_cpf, 4),
+                         "clock64_spread": [int(cyc.min()), int(cyc.max())], "ms": round(ms, 4)})
+    finally:
+        for p in (d_in, d_out, d_cyc):
+            cu.cuMemFree(p)
+    return rows
+
+
+def _table(rows: Sequence[dict], manifest: dict) -> str:
+    pred = {e["name"]: e["predicted_conflict_share"] for e in manifest["variants"]}
+    head = (f"{'variant':<22} {'cyc/FFMA/warp':>13} {'issue cyc/FFMA/SMSP':>19} {'events':>7}  "
+            f"{'pred. conflicts sm_80':>21} {'sm_90':>6}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        p = pred.get(r["variant"], {})
+        lines.append(f"{r['variant']:<22} {r['cycles_per_ffma_per_warp']:>13.3f} "
+                     f"{r['issue_cycles_per_ffma_per_smsp']:>19.3f} {r['event_cycles_per_ffma_per_smsp']:>7.3f}  "
+                     f"{p.get('sm_80', 0):>21.2f} {p.get('sm_90', 0):>6.2f}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m regtile.tools.regbank_calib", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, required=True, help="folder for the variant cubins and manifest.json")
+    p.add_argument("--ffmas", type=int, default=DEFAULT_FFMAS,
+                   help=f"FFMAs per loop iteration (default {DEFAULT_FFMAS}; 4096 checks instruction-fetch effects)")
+    p.add_argument("--arch", default="sm_90", choices=("sm_90",), help="target (the fields are checked for sm_90)")
+    p.add_argument("--variants", nargs="*", metavar="NAME", help="only these variants (default all)")
+    p.add_argument("--time", action="store_true", help="time each variant on GPU 0 (needs an sm_90 GPU)")
+    p.add_argument("--iters", type=int, default=8000, help="loop iterations per launch (default 8000)")
+    p.add_argument("--warps-per-smsp", type=int, default=4, help="warps per sub-partition per block (default 4)")
+    p.add_argument("--blocks-per-sm", type=int, default=1, help="blocks per SM (default 1)")
+    p.add_argument("--sm-clock-mhz", type=float, default=DEFAULT_SM_CLOCK_MHZ,
+                   help=f"SM clock for the event cross-check (default {DEFAULT_SM_CLOCK_MHZ})")
+    p.add_argument("--json", action="store_true", help="print the results as JSON too")
+    args = p.parse_args(argv)
+    try:
+        builts = build_all(args.ffmas, args.arch, args.variants)
+        manifest = write(builts, args.out, args.ffmas, args.arch)
+        print(f"wrote {len(builts)} variants and manifest.json to {args.out}")
+        if not args.time:
+            for e in manifest["variants"]:
+                print(f"  {e['name']:<22} {e['first_ffma']:<40} predicted conflicted FFMA share "
+                      f"sm_80 {e['predicted_conflict_share']['sm_80']:.2f}, "
+                      f"sm_90 {e['predicted_conflict_share']['sm_90']:.2f}")
+            return 0
+        rows = time_variants(builts, args.ffmas, args.iters, args.warps_per_smsp, args.blocks_per_sm,
+                             args.sm_clock_mhz)
+        result = {"manifest": manifest, "iters": args.iters, "warps_per_smsp": args.warps_per_smsp,
+                  "blocks_per_sm": args.blocks_per_sm, "sm_clock_mhz": args.sm_clock_mhz, "rows": rows}
+        (args.out / "timing.json").write_text(json.dumps(result, indent=2) + "\n")
+        print(_table(rows, manifest))
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        return 0
+    except CalibError as e:
+        print(f"regbank_calib: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
