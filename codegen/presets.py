@@ -6,15 +6,16 @@ optimisation path from the naive kernel to the z-order kernel.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Tuple, Union
 
 from .config import ConfigError, SgemmConfig
+from .sgemv_config import SgemvConfig
 
 
 @dataclass(frozen=True)
 class Preset:
     name: str
-    config: SgemmConfig
+    config: Union[SgemmConfig, SgemvConfig]
     summary: str
 
 
@@ -52,15 +53,35 @@ _LADDER: Tuple[Preset, ...] = (
            "fragment load and per block-tile byte (226 registers, one block per SM)"),
 )
 
+# Seed 003's three shape-specialised GEMV kernels, as written there.
+_SGEMV: Tuple[Preset, ...] = (
+    Preset("sgemv-n16", SgemvConfig(rows_per_warp=2, vec=1, warps_per_block=4, unroll=1),
+           "N = 16: two rows per warp, 16 lanes a row, scalar loads, shuffle reduction"),
+    Preset("sgemv-n32", SgemvConfig(rows_per_warp=1, vec=1, warps_per_block=4, unroll=1),
+           "N = 32: one row per warp, one float per lane"),
+    Preset("sgemv-n128", SgemvConfig(rows_per_warp=1, vec=4, warps_per_block=4, unroll=1),
+           "N >= 128: one row per warp, float4 loads"),
+)
+
 PRESETS: Dict[str, Preset] = {p.name: p for p in _LADDER}
+SGEMV_PRESETS: Dict[str, Preset] = {p.name: p for p in _SGEMV}
 
 
 def preset_names() -> Tuple[str, ...]:
+    """The SGEMM ladder, in order."""
     return tuple(PRESETS)
 
 
+def sgemv_preset_names() -> Tuple[str, ...]:
+    return tuple(SGEMV_PRESETS)
+
+
+def all_preset_names() -> Tuple[str, ...]:
+    return preset_names() + sgemv_preset_names()
+
+
 def get_preset(name: str) -> Preset:
-    try:
-        return PRESETS[name]
-    except KeyError:
-        raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}") from None
+    found = PRESETS.get(name) or SGEMV_PRESETS.get(name)
+    if found is None:
+        raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(all_preset_names())}")
+    return found

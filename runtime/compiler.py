@@ -177,8 +177,9 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
 
 
 def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True) -> Artifact:
-    from ..codegen.emit_cuda import emit_sgemm_cuda
-    return compile_source(emit_sgemm_cuda(cfg), arch, use_cache)
+    """Any config (SgemmConfig, SgemvConfig) -> Artifact."""
+    from ..codegen.emit import emit_cuda
+    return compile_source(emit_cuda(cfg), arch, use_cache)
 
 
 def find_tool(name: str) -> Optional[str]:

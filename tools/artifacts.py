@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from ..codegen.config import SgemmConfig
-from ..codegen.emit_cuda import emit_sgemm_cuda
+from ..codegen.emit import AnyConfig, emit_cuda, kernel_kind
 from ..codegen.kernel import KernelSource
 from ..runtime import sass as _sass
 from ..runtime.compiler import Artifact, compile_source
@@ -18,7 +18,7 @@ from ..runtime.compiler import Artifact, compile_source
 @dataclass(frozen=True)
 class Built:
     label: str  # preset name or "custom"
-    config: SgemmConfig
+    config: AnyConfig
     source: KernelSource
     artifact: Artifact
     sass_text: str
@@ -27,11 +27,19 @@ class Built:
     def loop_mix(self) -> Dict[str, int]:
         return _sass.instruction_mix(self.sass.loop_instructions())
 
+    def _ffma_expected(self):
+        """FFMAs the plan puts in one main-loop iteration (SGEMM: one k-tile)."""
+        c = self.config
+        if not isinstance(c, SgemmConfig):
+            return None
+        return c.bk * c.tm * c.tn if c.stages else c.tm * c.tn
+
     def summary(self) -> dict:
         res = self.artifact.resources
         loop = self.loop_mix()
         return {
             "label": self.label,
+            "kind": kernel_kind(self.config),
             "kernel": self.source.name,
             "arch": self.artifact.arch,
             "compiler": self.artifact.compiler,
@@ -39,14 +47,13 @@ class Built:
             "launch": self.source.geometry.to_dict(),
             "resources": res.to_dict(),
             "main_loop": {"instruction_mix": loop,
-                          "ffma_per_ktile_expected": self.config.bk * self.config.tm * self.config.tn
-                          if self.config.stages else self.config.tm * self.config.tn},
+                          "ffma_per_ktile_expected": self._ffma_expected()},
             "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
         }
 
 
-def build(label: str, cfg: SgemmConfig, arch: str, use_cache: bool = True) -> Built:
-    src = emit_sgemm_cuda(cfg)
+def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True) -> Built:
+    src = emit_cuda(cfg)
     art = compile_source(src, arch, use_cache=use_cache)
     text, func = _sass.function_of(art.cubin, src.name)
     return Built(label, cfg, src, art, text, func)

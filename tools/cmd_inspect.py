@@ -5,6 +5,7 @@ import argparse
 import importlib
 import json
 
+from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from .artifacts import Built, build
 from .options import UsageError, add_kernel_args, config_from_args
@@ -43,7 +44,7 @@ def _optional(module: str):
 def analyses(built: Built, m: int, n: int, k: int) -> dict:
     out = {}
     smem = _optional("codegen.smem_banks")
-    if smem is not None:
+    if smem is not None and isinstance(built.config, SgemmConfig):
         out["smem_banks"] = smem.analyze(make_plan(built.config), m, n, k)
     regs = _optional("runtime.reg_banks")
     if regs is not None:
@@ -71,7 +72,7 @@ def run(args) -> int:
     geo = built.source.geometry
     print(f"kernel    {built.source.name}  ({label}, {built.artifact.arch}, {built.artifact.compiler})")
     print(f"config    {cfg.describe()}")
-    print(f"launch    block {geo.block}, grid (ceil(N/{geo.tile_n}), ceil(M/{geo.tile_m}), 1), "
+    print(f"launch    block {geo.block}, grid {geo.describe()}, "
           f"{geo.dynamic_smem_bytes} bytes dynamic shared memory")
     print(f"resources {res.registers} registers, spill stores {res.spill_store_bytes} B, "
           f"spill loads {res.spill_load_bytes} B, stack frame {res.stack_frame_bytes} B, "
@@ -79,7 +80,8 @@ def run(args) -> int:
     mix = summary["main_loop"]["instruction_mix"]
     expected = summary["main_loop"]["ffma_per_ktile_expected"]
     print(f"main loop {', '.join(f'{k} {v}' for k, v in mix.items()) or '(no loop found)'}")
-    print(f"          FFMA per iteration {mix.get('FFMA', 0)} (plan: {expected} per k-tile)")
+    if expected is not None:
+        print(f"          FFMA per iteration {mix.get('FFMA', 0)} (plan: {expected} per k-tile)")
     for name, rep in reports.items():
         print()
         print(rep.render_text())

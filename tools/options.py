@@ -6,7 +6,8 @@ import dataclasses
 
 from ..codegen.config import SgemmConfig
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from ..codegen.presets import get_preset, preset_names
+from ..codegen.presets import all_preset_names, get_preset
+from ..codegen.sgemv_config import SgemvConfig
 
 
 class UsageError(ValueError):
@@ -42,25 +43,51 @@ _HELP = {
 }
 
 
+_SGEMV_HELP = {
+    "rows_per_warp": "SGEMV rows per warp (1..32; 32/rows lanes a row)",
+    "warps_per_block": "SGEMV warps per block", "unroll": "SGEMV vector loads in flight per lane",
+}
+
+
 def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True) -> None:
     """--preset NAME, or config flags (each overrides the preset's value when both are given)."""
     g = p.add_argument_group("kernel", "a preset, and/or config fields (a flag overrides the preset's value)")
-    g.add_argument("--preset", choices=preset_names(), metavar="NAME",
-                   help=f"named config: {', '.join(preset_names())}")
+    g.add_argument("--preset", choices=all_preset_names(), metavar="NAME",
+                   help=f"named config: {', '.join(all_preset_names())}")
+    g.add_argument("--kernel", choices=("sgemm", "sgemv"), default=None,
+                   help="kernel family for config flags without a preset (default sgemm)")
     for f in dataclasses.fields(SgemmConfig):
         flag = "--" + f.name.replace("_", "-")
         typ = _FLAG_TYPES.get(f.name) or (_bool if f.type in ("bool", bool) else
                                           str if f.name == "mapping" else int)
         g.add_argument(flag, dest=f"cfg_{f.name}", type=typ, default=None, metavar=f.name.upper(),
                        help=_HELP.get(f.name))
+    gv = p.add_argument_group("sgemv kernel", "SGEMV config fields (--vec is shared)")
+    for name, help_text in _SGEMV_HELP.items():
+        gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
+                        metavar=name.upper(), help=help_text)
     if arch:
         p.add_argument("--arch", default=DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
                        help=f"target architecture (default {DEFAULT_ARCH})")
 
 
 def config_from_args(args: argparse.Namespace):
-    """(name, SgemmConfig) from --preset and/or config flags; ConfigError when refused."""
+    """(name, config) from --preset and/or config flags; ConfigError when refused.
+    The config is an SgemmConfig, or an SgemvConfig for sgemv presets / --kernel sgemv."""
     overrides = {k[4:]: v for k, v in vars(args).items() if k.startswith("cfg_") and v is not None}
+    sv = {k[3:]: v for k, v in vars(args).items() if k.startswith("sv_") and v is not None}
+    kind = getattr(args, "kernel", None)
+    if args.preset:
+        kind = "sgemv" if isinstance(get_preset(args.preset).config, SgemvConfig) else "sgemm"
+        if getattr(args, "kernel", None) not in (None, kind):
+            raise UsageError(f"--preset {args.preset} is an {kind} kernel, not --kernel {args.kernel}")
+    elif kind is None:
+        kind = "sgemv" if sv else "sgemm"
+    if kind == "sgemv":
+        return _sgemv_config(args, overrides, sv)
+    if sv:
+        raise UsageError(f"--{next(iter(sv)).replace('_', '-')} is an SGEMV flag; add --kernel sgemv "
+                         f"or choose an sgemv preset")
     if args.preset:
         base = get_preset(args.preset).config
         name = args.preset
@@ -72,3 +99,17 @@ def config_from_args(args: argparse.Namespace):
     if "warps" not in overrides:
         overrides["warps"] = None
     return "custom", SgemmConfig(**overrides)
+
+
+def _sgemv_config(args, overrides: dict, sv: dict):
+    vec = overrides.pop("vec", None)
+    if overrides:
+        flag = "--" + next(iter(overrides)).replace("_", "-")
+        raise UsageError(f"{flag} is an SGEMM flag; SGEMV kernels take --rows-per-warp, --warps-per-block, "
+                         f"--unroll and --vec")
+    if vec is not None:
+        sv["vec"] = vec
+    if args.preset:
+        base = get_preset(args.preset).config
+        return (args.preset + "-custom", base.replace(**sv)) if sv else (args.preset, base)
+    return "custom-sgemv", SgemvConfig(**sv)

@@ -1,0 +1,81 @@
+"""The SGEMV configuration (seed 003): y = alpha * A @ x + beta * y, A row-major M x N.
+
+A warp serves `rows_per_warp` rows at once: 32 / rows_per_warp lanes per row
+(seed 003: one row per warp for N = 32 and N >= 128, two rows per warp for
+N = 16).  Each lane walks its row in `vec`-wide loads, `unroll` of them in
+flight before the first FMA; the lanes of a row reduce with warp shuffles.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .config import ConfigError
+
+WARP = 32
+
+
+@dataclass(frozen=True)
+class SgemvConfig:
+    rows_per_warp: int = 1
+    vec: int = 4
+    warps_per_block: int = 4
+    unroll: int = 4  # vector loads a lane issues per loop step (independent partial sums)
+
+    def __post_init__(self):
+        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        if self.rows_per_warp not in (1, 2, 4, 8, 16, 32):
+            raise ConfigError(f"rows_per_warp={self.rows_per_warp}: must divide the 32 lanes of a warp "
+                              f"(1, 2, 4, 8, 16 or 32)")
+        if self.vec not in (1, 4):
+            raise ConfigError(f"vec={self.vec}: vector width must be 1 or 4 floats")
+        if self.warps_per_block > 32:
+            raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
+        if self.unroll > 16:
+            raise ConfigError(f"unroll={self.unroll}: at most 16 loads in flight per lane (registers)")
+
+    @property
+    def lanes_per_row(self) -> int:
+        return WARP // self.rows_per_warp
+
+    @property
+    def threads(self) -> int:
+        return WARP * self.warps_per_block
+
+    @property
+    def rows_per_block(self) -> int:
+        return self.warps_per_block * self.rows_per_warp
+
+    def replace(self, **changes) -> "SgemvConfig":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SgemvConfig":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ConfigError(f"unknown sgemv config field(s) {unknown}; known fields: {sorted(known)}")
+        return cls(**d)
+
+    def describe(self) -> str:
+        return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
+                f"{self.warps_per_block} warps per block ({self.rows_per_block} rows), unroll {self.unroll}")
+
+
+def config_for_width(n: int) -> SgemvConfig:
+    """The seed's shape rule, generalised: enough lanes per row that each lane has
+    at least one vector, at most 32; float4 when rows are at least 4 wide."""
+    if n < 1:
+        raise ConfigError(f"N={n}: must be >= 1")
+    vec = 4 if n >= 4 else 1
+    lanes = 1
+    while lanes < 32 and lanes * vec < n:
+        lanes *= 2
+    unroll = max(1, min(8, n // (lanes * vec)))
+    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll)
