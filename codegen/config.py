@@ -17,6 +17,7 @@ from typing import Optional, Tuple
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
+MAX_COPIES_PER_THREAD = 8
 # Registers a kernel needs beyond the tile itself (indices, pointers, loop state,
 # M/N/K, alpha/beta).  An estimate: ptxas has the last word; it only guards the
 # "cannot possibly fit" case before any compile.
@@ -125,10 +126,13 @@ class SgemmConfig:
         return (self.bk * self.bn) // (self.vec * self.threads)
 
     def register_estimate(self) -> int:
-        frags = (self.tm + self.tn) * (2 if self.reg_prefetch else 1) if self.frag_regs else 0
-        staging = 0
-        if self.stages == 2:
-            staging = (self.a_loads_per_thread + self.b_loads_per_thread) * self.vec
+        # Without register fragments ptxas hoists the shared loads of the whole
+        # unrolled k-tile into registers anyway (seen in the tile2d SASS).
+        frags = (self.tm + self.tn) * (2 if self.reg_prefetch else 1) if self.frag_regs else \
+            self.bk * (self.tm + self.tn)
+        # Staging registers: ptxas issues all of a tile's global loads before the
+        # first shared store, with one stage as with two.
+        staging = (self.a_loads_per_thread + self.b_loads_per_thread) * self.vec if self.stages else 0
         return self.tm * self.tn + frags + staging + _OVERHEAD_REGISTERS
 
     def replace(self, **changes) -> "SgemmConfig":
@@ -237,6 +241,11 @@ class SgemmConfig:
                 if n % (c.vec * t):
                     raise ConfigError(f"global->shared copy of {side}: the tile's {n} floats are not a multiple of "
                                       f"vec*threads = {c.vec * t}; change bk or the vector width")
+                per_thread = n // (c.vec * t)
+                if per_thread > MAX_COPIES_PER_THREAD:
+                    raise ConfigError(f"global->shared copy of {side}: {per_thread} loads per thread per k-tile, more "
+                                      f"than {MAX_COPIES_PER_THREAD} (their staging registers crowd out the tile); "
+                                      f"use vec=4, more threads (smaller tm/tn) or a smaller bk")
         if c.vec == 4:
             if c.bk % 4 or c.bn % 4:
                 raise ConfigError(f"vec=4 loads rows of A along K and of B along N in float4: bk={c.bk} and bn={c.bn} "
@@ -262,6 +271,11 @@ class SgemmConfig:
             raise ConfigError(f"min_blocks={c.min_blocks}: {c.min_blocks} blocks of {c.threads} threads leave "
                               f"{cap} registers a thread, fewer than the {tile_regs} that the accumulators and "
                               f"fragments alone need; lower min_blocks or the thread tile")
+        per_thread_cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // c.threads)
+        if regs <= MAX_REGISTERS_PER_THREAD and regs > per_thread_cap:
+            raise ConfigError(f"registers: {c.threads} threads share the SM's {REGISTERS_PER_SM} registers, "
+                              f"{per_thread_cap} a thread, but this tile needs about {regs}; "
+                              f"use fewer threads (larger tm/tn or a smaller block tile) or a smaller thread tile")
         if regs > MAX_REGISTERS_PER_THREAD:
             raise ConfigError(f"registers: {c.tm}x{c.tn} accumulators plus fragments and staging need about {regs} "
                               f"registers, more than the {MAX_REGISTERS_PER_THREAD} a thread can have; "
