@@ -10,7 +10,11 @@ from .codegen.config import ConfigError, SgemmConfig
 from .codegen.emit_cuda import emit_sgemm_cuda
 from .codegen.plan import make_plan
 from .codegen.presets import PRESETS, get_preset, preset_names
+from .codegen.sgemv_config import SgemvConfig
+from .runtime.errors import InputError, RegtileError
+from .runtime.gemm import sgemm, sgemv
+from . import runtime  # noqa: F401  (regtile.runtime.* reachable as attributes)
 
 __version__ = "0.1.0"
-__all__ = ["ConfigError", "SgemmConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset",
-           "preset_names", "__version__"]
+__all__ = ["ConfigError", "SgemmConfig", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS",
+           "get_preset", "preset_names", "sgemm", "sgemv", "InputError", "RegtileError", "__version__"]

@@ -16,7 +16,7 @@ from .options import UsageError
 
 # Subcommand modules, in --help order.  A module may be absent in a partial
 # install; it is then simply not offered.
-COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench")
+COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench", "cmd_tune")
 
 EPILOG = """examples:
   regtile presets
@@ -26,6 +26,7 @@ EPILOG = """examples:
   regtile gen --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --vec 4 --a-transposed true --stages 2 --out build/k
   regtile run --preset zorder --m 4096 --n 4096 --k 4096        (needs a GPU)
   regtile bench --ladder                                        (needs a GPU)
+  regtile tune --m 4096 --n 4096 --k 4096                       (needs a GPU)
 """
 
 

@@ -1,0 +1,141 @@
+"""Operands of the public entry points: numpy arrays (host) or device arrays.
+
+Device arrays come from any library through `__cuda_array_interface__` (torch,
+cupy, numba) or DLPack (`__dlpack__`), taken without copies and without importing
+that library.  Everything here only reads metadata: no GPU is touched, so input
+checks run (and fail) before any launch, also on machines without a GPU.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from .errors import InputError
+
+INT_MAX = 2**31 - 1
+
+
+@dataclass
+class Operand:
+    """A 2-D float32 row-major matrix (or a 1-D vector as rows=n, cols=1)."""
+    name: str
+    rows: int
+    cols: int
+    ld: int  # elements between rows
+    ptr: Optional[int]  # device pointer, None for host arrays
+    host: Optional[np.ndarray]
+    owner: Any  # keeps the caller's object alive while we hold its pointer
+
+    @property
+    def on_device(self) -> bool:
+        return self.ptr is not None
+
+    @property
+    def extent(self) -> int:
+        """Elements from the first to one past the last, with the leading dimension."""
+        return 0 if self.rows == 0 else (self.rows - 1) * self.ld + self.cols
+
+
+# ---- device array protocols ---------------------------------------------------------
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_KDL_CUDA, _KDL_FLOAT = 2, 2
+
+
+def _from_cai(obj, name: str):
+    cai = obj.__cuda_array_interface__
+    typestr = cai.get("typestr")
+    shape = tuple(int(s) for s in cai["shape"])
+    if typestr not in ("<f4", "=f4", "f4"):
+        raise InputError(f"{name}: dtype {typestr!r}, expected float32 ('<f4'); convert with .float() / .astype")
+    itemsize = 4
+    strides = cai.get("strides")
+    if strides is None:  # C-contiguous
+        strides = tuple(int(np.prod(shape[i + 1:])) * itemsize for i in range(len(shape)))
+    ptr = int(cai["data"][0])
+    return shape, tuple(int(s) // itemsize if s % itemsize == 0 else -1 for s in strides), ptr, \
+        tuple(int(s) % itemsize for s in strides)
+
+
+def _from_dlpack(obj, name: str):
+    dev_type, _ = obj.__dlpack_device__()
+    if int(dev_type) != _KDL_CUDA:
+        raise InputError(f"{name}: a DLPack tensor on device type {int(dev_type)}, not CUDA (2); "
+                         f"pass a numpy array for host data")
+    capsule = obj.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    # DLManagedTensor starts with its DLTensor.  The capsule keeps ownership (it is
+    # not renamed "used_dltensor"), so its deleter runs when it is collected; `obj`
+    # is held by the Operand, and it owns the memory.
+    t = _DLTensor.from_address(get(capsule, b"dltensor"))
+    if (t.dtype.code, t.dtype.bits, t.dtype.lanes) != (_KDL_FLOAT, 32, 1):
+        raise InputError(f"{name}: DLPack dtype (code {t.dtype.code}, {t.dtype.bits} bits), expected float32")
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    if t.strides:
+        strides = tuple(t.strides[i] for i in range(t.ndim))
+    else:
+        strides = tuple(int(np.prod(shape[i + 1:])) for i in range(t.ndim))
+    return shape, strides, int(t.data or 0) + int(t.byte_offset), (0,) * t.ndim
+
+
+def as_operand(obj, name: str, ndim: int = 2) -> Operand:
+    """Check a matrix (ndim=2) or vector (ndim=1) argument; InputError names what is wrong."""
+    if isinstance(obj, np.ndarray):
+        if obj.dtype != np.float32:
+            raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
+        if obj.ndim != ndim:
+            raise InputError(f"{name}: {obj.ndim}-D array, expected {ndim}-D")
+        shape, strides, ptr, rem = obj.shape, tuple(s // 4 for s in obj.strides), None, \
+            tuple(s % 4 for s in obj.strides)
+        host = obj
+    elif hasattr(obj, "__cuda_array_interface__"):
+        shape, strides, ptr, rem = _from_cai(obj, name)
+        host = None
+    elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        shape, strides, ptr, rem = _from_dlpack(obj, name)
+        host = None
+    else:
+        raise InputError(f"{name}: {type(obj).__name__} is neither a numpy array nor a device array "
+                         f"(__cuda_array_interface__ or DLPack)")
+    if len(shape) != ndim:
+        raise InputError(f"{name}: {len(shape)}-D array, expected {ndim}-D")
+    if any(int(d) < 1 for d in shape):
+        raise InputError(f"{name}: shape {tuple(shape)} has a zero dimension; sizes must be >= 1")
+    if any(r for r in rem):
+        raise InputError(f"{name}: strides are not whole float32 elements")
+    if ndim == 1:
+        (n,), (s,) = shape, strides
+        if n > 1 and s != 1:
+            raise InputError(f"{name}: vector stride {s}, expected 1 (contiguous); pass a contiguous copy")
+        rows, cols, ld = n, 1, 1
+    else:
+        rows, cols = shape
+        rs, cs = strides
+        if cols > 1 and cs != 1:
+            raise InputError(f"{name}: column stride {cs}, expected 1 (row-major with contiguous rows); "
+                             f"pass np.ascontiguousarray({name}) or a row-major copy")
+        ld = rs if rows > 1 else max(cols, 1)
+        if rows > 1 and ld < cols:
+            raise InputError(f"{name}: row stride {ld} is smaller than its {cols} columns (transposed or "
+                             f"overlapping view); pass a row-major copy")
+    if ld > INT_MAX or rows > INT_MAX or cols > INT_MAX:
+        raise InputError(f"{name}: dimensions and leading dimension must fit in a 32-bit int")
+    if ptr is not None and ptr % 4:
+        raise InputError(f"{name}: device pointer {ptr:#x} is not 4-byte aligned")
+    return Operand(name, rows, cols, ld, ptr, host, obj)

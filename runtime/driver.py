@@ -1,0 +1,264 @@
+"""Load and launch stage: the CUDA driver API through cuda.bindings.driver.
+
+Every driver call goes through `check`, which raises DriverError naming the call
+and the CUresult.  One primary context on device 0 is made current on first use.
+Modules are loaded once per cubin (keyed by its sha256).
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..codegen.hardware import DEFAULT_SMEM_PER_BLOCK
+from .errors import DriverError, LaunchError, NoGpuError
+
+_lock = threading.Lock()
+_device: Optional["Device"] = None
+_modules: Dict[Tuple[str, str], "LoadedKernel"] = {}
+
+
+def _cu():
+    try:
+        from cuda.bindings import driver
+    except ImportError as e:  # cuda-bindings is a dependency; this means a broken install
+        raise NoGpuError(f"cuda.bindings is not importable: {e}") from None
+    return driver
+
+
+def _name(err) -> str:
+    cu = _cu()
+    try:
+        e2, name = cu.cuGetErrorName(err)
+        if e2 == cu.CUresult.CUDA_SUCCESS:
+            return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:
+        pass
+    return repr(err)
+
+
+def check(res, what: str, error=DriverError):
+    """Unwrap a cuda.bindings result tuple; raise `error` on anything but CUDA_SUCCESS."""
+    cu = _cu()
+    err = res[0] if isinstance(res, tuple) else res
+    if err != cu.CUresult.CUDA_SUCCESS:
+        raise error(f"{what} failed: {_name(err)}")
+    if isinstance(res, tuple):
+        if len(res) == 1:
+            return None
+        return res[1] if len(res) == 2 else res[1:]
+    return None
+
+
+@dataclass(frozen=True)
+class Device:
+    ordinal: int
+    handle: Any
+    context: Any
+    name: str
+    compute_capability: Tuple[int, int]
+    sm_count: int
+    driver_version: str
+    max_smem_optin: int
+
+    @property
+    def arch(self) -> str:
+        return f"sm_{self.compute_capability[0]}{self.compute_capability[1]}"
+
+
+def device() -> Device:
+    """Device 0 with its primary context current (created once); NoGpuError without one."""
+    global _device
+    with _lock:
+        if _device is not None:
+            check(_cu().cuCtxSetCurrent(_device.context), "cuCtxSetCurrent")
+            return _device
+        cu = _cu()
+        try:
+            res = cu.cuInit(0)
+        except Exception as e:  # libcuda.so missing: no driver on this machine
+            raise NoGpuError(f"no CUDA driver on this machine ({e}); GPU commands need an NVIDIA GPU") from None
+        if res[0] != cu.CUresult.CUDA_SUCCESS:
+            raise NoGpuError(f"cuInit failed ({_name(res[0])}): no usable NVIDIA GPU on this machine")
+        count = check(cu.cuDeviceGetCount(), "cuDeviceGetCount", NoGpuError)
+        if not count:
+            raise NoGpuError("the CUDA driver sees no GPU on this machine")
+        dev = check(cu.cuDeviceGet(0), "cuDeviceGet")
+        attr = cu.CUdevice_attribute
+
+        def get(a):
+            return check(cu.cuDeviceGetAttribute(a, dev), f"cuDeviceGetAttribute({a.name})")
+
+        raw_name = check(cu.cuDeviceGetName(256, dev), "cuDeviceGetName")
+        name = raw_name.split(b"\0")[0].decode() if isinstance(raw_name, bytes) else str(raw_name)
+        ver = check(cu.cuDriverGetVersion(), "cuDriverGetVersion")
+        ctx = check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+        check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+        _device = Device(
+            ordinal=0, handle=dev, context=ctx, name=name,
+            compute_capability=(get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                                get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)),
+            sm_count=get(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            driver_version=f"CUDA {ver // 1000}.{(ver % 1000) // 10}",
+            max_smem_optin=get(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+        )
+        return _device
+
+
+def gpu_available() -> bool:
+    """True when a CUDA GPU can be used; never raises."""
+    try:
+        device()
+        return True
+    except Exception:
+        return False
+
+
+def synchronize() -> None:
+    check(_cu().cuCtxSynchronize(), "cuCtxSynchronize (a kernel may have failed)", LaunchError)
+
+
+# ---- memory -------------------------------------------------------------------------
+class DeviceBuffer:
+    """Device memory owned by Python: freed on close() or garbage collection."""
+
+    def __init__(self, nbytes: int):
+        device()
+        self.nbytes = int(nbytes)
+        self.ptr = int(check(_cu().cuMemAlloc(max(self.nbytes, 1)), f"cuMemAlloc({self.nbytes})"))
+
+    def close(self):
+        if self.ptr:
+            try:
+                _cu().cuMemFree(self.ptr)
+            finally:
+                self.ptr = 0
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def upload(self, host: np.ndarray) -> None:
+        host = np.ascontiguousarray(host)
+        if host.nbytes > self.nbytes:
+            raise DriverError(f"upload of {host.nbytes} bytes into a {self.nbytes}-byte buffer")
+        check(_cu().cuMemcpyHtoD(self.ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
+
+    def download(self, host: np.ndarray) -> np.ndarray:
+        if not host.flags.c_contiguous or host.nbytes > self.nbytes:
+            raise DriverError("download needs a C-contiguous host array no larger than the buffer")
+        check(_cu().cuMemcpyDtoH(host.ctypes.data, self.ptr, host.nbytes), "cuMemcpyDtoH")
+        return host
+
+
+def to_device(host: np.ndarray) -> DeviceBuffer:
+    buf = DeviceBuffer(host.nbytes)
+    buf.upload(host)
+    return buf
+
+
+NAN_BITS = 0x7FC00000  # float32 quiet NaN
+
+
+def fill_u32(ptr: int, bits: int, count: int, stream: int = 0) -> None:
+    """Fill `count` 32-bit words at `ptr` with `bits` (NaN poison: NAN_BITS)."""
+    check(_cu().cuMemsetD32Async(ptr, bits, count, stream), "cuMemsetD32Async")
+
+
+def copy_device(dst: int, src: int, nbytes: int, stream: int = 0) -> None:
+    check(_cu().cuMemcpyDtoDAsync(dst, src, nbytes, stream), "cuMemcpyDtoDAsync")
+
+
+# ---- modules and launches -----------------------------------------------------------
+_C_TYPES = {"int": np.int32, "float": np.float32}
+
+
+class LoadedKernel:
+    """A cubin loaded into the current context, with its launch geometry."""
+
+    def __init__(self, artifact, label: str = ""):
+        cu = _cu()
+        dev = device()
+        self.artifact = artifact
+        self.source = artifact.source
+        self.label = label or artifact.name
+        image = np.frombuffer(artifact.cubin, dtype=np.uint8).copy()
+        self.module = check(cu.cuModuleLoadData(image.ctypes.data), f"cuModuleLoadData({self.source.name})",
+                            LaunchError)
+        self.function = check(cu.cuModuleGetFunction(self.module, self.source.name.encode()),
+                              f"cuModuleGetFunction({self.source.name})", LaunchError)
+        smem = self.source.geometry.dynamic_smem_bytes
+        if smem > dev.max_smem_optin:
+            raise LaunchError(f"{self.source.name}: needs {smem} bytes of shared memory, the {dev.name} allows "
+                              f"{dev.max_smem_optin} per block")
+        if smem > DEFAULT_SMEM_PER_BLOCK:
+            check(cu.cuFuncSetAttribute(
+                self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
+                f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)
+
+    def pack(self, args: Sequence) -> Tuple[np.ndarray, list]:
+        """kernelParams: an array of pointers to each argument's storage (kept alive)."""
+        if len(args) != len(self.source.params):
+            raise LaunchError(f"{self.source.name} takes {len(self.source.params)} arguments, got {len(args)}")
+        storage = []
+        for (pname, ctype), value in zip(self.source.params, args):
+            if "*" in ctype:
+                storage.append(np.array([int(value)], dtype=np.uint64))
+            else:
+                storage.append(np.array([value], dtype=_C_TYPES[ctype]))
+        params = np.array([s.ctypes.data for s in storage], dtype=np.uint64)
+        return params, storage
+
+    def launch(self, grid: Tuple[int, int, int], args: Sequence, stream: int = 0, packed=None) -> None:
+        cu = _cu()
+        params, storage = packed if packed is not None else self.pack(args)
+        bx, by, bz = self.source.geometry.block
+        check(cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], bx, by, bz,
+                                self.source.geometry.dynamic_smem_bytes, stream, params.ctypes.data, 0),
+              f"cuLaunchKernel of {self.label} ({self.source.name}) grid {grid}", LaunchError)
+
+
+def load(artifact, label: str = "") -> LoadedKernel:
+    key = (hashlib.sha256(artifact.cubin).hexdigest(), artifact.name)
+    kernel = _modules.get(key)
+    if kernel is None:
+        kernel = LoadedKernel(artifact, label)
+        _modules[key] = kernel
+    return kernel
+
+
+class Stream:
+    def __init__(self):
+        device()
+        self.handle = check(_cu().cuStreamCreate(0), "cuStreamCreate")
+
+    def __int__(self):
+        return int(self.handle)
+
+    def synchronize(self):
+        check(_cu().cuStreamSynchronize(self.handle), "cuStreamSynchronize (a kernel may have failed)", LaunchError)
+
+
+class EventTimer:
+    """Elapsed milliseconds between two events recorded on a stream."""
+
+    def __init__(self):
+        cu = _cu()
+        device()
+        self.start = check(cu.cuEventCreate(0), "cuEventCreate")
+        self.stop = check(cu.cuEventCreate(0), "cuEventCreate")
+
+    def time(self, fn, stream) -> float:
+        cu = _cu()
+        check(cu.cuEventRecord(self.start, stream), "cuEventRecord")
+        fn()
+        check(cu.cuEventRecord(self.stop, stream), "cuEventRecord")
+        check(cu.cuEventSynchronize(self.stop), "cuEventSynchronize (a kernel may have failed)", LaunchError)
+        return float(check(cu.cuEventElapsedTime(self.start, self.stop), "cuEventElapsedTime"))

@@ -1,0 +1,176 @@
+"""Public entry points: regtile.sgemm and regtile.sgemv.
+
+Every argument is checked (dtype, shape, strides, alignment, sizes) before the GPU
+is touched; a refused call raises InputError and leaves the caller's buffers as
+they were.  Host (numpy) operands are copied to the device and back; device
+operands (__cuda_array_interface__ / DLPack) are used in place.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Optional
+
+import numpy as np
+
+from ..codegen.config import SgemmConfig
+from ..codegen.presets import get_preset
+from ..codegen.sgemv_config import SgemvConfig, config_for_width
+from . import driver
+from .arrays import Operand, as_operand
+from .compiler import compile_config
+from .errors import InputError
+
+DEFAULT_SGEMM_PRESET = "zorder"
+
+
+def _scalar(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name}={value!r}: expected a real number")
+    return float(value)
+
+
+def _same_place(ops) -> bool:
+    places = {op.on_device for op in ops if op is not None}
+    if len(places) > 1:
+        names = ", ".join(f"{op.name} ({'device' if op.on_device else 'host'})" for op in ops if op is not None)
+        raise InputError(f"operands mix host and device arrays: {names}; pass all numpy or all device arrays")
+    return places.pop()
+
+
+def _arch_of_device() -> str:
+    from ..codegen.hardware import SUPPORTED_ARCHS
+    arch = driver.device().arch
+    if arch not in SUPPORTED_ARCHS:
+        raise InputError(f"the GPU is {arch}; regtile builds for {', '.join(SUPPORTED_ARCHS)}")
+    return arch
+
+
+def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
+    """A tuned config for this shape and device when `regtile tune` stored one,
+    else the zorder preset."""
+    from .tuning_db import best
+    try:
+        found = best(driver.device().name, m, n, k)
+    except Exception:
+        found = None
+    return found[0] if found else get_preset(DEFAULT_SGEMM_PRESET).config
+
+
+def check_sgemm_args(A, B, C, alpha, beta):
+    """(a, b, c, alpha, beta, m, n, k) or InputError; touches no GPU."""
+    alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    a, b = as_operand(A, "A"), as_operand(B, "B")
+    m, k = a.rows, a.cols
+    if b.rows != k:
+        raise InputError(f"shapes do not match: A is {m}x{k}, B is {b.rows}x{b.cols} (B needs {k} rows)")
+    n = b.cols
+    c = None
+    if C is None:
+        if beta != 0.0:
+            raise InputError(f"beta={beta} needs C: pass the C to accumulate into")
+    else:
+        c = as_operand(C, "C")
+        if (c.rows, c.cols) != (m, n):
+            raise InputError(f"C is {c.rows}x{c.cols}, expected {m}x{n} (A {m}x{k} @ B {k}x{n})")
+        if c.host is not None and not c.host.flags.writeable:
+            raise InputError("C is a read-only numpy array")
+    _same_place((a, b, c))
+    return a, b, c, alpha, beta, m, n, k
+
+
+def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[SgemmConfig] = None,
+          arch: Optional[str] = None, stream=0):
+    """C = alpha * A @ B + beta * C in FP32 with a generated kernel.
+
+    Host operands: returns a numpy array (C itself when given, written in place).
+    Device operands: writes C in place (allocate it when beta == 0 and C is None is
+    not supported for device inputs: pass C) and returns it."""
+    a, b, c, alpha, beta, m, n, k = check_sgemm_args(A, B, C, alpha, beta)
+    if config is not None and not isinstance(config, SgemmConfig):
+        raise InputError(f"config: expected an SgemmConfig, got {type(config).__name__}")
+    if a.on_device and c is None:
+        raise InputError("device operands: pass C (the output buffer) as well")
+    cfg = config or choose_sgemm_config(m, n, k)
+    kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
+    if a.on_device:
+        kernel.launch(kernel.source.geometry.grid(m, n),
+                      (m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld), int(stream))
+        driver.check(driver._cu().cuStreamSynchronize(stream), "cuStreamSynchronize after sgemm",
+                     driver.LaunchError)
+        return C
+    return _host_gemm(kernel, a, b, c, alpha, beta, m, n, k)
+
+
+def _dense(op: Operand) -> np.ndarray:
+    """The host matrix as a dense (rows x ld) float32 buffer to upload."""
+    arr = op.host
+    if arr.flags.c_contiguous:
+        return arr
+    return np.ascontiguousarray(arr)
+
+
+def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
+    ha, hb = _dense(a), _dense(b)
+    out = c.host if c is not None else np.empty((m, n), dtype=np.float32)
+    hc = np.ascontiguousarray(out) if c is not None else out
+    with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc:
+        if beta != 0.0:
+            dc.upload(hc)
+        kernel.launch(kernel.source.geometry.grid(m, n),
+                      (m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n))
+        driver.synchronize()
+        dc.download(hc)
+    if hc is not out:
+        out[...] = hc
+    return out
+
+
+def check_sgemv_args(A, x, y, alpha, beta):
+    alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+    a = as_operand(A, "A")
+    xv = as_operand(x, "x", ndim=1)
+    m, n = a.rows, a.cols
+    if xv.rows != n:
+        raise InputError(f"shapes do not match: A is {m}x{n}, x has {xv.rows} elements (needs {n})")
+    yv = None
+    if y is None:
+        if beta != 0.0:
+            raise InputError(f"beta={beta} needs y: pass the y to accumulate into")
+    else:
+        yv = as_operand(y, "y", ndim=1)
+        if yv.rows != m:
+            raise InputError(f"y has {yv.rows} elements, expected {m}")
+        if yv.host is not None and not yv.host.flags.writeable:
+            raise InputError("y is a read-only numpy array")
+    _same_place((a, xv, yv))
+    return a, xv, yv, alpha, beta, m, n
+
+
+def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[SgemvConfig] = None,
+          arch: Optional[str] = None, stream=0):
+    """y = alpha * A @ x + beta * y in FP32 with a shape-specialised generated kernel."""
+    a, xv, yv, alpha, beta, m, n = check_sgemv_args(A, x, y, alpha, beta)
+    if config is not None and not isinstance(config, SgemvConfig):
+        raise InputError(f"config: expected an SgemvConfig, got {type(config).__name__}")
+    if a.on_device and yv is None:
+        raise InputError("device operands: pass y (the output buffer) as well")
+    cfg = config or config_for_width(n)
+    kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
+    grid = kernel.source.geometry.grid(m, n)
+    if a.on_device:
+        kernel.launch(grid, (m, n, alpha, a.ptr, a.ld, xv.ptr, beta, yv.ptr), int(stream))
+        driver.check(driver._cu().cuStreamSynchronize(stream), "cuStreamSynchronize after sgemv",
+                     driver.LaunchError)
+        return y
+    ha, hx = _dense(a), np.ascontiguousarray(xv.host)
+    out = yv.host if yv is not None else np.empty(m, dtype=np.float32)
+    hy = np.ascontiguousarray(out)
+    with driver.to_device(ha) as da, driver.to_device(hx) as dx, driver.DeviceBuffer(hy.nbytes) as dy:
+        if beta != 0.0:
+            dy.upload(hy)
+        kernel.launch(grid, (m, n, alpha, da.ptr, ha.shape[1], dx.ptr, beta, dy.ptr))
+        driver.synchronize()
+        dy.download(hy)
+    if hy is not out:
+        out[...] = hy
+    return out

@@ -1,0 +1,82 @@
+"""`regtile tune`: search the SGEMM config space for one shape on this GPU."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .options import UsageError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "tune", help="autotune SGEMM for a shape: prune, compile in parallel, time on the GPU, keep the best",
+        description="Search z-order, double-buffered SGEMM configs for M x N x K: configs that validation refuses "
+                    "or that spill are dropped before any timing; the rest compile in parallel processes and are "
+                    "timed on the GPU (method of `regtile run`), up to --budget of them. Each result is stored on "
+                    "disk, one file per config and device, so adding configs never retunes the others; "
+                    "regtile.sgemm then uses the best config for that shape. Needs a GPU.",
+        epilog="examples:\n  regtile tune --m 4096 --n 4096 --k 4096\n"
+               "  regtile tune --m 8192 --n 128 --k 8192 --budget 20 --json\n"
+               "  regtile tune --m 4096 --n 4096 --k 4096 --retime",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--m", type=int, required=True)
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--k", type=int, required=True)
+    p.add_argument("--budget", type=int, default=24, help="configs to time at most (default 24)")
+    p.add_argument("--repeat", type=int, default=10, help="timed launches per config (default 10)")
+    p.add_argument("--jobs", type=int, default=None, help="parallel compile processes (default: CPU count)")
+    p.add_argument("--retime", action="store_true", help="time configs already measured for this shape again")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    for dim in ("m", "n", "k"):
+        if getattr(args, dim) < 1:
+            raise UsageError(f"--{dim} {getattr(args, dim)}: sizes must be >= 1")
+    if args.budget < 1 or args.repeat < 1:
+        raise UsageError("--budget and --repeat must be >= 1")
+    from ..runtime import bench, driver, tuning_db
+    from .tune import candidate_configs, command_line, compile_all
+    m, n, k = args.m, args.n, args.k
+    dev = driver.device()
+    configs = candidate_configs()
+
+    def progress(i, total, c):
+        status = "ok" if c.spill_free else ("error" if c.error else "spills")
+        print(f"\rcompile {i}/{total} ({status})", end="", file=sys.stderr, flush=True)
+
+    compiled = compile_all(configs, dev.arch, args.jobs, progress)
+    print(file=sys.stderr)
+    survivors = [c for c in compiled if c.spill_free]
+    todo = [c for c in survivors if args.retime or tuning_db.measured(dev.name, c.config, m, n, k) is None]
+    todo = todo[:args.budget]
+    print(f"{len(configs)} configs, {len(survivors)} spill-free, timing {len(todo)}", file=sys.stderr)
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        cres, blas = bench.measure_cublas(work, repeat=args.repeat, check=False)
+        for i, c in enumerate(todo, 1):
+            res, art = bench.measure_config(c.config, work, repeat=args.repeat, arch=dev.arch)
+            entry = {"ms": res.ms, "tflops": res.tflops, "rel_err": res.rel_err, "ok": res.ok,
+                     "registers": art.resources.registers, "cublas_ms": cres.ms}
+            tuning_db.record(dev.name, c.config, m, n, k, entry)
+            print(f"time {i}/{len(todo)}: {res.tflops:.1f} TFLOP/s ({cres.ms / res.ms:.3f}x cuBLAS)"
+                  f"{'' if res.ok else ' WRONG'}", file=sys.stderr, flush=True)
+    finally:
+        work.close()
+    found = tuning_db.best(dev.name, m, n, k)
+    if found is None:
+        raise UsageError("no config ran correctly for this shape")
+    cfg, entry = found
+    out = {"device": dev.name, "shape": [m, n, k], "best": cfg.to_dict(), "result": entry,
+           "cublas_ms_this_run": cres.ms, "x_cublas": cres.ms / entry["ms"],
+           "command": f"regtile run {command_line(cfg)} --m {m} --n {n} --k {k}"}
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"best     {cfg.describe()}")
+        print(f"time     {entry['ms']:.4f} ms, {entry['tflops']:.2f} TFLOP/s, {out['x_cublas']:.3f}x cuBLAS "
+              f"({cres.ms:.4f} ms in this run)")
+        print(f"rerun    {out['command']}")
+    return 0

@@ -1,0 +1,106 @@
+"""The autotuner's search: candidate configs, pruning, parallel compilation.
+
+Order of work, cheapest first: validation refuses a config (no compile); ptxas
+reports spills (compiled in parallel processes, never timed); the survivors are
+timed on the GPU by the caller's timing function, in the order given here, up to a
+budget.  Results go to runtime/tuning_db.py, one file per config and device.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+
+from ..codegen.config import ConfigError, SgemmConfig
+from ..codegen.presets import get_preset
+
+# Block and thread tiles worth trying (bm, bn, tm, tn); each with every warp layout
+# the z-order mapping accepts.  Larger tiles first: on the H100 they win at large
+# sizes (docs/ladder.md), smaller ones fill the SMs on small and skinny shapes.
+TILES: Tuple[Tuple[int, int, int, int], ...] = (
+    (256, 128, 16, 8), (128, 256, 8, 16), (128, 128, 8, 8), (128, 128, 8, 16), (128, 128, 16, 8),
+    (128, 64, 8, 8), (64, 128, 8, 8), (64, 64, 8, 8), (64, 64, 4, 8), (64, 64, 8, 4), (64, 32, 4, 4),
+    (32, 64, 4, 4),
+)
+BKS = (8, 16)
+MIN_BLOCKS = (1, 2)
+
+
+def _warp_layouts(bm: int, bn: int, tm: int, tn: int) -> List[Tuple[int, int]]:
+    threads = (bm // tm) * (bn // tn)
+    if threads % 32:
+        return []
+    w = threads // 32
+    return [(wm, w // wm) for wm in range(1, w + 1) if w % wm == 0]
+
+
+def candidate_configs() -> List[SgemmConfig]:
+    """Every z-order, double-buffered, float4 config of the space that validation
+    accepts, in search order (deduplicated)."""
+    base = get_preset("zorder").config
+    out, seen = [], set()
+    for (bm, bn, tm, tn), bk, mb in itertools.product(TILES, BKS, MIN_BLOCKS):
+        for warps in _warp_layouts(bm, bn, tm, tn):
+            try:
+                cfg = base.replace(bm=bm, bn=bn, tm=tm, tn=tn, bk=bk, warps=warps, min_blocks=mb)
+            except ConfigError:
+                continue
+            if cfg not in seen:
+                seen.add(cfg)
+                out.append(cfg)
+    return out
+
+
+@dataclass(frozen=True)
+class Compiled:
+    config: SgemmConfig
+    registers: int
+    spill_free: bool
+    error: Optional[str] = None
+
+
+def _compile_one(args) -> Compiled:
+    cfg_dict, arch = args
+    from ..runtime.compiler import compile_config
+    cfg = SgemmConfig.from_dict(cfg_dict)
+    try:
+        res = compile_config(cfg, arch).resources
+        return Compiled(cfg, res.registers, res.spill_free)
+    except Exception as e:  # a compile failure prunes the config; the reason is kept
+        return Compiled(cfg, 0, False, f"{type(e).__name__}: {str(e).splitlines()[0]}")
+
+
+def compile_all(configs: Sequence[SgemmConfig], arch: str, jobs: Optional[int] = None,
+                progress: Optional[Callable[[int, int, Compiled], None]] = None) -> List[Compiled]:
+    """Compile in parallel processes (each fills the shared disk cache), keeping order."""
+    jobs = jobs or max(1, min(len(configs), os.cpu_count() or 1))
+    work = [(c.to_dict(), arch) for c in configs]
+    results: List[Compiled] = []
+    if jobs == 1:
+        it: Iterable[Compiled] = map(_compile_one, work)
+        for i, r in enumerate(it):
+            results.append(r)
+            if progress:
+                progress(i + 1, len(work), r)
+        return results
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for i, r in enumerate(pool.map(_compile_one, work)):
+            results.append(r)
+            if progress:
+                progress(i + 1, len(work), r)
+    return results
+
+
+def command_line(cfg: SgemmConfig) -> str:
+    """The `regtile` flags that rebuild exactly this config."""
+    parts = []
+    for key, value in cfg.to_dict().items():
+        flag = "--" + key.replace("_", "-")
+        if key == "warps":
+            value = f"{value[0]}x{value[1]}"
+        elif isinstance(value, bool):
+            value = "true" if value else "false"
+        parts.append(f"{flag} {value}")
+    return " ".join(parts)
