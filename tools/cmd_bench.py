@@ -67,6 +67,10 @@ def _parse_sizes(text: str) -> List[int]:
 
 
 def commit() -> str:
+    """The git commit of this source tree ($REGTILE_COMMIT where the tree travelled without .git)."""
+    import os
+    if os.environ.get("REGTILE_COMMIT"):
+        return os.environ["REGTILE_COMMIT"]
     try:
         here = Path(__file__).resolve().parent.parent
         return subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True,
