@@ -1,7 +1,8 @@
 """CUDA C backend for SGEMV: lays a SgemvConfig out through templates/sgemv.cu.j2.
 
-The unrolled loop body (which loads are in flight, which partial sum each feeds)
-and the shuffle reduction are decided here; the template places the lines.
+Decided here: which rows each warp serves (row groups), which loads are in flight
+together (unroll along a row, or across row groups for short rows), which partial
+sum each load feeds, and the shuffle reduction; the template places the lines.
 """
 from __future__ import annotations
 
@@ -26,38 +27,67 @@ def kernel_name(cfg: SgemvConfig) -> str:
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
 
 
-def _vector_body(cfg: SgemvConfig) -> List[str]:
-    """One step of the float4 loop: `unroll` loads of A and x in flight, then the
-    FMAs, each load feeding its own partial sum (independent dependency chains)."""
+def _sums(cfg: SgemvConfig, g: int) -> List[str]:
+    return [f"s{g}_{u}" for u in range(cfg.unroll)]
+
+
+def _group_setup(cfg: SgemvConfig) -> List[str]:
+    lines = []
+    for g in range(cfg.row_groups):
+        lines += [f"const int row{g} = base + {g * cfg.rows_per_warp};",
+                  f"const bool active{g} = row{g} < M;  // inactive lanes still take part in the shuffles",
+                  f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
+                  "float " + ", ".join(f"{s} = 0.f" for s in _sums(cfg, g)) + ";"]
+    return lines
+
+
+def _short_rows(cfg: SgemvConfig) -> List[str]:
+    """Rows of at most one float4 a lane: every group's load first, then the FMAs."""
+    G = cfg.row_groups
+    lines = ["const bool mine = sub < nv;",
+             "const float4 vx = mine ? __ldg(reinterpret_cast<const float4*>(x) + sub) : make_float4(0.f, 0.f, 0.f, 0.f);"]
+    lines += [f"const float4 va{g} = (mine && active{g}) ? __ldcs(reinterpret_cast<const float4*>(a{g}) + sub) "
+              f": make_float4(0.f, 0.f, 0.f, 0.f);" for g in range(G)]
+    for g in range(G):
+        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in _XYZW]
+    return lines
+
+
+def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
+    """One step of the float4 loop of group g: `unroll` loads of A and x in flight,
+    then the FMAs, each load feeding its own partial sum."""
     L, U = cfg.lanes_per_row, cfg.unroll
     lines = [f"const float4 va{u} = __ldcs(a4 + i + {u * L}); const float4 vx{u} = __ldg(x4 + i + {u * L});"
              for u in range(U)]
     for u in range(U):
-        for c in _XYZW:
-            lines.append(f"s{u} = fmaf(va{u}.{c}, vx{u}.{c}, s{u});")
+        lines += [f"s{g}_{u} = fmaf(va{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
     return lines
 
 
-def _scalar_body(cfg: SgemvConfig) -> List[str]:
+def _scalar_body(cfg: SgemvConfig, g: int) -> List[str]:
     L, U = cfg.lanes_per_row, cfg.unroll
-    lines = [f"const float va{u} = __ldcs(a + j + {u * L}); const float vx{u} = __ldg(x + j + {u * L});"
+    lines = [f"const float va{u} = __ldcs(a{g} + j + {u * L}); const float vx{u} = __ldg(x + j + {u * L});"
              for u in range(U)]
-    lines += [f"s{u} = fmaf(va{u}, vx{u}, s{u});" for u in range(U)]
-    return lines
+    return lines + [f"s{g}_{u} = fmaf(va{u}, vx{u}, s{g}_{u});" for u in range(U)]
 
 
-def _reduction(cfg: SgemvConfig) -> List[str]:
+def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
     """Sum over the lanes of one row: xor shuffles with offsets below lanes_per_row
     stay inside each row's aligned group of lanes."""
-    lines, off = [], cfg.lanes_per_row // 2
+    lines = [f"float sum = {' + '.join(_sums(cfg, g))};"]
+    off = cfg.lanes_per_row // 2
     while off >= 1:
         lines.append(f"sum += __shfl_xor_sync(0xffffffffu, sum, {off});")
         off //= 2
+    lines.append(f"if (active{g} && sub == 0) y[row{g}] = alpha * sum + (beta != 0.f ? beta * y[row{g}] : 0.f);")
     return lines
 
 
 def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
     name = kernel_name(cfg)
+    L, U = cfg.lanes_per_row, cfg.unroll
+    groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
+                   reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
         name=name,
@@ -68,16 +98,12 @@ def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
         threads=cfg.threads,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                          for pname, ctype in SGEMV_PARAMS),
-        warps_per_block=cfg.warps_per_block,
-        rows_per_warp=cfg.rows_per_warp,
-        lanes=cfg.lanes_per_row,
-        unroll=cfg.unroll,
-        vec=cfg.vec,
-        sums=", ".join(f"s{u} = 0.f" for u in range(cfg.unroll)),
-        total=" + ".join(f"s{u}" for u in range(cfg.unroll)),
-        vector_body=_vector_body(cfg) if cfg.vec == 4 else [],
-        scalar_body=_scalar_body(cfg),
-        reduction=_reduction(cfg),
+        base=f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} + lane / {L}",
+        rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
+        step_vec=U * L, last_vec=(U - 1) * L,
+        group_setup=_group_setup(cfg),
+        short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
+        groups=groups,
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          whole_rows=True)

@@ -21,9 +21,13 @@ class SgemvConfig:
     vec: int = 4
     warps_per_block: int = 4
     unroll: int = 4  # vector loads a lane issues per loop step (independent partial sums)
+    # Row groups a warp serves one after another; for short rows (one float4 a lane)
+    # their loads all go out before the first FMA, so a warp keeps `row_groups`
+    # loads in flight instead of one.
+    row_groups: int = 1
 
     def __post_init__(self):
-        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll"):
+        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"{name}={v!r}: must be a positive integer")
@@ -36,6 +40,8 @@ class SgemvConfig:
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.unroll > 16:
             raise ConfigError(f"unroll={self.unroll}: at most 16 loads in flight per lane (registers)")
+        if self.row_groups > 16:
+            raise ConfigError(f"row_groups={self.row_groups}: at most 16 row groups per warp (registers)")
 
     @property
     def lanes_per_row(self) -> int:
@@ -47,7 +53,7 @@ class SgemvConfig:
 
     @property
     def rows_per_block(self) -> int:
-        return self.warps_per_block * self.rows_per_warp
+        return self.warps_per_block * self.rows_per_warp * self.row_groups
 
     def replace(self, **changes) -> "SgemvConfig":
         return dataclasses.replace(self, **changes)
@@ -65,7 +71,8 @@ class SgemvConfig:
 
     def describe(self) -> str:
         return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
-                f"{self.warps_per_block} warps per block ({self.rows_per_block} rows), unroll {self.unroll}")
+                f"{self.row_groups} row group(s) a warp, {self.warps_per_block} warps per block "
+                f"({self.rows_per_block} rows), unroll {self.unroll}")
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -77,5 +84,10 @@ def config_for_width(n: int) -> SgemvConfig:
     lanes = 1
     while lanes < 32 and lanes * vec < n:
         lanes *= 2
-    unroll = max(1, min(8, n // (lanes * vec)))
-    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll)
+    # Measured on the H100 (docs/sgemv.md, sweep of 2026-11-22): 4 float4 loads in flight
+    # per lane saturate long rows; short rows (one float4 a lane) gain from several row
+    # groups in flight instead: 2 for N <= 64, 4 for N = 128.
+    unroll = max(1, min(4, n // (lanes * vec)))
+    short = lanes * vec >= n and n % vec == 0
+    groups = (4 if lanes == 32 else 2) if short else 1
+    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups)
