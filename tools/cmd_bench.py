@@ -36,6 +36,8 @@ def register(sub) -> None:
                    help="square sizes for SGEMM (default 1024,2048,4096,8192)")
     p.add_argument("--shapes", help="MxNxK list (SGEMM) or MxN list (SGEMV) instead of --sizes")
     p.add_argument("--repeat", type=int, default=10, help="timed launches per kernel (median; default 10)")
+    p.add_argument("--tuned", action="store_true",
+                   help="add a 'tuned' row per shape: the best config `regtile tune` stored for it on this GPU")
     p.add_argument("--ncu", metavar="FILE", help="JSON {preset: {ld_conflicts, st_conflicts}} from Nsight Compute "
                                                  "to show beside the times")
     p.add_argument("--out", metavar="FILE", help="also write the markdown table to FILE")
@@ -109,17 +111,27 @@ def run(args) -> int:
             rows.append({"kernel": "cuBLAS", "m": m, "n": n, "k": k, "ms": cres.ms, "tflops": cres.tflops,
                          "pct_peak": 100 * cres.tflops / peak if peak else None, "x_cublas": 1.0,
                          "registers": None, "rel_err": None, "ok": None, "note": blas.describe()})
-            for name in names:
+            kernels = [(name, get_preset(name).config) for name in names]
+            if args.tuned:
+                from ..runtime.tuning_db import best
+                found = best(dev.name, m, n, k)
+                if found:
+                    kernels.append(("tuned", found[0]))
+                else:
+                    rows.append({"kernel": "tuned", "m": m, "n": n, "k": k,
+                                 "note": "no tuned config for this shape: run regtile tune"})
+            for name, cfg in kernels:
                 note = SKIP.get((name, max(m, n, k))) if args.ladder else None
                 if note:
                     rows.append({"kernel": name, "m": m, "n": n, "k": k, "note": note})
                     continue
                 print(f"[{m}x{n}x{k}] {name} ...", file=sys.stderr, flush=True)
-                res, art = bench.measure_config(get_preset(name).config, work, repeat=args.repeat, arch=dev.arch)
+                res, art = bench.measure_config(cfg, work, repeat=args.repeat, arch=dev.arch)
                 rows.append({"kernel": name, "m": m, "n": n, "k": k, "ms": res.ms, "tflops": res.tflops,
                              "pct_peak": 100 * res.tflops / peak if peak else None, "x_cublas": cres.ms / res.ms,
                              "registers": art.resources.registers, "rel_err": res.rel_err, "ok": res.ok,
-                             "smem_conflicts": ncu.get(name), "note": ""})
+                             "smem_conflicts": ncu.get(name),
+                             "note": cfg.describe() if name == "tuned" else ""})
         finally:
             work.close()
     if args.json:

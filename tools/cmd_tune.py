@@ -38,10 +38,10 @@ def run(args) -> int:
     if args.budget < 1 or args.repeat < 1:
         raise UsageError("--budget and --repeat must be >= 1")
     from ..runtime import bench, driver, tuning_db
-    from .tune import candidate_configs, command_line, compile_all
+    from .tune import candidate_configs, command_line, compile_all, search_order
     m, n, k = args.m, args.n, args.k
     dev = driver.device()
-    configs = candidate_configs()
+    configs = search_order(candidate_configs(), m, n, dev.sm_count)
 
     def progress(i, total, c):
         status = "ok" if c.spill_free else ("error" if c.error else "spills")

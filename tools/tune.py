@@ -36,9 +36,21 @@ def _warp_layouts(bm: int, bn: int, tm: int, tn: int) -> List[Tuple[int, int]]:
     return [(wm, w // wm) for wm in range(1, w + 1) if w % wm == 0]
 
 
+def search_order(configs: Sequence[SgemmConfig], m: int, n: int, sms: int = 132) -> List[SgemmConfig]:
+    """Configs whose grid fills the GPU (at least one block per SM) first, largest
+    block tile first among them; then the rest, most blocks first.  A budget then
+    times the likely winners for this shape (big tiles for big problems, small
+    tiles for small or skinny ones)."""
+    def key(cfg: SgemmConfig):
+        blocks = -(-m // cfg.bm) * -(-n // cfg.bn)
+        fills = blocks >= sms
+        return (0 if fills else 1, -(cfg.bm * cfg.bn) if fills else -blocks)
+    return sorted(configs, key=key)  # stable: ties keep the TILES order
+
+
 def candidate_configs() -> List[SgemmConfig]:
     """Every z-order, double-buffered, float4 config of the space that validation
-    accepts, in search order (deduplicated)."""
+    accepts, in TILES order (deduplicated)."""
     base = get_preset("zorder").config
     out, seen = [], set()
     for (bm, bn, tm, tn), bk, mb in itertools.product(TILES, BKS, MIN_BLOCKS):
