@@ -42,7 +42,6 @@ def _candidates():
 
 class Cublas:
     def __init__(self, stream=0):
-        device()
         self.lib, self.library = None, None
         errors = []
         for path in _candidates():
@@ -57,6 +56,7 @@ class Cublas:
         if self.lib is None:
             raise CublasUnavailable("no cuBLAS library found (pip install nvidia-cublas, or a CUDA toolkit); "
                                     + "; ".join(errors[:3]))
+        device()  # cuBLAS uses the primary context that the runtime made current
         self.handle = ctypes.c_void_p()
         self._ok(self.lib.cublasCreate_v2(ctypes.byref(self.handle)), "cublasCreate")
         self._ok(self.lib.cublasSetMathMode(self.handle, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(PEDANTIC)")

@@ -74,3 +74,24 @@ def test_no_gpu_is_a_clear_error(monkeypatch):
         pytest.skip("this machine has a GPU")
     with pytest.raises(regtile.runtime.errors.NoGpuError, match="GPU"):
         regtile.sgemm(_m(4, 5), _m(5, 7))
+
+
+def test_no_cublas_is_a_clear_error(monkeypatch):
+    from regtile.runtime import cublas
+    from regtile.runtime.errors import CublasUnavailable
+    monkeypatch.setattr(cublas, "_candidates", lambda: iter(()))
+    with pytest.raises(CublasUnavailable, match="no cuBLAS library found"):
+        cublas.Cublas()
+
+
+def test_cli_without_gpu_is_one_line_exit_2():
+    import subprocess
+    import sys
+    from regtile.runtime import driver
+    if driver.gpu_available():
+        pytest.skip("this machine has a GPU")
+    for args in (["run", "--preset", "zorder", "--m", "64", "--n", "64", "--k", "64"],
+                 ["bench", "--ladder", "--sizes", "64"], ["tune", "--m", "64", "--n", "64", "--k", "64"]):
+        res = subprocess.run([sys.executable, "-m", "regtile.tools.cli", *args], capture_output=True, text=True)
+        lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+        assert res.returncode == 2 and len(lines) == 1 and "GPU" in lines[0], (args, res.stderr)
