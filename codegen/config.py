@@ -17,6 +17,7 @@ from typing import Optional, Tuple
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
+FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
 # Registers a kernel needs beyond the tile itself (indices, pointers, loop state,
 # M/N/K, alpha/beta).  An estimate: ptxas has the last word; it only guards the
@@ -60,6 +61,10 @@ class SgemmConfig:
     # sm_90, where it was measured; sm_80..89 builds get 1 (their ptxas spills at
     # the same cap for the double-buffered kernels).
     min_blocks: int = 1
+    # Source order of the FFMAs of one k-slice (codegen/plan.py FFMA_ORDERS).  ptxas
+    # keeps much of it, and its register allocation (hence register-bank conflicts)
+    # follows: docs/register-banks.md.
+    ffma_order: str = "zigzag"
 
     def __post_init__(self):
         self._check_ints()
@@ -172,6 +177,8 @@ class SgemmConfig:
             parts.append("register prefetch")
         if self.min_blocks > 1:
             parts.append(f"min {self.min_blocks} blocks/SM")
+        if self.ffma_order != "zigzag":
+            parts.append(f"FFMA order {self.ffma_order}")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------
@@ -218,6 +225,8 @@ class SgemmConfig:
         if c.lanes_m * c.lanes_n != 32:
             raise ConfigError(f"warps={c.warps}: a warp covers {c.lanes_m}x{c.lanes_n} thread tiles, not 32; "
                               f"pick warps so that (bm/(warps_m*tm)) * (bn/(warps_n*tn)) == 32")
+        if c.ffma_order not in FFMA_ORDERS:
+            raise ConfigError(f"ffma_order={c.ffma_order!r}: must be one of {FFMA_ORDERS}")
         if c.mapping not in MAPPINGS:
             raise ConfigError(f"mapping={c.mapping!r}: must be one of {MAPPINGS}")
         if c.mapping == "zorder" and (c.lanes_m % 2 or not _is_pow2(c.lanes_n)):

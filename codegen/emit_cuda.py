@@ -269,7 +269,7 @@ def _header(plan: SgemmPlan, name: str) -> List[str]:
               "", f"register plan: accumulators {r.acc[0][0]}..{r.acc[-1][-1]} ({cfg.tm * cfg.tn}), "
                   f"A fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_a)}, "
                   f"B fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_b)}",
-              f"FFMA order per k-slice (zig-zag rows, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
+              f"FFMA order per k-slice ({cfg.ffma_order}, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
     return lines
 
 

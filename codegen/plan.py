@@ -109,13 +109,39 @@ def zigzag_order(tm: int, tn: int) -> Tuple[Tuple[int, int], ...]:
     return tuple(order)
 
 
+def colzig_order(tm: int, tn: int) -> Tuple[Tuple[int, int], ...]:
+    """Column by column, alternating direction: B operand shared along a column."""
+    return tuple((i, j) for j, i in zigzag_order(tn, tm))
+
+
+def swirl_order(tm: int, tn: int) -> Tuple[Tuple[int, int], ...]:
+    """maxas's "swirl": two-row bands walked column by column, the pair of rows
+    alternating, the bands alternating direction: each FFMA shares one operand with
+    the one before it, and A operands alternate between two registers."""
+    out = []
+    for b in range(0, tm, 2):
+        cols = range(tn) if (b // 2) % 2 == 0 else range(tn - 1, -1, -1)
+        for k, j in enumerate(cols):
+            rows = (b, b + 1) if k % 2 == 0 else (b + 1, b)
+            out += [(i, j) for i in rows if i < tm]
+    return tuple(out)
+
+
+def rowmajor_order(tm: int, tn: int) -> Tuple[Tuple[int, int], ...]:
+    return tuple((i, j) for i in range(tm) for j in range(tn))
+
+
+FFMA_ORDER_FUNCTIONS = {"zigzag": zigzag_order, "colzig": colzig_order, "swirl": swirl_order,
+                        "rowmajor": rowmajor_order}
+
+
 def register_plan(cfg: SgemmConfig) -> RegisterPlan:
     bufs = 2 if cfg.reg_prefetch else 1
     return RegisterPlan(
         acc=tuple(tuple(f"c{i}_{j}" for j in range(cfg.tn)) for i in range(cfg.tm)),
         frag_a=tuple(tuple(f"a{b}_{i}" for i in range(cfg.tm)) for b in range(bufs)),
         frag_b=tuple(tuple(f"b{b}_{j}" for j in range(cfg.tn)) for b in range(bufs)),
-        ffma_order=zigzag_order(cfg.tm, cfg.tn),
+        ffma_order=FFMA_ORDER_FUNCTIONS[cfg.ffma_order](cfg.tm, cfg.tn),
     )
 
 

@@ -41,6 +41,7 @@ def test_default_warps_are_derived_and_canonical():
     (dict(bm=256, bn=128, tm=16, tn=16, bk=8), "registers"),
     (dict(bk=0), "bk=0"),
     (dict(min_blocks=0), "min_blocks=0"),
+    (dict(ffma_order="spiral"), "ffma_order='spiral'"),
     (dict(min_blocks=4), "min_blocks=4"),
     (dict(pad_a=-1), "pad_a=-1"),
     (dict(bm=32, bn=32, bk=32, tm=1, tn=1, mapping="zorder"), "zorder"),

@@ -29,6 +29,7 @@ configs = st.fixed_dictionaries({
     "vec": st.sampled_from([1, 4]),
     "frag_regs": st.booleans(),
     "reg_prefetch": st.booleans(),
+    "ffma_order": st.sampled_from(["zigzag", "colzig", "swirl", "rowmajor"]),
 })
 
 

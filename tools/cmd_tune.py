@@ -38,7 +38,7 @@ def run(args) -> int:
     if args.budget < 1 or args.repeat < 1:
         raise UsageError("--budget and --repeat must be >= 1")
     from ..runtime import bench, driver, tuning_db
-    from .tune import candidate_configs, command_line, compile_all, search_order
+    from .tune import candidate_configs, command_line, compile_all, prune_by_banks, search_order
     m, n, k = args.m, args.n, args.k
     dev = driver.device()
     configs = search_order(candidate_configs(), m, n, dev.sm_count)
@@ -49,10 +49,12 @@ def run(args) -> int:
 
     compiled = compile_all(configs, dev.arch, args.jobs, progress)
     print(file=sys.stderr)
-    survivors = [c for c in compiled if c.spill_free]
+    survivors = prune_by_banks(compiled)
     todo = [c for c in survivors if args.retime or tuning_db.measured(dev.name, c.config, m, n, k) is None]
     todo = todo[:args.budget]
-    print(f"{len(configs)} configs, {len(survivors)} spill-free, timing {len(todo)}", file=sys.stderr)
+    spill_free = sum(1 for c in compiled if c.spill_free)
+    print(f"{len(configs)} configs, {spill_free} spill-free, {len(survivors)} after choosing each one's FFMA order "
+          f"by the register-bank analysis, timing {len(todo)}", file=sys.stderr)
     work = bench.GemmWorkload(m, n, k)
     try:
         cres, blas = bench.measure_cublas(work, repeat=args.repeat, check=False)

@@ -39,7 +39,8 @@ _HELP = {
     "stages": "shared-memory stages: 0, 1 or 2", "a_transposed": "store A transposed in shared memory",
     "pad_a": "floats of padding per As row", "pad_b": "floats of padding per Bs row",
     "vec": "vector width of global and fragment loads: 1 or 4",
-    "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)", "reg_prefetch": "double-buffer fragments in registers",
+    "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
+    "ffma_order": "FFMA order of a k-slice: zigzag, colzig, swirl, rowmajor", "reg_prefetch": "double-buffer fragments in registers",
 }
 
 
@@ -59,7 +60,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True) -> None:
     for f in dataclasses.fields(SgemmConfig):
         flag = "--" + f.name.replace("_", "-")
         typ = _FLAG_TYPES.get(f.name) or (_bool if f.type in ("bool", bool) else
-                                          str if f.name == "mapping" else int)
+                                          str if f.name in ("mapping", "ffma_order") else int)
         g.add_argument(flag, dest=f"cfg_{f.name}", type=typ, default=None, metavar=f.name.upper(),
                        help=_HELP.get(f.name))
     gv = p.add_argument_group("sgemv kernel", "SGEMV config fields (--vec is shared)")

@@ -26,6 +26,9 @@ TILES: Tuple[Tuple[int, int, int, int], ...] = (
 )
 BKS = (8, 16)
 MIN_BLOCKS = (1, 2)
+# FFMA source orders: the register-bank analysis ranks them per config after the compile
+# (docs/perf-log.md: fewer flagged FFMAs, faster kernel); see prune_by_banks.
+FFMA_ORDERS = ("zigzag", "swirl")
 
 
 def _warp_layouts(bm: int, bn: int, tm: int, tn: int) -> List[Tuple[int, int]]:
@@ -53,10 +56,11 @@ def candidate_configs() -> List[SgemmConfig]:
     accepts, in TILES order (deduplicated)."""
     base = get_preset("zorder").config
     out, seen = [], set()
-    for (bm, bn, tm, tn), bk, mb in itertools.product(TILES, BKS, MIN_BLOCKS):
+    for (bm, bn, tm, tn), bk, mb, order in itertools.product(TILES, BKS, MIN_BLOCKS, FFMA_ORDERS):
         for warps in _warp_layouts(bm, bn, tm, tn):
             try:
-                cfg = base.replace(bm=bm, bn=bn, tm=tm, tn=tn, bk=bk, warps=warps, min_blocks=mb)
+                cfg = base.replace(bm=bm, bn=bn, tm=tm, tn=tn, bk=bk, warps=warps, min_blocks=mb,
+                                   ffma_order=order)
             except ConfigError:
                 continue
             if cfg not in seen:
@@ -71,6 +75,7 @@ class Compiled:
     registers: int
     spill_free: bool
     error: Optional[str] = None
+    conflict_share: Optional[float] = None  # sm_90 register-bank model, main loop
 
 
 def _compile_one(args) -> Compiled:
@@ -78,8 +83,14 @@ def _compile_one(args) -> Compiled:
     from ..runtime.compiler import compile_config
     cfg = SgemmConfig.from_dict(cfg_dict)
     try:
-        res = compile_config(cfg, arch).resources
-        return Compiled(cfg, res.registers, res.spill_free)
+        art = compile_config(cfg, arch)
+        res = art.resources
+        share = None
+        if res.spill_free:
+            from ..runtime import reg_banks
+            from ..runtime.sass import function_of
+            share = reg_banks.analyze(function_of(art.cubin, art.name)[1], arch).to_dict()["conflict_share"]
+        return Compiled(cfg, res.registers, res.spill_free, conflict_share=share)
     except Exception as e:  # a compile failure prunes the config; the reason is kept
         return Compiled(cfg, 0, False, f"{type(e).__name__}: {str(e).splitlines()[0]}")
 
@@ -103,6 +114,20 @@ def compile_all(configs: Sequence[SgemmConfig], arch: str, jobs: Optional[int] =
             if progress:
                 progress(i + 1, len(work), r)
     return results
+
+
+def prune_by_banks(compiled: Sequence[Compiled]) -> List[Compiled]:
+    """Of configs that differ only in FFMA order, keep the one the register-bank
+    analysis flags least (measured to predict the faster one: docs/perf-log.md)."""
+    best = {}
+    for c in compiled:
+        if not c.spill_free:
+            continue
+        key = c.config.replace(ffma_order="zigzag")
+        if key not in best or (c.conflict_share or 0) < (best[key].conflict_share or 0):
+            best[key] = c
+    keep = set(id(c) for c in best.values())
+    return [c for c in compiled if id(c) in keep]
 
 
 def command_line(cfg: SgemmConfig) -> str:
