@@ -162,7 +162,7 @@ def test_register_map_and_report():
     assert r.register_map["B fragments (slot b)"] == [4, 5]
     assert r.banks_of("accumulators") == {0: 2, 1: 1}
     d = r.to_dict()
-    assert d["ffma"] == 3 and d["model"]["status"] == "inferred, to calibrate"
+    assert d["ffma"] == 3 and d["model"]["status"] == "calibrated" and d["model"]["free_reads"] == "none"
     assert set(d["conflicted_ffma_by_model"]) == set(reg_banks.ARCH_MODELS)
     assert "register banks (sm_90" in r.render_text()
 
@@ -193,3 +193,44 @@ def test_compiled_zorder_kernel():
     assert r.mismatches == []  # the notes' reuse bits and register fields hold for this compiler
     assert r.reuse_hits > 0 and len(r.register_map["accumulators"]) >= cfg.tm * cfg.tn
     assert r.other_archs["sm_80"] <= r.other_archs["sm_90"]
+
+
+# ---- free-read rules and the bank-read bound ------------------------------------------------------
+def test_own_accumulator_rule_frees_only_the_c_read_of_the_destination():
+    f = sass(ffma("R10", "R2", "R4", "R10"), ffma("R11", "R2", "R4", "R10"), ffma("R12", "R10", "R3", "R13"))
+    base = reg_banks.arch_model("sm_90")
+    assert base.free_reads == "none"
+    assert [x.bank_reads for x in analyze(f, "sm_90").ffmas] == [(3, 0), (3, 0), (1, 2)]
+    r = analyze(f, "sm_90", model=base.with_free_reads("own-accumulator"))
+    # R10 in slot c of its own FFMA is free; R10 read by another FFMA, or in slot a, is not
+    assert [x.bank_reads for x in r.ffmas] == [(2, 0), (3, 0), (1, 2)]
+    assert r.ffmas[0].free == (False, False, True)
+
+
+def test_recent_rule_frees_reads_of_registers_written_in_the_window():
+    f = sass(ffma("R10", "R2", "R4", "R6"), ffma("R11", "R3", "R5", "R7"), ffma("R12", "R10", "R4", "R8"))
+    base = reg_banks.arch_model("sm_90")
+    # R10 written 2 instructions before FFMA 3: free under recent:2, not under recent:1
+    assert analyze(f, "sm_90", model=base.with_free_reads("recent:2")).ffmas[2].bank_reads == (2, 0)
+    assert analyze(f, "sm_90", model=base.with_free_reads("recent:1")).ffmas[2].bank_reads == (3, 0)
+    # the loop is cyclic: R12, written at its bottom, is recent when read at its top
+    g = sass(ffma("R10", "R12", "R4", "R6"), ffma("R12", "R3", "R5", "R7"))
+    assert analyze(g, "sm_90", model=base.with_free_reads("recent:2")).ffmas[0].bank_reads == (2, 0)
+    with pytest.raises(ValueError):
+        base.with_free_reads("recent:0")
+    with pytest.raises(ValueError):
+        base.with_free_reads("sometimes")
+
+
+def test_bank_bound_lets_alternating_conflicts_overlap():
+    # each FFMA has two reads in one bank, the banks alternate: per instruction 2 cycles,
+    # bank totals 1 read per FFMA each
+    f = sass(ffma("R20", "R2", "R4", "RZ"), ffma("R21", "R3", "R5", "RZ"))
+    r = analyze(f, "sm_90")
+    assert r.conflicts == 2 and r.per_instruction_cycles == 2.0 and r.bank_bound == 1.0
+    assert r.bank_read_totals() == (2, 2)
+    g = sass(ffma("R20", "R2", "R4", "R6"), ffma("R21", "R3", "R5", "R6"))
+    assert analyze(g, "sm_90").bank_bound == 2.0 and analyze(g, "sm_90").per_instruction_cycles == 2.5
+    d = r.to_dict()
+    assert d["bank_bound_cycles_per_ffma"] == 1.0 and d["per_instruction_cycles_per_ffma"] == 2.0
+    assert "bank-read bound 1.000" in r.render_text()

@@ -45,7 +45,8 @@ def analyses(built: Built, m: int, n: int, k: int) -> dict:
     out = {}
     smem = _optional("codegen.smem_banks")
     if smem is not None and isinstance(built.config, SgemmConfig):
-        out["smem_banks"] = smem.analyze(make_plan(built.config), m, n, k)
+        # the main loop's LDS/STS by width: the model follows ptxas's merges of scalar accesses
+        out["smem_banks"] = smem.analyze(make_plan(built.config), m, n, k, built.loop_mix() or None)
     regs = _optional("runtime.reg_banks")
     if regs is not None:
         out["register_banks"] = regs.analyze(built.sass, built.artifact.arch)

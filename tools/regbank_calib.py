@@ -3,11 +3,15 @@
 CPU part (no GPU): NVRTC compiles a kernel whose main loop is a long unrolled run of
 independent FFMAs (8 accumulators, 16 read-only sources; 1024 FFMAs per iteration by
 default, a 16 KB loop body, so that instruction fetch stays out of the measurement;
-`--ffmas 4096` gives a 64 KB body to check that it does).  The register fields and
-reuse bits of every FFMA of that loop are then rewritten in the cubin's .text section
-to give variants: all three sources in one bank, two in one bank, none; with and
-without `.reuse`; and two patterns that tell the reuse cache's organisation apart
-(one entry per slot, or one per slot and bank).
+`--ffmas 4096` gives a 64 KB body, which the first H100 run showed to be fetch-bound).
+The register fields and reuse bits of every FFMA of that loop are then rewritten in the
+cubin's .text section to give variants: all three sources in one bank, two in one bank,
+none; with and without `.reuse`; two patterns that tell the reuse cache's organisation
+apart (one entry per slot, or one per slot and bank); two that tell whether conflicts of
+neighbouring FFMAs add up or overlap (bw_alt*); and the accumulator set (acc_*, w*_*,
+acc32_*), which asks whether reading an accumulator - the FFMA's own destination, or a
+register written a few FFMAs earlier - costs a register-file bank read.  A second base
+kernel with 32 accumulators gives the own-accumulator read at 32 FFMAs' distance.
 Each variant is disassembled again and must show exactly the intended registers and
 flags, with every other instruction unchanged.
 
@@ -17,18 +21,20 @@ register sources (lo[0:12] == 0x223), reuse flags hi bits 58, 59, 60 (slots a, b
 Destinations, scheduling controls (stall, yield, barriers) and everything else stay.
 
 Semantic safety of a rewrite: the new sources are registers that the loop only reads
-(FFMA sources never written in the loop and used by no other loop instruction), so no
-address, loop counter or clock value is touched, no read-after-write hazard is created
-that the original stall counts do not cover, and no loop FFMA waits on a scoreboard
-(checked: every variable-latency load has landed before the loop).  The values
-computed change; nothing reads them but a final store.
+(FFMA sources never written in the loop and used by no other loop instruction), or
+accumulators - FFMA destinations - read at least FFMA_LATENCY stall cycles after the
+FFMA that writes them (checked per FFMA; the own accumulator is what ptxas itself
+reads there).  No address, loop counter or clock value is touched, and no loop FFMA
+waits on a scoreboard (checked: every variable-latency load has landed before the
+loop).  The values computed change; nothing reads them but a final store.
 
 GPU part (`--time`, run on the H100): loads each cubin with cuModuleLoadData, launches
 SMs x blocks_per_sm blocks of 4 sub-partitions x warps_per_smsp warps, and reads
-per-warp clock64() deltas around the loop from a buffer.  Reports cycles per FFMA per
-warp and, dividing by the warps sharing a sub-partition, issue cycles per FFMA per
-sub-partition (1.0 = one warp FFMA per cycle, the sm_90 peak), plus an event-timed
-cross-check at the given SM clock.
+per-warp clock64() deltas around the loop from a buffer.  The measure is issue cycles
+per FFMA per sub-partition (1.0 = one warp FFMA per cycle, the sm_90 peak) from the
+makespan - per block, its slowest warp - with an event-timed cross-check at the given
+SM clock; the table sets it beside what each hypothesis (HYPOTHESES) predicts from the
+variant's SASS, and ranks the hypotheses by RMS error.
 
     python -m regtile.tools.regbank_calib --out build/calib          # CPU: cubins + manifest.json
     python -m regtile.tools.regbank_calib --out build/calib --time   # GPU: also time each variant
@@ -39,7 +45,7 @@ import argparse
 import json
 import struct
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -55,6 +61,7 @@ FFMA_RRR = 0x223
 RZ = 255
 FIELD_A, FIELD_B, FIELD_C = (24, "lo"), (32, "lo"), (0, "hi")  # (shift, word) of Ra, Rb, Rc
 REUSE_BITS = (58, 59, 60)  # high word, slots a, b, c
+CONTROL_SHIFT = 41  # control code: hi >> 41; stall cycles in its low 4 bits
 WAIT_MASK_SHIFT = 41 + 11  # control code bits 11..16: scoreboards the instruction waits on
 DEFAULT_SM_CLOCK_MHZ = 1980.0  # H100 under FFMA load (shared/notes/h100-baseline.md)
 DEFAULT_FFMAS = 1024
@@ -101,11 +108,13 @@ class CalibError(RuntimeError):
     pass
 
 
-def kernel_source(ffmas: int = DEFAULT_FFMAS) -> KernelSource:
-    if ffmas % ACCS or ffmas < ACCS:
-        raise CalibError(f"--ffmas {ffmas}: must be a positive multiple of {ACCS}")
-    text = (_SOURCE.replace("SOURCES", str(SOURCES)).replace("ACCS", str(ACCS))
-            .replace("ROUNDS", str(ffmas // ACCS)))
+def kernel_source(ffmas: int = DEFAULT_FFMAS, accs: int = ACCS) -> KernelSource:
+    """The calibration kernel with `accs` accumulators (8: the base of most variants;
+    32: each accumulator is read again 32 FFMAs after it was written)."""
+    if ffmas % accs or ffmas < accs:
+        raise CalibError(f"--ffmas {ffmas}: must be a positive multiple of {accs} (accumulators)")
+    text = (_SOURCE.replace("SOURCES", str(SOURCES)).replace("ACCS", str(accs))
+            .replace("ROUNDS", str(ffmas // accs)))
     return KernelSource(KERNEL, "cuda", text, LaunchGeometry((128, 1, 1), 1, 1, 0),
                         (("in", "const float*"), ("out", "float*"), ("cycles", "long long*"), ("iters", "int")))
 
@@ -197,7 +206,21 @@ def read_only_sources(func: SassFunction) -> Tuple[List[int], List[int]]:
 
 
 # ---- variants -----------------------------------------------------------------------------
+# A pattern maps a loop FFMA's index to register tokens for slots a, b, c and the slots
+# that carry .reuse.  Tokens, resolved per FFMA against the base kernel's SASS:
+#   RZ              no read
+#   E<k>, O<k>      the k-th read-only source register of bank 0 (even) / bank 1 (odd)
+#   D               the FFMA's own destination, i.e. its accumulator (FFMA Rd, Ra, Rb, Rd),
+#                   as in ptxas's code: last written by the previous FFMA on that
+#                   accumulator, 8 FFMAs earlier (32 in the 32-accumulator base)
+#   W<d>            the destination of the loop FFMA d positions earlier: another
+#                   accumulator, written d FFMAs ago (checked: not this FFMA's own, not
+#                   written in between, and the stall counts from that FFMA to this one
+#                   add up to at least FFMA_LATENCY cycles, so the read sees the result)
+#   S<k>@T, X<k>@T  the k-th read-only register in the same bank as / the other bank
+#                   than the register that token T (D or W<d>) gives
 Pattern = Callable[[int], Tuple[str, str, str, str]]  # FFMA index -> (a, b, c, reuse "abc" subset)
+FFMA_LATENCY = 4  # sm_90: ptxas separates dependent FFMAs by 4 stall cycles
 
 
 @dataclass(frozen=True)
@@ -205,48 +228,145 @@ class Variant:
     name: str
     description: str
     pattern: Optional[Pattern]  # None: the compiled cubin unchanged
+    accs: int = ACCS  # accumulators of the base kernel (8 or 32)
+    question: str = ""  # what the measurement tells, for the table's legend
 
 
 def _const(a, b, c, reuse=""):
     return lambda i: (a, b, c, reuse)
 
 
+def _alternate(period: int, first, second):
+    return lambda i: first if (i // period) % 2 == 0 else second
+
+
 VARIANTS: Tuple[Variant, ...] = (
-    Variant("original", "ptxas's own registers and reuse flags (reference)", None),
-    Variant("none_rz", "a even, b odd, c = RZ: two reads in two banks", _const("E0", "O0", "RZ")),
-    Variant("none_dup", "a even, b odd, c = a: two distinct reads in two banks", _const("E0", "O0", "E0")),
-    Variant("two_ab", "a, b in bank 0, c in bank 1", _const("E0", "E1", "O0")),
-    Variant("two_ac", "a, c in bank 0, b in bank 1", _const("E0", "O0", "E1")),
-    Variant("two_bc", "b, c in bank 0, a in bank 1", _const("O0", "E0", "E1")),
-    Variant("three_even", "all three in bank 0", _const("E0", "E1", "E2")),
-    Variant("three_odd", "all three in bank 1", _const("O0", "O1", "O2")),
+    Variant("original", "ptxas's own registers and reuse flags (reference)", None,
+            question="ptxas's allocation: c = own accumulator, a/b banks as allocated"),
+    Variant("none_rz", "a even, b odd, c = RZ: two reads in two banks", _const("E0", "O0", "RZ"),
+            question="peak: one read per bank"),
+    Variant("none_dup", "a even, b odd, c = a: two distinct reads in two banks", _const("E0", "O0", "E0"),
+            question="a register in two slots is read once"),
+    Variant("two_ab", "a, b in bank 0, c in bank 1", _const("E0", "E1", "O0"), question="2 reads in one bank"),
+    Variant("two_ac", "a, c in bank 0, b in bank 1", _const("E0", "O0", "E1"),
+            question="2 reads in one bank, one in slot c (read-only c counts)"),
+    Variant("two_bc", "b, c in bank 0, a in bank 1", _const("O0", "E0", "E1"), question="as two_ac"),
+    Variant("three_even", "all three in bank 0", _const("E0", "E1", "E2"), question="3 reads in one bank"),
+    Variant("three_odd", "all three in bank 1", _const("O0", "O1", "O2"), question="3 reads in one bank"),
     Variant("three_even_reuse_a", "all three in bank 0, a reused: b, c read (2 in bank 0)",
-            _const("E0", "E1", "E2", "a")),
+            _const("E0", "E1", "E2", "a"), question="reuse removes a's read"),
     Variant("three_even_reuse_ab", "all three in bank 0, a and b reused: only c read",
-            _const("E0", "E1", "E2", "ab")),
+            _const("E0", "E1", "E2", "ab"), question="reuse removes a's and b's reads"),
     Variant("three_even_reuse_abc", "all three in bank 0, all reused: no register-file read",
-            _const("E0", "E1", "E2", "abc")),
+            _const("E0", "E1", "E2", "abc"), question="reuse of c"),
     Variant("two_ab_reuse_a", "a, b in bank 0 (a reused), c in bank 1: one read per bank",
-            _const("E0", "E1", "O0", "a")),
+            _const("E0", "E1", "O0", "a"), question="reuse removes the conflict"),
     Variant("alt_bank_reuse", "slot a alternates E0/O1 with .reuse, b = O0 reused, c = E1: a per-(slot, bank) "
                               "cache hits on a (only c read); a one-entry-per-slot cache misses, and every "
                               "other FFMA reads E0 and E1 (2 in bank 0)",
-            lambda i: ("E0" if i % 2 == 0 else "O1", "O0", "E1", "ab")),
+            lambda i: ("E0" if i % 2 == 0 else "O1", "O0", "E1", "ab"),
+            question="reuse cache: one entry per (slot, bank)"),
     Variant("alt_same_bank_reuse", "slot a alternates E0/E2 with .reuse, b = O0 reused, c = E1: both cache "
                                    "models miss on a, every FFMA reads a and E1 (2 in bank 0)",
-            lambda i: ("E0" if i % 2 == 0 else "E2", "O0", "E1", "ab")),
+            lambda i: ("E0" if i % 2 == 0 else "E2", "O0", "E1", "ab"),
+            question="reuse cache: control for alt_bank_reuse"),
+    # -- overlap: do conflicts of neighbouring FFMAs add up, or only each bank's total? --
+    Variant("bw_alt1", "FFMAs alternate a, b = E0, E1 (bank 0) and O0, O1 (bank 1), c = RZ: every FFMA has "
+                       "2 reads in one bank, each bank 1 read per FFMA on average",
+            _alternate(1, ("E0", "E1", "RZ", ""), ("O0", "O1", "RZ", "")),
+            question="overlap: per-instruction 2.0, bank totals 1.0"),
+    Variant("bw_alt32", "as bw_alt1 in runs of 32 FFMAs (32 FFMAs on bank 0, then 32 on bank 1)",
+            _alternate(32, ("E0", "E1", "RZ", ""), ("O0", "O1", "RZ", "")),
+            question="overlap over longer runs (1 warp/SMSP: within a warp)"),
+    # -- accumulator reads: a, b fixed in bank 0, the register under test in the third slot:
+    #    measured = 2 + (share of the tested reads that land in bank 0 and count) --
+    Variant("acc_e0e1", "a, b = E0, E1 (bank 0), c = own accumulator (written 8 FFMAs earlier)",
+            _const("E0", "E1", "D"), question="is the c read of the own accumulator a bank read?"),
+    Variant("acc_same_a", "a in the own accumulator's bank, b in the other, c = own accumulator (the "
+                          "original's structure, no reuse)",
+            _const("S0@D", "X0@D", "D"), question="per-instruction 2.0, bank totals 1.5, accumulator free 1.0"),
+    Variant("w7_e0e1", "a, b = E0, E1, c = another accumulator, written 7 FFMAs earlier (not own)",
+            _const("E0", "E1", "W7"), question="recently written (d=7) but not own: free?"),
+    Variant("w4_e0e1", "a, b = E0, E1, c = another accumulator, written 4 FFMAs earlier (= FFMA latency)",
+            _const("E0", "E1", "W4"), question="just written (d=4): free?"),
+    Variant("w7a_e0e1", "a = accumulator written 7 FFMAs earlier, b, c = E0, E1",
+            _const("W7", "E0", "E1"), question="recently written, read in slot a: free?"),
+    Variant("original32", "ptxas's own code, 32 accumulators (reference)", None, accs=32,
+            question="ptxas's allocation, 32 accumulators"),
+    Variant("acc32_e0e1", "32 accumulators: a, b = E0, E1, c = own accumulator (written 32 FFMAs earlier)",
+            _const("E0", "E1", "D"), accs=32, question="own accumulator at d=32: free?"),
 )
 
 
+@dataclass
+class _Ctx:
+    """What tokens resolve against: the base kernel's loop."""
+    loop: List[Instruction]
+    ffmas: List[Instruction]
+    even: List[int]
+    odd: List[int]
+
+    def __post_init__(self):
+        self.dests = [_reg(i.operands[0]) for i in self.ffmas]
+        pos = {ins.offset: k for k, ins in enumerate(self.loop)}
+        self.positions = [pos[i.offset] for i in self.ffmas]
+
+    def own_distance(self, idx: int) -> int:
+        """FFMAs since this FFMA's accumulator was last written (cyclically)."""
+        n = len(self.ffmas)
+        for d in range(1, n + 1):
+            if self.dests[(idx - d) % n] == self.dests[idx]:
+                return d
+        return n
+
+    def written(self, idx: int, d: int) -> int:
+        n = len(self.ffmas)
+        if not 1 <= d < n:
+            raise CalibError(f"W{d}: the loop has {n} FFMAs")
+        p = (idx - d) % n
+        reg = self.dests[p]
+        if reg == self.dests[idx]:
+            raise CalibError(f"W{d} of FFMA {idx} is its own accumulator R{reg}")
+        # loop positions strictly between producer and consumer (cyclic)
+        a, b, m = self.positions[p], self.positions[idx], len(self.loop)
+        between = [(a + k) % m for k in range(1, (b - a) % m)]
+        if any(_reg(self.loop[k].operands[0]) == reg for k in between if self.loop[k].operands):
+            raise CalibError(f"W{d} of FFMA {idx}: R{reg} is written again before it is read")
+        stall = sum((self.loop[k].hi >> CONTROL_SHIFT) & 0xF for k in [a] + between)
+        if stall < FFMA_LATENCY:
+            raise CalibError(f"W{d} of FFMA {idx}: only {stall} stall cycles after R{reg} is written "
+                             f"(FFMA latency {FFMA_LATENCY})")
+        return reg
+
+    def resolve(self, token: str, idx: int) -> int:
+        if token == "RZ":
+            return RZ
+        if token == "D":
+            return self.dests[idx]
+        if token[0] == "W":
+            return self.written(idx, int(token[1:]))
+        if "@" in token:
+            head, ref = token.split("@")
+            bank = self.resolve(ref, idx) % 2
+            if head[0] == "X":
+                bank ^= 1
+            return self._pool(bank, int(head[1:]), token)
+        if token[0] in "EO":
+            return self._pool(0 if token[0] == "E" else 1, int(token[1:]), token)
+        raise CalibError(f"unknown register token {token!r}")
+
+    def _pool(self, bank: int, k: int, token: str) -> int:
+        pool = self.even if bank == 0 else self.odd
+        if k >= len(pool):
+            raise CalibError(f"variant needs {token}, but the loop has only {len(pool)} read-only "
+                             f"{'even' if bank == 0 else 'odd'} registers")
+        return pool[k]
+
+
+
 def _resolve(name: str, even: Sequence[int], odd: Sequence[int]) -> int:
-    if name == "RZ":
-        return RZ
-    pool = even if name[0] == "E" else odd
-    k = int(name[1:])
-    if k >= len(pool):
-        raise CalibError(f"variant needs {name}, but the loop has only {len(pool)} read-only "
-                         f"{'even' if name[0] == 'E' else 'odd'} registers")
-    return pool[k]
+    """A context-free token (RZ, E<k>, O<k>)."""
+    return _Ctx([], [], list(even), list(odd)).resolve(name, 0)
 
 
 def _regname(r: int) -> str:
@@ -259,19 +379,22 @@ class Built:
     cubin: bytes
     func: SassFunction
     intended: Dict[int, Tuple[int, int, int, Tuple[bool, bool, bool]]]  # offset -> (a, b, c, reuse)
+    accs: int = ACCS
+    own_distance: Tuple[int, int] = (0, 0)  # min, max FFMAs since each FFMA's accumulator was written
 
 
 def build_variant(base: bytes, func: SassFunction, v: Variant) -> Built:
     ffmas = loop_ffmas(func)
+    ctx = _Ctx(func.loop_instructions(), ffmas, *read_only_sources(func))
+    dist = [ctx.own_distance(i) for i in range(len(ffmas))]
     if v.pattern is None:
-        return Built(v, base, func, {})
-    even, odd = read_only_sources(func)
+        return Built(v, base, func, {}, v.accs, (min(dist), max(dist)))
     sec_off, sec_size = text_section(base)
     data = bytearray(base)
     intended = {}
     for idx, ins in enumerate(ffmas):
         a, b, c, reuse = v.pattern(idx)
-        regs = tuple(_resolve(x, even, odd) for x in (a, b, c))
+        regs = tuple(ctx.resolve(x, idx) for x in (a, b, c))
         flags = tuple(s in reuse and r != RZ for s, r in zip("abc", regs))
         lo, hi = encode(ins, *regs, flags)
         at = sec_off + ins.offset
@@ -282,7 +405,7 @@ def build_variant(base: bytes, func: SassFunction, v: Variant) -> Built:
     cubin = bytes(data)
     _, new_func = function_of(cubin, KERNEL)
     verify(func, new_func, intended)
-    return Built(v, cubin, new_func, intended)
+    return Built(v, cubin, new_func, intended, v.accs, (min(dist), max(dist)))
 
 
 def verify(old: SassFunction, new: SassFunction, intended) -> None:
@@ -302,23 +425,55 @@ def verify(old: SassFunction, new: SassFunction, intended) -> None:
 
 
 def build_all(ffmas: int = DEFAULT_FFMAS, arch: str = "sm_90", names: Optional[Sequence[str]] = None) -> List[Built]:
-    art = compile_source(kernel_source(ffmas), arch, use_cache=False)
-    _, func = function_of(art.cubin, KERNEL)
     chosen = [v for v in VARIANTS if names is None or v.name in names]
     if names is not None and len(chosen) != len(set(names)):
         known = ", ".join(v.name for v in VARIANTS)
         raise CalibError(f"unknown variant in {list(names)}; known: {known}")
-    return [build_variant(art.cubin, func, v) for v in chosen]
+    bases = {}
+    for accs in sorted({v.accs for v in chosen}):
+        art = compile_source(kernel_source(ffmas, accs), arch, use_cache=False)
+        bases[accs] = (art.cubin, function_of(art.cubin, KERNEL)[1])
+    return [build_variant(*bases[v.accs], v) for v in chosen]
+
+
+# ---- what each hypothesis predicts ----------------------------------------------------------
+# Issue cycles per FFMA per sub-partition, from the variant's own SASS through
+# runtime/reg_banks.py (2 banks, per-(slot, bank) reuse cache), under:
+#   serial      per instruction: 1 cycle + 1 per read beyond the first in its busiest
+#               bank, no overlap between instructions (reg_banks' per-instruction estimate)
+#   serial+acc  the same with the own-accumulator c read free
+#   banks       bank totals: each bank serves one read per cycle and neighbouring
+#               instructions' reads overlap: max(1, reads of the busiest bank / FFMAs)
+#   banks+acc   bank totals, own-accumulator c read free
+#   banks+rec16 bank totals, reads of a register written by one of the previous 16
+#               instructions free (any slot)
+HYPOTHESES: Tuple[Tuple[str, str, str], ...] = (
+    ("serial", "none", "serial"), ("serial+acc", "own-accumulator", "serial"),
+    ("banks", "none", "banks"), ("banks+acc", "own-accumulator", "banks"), ("banks+rec16", "recent:16", "banks"),
+)
+
+
+def predictions(func: SassFunction, arch: str = "sm_90") -> Dict[str, float]:
+    out = {}
+    base = reg_banks.arch_model(arch)
+    for name, rule, cost in HYPOTHESES:
+        model = replace(base, free_reads=rule, penalty_cycles=1.0)
+        r = reg_banks.analyze(func, arch, model=model)
+        out[name] = round(r.bank_bound if cost == "banks" else r.per_instruction_cycles, 4)
+    return out
 
 
 def describe(b: Built, ffmas: int) -> dict:
     models = {a: reg_banks.analyze(b.func, a) for a in ("sm_80", "sm_90")}
     first = next(i for i in b.func.loop_instructions() if i.base == "FFMA")
     return {
-        "name": b.variant.name, "description": b.variant.description, "file": f"{b.variant.name}.cubin",
+        "name": b.variant.name, "description": b.variant.description, "question": b.variant.question,
+        "file": f"{b.variant.name}.cubin", "accumulators": b.accs,
+        "own_accumulator_written_ffmas_before": list(b.own_distance),
         "ffma_per_iteration": ffmas, "first_ffma": first.text,
         "predicted_conflicted_ffma": {a: r.conflicts for a, r in models.items()},
         "predicted_conflict_share": {a: round(r.conflict_share, 4) for a, r in models.items()},
+        "predicted_cycles_per_ffma_per_smsp": predictions(b.func),
         "reuse_hits": models["sm_90"].reuse_hits,
     }
 
@@ -329,9 +484,11 @@ def write(builts: Sequence[Built], out: Path, ffmas: int, arch: str) -> dict:
     for b in builts:
         (out / f"{b.variant.name}.cubin").write_bytes(b.cubin)
         entries.append(describe(b, ffmas))
-    manifest = {"kernel": KERNEL, "arch": arch, "ffma_per_iteration": ffmas, "accumulators": ACCS,
+    accs = max([b.accs for b in builts] or [ACCS])
+    manifest = {"kernel": KERNEL, "arch": arch, "ffma_per_iteration": ffmas, "accumulators": accs,
                 "params": ["const float* in", "float* out", "long long* cycles", "int iters"],
-                "in_floats": 32 * (SOURCES + ACCS), "variants": entries}
+                "in_floats": 32 * (SOURCES + accs), "hypotheses": [h[0] for h in HYPOTHESES],
+                "variants": entries}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 
@@ -349,6 +506,12 @@ def _check(res):
 
 def time_variants(builts: Sequence[Built], ffmas: int, iters: int, warps_per_smsp: int, blocks_per_sm: int,
                   sm_clock_mhz: float) -> List[dict]:
+    """Time each variant.  The measure is the *makespan*: per block, the longest of its
+    warps' clock64() deltas (warps start together and share the sub-partitions), over
+    the FFMAs all warps of a sub-partition issue in it.  The median warp's delta
+    (`issue_cycles_per_ffma_per_smsp`, the first runs' column) is no throughput: the
+    scheduler favours some warps, which finish early and leave the issue slots to the
+    others (it gave 0.84 cycles per FFMA for reuse variants, below the 1.0 floor)."""
     import numpy as np
     from cuda.bindings import driver as cu
     try:
@@ -367,7 +530,9 @@ def time_variants(builts: Sequence[Built], ffmas: int, iters: int, warps_per_sms
     threads = 4 * warps_per_smsp * 32
     blocks = sms * blocks_per_sm
     warps = blocks * threads // 32
-    host_in = (np.arange(32 * (SOURCES + ACCS), dtype=np.float32) % 7 + 1) * 1e-3
+    per_smsp = warps_per_smsp * blocks_per_sm  # warps sharing one sub-partition
+    accs = max([b.accs for b in builts] or [ACCS])
+    host_in = (np.arange(32 * (SOURCES + accs), dtype=np.float32) % 7 + 1) * 1e-3
     d_in = _check(cu.cuMemAlloc(host_in.nbytes))
     d_out = _check(cu.cuMemAlloc(blocks * threads * 4))
     d_cyc = _check(cu.cuMemAlloc(warps * 8))
@@ -396,13 +561,17 @@ def time_variants(builts: Sequence[Built], ffmas: int, iters: int, warps_per_sms
             cyc = np.zeros(warps, np.int64)
             _check(cu.cuMemcpyDtoH(cyc.ctypes.data, d_cyc, cyc.nbytes))
             _check(cu.cuModuleUnload(mod))
-            per_warp = float(np.median(cyc)) / (iters * ffmas)
-            total = warps * iters * ffmas  # warp-level FFMAs
+            work = iters * ffmas  # FFMAs per warp
+            per_warp = float(np.median(cyc)) / work
+            block_max = cyc.reshape(blocks, threads // 32).max(axis=1)
+            makespan = float(np.median(block_max)) / (work * per_smsp)
+            total = warps * work  # warp-level FFMAs
             event_cpf = ms * 1e-3 * sm_clock_mhz * 1e6 * sms * 4 / total
             rows.append({"variant": b.variant.name, "description": b.variant.description,
-                         "cycles_per_ffma_per_warp": round(per_warp, 4),
-                         "issue_cycles_per_ffma_per_smsp": round(per_warp / (warps_per_smsp * blocks_per_sm), 4),
+                         "makespan_cycles_per_ffma_per_smsp": round(makespan, 4),
                          "event_cycles_per_ffma_per_smsp": round(event_cpf, 4),
+                         "cycles_per_ffma_per_warp": round(per_warp, 4),
+                         "issue_cycles_per_ffma_per_smsp": round(per_warp / per_smsp, 4),
                          "clock64_spread": [int(cyc.min()), int(cyc.max())], "ms": round(ms, 4)})
     finally:
         for p in (d_in, d_out, d_cyc):
@@ -410,16 +579,61 @@ def time_variants(builts: Sequence[Built], ffmas: int, iters: int, warps_per_sms
     return rows
 
 
+def _fit(rows: Sequence[dict], manifest: dict) -> Dict[str, float]:
+    """Each hypothesis's RMS error against the measured makespan, over all variants."""
+    pred = {e["name"]: e["predicted_cycles_per_ffma_per_smsp"] for e in manifest["variants"]}
+    out = {}
+    for h in manifest["hypotheses"]:
+        errs = [(pred[r["variant"]][h] - r["makespan_cycles_per_ffma_per_smsp"]) ** 2 for r in rows
+                if r["variant"] in pred]
+        out[h] = round((sum(errs) / len(errs)) ** 0.5, 4) if errs else float("nan")
+    return out
+
+
+LEGEND = """\
+measured: issue cycles per FFMA per sub-partition (1.000 = one warp FFMA per cycle, the
+  sm_90 peak), from the makespan (per block, its slowest warp's clock64 delta; median over
+  blocks).  events: the same from event time at --sm-clock-mhz.  median-warp: the first
+  runs' column (median warp's delta / warps per SMSP): biased low by unfair scheduling.
+predicted, from each variant's SASS (2 banks, bank = R % 2; reuse cache one entry per
+  (slot, bank)):
+  serial      1 cycle per FFMA + 1 per read beyond the first in its busiest bank
+  serial+acc  the same, the c-slot read of the FFMA's own accumulator free
+  banks       each bank serves one read per cycle, neighbouring FFMAs' reads overlap:
+              max(1, reads of the busiest bank per FFMA)
+  banks+acc   banks, own-accumulator c read free
+  banks+rec16 banks, a read of a register written by one of the previous 16 instructions free
+How to read the accumulator rows (a, b fixed in bank 0 plus the register under test):
+  measured 2 + (share of the tested reads in bank 0), about 2.5: those reads count;
+  2.0: they are free.  acc_e0e1 free but w7/w4/w7a_e0e1 counted: the own accumulator
+  is special; all free: recently written registers are; acc32_e0e1 counted while
+  acc_e0e1 is free: a window shorter than 32 FFMAs."""
+
+
 def _table(rows: Sequence[dict], manifest: dict) -> str:
-    pred = {e["name"]: e["predicted_conflict_share"] for e in manifest["variants"]}
-    head = (f"{'variant':<22} {'cyc/FFMA/warp':>13} {'issue cyc/FFMA/SMSP':>19} {'events':>7}  "
-            f"{'pred. conflicts sm_80':>21} {'sm_90':>6}")
+    info = {e["name"]: e for e in manifest["variants"]}
+    hyps = manifest["hypotheses"]
+    head = (f"{'variant':<20} {'measured':>8} {'events':>7} {'median-warp':>11} | " +
+            " ".join(f"{h:>10}" for h in hyps) + "  first FFMA")
     lines = [head, "-" * len(head)]
     for r in rows:
-        p = pred.get(r["variant"], {})
-        lines.append(f"{r['variant']:<22} {r['cycles_per_ffma_per_warp']:>13.3f} "
-                     f"{r['issue_cycles_per_ffma_per_smsp']:>19.3f} {r['event_cycles_per_ffma_per_smsp']:>7.3f}  "
-                     f"{p.get('sm_80', 0):>21.2f} {p.get('sm_90', 0):>6.2f}")
+        e = info.get(r["variant"], {})
+        p = e.get("predicted_cycles_per_ffma_per_smsp", {})
+        lines.append(f"{r['variant']:<20} {r['makespan_cycles_per_ffma_per_smsp']:>8.3f} "
+                     f"{r['event_cycles_per_ffma_per_smsp']:>7.3f} {r['issue_cycles_per_ffma_per_smsp']:>11.3f} | " +
+                     " ".join(f"{p.get(h, float('nan')):>10.3f}" for h in hyps) + f"  {e.get('first_ffma', '')}")
+    fit = _fit(rows, manifest)
+    best = min(fit, key=fit.get) if fit else None
+    lines.append("RMS error vs measured: " + ", ".join(f"{h} {v:.3f}" for h, v in fit.items()) +
+                 (f"  -> best fit: {best}" if best else ""))
+    lines.append("")
+    lines.append(LEGEND)
+    lines.append("variants:")
+    for r in rows:
+        e = info.get(r["variant"], {})
+        d = e.get("own_accumulator_written_ffmas_before", [0, 0])
+        lines.append(f"  {r['variant']:<20} {e.get('question', '')}  [{e.get('accumulators', ACCS)} accumulators, "
+                     f"own written {d[0]}{'' if d[0] == d[1] else '-' + str(d[1])} FFMAs before]")
     return "\n".join(lines)
 
 
@@ -444,15 +658,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         manifest = write(builts, args.out, args.ffmas, args.arch)
         print(f"wrote {len(builts)} variants and manifest.json to {args.out}")
         if not args.time:
+            hyps = manifest["hypotheses"]
+            print(f"  {'variant':<20} {'first FFMA':<36} predicted cycles/FFMA/SMSP: " + " ".join(f"{h:>10}" for h in hyps))
             for e in manifest["variants"]:
-                print(f"  {e['name']:<22} {e['first_ffma']:<40} predicted conflicted FFMA share "
-                      f"sm_80 {e['predicted_conflict_share']['sm_80']:.2f}, "
-                      f"sm_90 {e['predicted_conflict_share']['sm_90']:.2f}")
+                p = e["predicted_cycles_per_ffma_per_smsp"]
+                print(f"  {e['name']:<20} {e['first_ffma']:<36} {'':27} " + " ".join(f"{p[h]:>10.3f}" for h in hyps))
             return 0
         rows = time_variants(builts, args.ffmas, args.iters, args.warps_per_smsp, args.blocks_per_sm,
                              args.sm_clock_mhz)
         result = {"manifest": manifest, "iters": args.iters, "warps_per_smsp": args.warps_per_smsp,
-                  "blocks_per_sm": args.blocks_per_sm, "sm_clock_mhz": args.sm_clock_mhz, "rows": rows}
+                  "blocks_per_sm": args.blocks_per_sm, "sm_clock_mhz": args.sm_clock_mhz,
+                  "fit_rms": _fit(rows, manifest), "rows": rows}
         (args.out / "timing.json").write_text(json.dumps(result, indent=2) + "\n")
         print(_table(rows, manifest))
         if args.json:
