@@ -281,9 +281,9 @@ class SgemmConfig:
                               f"{cap} registers a thread, fewer than the {tile_regs} that the accumulators and "
                               f"fragments alone need; lower min_blocks or the thread tile")
         per_thread_cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // c.threads)
-        # ptxas needs some slack above the estimate before it spills (property tests found
-        # 114 estimated registers spilling under a 128-register cap): keep 15%.
-        if per_thread_cap < MAX_REGISTERS_PER_THREAD and regs * 1.15 > per_thread_cap:
+        # ptxas needs slack above the estimate before it spills (property tests found 114
+        # estimated registers spilling under a 128-register cap, 47 under 64): keep 40%.
+        if per_thread_cap < MAX_REGISTERS_PER_THREAD and regs * 1.4 > per_thread_cap:
             raise ConfigError(f"registers: {c.threads} threads share the SM's {REGISTERS_PER_SM} registers, "
                               f"{per_thread_cap} a thread, but this tile needs about {regs}; "
                               f"use fewer threads (larger tm/tn or a smaller block tile) or a smaller thread tile")
