@@ -2,8 +2,11 @@
 
 Correctness: fresh random inputs (never zeros) from a seeded generator, C poisoned
 with NaN before the checked launch, every element checked written, and the error
-||C - ref|| / ||ref|| against a float64 reference (numpy) over all rows, or over a
-random sample of rows for large problems (said in the result).
+||C - ref|| / ||ref|| against a float64 reference over all rows: numpy for small
+problems, torch float64 on the GPU for large ones (numpy float64 at 8192^3 takes
+too long).  Without a usable torch, large problems are checked over the last
+EDGE_ROWS rows (the last block-row of every preset) plus SAMPLE_ROWS random rows
+with numpy; `Result.err_rows` says which.
 
 Timing: CUDA events around each launch on one stream, after warm-up launches;
 the median over `repeat` launches.  Launches rotate over several sets of A, B, C
@@ -29,8 +32,9 @@ H100_FFMA_PEAK_TFLOPS = 65.2
 # Device-to-device copy, bytes read plus written, same machine and source.
 H100_COPY_TBPS = 2.94
 L2_BYTES = 50 * 2**20
-FULL_REFERENCE_MAX_FLOPS = 2 * 2048**3  # above this, check a sample of rows
+FULL_REFERENCE_MAX_FLOPS = 2 * 2048**3  # above this: torch on the GPU, else a sample of rows
 SAMPLE_ROWS = 256
+EDGE_ROWS = 256  # >= the largest preset's bm: the partial last block-row is always checked
 
 
 def peak_tflops(device_name: str) -> Optional[float]:
@@ -76,22 +80,104 @@ class GemmWorkload:
         self.c0 = driver.to_device(self.host_c0)
         self.c = [driver.DeviceBuffer(self.host_c0.nbytes) for _ in range(self.sets)]
         self.stream = driver.Stream()
+        self._ref: Optional[_Reference] = None  # of the last (alpha, beta) checked
 
     def close(self):
         for buf in self.a + self.b + self.c + [self.c0]:
             buf.close()
+        self._ref = None
+
+    def _big(self) -> bool:
+        return 2 * self.m * self.n * self.k > FULL_REFERENCE_MAX_FLOPS and self.m > SAMPLE_ROWS + EDGE_ROWS
 
     def reference_rows(self, alpha: float, beta: float):
-        """(rows, float64 reference of those rows)."""
-        m, n, k = self.m, self.n, self.k
-        if 2 * m * n * k <= FULL_REFERENCE_MAX_FLOPS or m <= SAMPLE_ROWS:
+        """(rows, numpy float64 reference of those rows): all rows for small problems,
+        the last EDGE_ROWS and SAMPLE_ROWS random others for large ones."""
+        m = self.m
+        if not self._big():
             rows = np.arange(m)
         else:
-            rows = np.sort(np.random.default_rng(m * 7 + n).choice(m, SAMPLE_ROWS, replace=False))
+            rng = np.random.default_rng(m * 7 + self.n)
+            edge = np.arange(m - EDGE_ROWS, m)
+            rows = np.union1d(rng.choice(m - EDGE_ROWS, SAMPLE_ROWS, replace=False), edge)
         ref = alpha * (self.host_a[rows].astype(np.float64) @ self.host_b.astype(np.float64))
         if beta != 0.0:
             ref += beta * self.host_c0[rows].astype(np.float64)
         return rows, ref
+
+    def relative_error(self, out: np.ndarray, alpha: float, beta: float):
+        """(||out - ref|| / ||ref||, what was compared).  A NaN left in a compared
+        element makes the error infinite.  The reference is kept for the next config."""
+        if self._ref is None or self._ref.key != (alpha, beta):
+            self._ref = None  # drop the old one (large on the GPU) before making the next
+            self._ref = self._make_reference(alpha, beta)
+        ref = self._ref
+        if ref.rows is None:
+            return _torch_relative_error(ref.values, out), ref.compared
+        diff = np.linalg.norm(np.nan_to_num(out[ref.rows].astype(np.float64) - ref.values, nan=np.inf))
+        denom = np.linalg.norm(ref.values)
+        return (float(diff / denom) if denom else float(diff)), ref.compared
+
+    def _make_reference(self, alpha: float, beta: float) -> "_Reference":
+        if self._big():
+            torch, why_not = _torch_on_gpu()
+            if torch is not None:
+                return _Reference((alpha, beta), _torch_reference(torch, self, alpha, beta), None,
+                                  "all rows (float64 on the GPU, torch)")
+        rows, values = self.reference_rows(alpha, beta)
+        if len(rows) == self.m:
+            return _Reference((alpha, beta), values, rows, "all rows")
+        return _Reference((alpha, beta), values, rows,
+                          f"{len(rows)} rows (the last {EDGE_ROWS} and {len(rows) - EDGE_ROWS} random; "
+                          f"all rows need torch on the GPU: {why_not})")
+
+
+@dataclass
+class _Reference:
+    """A float64 reference of one (alpha, beta): a torch tensor of all of C on the GPU
+    (rows None), or a numpy array of the listed rows."""
+    key: tuple
+    values: object
+    rows: Optional[np.ndarray]
+    compared: str
+
+
+def _torch_on_gpu():
+    """(torch, "") when torch is installed with a usable GPU, else (None, why not).
+    Imported only here, for large references."""
+    try:
+        import torch
+    except Exception as e:  # ImportError, or a torch build whose libraries do not load
+        return None, f"torch not importable ({type(e).__name__})"
+    try:
+        if not torch.cuda.is_available():
+            return None, "torch sees no GPU"
+    except Exception as e:
+        return None, f"torch.cuda failed ({type(e).__name__}: {e})"
+    return torch, ""
+
+
+def _torch_reference(torch, work: "GemmWorkload", alpha: float, beta: float):
+    """alpha A B + beta C0 in float64 on device 0 (the device the runtime uses; torch
+    shares its primary context).  Inputs go up as float32 and widen on the GPU."""
+    dev = torch.device("cuda", driver.device().ordinal)
+    a = torch.from_numpy(work.host_a).to(device=dev).double()
+    b = torch.from_numpy(work.host_b).to(device=dev).double()
+    ref = a @ b
+    del a, b
+    ref.mul_(alpha)
+    if beta != 0.0:
+        ref.add_(torch.from_numpy(work.host_c0).to(device=dev).double(), alpha=beta)
+    return ref
+
+
+def _torch_relative_error(ref, out: np.ndarray) -> float:
+    import torch
+    got = torch.from_numpy(out).to(device=ref.device).double()
+    got.sub_(ref)
+    diff = float(torch.linalg.vector_norm(torch.nan_to_num(got, nan=float("inf"))).item())
+    denom = float(torch.linalg.vector_norm(ref).item())
+    return diff / denom if denom else diff
 
 
 def check_and_time(launch: Callable[[int, int], None], work: GemmWorkload, alpha: float, beta: float,
@@ -111,12 +197,7 @@ def check_and_time(launch: Callable[[int, int], None], work: GemmWorkload, alpha
         out = np.empty((m, n), dtype=np.float32)
         work.c[0].download(out)
         res.unwritten = int(np.isnan(out).sum())
-        rows, ref = work.reference_rows(alpha, beta)
-        got = out[rows].astype(np.float64)
-        denom = np.linalg.norm(ref)
-        diff = np.linalg.norm(np.nan_to_num(got - ref, nan=np.inf))
-        res.rel_err = float(diff / denom) if denom else float(diff)
-        res.err_rows = "all rows" if len(rows) == m else f"{len(rows)} sampled rows"
+        res.rel_err, res.err_rows = work.relative_error(out, alpha, beta)
         res.ok = res.unwritten == 0 and res.rel_err <= 1e-5 * max(1.0, math.sqrt(k / 8192) * 1.0)
     if repeat:
         if beta != 0.0:

@@ -117,8 +117,11 @@ def gpu_available() -> bool:
         return False
 
 
-def synchronize() -> None:
-    check(_cu().cuCtxSynchronize(), "cuCtxSynchronize (a kernel may have failed)", LaunchError)
+def synchronize(after: str = "") -> None:
+    """Wait for the context; `after` names the work, so that an asynchronous kernel
+    fault reported here says which kernel it was."""
+    what = f"cuCtxSynchronize after {after}" if after else "cuCtxSynchronize (a kernel may have failed)"
+    check(_cu().cuCtxSynchronize(), what, LaunchError)
 
 
 # ---- memory -------------------------------------------------------------------------
@@ -216,13 +219,20 @@ class LoadedKernel:
         params = np.array([s.ctypes.data for s in storage], dtype=np.uint64)
         return params, storage
 
+    def describe_launch(self, grid: Optional[Tuple[int, int, int]] = None) -> str:
+        """The kernel and its launch config, for error messages."""
+        g = self.source.geometry
+        where = f"grid {tuple(grid)}, " if grid is not None else ""
+        return (f"{self.label} ({self.source.name}, {where}block {tuple(g.block)}, "
+                f"{g.dynamic_smem_bytes} B dynamic shared memory, {self.artifact.arch})")
+
     def launch(self, grid: Tuple[int, int, int], args: Sequence, stream: int = 0, packed=None) -> None:
         cu = _cu()
         params, storage = packed if packed is not None else self.pack(args)
         bx, by, bz = self.source.geometry.block
         check(cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], bx, by, bz,
                                 self.source.geometry.dynamic_smem_bytes, stream, params.ctypes.data, 0),
-              f"cuLaunchKernel of {self.label} ({self.source.name}) grid {grid}", LaunchError)
+              f"cuLaunchKernel of {self.describe_launch(grid)}", LaunchError)
 
 
 def load(artifact, label: str = "") -> LoadedKernel:

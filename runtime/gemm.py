@@ -93,10 +93,10 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     cfg = config or choose_sgemm_config(m, n, k)
     kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
     if a.on_device:
-        kernel.launch(kernel.source.geometry.grid(m, n),
-                      (m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld), int(stream))
-        driver.check(driver._cu().cuStreamSynchronize(stream), "cuStreamSynchronize after sgemm",
-                     driver.LaunchError)
+        grid = kernel.source.geometry.grid(m, n)
+        kernel.launch(grid, (m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld), int(stream))
+        driver.check(driver._cu().cuStreamSynchronize(stream),
+                     f"cuStreamSynchronize after {kernel.describe_launch(grid)} on {m}x{n}x{k}", driver.LaunchError)
         return C
     return _host_gemm(kernel, a, b, c, alpha, beta, m, n, k)
 
@@ -116,9 +116,9 @@ def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
     with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc:
         if beta != 0.0:
             dc.upload(hc)
-        kernel.launch(kernel.source.geometry.grid(m, n),
-                      (m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n))
-        driver.synchronize()
+        grid = kernel.source.geometry.grid(m, n)
+        kernel.launch(grid, (m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n))
+        driver.synchronize(f"{kernel.describe_launch(grid)} on {m}x{n}x{k}")
         dc.download(hc)
     if hc is not out:
         out[...] = hc

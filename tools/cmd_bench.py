@@ -13,8 +13,12 @@ from ..codegen.presets import get_preset, preset_names
 from .options import UsageError
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
-# the naive kernel at 8192^3 takes seconds a launch: leave it out there
-SKIP = {("naive", 8192): "naive at 8192^3 takes several seconds a launch; left out"}
+# The naive rung runs at about 5 TFLOP/s on the H100 (docs/ladder.md: 5.1 at 4096^3), so
+# its time grows with the cube of the size: leave it out of a ladder row when its
+# launches (warm-up, check and repeats) would take longer than this, and say so.
+NAIVE_TFLOPS = 5.0
+NAIVE_BUDGET_S = 30.0
+WARMUP_AND_CHECK = 4  # bench.check_and_time: 3 warm-up launches and the checked one
 SGEMV_SHAPES = ("16384x16", "16384x32", "16384x128", "1048576x16", "1048576x128", "16384x4096",
                 "4096x16384", "65536x1024")
 
@@ -38,8 +42,10 @@ def register(sub) -> None:
     p.add_argument("--repeat", type=int, default=10, help="timed launches per kernel (median; default 10)")
     p.add_argument("--tuned", action="store_true",
                    help="add a 'tuned' row per shape: the best config `regtile tune` stored for it on this GPU")
-    p.add_argument("--ncu", metavar="FILE", help="JSON {preset: {ld_conflicts, st_conflicts}} from Nsight Compute "
-                                                 "to show beside the times")
+    p.add_argument("--ncu", metavar="FILE",
+                   help="JSON {preset: {\"ld_conflicts\": n, \"st_conflicts\": n}} (or keys ld, st): Nsight "
+                        "Compute shared-memory bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
+                        "ld/st.sum) to show beside the times")
     p.add_argument("--out", metavar="FILE", help="also write the markdown table to FILE")
     p.add_argument("--json", action="store_true", help="print JSON rows instead of the table")
     p.set_defaults(handler=run)
@@ -66,6 +72,50 @@ def _parse_sizes(text: str) -> List[int]:
     if not sizes or min(sizes) < 1:
         raise UsageError(f"--sizes {text!r}: sizes must be >= 1")
     return sizes
+
+
+def naive_skip_note(name: str, m: int, n: int, k: int, repeat: int) -> Optional[str]:
+    """Why the naive rung is left out of this row, or None when it runs in the budget."""
+    if name != "naive":
+        return None
+    per_launch = 2.0 * m * n * k / (NAIVE_TFLOPS * 1e12)
+    total = per_launch * (repeat + WARMUP_AND_CHECK)
+    if total <= NAIVE_BUDGET_S:
+        return None
+    return (f"left out: naive at ~{NAIVE_TFLOPS:g} TFLOP/s takes ~{per_launch:.1f} s a launch, "
+            f"~{total:.0f} s for {repeat + WARMUP_AND_CHECK} launches (budget {NAIVE_BUDGET_S:g} s)")
+
+
+def load_ncu(path: str) -> dict:
+    """{preset: {"ld": n, "st": n}} from a JSON file of Nsight Compute shared-memory bank
+    conflicts; keys ld/st or ld_conflicts/st_conflicts.  UsageError when unreadable."""
+    try:
+        raw = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise UsageError(f"--ncu {path}: cannot read it ({e.strerror or e})") from None
+    except ValueError as e:
+        raise UsageError(f"--ncu {path}: not JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise UsageError(f"--ncu {path}: expected a JSON object {{preset: {{ld_conflicts, st_conflicts}}}}, "
+                         f"got {type(raw).__name__}")
+    out = {}
+    for name, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise UsageError(f"--ncu {path}: entry {name!r} is {type(entry).__name__}, expected "
+                             f"{{\"ld_conflicts\": n, \"st_conflicts\": n}}")
+        row = {}
+        for short in ("ld", "st"):
+            for key in (f"{short}_conflicts", short):
+                if key in entry:
+                    value = entry[key]
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                        raise UsageError(f"--ncu {path}: {name}.{key} = {value!r}, expected a count >= 0")
+                    row[short] = value
+                    break
+        if not row:
+            raise UsageError(f"--ncu {path}: entry {name!r} has neither ld_conflicts nor st_conflicts")
+        out[name] = row
+    return out
 
 
 def commit() -> str:
@@ -98,7 +148,11 @@ def run(args) -> int:
     for n in names:
         get_preset(n)
     shapes = _parse_shapes(args.shapes, 3) if args.shapes else [(s, s, s) for s in _parse_sizes(args.sizes)]
-    ncu = json.loads(Path(args.ncu).read_text()) if args.ncu else {}
+    ncu = load_ncu(args.ncu) if args.ncu else {}
+    unmatched = sorted(set(ncu) - set(names))
+    if unmatched:
+        print(f"regtile: note: --ncu rows for kernels not benched here: {', '.join(unmatched)}",
+              file=sys.stderr)
     from ..runtime import bench, driver
     dev = driver.device()
     peak = bench.peak_tflops(dev.name)
@@ -121,7 +175,7 @@ def run(args) -> int:
                     rows.append({"kernel": "tuned", "m": m, "n": n, "k": k,
                                  "note": "no tuned config for this shape: run regtile tune"})
             for name, cfg in kernels:
-                note = SKIP.get((name, max(m, n, k))) if args.ladder else None
+                note = naive_skip_note(name, m, n, k, args.repeat)
                 if note:
                     rows.append({"kernel": name, "m": m, "n": n, "k": k, "note": note})
                     continue
@@ -145,6 +199,12 @@ def run(args) -> int:
     return 0 if all(r.get("ok") in (None, True) for r in rows) else 1
 
 
+def _count(v) -> str:
+    if v is None:
+        return "-"
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:,.1f}"
+
+
 def _fmt(v, spec):
     return "" if v is None else format(v, spec)
 
@@ -155,7 +215,7 @@ def _table(rows, dev) -> str:
                            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         sc = r.get("smem_conflicts")
-        sc_text = f"{sc.get('ld', '')}/{sc.get('st', '')}" if isinstance(sc, dict) else ""
+        sc_text = f"{_count(sc.get('ld'))}/{_count(sc.get('st'))}" if isinstance(sc, dict) else ""
         lines.append(f"| {r['kernel']} | {r['m']}x{r['n']}x{r['k']} | {_fmt(r.get('ms'), '.3f')} | "
                      f"{_fmt(r.get('tflops'), '.1f')} | {_fmt(r.get('pct_peak'), '.1f')} | "
                      f"{_fmt(r.get('x_cublas'), '.3f')} | {_fmt(r.get('registers'), 'd')} | "
