@@ -11,7 +11,7 @@ Every failed check raises ConfigError naming the constraint, the value and a fix
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM

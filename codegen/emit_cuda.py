@@ -6,7 +6,7 @@ mapping.py evaluated on symbols; the template only places the lines.
 from __future__ import annotations
 
 import hashlib
-from typing import List, Sequence
+from typing import List
 
 from . import mapping as mp
 from .config import SgemmConfig

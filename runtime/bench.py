@@ -17,7 +17,6 @@ is timed the same way in the same process when asked.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, List, Optional
 

@@ -1,6 +1,5 @@
 """Generated kernels: compile for sm_80 and sm_90 with no spills, and the SASS holds
 what the config asks for (read from the real cubin)."""
-import re
 
 import pytest
 

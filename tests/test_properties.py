@@ -3,7 +3,6 @@ with a message that names a field, or it generates, compiles for sm_90, and the
 static analyses' invariants hold on it."""
 import dataclasses
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from regtile.codegen import mapping as mp

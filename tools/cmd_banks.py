@@ -9,7 +9,7 @@ import json
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
 from . import pictures
-from .options import UsageError, add_kernel_args, config_from_args
+from .options import UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args
 
 
 def register(sub) -> None:
@@ -28,9 +28,7 @@ def register(sub) -> None:
     add_kernel_args(p)
     p.add_argument("--kslice", type=int, default=0, help="k-slice whose fragment loads are drawn (default 0)")
     p.add_argument("--warp", type=int, default=0, help="warp of the block to draw (default 0)")
-    p.add_argument("--m", type=int, default=4096, help="problem M for the totals (default 4096)")
-    p.add_argument("--n", type=int, default=4096, help="problem N (default 4096)")
-    p.add_argument("--k", type=int, default=4096, help="problem K (default 4096)")
+    add_totals_size_args(p)
     p.add_argument("--png", metavar="FILE", help="also draw the pictures into a PNG (needs matplotlib)")
     p.add_argument("--sass", action="store_true",
                    help="compile (NVRTC, no GPU) and add the register-bank analysis of the main loop and a "
@@ -50,9 +48,7 @@ def _sass_part(label, cfg, arch, report) -> dict:
 
 
 def run(args) -> int:
-    for dim in ("m", "n", "k"):
-        if getattr(args, dim) < 1:
-            raise UsageError(f"--{dim} {getattr(args, dim)}: sizes must be >= 1")
+    check_sizes(args)
     label, cfg = config_from_args(args)
     warps = cfg.threads // 32
     if not 0 <= args.warp < warps:

@@ -188,15 +188,7 @@ def run(args) -> int:
                              "note": cfg.describe() if name == "tuned" else ""})
         finally:
             work.close()
-    if args.json:
-        print(json.dumps({"device": dev.name, "driver": dev.driver_version, "commit": commit(), "rows": rows},
-                         indent=2))
-    else:
-        text = _table(rows, dev)
-        print(text)
-        if args.out:
-            Path(args.out).write_text(text + "\n")
-    return 0 if all(r.get("ok") in (None, True) for r in rows) else 1
+    return _report(args, dev, rows, lambda: _table(rows, dev))
 
 
 def _count(v) -> str:
@@ -255,17 +247,27 @@ def _run_sgemv(args) -> int:
                              "mbytes": work.bytes_moved(0.0) / 1e6, "note": cfg.describe()})
         finally:
             work.close()
+    return _report(args, dev, rows, lambda: _sgemv_table(rows, dev))
+
+
+def _sgemv_table(rows, dev) -> str:
+    lines = header(dev) + ["", "| kernel | M x N | MB moved | us | GB/s | % copy BW | x cuBLAS | rel. error | "
+                               "config |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['kernel']} | {r['m']}x{r['n']} | {_fmt(r.get('mbytes'), '.1f')} | "
+                     f"{_fmt(r.get('us'), '.1f')} | {_fmt(r.get('gbps'), '.0f')} | {_fmt(r.get('pct_copy'), '.1f')} | "
+                     f"{_fmt(r.get('x_cublas'), '.3f')} | {_fmt(r.get('rel_err'), '.1e')} | {r.get('note', '')} |")
+    return "\n".join(lines)
+
+
+def _report(args, dev, rows, table) -> int:
+    """Print the rows as JSON or as the markdown table (also into --out); exit 1
+    when any kernel computed a wrong result."""
     if args.json:
         print(json.dumps({"device": dev.name, "driver": dev.driver_version, "commit": commit(), "rows": rows},
                          indent=2))
     else:
-        lines = header(dev) + ["", "| kernel | M x N | MB moved | us | GB/s | % copy BW | x cuBLAS | rel. error | "
-                                   "config |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for r in rows:
-            lines.append(f"| {r['kernel']} | {r['m']}x{r['n']} | {_fmt(r.get('mbytes'), '.1f')} | "
-                         f"{_fmt(r.get('us'), '.1f')} | {_fmt(r.get('gbps'), '.0f')} | {_fmt(r.get('pct_copy'), '.1f')} | "
-                         f"{_fmt(r.get('x_cublas'), '.3f')} | {_fmt(r.get('rel_err'), '.1e')} | {r.get('note', '')} |")
-        text = "\n".join(lines)
+        text = table()
         print(text)
         if args.out:
             Path(args.out).write_text(text + "\n")

@@ -8,7 +8,7 @@ import json
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from .artifacts import Built, build
-from .options import UsageError, add_kernel_args, config_from_args
+from .options import add_kernel_args, add_totals_size_args, check_sizes, config_from_args
 
 SHOW = ("cuda", "ptx", "sass", "loop")
 
@@ -25,9 +25,7 @@ def register(sub) -> None:
                "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p)
-    p.add_argument("--m", type=int, default=4096, help="problem M for the shared-memory totals (default 4096)")
-    p.add_argument("--n", type=int, default=4096, help="problem N (default 4096)")
-    p.add_argument("--k", type=int, default=4096, help="problem K (default 4096)")
+    add_totals_size_args(p)
     p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
@@ -54,9 +52,7 @@ def analyses(built: Built, m: int, n: int, k: int) -> dict:
 
 
 def run(args) -> int:
-    for dim in ("m", "n", "k"):
-        if getattr(args, dim) < 1:
-            raise UsageError(f"--{dim} {getattr(args, dim)}: sizes must be >= 1")
+    check_sizes(args)
     label, cfg = config_from_args(args)
     built = build(label, cfg, args.arch)
     if args.show:

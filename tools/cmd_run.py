@@ -53,7 +53,7 @@ def run(args) -> int:
     label, cfg = config_from_args(args)
     sgemv = isinstance(cfg, SgemvConfig)
     _sizes(args, sgemv)
-    from ..runtime import bench, driver
+    from ..runtime import driver
     dev = driver.device()
     arch = args.arch if args.arch else dev.arch
     if sgemv:
@@ -68,7 +68,7 @@ def run(args) -> int:
 
 
 def _run_sgemm(args, cfg, label, dev, arch):
-    from ..runtime import bench, driver
+    from ..runtime import bench
     work = bench.GemmWorkload(args.m, args.n, args.k, seed=args.seed)
     try:
         print(f"regtile: {label} {args.m}x{args.n}x{args.k} on {dev.name}...", file=sys.stderr)

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from .options import UsageError
+from .options import UsageError, check_sizes
 
 
 def register(sub) -> None:
@@ -32,9 +32,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    for dim in ("m", "n", "k"):
-        if getattr(args, dim) < 1:
-            raise UsageError(f"--{dim} {getattr(args, dim)}: sizes must be >= 1")
+    check_sizes(args)
     if args.budget < 1 or args.repeat < 1:
         raise UsageError("--budget and --repeat must be >= 1")
     from ..runtime import bench, driver, tuning_db

@@ -114,3 +114,17 @@ def _sgemv_config(args, overrides: dict, sv: dict):
         base = get_preset(args.preset).config
         return (args.preset + "-custom", base.replace(**sv)) if sv else (args.preset, base)
     return "custom-sgemv", SgemvConfig(**sv)
+
+
+def add_totals_size_args(p: argparse.ArgumentParser) -> None:
+    """--m/--n/--k of the problem the static analyses' totals are scaled to."""
+    for dim, default in (("m", 4096), ("n", 4096), ("k", 4096)):
+        p.add_argument(f"--{dim}", type=int, default=default,
+                       help=f"problem {dim.upper()} for the analyses' totals (default {default})")
+
+
+def check_sizes(args, dims: str = "mnk") -> None:
+    for dim in dims:
+        value = getattr(args, dim)
+        if value is not None and value < 1:
+            raise UsageError(f"--{dim} {value}: sizes must be >= 1")

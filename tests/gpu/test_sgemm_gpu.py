@@ -6,7 +6,7 @@ import pytest
 
 import regtile
 from regtile.codegen.presets import get_preset, preset_names
-from regtile.runtime import bench, driver
+from regtile.runtime import bench
 from regtile.runtime.errors import InputError
 
 pytestmark = pytest.mark.gpu
