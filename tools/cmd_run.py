@@ -21,7 +21,7 @@ def register(sub) -> None:
                "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
                "  regtile run --preset sgemv-n128 --m 16384 --n 128",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_kernel_args(p)
+    add_kernel_args(p, arch_from_device=True)
     p.add_argument("--m", type=int, required=True, help="rows of A and C")
     p.add_argument("--n", type=int, required=True, help="columns of B and C (SGEMV: columns of A)")
     p.add_argument("--k", type=int, help="columns of A, rows of B (SGEMM only)")

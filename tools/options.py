@@ -50,7 +50,7 @@ _SGEMV_HELP = {
 }
 
 
-def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True) -> None:
+def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_device: bool = False) -> None:
     """--preset NAME, or config flags (each overrides the preset's value when both are given)."""
     g = p.add_argument_group("kernel", "a preset, and/or config fields (a flag overrides the preset's value)")
     g.add_argument("--preset", choices=all_preset_names(), metavar="NAME",
@@ -68,8 +68,9 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True) -> None:
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
     if arch:
-        p.add_argument("--arch", default=DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
-                       help=f"target architecture (default {DEFAULT_ARCH})")
+        p.add_argument("--arch", default=None if arch_from_device else DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
+                       help="target architecture (default: the GPU's)" if arch_from_device
+                       else f"target architecture (default {DEFAULT_ARCH})")
 
 
 def config_from_args(args: argparse.Namespace):
