@@ -166,41 +166,58 @@ def _slice_loads(plan: SgemmPlan, kk: int) -> List[str]:
     return [_load_shared(cfg, a) for a in plan.a_frag_loads[kk] + plan.b_frag_loads[kk]]
 
 
-def _compute_ktile(plan: SgemmPlan):
-    """(preload, body, tail): the BK k-slices of one tile, unrolled.
+def ktile_schedule(cfg: SgemmConfig):
+    """(preload, body, tail): the BK k-slices of one tile with register fragments,
+    unrolled, as steps that each backend lays out as text: ("comment", text),
+    ("loads", kk) - the fragment loads of k-slice kk (plan.a/b_frag_loads[kk]) -
+    and ("ffmas", buf) - one k-slice's FFMAs from fragment buffer buf.
 
     With register prefetch the loads of slice kk+1 go into the other fragment
     buffer before the FFMAs of slice kk.  When the prefetch crosses tiles, slice 0
     is loaded before the loop (preload) and after each barrier, and the FFMAs of
     the last slice (tail) run after the barrier; otherwise preload and tail are
     empty and the body loads slice 0 itself."""
+    nbuf = 2 if cfg.reg_prefetch else 1
+    cross = crosses_tiles(cfg)
+    body = []
+    if nbuf == 2 and not cross:
+        body += [("comment", "k-slice 0 fragments"), ("loads", 0)]
+    last = cfg.bk - 1
+    for kk in range(cfg.bk if not cross else last):
+        body.append(("comment", f"k-slice {kk}"))
+        if nbuf == 2:
+            if kk + 1 < cfg.bk:
+                body += [("comment", f"prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}"),
+                         ("loads", kk + 1)]
+        else:
+            body.append(("loads", kk))
+        body.append(("ffmas", kk % nbuf))
+    if not cross:
+        return [], body, []
+    preload = [("comment", "k-slice 0 fragments of the next tile (buffer 0)"), ("loads", 0)]
+    tail = [("comment", f"k-slice {last} (buffer {last % 2}), after the barrier"), ("ffmas", last % 2)]
+    return preload, body, tail
+
+
+def _render_steps(plan: SgemmPlan, steps) -> List[str]:
+    out: List[str] = []
+    for kind, arg in steps:
+        out += [f"// {arg}"] if kind == "comment" else \
+            _slice_loads(plan, arg) if kind == "loads" else _ffmas(plan, arg)
+    return out
+
+
+def _compute_ktile(plan: SgemmPlan):
+    """(preload, body, tail) of one k-tile as CUDA C lines (see ktile_schedule)."""
     cfg = plan.cfg
     body: List[str] = _frag_pointers(cfg, "cur")
-    nbuf = plan.regs.buffers
     if not cfg.frag_regs:
         for kk in range(cfg.bk):
             body.append(f"// k-slice {kk}")
             body += _ffmas_from_smem(plan, kk)
         return [], body, []
-    cross = crosses_tiles(cfg)
-    if nbuf == 2 and not cross:
-        body.append("// k-slice 0 fragments")
-        body += _slice_loads(plan, 0)
-    last = cfg.bk - 1
-    for kk in range(cfg.bk if not cross else last):
-        body.append(f"// k-slice {kk}")
-        if nbuf == 2:
-            if kk + 1 < cfg.bk:
-                body.append(f"// prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}")
-                body += _slice_loads(plan, kk + 1)
-        else:
-            body += _slice_loads(plan, kk)
-        body += _ffmas(plan, kk % nbuf)
-    if not cross:
-        return [], body, []
-    preload = ["// k-slice 0 fragments of the next tile (buffer 0)"] + _slice_loads(plan, 0)
-    tail = [f"// k-slice {last} (buffer {last % 2}), after the barrier"] + _ffmas(plan, last % 2)
-    return preload, body, tail
+    preload, main, tail = ktile_schedule(cfg)
+    return _render_steps(plan, preload), body + _render_steps(plan, main), _render_steps(plan, tail)
 
 
 def _naive_kstep(plan: SgemmPlan) -> List[str]:

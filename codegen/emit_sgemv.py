@@ -56,7 +56,7 @@ def _short_rows(cfg: SgemvConfig) -> List[str]:
 def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
     """One step of the float4 loop of group g: `unroll` loads of A and x in flight,
     then the FMAs, each load feeding its own partial sum."""
-    L, U = cfg.lanes_per_row, cfg.unroll
+    L, U = cfg.row_lanes, cfg.unroll
     lines = [f"const float4 va{u} = __ldcs(a4 + i + {u * L}); const float4 vx{u} = __ldg(x4 + i + {u * L});"
              for u in range(U)]
     for u in range(U):
@@ -65,7 +65,7 @@ def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
 
 
 def _scalar_body(cfg: SgemvConfig, g: int) -> List[str]:
-    L, U = cfg.lanes_per_row, cfg.unroll
+    L, U = cfg.row_lanes, cfg.unroll
     lines = [f"const float va{u} = __ldcs(a{g} + j + {u * L}); const float vx{u} = __ldg(x + j + {u * L});"
              for u in range(U)]
     return lines + [f"s{g}_{u} = fmaf(va{u}, vx{u}, s{g}_{u});" for u in range(U)]
@@ -79,13 +79,24 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
     while off >= 1:
         lines.append(f"sum += __shfl_xor_sync(0xffffffffu, sum, {off});")
         off //= 2
+    S = cfg.warps_per_row
+    if S > 1:
+        # the row's warps meet in shared memory; the first of them stores y
+        lines += ["__shared__ float partial[%d];" % cfg.warps_per_block,
+                  "if (lane == 0) partial[warp] = sum;",
+                  "__syncthreads();",
+                  f"if (warp % {S} == 0) {{",
+                  "    sum = " + " + ".join(f"partial[warp + {w}]" for w in range(S)) + ";",
+                  f"    if (active{g} && lane == 0) y[row{g}] = alpha * sum + (beta != 0.f ? beta * y[row{g}] : 0.f);",
+                  "}"]
+        return lines
     lines.append(f"if (active{g} && sub == 0) y[row{g}] = alpha * sum + (beta != 0.f ? beta * y[row{g}] : 0.f);")
     return lines
 
 
 def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
     name = kernel_name(cfg)
-    L, U = cfg.lanes_per_row, cfg.unroll
+    L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
@@ -98,7 +109,10 @@ def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
         threads=cfg.threads,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                          for pname, ctype in SGEMV_PARAMS),
-        base=f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} + lane / {L}",
+        base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
+              f"+ lane / {cfg.lanes_per_row}") if S == 1 else
+             f"blockIdx.x * {cfg.warps_per_block // S} + warp / {S}",
+        sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
         step_vec=U * L, last_vec=(U - 1) * L,
         group_setup=_group_setup(cfg),

@@ -25,9 +25,12 @@ class SgemvConfig:
     # their loads all go out before the first FMA, so a warp keeps `row_groups`
     # loads in flight instead of one.
     row_groups: int = 1
+    # Warps sharing one row (rows_per_warp must be 1): for few long rows, where one
+    # warp a row leaves the SMs' warp slots half empty; partial sums meet in shared memory.
+    warps_per_row: int = 1
 
     def __post_init__(self):
-        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups"):
+        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"{name}={v!r}: must be a positive integer")
@@ -40,6 +43,11 @@ class SgemvConfig:
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.unroll > 16:
             raise ConfigError(f"unroll={self.unroll}: at most 16 loads in flight per lane (registers)")
+        if self.warps_per_row > 1 and (self.rows_per_warp != 1 or self.row_groups != 1
+                                       or self.warps_per_block % self.warps_per_row):
+            raise ConfigError(f"warps_per_row={self.warps_per_row}: needs rows_per_warp=1, row_groups=1 and "
+                              f"warps_per_block a multiple of it (got {self.rows_per_warp}, {self.row_groups}, "
+                              f"{self.warps_per_block})")
         if self.row_groups > 16:
             raise ConfigError(f"row_groups={self.row_groups}: at most 16 row groups per warp (registers)")
 
@@ -48,12 +56,17 @@ class SgemvConfig:
         return WARP // self.rows_per_warp
 
     @property
+    def row_lanes(self) -> int:
+        """Lanes that share one row, across its warps."""
+        return self.lanes_per_row * self.warps_per_row
+
+    @property
     def threads(self) -> int:
         return WARP * self.warps_per_block
 
     @property
     def rows_per_block(self) -> int:
-        return self.warps_per_block * self.rows_per_warp * self.row_groups
+        return self.warps_per_block // self.warps_per_row * self.rows_per_warp * self.row_groups
 
     def replace(self, **changes) -> "SgemvConfig":
         return dataclasses.replace(self, **changes)
@@ -71,7 +84,9 @@ class SgemvConfig:
 
     def describe(self) -> str:
         return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
-                f"{self.row_groups} row group(s) a warp, {self.warps_per_block} warps per block "
+                f"{self.row_groups} row group(s) a warp, "
+                + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
+                + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
 
 
@@ -91,3 +106,25 @@ def config_for_width(n: int) -> SgemvConfig:
     short = lanes * vec >= n and n % vec == 0
     groups = (4 if lanes == 32 else 2) if short else 1
     return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups)
+
+
+# Warps the H100 keeps resident: 132 SMs x 64.  With fewer rows than about twice that,
+# one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
+# cuBLAS with one warp a row, 1.02x with four.
+TARGET_WARPS = 16384
+
+
+def config_for_shape(m: int, n: int) -> SgemvConfig:
+    """config_for_width, plus several warps a row when long rows are too few to fill
+    the GPU's warp slots on their own."""
+    if m < 1:
+        raise ConfigError(f"M={m}: must be >= 1")
+    cfg = config_for_width(n)
+    if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
+        return cfg
+    split = 1
+    while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
+        split *= 2
+    if split == 1:
+        return cfg
+    return cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))

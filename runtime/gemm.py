@@ -14,7 +14,7 @@ import numpy as np
 
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
-from ..codegen.sgemv_config import SgemvConfig, config_for_width
+from ..codegen.sgemv_config import SgemvConfig, config_for_shape
 from . import driver
 from .arrays import Operand, as_operand
 from .compiler import compile_config
@@ -154,7 +154,7 @@ def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
         raise InputError(f"config: expected an SgemvConfig, got {type(config).__name__}")
     if a.on_device and yv is None:
         raise InputError("device operands: pass y (the output buffer) as well")
-    cfg = config or config_for_width(n)
+    cfg = config or config_for_shape(m, n)
     kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
     grid = kernel.source.geometry.grid(m, n)
     if a.on_device:

@@ -56,3 +56,23 @@ def test_unroll_puts_loads_in_flight():
 def test_grid_covers_rows_on_x():
     geo = emit_cuda(get_preset("sgemv-n16").config).geometry
     assert geo.grid(1_000_000, 16) == (-(-1_000_000 // 8), 1, 1)
+
+
+def test_warps_per_row_split():
+    cfg = SgemvConfig(rows_per_warp=1, vec=4, warps_per_block=8, unroll=4, warps_per_row=2)
+    assert cfg.rows_per_block == 4 and cfg.row_lanes == 64
+    src = emit_cuda(cfg)
+    assert src.geometry.grid(4096, 16384) == (1024, 1, 1)
+    art = compile_source(src, "sm_90")
+    assert art.resources.spill_free and art.resources.barriers == 1  # the partial sums meet at one barrier
+    with pytest.raises(ConfigError, match="warps_per_row"):
+        SgemvConfig(rows_per_warp=2, warps_per_row=2)
+
+
+def test_shape_rule_splits_few_long_rows():
+    from regtile.codegen.sgemv_config import config_for_shape
+    assert config_for_shape(4096, 16384).warps_per_row == 4
+    assert config_for_shape(16384, 4096).warps_per_row == 1
+    assert config_for_shape(65536, 1024).warps_per_row == 1
+    assert config_for_shape(4, 100).warps_per_row == 1  # short rows: no split
+    assert config_for_shape(1 << 20, 16) == config_for_width(16)

@@ -217,7 +217,7 @@ def _table(rows, dev) -> str:
 
 def _run_sgemv(args) -> int:
     from ..codegen.presets import sgemv_preset_names
-    from ..codegen.sgemv_config import config_for_width
+    from ..codegen.sgemv_config import config_for_shape
     from ..runtime import bench, driver
     from ..runtime.compiler import compile_config
     from ..runtime.cublas import shared
@@ -233,7 +233,7 @@ def _run_sgemv(args) -> int:
                                           args.repeat * 5, check=False)
             rows.append({"kernel": "cuBLAS", "m": m, "n": n, "us": c["us"], "gbps": c["gbps"], "x_cublas": 1.0,
                          "note": blas.describe()})
-            cands = [("auto", config_for_width(n))]
+            cands = [("auto", config_for_shape(m, n))]
             cands += [(p, get_preset(p).config) for p in sgemv_preset_names()
                       if p == f"sgemv-n{n}" or (p == "sgemv-n128" and n >= 128)]
             for label, cfg in cands:

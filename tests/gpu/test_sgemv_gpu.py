@@ -5,7 +5,7 @@ import pytest
 
 import regtile
 from regtile.codegen.presets import get_preset, sgemv_preset_names
-from regtile.codegen.sgemv_config import config_for_width
+from regtile.codegen.sgemv_config import config_for_shape
 from regtile.runtime import bench, driver
 
 pytestmark = pytest.mark.gpu
@@ -27,8 +27,8 @@ def _check(cfg, m, n, alpha=1.0, beta=0.0):
 
 @pytest.mark.parametrize("m, n", SHAPES)
 def test_shape_rule_config(m, n):
-    _check(config_for_width(n), m, n)
-    _check(config_for_width(n), m, n, alpha=-0.5, beta=2.0)
+    _check(config_for_shape(m, n), m, n)
+    _check(config_for_shape(m, n), m, n, alpha=-0.5, beta=2.0)
 
 
 @pytest.mark.parametrize("name", sgemv_preset_names())
@@ -58,3 +58,12 @@ def test_numpy_entry():
     y = regtile.sgemv(A, x)
     ref = A.astype(np.float64) @ x
     assert np.linalg.norm(y - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+@pytest.mark.parametrize("warps_per_row", [2, 4])
+@pytest.mark.parametrize("m, n", [(1, 1), (7, 4099), (129, 1000), (4097, 4096)])
+def test_rows_split_across_warps(warps_per_row, m, n):
+    from regtile.codegen.sgemv_config import SgemvConfig
+    cfg = SgemvConfig(rows_per_warp=1, vec=4, warps_per_block=8, unroll=4, warps_per_row=warps_per_row)
+    _check(cfg, m, n)
+    _check(cfg, m, n, alpha=0.5, beta=-1.0)
