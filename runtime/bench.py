@@ -17,6 +17,7 @@ is timed the same way in the same process when asked.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, List, Optional
 
@@ -301,8 +302,16 @@ def check_and_time_gemv(launch, work: GemvWorkload, alpha: float, beta: float, r
             for i in range(work.sets):
                 driver.copy_device(work.y[i].ptr, work.y0.ptr, 4 * m, s)
         timer = driver.EventTimer()
-        for i in range(warmup):
+        # Warm up for at least 20 ms of launches, not a count: 10 us kernels after an
+        # idle gap may meet the GPU at a low clock (our guess for runs of 9 vs 13 us).
+        warm_until = time.perf_counter() + 0.02
+        i = 0
+        while i < warmup or time.perf_counter() < warm_until:
             launch(i % work.sets, s)
+            i += 1
+            if i % 50 == 0:
+                work.stream.synchronize()
+        work.stream.synchronize()
         # SGEMV kernels run for 10-200 us: one launch between two events would time the
         # launch gap too (ncu: 25.5 us of kernel in a 34.7 us event interval at 1Mx16).
         # Each sample is GEMV_BATCH back-to-back launches (rotating buffer sets); the
