@@ -1,9 +1,13 @@
-"""One entry to the CUDA C backends: a config in, its kernel source out."""
+"""One entry to the backends: a config in, its kernel source out.
+
+Backends: "cuda" (CUDA C, every config; NVRTC compiles it) and "ptx" (SGEMM only,
+codegen/emit_ptx.py; nvJitLink compiles it).  Both emit the same kernel parameters and
+launch geometry, so the runtime launches either."""
 from __future__ import annotations
 
 from typing import Union
 
-from .config import SgemmConfig
+from .config import ConfigError, SgemmConfig
 from .emit_cuda import emit_sgemm_cuda
 from .emit_sgemv import emit_sgemv_cuda
 from .kernel import KernelSource
@@ -18,6 +22,21 @@ def emit_cuda(cfg: AnyConfig) -> KernelSource:
     if isinstance(cfg, SgemvConfig):
         return emit_sgemv_cuda(cfg)
     raise TypeError(f"no emitter for {type(cfg).__name__}")
+
+
+BACKENDS = ("cuda", "ptx")
+
+
+def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
+    """The kernel source of `cfg` from `backend` ("cuda" or "ptx")."""
+    if backend == "cuda":
+        return emit_cuda(cfg)
+    if backend == "ptx":
+        if not isinstance(cfg, SgemmConfig):
+            raise ConfigError(f"backend 'ptx' emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")
+        from .emit_ptx import emit_sgemm_ptx
+        return emit_sgemm_ptx(cfg)
+    raise ConfigError(f"backend={backend!r}: must be one of {BACKENDS}")
 
 
 def kernel_kind(cfg: AnyConfig) -> str:

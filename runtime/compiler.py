@@ -1,4 +1,5 @@
-"""Compile stage: KernelSource -> Artifact (PTX, cubin, ptxas report) through NVRTC.
+"""Compile stage: KernelSource -> Artifact (PTX, cubin, ptxas report) through NVRTC
+(CUDA C) or nvJitLink (PTX).
 
 Runs with no GPU and no CUDA toolkit: NVRTC comes from the nvidia-cuda-nvrtc wheel
 (found by cuda-pathfinder, through cuda-bindings), nvJitLink from nvidia-nvjitlink.
@@ -35,7 +36,9 @@ def _failing_lines(log: str, source: str) -> Tuple[str, ...]:
         return ()
     lines = source.splitlines()
     out = []
-    for m in sorted({int(n) for n in re.findall(r"\((\d+)\): error", log)}):
+    # NVRTC: "name.cu(12): error ..."; ptxas (nvJitLink): "... line 12; error ..."
+    named = re.findall(r"\((\d+)\): error", log) + re.findall(r"line (\d+); error", log)
+    for m in sorted({int(n) for n in named}):
         if 1 <= m <= len(lines):
             out.append(f"{m:5d}: {lines[m - 1]}")
     return tuple(out)
@@ -157,11 +160,59 @@ def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tu
         nvrtc.nvrtcDestroyProgram(prog)
 
 
+# nvJitLink (PTX -> cubin, no GPU needed): ptxas at -O3, its resource report in the
+# info log (-verbose prints the same "Used N registers, ... spill ..." lines as NVRTC's
+# -Xptxas=-v, which parse_ptxas_report reads).
+NVJITLINK_OPTIONS: Tuple[str, ...] = ("-O3", "-verbose")
+
+
+def nvjitlink_version() -> str:
+    from cuda.bindings import nvjitlink
+    major, minor = nvjitlink.version()
+    return f"nvJitLink {major}.{minor}"
+
+
+def _nvjitlink_log(handle, which: str) -> str:
+    from cuda.bindings import nvjitlink
+    size = getattr(nvjitlink, f"get_{which}_log_size")(handle)
+    if not size:
+        return ""
+    buf = bytearray(size)
+    getattr(nvjitlink, f"get_{which}_log")(handle, buf)
+    return bytes(buf).rstrip(b"\x00").decode(errors="replace")
+
+
+def _nvjitlink_compile(src: KernelSource, text: str, arch: str, options: Tuple[str, ...]) -> Tuple[bytes, str]:
+    """PTX text -> (cubin, info log) through nvJitLink."""
+    from cuda.bindings import nvjitlink
+    opts = [f"-arch={arch}"] + list(options)
+    handle = nvjitlink.create(len(opts), opts)
+    try:
+        data = text.encode()
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), f"{src.name}.ptx")
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as e:
+            log = _nvjitlink_log(handle, "error") + _nvjitlink_log(handle, "info")
+            raise CompileError(f"nvJitLink compile of {src.name} for {arch} failed: {e}", log, text) from None
+        size = nvjitlink.get_linked_cubin_size(handle)
+        cubin = bytearray(size)
+        nvjitlink.get_linked_cubin(handle, cubin)
+        return bytes(cubin), _nvjitlink_log(handle, "info")
+    finally:
+        nvjitlink.destroy(handle)
+
+
 def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool = True) -> Artifact:
-    """CUDA C -> PTX + cubin (NVRTC).  Cached on disk by source, options, compiler and arch."""
+    """CUDA C -> PTX + cubin (NVRTC), or PTX -> cubin (nvJitLink).  Cached on disk by
+    source, options, compiler and arch.  PTX is first retargeted to `arch`
+    (codegen.emit_ptx.for_arch: the `.target` line and the sm_90-only occupancy
+    directive), and Artifact.ptx is the text that was compiled."""
     check_arch(arch)
+    if src.language == "ptx":
+        return _compile_ptx(src, arch, use_cache)
     if src.language != "cuda":
-        raise CompileError(f"compile_source takes CUDA C; {src.name} is {src.language}")
+        raise CompileError(f"compile_source takes CUDA C or PTX; {src.name} is {src.language}")
     version = nvrtc_version()
     key = _cache.cache_key(src.text, arch, NVRTC_OPTIONS, version)
     if use_cache:
@@ -176,10 +227,51 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
     return Artifact(src, arch, ptx, cubin, log, res, version)
 
 
-def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True) -> Artifact:
-    """Any config (SgemmConfig, SgemvConfig) -> Artifact."""
-    from ..codegen.emit import emit_cuda
-    return compile_source(emit_cuda(cfg), arch, use_cache)
+def ptxas_lines(log: str) -> str:
+    """The ptxas part of an nvJitLink info log.  nvJitLink adds its own summary
+    ("info : used N registers, ..., 1024 bytes smem, ...") whose smem figure counts the
+    1 KB sm_90 reserves for the system, which NVRTC's ptxas report leaves out; the
+    resources are read from the ptxas lines only, as for NVRTC."""
+    return "\n".join(ln for ln in log.splitlines() if ln.startswith("ptxas"))
+
+
+def _ptx_resources(log: str, cubin: bytes, name: str) -> Resources:
+    """The ptxas report in nvJitLink's -verbose log; should a log ever lack it, the
+    cubin's own attributes (runtime/cubin_info.py: registers, stack frame), with a
+    non-zero frame counted as spills since the ELF does not split it."""
+    try:
+        return parse_ptxas_report(ptxas_lines(log), name)
+    except CompileError:
+        from .cubin_info import CubinError, kernel_info
+        try:
+            info = kernel_info(cubin, name)
+        except CubinError:
+            raise CompileError(f"neither nvJitLink's log nor the cubin gives the resources of {name!r}", log) from None
+        return Resources(info.registers, info.frame_bytes, info.frame_bytes, info.frame_bytes, 0, 0)
+
+
+def _compile_ptx(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
+    from ..codegen.emit_ptx import for_arch
+    text = for_arch(src.text, arch)
+    version = nvjitlink_version()
+    key = _cache.cache_key(text, arch, NVJITLINK_OPTIONS, version)
+    if use_cache:
+        hit = _cache.load(key)
+        if hit is not None:
+            return Artifact(src, arch, hit.ptx, hit.cubin, hit.log,
+                            _ptx_resources(hit.log, hit.cubin, src.name), version, from_cache=True)
+    cubin, log = _nvjitlink_compile(src, text, arch, NVJITLINK_OPTIONS)
+    res = _ptx_resources(log, cubin, src.name)
+    if use_cache:
+        _cache.store(key, _cache.Entry(ptx=text, cubin=cubin, log=log))
+    return Artifact(src, arch, text, cubin, log, res, version)
+
+
+def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True, backend: str = "cuda") -> Artifact:
+    """Any config (SgemmConfig, SgemvConfig) -> Artifact, through the CUDA C backend
+    or (SGEMM) the PTX backend."""
+    from ..codegen.emit import emit
+    return compile_source(emit(cfg, backend), arch, use_cache)
 
 
 def find_tool(name: str) -> Optional[str]:

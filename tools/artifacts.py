@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from ..codegen.config import SgemmConfig
-from ..codegen.emit import AnyConfig, emit_cuda, kernel_kind
+from ..codegen.emit import AnyConfig, emit, kernel_kind
 from ..codegen.kernel import KernelSource
 from ..runtime import sass as _sass
 from ..runtime.compiler import Artifact, compile_source
@@ -23,6 +23,7 @@ class Built:
     artifact: Artifact
     sass_text: str
     sass: _sass.SassFunction
+    backend: str = "cuda"  # "cuda" (CUDA C, NVRTC) or "ptx" (PTX, nvJitLink)
 
     def loop_mix(self) -> Dict[str, int]:
         return _sass.instruction_mix(self.sass.loop_instructions())
@@ -40,6 +41,7 @@ class Built:
         return {
             "label": self.label,
             "kind": kernel_kind(self.config),
+            "backend": self.backend,
             "kernel": self.source.name,
             "arch": self.artifact.arch,
             "compiler": self.artifact.compiler,
@@ -52,24 +54,25 @@ class Built:
         }
 
 
-def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True) -> Built:
-    src = emit_cuda(cfg)
+def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend: str = "cuda") -> Built:
+    src = emit(cfg, backend)
     art = compile_source(src, arch, use_cache=use_cache)
     text, func = _sass.function_of(art.cubin, src.name)
-    return Built(label, cfg, src, art, text, func)
+    return Built(label, cfg, src, art, text, func, backend)
 
 
 def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, Path]:
-    """Write NAME.cu, NAME.ptx, NAME.cubin, NAME.sass and NAME.json into `out`, each
-    through a temporary file and a rename, so no half-written file is left behind."""
+    """Write NAME.cu (CUDA C backend only), NAME.ptx, NAME.cubin, NAME.sass and NAME.json
+    into `out`, each through a temporary file and a rename, so no half-written file is
+    left behind.  For the PTX backend NAME.ptx is the source as compiled (its target arch)."""
     stem = stem or built.label
-    files = {
-        ".cu": built.source.text.encode(),
+    files = {} if built.source.language != "cuda" else {".cu": built.source.text.encode()}
+    files.update({
         ".ptx": built.artifact.ptx.encode(),
         ".cubin": built.artifact.cubin,
         ".sass": built.sass_text.encode(),
         ".json": (json.dumps(built.summary(), indent=2) + "\n").encode(),
-    }
+    })
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for suffix, data in files.items():

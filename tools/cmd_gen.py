@@ -6,19 +6,21 @@ import os
 from pathlib import Path
 
 from .artifacts import build, write_all
-from .options import UsageError, add_kernel_args, config_from_args
+from .options import UsageError, add_kernel_args, backend_from_args, config_from_args
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "gen", help="generate a kernel: NAME.cu, .ptx, .cubin, .sass, .json",
         description="Generate one kernel and write NAME.cu (CUDA C), NAME.ptx, NAME.cubin, NAME.sass "
-                    "(nvdisasm) and NAME.json (config, launch geometry, resources). No GPU needed.",
+                    "(nvdisasm) and NAME.json (config, launch geometry, resources). With --backend ptx the "
+                    "kernel is emitted as PTX (NAME.ptx, no NAME.cu) and compiled by nvJitLink. No GPU needed.",
         epilog="examples:\n  regtile gen --preset zorder --out build/zorder\n"
                "  regtile gen --preset zorder --arch sm_80 --out build/zorder80\n"
+               "  regtile gen --preset zorder --backend ptx --out build/zorder-ptx\n"
                "  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile true --out build/k",
         formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-    add_kernel_args(p)
+    add_kernel_args(p, backend=True)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--name", help="file stem (default: the preset name, or 'custom')")
     p.add_argument("--json", action="store_true", help="print the written paths and summary as JSON")
@@ -37,7 +39,7 @@ def run(args) -> int:
     label, cfg = config_from_args(args)
     out = Path(args.out)
     _check_writable(out)
-    built = build(label, cfg, args.arch)
+    built = build(label, cfg, args.arch, backend=backend_from_args(args))
     try:
         files = write_all(built, out, args.name)
     except OSError as e:

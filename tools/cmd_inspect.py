@@ -8,7 +8,8 @@ import json
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from .artifacts import Built, build
-from .options import add_kernel_args, add_totals_size_args, check_sizes, config_from_args
+from .options import (UsageError, add_kernel_args, add_totals_size_args, backend_from_args, check_sizes,
+                      config_from_args)
 
 SHOW = ("cuda", "ptx", "sass", "loop")
 
@@ -22,11 +23,17 @@ def register(sub) -> None:
                     "shared-memory and register-bank analyses. --show prints an artifact instead.",
         epilog="examples:\n  regtile inspect --preset zorder\n  regtile inspect --preset zorder --json\n"
                "  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048\n"
-               "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda",
+               "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda\n"
+               "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_kernel_args(p)
+    add_kernel_args(p, backend=True)
     add_totals_size_args(p)
-    p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS")
+    p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS "
+                                                "(with --backend ptx, ptx is the source as compiled)")
+    p.add_argument("--compare-backends", action="store_true",
+                   help="SGEMM: build the config with both backends and print, side by side, resources, the main "
+                        "loop's mix, how much of the planned FFMA order survived, and the SASS register maps "
+                        "and register-bank conflicts")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
@@ -51,18 +58,44 @@ def analyses(built: Built, m: int, n: int, k: int) -> dict:
     return out
 
 
+def _compare_backends(args, label, cfg) -> int:
+    from .backend_compare import plan_vs_sass, render_side_by_side
+    if not isinstance(cfg, SgemmConfig):
+        raise UsageError("--compare-backends compares the SGEMM backends; SGEMV has the CUDA C backend only")
+    if args.show:
+        raise UsageError("--compare-backends prints a report; drop --show (or use --backend with --show)")
+    reports = [plan_vs_sass(build(label, cfg, args.arch, backend=b)) for b in ("cuda", "ptx")]
+    if args.json:
+        print(json.dumps({"label": label, "config": cfg.to_dict(), "arch": args.arch,
+                          "backends": {r.backend: r.to_dict() for r in reports}}, indent=2))
+    else:
+        print(f"config    {cfg.describe()}")
+        print(render_side_by_side(reports))
+    return 0
+
+
 def run(args) -> int:
     check_sizes(args)
     label, cfg = config_from_args(args)
-    built = build(label, cfg, args.arch)
+    if args.compare_backends:
+        return _compare_backends(args, label, cfg)
+    built = build(label, cfg, args.arch, backend=backend_from_args(args))
     if args.show:
+        if args.show == "cuda" and built.source.language != "cuda":
+            raise UsageError("--show cuda: the ptx backend has no CUDA C; use --show ptx")
         print({"cuda": built.source.text, "ptx": built.artifact.ptx, "sass": built.sass_text,
                "loop": "\n".join(i.text for i in built.sass.loop_instructions())}[args.show])
         return 0
     reports = analyses(built, args.m, args.n, args.k)
     summary = built.summary()
+    survived = None
+    if built.backend == "ptx":
+        from .backend_compare import plan_vs_sass
+        survived = plan_vs_sass(built)
     if args.json:
         summary["analyses"] = {name: r.to_dict() for name, r in reports.items()}
+        if survived is not None:
+            summary["plan_vs_sass"] = survived.to_dict()
         print(json.dumps(summary, indent=2))
         return 0
     res = built.artifact.resources
@@ -82,4 +115,7 @@ def run(args) -> int:
     for name, rep in reports.items():
         print()
         print(rep.render_text())
+    if survived is not None:
+        print()
+        print(survived.render_text())
     return 0

@@ -5,6 +5,7 @@ import argparse
 import dataclasses
 
 from ..codegen.config import SgemmConfig
+from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.presets import all_preset_names, get_preset
 from ..codegen.sgemv_config import SgemvConfig
@@ -50,8 +51,10 @@ _SGEMV_HELP = {
 }
 
 
-def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_device: bool = False) -> None:
-    """--preset NAME, or config flags (each overrides the preset's value when both are given)."""
+def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_device: bool = False,
+                    backend: bool = False) -> None:
+    """--preset NAME, or config flags (each overrides the preset's value when both are given).
+    backend=True adds --backend cuda|ptx (read it with backend_from_args)."""
     g = p.add_argument_group("kernel", "a preset, and/or config fields (a flag overrides the preset's value)")
     g.add_argument("--preset", choices=all_preset_names(), metavar="NAME",
                    help=f"named config: {', '.join(all_preset_names())}")
@@ -67,6 +70,10 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
     for name, help_text in _SGEMV_HELP.items():
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
+    if backend:
+        p.add_argument("--backend", choices=BACKENDS, default="cuda",
+                       help="kernel text: cuda (CUDA C through NVRTC, default) or ptx (PTX from the same plan, "
+                            "through nvJitLink; SGEMM with register fragments)")
     if arch:
         p.add_argument("--arch", default=None if arch_from_device else DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
                        help="target architecture (default: the GPU's)" if arch_from_device
@@ -101,6 +108,11 @@ def config_from_args(args: argparse.Namespace):
     if "warps" not in overrides:
         overrides["warps"] = None
     return "custom", SgemmConfig(**overrides)
+
+
+def backend_from_args(args: argparse.Namespace) -> str:
+    """The --backend of a command that offers it; "cuda" for the others."""
+    return getattr(args, "backend", None) or "cuda"
 
 
 def _sgemv_config(args, overrides: dict, sv: dict):

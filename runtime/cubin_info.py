@@ -1,0 +1,86 @@
+"""Per-kernel attributes read from a cubin's ELF, without a GPU or a CUDA tool.
+
+The global `.nv.info` section holds, per kernel symbol, attribute records
+(format byte, attribute byte, then a payload): EIATTR_REGCOUNT (0x2f) is the
+register count ptxas allocated, EIATTR_FRAME_SIZE (0x11) the stack frame in bytes
+(non-zero when registers spill to local memory), EIATTR_MIN_STACK_SIZE (0x12).
+Used to cross-check the ptxas report parsed from NVRTC's or nvJitLink's log, and as
+the fallback should a log ever lack it.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+EIATTR_FRAME_SIZE = 0x11
+EIATTR_MIN_STACK_SIZE = 0x12
+EIATTR_REGCOUNT = 0x2F
+# record formats (EIFMT_*): SVAL has a u16 size and that many bytes; the others are 4-byte records
+_EIFMT_NVAL, _EIFMT_BVAL, _EIFMT_HVAL, _EIFMT_SVAL = 1, 2, 3, 4
+
+
+class CubinError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    registers: int
+    frame_bytes: int
+    min_stack_bytes: int
+
+
+def _sections(elf: bytes) -> List[Tuple[str, int, int, int, int]]:
+    """(name, type, offset, size, link) of each section of a 64-bit little-endian ELF."""
+    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
+        raise CubinError("not a 64-bit little-endian ELF")
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    raw = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+    str_off = raw[shstrndx][4]
+
+    def name(off: int) -> str:
+        start = str_off + off
+        return elf[start:elf.index(b"\0", start)].decode()
+
+    return [(name(s[0]), s[1], s[4], s[5], s[6]) for s in raw]
+
+
+def _symbols(elf: bytes, sections) -> Dict[int, str]:
+    for name, typ, off, size, link in sections:
+        if typ == 2:  # SHT_SYMTAB
+            str_off = sections[link][2]
+            out = {}
+            for i in range(size // 24):
+                st_name = struct.unpack_from("<I", elf, off + 24 * i)[0]
+                start = str_off + st_name
+                out[i] = elf[start:elf.index(b"\0", start)].decode()
+            return out
+    raise CubinError("no symbol table")
+
+
+def kernel_info(cubin: bytes, kernel: str) -> KernelInfo:
+    secs = _sections(cubin)
+    syms = _symbols(cubin, secs)
+    found: Dict[int, int] = {}
+    for name, _, off, size, _ in secs:
+        if name != ".nv.info":
+            continue
+        data = cubin[off:off + size]
+        i = 0
+        while i + 2 <= len(data):
+            fmt, attr = data[i], data[i + 1]
+            if fmt == _EIFMT_SVAL:
+                n, = struct.unpack_from("<H", data, i + 2)
+                payload = data[i + 4:i + 4 + n]
+                i += 4 + n
+                if len(payload) == 8:
+                    sym, value = struct.unpack("<II", payload)
+                    if syms.get(sym) == kernel:
+                        found[attr] = value
+            else:  # HVAL (u16), BVAL (u8 + pad), NVAL: 4-byte records
+                i += 4
+    if EIATTR_REGCOUNT not in found:
+        raise CubinError(f"the cubin's .nv.info gives no register count for {kernel!r}")
+    return KernelInfo(found[EIATTR_REGCOUNT], found.get(EIATTR_FRAME_SIZE, 0), found.get(EIATTR_MIN_STACK_SIZE, 0))
