@@ -235,3 +235,45 @@ def test_random_configs_compile_and_compute(cfg):
     m, n, k = (int(x) for x in rng.integers(1, 2 * np.array([cfg.bm, cfg.bn, 3 * cfg.bk]) + 2))
     misalign = tuple(int(x) for x in rng.integers(0, 2, 3)) if cfg.vec == 4 else (0, 0, 0)
     _check(src, m, n, k, 1.5, -0.5 if rng.random() < 0.5 else 0.0, misalign=misalign)
+
+
+# ---- command line --------------------------------------------------------------------------
+def test_cli_gen_and_inspect_with_the_ptx_backend(tmp_path, capsys):
+    import json
+    from regtile.tools.cli import main
+    assert main(["gen", "--preset", "pad", "--backend", "ptx", "--arch", "sm_80", "--out", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["pad.cubin", "pad.json", "pad.ptx", "pad.sass"]
+    meta = json.loads((tmp_path / "pad.json").read_text())
+    assert meta["backend"] == "ptx" and meta["arch"] == "sm_80" and meta["kernel"].endswith("_ptx")
+    assert ".target sm_80" in (tmp_path / "pad.ptx").read_text()
+    capsys.readouterr()
+    assert main(["inspect", "--preset", "zorder", "--backend", "ptx", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["backend"] == "ptx" and d["main_loop"]["instruction_mix"]["FFMA"] == 512
+    pvs = d["plan_vs_sass"]
+    assert len(pvs["plan_register_map"]["accumulators"]) == 64 and pvs["conflicted_ffma"] >= 0
+    assert 0.0 <= pvs["ffma_order_kept"] <= 1.0
+    assert main(["inspect", "--preset", "zorder", "--compare-backends"]) == 0
+    out = capsys.readouterr().out
+    assert "cuda" in out and "ptx" in out and "conflicted FFMA" in out and "SASS accumulators" in out
+    assert main(["inspect", "--preset", "smem", "--backend", "ptx", "--rank-orders"]) == 0
+    assert "swirl" in capsys.readouterr().out
+
+
+def test_cli_refuses_the_ptx_backend_where_it_does_not_apply(capsys):
+    from regtile.tools.cli import main
+    assert main(["inspect", "--preset", "tile2d", "--backend", "ptx"]) == 2
+    assert "frag_regs" in capsys.readouterr().err
+    assert main(["inspect", "--preset", "sgemv-n16", "--backend", "ptx"]) == 2
+    assert main(["inspect", "--preset", "sgemv-n16", "--compare-backends"]) == 2
+    assert main(["inspect", "--preset", "zorder", "--backend", "ptx", "--show", "cuda"]) == 2
+
+
+def test_order_kept_is_one_when_the_sass_follows_the_plan():
+    """smem (1x1 thread tile) is trivially kept; a permuted plan is not."""
+    from regtile.tools.backend_compare import _kinds, order_kept
+    from regtile.tools.artifacts import build
+    b = build("smem", get_preset("smem").config, "sm_90", backend="ptx")
+    assert order_kept(make_plan(b.config), b.sass) == 1.0
+    assert _kinds([(0, 0), (0, 1), (1, 1), (2, 2)]) == ["r", "c", "-"]

@@ -234,3 +234,29 @@ def render_side_by_side(reports: Sequence[PlanVsSass]) -> str:
     for label, cells in rows:
         lines.append(f"  {label:<{w}}" + "".join(f"{c:<{w}}" for c in cells).rstrip())
     return "\n".join(lines)
+
+
+# ---- FFMA orders ranked by the register-bank model --------------------------------------
+def rank_ffma_orders(label: str, cfg: SgemmConfig, arch: str, backend: str) -> List[PlanVsSass]:
+    """The config built with each FFMA order (plan.FFMA_ORDERS), best first: spill-free,
+    then the lowest bank-read bound (the model that matched the H100's timings,
+    docs/register-banks.md), then the fewest conflicted FFMAs.  ptxas allocates the
+    physical registers, so a source order cannot pin banks; this is the bank-aware
+    choice available to either backend: let ptxas allocate each order, keep the best."""
+    from ..codegen.config import FFMA_ORDERS
+    from .artifacts import build
+    reports = [plan_vs_sass(build(label, cfg.replace(ffma_order=o), arch, backend=backend)) for o in FFMA_ORDERS]
+    return sorted(reports, key=lambda r: (r.spill_bytes > 0, round(r.banks.bank_bound, 4), r.banks.conflict_share))
+
+
+def render_ranking(reports: Sequence[PlanVsSass]) -> str:
+    r0 = reports[0]
+    lines = [f"FFMA orders ranked ({r0.backend} backend, {r0.arch}; best first: spill-free, bank-read bound, "
+             f"conflicted FFMAs)",
+             f"  {'order':<10}{'registers':>10}{'spill B':>9}{'conflicted':>12}{'bound':>8}{'reuse':>8}{'kept':>8}"]
+    for r in reports:
+        kept = "n/a" if r.order_kept is None else f"{100 * r.order_kept:.0f}%"
+        lines.append(f"  {r.plan.cfg.ffma_order:<10}{r.registers:>10}{r.spill_bytes:>9}"
+                     f"{100 * r.banks.conflict_share:>11.1f}%{r.banks.bank_bound:>8.3f}"
+                     f"{100 * r.banks.reuse_hits / max(1, r.banks.reads):>7.1f}%{kept:>8}")
+    return "\n".join(lines)

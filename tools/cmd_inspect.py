@@ -24,7 +24,8 @@ def register(sub) -> None:
         epilog="examples:\n  regtile inspect --preset zorder\n  regtile inspect --preset zorder --json\n"
                "  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048\n"
                "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda\n"
-               "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends",
+               "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends\n"
+               "  regtile inspect --preset zorder --backend ptx --rank-orders",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p, backend=True)
     add_totals_size_args(p)
@@ -34,6 +35,9 @@ def register(sub) -> None:
                    help="SGEMM: build the config with both backends and print, side by side, resources, the main "
                         "loop's mix, how much of the planned FFMA order survived, and the SASS register maps "
                         "and register-bank conflicts")
+    p.add_argument("--rank-orders", action="store_true",
+                   help="SGEMM: build the config with each FFMA order (zigzag, colzig, swirl, rowmajor) on the "
+                        "chosen backend and rank them by the register-bank model (bank-read bound, conflicts)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
@@ -74,11 +78,28 @@ def _compare_backends(args, label, cfg) -> int:
     return 0
 
 
+def _rank_orders(args, label, cfg) -> int:
+    from .backend_compare import rank_ffma_orders, render_ranking
+    if not isinstance(cfg, SgemmConfig):
+        raise UsageError("--rank-orders ranks SGEMM FFMA orders; SGEMV has none")
+    ranked = rank_ffma_orders(label, cfg, args.arch, backend_from_args(args))
+    if args.json:
+        print(json.dumps({"label": label, "arch": args.arch, "backend": backend_from_args(args),
+                          "ranked": [r.to_dict() for r in ranked]}, indent=2))
+    else:
+        print(render_ranking(ranked))
+    return 0
+
+
 def run(args) -> int:
     check_sizes(args)
     label, cfg = config_from_args(args)
+    if args.compare_backends and args.rank_orders:
+        raise UsageError("--compare-backends and --rank-orders are separate reports; choose one")
     if args.compare_backends:
         return _compare_backends(args, label, cfg)
+    if args.rank_orders:
+        return _rank_orders(args, label, cfg)
     built = build(label, cfg, args.arch, backend=backend_from_args(args))
     if args.show:
         if args.show == "cuda" and built.source.language != "cuda":
