@@ -29,7 +29,8 @@ just as NVRTC does from one CUDA C text.
 
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
-prefetch within and across k-tiles.  frag_regs=False is refused (ConfigError).
+prefetch within and across k-tiles (emit_cuda.crosses_tiles, through the shared
+emit_cuda.ktile_schedule).  frag_regs=False is refused (ConfigError).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import mapping as mp
 from .config import ConfigError, SgemmConfig
-from .emit_cuda import _frag_bases, _header, crosses_tiles, geometry, kernel_name, ktile_schedule
+from .emit_cuda import _frag_bases, _header, geometry, kernel_name, ktile_schedule
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from .kernel import SGEMM_PARAMS, KernelSource
@@ -344,7 +345,7 @@ class _Kernel:
     def copy_setup(self) -> None:
         """Per copy: its tile coordinates, its source at k = 0 (then advanced by k0 per
         k-tile: A by k0 floats, B by k0 rows) and its stores' shared addresses."""
-        b, cfg = self.b, self.cfg
+        b = self.b
         self.copies = []
         for copies in (self.plan.a_copies, self.plan.b_copies):
             for r, copy in enumerate(copies):
@@ -451,7 +452,7 @@ class _Kernel:
         return out
 
     def slice_loads(self, kk: int, ptrs: Dict[str, str]) -> None:
-        cfg, b = self.cfg, self.b
+        b = self.b
         for access in self.plan.a_frag_loads[kk] + self.plan.b_frag_loads[kk]:
             base, base_imm = self.frag_base[access.operand]
             delta = self._frag_delta(access)
