@@ -232,10 +232,11 @@ def cublas_launcher(blas, work: GemmWorkload, alpha: float, beta: float):
     return launch
 
 
-def measure_config(cfg, work: GemmWorkload, alpha=1.0, beta=0.0, repeat=20, arch=None, check=True):
-    """(Result, artifact) for one config on a prepared workload."""
+def measure_config(cfg, work: GemmWorkload, alpha=1.0, beta=0.0, repeat=20, arch=None, check=True,
+                   backend: str = "cuda"):
+    """(Result, artifact) for one config on a prepared workload, built by `backend`."""
     arch = arch or driver.device().arch
-    art = compile_config(cfg, arch)
+    art = compile_config(cfg, arch, backend=backend)
     kernel = driver.load(art)
     return check_and_time(kernel_launcher(kernel, work, alpha, beta), work, alpha, beta, repeat,
                           check=check), art

@@ -40,6 +40,8 @@ def register(sub) -> None:
                    help="square sizes for SGEMM (default 1024,2048,4096,8192)")
     p.add_argument("--shapes", help="MxNxK list (SGEMM) or MxN list (SGEMV) instead of --sizes")
     p.add_argument("--repeat", type=int, default=10, help="timed launches per kernel (median; default 10)")
+    p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
+                   help="build SGEMM kernels through the CUDA C (default) or the PTX backend")
     p.add_argument("--tuned", action="store_true",
                    help="add a 'tuned' row per shape: the best config `regtile tune` stored for it on this GPU")
     p.add_argument("--ncu", metavar="FILE",
@@ -143,6 +145,8 @@ def run(args) -> int:
     if args.repeat < 1:
         raise UsageError(f"--repeat {args.repeat}: must be >= 1")
     if args.sgemv:
+        if args.backend != "cuda":
+            raise UsageError("--backend ptx builds SGEMM kernels only; SGEMV kernels come from the CUDA C backend")
         return _run_sgemv(args)
     names = preset_names() if args.ladder else [n.strip() for n in args.presets.split(",") if n.strip()]
     for n in names:
@@ -168,7 +172,7 @@ def run(args) -> int:
             kernels = [(name, get_preset(name).config) for name in names]
             if args.tuned:
                 from ..runtime.tuning_db import best
-                found = best(dev.name, m, n, k)
+                found = best(dev.name, m, n, k, args.backend)
                 if found:
                     kernels.append(("tuned", found[0]))
                 else:
@@ -180,8 +184,9 @@ def run(args) -> int:
                     rows.append({"kernel": name, "m": m, "n": n, "k": k, "note": note})
                     continue
                 print(f"[{m}x{n}x{k}] {name} ...", file=sys.stderr, flush=True)
-                res, art = bench.measure_config(cfg, work, repeat=args.repeat, arch=dev.arch)
-                rows.append({"kernel": name, "m": m, "n": n, "k": k, "ms": res.ms, "tflops": res.tflops,
+                res, art = bench.measure_config(cfg, work, repeat=args.repeat, arch=dev.arch, backend=args.backend)
+                rows.append({"kernel": name if args.backend == "cuda" else f"{name} (ptx)", "m": m, "n": n, "k": k,
+                             "ms": res.ms, "tflops": res.tflops,
                              "pct_peak": 100 * res.tflops / peak if peak else None, "x_cublas": cres.ms / res.ms,
                              "registers": art.resources.registers, "rel_err": res.rel_err, "ok": res.ok,
                              "smem_conflicts": ncu.get(name),

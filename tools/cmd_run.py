@@ -6,7 +6,7 @@ import json
 import sys
 
 from ..codegen.sgemv_config import SgemvConfig
-from .options import UsageError, add_kernel_args, config_from_args
+from .options import UsageError, add_kernel_args, backend_from_args, config_from_args
 
 
 def register(sub) -> None:
@@ -21,7 +21,7 @@ def register(sub) -> None:
                "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
                "  regtile run --preset sgemv-n128 --m 16384 --n 128",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_kernel_args(p, arch_from_device=True)
+    add_kernel_args(p, arch_from_device=True, backend=True)
     p.add_argument("--m", type=int, required=True, help="rows of A and C")
     p.add_argument("--n", type=int, required=True, help="columns of B and C (SGEMV: columns of A)")
     p.add_argument("--k", type=int, help="columns of A, rows of B (SGEMM only)")
@@ -72,8 +72,10 @@ def _run_sgemm(args, cfg, label, dev, arch):
     work = bench.GemmWorkload(args.m, args.n, args.k, seed=args.seed)
     try:
         print(f"regtile: {label} {args.m}x{args.n}x{args.k} on {dev.name}...", file=sys.stderr)
-        res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch)
+        res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
+                                        backend=backend_from_args(args))
         out = {"kind": "sgemm", "label": label, "kernel": art.name, "arch": arch, "device": dev.name,
+               "backend": backend_from_args(args),
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
                "rotating_sets": work.sets, "result": res.to_dict()}
         peak = bench.peak_tflops(dev.name)
@@ -94,7 +96,7 @@ def _run_sgemv(args, cfg, label, dev, arch):
     from ..runtime.compiler import compile_config
     work = bench.GemvWorkload(args.m, args.n, seed=args.seed)
     try:
-        art = compile_config(cfg, arch)
+        art = compile_config(cfg, arch, backend=backend_from_args(args))
         kernel = driver.load(art, label)
         res = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, args.alpha, args.beta), work,
                                         args.alpha, args.beta, max(args.repeat, 0))

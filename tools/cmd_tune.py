@@ -26,6 +26,8 @@ def register(sub) -> None:
     p.add_argument("--budget", type=int, default=24, help="configs to time at most (default 24)")
     p.add_argument("--repeat", type=int, default=10, help="timed launches per config (default 10)")
     p.add_argument("--jobs", type=int, default=None, help="parallel compile processes (default: CPU count)")
+    p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
+                   help="search kernels of the CUDA C (default) or the PTX backend")
     p.add_argument("--retime", action="store_true", help="time configs already measured for this shape again")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
@@ -45,10 +47,10 @@ def run(args) -> int:
         status = "ok" if c.spill_free else ("error" if c.error else "spills")
         print(f"\rcompile {i}/{total} ({status})", end="", file=sys.stderr, flush=True)
 
-    compiled = compile_all(configs, dev.arch, args.jobs, progress)
+    compiled = compile_all(configs, dev.arch, args.jobs, progress, backend=args.backend)
     print(file=sys.stderr)
     survivors = prune_by_banks(compiled)
-    todo = [c for c in survivors if args.retime or tuning_db.measured(dev.name, c.config, m, n, k) is None]
+    todo = [c for c in survivors if args.retime or tuning_db.measured(dev.name, c.config, m, n, k, args.backend) is None]
     todo = todo[:args.budget]
     spill_free = sum(1 for c in compiled if c.spill_free)
     print(f"{len(configs)} configs, {spill_free} spill-free, {len(survivors)} after choosing each one's FFMA order "
@@ -57,21 +59,22 @@ def run(args) -> int:
     try:
         cres, blas = bench.measure_cublas(work, repeat=args.repeat, check=False)
         for i, c in enumerate(todo, 1):
-            res, art = bench.measure_config(c.config, work, repeat=args.repeat, arch=dev.arch)
+            res, art = bench.measure_config(c.config, work, repeat=args.repeat, arch=dev.arch, backend=args.backend)
             entry = {"ms": res.ms, "tflops": res.tflops, "rel_err": res.rel_err, "ok": res.ok,
                      "registers": art.resources.registers, "cublas_ms": cres.ms}
-            tuning_db.record(dev.name, c.config, m, n, k, entry)
+            tuning_db.record(dev.name, c.config, m, n, k, entry, args.backend)
             print(f"time {i}/{len(todo)}: {res.tflops:.1f} TFLOP/s ({cres.ms / res.ms:.3f}x cuBLAS)"
                   f"{'' if res.ok else ' WRONG'}", file=sys.stderr, flush=True)
     finally:
         work.close()
-    found = tuning_db.best(dev.name, m, n, k)
+    found = tuning_db.best(dev.name, m, n, k, args.backend)
     if found is None:
         raise UsageError("no config ran correctly for this shape")
     cfg, entry = found
     out = {"device": dev.name, "shape": [m, n, k], "best": cfg.to_dict(), "result": entry,
            "cublas_ms_this_run": cres.ms, "x_cublas": cres.ms / entry["ms"],
-           "command": f"regtile run {command_line(cfg)} --m {m} --n {n} --k {k}"}
+           "backend": args.backend,
+           "command": f"regtile run {command_line(cfg)} --backend {args.backend} --m {m} --n {n} --k {k}"}
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -79,11 +79,11 @@ class Compiled:
 
 
 def _compile_one(args) -> Compiled:
-    cfg_dict, arch = args
+    cfg_dict, arch, backend = args
     from ..runtime.compiler import compile_config
     cfg = SgemmConfig.from_dict(cfg_dict)
     try:
-        art = compile_config(cfg, arch)
+        art = compile_config(cfg, arch, backend=backend)
         res = art.resources
         share = None
         if res.spill_free:
@@ -96,10 +96,11 @@ def _compile_one(args) -> Compiled:
 
 
 def compile_all(configs: Sequence[SgemmConfig], arch: str, jobs: Optional[int] = None,
-                progress: Optional[Callable[[int, int, Compiled], None]] = None) -> List[Compiled]:
+                progress: Optional[Callable[[int, int, Compiled], None]] = None,
+                backend: str = "cuda") -> List[Compiled]:
     """Compile in parallel processes (each fills the shared disk cache), keeping order."""
     jobs = jobs or max(1, min(len(configs), os.cpu_count() or 1))
-    work = [(c.to_dict(), arch) for c in configs]
+    work = [(c.to_dict(), arch, backend) for c in configs]
     results: List[Compiled] = []
     if jobs == 1:
         it: Iterable[Compiled] = map(_compile_one, work)
