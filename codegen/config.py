@@ -29,6 +29,14 @@ class ConfigError(ValueError):
     """A configuration that cannot be generated; the message names the constraint."""
 
 
+def check_fields(cls, d: dict, what: str) -> None:
+    """Refuse keys that are not fields of the dataclass `cls` (from_dict of every config)."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ConfigError(f"unknown {what} field(s) {unknown}; known fields: {sorted(known)}")
+
+
 def _is_pow2(x: int) -> bool:
     return x > 0 and (x & (x - 1)) == 0
 
@@ -150,10 +158,7 @@ class SgemmConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "SgemmConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ConfigError(f"unknown config field(s) {unknown}; known fields: {sorted(known)}")
+        check_fields(cls, d, "config")
         d = dict(d)
         if d.get("warps") is not None:
             d["warps"] = tuple(d["warps"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .config import ConfigError
+from .config import ConfigError, check_fields
 
 WARP = 32
 
@@ -76,10 +76,7 @@ class SgemvConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "SgemvConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ConfigError(f"unknown sgemv config field(s) {unknown}; known fields: {sorted(known)}")
+        check_fields(cls, d, "sgemv config")
         return cls(**d)
 
     def describe(self) -> str:

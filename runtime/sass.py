@@ -123,24 +123,26 @@ def _make_instruction(off: int, body: str, lo: int, hi: int) -> Instruction:
     opcode = parts[0]
     operands: Tuple[str, ...] = ()
     if len(parts) > 1:
-        operands = tuple(o.strip() for o in _split_operands(parts[1]))
+        operands = tuple(split_operands(parts[1]))
     return Instruction(off, pred, opcode, operands, lo, hi, body)
 
 
-def _split_operands(s: str) -> List[str]:
+def split_operands(s: str, opening: str = "[(", closing: str = "])") -> List[str]:
+    """Split an operand list at the commas outside brackets, each operand stripped.
+    SASS groups with [] and (); PTX (tests/ptx_sim.py) with {} and []."""
     out, depth, cur = [], 0, ""
     for ch in s:
-        if ch in "[(":
+        if ch in opening:
             depth += 1
-        elif ch in "])":
+        elif ch in closing:
             depth -= 1
         if ch == "," and depth == 0:
-            out.append(cur)
+            out.append(cur.strip())
             cur = ""
         else:
             cur += ch
     if cur.strip():
-        out.append(cur)
+        out.append(cur.strip())
     return out
 
 

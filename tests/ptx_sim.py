@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 import numpy as np
+from regtile.runtime.sass import split_operands
 
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 SMEM_BASE = 0x400
@@ -55,20 +56,7 @@ class Buffer:
 
 
 def _split_operands(s: str) -> List[str]:
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
+    return split_operands(s, "{[", "}]")
 
 
 class Program:

@@ -350,7 +350,7 @@ def store_excess_section(comps: Sequence[Comparison]) -> List[str]:
            "too the ideal matches exactly, so no address pattern of the stores produces it. Where the main loop "
            "puts its shared stores, against the excess:", ""]
     if soon:
-        out.append(f"- stores right after the LDGs they wait on (0 FFMAs between): "
+        out.append("- stores right after the LDGs they wait on (0 FFMAs between): "
                    + ", ".join(f"{c.measured.preset} {pct(ex[1])}" for c, ex in soon) + ";")
     if late:
         out.append("- stores later in the k-tile: " + ", ".join(
