@@ -1,8 +1,6 @@
 """ncu_compare: the CSV format, the comparison's explanations, and the committed H100 data."""
 from pathlib import Path
 
-import pytest
-
 from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS
 from regtile.tools import ncu_compare as nc
 
