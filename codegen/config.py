@@ -19,6 +19,10 @@ from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_
 MAPPINGS = ("linear", "zorder")
 FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
+# split_k upper bound: each split writes, and the reduce kernel reads, an M x N fp32
+# partial, so workspace traffic grows with split_k while the gain stops once the
+# blocks fill the SMs (132 on the H100; 32 splits of 5 blocks already do).
+MAX_SPLIT_K = 32
 # Registers a kernel needs beyond the tile itself (indices, pointers, loop state,
 # M/N/K, alpha/beta).  An estimate: ptxas has the last word; it only guards the
 # "cannot possibly fit" case before any compile.
@@ -73,6 +77,11 @@ class SgemmConfig:
     # keeps much of it, and its register allocation (hence register-bank conflicts)
     # follows: docs/register-banks.md.
     ffma_order: str = "zigzag"
+    # Split-K (codegen/splitk.py): blockIdx.z picks one of split_k contiguous K ranges;
+    # each writes its partial tile to a workspace [split_k, M, N] and a second kernel
+    # sums them in split order (deterministic): C = alpha * sum + beta * C.  For shapes
+    # whose ceil(M/BM) * ceil(N/BN) blocks leave SMs idle.  1 = one pass, as before.
+    split_k: int = 1
 
     def __post_init__(self):
         self._check_ints()
@@ -154,6 +163,10 @@ class SgemmConfig:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["warps"] = list(self.warps)
+        if self.split_k == 1:
+            # left out at its default: one-pass configs keep the dict, hence the kernel
+            # name, cache entries and tuning-DB digests they had before split-K existed
+            del d["split_k"]
         return d
 
     @classmethod
@@ -184,6 +197,8 @@ class SgemmConfig:
             parts.append(f"min {self.min_blocks} blocks/SM")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
+        if self.split_k > 1:
+            parts.append(f"split-K {self.split_k} (K ranges over blockIdx.z, partials summed by a reduce kernel)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------
@@ -198,6 +213,12 @@ class SgemmConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
+        s = self.split_k
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
+            raise ConfigError(f"split_k={s!r}: must be an integer >= 1 (1 = one pass over K, no reduction)")
+        if s > MAX_SPLIT_K:
+            raise ConfigError(f"split_k={s}: at most {MAX_SPLIT_K} K ranges; each split adds an M x N partial to the "
+                              f"workspace and to the reduction; use a smaller block tile to get more blocks")
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1

@@ -34,6 +34,9 @@ def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
     if backend == "ptx":
         if not isinstance(cfg, SgemmConfig):
             raise ConfigError(f"backend 'ptx' emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")
+        if cfg.split_k > 1:
+            raise ConfigError(f"split_k={cfg.split_k}: the PTX backend emits one-pass kernels only (no K range per "
+                              f"blockIdx.z, no reduce kernel); use --backend cuda for split-K, or split_k=1")
         from .emit_ptx import emit_sgemm_ptx
         return emit_sgemm_ptx(cfg)
     raise ConfigError(f"backend={backend!r}: must be one of {BACKENDS}")

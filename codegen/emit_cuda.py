@@ -5,14 +5,16 @@ mapping.py evaluated on symbols; the template only places the lines.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import List
 
 from . import mapping as mp
 from .config import SgemmConfig
 from .expr import c_expr
-from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry
+from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, LaunchGeometry
 from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
+from . import splitk
 from .templates import render
 
 TV = ThreadVars.symbolic()
@@ -37,18 +39,21 @@ def _copy_names(copy: GlobalCopy, r: int):
     return f"{p}_src{r}", f"{p}_row{r}", f"{p}_col{r}"
 
 
-def _copy_setup(copies) -> List[str]:
+def _copy_setup(copies, split: bool = False) -> List[str]:
     """Before the k-loop: each copy's tile coordinates and source pointer at k = 0.
     Per k-tile the pointer only advances (A by BK floats, B by BK rows), so the
-    loop carries no 64-bit index arithmetic."""
+    loop carries no 64-bit index arithmetic.  Split-K: k = 0 is the split's
+    k_begin, folded in here (a shifted base pointer would stay live in registers)."""
     lines = []
+    k0 = "k_begin + " if split else ""
     for r, copy in enumerate(copies):
         src, row_n, col_n = _copy_names(copy, r)
         row, col = (c_expr(x) for x in copy.coords(TV))
         if copy.operand == "A":
-            base = f"A + (size_t)(block_m + {row_n}) * lda + {col_n}"
+            base = f"A + (size_t)(block_m + {row_n}) * lda + {k0}{col_n}"
         else:
-            base = f"B + (size_t){row_n} * ldb + block_n + {col_n}"
+            base = f"B + (size_t)({k0}{row_n}) * ldb + block_n + {col_n}" if split else \
+                f"B + (size_t){row_n} * ldb + block_n + {col_n}"
         lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
                   f"const float* const {src} = {base};"]
     return lines
@@ -220,23 +225,28 @@ def _compute_ktile(plan: SgemmPlan):
     return _render_steps(plan, preload), body + _render_steps(plan, main), _render_steps(plan, tail)
 
 
-def _naive_kstep(plan: SgemmPlan) -> List[str]:
-    """stages=0: one k at a time, operands straight from global memory."""
+def _naive_kstep(plan: SgemmPlan, split: bool = False) -> List[str]:
+    """stages=0: one k at a time, operands straight from global memory (split-K:
+    k counts from the split's k_begin)."""
     cfg, r = plan.cfg, plan.regs
+    kk = "(k_begin + k)" if split else "k"
     lines = []
     for i in range(cfg.tm):
         row = c_expr(mp.tile_row(cfg, TV.row0, i))
-        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[(size_t)(block_m + {row}) * lda + k] : 0.f;")
+        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[(size_t)(block_m + {row}) * lda + {kk}] : 0.f;")
     for j in range(cfg.tn):
         col = c_expr(mp.tile_col(cfg, TV.col0, j))
-        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[(size_t)k * ldb + block_n + {col}] : 0.f;")
+        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[(size_t){kk} * ldb + block_n + {col}] : 0.f;")
     return lines + _ffmas(plan, 0)
 
 
-def _epilogue(plan: SgemmPlan) -> List[str]:
+def _epilogue(plan: SgemmPlan, partial: bool = False) -> List[str]:
     """C = alpha * acc + beta * C, bounds-checked; C is not read when beta == 0
     (BLAS semantics: C may hold NaN then).  float4 stores where a 4-column piece
-    is inside the matrix and C's rows are 16-byte aligned."""
+    is inside the matrix and C's rows are 16-byte aligned.  partial (split-K): the
+    accumulators themselves, to this split's workspace tile (_partial_epilogue)."""
+    if partial:
+        return _partial_epilogue(plan)
     cfg, r = plan.cfg, plan.regs
     vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
     step = 4 if vec_store else 1
@@ -266,13 +276,40 @@ def _epilogue(plan: SgemmPlan) -> List[str]:
     return lines
 
 
+def _partial_epilogue(plan: SgemmPlan) -> List[str]:
+    """Split-K: W[split] = acc over the same elements as the one-pass epilogue (rows
+    < M, columns < N), float4 where a 4-column piece is inside and aligned."""
+    cfg, r = plan.cfg, plan.regs
+    vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
+    step = 4 if vec_store else 1
+    lines = splitk.partial_store_setup(cfg.vec == 4)
+    for i in range(cfg.tm):
+        row = c_expr(mp.tile_row(cfg, TV.row0, i))
+        lines.append(f"if (block_m + {row} < M) {{")
+        lines.append(f"    float* crow = Wz + (size_t)(block_m + {row}) * N + block_n;")
+        for j in range(0, cfg.tn, step):
+            col = c_expr(mp.tile_col(cfg, TV.col0, j))
+            accs = r.acc[i][j:j + step]
+            scalar = [f"if (block_n + {col} + {e} < N) crow[{col} + {e}] = {a};" for e, a in enumerate(accs)]
+            if step == 1:
+                lines += ["    " + s.replace(" + 0", "") for s in scalar]
+                continue
+            lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
+            lines.append(f"        *reinterpret_cast<float4*>(crow + {col}) = make_float4({', '.join(accs)});")
+            lines.append("    } else {")
+            lines += ["        " + s for s in scalar]
+            lines.append("    }")
+        lines.append("}")
+    return lines
+
+
 def _header(plan: SgemmPlan, name: str) -> List[str]:
     cfg, r = plan.cfg, plan.regs
     lines = [f"regtile SGEMM kernel {name}",
              "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions.",
              f"config: {cfg.describe()}",
-             f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})), "
-             f"dynamic shared memory {cfg.smem_bytes} bytes",
+             f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})"
+             f"{f', {cfg.split_k}' if cfg.split_k > 1 else ''}), dynamic shared memory {cfg.smem_bytes} bytes",
              "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
                  f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]
     grid = [[0] * cfg.lanes_n for _ in range(cfg.lanes_m)]
@@ -287,13 +324,19 @@ def _header(plan: SgemmPlan, name: str) -> List[str]:
                   f"A fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_a)}, "
                   f"B fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_b)}",
               f"FFMA order per k-slice ({cfg.ffma_order}, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
+    if cfg.split_k > 1:
+        lines += splitk.header_lines(cfg.bk, cfg.split_k, None)
     return lines
 
 
 def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
+    """The kernel of `cfg`; with split_k > 1 the split-K partial kernel, its text
+    followed by the reduce kernel's (one module), which KernelSource.reduce also
+    holds with its own parameters and launch geometry (codegen/splitk.py)."""
     plan = make_plan(cfg)
     name = kernel_name(cfg)
     r = plan.regs
+    split = cfg.split_k > 1
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
     preload, compute, tail = _compute_ktile(plan) if cfg.stages else ([], [], [])
     ctx = dict(
@@ -302,7 +345,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in SGEMM_PARAMS),
+                         for pname, ctype in (SPLITK_PARAMS if split else SGEMM_PARAMS)),
+        split_prologue=splitk.partial_prologue(cfg.bk, cfg.split_k) if split else [],
         bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, stages=cfg.stages,
         stage_floats=cfg.smem_floats_per_stage,
         row0=c_expr(mp.thread_origin(cfg, TV.tid)[0]),
@@ -311,7 +355,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
         vec=cfg.vec,
-        copy_setup=_copy_setup(plan.a_copies) + _copy_setup(plan.b_copies),
+        split=split,
+        copy_setup=_copy_setup(plan.a_copies, split) + _copy_setup(plan.b_copies, split),
         load_tile=_tile_flags(cfg) + [ln for copies in (plan.a_copies, plan.b_copies)
                                       for r, c in enumerate(copies) for ln in _load_global(c, r)],
         store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
@@ -320,8 +365,13 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         compute_tail=tail,
         frag_pointers_first=_frag_pointers(cfg, "smem"),
         frag_pointers_next=_frag_pointers(cfg, "nxt"),
-        naive_step=_naive_kstep(plan) if cfg.stages == 0 else [],
-        epilogue=_epilogue(plan),
+        naive_step=_naive_kstep(plan, split) if cfg.stages == 0 else [],
+        epilogue=_epilogue(plan, partial=split),
     )
     text = render("sgemm.cu.j2", **ctx)
-    return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)
+    if not split:
+        return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)
+    reduce = splitk.emit_reduce(cfg.split_k)
+    geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SPLITK_PARAMS, reduce=reduce)

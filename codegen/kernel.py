@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 # The SGEMM kernel's parameters, in order.  Both backends emit exactly this
 # signature, and the runtime packs its arguments from it.
@@ -15,6 +15,21 @@ SGEMM_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("C", "float*"), ("ldc", "int"),
 )
 
+# Split-K (codegen/splitk.py), CUDA C backend.  The partial kernel: blockIdx.z = split
+# s takes its K range of A and B and writes its partial tile to the workspace W[s]
+# (M x N, row-major, ld N).  The reduce kernel: C = alpha * sum_s W[s] + beta * C.
+SPLITK_PARAMS: Tuple[Tuple[str, str], ...] = (
+    ("M", "int"), ("N", "int"), ("K_total", "int"),
+    ("A", "const float*"), ("lda", "int"),
+    ("B", "const float*"), ("ldb", "int"),
+    ("W", "float*"),
+)
+SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
+    ("M", "int"), ("N", "int"),
+    ("alpha", "float"), ("W", "const float*"),
+    ("beta", "float"), ("C", "float*"), ("ldc", "int"),
+)
+
 
 @dataclass(frozen=True)
 class LaunchGeometry:
@@ -22,26 +37,39 @@ class LaunchGeometry:
 
     SGEMM: blocks along x cover N (tile_n columns), along y cover M (tile_m rows).
     SGEMV (whole_rows): blocks along x cover M (tile_m rows), the whole of N each,
-    since M can pass gridDim.y's limit of 65535 blocks."""
+    since M can pass gridDim.y's limit of 65535 blocks.
+    Split-K: `splits` blocks along z, one K range each.  Split-K reduction
+    (flat_elements > 0): a 1-D grid over the M*N elements, flat_elements a block."""
     block: Tuple[int, int, int]
     tile_m: int
     tile_n: int
     dynamic_smem_bytes: int
     whole_rows: bool = False
+    splits: int = 1
+    flat_elements: int = 0
 
     def grid(self, m: int, n: int) -> Tuple[int, int, int]:
+        if self.flat_elements:
+            return (-(-(m * n) // self.flat_elements), 1, 1)
         if self.whole_rows:
             return (-(-m // self.tile_m), 1, 1)
-        return (-(-n // self.tile_n), -(-m // self.tile_m), 1)
+        return (-(-n // self.tile_n), -(-m // self.tile_m), self.splits)
 
     def describe(self) -> str:
+        if self.flat_elements:
+            return f"(ceil(M*N/{self.flat_elements}), 1, 1)"
         if self.whole_rows:
             return f"(ceil(M/{self.tile_m}), 1, 1)"
-        return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), 1)"
+        return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), {self.splits})"
 
     def to_dict(self) -> dict:
-        return {"block": list(self.block), "tile_m": self.tile_m, "tile_n": self.tile_n,
-                "dynamic_smem_bytes": self.dynamic_smem_bytes, "grid": self.describe()}
+        d = {"block": list(self.block), "tile_m": self.tile_m, "tile_n": self.tile_n,
+             "dynamic_smem_bytes": self.dynamic_smem_bytes, "grid": self.describe()}
+        if self.splits > 1:
+            d["splits"] = self.splits
+        if self.flat_elements:
+            d["flat_elements"] = self.flat_elements
+        return d
 
 
 @dataclass(frozen=True)
@@ -51,6 +79,9 @@ class KernelSource:
     text: str
     geometry: LaunchGeometry
     params: Tuple[Tuple[str, str], ...]
+    # Split-K: the reduction kernel, launched after this one on the same stream.  Its
+    # text is also part of this text (one module); here it stands alone as well.
+    reduce: Optional["KernelSource"] = None
 
     @property
     def suffix(self) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import driver
 from .compiler import compile_config
+from .sgemm_launch import SgemmLaunch, workspace_bytes
 
 # FP32 FFMA peak measured on the project's H100 (register-only FFMA chain, ILP 8,
 # SM clock 1980 MHz): shared/notes/h100-baseline.md.  Percentages of peak use it.
@@ -81,10 +82,34 @@ class GemmWorkload:
         self.c = [driver.DeviceBuffer(self.host_c0.nbytes) for _ in range(self.sets)]
         self.stream = driver.Stream()
         self._ref: Optional[_Reference] = None  # of the last (alpha, beta) checked
+        self._ws: Optional[driver.DeviceBuffer] = None  # split-K partials, grown as kernels need
+
+    def workspace(self, nbytes: int) -> int:
+        """Device pointer of a split-K workspace of at least `nbytes` (0 for none),
+        shared by every launch on this workload's stream."""
+        if nbytes <= 0:
+            return 0
+        if self._ws is None or self._ws.nbytes < nbytes:
+            if self._ws is not None:
+                self.stream.synchronize()  # earlier launches may still use it
+                self._ws.close()
+                self._ws = None
+            self._ws = driver.DeviceBuffer(nbytes)
+        return self._ws.ptr
+
+    def poison_workspace(self, stream: int) -> None:
+        """NaN over the split-K workspace before a checked launch: a partial the kernel
+        fails to write reaches C as NaN and counts as unwritten."""
+        ws = getattr(self, "_ws", None)
+        if ws is not None:
+            driver.fill_u32(ws.ptr, driver.NAN_BITS, ws.nbytes // 4, stream)
 
     def close(self):
         for buf in self.a + self.b + self.c + [self.c0]:
             buf.close()
+        if getattr(self, "_ws", None) is not None:
+            self._ws.close()
+            self._ws = None
         self._ref = None
 
     def _big(self) -> bool:
@@ -192,6 +217,7 @@ def check_and_time(launch: Callable[[int, int], None], work: GemmWorkload, alpha
             driver.copy_device(work.c[0].ptr, work.c0.ptr, nbytes, s)
         else:
             driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, s)
+        work.poison_workspace(s)
         launch(0, s)
         work.stream.synchronize()
         out = np.empty((m, n), dtype=np.float32)
@@ -214,13 +240,15 @@ def check_and_time(launch: Callable[[int, int], None], work: GemmWorkload, alpha
 
 
 def kernel_launcher(kernel, work: GemmWorkload, alpha: float, beta: float):
+    """launch(i, stream): the kernel on buffer set i; a split-K kernel and its reduction
+    (runtime/sgemm_launch.py) both, so that they are checked and timed together."""
     m, n, k = work.m, work.n, work.k
-    grid = kernel.source.geometry.grid(m, n)
-    packed = [kernel.pack((m, n, k, alpha, work.a[i].ptr, k, work.b[i].ptr, n, beta, work.c[i].ptr, n))
-              for i in range(work.sets)]
+    ws = work.workspace(workspace_bytes(kernel.source, m, n))
+    launches = [SgemmLaunch(kernel, m, n, k, alpha, work.a[i].ptr, k, work.b[i].ptr, n, beta, work.c[i].ptr, n, ws)
+                for i in range(work.sets)]
 
     def launch(i, stream):
-        kernel.launch(grid, (), stream, packed=packed[i])
+        launches[i](stream)
     return launch
 
 

@@ -184,17 +184,20 @@ _C_TYPES = {"int": np.int32, "float": np.float32}
 
 
 class LoadedKernel:
-    """A cubin loaded into the current context, with its launch geometry."""
+    """A cubin loaded into the current context, with its launch geometry.  A split-K
+    kernel's reduction (source.reduce, same module) is loaded beside it as `reduce`."""
 
-    def __init__(self, artifact, label: str = ""):
+    def __init__(self, artifact, label: str = "", source=None, module=None):
         cu = _cu()
         dev = device()
         self.artifact = artifact
-        self.source = artifact.source
-        self.label = label or artifact.name
-        image = np.frombuffer(artifact.cubin, dtype=np.uint8).copy()
-        self.module = check(cu.cuModuleLoadData(image.ctypes.data), f"cuModuleLoadData({self.source.name})",
-                            LaunchError)
+        self.source = source if source is not None else artifact.source
+        self.label = label or self.source.name
+        if module is None:
+            image = np.frombuffer(artifact.cubin, dtype=np.uint8).copy()
+            module = check(cu.cuModuleLoadData(image.ctypes.data), f"cuModuleLoadData({self.source.name})",
+                           LaunchError)
+        self.module = module
         self.function = check(cu.cuModuleGetFunction(self.module, self.source.name.encode()),
                               f"cuModuleGetFunction({self.source.name})", LaunchError)
         smem = self.source.geometry.dynamic_smem_bytes
@@ -205,6 +208,9 @@ class LoadedKernel:
             check(cu.cuFuncSetAttribute(
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)
+        reduce = getattr(self.source, "reduce", None)
+        self.reduce = None if reduce is None else \
+            LoadedKernel(artifact, f"{self.label} (split-K reduction)", reduce, self.module)
 
     def pack(self, args: Sequence) -> Tuple[np.ndarray, list]:
         """kernelParams: an array of pointers to each argument's storage (kept alive)."""

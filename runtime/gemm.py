@@ -19,6 +19,7 @@ from . import driver
 from .arrays import Operand, as_operand
 from .compiler import compile_config
 from .errors import InputError
+from .sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
 
 DEFAULT_SGEMM_PRESET = "zorder"
 
@@ -93,10 +94,12 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     cfg = config or choose_sgemm_config(m, n, k)
     kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
     if a.on_device:
-        grid = kernel.source.geometry.grid(m, n)
-        kernel.launch(grid, (m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld), int(stream))
-        driver.check(driver._cu().cuStreamSynchronize(stream),
-                     f"cuStreamSynchronize after {kernel.describe_launch(grid)} on {m}x{n}x{k}", driver.LaunchError)
+        # split-K: the partials go to a workspace shared by calls, held until the sync below
+        with shared_workspace.get(workspace_bytes(kernel.source, m, n)) as ws:
+            launch = SgemmLaunch(kernel, m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld, ws)
+            launch(int(stream))
+            driver.check(driver._cu().cuStreamSynchronize(stream),
+                         f"cuStreamSynchronize after {launch.describe()}", driver.LaunchError)
         return C
     return _host_gemm(kernel, a, b, c, alpha, beta, m, n, k)
 
@@ -113,12 +116,13 @@ def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
     ha, hb = _dense(a), _dense(b)
     out = c.host if c is not None else np.empty((m, n), dtype=np.float32)
     hc = np.ascontiguousarray(out) if c is not None else out
-    with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc:
+    with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc, \
+            shared_workspace.get(workspace_bytes(kernel.source, m, n)) as ws:
         if beta != 0.0:
             dc.upload(hc)
-        grid = kernel.source.geometry.grid(m, n)
-        kernel.launch(grid, (m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n))
-        driver.synchronize(f"{kernel.describe_launch(grid)} on {m}x{n}x{k}")
+        launch = SgemmLaunch(kernel, m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n, ws)
+        launch()
+        driver.synchronize(launch.describe())
         dc.download(hc)
     if hc is not out:
         out[...] = hc

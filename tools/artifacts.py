@@ -12,7 +12,7 @@ from ..codegen.config import SgemmConfig
 from ..codegen.emit import AnyConfig, emit, kernel_kind
 from ..codegen.kernel import KernelSource
 from ..runtime import sass as _sass
-from ..runtime.compiler import Artifact, compile_source
+from ..runtime.compiler import Artifact, compile_source, parse_ptxas_report
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,15 @@ class Built:
             "main_loop": {"instruction_mix": loop,
                           "ffma_per_ktile_expected": self._ffma_expected()},
             "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
+            **({"reduce": self.reduce_summary()} if self.source.reduce is not None else {}),
         }
+
+    def reduce_summary(self) -> dict:
+        """Split-K: the reduce kernel compiled into the same module (its ptxas report is
+        in the same log), launched after the main kernel."""
+        red = self.source.reduce
+        return {"kernel": red.name, "params": [p for p, _ in red.params], "launch": red.geometry.to_dict(),
+                "resources": parse_ptxas_report(self.artifact.log, red.name).to_dict()}
 
 
 def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend: str = "cuda") -> Built:

@@ -125,6 +125,12 @@ def run(args) -> int:
     print(f"config    {cfg.describe()}")
     print(f"launch    block {geo.block}, grid {geo.describe()}, "
           f"{geo.dynamic_smem_bytes} bytes dynamic shared memory")
+    if built.source.reduce is not None:
+        red = summary["reduce"]
+        rres = red["resources"]
+        print(f"then      {red['kernel']} (split-K reduction, same module): block {tuple(red['launch']['block'])}, "
+              f"grid {red['launch']['grid']}, {rres['registers']} registers, "
+              f"{'spill-free' if rres['spill_free'] else 'SPILLS'}; workspace {built.config.split_k} x M x N floats")
     print(f"resources {res.registers} registers, spill stores {res.spill_store_bytes} B, "
           f"spill loads {res.spill_load_bytes} B, stack frame {res.stack_frame_bytes} B, "
           f"barriers {res.barriers} -> {'spill-free' if res.spill_free else 'SPILLS'}")

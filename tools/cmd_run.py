@@ -19,6 +19,7 @@ def register(sub) -> None:
         epilog="examples:\n  regtile run --preset zorder --m 4096 --n 4096 --k 4096\n"
                "  regtile run --preset pad --m 1000 --n 1023 --k 33 --alpha 0.5 --beta -1.5\n"
                "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
+               "  regtile run --preset zorder --split-k 4 --m 8192 --n 128 --k 8192\n"
                "  regtile run --preset sgemv-n128 --m 16384 --n 128",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p, arch_from_device=True, backend=True)
@@ -78,6 +79,9 @@ def _run_sgemm(args, cfg, label, dev, arch):
                "backend": backend_from_args(args),
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
                "rotating_sets": work.sets, "result": res.to_dict()}
+        if art.source.reduce is not None:  # split-K: timed with its reduction
+            out["reduce_kernel"] = art.source.reduce.name
+            out["split_k"] = cfg.split_k
         peak = bench.peak_tflops(dev.name)
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
@@ -121,6 +125,8 @@ def _print(out: dict) -> None:
     r = out["result"]
     print(f"kernel   {out['kernel']} ({out['label']}, {out['arch']}, {out['registers']} registers) "
           f"on {out['device']}, {out['driver']}")
+    if out.get("reduce_kernel"):
+        print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
     if out["kind"] == "sgemm":
         print(f"problem  M={r['m']} N={r['n']} K={r['k']} alpha={r['alpha']:g} beta={r['beta']:g}")
         total = r["m"] * r["n"]

@@ -11,7 +11,8 @@ from .options import UsageError, check_sizes
 def register(sub) -> None:
     p = sub.add_parser(
         "tune", help="autotune SGEMM for a shape: prune, compile in parallel, time on the GPU, keep the best",
-        description="Search z-order, double-buffered SGEMM configs for M x N x K: configs that validation refuses "
+        description="Search z-order, double-buffered SGEMM configs for M x N x K (with split-K variants where a "
+                    "config's grid covers at most half the SMs; CUDA C backend): configs that validation refuses "
                     "or that spill are dropped before any timing; the rest compile in parallel processes and are "
                     "timed on the GPU (method of `regtile run`), up to --budget of them. Each result is stored on "
                     "disk, one file per config and device, so adding configs never retunes the others; "
@@ -41,7 +42,8 @@ def run(args) -> int:
     from .tune import candidate_configs, command_line, compile_all, prune_by_banks, search_order
     m, n, k = args.m, args.n, args.k
     dev = driver.device()
-    configs = search_order(candidate_configs(), m, n, dev.sm_count)
+    configs = search_order(candidate_configs(m, n, k, dev.sm_count, split_k=args.backend == "cuda"), m, n,
+                           dev.sm_count)
 
     def progress(i, total, c):
         status = "ok" if c.spill_free else ("error" if c.error else "spills")

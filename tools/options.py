@@ -42,6 +42,8 @@ _HELP = {
     "vec": "vector width of global and fragment loads: 1 or 4",
     "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
     "ffma_order": "FFMA order of a k-slice: zigzag, colzig, swirl, rowmajor", "reg_prefetch": "double-buffer fragments in registers",
+    "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
+               "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
 }
 
 

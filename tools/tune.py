@@ -29,6 +29,25 @@ MIN_BLOCKS = (1, 2)
 # FFMA source orders: the register-bank analysis ranks them per config after the compile
 # (docs/perf-log.md: fewer flagged FFMAs, faster kernel); see prune_by_banks.
 FFMA_ORDERS = ("zigzag", "swirl")
+# Split-K (codegen/splitk.py), tried only where a config's grid leaves most SMs idle:
+# ceil(M/BM) * ceil(N/BN) blocks at most half the SMs (with one block per SM, split 2
+# then at least doubles the busy SMs; above half, a second split mostly adds a partly
+# filled wave plus the reduction's traffic), and only where that traffic is small next
+# to the GEMM: per element of C the splits write S partials, the reduce kernel reads
+# them and writes C, (2S + 1) * 4 bytes at the copy bandwidth (2.94 TB/s on the H100),
+# against 2K FLOP at what the kernels reach (~47 TFLOP/s, docs/tuning.md); a split is
+# tried when that models at most SPLIT_MAX_TRAFFIC_SHARE of the GEMM's time, i.e. K >=
+# about 1600 for S=2, 2900 for S=4, 5400 for S=8.  So the square shapes of the sweep keep
+# their space: from 2048^2 up no tile leaves half the SMs idle, and 1024^3 (32 blocks of
+# 256x128) has K too short for any split.
+SPLIT_KS = (2, 4, 8)
+SPLIT_MAX_TRAFFIC_SHARE = 0.10
+_GEMM_TFLOPS, _COPY_TBPS = 47.0, 2.94
+
+
+def split_traffic_share(split_k: int, k: int) -> float:
+    """Modeled time of the split-K traffic over the GEMM's time (per element of C)."""
+    return ((2 * split_k + 1) * 4 / (_COPY_TBPS * 1e12)) / (2 * k / (_GEMM_TFLOPS * 1e12))
 
 
 def _warp_layouts(bm: int, bn: int, tm: int, tn: int) -> List[Tuple[int, int]]:
@@ -39,21 +58,53 @@ def _warp_layouts(bm: int, bn: int, tm: int, tn: int) -> List[Tuple[int, int]]:
     return [(wm, w // wm) for wm in range(1, w + 1) if w % wm == 0]
 
 
+def blocks_of(cfg: SgemmConfig, m: int, n: int) -> int:
+    """Blocks of the grid over M x N, splits included."""
+    return -(-m // cfg.bm) * -(-n // cfg.bn) * cfg.split_k
+
+
 def search_order(configs: Sequence[SgemmConfig], m: int, n: int, sms: int = 132) -> List[SgemmConfig]:
-    """Configs whose grid fills the GPU (at least one block per SM) first, largest
-    block tile first among them; then the rest, most blocks first.  A budget then
-    times the likely winners for this shape (big tiles for big problems, small
-    tiles for small or skinny ones)."""
+    """Configs whose grid fills the GPU (at least one block per SM, split-K blocks
+    counted) first, largest block tile first among them; then the rest, most blocks
+    first.  A budget then times the likely winners for this shape (big tiles for big
+    problems, small tiles for small or skinny ones).  Among the filling configs, split-K
+    ones that split more than filling needs (half the splits would fill too) and tiles
+    that are mostly outside the matrix (less than 3/4 of the tile area inside M x N, e.g.
+    128x256 tiles on N = 128) come after the others: more reduction traffic or idle
+    FFMAs for no more busy SMs."""
     def key(cfg: SgemmConfig):
-        blocks = -(-m // cfg.bm) * -(-n // cfg.bn)
+        blocks = blocks_of(cfg, m, n)
         fills = blocks >= sms
-        return (0 if fills else 1, -(cfg.bm * cfg.bn) if fills else -blocks)
-    return sorted(configs, key=key)  # stable: ties keep the TILES order
+        if not fills:
+            return (2, -blocks)
+        over_split = cfg.split_k > 1 and blocks // 2 >= sms
+        inside = (m * n) / (-(-m // cfg.bm) * cfg.bm * -(-n // cfg.bn) * cfg.bn)
+        return (1 if over_split or inside < 0.75 else 0, -(cfg.bm * cfg.bn))
+    return sorted(configs, key=key)  # stable: ties keep the TILES order (and split_k ascending)
 
 
-def candidate_configs() -> List[SgemmConfig]:
+def split_k_options(cfg: SgemmConfig, m: int, n: int, k: int, sms: int = 132) -> Tuple[int, ...]:
+    """split_k values to try for `cfg` at M x N x K: 1, and those of SPLIT_KS whose
+    traffic stays within SPLIT_MAX_TRAFFIC_SHARE where the grid has at most sms/2 blocks."""
+    blocks = -(-m // cfg.bm) * -(-n // cfg.bn)
+    if 2 * blocks > sms:
+        return (1,)
+    return (1,) + tuple(s for s in SPLIT_KS if split_traffic_share(s, k) <= SPLIT_MAX_TRAFFIC_SHARE)
+
+
+def candidate_configs(m: Optional[int] = None, n: Optional[int] = None, k: Optional[int] = None,
+                      sms: int = 132, split_k: bool = True) -> List[SgemmConfig]:
     """Every z-order, double-buffered, float4 config of the space that validation
-    accepts, in TILES order (deduplicated)."""
+    accepts, in TILES order (deduplicated).  Given a shape (and split_k, which the
+    CUDA C backend alone emits), each config is followed by its split-K variants
+    where split_k_options offers them."""
+    out = _base_configs()
+    if m is None or n is None or k is None or not split_k:
+        return out
+    return [c.replace(split_k=s) for c in out for s in split_k_options(c, m, n, k, sms)]
+
+
+def _base_configs() -> List[SgemmConfig]:
     base = get_preset("zorder").config
     out, seen = [], set()
     for (bm, bn, tm, tn), bk, mb, order in itertools.product(TILES, BKS, MIN_BLOCKS, FFMA_ORDERS):

@@ -1,0 +1,89 @@
+"""One SGEMM on fixed operands, as launches: the one-pass kernel, or (split-K) the
+partial kernel and its reduction, in that order on one stream.
+
+Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/bench.py),
+so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
+Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py); callers pass
+its device pointer: bench keeps one per workload, regtile.sgemm one per process
+(`shared_workspace`, grown as needed, kept up to KEEP_BYTES).
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterator, List, Optional, Tuple
+
+from . import driver
+from .errors import LaunchError
+
+# A workspace up to this size stays allocated between regtile.sgemm calls; a larger
+# one (split-K on a large M x N) is freed after its call.
+KEEP_BYTES = 256 * 2**20
+
+
+def workspace_bytes(source, m: int, n: int) -> int:
+    """Bytes of split-K workspace that `source` (a KernelSource) needs for M x N; 0 for
+    a one-pass kernel."""
+    if getattr(source, "reduce", None) is None:
+        return 0
+    return 4 * source.geometry.splits * m * n
+
+
+class SgemmLaunch:
+    """C = alpha A B + beta C for one set of device pointers, packed once."""
+
+    def __init__(self, kernel, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,
+                 beta: float, c: int, ldc: int, workspace: int = 0):
+        self.shape = (m, n, k)
+        self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
+        if kernel.reduce is None:
+            self._add(kernel, m, n, (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+            return
+        if not workspace:
+            raise LaunchError(f"{kernel.label}: split-K needs a workspace of "
+                              f"{workspace_bytes(kernel.source, m, n)} bytes; none was given")
+        self._add(kernel, m, n, (m, n, k, a, lda, b, ldb, workspace))
+        self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
+
+    def _add(self, kernel, m, n, args):
+        self.steps.append((kernel, kernel.source.geometry.grid(m, n), kernel.pack(args)))
+
+    def __call__(self, stream: int = 0) -> None:
+        for kernel, grid, packed in self.steps:
+            kernel.launch(grid, (), stream, packed=packed)
+
+    def describe(self) -> str:
+        """The launches, for error messages."""
+        m, n, k = self.shape
+        return " then ".join(kernel.describe_launch(grid) for kernel, grid, _ in self.steps) + f" on {m}x{n}x{k}"
+
+
+class _Workspace:
+    """A device buffer for split-K partials, reused by the calls that fit in it.  Its
+    lock is held from the launches to the synchronisation that ends each call, so two
+    threads never share it while a kernel reads it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._buf: Optional[driver.DeviceBuffer] = None
+
+    @contextmanager
+    def get(self, nbytes: int) -> Iterator[int]:
+        if nbytes <= 0:
+            yield 0
+            return
+        with self._lock:
+            if self._buf is None or self._buf.nbytes < nbytes:
+                if self._buf is not None:
+                    self._buf.close()
+                    self._buf = None
+                self._buf = driver.DeviceBuffer(nbytes)
+            try:
+                yield self._buf.ptr
+            finally:
+                if self._buf.nbytes > KEEP_BYTES:
+                    self._buf.close()
+                    self._buf = None
+
+
+shared_workspace = _Workspace()

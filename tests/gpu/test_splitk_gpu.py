@@ -1,0 +1,142 @@
+"""Split-K on the GPU against float64: the partial kernel and its reduction launched
+together (runtime/sgemm_launch.py), with the method of tests/gpu/test_sgemm_gpu.py -
+fresh random inputs, C poisoned with NaN (and the split-K workspace too, so a partial
+left unwritten reaches C as NaN), every element checked written."""
+import numpy as np
+import pytest
+
+import regtile
+from regtile.codegen.config import SgemmConfig
+from regtile.codegen.presets import get_preset
+from regtile.runtime import bench, driver
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
+
+pytestmark = pytest.mark.gpu
+
+ZORDER = get_preset("zorder").config
+CONFIGS = {
+    "zorder": ZORDER,  # 128x128x8, float4, double-buffered, 2 blocks/SM
+    "zorder-256x128": get_preset("zorder-256x128").config,
+    "vec4": get_preset("vec4").config,  # one shared stage
+    "tile1d": get_preset("tile1d").config,  # scalar loads and stores
+    "naive": get_preset("naive").config,  # no shared memory: global loads by k
+    "bk16": ZORDER.replace(bk=16),
+}
+# K < split_k * BK (empty splits), K not a multiple of BK, edges in M and N
+EDGE = [(1, 1, 1), (7, 129, 31), (129, 7, 1023), (1000, 31, 129), (31, 1000, 7), (129, 129, 5), (257, 130, 61),
+        (1023, 1023, 1023)]
+
+
+def _check(cfg, m, n, k, alpha=1.0, beta=0.0, label=""):
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        res, _ = bench.measure_config(cfg, work, alpha, beta, repeat=0)
+    finally:
+        work.close()
+    what = f"{label} split_k={cfg.split_k} {m}x{n}x{k} alpha={alpha} beta={beta}"
+    assert res.unwritten == 0, f"{what}: {res.unwritten} elements unwritten (or NaN from the workspace)"
+    assert res.rel_err <= 1e-5, f"{what}: rel err {res.rel_err}"
+
+
+@pytest.mark.parametrize("m, n, k", EDGE)
+@pytest.mark.parametrize("split_k", [2, 3, 8])
+@pytest.mark.parametrize("name", ["zorder", "vec4", "tile1d"])
+def test_split_k_edge_sizes(name, split_k, m, n, k):
+    _check(CONFIGS[name].replace(split_k=split_k), m, n, k, label=name)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.parametrize("split_k", [2, 4])
+def test_split_k_every_kernel_kind(name, split_k):
+    _check(CONFIGS[name].replace(split_k=split_k), 300, 200, 1000, label=name)
+
+
+@pytest.mark.parametrize("split_k", [1, 2, 4, 8])
+@pytest.mark.parametrize("name", ["zorder", "zorder-256x128"])
+def test_split_k_skinny_8192x128x8192(name, split_k):
+    _check(CONFIGS[name].replace(split_k=split_k), 8192, 128, 8192, label=name)
+
+
+@pytest.mark.parametrize("split_k", [4, 32])
+def test_split_k_more_splits_than_k_tiles(split_k):
+    """K = 5 < BK: one split does all of K, the others write zeros."""
+    _check(ZORDER.replace(split_k=split_k), 130, 257, 5)
+    _check(ZORDER.replace(split_k=split_k), 130, 257, 8 * split_k + 3)
+
+
+@pytest.mark.parametrize("alpha, beta", [(0.5, -1.5), (1.0, 1.0), (-2.0, 0.0), (0.0, 0.75)])
+@pytest.mark.parametrize("name", ["zorder", "tile1d"])
+def test_split_k_alpha_beta(name, alpha, beta):
+    _check(CONFIGS[name].replace(split_k=4), 129, 257, 1000, alpha, beta, label=name)
+    _check(CONFIGS[name].replace(split_k=4), 128, 256, 1024, alpha, beta, label=name)  # float4 reduce path
+
+
+def test_split_k_is_deterministic():
+    """The reduction sums W[0], W[1], ... in order: two launches give the same bits."""
+    m, n, k = 1000, 512, 4096
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        kernel = driver.load(compile_config(ZORDER.replace(split_k=8), driver.device().arch))
+        launch = bench.kernel_launcher(kernel, work, 1.0, 0.0)
+        outs = []
+        for _ in range(2):
+            driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
+            launch(0, int(work.stream))
+            work.stream.synchronize()
+            out = np.empty((m, n), dtype=np.float32)
+            work.c[0].download(out)
+            outs.append(out)
+    finally:
+        work.close()
+    assert not np.isnan(outs[0]).any()
+    assert outs[0].tobytes() == outs[1].tobytes()
+
+
+def test_sgemm_numpy_and_device_arrays_with_split_k():
+    rng = np.random.default_rng()
+    cfg = ZORDER.replace(split_k=4)
+    A = rng.standard_normal((300, 2000), dtype=np.float32)
+    B = rng.standard_normal((2000, 70), dtype=np.float32)
+    C = rng.standard_normal((300, 70), dtype=np.float32)
+    ref = 0.5 * (A.astype(np.float64) @ B) + 2.0 * C
+    out = regtile.sgemm(A, B, C, alpha=0.5, beta=2.0, config=cfg)
+    assert out is C and np.linalg.norm(C - ref) / np.linalg.norm(ref) <= 1e-5
+    torch = pytest.importorskip("torch")
+    big_a = torch.randn(300, 2000 + 12, device="cuda")
+    big_b = torch.randn(2000, 70 + 5, device="cuda")
+    big_c = torch.randn(300, 70 + 3, device="cuda")
+    Ad, Bd, Cd = big_a[:, :2000], big_b[:, :70], big_c[:, :70]
+    C0 = Cd.clone()
+    before = big_c.clone()
+    regtile.sgemm(Ad, Bd, Cd, alpha=0.75, beta=0.25, config=cfg)
+    refd = 0.75 * (Ad.double() @ Bd.double()) + 0.25 * C0.double()
+    assert ((Cd.double() - refd).norm() / refd.norm()).item() <= 1e-5
+    assert torch.equal(big_c[:, 70:], before[:, 70:])  # columns beyond N untouched
+
+
+def test_shared_workspace_is_reused():
+    rng = np.random.default_rng()
+    cfg = ZORDER.replace(split_k=2)
+    A = rng.standard_normal((64, 512), dtype=np.float32)
+    B = rng.standard_normal((512, 64), dtype=np.float32)
+    regtile.sgemm(A, B, config=cfg)
+    with shared_workspace.get(4 * 2 * 64 * 64) as first:
+        pass
+    regtile.sgemm(A, B, config=cfg)
+    with shared_workspace.get(4 * 2 * 64 * 64) as again:
+        assert again == first
+
+
+def test_launch_describes_both_kernels_and_counts_workspace():
+    kernel = driver.load(compile_config(ZORDER.replace(split_k=4), driver.device().arch))
+    assert kernel.reduce is not None and kernel.reduce.source.name == "regtile_splitk_reduce_4"
+    assert workspace_bytes(kernel.source, 100, 30) == 4 * 4 * 100 * 30
+    text = SgemmLaunch(kernel, 100, 30, 50, 1.0, 1, 50, 1, 30, 0.0, 1, 30, workspace=1).describe()
+    assert "regtile_splitk_reduce_4" in text and "grid (1, 1, 4)" in text
+
+
+def test_one_pass_config_still_launches_one_kernel():
+    kernel = driver.load(compile_config(SgemmConfig(), driver.device().arch))
+    assert kernel.reduce is None
+    assert len(SgemmLaunch(kernel, 10, 10, 10, 1.0, 1, 10, 1, 10, 0.0, 1, 10).steps) == 1
