@@ -82,6 +82,12 @@ class SgemmConfig:
     # sums them in split order (deterministic): C = alpha * sum + beta * C.  For shapes
     # whose ceil(M/BM) * ceil(N/BN) blocks leave SMs idle.  1 = one pass, as before.
     split_k: int = 1
+    # The SASS register-bank pass (runtime/sass_pass.py, sm_90): after ptxas, registers
+    # are renamed inside the cubin so that the main loop's FFMAs read at most one
+    # uncached register per bank.  The emitters help it: accumulators start at -0.0
+    # (x + -0.0 == x for every x, +0.0 included), which ptxas materialises one register
+    # at a time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
+    sass_pass: bool = False
 
     def __post_init__(self):
         self._check_ints()
@@ -167,6 +173,8 @@ class SgemmConfig:
             # left out at its default: one-pass configs keep the dict, hence the kernel
             # name, cache entries and tuning-DB digests they had before split-K existed
             del d["split_k"]
+        if not self.sass_pass:
+            del d["sass_pass"]  # likewise: configs without the pass keep their names and digests
         return d
 
     @classmethod
@@ -197,6 +205,8 @@ class SgemmConfig:
             parts.append(f"min {self.min_blocks} blocks/SM")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
+        if self.sass_pass:
+            parts.append("SASS register-bank pass")
         if self.split_k > 1:
             parts.append(f"split-K {self.split_k} (K ranges over blockIdx.z, partials summed by a reduce kernel)")
         return ", ".join(parts)

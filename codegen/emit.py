@@ -5,6 +5,7 @@ codegen/emit_ptx.py; nvJitLink compiles it).  Both emit the same kernel paramete
 launch geometry, so the runtime launches either."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Union
 
 from .config import ConfigError, SgemmConfig
@@ -28,7 +29,15 @@ BACKENDS = ("cuda", "ptx")
 
 
 def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
-    """The kernel source of `cfg` from `backend` ("cuda" or "ptx")."""
+    """The kernel source of `cfg` from `backend` ("cuda" or "ptx"), marked for the SASS
+    register-bank pass when the config asks for it."""
+    src = _emit(cfg, backend)
+    if getattr(cfg, "sass_pass", False):
+        src = dataclasses.replace(src, sass_pass=True)
+    return src
+
+
+def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
     if backend == "cuda":
         return emit_cuda(cfg)
     if backend == "ptx":

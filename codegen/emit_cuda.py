@@ -338,6 +338,9 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     r = plan.regs
     split = cfg.split_k > 1
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
+    # -0.0 for the SASS pass: ptxas zeroes +0.0 accumulators two at a time (CS2R), which
+    # pins them into pairs (config.py, sass_pass).
+    acc_init = "-0.f" if cfg.sass_pass else "0.f"
     preload, compute, tail = _compute_ktile(plan) if cfg.stages else ([], [], [])
     ctx = dict(
         name=name,
@@ -351,7 +354,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         stage_floats=cfg.smem_floats_per_stage,
         row0=c_expr(mp.thread_origin(cfg, TV.tid)[0]),
         col0=c_expr(mp.thread_origin(cfg, TV.tid)[1]),
-        acc_decls=[", ".join(f"{a} = 0.f" for a in row) for row in r.acc],
+        acc_decls=[", ".join(f"{a} = {acc_init}" for a in row) for row in r.acc],
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
         vec=cfg.vec,

@@ -51,6 +51,7 @@ _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64"}
 _ZERO = "0f00000000"
+_NEG_ZERO = "0f80000000"
 TV_SYM = ThreadVars.symbolic()
 
 
@@ -667,9 +668,10 @@ class _Kernel:
         self.params()
         self.thread_values()
         b.comment("register plan: accumulators")
+        init = _NEG_ZERO if cfg.sass_pass else _ZERO  # config.py, sass_pass: no CS2R pairs
         for row in r.acc:
             for a in row:
-                b.emit(f"mov.f32 {self.f32(a)}, {_ZERO};")
+                b.emit(f"mov.f32 {self.f32(a)}, {init};")
         for bufs in (r.frag_a, r.frag_b):
             for buf in bufs:
                 for x in buf:

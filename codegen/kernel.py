@@ -82,6 +82,8 @@ class KernelSource:
     # Split-K: the reduction kernel, launched after this one on the same stream.  Its
     # text is also part of this text (one module); here it stands alone as well.
     reduce: Optional["KernelSource"] = None
+    # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
+    sass_pass: bool = False
 
     @property
     def suffix(self) -> str:

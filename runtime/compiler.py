@@ -113,6 +113,10 @@ class Artifact:
     resources: Resources
     compiler: str  # e.g. "nvrtc 13.0"
     from_cache: bool = field(default=False, compare=False)
+    # The SASS register-bank pass (KernelSource.sass_pass): `cubin` is the rewritten one,
+    # ptxas's own is kept beside it, with the pass's report (runtime/sass_pass.py).
+    cubin_before_pass: Optional[bytes] = field(default=None, compare=False, repr=False)
+    sass_pass: Optional[object] = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -207,8 +211,17 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
     """CUDA C -> PTX + cubin (NVRTC), or PTX -> cubin (nvJitLink).  Cached on disk by
     source, options, compiler and arch.  PTX is first retargeted to `arch`
     (codegen.emit_ptx.for_arch: the `.target` line and the sm_90-only occupancy
-    directive), and Artifact.ptx is the text that was compiled."""
+    directive), and Artifact.ptx is the text that was compiled.  When the source asks
+    for it, the SASS register-bank pass then rewrites the cubin (runtime/sass_pass.py)."""
     check_arch(arch)
+    art = _compile(src, arch, use_cache)
+    if src.sass_pass:
+        from .sass_pass import apply_to_artifact
+        art = apply_to_artifact(art, use_cache)
+    return art
+
+
+def _compile(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
     if src.language == "ptx":
         return _compile_ptx(src, arch, use_cache)
     if src.language != "cuda":

@@ -84,3 +84,11 @@ def kernel_info(cubin: bytes, kernel: str) -> KernelInfo:
     if EIATTR_REGCOUNT not in found:
         raise CubinError(f"the cubin's .nv.info gives no register count for {kernel!r}")
     return KernelInfo(found[EIATTR_REGCOUNT], found.get(EIATTR_FRAME_SIZE, 0), found.get(EIATTR_MIN_STACK_SIZE, 0))
+
+
+def text_section(cubin: bytes, kernel: str) -> Tuple[int, int]:
+    """(file offset, size) of the kernel's code, section .text.<kernel>."""
+    for name, _, off, size, _ in _sections(cubin):
+        if name == f".text.{kernel}":
+            return off, size
+    raise CubinError(f"no section .text.{kernel} in the cubin")

@@ -52,6 +52,7 @@ class Built:
                           "ffma_per_ktile_expected": self._ffma_expected()},
             "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
             **({"reduce": self.reduce_summary()} if self.source.reduce is not None else {}),
+            **({"sass_pass": self.artifact.sass_pass.to_dict()} if self.artifact.sass_pass is not None else {}),
         }
 
     def reduce_summary(self) -> dict:
@@ -72,7 +73,9 @@ def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend
 def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, Path]:
     """Write NAME.cu (CUDA C backend only), NAME.ptx, NAME.cubin, NAME.sass and NAME.json
     into `out`, each through a temporary file and a rename, so no half-written file is
-    left behind.  For the PTX backend NAME.ptx is the source as compiled (its target arch)."""
+    left behind.  For the PTX backend NAME.ptx is the source as compiled (its target arch).
+    With the SASS pass, NAME.cubin/.sass are the rewritten kernel and NAME.ptxas.cubin/.sass
+    ptxas's own."""
     stem = stem or built.label
     files = {} if built.source.language != "cuda" else {".cu": built.source.text.encode()}
     files.update({
@@ -81,6 +84,9 @@ def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, 
         ".sass": built.sass_text.encode(),
         ".json": (json.dumps(built.summary(), indent=2) + "\n").encode(),
     })
+    if built.artifact.cubin_before_pass is not None:  # the SASS pass ran: ptxas's own cubin too
+        files[".ptxas.cubin"] = built.artifact.cubin_before_pass
+        files[".ptxas.sass"] = _sass.disassemble(built.artifact.cubin_before_pass).encode()
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for suffix, data in files.items():

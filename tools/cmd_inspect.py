@@ -25,7 +25,8 @@ def register(sub) -> None:
                "  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048\n"
                "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda\n"
                "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends\n"
-               "  regtile inspect --preset zorder --backend ptx --rank-orders",
+               "  regtile inspect --preset zorder --backend ptx --rank-orders\n"
+               "  regtile inspect --preset zorder --backend ptx --sass-pass",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p, backend=True)
     add_totals_size_args(p)
@@ -142,6 +143,9 @@ def run(args) -> int:
     for name, rep in reports.items():
         print()
         print(rep.render_text())
+    if built.artifact.sass_pass is not None:
+        print()
+        print(built.artifact.sass_pass.render_text())
     if survived is not None:
         print()
         print(survived.render_text())

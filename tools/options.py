@@ -42,6 +42,8 @@ _HELP = {
     "vec": "vector width of global and fragment loads: 1 or 4",
     "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
     "ffma_order": "FFMA order of a k-slice: zigzag, colzig, swirl, rowmajor", "reg_prefetch": "double-buffer fragments in registers",
+    "sass_pass": "sm_90: rewrite the cubin with the SASS register-bank pass (FFMA order and register renaming so "
+                 "that main-loop FFMAs read <= 1 uncached register per bank; runtime/sass_pass.py)",
     "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
                "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
 }
@@ -66,8 +68,9 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
         flag = "--" + f.name.replace("_", "-")
         typ = _FLAG_TYPES.get(f.name) or (_bool if f.type in ("bool", bool) else
                                           str if f.name in ("mapping", "ffma_order") else int)
+        extra = {"nargs": "?", "const": True} if typ is _bool else {}  # `--sass-pass` alone means true
         g.add_argument(flag, dest=f"cfg_{f.name}", type=typ, default=None, metavar=f.name.upper(),
-                       help=_HELP.get(f.name))
+                       help=_HELP.get(f.name), **extra)
     gv = p.add_argument_group("sgemv kernel", "SGEMV config fields (--vec is shared)")
     for name, help_text in _SGEMV_HELP.items():
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,

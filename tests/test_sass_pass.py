@@ -1,0 +1,182 @@
+"""The SASS register-bank pass (runtime/sass_pass.py) on real cubins, without a GPU:
+every applicable preset and backend is rewritten for sm_90, disassembled again and
+checked against what the pass promises; refusals are checked with their reasons."""
+import collections
+import dataclasses
+import re
+
+import pytest
+
+from regtile.codegen.config import SgemmConfig
+from regtile.codegen.emit import emit
+from regtile.codegen.presets import PRESETS, get_preset
+from regtile.runtime import cubin_info, reg_banks, sass_fields, sass_pass
+from regtile.runtime.compiler import CompileError, compile_source
+from regtile.runtime.sass import function_of
+
+SGEMM_PRESETS = [name for name, p in PRESETS.items() if isinstance(p.config, SgemmConfig)]
+CASES = [(name, "cuda") for name in SGEMM_PRESETS] + [
+    (name, "ptx") for name in SGEMM_PRESETS if get_preset(name).config.frag_regs]
+
+
+@pytest.fixture(scope="module")
+def passed():
+    """(name, backend) -> artifact with the pass applied (compiled once per module)."""
+    cache = {}
+
+    def get(name, backend):
+        if (name, backend) not in cache:
+            cfg = get_preset(name).config.replace(sass_pass=True)
+            cache[(name, backend)] = compile_source(emit(cfg, backend), "sm_90")
+        return cache[(name, backend)]
+    return get
+
+
+def _loop_ffmas(func):
+    return [i for i in func.loop_instructions() if i.base == "FFMA"]
+
+
+def _ffma_key(ins, rename=lambda r: r):
+    """(dest, {a, b}, c) of an FFMA with its registers renamed back: what it computes."""
+    regs = [int(x) for x in re.findall(r"(?<![A-Z])R(\d+)", " ".join(op.replace(".reuse", "") for op in ins.operands))]
+    d, a, b, c = (rename(r) for r in regs[:4])
+    return d, frozenset((a, b)), c
+
+
+@pytest.mark.parametrize("name, backend", CASES)
+def test_pass_rewrites_every_preset(passed, name, backend):
+    art = passed(name, backend)
+    rep = art.sass_pass
+    assert rep is not None and art.cubin_before_pass is not None
+    _, before = function_of(art.cubin_before_pass, art.name)
+    _, after = function_of(art.cubin, art.name)  # disassembles
+    # same instructions, same count; the register count in .nv.info is unchanged and still covers
+    # every register the rewritten kernel names
+    assert [i.opcode for i in after.instructions if i.base != "FFMA"] == \
+           [i.opcode for i in before.instructions if i.base != "FFMA"]
+    assert len(after.instructions) == len(before.instructions)
+    count = cubin_info.kernel_info(art.cubin, art.name).registers
+    assert count == cubin_info.kernel_info(art.cubin_before_pass, art.name).registers == rep.registers
+    fields = sass_fields.locate_all(after)
+    used = {r for fs in fields.values() for f in fs for r in f.registers()}
+    assert max(used) < count - sass_pass.RESERVED_REGISTERS
+    # the analysis of the rewritten cubin: never more conflicted FFMAs than ptxas's, and
+    # what the report says is what the cubin shows
+    rb_before = reg_banks.analyze(before, "sm_90")
+    rb_after = reg_banks.analyze(after, "sm_90")
+    assert rb_after.conflicts <= rb_before.conflicts
+    assert rep.after["conflicted_ffma"] == rb_after.conflicts
+    assert rep.before["conflicted_ffma"] == rb_before.conflicts
+    assert not rb_after.mismatches  # reuse bits and FFMA fields agree with the text
+    # the loop computes the same FFMAs (as a multiset, registers renamed back)
+    back = {new: old for old, new in rep.renaming.items()}
+    assert collections.Counter(_ffma_key(i) for i in _loop_ffmas(before)) == \
+           collections.Counter(_ffma_key(i, lambda r: back.get(r, r)) for i in _loop_ffmas(after))
+
+
+@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("pad", "cuda")])
+def test_pass_cuts_conflicts_where_ptxas_left_many(passed, name, backend):
+    rep = passed(name, backend).sass_pass
+    assert rep.after["conflicted_ffma"] < 0.6 * rep.before["conflicted_ffma"], rep.render_text()
+
+
+@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("zorder-256x128", "cuda")])
+def test_every_reuse_flag_is_served_and_never_stale(passed, name, backend):
+    """Read off the rewritten SASS alone: each .reuse on a loop FFMA is followed, in
+    straight-line code, by a read of the same register in the same slot before any
+    slotted read of that slot and bank, and nothing writes the register in between."""
+    art = passed(name, backend)
+    _, func = function_of(art.cubin, art.name)
+    fields = sass_fields.locate_all(func)
+    labels = set(func.labels.values())
+    loop = func.loop_instructions()
+    checked = 0
+    for i, ins in enumerate(loop):
+        for f in fields[ins.offset]:
+            if f.written or f.slot is None or ".reuse" not in ins.operands[f.operand]:
+                continue
+            assert f.reg not in {r for g in fields[ins.offset] if g.written for r in g.registers()}
+            served = False
+            for nxt in loop[i + 1:]:
+                assert nxt.offset not in labels, f"{ins.text}: reuse across a label"
+                reads = [g.reg for g in fields[nxt.offset] if not g.written and g.bit == f.bit]
+                if f.reg in reads:
+                    served = True
+                    break
+                assert not (nxt.base in reg_banks.SLOTTED and any(r % 2 == f.reg % 2 for r in reads)), \
+                    f"{ins.text}: entry taken by {nxt.text} first"
+                assert f.reg not in {r for g in fields[nxt.offset] if g.written for r in g.registers()}, \
+                    f"{ins.text}: R{f.reg} written by {nxt.text} before the reuse"
+                assert nxt.base not in reg_banks.CLEARS_AFTER
+            assert served, f"/*{ins.offset:04x}*/ {ins.text}: .reuse never served"
+            checked += 1
+    assert checked > 100
+
+
+def test_renaming_that_breaks_a_vector_operand_is_refused(passed):
+    art = passed("zorder", "ptx")
+    _, func = function_of(art.cubin_before_pass, art.name)
+    fields = sass_fields.locate_all(func)
+    instrs = {i.offset: i for i in func.instructions}
+    quad = next(f for fs in fields.values() for f in fs if f.count == 4)
+    scalar = next(r for r in range(2, 100) if all(r not in f.registers() for fs in fields.values()
+                                                   for f in fs if f.count > 1))
+    # swap the second register of an LDS.128 destination with a scalar register
+    perm = {quad.reg + 1: scalar, scalar: quad.reg + 1}
+    with pytest.raises(sass_pass.SassPassRefused, match="consecutive registers starting at a multiple of 4"):
+        sass_pass.check_renaming(fields, perm, art.resources.registers, instrs)
+    # a whole quad moved to another aligned quad keeps the operand legal
+    free = [q for q in range(0, 120, 4) if all(r not in f.registers() for fs in fields.values()
+                                               for f in fs for r in range(q, q + 4))]
+    if free:
+        q = free[0]
+        ok = {quad.reg + i: q + i for i in range(4)}
+        ok.update({q + i: quad.reg + i for i in range(4)})
+        sass_pass.check_renaming(fields, ok, art.resources.registers, instrs)
+    # not a permutation; a register past what the kernel may use
+    with pytest.raises(sass_pass.SassPassRefused, match="not a permutation"):
+        sass_pass.check_renaming(fields, {5: 7}, art.resources.registers, instrs)
+    top = art.resources.registers - 1
+    with pytest.raises(sass_pass.SassPassRefused, match="outside the kernel"):
+        sass_pass.check_renaming(fields, {5: top, top: 5}, art.resources.registers, instrs)
+
+
+def test_unknown_instruction_form_is_refused(passed, monkeypatch):
+    art = passed("vec4", "cuda")
+    monkeypatch.setattr(sass_fields, "KNOWN_OPCODES", sass_fields.KNOWN_OPCODES - {"LDS"})
+    with pytest.raises(sass_pass.SassPassRefused, match=r"LDS.*not in the pass's table of known forms"):
+        sass_pass.run_pass(art.cubin_before_pass, art.name)
+
+
+def test_field_map_is_proven_by_the_disassembler(passed):
+    """A field map that puts a register in the wrong field fails the probe rewrite."""
+    art = passed("zorder", "cuda")
+    _, func = function_of(art.cubin_before_pass, art.name)
+    fields = sass_fields.locate_all(func)
+    off, _ = cubin_info.text_section(art.cubin_before_pass, art.name)
+    sass_fields.prove(art.cubin_before_pass, art.name, off, func, fields)  # the real map holds
+    ffma = next(i for i in func.instructions if i.base == "FFMA" and (i.lo & 0xFFF) == 0x223)
+    wrong = dict(fields)
+    wrong[ffma.offset] = tuple(dataclasses.replace(f, bit=32) if f.bit == 64 else f for f in fields[ffma.offset])
+    with pytest.raises(sass_fields.UnknownForm, match="after rewriting its register fields"):
+        sass_fields.prove(art.cubin_before_pass, art.name, off, func, wrong)
+
+
+def test_instruction_the_pass_does_not_know_is_named():
+    from regtile.runtime.sass import _make_instruction
+    ins = _make_instruction(0x40, "DFMA R2, R4, R6, R8", 0, 0)
+    with pytest.raises(sass_fields.UnknownForm, match="DFMA"):
+        sass_fields.locate(ins)
+
+
+def test_other_archs_are_refused_with_the_reason():
+    cfg = get_preset("zorder").config.replace(sass_pass=True)
+    with pytest.raises(CompileError, match="targets sm_90"):
+        compile_source(emit(cfg, "ptx"), "sm_80")
+
+
+def test_accumulators_start_at_negative_zero_only_for_the_pass():
+    cfg = get_preset("zorder").config
+    for backend, zero in (("cuda", "-0.f"), ("ptx", "0f80000000")):
+        assert zero not in emit(cfg, backend).text
+        assert zero in emit(cfg.replace(sass_pass=True), backend).text
