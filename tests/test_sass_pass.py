@@ -180,3 +180,27 @@ def test_accumulators_start_at_negative_zero_only_for_the_pass():
     for backend, zero in (("cuda", "-0.f"), ("ptx", "0f80000000")):
         assert zero not in emit(cfg, backend).text
         assert zero in emit(cfg.replace(sass_pass=True), backend).text
+
+
+def test_cli_inspect_gen_and_refusal(tmp_path, capsys):
+    import json
+    from regtile.tools.cli import main
+    assert main(["inspect", "--preset", "zorder", "--backend", "ptx", "--sass-pass", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rep = out["sass_pass"]
+    assert rep["conflicted_after"] < rep["conflicted_before"]
+    assert out["config"]["sass_pass"] is True
+    assert rep["after"]["register_map"]["accumulators"]["registers"]
+    assert main(["inspect", "--preset", "zorder", "--sass-pass", "true", "--arch", "sm_80"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sm_90" in err[0] and "Traceback" not in err[0]
+    assert main(["gen", "--preset", "zorder", "--backend", "ptx", "--sass-pass", "--out", str(tmp_path)]) == 0
+    before = sorted(tmp_path.glob("*.ptxas.cubin"))
+    assert len(before) == 1
+    stem = before[0].name[:-len(".ptxas.cubin")]
+    assert (tmp_path / f"{stem}.ptxas.sass").exists() and (tmp_path / f"{stem}.sass").exists()
+    assert (tmp_path / f"{stem}.cubin").read_bytes() != before[0].read_bytes()
+    for cmd in ("tune", "bench"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "--sass-pass" in capsys.readouterr().out

@@ -5,7 +5,8 @@ On the device machine:
     compute-sanitizer --tool racecheck --error-exitcode 9 python3 -m regtile.tools.sanitize
 Each launch is also checked against float64 (every element written), so a run
 that the sanitizer passes is a run that computed the right thing.  `--backend`
-picks the CUDA C (default) or PTX backend where the build has one.
+picks the CUDA C (default) or PTX backend where the build has one; `--sass-pass` runs the
+SGEMM presets as rewritten by the SASS register-bank pass.
 """
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", default="cuda", choices=("cuda", "ptx"))
     p.add_argument("--presets", help="comma-separated presets (default: all)")
+    p.add_argument("--sass-pass", action="store_true",
+                   help="SGEMM presets rewritten by the SASS register-bank pass (sm_90; SGEMV skipped)")
     args = p.parse_args(argv)
     from ..codegen.presets import all_preset_names, get_preset
     from ..codegen.sgemv_config import SgemvConfig
@@ -30,6 +33,10 @@ def main(argv=None) -> int:
     bad = 0
     for name in names:
         cfg = get_preset(name).config
+        if args.sass_pass:
+            if isinstance(cfg, SgemvConfig):
+                continue  # the pass rewrites SGEMM main loops
+            cfg = cfg.replace(sass_pass=True)
         if args.backend == "ptx":
             from ..codegen import emit as _emit
             try:
@@ -38,8 +45,8 @@ def main(argv=None) -> int:
                 print(f"{name}: skipped on the PTX backend ({e})")
                 continue
         else:
-            from ..codegen.emit import emit_cuda
-            src = emit_cuda(cfg)
+            from ..codegen.emit import emit
+            src = emit(cfg, backend="cuda")
         kernel = driver.load(compile_source(src, driver.device().arch), name)
         if isinstance(cfg, SgemvConfig):
             for m, n in SGEMV_SIZES:
