@@ -8,7 +8,7 @@ operands (__cuda_array_interface__ / DLPack) are used in place.
 from __future__ import annotations
 
 import numbers
-from typing import Optional
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -46,15 +46,40 @@ def _arch_of_device() -> str:
     return arch
 
 
-def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
-    """A tuned config for this shape and device when `regtile tune` stored one,
-    else the zorder preset."""
+def default_sgemm_kernel(m: int, n: int, arch: str, sms: int) -> Tuple[SgemmConfig, str]:
+    """(config, backend) when nothing is tuned for the shape.  On sm_90, shapes whose
+    128x256 tiles fill every SM get the PTX 128x256 8x16 kernel with the SASS pass (1.00x-1.04x
+    cuBLAS on the large shapes of the performance sweep, docs/tuning.md); everything else, and
+    other archs, the zorder preset through CUDA C (0.85x-0.96x there, and no wave of wide tiles
+    to fill)."""
+    zorder = get_preset(DEFAULT_SGEMM_PRESET).config
+    if arch == "sm_90" and -(-m // 128) * -(-n // 256) >= sms:
+        return zorder.replace(bn=256, tn=16, min_blocks=1, sass_pass=True), "ptx"
+    return zorder, "cuda"
+
+
+def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
+    """The fastest config `regtile tune` stored for this shape and device on either backend,
+    else default_sgemm_kernel."""
     from .tuning_db import best
-    try:
-        found = best(driver.device().name, m, n, k)
-    except Exception:
-        found = None
-    return found[0] if found else get_preset(DEFAULT_SGEMM_PRESET).config
+    dev = driver.device()
+    found = []
+    for backend in ("cuda", "ptx"):
+        try:
+            hit = best(dev.name, m, n, k, backend)
+        except Exception:  # an unreadable tuning store is no reason to refuse the GEMM
+            hit = None
+        if hit:
+            found.append((hit[1]["ms"], hit[0], backend))
+    if found:
+        _, cfg, backend = min(found, key=lambda t: t[0])
+        return cfg, backend
+    return default_sgemm_kernel(m, n, arch, dev.sm_count)
+
+
+def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
+    """The config part of choose_sgemm_kernel (kept for callers that build with CUDA C)."""
+    return choose_sgemm_kernel(m, n, k, _arch_of_device())[0]
 
 
 def check_sgemm_args(A, B, C, alpha, beta):
@@ -80,8 +105,10 @@ def check_sgemm_args(A, B, C, alpha, beta):
 
 
 def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[SgemmConfig] = None,
-          arch: Optional[str] = None, stream=0):
-    """C = alpha * A @ B + beta * C in FP32 with a generated kernel.
+          arch: Optional[str] = None, stream=0, backend: Optional[str] = None):
+    """C = alpha * A @ B + beta * C in FP32 with a generated kernel: `config` (built by
+    `backend`, default CUDA C), else the fastest one `regtile tune` stored for this shape,
+    else default_sgemm_kernel's choice.
 
     Host operands: returns a numpy array (C itself when given, written in place).
     Device operands: writes C in place (allocate it when beta == 0 and C is None is
@@ -91,8 +118,15 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
         raise InputError(f"config: expected an SgemmConfig, got {type(config).__name__}")
     if a.on_device and c is None:
         raise InputError("device operands: pass C (the output buffer) as well")
-    cfg = config or choose_sgemm_config(m, n, k)
-    kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
+    if backend not in (None, "cuda", "ptx"):
+        raise InputError(f"backend={backend!r}: must be 'cuda' or 'ptx'")
+    arch = arch or _arch_of_device()
+    if config is not None:
+        cfg, backend = config, backend or "cuda"
+    else:
+        cfg, chosen = choose_sgemm_kernel(m, n, k, arch)
+        backend = backend or chosen
+    kernel = driver.load(compile_config(cfg, arch, backend=backend))
     if a.on_device:
         # split-K: the partials go to a workspace shared by calls, held until the sync below
         with shared_workspace.get(workspace_bytes(kernel.source, m, n)) as ws:
