@@ -62,3 +62,26 @@ def test_rewritten_kernel_leading_dimensions_and_misaligned_rows(launcher, rewri
     _gemm_check(launcher, art, 256, 256, 64, 0.75, 0.25, pad=(4, 8, 4))
     _gemm_check(launcher, art, 300, 200, 100, 0.75, 0.25, pad=(3, 5, 1), misalign=(1, 1, 1))
     _gemm_check(launcher, art, 4097, 257, 129, -1.0, 0.0)
+
+
+def test_regtile_sgemm_default_on_a_large_shape_uses_the_pass_and_is_right():
+    """regtile.sgemm with nothing tuned: on sm_90 a shape whose 128x256 tiles fill the SMs
+    runs the PTX kernel with the SASS pass (runtime/gemm.py default_sgemm_kernel)."""
+    import numpy as np
+    import regtile
+    from regtile.runtime import driver
+    from regtile.runtime.gemm import default_sgemm_kernel
+    dev = driver.device()
+    m, n, k = 2048, 4096 + 3, 301
+    cfg, backend = default_sgemm_kernel(m, n, dev.arch, dev.sm_count)
+    if dev.arch == "sm_90":
+        assert backend == "ptx" and cfg.sass_pass
+    rng = np.random.default_rng()
+    A = rng.standard_normal((m, k), dtype=np.float32)
+    B = rng.standard_normal((k, n), dtype=np.float32)
+    C = np.full((m, n), np.nan, dtype=np.float32)
+    out = regtile.sgemm(A, B, C, config=cfg, backend=backend)
+    ref = A.astype(np.float64) @ B.astype(np.float64)
+    bound = (k + 2) * 2.0 ** -23 * (np.abs(A.astype(np.float64)) @ np.abs(B.astype(np.float64))) + 1e-30
+    assert not np.isnan(out).any()
+    assert (np.abs(out - ref) <= bound).all()
