@@ -14,17 +14,21 @@ order, so the pass sets it in the SASS, under these rules:
   never moves.
 - The scheduling controls stay with the position (stall count, yield, barriers,
   waits); only the instruction moves.  So the issue timing of the loop is unchanged.
-- Scoreboards: an FFMA that reads a register a variable-latency instruction (LDS,
-  LDG) writes, or writes one such an instruction reads or writes, goes no earlier
-  than the first position after that instruction whose wait mask holds its
-  scoreboard.
+- Scoreboards: an FFMA that touches a register any variable-latency instruction of the
+  function writes or reads (LDS, LDG, ...: everything outside FIXED_LATENCY) never moves
+  above a position of its run, up to its own, that waits on a scoreboard.  Which
+  scoreboard guards it cannot be read off the instruction: of several LDS in a row
+  ptxas may let only the last set one (they complete in order).  An FFMA moved above
+  such a wait read stale fragments on the H100 (a 128x128 8x16 CUDA C kernel, 0.5%
+  wrong): that is why this rule is this coarse.
+- Fixed-latency dependences that leave the run keep their distance on every path
+  (fall-through, branches, the loop's back edge and its exit): for the nearest
+  fixed-latency writer of each source on any path into the run, and the nearest
+  reader or writer of the destination on any path out of it, the distance in issue
+  cycles stays at least min(the distance ptxas gave, GUARD_CYCLES).
 - Inside a run: an FFMA that reads another's destination keeps the run in its order
   (a true dependence); one that overwrites a register others read (ptxas reuses a
   fragment's register for an accumulator) goes after all of them.
-- Fixed-latency dependences that leave the run keep their distance: for the last
-  writer of each source and the next reader (or writer) of the destination, in the
-  loop taken as cyclic, the distance in issue cycles (sums of the stall counts) after
-  the move is at least min(the distance ptxas gave it, GUARD_CYCLES).
 - fma(a, b, c) == fma(b, a, c) exactly, so an FFMA may swap its a and b operands to
   put the shared register in the slot the previous FFMA read it in.
 """
@@ -37,7 +41,7 @@ from . import reg_banks
 from .sass import Instruction
 from .sass_fields import RZ, locate
 
-GUARD_CYCLES = 8
+GUARD_CYCLES = 12
 CONTROL_SHIFT = 41
 BODY_MASK = (1 << CONTROL_SHIFT) - 1
 REUSE_MASK = 0x7 << 58
@@ -96,91 +100,133 @@ def _regs(ins: Instruction, written: bool) -> Set[int]:
     return {r for f in locate(ins) if f.written == written and f.reg != RZ for r in f.registers()}
 
 
-class _Timeline:
-    """Issue cycles of the loop body's positions (stall counts are positional)."""
+class _Cfg:
+    """Successors and predecessors of the function's instructions (by index), for the
+    path-aware latency windows: fall-through, branch targets (a predicated branch has
+    both), EXIT ends a path.  (The pass refuses kernels with calls or indirect branches.)"""
 
-    def __init__(self, loop: Sequence[Instruction]):
-        self.n = len(loop)
-        self.start = [0]
-        for ins in loop:
-            self.start.append(self.start[-1] + stall(ins))
+    def __init__(self, instrs: Sequence[Instruction], labels: Dict[str, int]):
+        self.instrs = instrs
+        at = {ins.offset: k for k, ins in enumerate(instrs)}
+        self.succ: List[List[int]] = []
+        self.pred: List[List[int]] = [[] for _ in instrs]
+        for k, ins in enumerate(instrs):
+            nxt = []
+            target = ins.branch_target() if ins.base == "BRA" else None
+            if target is not None and target in labels and labels[target] in at:
+                nxt.append(at[labels[target]])
+            falls = not (ins.base == "EXIT" and not ins.predicate) and not (ins.base == "BRA" and not ins.predicate)
+            if falls and k + 1 < len(instrs):
+                nxt.append(k + 1)
+            self.succ.append(nxt)
+            for j in nxt:
+                self.pred[j].append(k)
+        self.reads = [_regs(i, False) for i in instrs]
+        self.writes = [_regs(i, True) for i in instrs]
 
-    def dist(self, a: int, b: int) -> int:
-        """Cycles from issuing position a to issuing position b, b after a (cyclic)."""
-        if a < b:
-            return self.start[b] - self.start[a]
-        return self.start[self.n] - self.start[a] + self.start[b]
+    def forward(self, start: int, first_gap: int, horizon: int) -> Dict[int, int]:
+        """{register: fewest cycles, over all paths, from the issue of the instruction
+        before `start` to an instruction reading or writing it}, within `horizon` cycles.
+        first_gap: cycles from that instruction to `start`.  (The least over every
+        occurrence is the least over paths of the nearest one.)"""
+        return self._walk([(start, first_gap)], self.succ, lambda k: self.reads[k] | self.writes[k],
+                          lambda k: max(1, stall(self.instrs[k])), horizon, step_from=True)
+
+    def backward(self, start: int, horizon: int) -> Dict[int, int]:
+        """{register: fewest cycles, over all paths into `start`, from a fixed-latency
+        instruction writing it to the issue of `start`}, within `horizon` cycles
+        (variable-latency writers are the scoreboards' business: _bounds)."""
+        first = [(j, max(1, stall(self.instrs[j]))) for j in self.pred[start]]
+        return self._walk(first, self.pred,
+                          lambda k: set() if variable_latency(self.instrs[k]) else self.writes[k],
+                          lambda k: max(1, stall(self.instrs[k])), horizon, step_from=False)
+
+    @staticmethod
+    def _walk(first, edges, regs_of, cost, horizon: int, step_from: bool) -> Dict[int, int]:
+        best: Dict[int, int] = {}
+        seen: Dict[int, int] = {}
+        stack = list(first)
+        while stack:
+            k, c = stack.pop()
+            if c >= horizon or seen.get(k, horizon) <= c:
+                continue
+            seen[k] = c
+            for r in regs_of(k):
+                if c < best.get(r, horizon):
+                    best[r] = c
+            for j in edges[k]:
+                stack.append((j, c + (cost(k) if step_from else cost(j))))
+        return best
 
 
-def _bounds(loop, reads, writes, timeline: _Timeline, run: Sequence[int], f: _Ffma) -> List[int]:
-    """Positions of `run` where f keeps its fixed-latency dependences outside the run."""
-    n = len(loop)
-    inside = set(run)
-    checks: List[Tuple[int, bool, int]] = []  # (other position, other is before f, distance ptxas gave)
-    for r in {f.a, f.b, f.c} - {RZ}:
-        for d in range(1, n):
-            k = (f.home - d) % n
-            if r in writes[k]:
-                if k not in inside and not sets_scoreboard(loop[k]):
-                    checks.append((k, True, timeline.dist(k, f.home)))
-                break
-    for d in range(1, n):
-        k = (f.home + d) % n
-        if f.dest in reads[k] or f.dest in writes[k]:
-            if k not in inside:
-                checks.append((k, False, timeline.dist(f.home, k)))
-            break
-    earliest = _scoreboard_earliest(loop, reads, writes, f)
+def _positions_cycles(instrs: Sequence[Instruction], run: Sequence[int]) -> Dict[int, int]:
+    """Issue cycle of each run position from the run's first (stall counts are positional)."""
+    out, c = {}, 0
+    for k in run:
+        out[k] = c
+        c += max(1, stall(instrs[k]))
+    return out
+
+
+def _bounds(cfg: "_Cfg", run: Sequence[int], f: _Ffma, vl_regs: Set[int]) -> List[int]:
+    """Positions of `run` where f keeps every dependence that leaves the run:
+    - fixed latency: for the nearest writer of each source on any path into the run and
+      the nearest reader or writer of the destination on any path out of it, the distance
+      in issue cycles stays at least min(the distance ptxas gave, GUARD_CYCLES);
+    - scoreboards: an f that reads or writes a register any variable-latency instruction
+      of the function touches stays at or after every position of its run, up to its own,
+      that waits on any scoreboard (which scoreboard guards it is not read off: ptxas lets
+      one scoreboard cover several in-order loads), so every wait that preceded f on every
+      path still does."""
+    instrs = cfg.instrs
+    at = _positions_cycles(instrs, run)
+    last = run[-1]
+    tail = at[last]  # issue cycle of the run's last position
+    ins_in = cfg.backward(run[0], GUARD_CYCLES)
+    ins_out = cfg.forward(last + 1, max(1, stall(instrs[last])), GUARD_CYCLES) if last + 1 < len(instrs) else {}
+    mine = {f.a, f.b, f.c, f.dest} - {RZ}
+    floor = run[0]
+    if mine & vl_regs:
+        floor = max((p for p in run if p <= f.home and waits(instrs[p])), default=run[0])
     ok = []
     for p in run:
-        if earliest is not None and p < earliest:
+        if p < floor:
             continue
         good = True
-        for k, before, d0 in checks:
-            d = timeline.dist(k, p) if before else timeline.dist(p, k)
-            if d < min(d0, GUARD_CYCLES):
+        for r in {f.a, f.b, f.c} - {RZ}:
+            if r in ins_in:
+                d_new, d_old = ins_in[r] + at[p], ins_in[r] + at[f.home]
+                if d_new < min(d_old, GUARD_CYCLES):
+                    good = False
+        if f.dest in ins_out:
+            d_new, d_old = tail - at[p] + ins_out[f.dest], tail - at[f.home] + ins_out[f.dest]
+            if d_new < min(d_old, GUARD_CYCLES):
                 good = False
-                break
         if good:
             ok.append(p)
     return ok
 
 
-def _scoreboard(ins: Instruction) -> Tuple[int, int]:
-    """(write scoreboard, read scoreboard) an instruction sets; 7 = none."""
-    c = _control(ins)
-    return (c >> 5) & 7, (c >> 8) & 7
+# Instructions whose results (and, for stores, whose reads) complete at a fixed number of
+# cycles after issue.  Everything else - memory, S2R, MUFU, conversions, shuffles - is
+# variable latency: ptxas guards it with scoreboards, and not always on the instruction
+# itself (of several LDS in a row only the last may set one: they complete in order).
+FIXED_LATENCY = frozenset({"FFMA", "FMUL", "FADD", "FSEL", "FSETP", "FMNMX", "HFMA2", "IMAD", "IADD3", "VIADD",
+                           "ISETP", "LEA", "LOP3", "SHF", "SEL", "IMNMX", "MOV", "PRMT", "P2R", "R2P", "PLOP3",
+                           "CS2R", "IABS"})
 
 
-def _scoreboard_earliest(loop, reads, writes, f: _Ffma) -> Optional[int]:
-    """The latest, over f's variable-latency dependences, of the first position after
-    the producer (or reader) whose wait mask holds its scoreboard; None if none."""
-    n = len(loop)
-    need: List[Tuple[int, int]] = []  # (position of the variable-latency instruction, scoreboard)
-    regs_read = {f.a, f.b, f.c} - {RZ}
-    for d in range(1, n):
-        k = (f.home - d) % n
-        ins = loop[k]
-        wsb, rsb = _scoreboard(ins)
-        if wsb != 7 and (writes[k] & (regs_read | {f.dest})):
-            need.append((k, wsb))
-        if rsb != 7 and f.dest in reads[k]:
-            need.append((k, rsb))
-        regs_read -= writes[k]
-        if not regs_read and f.dest in writes[k]:
-            break
-    best = None
-    for k, sb in need:
-        steps = next((d for d in range(1, n) if (waits(loop[(k + d) % n]) >> sb) & 1), None)
-        to_home = (f.home - k) % n
-        if steps is None or steps > to_home:
-            return f.home  # ptxas put no wait between them that we can see: stay put
-        q = (k + steps) % n
-        if q > f.home:
-            continue  # the wait lies in the previous pass over the body: every position is after it
-        if best is None or q > best:
-            best = q
-    return best
+def variable_latency(ins: Instruction) -> bool:
+    return ins.base not in FIXED_LATENCY or sets_scoreboard(ins)
+
+
+def _variable_latency_registers(instrs: Sequence[Instruction]) -> Set[int]:
+    """Registers some variable-latency instruction of the function writes or reads."""
+    out: Set[int] = set()
+    for ins in instrs:
+        if variable_latency(ins):
+            out |= _regs(ins, True) | _regs(ins, False)
+    return out
 
 
 def _precedence(fs: Sequence[_Ffma]) -> Optional[Dict[int, Set[int]]]:
@@ -234,26 +280,32 @@ class ReorderReport:
     swapped: int = 0  # FFMAs whose a and b operands were exchanged
 
 
-def reorder(loop: Sequence[Instruction], labels: Set[int], bank=lambda r: r % 2) -> Tuple[List[Instruction], ReorderReport]:
-    """The loop body with its FFMA runs chained; the report says what moved.  `bank`
-    gives each register's bank under the renaming the pass has in view: among the
-    FFMAs that share an operand with the previous one, those whose two other reads
-    fall in different banks go first."""
-    loop = list(loop)
+def reorder(func_instrs: Sequence[Instruction], lo: int, hi: int, labels: Dict[str, int],
+            bank=lambda r: r % 2, only_runs: Optional[Set[int]] = None) -> Tuple[List[Instruction], ReorderReport]:
+    """The function's instructions with the FFMA runs of its loop body (indices lo..hi)
+    chained; the report says what moved.  `labels`: name -> offset.  `bank` gives each
+    register's bank under the renaming the pass has in view: among the FFMAs that share
+    an operand with the previous one, those whose two other reads fall in different banks
+    go first."""
+    instrs = list(func_instrs)
     rep = ReorderReport()
-    reads = [_regs(i, False) for i in loop]
-    writes = [_regs(i, True) for i in loop]
-    timeline = _Timeline(loop)
-    out = list(loop)
+    cfg = _Cfg(instrs, labels)
+    vl_regs = _variable_latency_registers(instrs)
+    label_offsets = set(labels.values())
+    out = list(instrs)
     prev: Optional[Tuple[int, int]] = None  # (a, b) registers of the FFMA before, in slots a and b
     prev_end = -1
-    for run in runs(loop, labels):
+    for number, run in enumerate(runs(instrs[lo:hi + 1], label_offsets)):
+        run = [lo + k for k in run]
         rep.runs += 1
-        if prev_end >= 0 and not _chain_survives(out, prev_end, run[0], labels):
+        if only_runs is not None and number not in only_runs:  # bisecting a fault: leave this run alone
+            prev = None
+            continue
+        if prev_end >= 0 and not _chain_survives(out, prev_end, run[0], label_offsets):
             prev = None
         fs = []
         for k in run:
-            i = loop[k]
+            i = instrs[k]
             ra, rb = (i.lo >> 24) & 0xFF, (i.lo >> 32) & 0xFF
             fs.append(_Ffma(i, k, (i.lo >> 16) & 0xFF, ra, rb, i.hi & 0xFF))
         before = _precedence(fs)
@@ -261,7 +313,7 @@ def reorder(loop: Sequence[Instruction], labels: Set[int], bank=lambda r: r % 2)
             rep.kept_dependent += 1
             prev, prev_end = _last_pair(out, run), run[-1]
             continue
-        allowed = {id(f): set(_bounds(loop, reads, writes, timeline, run, f)) for f in fs}
+        allowed = {id(f): set(_bounds(cfg, run, f, vl_regs)) for f in fs}
         order = _chain(fs, run, allowed, before, prev, bank)
         if order is None:
             rep.kept_infeasible += 1
@@ -272,7 +324,7 @@ def reorder(loop: Sequence[Instruction], labels: Set[int], bank=lambda r: r % 2)
             ins = _swapped(f.ins) if swap else f.ins
             rep.moved += f.home != pos
             rep.swapped += swap
-            out[pos] = _placed(ins, loop[pos])
+            out[pos] = _placed(ins, instrs[pos])
         prev, prev_end = _last_pair(out, run), run[-1]
     return out, rep
 

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .sass import Instruction, SassFunction, parse, disassemble
+from .sass import Instruction, SassError, SassFunction, parse, disassemble
 
 RZ = 255
 FIELD_BITS = (16, 24, 32, 64)  # Rd, Ra, Rb, Rc
@@ -243,7 +243,13 @@ def prove(cubin: bytes, name: str, text_offset: int, func: SassFunction,
             if f.reg != RZ:
                 lo, hi = set_bits(lo, hi, f.bit, _probe_shift(f.reg))
         put_instruction(data, text_offset, ins.offset, lo, hi)
-    probed = parse(disassemble(bytes(data))).get(name)
+    try:
+        probed = parse(disassemble(bytes(data))).get(name)
+    except SassError as e:  # the probe made an encoding nvdisasm rejects: a field is not a register
+        m = re.search(r"at address 0x([0-9a-f]+)", str(e))
+        at = int(m.group(1), 16) if m else None
+        ins = next((i for i in func.instructions if i.offset == at), func.instructions[0])
+        raise UnknownForm(ins, f"rewriting its register fields gives an encoding nvdisasm rejects ({e})") from None
     if probed is None or len(probed.instructions) != len(func.instructions):
         raise UnknownForm(func.instructions[0], "the probe rewrite does not disassemble to the same instructions")
     for old, new in zip(func.instructions, probed.instructions):

@@ -287,7 +287,7 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 
 # ---- the pass -----------------------------------------------------------------------------
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
-             rename_registers: bool = True) -> Tuple[bytes, PassReport]:
+             rename_registers: bool = True, only_runs: Optional[Set[int]] = None) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -302,6 +302,10 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
         prove(cubin, name, text_offset, func, fields)
     except UnknownForm as e:
         raise SassPassRefused(f"{name}: instruction form the pass cannot rename: {e}") from None
+    for ins in func.instructions:
+        if ins.base in ("CALL", "RET", "BRX", "JMX", "JMP"):
+            raise SassPassRefused(f"/*{ins.offset:04x}*/ {ins.text}: calls and indirect branches hide where "
+                                  f"registers are read; the pass rewrites straight kernels only")
     loop = func.main_loop()
     if loop == (0, 0):
         raise SassPassRefused(f"{name}: no main loop (no backward branch around FFMAs): nothing to re-allocate")
@@ -328,7 +332,7 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     def plan(perm):
         rename = _renamer(perm)
         if reorder_ffmas:
-            f2, rep = _with_reordered_loop(original, labels, lambda r: rename(r) % 2)
+            f2, rep = _with_reordered_loop(original, lambda r: rename(r) % 2, only_runs)
             return _Program(f2, locate_all(f2), labels, loop), rep
         return _Program(original, original_fields, labels, loop), ReorderReport()
 
@@ -372,12 +376,11 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     return new_cubin, report
 
 
-def _with_reordered_loop(func: SassFunction, labels: Set[int], bank) -> Tuple[SassFunction, ReorderReport]:
+def _with_reordered_loop(func: SassFunction, bank, only_runs=None) -> Tuple[SassFunction, ReorderReport]:
     start, end = func.main_loop()
     lo = next(k for k, i in enumerate(func.instructions) if i.offset == start)
     hi = next(k for k, i in enumerate(func.instructions) if i.offset == end)
-    body, rep = reorder(func.instructions[lo:hi + 1], labels, bank)
-    instrs = func.instructions[:lo] + body + func.instructions[hi + 1:]
+    instrs, rep = reorder(func.instructions, lo, hi, func.labels, bank, only_runs)
     return SassFunction(func.name, instrs, dict(func.labels)), rep
 
 

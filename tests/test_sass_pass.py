@@ -215,3 +215,42 @@ def test_default_kernel_rule():
     for m, n, arch in ((8192, 128, "sm_90"), (1024, 1024, "sm_90"), (4096, 4096, "sm_80")):
         cfg, backend = default_sgemm_kernel(m, n, arch, 132)
         assert backend == "cuda" and cfg == get_preset("zorder").config
+
+
+# A CUDA C kernel whose reordering once moved FFMAs above the wait that guarded their
+# fragments (ptxas let one scoreboard cover several LDS): 0.5% wrong on the H100.
+ONCE_WRONG = dict(bm=128, bn=128, bk=8, tm=8, tn=16, warps=(4, 1), min_blocks=1)
+
+
+@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("zorder-256x128", "cuda"), ("once-wrong", "cuda")])
+def test_reordered_ffmas_stay_below_the_waits_that_guarded_them(name, backend):
+    """Read off the cubins: every loop FFMA that touches a register some variable-latency
+    instruction touches is, after the pass, at or below every scoreboard wait that came
+    before it in ptxas's order within its run; and runs hold the same FFMAs."""
+    from regtile.runtime import ffma_reorder as fr
+    cfg = get_preset("zorder").config.replace(**ONCE_WRONG) if name == "once-wrong" else get_preset(name).config
+    art = compile_source(emit(cfg.replace(sass_pass=True), backend), "sm_90")
+    back = {new: old for old, new in art.sass_pass.renaming.items()}
+    _, f0 = function_of(art.cubin_before_pass, art.name)
+    _, f1 = function_of(art.cubin, art.name)
+    vl = set()
+    for ins in f0.instructions:
+        if fr.variable_latency(ins):
+            vl |= {r for f in sass_fields.locate(ins) for r in f.registers()}
+    labels = set(f0.labels.values())
+    start, end = f0.main_loop()
+    lo = next(k for k, i in enumerate(f0.instructions) if i.offset == start)
+    moved = 0
+    for run in fr.runs(f0.instructions[lo:lo + len(f0.loop_instructions())], labels):
+        run = [lo + k for k in run]
+        old = {_ffma_key(f0.instructions[k]): k for k in run}
+        new = {_ffma_key(f1.instructions[k], lambda r: back.get(r, r)): k for k in run}
+        assert set(old) == set(new)
+        waits = [k for k in run if fr.waits(f0.instructions[k])]
+        for key, home in old.items():
+            regs = {key[0], key[2], *key[1]}
+            if regs & vl:
+                floor = max([w for w in waits if w <= home], default=run[0])
+                assert new[key] >= floor, f"{key} moved above the wait at index {floor}"
+            moved += new[key] != home
+    assert moved > 50
