@@ -17,7 +17,7 @@ from ..codegen.presets import get_preset
 from ..codegen.sgemv_config import SgemvConfig, config_for_shape
 from . import driver
 from .arrays import Operand, as_operand
-from .compiler import compile_config
+from .compiler import check_arch, compile_config
 from .errors import InputError
 from .sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
 
@@ -120,7 +120,7 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
         raise InputError("device operands: pass C (the output buffer) as well")
     if backend not in (None, "cuda", "ptx"):
         raise InputError(f"backend={backend!r}: must be 'cuda' or 'ptx'")
-    arch = arch or _arch_of_device()
+    arch = check_arch(arch) if arch else _arch_of_device()  # a bad arch is refused before any GPU lookup
     if config is not None:
         cfg, backend = config, backend or "cuda"
     else:

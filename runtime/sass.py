@@ -116,7 +116,7 @@ def parse(text: str) -> Dict[str, SassFunction]:
 
 def _make_instruction(off: int, body: str, lo: int, hi: int) -> Instruction:
     pred = ""
-    body = body.strip()
+    body = re.sub(r"\s*\(\*.*\*\)\s*$", "", body.strip())  # nvdisasm's notes, e.g. (*"SpillRefill"*)
     if body.startswith("@"):
         pred, body = body.split(None, 1)
     parts = body.split(None, 1)

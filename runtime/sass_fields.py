@@ -36,7 +36,10 @@ from .sass import Instruction, SassError, SassFunction, parse, disassemble
 RZ = 255
 FIELD_BITS = (16, 24, 32, 64)  # Rd, Ra, Rb, Rc
 SLOT_OF_FIELD = {24: "a", 32: "b", 64: "c"}
-REUSE_BIT_OF_FIELD = {24: 64 + 58, 32: 64 + 59, 64: 64 + 60}  # bit in lo | hi << 64
+# The reuse flag of an operand slot (bit in lo | hi << 64).  The slot is the operand's
+# printed position among the sources, which is not always its field: IMAD R4, R3, R5, UR9
+# keeps R5 (slot b, reuse bit 59) in the c field.
+REUSE_BIT_OF_SLOT = {"a": 64 + 58, "b": 64 + 59, "c": 64 + 60}
 
 # A general register in operand text: R7, RZ, -R7, |R7|, R7.reuse, [R28.64], [R3+UR4+0x10].
 # Not UR7 / SR_TID.X / SRZ / PR (the letter before R excludes them).
@@ -75,10 +78,7 @@ class RegField:
     reg: int  # register number; RZ = 255
     count: int  # consecutive registers the operand names (1, 2 or 4)
     written: bool  # the destination field
-
-    @property
-    def slot(self) -> Optional[str]:
-        return SLOT_OF_FIELD.get(self.bit)
+    slot: Optional[str] = None  # source slot a/b/c (reuse cache and its flag); None for the destination
 
     def registers(self) -> range:
         return range(self.reg, self.reg + self.count) if self.reg != RZ else range(0)
@@ -129,7 +129,7 @@ def locate(ins: Instruction) -> Tuple[RegField, ...]:
         raise UnknownForm(ins, f"opcode {ins.base} is not in the pass's table of known forms "
                                "(runtime/sass_fields.py KNOWN_OPCODES): its operand widths are unknown")
     regs = [r for _, r, _ in occurrences]
-    canon = _canonical(ins, [k for k, _, _ in occurrences])
+    canon, slots = _canonical(ins, [k for k, _, _ in occurrences])
     if canon is not None and all(field_value(ins, b) == r for b, r in zip(canon, regs)):
         bits = canon
     else:
@@ -142,8 +142,9 @@ def locate(ins: Instruction) -> Tuple[RegField, ...]:
             if reg != RZ and len({s[i] for s in solutions}) > 1:
                 raise UnknownForm(ins, f"register {op!r} fits more than one field")
         bits = solutions[0]
-    out = tuple(RegField(k, bit, reg, width(ins, op, bit, k), bit == 16)
-                for (k, reg, op), bit in zip(occurrences, bits))
+        slots = tuple(SLOT_OF_FIELD.get(b) for b in bits)
+    out = tuple(RegField(k, bit, reg, width(ins, op, bit, k), bit == 16, None if bit == 16 else slot)
+                for (k, reg, op), bit, slot in zip(occurrences, bits, slots))
     for f in out:
         if f.count > 1 and f.reg != RZ and f.reg % f.count:
             raise UnknownForm(ins, f"operand {ins.operands[f.operand]!r} would name {f.count} registers from an "
@@ -159,10 +160,11 @@ _UNARY = {"MOV", "MUFU", "IABS", "F2I", "I2F", "POPC", "FLO", "BREV"}
 _UNIFORM_OR_CONST = re.compile(r"^-?\|?(UR(\d+|Z)|c\[)")
 
 
-def _canonical(ins: Instruction, reg_operands: Sequence[int]) -> Optional[Tuple[int, ...]]:
+def _canonical(ins: Instruction, reg_operands: Sequence[int]):
     """The usual layout: the destination register in Rd, then the source operands in
     slots a, b, c (an immediate, constant or uniform register takes its slot, a
-    predicate takes none).  None when the operands do not follow it."""
+    predicate takes none).  (fields, slots) of the register operands; (None, None) when
+    the operands do not follow it."""
     ops = ins.operands
     slots = iter((32,) if ins.base in _UNARY else (24, 32, 64))
     field_of: Dict[int, int] = {}
@@ -189,8 +191,9 @@ def _canonical(ins: Instruction, reg_operands: Sequence[int]) -> Optional[Tuple[
     if b_op in field_of and c_op is not None and _UNIFORM_OR_CONST.match(ops[c_op]):
         field_of[b_op] = 64
     if any(k not in field_of for k in reg_operands):
-        return None
-    return tuple(field_of[k] for k in reg_operands)
+        return None, None
+    return (tuple(field_of[k] for k in reg_operands),
+            tuple(SLOT_OF_FIELD.get(slot_of[k]) if k in slot_of else None for k in reg_operands))
 
 
 def _matches(ins: Instruction, regs: Sequence[int], i: int, start: int) -> List[Tuple[int, ...]]:

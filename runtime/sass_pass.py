@@ -50,7 +50,7 @@ from . import cubin_info, reg_banks
 from .compiler import Artifact, CompileError
 from .ffma_reorder import ReorderReport, reorder
 from .sass import Instruction, SassFunction, disassemble, function_of, parse
-from .sass_fields import (RZ, REUSE_BIT_OF_FIELD, RegField, UnknownForm, instruction_bytes, locate_all, prove,
+from .sass_fields import (RZ, REUSE_BIT_OF_SLOT, RegField, UnknownForm, instruction_bytes, locate_all, prove,
                           put_instruction, renamed_operand, set_bits)
 
 PASS_ARCHS = ("sm_90",)
@@ -174,18 +174,18 @@ def _reuse_flags(prog: _Program, rename, candidates) -> Dict[Tuple[int, int], in
             reg = rename(f.reg)
             if reg in written_here:
                 continue
-            target = _next_read(prog, instrs, i, f.bit, reg, rename)
+            target = _next_read(prog, instrs, i, f.slot, reg, rename)
             if target is not None:
-                out[(ins.offset, f.bit)] = target
+                out[(ins.offset, f.slot)] = target
     return out
 
 
-def _next_read(prog: _Program, instrs: Sequence[Instruction], i: int, bit: int, reg: int, rename) -> Optional[int]:
+def _next_read(prog: _Program, instrs: Sequence[Instruction], i: int, slot: str, reg: int, rename) -> Optional[int]:
     bank = reg % 2
     for ins in instrs[i + 1:]:
         if ins.offset in prog.labels:
             return None
-        same_slot = [rename(f.reg) for f in prog.reads(ins) if f.bit == bit]
+        same_slot = [rename(f.reg) for f in prog.reads(ins) if f.slot == slot]
         if reg in same_slot:
             return ins.offset
         if ins.base in reg_banks.SLOTTED and any(r % 2 == bank for r in same_slot):
@@ -205,12 +205,12 @@ def _fresh_reads(prog: _Program, rename) -> List[Tuple[int, ...]]:
     """Per main-loop FFMA, the distinct (original) registers it reads from the register
     file when the loop's FFMAs carry the reuse flags the plan gives them."""
     flags = _reuse_flags(prog, rename, lambda ins, f: _loop_ffma(prog, ins, f))
-    served = {(target, bit) for (_, bit), target in flags.items()}
+    served = {(target, slot) for (_, slot), target in flags.items()}
     out = []
     for ins in prog.func.instructions:
         if ins.base != "FFMA" or not prog.in_loop(ins):
             continue
-        fresh = sorted({f.reg for f in prog.reads(ins) if (ins.offset, f.bit) not in served})
+        fresh = sorted({f.reg for f in prog.reads(ins) if (ins.offset, f.slot) not in served})
         out.append(tuple(fresh))
     return out
 
@@ -435,9 +435,9 @@ def _rewrite(cubin: bytes, text_offset: int, prog: _Program, rename):
     for ins in prog.func.instructions:
         for f in prog.reads(ins):
             if f.slot is not None and ".reuse" in ins.operands[f.operand]:
-                had_flag[(ins.offset, f.bit)] = True
+                had_flag[(ins.offset, f.slot)] = True
     flags = _reuse_flags(prog, rename,
-                         lambda ins, f: (ins.offset, f.bit) in had_flag or _loop_ffma(prog, ins, f))
+                         lambda ins, f: (ins.offset, f.slot) in had_flag or _loop_ffma(prog, ins, f))
     kept = sum(1 for k in had_flag if k in flags)
     cleared = len(had_flag) - kept
     added = sum(1 for k in flags if k not in had_flag)
@@ -450,9 +450,9 @@ def _rewrite(cubin: bytes, text_offset: int, prog: _Program, rename):
         for f in prog.fields[ins.offset]:
             if f.reg != RZ:
                 lo, hi = set_bits(lo, hi, f.bit, rename(f.reg))
-            key = (ins.offset, f.bit)
+            key = (ins.offset, f.slot)
             if f.slot is not None and not f.written and (key in had_flag or key in flags or plan_owns):
-                lo, hi = set_bits(lo, hi, REUSE_BIT_OF_FIELD[f.bit], int(key in flags), 1)
+                lo, hi = set_bits(lo, hi, REUSE_BIT_OF_SLOT[f.slot], int(key in flags), 1)
             if key in flags:
                 flagged_operands.add(f.operand)
         put_instruction(data, text_offset, ins.offset, lo, hi)

@@ -99,7 +99,7 @@ def test_every_reuse_flag_is_served_and_never_stale(passed, name, backend):
             served = False
             for nxt in loop[i + 1:]:
                 assert nxt.offset not in labels, f"{ins.text}: reuse across a label"
-                reads = [g.reg for g in fields[nxt.offset] if not g.written and g.bit == f.bit]
+                reads = [g.reg for g in fields[nxt.offset] if not g.written and g.slot == f.slot]
                 if f.reg in reads:
                     served = True
                     break
