@@ -122,25 +122,12 @@ def kernel_source(ffmas: int = DEFAULT_FFMAS, accs: int = ACCS) -> KernelSource:
 # ---- the cubin's .text section ------------------------------------------------------------
 def text_section(cubin: bytes, name: str = KERNEL) -> Tuple[int, int]:
     """(file offset, size) of section .text.<name> of an ELF64 cubin."""
-    if cubin[:4] != b"\x7fELF" or cubin[4] != 2:
-        raise CalibError("not an ELF64 cubin")
-    shoff, = struct.unpack_from("<Q", cubin, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
-
-    def header(i):
-        base = shoff + i * shentsize
-        sh_name, = struct.unpack_from("<I", cubin, base)
-        sh_offset, sh_size = struct.unpack_from("<QQ", cubin, base + 0x18)
-        return sh_name, sh_offset, sh_size
-
-    _, str_off, _ = header(shstrndx)
-    want = f".text.{name}".encode()
-    for i in range(shnum):
-        sh_name, off, size = header(i)
-        end = cubin.index(b"\0", str_off + sh_name)
-        if cubin[str_off + sh_name:end] == want:
-            return off, size
-    raise CalibError(f"no section .text.{name} in the cubin")
+    from ..runtime.cubin_info import CubinError
+    from ..runtime.cubin_info import text_section as _text_section
+    try:
+        return _text_section(cubin, name)
+    except CubinError as e:
+        raise CalibError(str(e)) from None
 
 
 def _field(ins: Instruction, field) -> int:
