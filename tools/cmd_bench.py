@@ -42,6 +42,9 @@ def register(sub) -> None:
     p.add_argument("--repeat", type=int, default=10, help="timed launches per kernel (median; default 10)")
     p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
                    help="build SGEMM kernels through the CUDA C (default) or the PTX backend")
+    p.add_argument("--sass-pass", action="store_true",
+                   help="also time each SGEMM preset rewritten by the SASS register-bank pass (sm_90), "
+                        "as rows 'NAME +pass'")
     p.add_argument("--tuned", action="store_true",
                    help="add a 'tuned' row per shape: the best config `regtile tune` stored for it on this GPU")
     p.add_argument("--ncu", metavar="FILE",
@@ -78,7 +81,7 @@ def _parse_sizes(text: str) -> List[int]:
 
 def naive_skip_note(name: str, m: int, n: int, k: int, repeat: int) -> Optional[str]:
     """Why the naive rung is left out of this row, or None when it runs in the budget."""
-    if name != "naive":
+    if name.split(" +")[0] != "naive":  # "naive +pass" too
         return None
     per_launch = 2.0 * m * n * k / (NAIVE_TFLOPS * 1e12)
     total = per_launch * (repeat + WARMUP_AND_CHECK)
@@ -170,6 +173,8 @@ def run(args) -> int:
                          "pct_peak": 100 * cres.tflops / peak if peak else None, "x_cublas": 1.0,
                          "registers": None, "rel_err": None, "ok": None, "note": blas.describe()})
             kernels = [(name, get_preset(name).config) for name in names]
+            if args.sass_pass:
+                kernels += [(f"{name} +pass", get_preset(name).config.replace(sass_pass=True)) for name in names]
             if args.tuned:
                 from ..runtime.tuning_db import best
                 found = best(dev.name, m, n, k, args.backend)
@@ -190,6 +195,9 @@ def run(args) -> int:
                              "pct_peak": 100 * res.tflops / peak if peak else None, "x_cublas": cres.ms / res.ms,
                              "registers": art.resources.registers, "rel_err": res.rel_err, "ok": res.ok,
                              "smem_conflicts": ncu.get(name),
+                             **({"conflict_share_before": art.sass_pass.to_dict()["conflict_share_before"],
+                                 "conflict_share_after": art.sass_pass.to_dict()["conflict_share_after"]}
+                                if art.sass_pass is not None else {}),
                              "note": cfg.describe() if name == "tuned" else ""})
         finally:
             work.close()

@@ -19,7 +19,8 @@ def register(sub) -> None:
                     "regtile.sgemm then uses the best config for that shape. Needs a GPU.",
         epilog="examples:\n  regtile tune --m 4096 --n 4096 --k 4096\n"
                "  regtile tune --m 8192 --n 128 --k 8192 --budget 20 --json\n"
-               "  regtile tune --m 4096 --n 4096 --k 4096 --retime",
+               "  regtile tune --m 4096 --n 4096 --k 4096 --retime\n"
+               "  regtile tune --m 4096 --n 4096 --k 4096 --backend ptx --sass-pass",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--m", type=int, required=True)
     p.add_argument("--n", type=int, required=True)
@@ -29,6 +30,9 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=int, default=None, help="parallel compile processes (default: CPU count)")
     p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
                    help="search kernels of the CUDA C (default) or the PTX backend")
+    p.add_argument("--sass-pass", action="store_true",
+                   help="every candidate rewritten by the SASS register-bank pass (sm_90; docs/sass-pass.md); "
+                        "stored as configs of their own, so the best with and without the pass compete")
     p.add_argument("--retime", action="store_true", help="time configs already measured for this shape again")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
@@ -42,8 +46,12 @@ def run(args) -> int:
     from .tune import candidate_configs, command_line, compile_all, prune_by_banks, search_order
     m, n, k = args.m, args.n, args.k
     dev = driver.device()
+    if args.sass_pass and dev.arch != "sm_90":
+        raise UsageError(f"--sass-pass: the SASS register-bank pass targets sm_90; this GPU is {dev.arch}")
     configs = search_order(candidate_configs(m, n, k, dev.sm_count, split_k=args.backend == "cuda"), m, n,
                            dev.sm_count)
+    if args.sass_pass:
+        configs = [c.replace(sass_pass=True) for c in configs]
 
     def progress(i, total, c):
         status = "ok" if c.spill_free else ("error" if c.error else "spills")
