@@ -116,7 +116,7 @@ def as_operand(obj, name: str, ndim: int = 2) -> Operand:
     if len(shape) != ndim:
         raise InputError(f"{name}: {len(shape)}-D array, expected {ndim}-D")
     if any(int(d) < 1 for d in shape):
-        raise InputError(f"{name}: shape {tuple(shape)} has a zero dimension; sizes must be >= 1")
+        raise InputError(f"{name}: shape {tuple(shape)} has a zero or negative dimension; sizes must be >= 1")
     if any(r for r in rem):
         raise InputError(f"{name}: strides are not whole float32 elements")
     if ndim == 1:
@@ -136,6 +136,8 @@ def as_operand(obj, name: str, ndim: int = 2) -> Operand:
                              f"overlapping view); pass a row-major copy")
     if ld > INT_MAX or rows > INT_MAX or cols > INT_MAX:
         raise InputError(f"{name}: dimensions and leading dimension must fit in a 32-bit int")
+    if ptr is not None and ptr == 0:
+        raise InputError(f"{name}: device pointer is null (a {rows}x{cols} array needs memory)")
     if ptr is not None and ptr % 4:
         raise InputError(f"{name}: device pointer {ptr:#x} is not 4-byte aligned")
     return Operand(name, rows, cols, ld, ptr, host, obj)

@@ -11,7 +11,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
-from typing import Optional
+from typing import Optional, Tuple
 
 from .driver import device
 from .errors import CublasUnavailable
@@ -40,22 +40,33 @@ def _candidates():
         pass
 
 
+_library: Optional[Tuple[ctypes.CDLL, str]] = None
+
+
+def require() -> Tuple[ctypes.CDLL, str]:
+    """(library, path) of cuBLAS, loaded once; CublasUnavailable when there is none.
+    Touches no GPU, so a benchmark can check for cuBLAS before it starts any GPU work."""
+    global _library
+    if _library is not None:
+        return _library
+    errors = []
+    for path in _candidates():
+        if not path:
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+            continue
+        _library = (lib, getattr(lib, "_name", path))
+        return _library
+    raise CublasUnavailable("no cuBLAS library found (pip install nvidia-cublas, or a CUDA toolkit); "
+                            + "; ".join(errors[:3]))
+
+
 class Cublas:
     def __init__(self, stream=0):
-        self.lib, self.library = None, None
-        errors = []
-        for path in _candidates():
-            if not path:
-                continue
-            try:
-                self.lib = ctypes.CDLL(path)
-                self.library = getattr(self.lib, "_name", path)
-                break
-            except OSError as e:
-                errors.append(f"{path}: {e}")
-        if self.lib is None:
-            raise CublasUnavailable("no cuBLAS library found (pip install nvidia-cublas, or a CUDA toolkit); "
-                                    + "; ".join(errors[:3]))
+        self.lib, self.library = require()
         device()  # cuBLAS uses the primary context that the runtime made current
         self.handle = ctypes.c_void_p()
         self._ok(self.lib.cublasCreate_v2(ctypes.byref(self.handle)), "cublasCreate")

@@ -78,3 +78,115 @@ def test_help_has_examples():
     assert res.returncode == 0 and "regtile gen --preset zorder" in res.stdout
     res = _cli("gen", "--help")
     assert res.returncode == 0 and "examples" in res.stdout
+
+
+# ---- issue 8: every class of bad input, in process (cheap); exit 2 and one line ------
+def _refused(capsys, args):
+    rc = main(args)
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith("regtile: error: "), (args, rc, err)
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, needle", [
+    # invalid configs
+    (["gen", "--preset", "zorder", "--tm", "3", "--out", "{tmp}/o"], "tm=3"),
+    (["inspect", "--kernel", "sgemv", "--rows-per-warp", "3"], "rows_per_warp=3"),
+    (["inspect", "--preset", "zorder", "--min-blocks", "4"], "min_blocks=4"),
+    (["bench", "--presets", "fastest"], "unknown preset 'fastest'"),
+    # zero or negative sizes
+    (["run", "--preset", "zorder", "--m", "-5", "--n", "4", "--k", "4"], "--m -5"),
+    (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "0"], "--k 0"),
+    (["run", "--preset", "sgemv-n16", "--m", "4", "--n", "0"], "--n 0"),
+    (["bench", "--ladder", "--sizes", "64,-1"], "--sizes '64,-1'"),
+    (["bench", "--presets", "zorder", "--shapes", "64x0x64"], "shape '64x0x64'"),
+    (["tune", "--m", "64", "--n", "64", "--k", "-1"], "--k -1"),
+    (["banks", "--preset", "zorder", "--m", "0"], "--m 0"),
+    (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--repeat", "-1"], "--repeat -1"),
+    # wrong types
+    (["inspect", "--bm", "abc"], "invalid int value: 'abc'"),
+    (["inspect", "--preset", "zorder", "--split-tile", "maybe"], "expected true/false, got 'maybe'"),
+    (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--alpha", "x"], "invalid float value: 'x'"),
+    # mismatched shapes
+    (["run", "--preset", "sgemv-n16", "--m", "4", "--n", "16", "--k", "4"], "--k is an SGEMM size"),
+    (["run", "--preset", "zorder", "--m", "4", "--n", "4"], "SGEMM needs --k"),
+    (["bench", "--presets", "zorder", "--shapes", "64x64"], "expected 3 sizes"),
+    # unknown arch
+    (["gen", "--preset", "zorder", "--arch", "sm_100", "--out", "{tmp}/o"], "invalid choice: 'sm_100'"),
+    (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--arch", "sm_75"], "invalid choice: 'sm_75'"),
+    # unwritable outputs
+    (["gen", "--preset", "naive", "--out", "{tmp}/file/sub"], "is not a writable folder"),
+    (["bench", "--ladder", "--sizes", "64", "--out", "{tmp}/file/t.md"], "--out {tmp}/file/t.md: the folder"),
+    (["bench", "--ladder", "--sizes", "64", "--out", "{tmp}"], "is a folder"),
+    (["banks", "--preset", "zorder", "--png", "{tmp}/file/b.png"], "--png {tmp}/file/b.png: the folder"),
+])
+def test_every_bad_input_class_is_one_line_exit_2(tmp_path, capsys, args, needle):
+    (tmp_path / "file").write_text("")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    line = _refused(capsys, args)
+    assert needle.replace("{tmp}", str(tmp_path)) in line, line
+    # ... and changes nothing: no output folder or file appears
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_unwritable_tuning_folder_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("REGTILE_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    from regtile.runtime import driver
+
+    def no_gpu_work():
+        raise AssertionError("the GPU was asked for before the output folder was checked")
+    monkeypatch.setattr(driver, "device", no_gpu_work)
+    line = _refused(capsys, ["tune", "--m", "64", "--n", "64", "--k", "64"])
+    assert "tuning results" in line and "is not a writable folder" in line
+
+
+@pytest.mark.parametrize("args", [
+    ["bench", "--ladder", "--sizes", "64"],
+    ["bench", "--sgemv", "--shapes", "64x64"],
+    ["run", "--preset", "zorder", "--m", "64", "--n", "64", "--k", "64"],
+    ["run", "--preset", "sgemv-n16", "--m", "64", "--n", "16"],
+    ["tune", "--m", "64", "--n", "64", "--k", "64"],
+])
+def test_no_cublas_is_refused_before_any_gpu_work(tmp_path, capsys, monkeypatch, args):
+    """A (pretend) GPU but no cuBLAS: one line naming cuBLAS, and no workload, compile or
+    launch was started (they would need the GPU)."""
+    from types import SimpleNamespace
+    from regtile.runtime import bench, cublas, driver
+    from regtile.tools import tune
+
+    def started(*a, **k):
+        raise AssertionError("GPU work started before the cuBLAS check")
+    monkeypatch.setenv("REGTILE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132,
+                                                                  driver_version="CUDA 13.0"))
+    monkeypatch.setattr(cublas, "_library", None)
+    monkeypatch.setattr(cublas, "_candidates", lambda: iter(()))
+    for name in ("GemmWorkload", "GemvWorkload", "measure_config"):
+        monkeypatch.setattr(bench, name, started)
+    monkeypatch.setattr(tune, "compile_all", started)
+    monkeypatch.setattr(driver, "load", started)
+    line = _refused(capsys, args)
+    assert "no cuBLAS library found" in line
+    if args[0] == "run":
+        assert "--no-cublas" in line
+
+
+def test_run_with_no_cublas_skips_the_cublas_check(monkeypatch):
+    """--no-cublas: no cuBLAS needed, the run goes on to its workload."""
+    from types import SimpleNamespace
+    from regtile.runtime import bench, cublas, driver
+
+    class Reached(Exception):
+        pass
+
+    def workload(*a, **k):
+        raise Reached
+    monkeypatch.setattr(cublas, "_library", None)
+    monkeypatch.setattr(cublas, "_candidates", lambda: iter(()))
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132,
+                                                                  driver_version="CUDA 13.0"))
+    monkeypatch.setattr(bench, "GemmWorkload", workload)
+    with pytest.raises(Reached):
+        main(["run", "--preset", "zorder", "--m", "64", "--n", "64", "--k", "64", "--no-cublas"])

@@ -19,7 +19,7 @@ def _m(r, c, dtype=np.float32):
     ((_m(4, 5), _m(5, 7)), {"beta": 1.0}, "beta=1.0 needs C"),
     ((_m(4, 5), _m(5, 7), _m(4, 6)), {}, "C is 4x6, expected 4x7"),
     ((_m(4, 5), _m(7, 5).T), {}, "column stride"),
-    ((np.zeros((0, 5), np.float32), _m(5, 7)), {}, "zero dimension"),
+    ((np.zeros((0, 5), np.float32), _m(5, 7)), {}, "zero or negative dimension"),
     ((_m(4, 5)[None], _m(5, 7)), {}, "3-D"),
     (([[1.0]], _m(1, 1)), {}, "neither a numpy array"),
     ((_m(4, 5), _m(5, 7)), {"alpha": "2"}, "alpha='2'"),
@@ -79,6 +79,7 @@ def test_no_gpu_is_a_clear_error(monkeypatch):
 def test_no_cublas_is_a_clear_error(monkeypatch):
     from regtile.runtime import cublas
     from regtile.runtime.errors import CublasUnavailable
+    monkeypatch.setattr(cublas, "_library", None)
     monkeypatch.setattr(cublas, "_candidates", lambda: iter(()))
     with pytest.raises(CublasUnavailable, match="no cuBLAS library found"):
         cublas.Cublas()
@@ -95,3 +96,119 @@ def test_cli_without_gpu_is_one_line_exit_2():
         res = subprocess.run([sys.executable, "-m", "regtile.tools.cli", *args], capture_output=True, text=True)
         lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
         assert res.returncode == 2 and len(lines) == 1 and "GPU" in lines[0], (args, res.stderr)
+
+
+# ---- issue 8: one test per class of bad input, each refused before any GPU work ------
+def _fake_dlpack(device_type):
+    class T:
+        def __dlpack_device__(self):
+            return (device_type, 0)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("read only after the device check")
+    return T()
+
+
+@pytest.mark.parametrize("A, needle", [
+    (FakeDeviceArray((-4, 5)), r"shape \(-4, 5\) has a zero or negative dimension"),
+    (FakeDeviceArray((4, 0)), r"shape \(4, 0\) has a zero or negative dimension"),
+    (_m(4, 5, np.int32), "dtype int32, expected float32"),
+    (_m(4, 5, np.float16), "dtype float16, expected float32"),
+    (FakeDeviceArray((4, 5), "<i4"), "dtype '<i4', expected float32"),
+    (_fake_dlpack(1), "a DLPack tensor on device type 1, not CUDA"),
+    (FakeDeviceArray((4, 5), strides=(8, 4)), "row stride 2 is smaller than its 5 columns"),
+    (FakeDeviceArray((4, 5), strides=(22, 4)), "strides are not whole float32 elements"),
+    (FakeDeviceArray((4, 5), ptr=0), "device pointer is null"),
+    (FakeDeviceArray((4, 5), ptr=0x10001), "device pointer 0x10001 is not 4-byte aligned"),
+    (np.ones((4, 10), np.float32)[:, ::2], "column stride 2, expected 1"),
+])
+def test_bad_operand_is_named(A, needle):
+    """Sizes, dtypes, layouts and pointers: the error names the operand and the value."""
+    B = FakeDeviceArray((5, 3)) if not isinstance(A, np.ndarray) else _m(5, 3)
+    C = FakeDeviceArray((4, 3)) if not isinstance(A, np.ndarray) else None
+    with pytest.raises(InputError, match="A: " + needle):
+        regtile.sgemm(A, B, C)
+
+
+def test_device_output_too_small_is_refused():
+    with pytest.raises(InputError, match="C is 4x2, expected 4x3"):
+        regtile.sgemm(FakeDeviceArray((4, 5)), FakeDeviceArray((5, 3)), FakeDeviceArray((4, 2)))
+    with pytest.raises(InputError, match="y has 3 elements, expected 4"):
+        regtile.sgemv(FakeDeviceArray((4, 5)), FakeDeviceArray((5,)), FakeDeviceArray((3,)))
+
+
+def test_sgemv_device_vector_misaligned_or_wrong_dtype():
+    with pytest.raises(InputError, match="x: device pointer 0x10006 is not 4-byte aligned"):
+        regtile.sgemv(FakeDeviceArray((4, 5)), FakeDeviceArray((5,), ptr=0x10006), FakeDeviceArray((4,)))
+    with pytest.raises(InputError, match="x: dtype '<f8'"):
+        regtile.sgemv(FakeDeviceArray((4, 5)), FakeDeviceArray((5,), "<f8"), FakeDeviceArray((4,)))
+
+
+def test_mixed_host_and_device_operands_are_refused():
+    with pytest.raises(InputError, match="mix host and device"):
+        regtile.sgemm(_m(4, 5), FakeDeviceArray((5, 3)), FakeDeviceArray((4, 3)))
+
+
+def test_wrong_config_types_are_refused():
+    with pytest.raises(InputError, match="expected an SgemvConfig, got SgemmConfig"):
+        regtile.sgemv(_m(4, 5), np.ones(5, np.float32), config=regtile.SgemmConfig())
+    with pytest.raises(InputError, match="expected an SgemmConfig, got dict"):
+        regtile.sgemm(_m(4, 5), _m(5, 7), config={"bm": 64})
+
+
+@pytest.mark.parametrize("call", [
+    lambda: regtile.sgemm(_m(4, 5), _m(5, 7), arch="sm_75"),
+    lambda: regtile.sgemv(_m(4, 5), np.ones(5, np.float32), arch="sm_100"),
+])
+def test_unknown_arch_is_refused_before_the_gpu(call):
+    """ArchError, not NoGpuError: the arch is checked at compile time, before a GPU is looked for."""
+    from regtile.runtime.compiler import ArchError
+    with pytest.raises(ArchError, match=r"unknown arch 'sm_1?[07]5?0?'.*sm_80, sm_86, sm_89, sm_90"):
+        call()
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(A=_m(4, 5, np.float64), B=_m(5, 7)),
+    dict(A=_m(4, 5), B=_m(6, 7)),
+    dict(A=_m(4, 5), B=_m(5, 7), alpha=None),
+    dict(A=_m(4, 5), B=_m(5, 7), config="zorder"),
+    dict(A=_m(4, 5), B=_m(5, 7), arch="sm_75"),
+])
+def test_refused_call_leaves_c_untouched(kwargs):
+    C = _m(4, 7)
+    before = C.copy()
+    with pytest.raises((InputError, ValueError)):
+        regtile.sgemm(C=C, beta=0.5, **kwargs)
+    assert np.array_equal(C, before)
+
+
+def test_sgemv_without_gpu_is_a_clear_error():
+    from regtile.runtime import driver
+    if driver.gpu_available():
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(regtile.runtime.errors.NoGpuError, match="GPU"):
+        regtile.sgemv(_m(4, 5), np.ones(5, np.float32))
+
+
+def test_missing_driver_library_is_a_clear_no_gpu_error(monkeypatch):
+    """Also on a machine with a GPU: libcuda that cannot be loaded reads as NoGpuError."""
+    from types import SimpleNamespace
+    from regtile.runtime import driver
+    from regtile.runtime.errors import NoGpuError
+
+    def no_libcuda(_flags):
+        raise RuntimeError("libcuda.so.1: cannot open shared object file")
+    monkeypatch.setattr(driver, "_device", None)
+    monkeypatch.setattr(driver, "_cu", lambda: SimpleNamespace(cuInit=no_libcuda))
+    with pytest.raises(NoGpuError, match="no CUDA driver on this machine.*libcuda.so.1"):
+        regtile.sgemm(_m(4, 5), _m(5, 7))
+    assert driver.gpu_available() is False
+
+
+def test_cublas_is_looked_up_without_a_gpu(monkeypatch):
+    from regtile.runtime import cublas
+    from regtile.runtime.errors import CublasUnavailable
+    monkeypatch.setattr(cublas, "_library", None)
+    monkeypatch.setattr(cublas, "_candidates", lambda: iter(["/nonexistent/libcublas.so.13"]))
+    with pytest.raises(CublasUnavailable, match="no cuBLAS library found.*/nonexistent/libcublas.so.13"):
+        cublas.require()

@@ -55,6 +55,9 @@ def run(args) -> int:
         raise UsageError(f"--warp {args.warp}: the block has warps 0..{warps - 1}")
     if cfg.stages and not 0 <= args.kslice < cfg.bk:
         raise UsageError(f"--kslice {args.kslice}: this config has k-slices 0..{cfg.bk - 1}")
+    if args.png:
+        from .outpaths import check_writable_file
+        check_writable_file("--png", args.png)
     plan = make_plan(cfg)
     report = smem_analyze(plan, args.m, args.n, args.k)
     png = None

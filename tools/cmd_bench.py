@@ -11,6 +11,7 @@ from typing import List, Optional
 
 from ..codegen.presets import get_preset, preset_names
 from .options import UsageError
+from .outpaths import check_writable_file
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
 # The naive rung runs at about 5 TFLOP/s on the H100 (docs/ladder.md: 5.1 at 4096^3), so
@@ -147,6 +148,8 @@ def header(dev) -> List[str]:
 def run(args) -> int:
     if args.repeat < 1:
         raise UsageError(f"--repeat {args.repeat}: must be >= 1")
+    if args.out:
+        check_writable_file("--out", args.out)  # before the benchmark, not after it
     if args.sgemv:
         if args.backend != "cuda":
             raise UsageError("--backend ptx builds SGEMM kernels only; SGEMV kernels come from the CUDA C backend")
@@ -161,7 +164,9 @@ def run(args) -> int:
         print(f"regtile: note: --ncu rows for kernels not benched here: {', '.join(unmatched)}",
               file=sys.stderr)
     from ..runtime import bench, driver
+    from ..runtime.cublas import require
     dev = driver.device()
+    require()  # the cuBLAS rows: refused here, before any GPU work
     peak = bench.peak_tflops(dev.name)
     rows = []
     for (m, n, k) in shapes:
@@ -233,9 +238,10 @@ def _run_sgemv(args) -> int:
     from ..codegen.sgemv_config import config_for_shape
     from ..runtime import bench, driver
     from ..runtime.compiler import compile_config
-    from ..runtime.cublas import shared
+    from ..runtime.cublas import require, shared
     shapes = _parse_shapes(args.shapes or ",".join(SGEMV_SHAPES), 2)
     dev = driver.device()
+    require()
     rows = []
     for (m, n) in shapes:
         work = bench.GemvWorkload(m, n)
@@ -283,5 +289,9 @@ def _report(args, dev, rows, table) -> int:
         text = table()
         print(text)
         if args.out:
-            Path(args.out).write_text(text + "\n")
+            try:
+                Path(args.out).write_text(text + "\n")
+            except OSError as e:
+                raise UsageError(f"--out {args.out}: cannot write ({e.strerror or e}); the table is printed above") \
+                    from None
     return 0 if all(r.get("ok") in (None, True) for r in rows) else 1

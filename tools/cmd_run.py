@@ -56,6 +56,8 @@ def run(args) -> int:
     _sizes(args, sgemv)
     from ..runtime import driver
     dev = driver.device()
+    if not args.no_cublas and args.repeat:
+        _require_cublas()  # before any GPU work: a missing cuBLAS is refused, not found after the timing
     arch = args.arch if args.arch else dev.arch
     if sgemv:
         out = _run_sgemv(args, cfg, label, dev, arch)
@@ -66,6 +68,15 @@ def run(args) -> int:
     else:
         _print(out)
     return 0 if out["result"]["ok"] else 1
+
+
+def _require_cublas() -> None:
+    from ..runtime.cublas import require
+    from ..runtime.errors import CublasUnavailable
+    try:
+        require()
+    except CublasUnavailable as e:
+        raise CublasUnavailable(f"{e}; or pass --no-cublas to run without the comparison") from None
 
 
 def _run_sgemm(args, cfg, label, dev, arch):

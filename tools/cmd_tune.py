@@ -43,9 +43,15 @@ def run(args) -> int:
     if args.budget < 1 or args.repeat < 1:
         raise UsageError("--budget and --repeat must be >= 1")
     from ..runtime import bench, driver, tuning_db
+    from ..runtime.cache import cache_dir
+    from ..runtime.cublas import require
+    from .outpaths import check_writable_dir
+    # refused before any compile or GPU work: where the results go, and the cuBLAS they are compared with
+    check_writable_dir("tuning results (REGTILE_CACHE_DIR)", cache_dir() / "tuning")
     from .tune import candidate_configs, command_line, compile_all, prune_by_banks, search_order
     m, n, k = args.m, args.n, args.k
     dev = driver.device()
+    require()
     if args.sass_pass and dev.arch != "sm_90":
         raise UsageError(f"--sass-pass: the SASS register-bank pass targets sm_90; this GPU is {dev.arch}")
     configs = search_order(candidate_configs(m, n, k, dev.sm_count, split_k=args.backend == "cuda"), m, n,
