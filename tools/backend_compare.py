@@ -243,10 +243,23 @@ def rank_ffma_orders(label: str, cfg: SgemmConfig, arch: str, backend: str) -> L
     docs/register-banks.md), then the fewest conflicted FFMAs.  ptxas allocates the
     physical registers, so a source order cannot pin banks; this is the bank-aware
     choice available to either backend: let ptxas allocate each order, keep the best."""
-    from ..codegen.config import FFMA_ORDERS
     from .artifacts import build
-    reports = [plan_vs_sass(build(label, cfg.replace(ffma_order=o), arch, backend=backend)) for o in FFMA_ORDERS]
+    reports = [plan_vs_sass(build(label, c, arch, backend=backend)) for c in ffma_order_variants(cfg)[0]]
     return sorted(reports, key=lambda r: (r.spill_bytes > 0, round(r.banks.bank_bound, 4), r.banks.conflict_share))
+
+
+def ffma_order_variants(cfg: SgemmConfig):
+    """([config with each FFMA order validation accepts], {order: why refused}): orders
+    that keep more fragments live can exceed the register cap where zigzag fits
+    (codegen/config.py, register_estimate)."""
+    from ..codegen.config import FFMA_ORDERS, ConfigError
+    ok, refused = [], {}
+    for o in FFMA_ORDERS:
+        try:
+            ok.append(cfg.replace(ffma_order=o))
+        except ConfigError as e:
+            refused[o] = str(e)
+    return ok, refused
 
 
 def render_ranking(reports: Sequence[PlanVsSass]) -> str:

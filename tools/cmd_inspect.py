@@ -80,15 +80,18 @@ def _compare_backends(args, label, cfg) -> int:
 
 
 def _rank_orders(args, label, cfg) -> int:
-    from .backend_compare import rank_ffma_orders, render_ranking
+    from .backend_compare import ffma_order_variants, rank_ffma_orders, render_ranking
     if not isinstance(cfg, SgemmConfig):
         raise UsageError("--rank-orders ranks SGEMM FFMA orders; SGEMV has none")
     ranked = rank_ffma_orders(label, cfg, args.arch, backend_from_args(args))
+    refused = ffma_order_variants(cfg)[1]
     if args.json:
         print(json.dumps({"label": label, "arch": args.arch, "backend": backend_from_args(args),
-                          "ranked": [r.to_dict() for r in ranked]}, indent=2))
+                          "ranked": [r.to_dict() for r in ranked], "refused": refused}, indent=2))
     else:
         print(render_ranking(ranked))
+        for order, why in refused.items():
+            print(f"  {order:<10}refused by validation: {why.split(';')[0]}")
     return 0
 
 
