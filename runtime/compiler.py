@@ -31,6 +31,14 @@ class ArchError(ValueError):
     pass
 
 
+class SpillError(CompileError):
+    """ptxas spilled a kernel that validation accepted.  Validation's register rules
+    (codegen/config.py, docs/register-rule.md) refuse every spill of the sweep they were
+    fitted to, but ptxas sometimes squeezes a kernel to the next occupancy step and spills a
+    few bytes where no config-level estimate can tell: such a kernel is refused here, at the
+    compile stage, rather than run, timed or tuned as if it were sound."""
+
+
 def _failing_lines(log: str, source: str) -> Tuple[str, ...]:
     if not source:
         return ()
@@ -280,11 +288,40 @@ def _compile_ptx(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
     return Artifact(src, arch, text, cubin, log, res, version)
 
 
-def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True, backend: str = "cuda") -> Artifact:
+def spilled_bytes(art: Artifact) -> int:
+    """Spill-store, spill-load and stack-frame bytes over every kernel of the module (a
+    split-K module holds the reduction kernel too)."""
+    r = art.resources
+    own = r.spill_store_bytes + r.spill_load_bytes + r.stack_frame_bytes
+    logged = sum(int(n) for n in re.findall(r"(\d+) bytes (?:stack frame|spill stores|spill loads)", art.log))
+    return max(own, logged)
+
+
+def check_spill_free(art: Artifact, cfg=None) -> Artifact:
+    """The artifact, or SpillError naming what spilled and what to change."""
+    nbytes = spilled_bytes(art)
+    if nbytes == 0:
+        return art
+    r = art.resources
+    est = ""
+    if cfg is not None and hasattr(cfg, "register_estimate"):
+        est = (f"; validation estimated {cfg.register_estimate()} registers against a cap of "
+               f"{cfg.register_cap()}, but ptxas squeezed the kernel")
+    raise SpillError(f"{art.name} ({art.arch}): ptxas spilled to local memory ({r.registers} registers, "
+                     f"{r.spill_store_bytes} B spill stores, {r.spill_load_bytes} B spill loads, "
+                     f"{r.stack_frame_bytes} B stack{est}); regtile does not run spilling kernels: use a "
+                     f"smaller thread tile or bk, lower min_blocks, or the zigzag FFMA order "
+                     f"(`regtile inspect` shows the kernel; `gen --allow-spills` writes it)", art.log)
+
+
+def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True, backend: str = "cuda",
+                   allow_spills: bool = False) -> Artifact:
     """Any config (SgemmConfig, SgemvConfig) -> Artifact, through the CUDA C backend
-    or (SGEMM) the PTX backend."""
+    or (SGEMM) the PTX backend.  A kernel that spills raises SpillError unless
+    `allow_spills` (what runs, is timed or tuned is spill-free)."""
     from ..codegen.emit import emit
-    return compile_source(emit(cfg, backend), arch, use_cache)
+    art = compile_source(emit(cfg, backend), arch, use_cache)
+    return art if allow_spills else check_spill_free(art, cfg)
 
 
 def find_tool(name: str) -> Optional[str]:

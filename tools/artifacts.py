@@ -12,7 +12,7 @@ from ..codegen.config import SgemmConfig
 from ..codegen.emit import AnyConfig, emit, kernel_kind
 from ..codegen.kernel import KernelSource
 from ..runtime import sass as _sass
-from ..runtime.compiler import Artifact, compile_source, parse_ptxas_report
+from ..runtime.compiler import Artifact, check_spill_free, compile_source, parse_ptxas_report
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,14 @@ class Built:
                 "resources": parse_ptxas_report(self.artifact.log, red.name).to_dict()}
 
 
-def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend: str = "cuda") -> Built:
+def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend: str = "cuda",
+          allow_spills: bool = True) -> Built:
+    """Every stage's artifact.  Looking at a spilling kernel is allowed by default (`inspect`
+    reports SPILLS); `gen` asks for allow_spills=False unless --allow-spills."""
     src = emit(cfg, backend)
     art = compile_source(src, arch, use_cache=use_cache)
+    if not allow_spills:
+        check_spill_free(art, cfg)
     text, func = _sass.function_of(art.cubin, src.name)
     return Built(label, cfg, src, art, text, func, backend)
 

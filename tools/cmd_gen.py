@@ -24,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--name", help="file stem (default: the preset name, or 'custom')")
     p.add_argument("--json", action="store_true", help="print the written paths and summary as JSON")
+    p.add_argument("--allow-spills", action="store_true",
+                   help="write a kernel even if ptxas spilled it to local memory (refused otherwise)")
     p.set_defaults(handler=run)
 
 
@@ -39,7 +41,7 @@ def run(args) -> int:
     label, cfg = config_from_args(args)
     out = Path(args.out)
     _check_writable(out)
-    built = build(label, cfg, args.arch, backend=backend_from_args(args))
+    built = build(label, cfg, args.arch, backend=backend_from_args(args), allow_spills=args.allow_spills)
     try:
         files = write_all(built, out, args.name)
     except OSError as e:
