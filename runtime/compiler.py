@@ -147,6 +147,19 @@ def _check_nvrtc(err, what: str, log: str = "", source: str = ""):
         raise CompileError(f"{what} failed: {err!r}", log, source)
 
 
+def _nvrtc_out(get_size, get, prog, what: str) -> bytes:
+    """One NVRTC output (log, PTX, cubin) copied out through a fresh, writable buffer.
+    Never `b" " * size`: for an empty log (size 1) that is CPython's shared 1-byte bytes
+    object, and NVRTC's NUL terminator would turn every b" " of the process into b"\x00"
+    (seen on the device: torch then failed to import, and option lists lost their -v)."""
+    err, size = get_size(prog)
+    _check_nvrtc(err, f"nvrtcGet{what}Size")
+    buf = bytearray(size)
+    (err,) = get(prog, buf)
+    _check_nvrtc(err, f"nvrtcGet{what}")
+    return bytes(buf)
+
+
 def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tuple[str, bytes, str]:
     from cuda.bindings import nvrtc
     err, prog = nvrtc.nvrtcCreateProgram(src.text.encode(), f"{src.name}.cu".encode(), 0, [], [])
@@ -154,20 +167,12 @@ def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tu
     try:
         opts = [f"--gpu-architecture={arch}".encode()] + [o.encode() for o in options]
         (cerr,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        err, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log_buf = b" " * size
-        nvrtc.nvrtcGetProgramLog(prog, log_buf)
-        log = log_buf.rstrip(b"\x00").decode(errors="replace")
+        log = _nvrtc_out(nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog, prog, "log")
+        log = log.rstrip(b"\x00").decode(errors="replace")
         _check_nvrtc(cerr, f"NVRTC compile of {src.name} for {arch}", log, src.text)
-        err, size = nvrtc.nvrtcGetPTXSize(prog)
-        _check_nvrtc(err, "nvrtcGetPTXSize")
-        ptx = b" " * size
-        nvrtc.nvrtcGetPTX(prog, ptx)
-        err, size = nvrtc.nvrtcGetCUBINSize(prog)
-        _check_nvrtc(err, "nvrtcGetCUBINSize")
-        cubin = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, cubin)
-        return ptx.rstrip(b"\x00").decode(), bytes(cubin), log
+        ptx = _nvrtc_out(nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX, prog, "PTX")
+        cubin = _nvrtc_out(nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN, prog, "CUBIN")
+        return ptx.rstrip(b"\x00").decode(), cubin, log
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
 
