@@ -245,9 +245,9 @@ def _compile(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
         hit = _cache.load(key)
         if hit is not None:
             return Artifact(src, arch, hit.ptx, hit.cubin, hit.log,
-                            parse_ptxas_report(hit.log, src.name), version, from_cache=True)
+                            _resources(hit.log, hit.cubin, src.name), version, from_cache=True)
     ptx, cubin, log = _nvrtc_compile(src, arch, NVRTC_OPTIONS)
-    res = parse_ptxas_report(log, src.name)
+    res = _resources(log, cubin, src.name)
     if use_cache:
         _cache.store(key, _cache.Entry(ptx=ptx, cubin=cubin, log=log))
     return Artifact(src, arch, ptx, cubin, log, res, version)
@@ -261,10 +261,13 @@ def ptxas_lines(log: str) -> str:
     return "\n".join(ln for ln in log.splitlines() if ln.startswith("ptxas"))
 
 
-def _ptx_resources(log: str, cubin: bytes, name: str) -> Resources:
-    """The ptxas report in nvJitLink's -verbose log; should a log ever lack it, the
-    cubin's own attributes (runtime/cubin_info.py: registers, stack frame), with a
-    non-zero frame counted as spills since the ELF does not split it."""
+def _resources(log: str, cubin: bytes, name: str) -> Resources:
+    """The ptxas report in the compiler's log (NVRTC's -Xptxas=-v, nvJitLink's -verbose);
+    should a log lack it, the cubin's own attributes (runtime/cubin_info.py: registers,
+    stack frame), with a non-zero frame counted as spills since the ELF does not split
+    it.  Seen on the H100 machine: NVRTC returned only the front end's warnings, without
+    the ptxas lines, for a few of the first compiles of 8 pytest-xdist workers started
+    together (a correct cubin each time; never reproduced on the CPU machines)."""
     try:
         return parse_ptxas_report(ptxas_lines(log), name)
     except CompileError:
@@ -285,9 +288,9 @@ def _compile_ptx(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
         hit = _cache.load(key)
         if hit is not None:
             return Artifact(src, arch, hit.ptx, hit.cubin, hit.log,
-                            _ptx_resources(hit.log, hit.cubin, src.name), version, from_cache=True)
+                            _resources(hit.log, hit.cubin, src.name), version, from_cache=True)
     cubin, log = _nvjitlink_compile(src, text, arch, NVJITLINK_OPTIONS)
-    res = _ptx_resources(log, cubin, src.name)
+    res = _resources(log, cubin, src.name)
     if use_cache:
         _cache.store(key, _cache.Entry(ptx=text, cubin=cubin, log=log))
     return Artifact(src, arch, text, cubin, log, res, version)
