@@ -1,0 +1,51 @@
+"""Experiment (issue 9): two independent blocks per SM instead of one.
+
+Source-level samples of the best kernel (PTX 128x256 8x16 + pass, one 256-thread block per SM,
+two warps per sub-partition, both from the same block) put the cycles in which nothing issues
+on the loop head (uniform math, edge-path branches, LDG), the LDS/STS burst and the barrier:
+both warps of a sub-partition reach those together.  Prediction: the same 8x16 thread tile in
+128-thread blocks (128x128 or 64x256), two blocks an SM (233-240 registers fit twice), lets
+the two warps of a sub-partition drift apart, so one's non-FFMA phase meets the other's FFMAs:
+a few % more issue, minus a third more global->shared copies per FFMA.
+Interleaved with cuBLAS: 5 rounds x (cuBLAS 20 launches, each kernel 20 launches).
+"""
+import json, os, statistics, sys
+from regtile.codegen.presets import get_preset
+from regtile.runtime import bench, driver
+from regtile.runtime.compiler import compile_config
+
+dev = driver.device()
+z = get_preset("zorder").config
+variants = {
+    "128x256 8x16 4x2 mb1 +pass": z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True),
+    "128x128 8x16 2x2 mb2 +pass": z.replace(bn=128, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
+    "128x128 8x16 4x1 mb2 +pass": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2, sass_pass=True),
+    "128x128 8x16 4x1 mb2": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2),
+    "64x256 8x16 2x2 mb2 +pass": z.replace(bm=64, bn=256, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
+}
+arts = {name: compile_config(c, dev.arch, backend="ptx") for name, c in variants.items()}
+for name, a in arts.items():
+    print(f"{name:30s} {a.resources.registers} registers", flush=True)
+sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
+out = {}
+for S in sizes:
+    w = bench.GemmWorkload(S, S, S)
+    loaded = {name: driver.load(a, name) for name, a in arts.items()}
+    ratios = {name: [] for name in arts}
+    tf = {name: [] for name in arts}
+    for rnd in range(5):
+        c, _ = bench.measure_cublas(w, repeat=20, check=False)
+        for name, k in loaded.items():
+            r = bench.check_and_time(bench.kernel_launcher(k, w, 1.0, 0.0), w, 1.0, 0.0, 20, check=(rnd == 0))
+            assert rnd or r.ok, (name, r)
+            ratios[name].append(c.ms / r.ms)
+            tf[name].append(r.tflops)
+            print(S, rnd, f"{name:30s} cuBLAS {c.tflops:.2f} kernel {r.tflops:.2f} x{c.ms / r.ms:.4f}", flush=True)
+    w.close()
+    out[S] = {name: {"median_x": round(statistics.median(v), 4), "min_x": round(min(v), 4),
+                     "max_x": round(max(v), 4), "median_tflops": round(statistics.median(tf[name]), 2)}
+              for name, v in ratios.items()}
+for S, rows in out.items():
+    for name, r in rows.items():
+        print(S, f"{name:30s} median x{r['median_x']:.4f} [{r['min_x']:.4f}, {r['max_x']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
+json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "two_blocks.json"), "w"), indent=1)
