@@ -277,6 +277,37 @@ def measure_cublas(work: GemmWorkload, alpha=1.0, beta=0.0, repeat=20, check=Tru
                           check=check), blas
 
 
+def interleave_with_cublas(kernels, size: int, rounds: int = 5, repeat: int = 20,
+                           progress: Optional[Callable[[str], None]] = None) -> dict:
+    """Kernels against cuBLAS on one size^3 problem, interleaved in time: `rounds` rounds,
+    each cuBLAS then every kernel, `repeat` timed launches apiece, so that a drift of the
+    machine (clock, neighbours) reaches every ratio alike.  `kernels` maps a name to a loaded
+    kernel (driver.load); the first round also checks each against float64 and raises if one
+    is wrong.  Returns, per name, the ratio cuBLAS ms / kernel ms of every round, its median,
+    min and max, and the median TFLOP/s."""
+    import statistics
+    work = GemmWorkload(size, size, size)
+    try:
+        ratios = {name: [] for name in kernels}
+        tflops = {name: [] for name in kernels}
+        for rnd in range(rounds):
+            c, _ = measure_cublas(work, repeat=repeat, check=False)
+            for name, kernel in kernels.items():
+                r = check_and_time(kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0, repeat, check=(rnd == 0))
+                if rnd == 0 and not r.ok:
+                    raise RuntimeError(f"{name} is wrong at {size}^3: rel. error {r.rel_err}, {r.unwritten} unwritten")
+                ratios[name].append(c.ms / r.ms)
+                tflops[name].append(r.tflops)
+                if progress:
+                    progress(f"{size} round {rnd} {name}: cuBLAS {c.tflops:.2f} kernel {r.tflops:.2f} "
+                             f"x{c.ms / r.ms:.4f}")
+    finally:
+        work.close()
+    return {name: {"rounds": [round(x, 4) for x in v], "median": round(statistics.median(v), 4),
+                   "min": round(min(v), 4), "max": round(max(v), 4),
+                   "median_tflops": round(statistics.median(tflops[name]), 2)} for name, v in ratios.items()}
+
+
 # ---- SGEMV: memory-bound, measured in bytes moved ------------------------------------
 GEMV_BATCH = 20
 class GemvWorkload:

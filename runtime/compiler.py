@@ -267,7 +267,7 @@ def _resources(log: str, cubin: bytes, name: str) -> Resources:
     stack frame), with a non-zero frame counted as spills since the ELF does not split
     it.  Seen on the H100 machine: NVRTC returned only the front end's warnings, without
     the ptxas lines, for a few of the first compiles of 8 pytest-xdist workers started
-    together (a correct cubin each time; never reproduced on the CPU machines)."""
+    together (its cubin was there; not reproduced with 6 processes on a CPU machine)."""
     try:
         return parse_ptxas_report(ptxas_lines(log), name)
     except CompileError:

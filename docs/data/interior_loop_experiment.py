@@ -4,7 +4,7 @@ To rerun: `git show 5af79ed:codegen/emit_ptx.py > scratch/emit_ptx_before.py`,
 `git apply docs/data/interior_loop_experiment.patch`, then on the device (carry scratch)
 `python3 docs/data/interior_loop_experiment.py`; the script loads the emitter from
 scratch/emit_ptx_before.py beside it (copy it next to the script)."""
-import importlib.util, json, os, statistics, sys, dataclasses
+import importlib.util, json, os, sys, dataclasses
 from regtile.codegen.presets import get_preset
 from regtile.codegen.emit import emit
 from regtile.runtime import bench, driver
@@ -34,21 +34,9 @@ for name, a in variants.items():
     rep = a.sass_pass.to_dict() if a.sass_pass else {}
     print(f"{name:26s} {a.resources.registers} registers, conflicts {rep.get('conflict_share_before')} -> {rep.get('conflict_share_after')}", flush=True)
 sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-out = {}
-for S in sizes:
-    w = bench.GemmWorkload(S, S, S)
-    loaded = {name: driver.load(a, name) for name, a in variants.items()}
-    ratios = {name: [] for name in variants}; tf = {name: [] for name in variants}
-    for rnd in range(5):
-        c, _ = bench.measure_cublas(w, repeat=20, check=False)
-        for name, k in loaded.items():
-            r = bench.check_and_time(bench.kernel_launcher(k, w, 1.0, 0.0), w, 1.0, 0.0, 20, check=(rnd == 0))
-            assert rnd or r.ok, (name, r)
-            ratios[name].append(c.ms / r.ms); tf[name].append(r.tflops)
-    w.close()
-    out[S] = {name: {"median_x": round(statistics.median(v), 4), "min_x": round(min(v), 4), "max_x": round(max(v), 4),
-                     "median_tflops": round(statistics.median(tf[name]), 2)} for name, v in ratios.items()}
+loaded = {name: driver.load(a, name) for name, a in variants.items()}
+out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
 for S, rows in out.items():
     for name, r in rows.items():
-        print(S, f"{name:26s} median x{r['median_x']:.4f} [{r['min_x']:.4f}, {r['max_x']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
+        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
 json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "interior.json"), "w"), indent=1)

@@ -7,7 +7,7 @@ that read fragments ptxas loaded 17-64 instructions earlier, and 2% on back-to-b
 LDS-to-use distance 17 -> 38 instructions).  Variants are timed interleaved with cuBLAS:
 5 rounds x (cuBLAS 20 launches, each kernel 20 launches), 4096^3 and 8192^3.
 """
-import dataclasses, json, os, statistics, sys
+import dataclasses, json, os, sys
 from regtile.codegen.presets import get_preset
 from regtile.codegen.emit import emit
 from regtile.runtime import bench, driver
@@ -35,23 +35,9 @@ kernels = {
 for name, art in kernels.items():
     print(name, art.resources.registers, "registers", flush=True)
 sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-out = {}
-for S in sizes:
-    w = bench.GemmWorkload(S, S, S)
-    loaded = {name: driver.load(a, name) for name, a in kernels.items()}
-    ratios = {name: [] for name in kernels}
-    tf = {name: [] for name in kernels}
-    for rnd in range(5):
-        c, _ = bench.measure_cublas(w, repeat=20, check=False)
-        for name, k in loaded.items():
-            r = bench.check_and_time(bench.kernel_launcher(k, w, 1.0, 0.0), w, 1.0, 0.0, 20, check=(rnd == 0))
-            assert rnd or r.ok, (name, r)
-            ratios[name].append(c.ms / r.ms)
-            tf[name].append(r.tflops)
-            print(S, rnd, f"{name:22s} cuBLAS {c.tflops:.2f} kernel {r.tflops:.2f} x{c.ms / r.ms:.4f}", flush=True)
-    w.close()
-    out[S] = {name: {"median_x": round(statistics.median(v), 4), "min_x": round(min(v), 4),
-                     "max_x": round(max(v), 4), "median_tflops": round(statistics.median(tf[name]), 2)}
-              for name, v in ratios.items()}
-print(json.dumps(out, indent=1))
+loaded = {name: driver.load(a, name) for name, a in kernels.items()}
+out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
+for S, rows in out.items():
+    for name, r in rows.items():
+        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
 json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "lds_experiment.json"), "w"), indent=1)

@@ -9,7 +9,7 @@ the two warps of a sub-partition drift apart, so one's non-FFMA phase meets the 
 a few % more issue, minus a third more global->shared copies per FFMA.
 Interleaved with cuBLAS: 5 rounds x (cuBLAS 20 launches, each kernel 20 launches).
 """
-import json, os, statistics, sys
+import json, os, sys
 from regtile.codegen.presets import get_preset
 from regtile.runtime import bench, driver
 from regtile.runtime.compiler import compile_config
@@ -27,25 +27,9 @@ arts = {name: compile_config(c, dev.arch, backend="ptx") for name, c in variants
 for name, a in arts.items():
     print(f"{name:30s} {a.resources.registers} registers", flush=True)
 sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-out = {}
-for S in sizes:
-    w = bench.GemmWorkload(S, S, S)
-    loaded = {name: driver.load(a, name) for name, a in arts.items()}
-    ratios = {name: [] for name in arts}
-    tf = {name: [] for name in arts}
-    for rnd in range(5):
-        c, _ = bench.measure_cublas(w, repeat=20, check=False)
-        for name, k in loaded.items():
-            r = bench.check_and_time(bench.kernel_launcher(k, w, 1.0, 0.0), w, 1.0, 0.0, 20, check=(rnd == 0))
-            assert rnd or r.ok, (name, r)
-            ratios[name].append(c.ms / r.ms)
-            tf[name].append(r.tflops)
-            print(S, rnd, f"{name:30s} cuBLAS {c.tflops:.2f} kernel {r.tflops:.2f} x{c.ms / r.ms:.4f}", flush=True)
-    w.close()
-    out[S] = {name: {"median_x": round(statistics.median(v), 4), "min_x": round(min(v), 4),
-                     "max_x": round(max(v), 4), "median_tflops": round(statistics.median(tf[name]), 2)}
-              for name, v in ratios.items()}
+loaded = {name: driver.load(a, name) for name, a in arts.items()}
+out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
 for S, rows in out.items():
     for name, r in rows.items():
-        print(S, f"{name:30s} median x{r['median_x']:.4f} [{r['min_x']:.4f}, {r['max_x']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
+        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
 json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "two_blocks.json"), "w"), indent=1)

@@ -6,7 +6,7 @@ import pytest
 
 import regtile
 from regtile.codegen.presets import get_preset, preset_names
-from regtile.runtime import bench
+from regtile.runtime import bench, driver
 from regtile.runtime.errors import InputError
 
 pytestmark = pytest.mark.gpu
@@ -110,3 +110,13 @@ def test_cublas_reference_is_true_fp32():
     finally:
         work.close()
     assert res.rel_err <= 1e-5, res.rel_err
+
+
+def test_interleave_with_cublas_reports_every_round():
+    """runtime/bench.interleave_with_cublas, the method of docs/tuning.md's interleaved check."""
+    from regtile.runtime.compiler import compile_config
+    k = driver.load(compile_config(get_preset("zorder").config, driver.device().arch), "zorder")
+    out = bench.interleave_with_cublas({"zorder": k}, 256, rounds=2, repeat=3)
+    r = out["zorder"]
+    assert len(r["rounds"]) == 2 and r["min"] <= r["median"] <= r["max"] and r["min"] > 0
+    assert r["median_tflops"] > 0
