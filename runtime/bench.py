@@ -278,12 +278,12 @@ def measure_cublas(work: GemmWorkload, alpha=1.0, beta=0.0, repeat=20, check=Tru
 
 
 def interleave_with_cublas(kernels, size: int, rounds: int = 5, repeat: int = 20,
-                           progress: Optional[Callable[[str], None]] = None) -> dict:
+                           progress: Optional[Callable[[str], None]] = None, check: bool = True) -> dict:
     """Kernels against cuBLAS on one size^3 problem, interleaved in time: `rounds` rounds,
     each cuBLAS then every kernel, `repeat` timed launches apiece, so that a drift of the
     machine (clock, neighbours) reaches every ratio alike.  `kernels` maps a name to a loaded
     kernel (driver.load); the first round also checks each against float64 and raises if one
-    is wrong.  Returns, per name, the ratio cuBLAS ms / kernel ms of every round, its median,
+    is wrong (check=False: timing only, for ablations that compute garbage on purpose).  Returns, per name, the ratio cuBLAS ms / kernel ms of every round, its median,
     min and max, and the median TFLOP/s."""
     import statistics
     work = GemmWorkload(size, size, size)
@@ -293,8 +293,9 @@ def interleave_with_cublas(kernels, size: int, rounds: int = 5, repeat: int = 20
         for rnd in range(rounds):
             c, _ = measure_cublas(work, repeat=repeat, check=False)
             for name, kernel in kernels.items():
-                r = check_and_time(kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0, repeat, check=(rnd == 0))
-                if rnd == 0 and not r.ok:
+                first = check and rnd == 0
+                r = check_and_time(kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0, repeat, check=first)
+                if first and not r.ok:
                     raise RuntimeError(f"{name} is wrong at {size}^3: rel. error {r.rel_err}, {r.unwritten} unwritten")
                 ratios[name].append(c.ms / r.ms)
                 tflops[name].append(r.tflops)
