@@ -1,0 +1,63 @@
+"""Ablation in the SASS (issue 9): the best kernel's own cubin (PTX 128x256 8x16 + SASS pass),
+with the main loop's LDS, LDG or STS+BAR replaced by NOPs - registers, FFMA order, reuse
+bits and every other instruction's scheduling controls unchanged, so unlike deleting them from
+the PTX (docs/data/ablation_experiment.py, where ptxas re-allocated and the banks changed) this
+isolates what those instructions cost where they stand.
+
+A NOP keeps the replaced instruction's stall count and wait mask and sets no scoreboard (so
+waits on it pass at once): it still takes the issue slot, so a variant measures the latency
+and throughput the instructions add beyond their issue.  "stall 1" variants also cut the
+NOP's stall count to 1 (ptxas spaces LDS.128 and STS 4 cycles apart).  Results are wrong on
+purpose (stale fragments / tiles): timed only, interleaved with cuBLAS (check=False).
+Also runnable on the CPU with --dry: builds every variant and checks it through nvdisasm."""
+import dataclasses, json, os, sys
+from regtile.codegen.presets import get_preset
+from regtile.runtime import cubin_info
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sass import function_of
+from regtile.runtime.sass_fields import put_instruction
+
+NOP_LO = 0x7918  # sm_90 NOP (read off a ptxas cubin); its high word holds only controls
+CONTROL_SHIFT = 41
+
+
+def with_nops(art, kinds, stall1=False):
+    text_offset, _ = cubin_info.text_section(art.cubin, art.name)
+    func = function_of(art.cubin, art.name)[1]
+    data = bytearray(art.cubin)
+    n = 0
+    for ins in func.loop_instructions():
+        if ins.base not in kinds:
+            continue
+        c = ins.hi >> CONTROL_SHIFT
+        c = (c & 0xF) | (c & (1 << 4)) | (7 << 5) | (7 << 8) | (c & (0x3F << 11))  # stall, yield, no SBs, waits
+        if stall1:
+            c = (c & ~0xF) | 1
+        put_instruction(data, text_offset, ins.offset, NOP_LO, c << CONTROL_SHIFT)
+        n += 1
+    new = dataclasses.replace(art, cubin=bytes(data))
+    check = function_of(new.cubin, art.name)[1]  # nvdisasm must read it
+    assert sum(1 for i in check.loop_instructions() if i.base == "NOP") >= n
+    return new, n
+
+
+cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+art = compile_config(cfg, "sm_90", backend="ptx")
+variants = {"full +pass": ((), False), "LDS->NOP": (("LDS",), False), "LDS->NOP stall 1": (("LDS",), True),
+            "STS+BAR->NOP": (("STS", "BAR"), False), "STS+BAR->NOP stall 1": (("STS", "BAR"), True),
+            "LDG->NOP": (("LDG",), False), "LDS+STS+BAR+LDG->NOP stall 1": (("LDS", "STS", "BAR", "LDG"), True)}
+arts = {}
+for name, (kinds, s1) in variants.items():
+    arts[name], n = with_nops(art, kinds, s1) if kinds else (art, 0)
+    print(f"{name:32s} {n} loop instructions replaced", flush=True)
+if "--dry" in sys.argv:
+    sys.exit(0)
+from regtile.runtime import bench, driver
+dev = driver.device()
+sizes = [int(s) for s in sys.argv[1:]] or [4096]
+loaded = {name: driver.load(a, name) for name, a in arts.items()}
+out = {S: bench.interleave_with_cublas(loaded, S, check=False) for S in sizes}
+for S, rows in out.items():
+    for name, r in rows.items():
+        print(S, f"{name:32s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
+json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "nop_ablation.json"), "w"), indent=1)
