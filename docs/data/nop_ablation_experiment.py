@@ -9,8 +9,8 @@ waits on it pass at once): it still takes the issue slot, so a variant measures 
 and throughput the instructions add beyond their issue.  "stall 1" variants also cut the
 NOP's stall count to 1 (ptxas spaces LDS.128 and STS 4 cycles apart).  Results are wrong on
 purpose (stale fragments / tiles): timed only, interleaved with cuBLAS (check=False).
-"FFMA waits cleared" keeps every LDS but lets no FFMA wait for one: shared-memory traffic
-stays, the latency goes - which of the two the LDS cost is.
+"LDS broadcast" keeps every LDS, its scoreboards and waits, but points all lanes at one
+address: the latency stays, the shared-memory traffic halves (one wavefront, not two).
 Also runnable on the CPU with --dry: builds every variant and checks it through nvdisasm."""
 import dataclasses, json, os, sys
 from regtile.codegen.presets import get_preset
@@ -43,20 +43,27 @@ def with_nops(art, kinds, stall1=False):
     return new, n
 
 
-def without_ffma_waits(art):
-    """The loop's FFMAs wait on no scoreboard: the LDS still run (shared-memory bandwidth
-    spent) but nothing waits for their data - latency taken out, throughput left in."""
+def broadcast_lds(art):
+    """Every LDS of the loop reads one address for the whole warp (its address register
+    becomes RZ: [UR + imm] alone): one wavefront instead of two, the same latency and
+    scoreboards - what the LDS cost in shared-memory bandwidth rather than in latency."""
+    from regtile.runtime.sass_fields import RZ, locate, set_bits
     text_offset, _ = cubin_info.text_section(art.cubin, art.name)
     func = function_of(art.cubin, art.name)[1]
     data = bytearray(art.cubin)
     n = 0
     for ins in func.loop_instructions():
-        c = ins.hi >> CONTROL_SHIFT
-        if ins.base == "FFMA" and (c >> 11) & 0x3F:
-            put_instruction(data, text_offset, ins.offset, ins.lo, ins.hi & ~(0x3F << (CONTROL_SHIFT + 11)))
-            n += 1
+        if ins.base != "LDS":
+            continue
+        lo, hi = ins.lo, ins.hi
+        for f in locate(ins):
+            if not f.written and f.reg != RZ:
+                lo, hi = set_bits(lo, hi, f.bit, RZ)
+        put_instruction(data, text_offset, ins.offset, lo, hi)
+        n += 1
     new = dataclasses.replace(art, cubin=bytes(data))
-    function_of(new.cubin, art.name)
+    check = function_of(new.cubin, art.name)[1]
+    assert all("[UR" in i.text for i in check.loop_instructions() if i.base == "LDS"), "address not replaced"
     return new, n
 
 
@@ -69,8 +76,8 @@ arts = {}
 for name, (kinds, s1) in variants.items():
     arts[name], n = with_nops(art, kinds, s1) if kinds else (art, 0)
     print(f"{name:32s} {n} loop instructions replaced", flush=True)
-arts["FFMA waits cleared (LDS kept)"], n = without_ffma_waits(art)
-print(f"{'FFMA waits cleared (LDS kept)':32s} {n} FFMAs no longer wait", flush=True)
+arts["LDS broadcast (one address)"], n = broadcast_lds(art)
+print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
 if "--dry" in sys.argv:
     sys.exit(0)
 from regtile.runtime import bench, driver
