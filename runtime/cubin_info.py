@@ -86,6 +86,34 @@ def kernel_info(cubin: bytes, kernel: str) -> KernelInfo:
     return KernelInfo(found[EIATTR_REGCOUNT], found.get(EIATTR_FRAME_SIZE, 0), found.get(EIATTR_MIN_STACK_SIZE, 0))
 
 
+def set_register_count(cubin: bytes, kernel: str, registers: int) -> bytes:
+    """The cubin with `kernel`'s EIATTR_REGCOUNT set to `registers` (the count the driver
+    allocates and the hardware enforces: an instruction naming a register at or above it
+    faults).  For SASS rewrites that use registers ptxas left free."""
+    if not 0 < registers <= 255:
+        raise CubinError(f"register count {registers} outside 1..255")
+    secs = _sections(cubin)
+    syms = _symbols(cubin, secs)
+    data = bytearray(cubin)
+    for name, _, off, size, _ in secs:
+        if name != ".nv.info":
+            continue
+        i = 0
+        while i + 2 <= size:
+            fmt, attr = data[off + i], data[off + i + 1]
+            if fmt == _EIFMT_SVAL:
+                n, = struct.unpack_from("<H", data, off + i + 2)
+                if attr == EIATTR_REGCOUNT and n == 8:
+                    sym, _old = struct.unpack_from("<II", data, off + i + 4)
+                    if syms.get(sym) == kernel:
+                        struct.pack_into("<I", data, off + i + 8, registers)
+                        return bytes(data)
+                i += 4 + n
+            else:
+                i += 4
+    raise CubinError(f"the cubin's .nv.info gives no register count for {kernel!r}")
+
+
 def text_section(cubin: bytes, kernel: str) -> Tuple[int, int]:
     """(file offset, size) of the kernel's code, section .text.<kernel>."""
     for name, _, off, size, _ in _sections(cubin):

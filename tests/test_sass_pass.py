@@ -271,3 +271,17 @@ def test_split_k_kernel_with_the_pass_is_refused_or_rewrites_the_partial_kernel_
     before, after = parse(disassemble(art.cubin_before_pass)), parse(disassemble(art.cubin))
     assert [i.text for i in before[red].instructions] == [i.text for i in after[red].instructions]
     assert art.sass_pass.after["conflicted_ffma"] <= art.sass_pass.before["conflicted_ffma"]
+
+
+def test_register_count_can_be_raised_in_the_cubin():
+    """runtime/cubin_info.set_register_count: the attribute the driver allocates by."""
+    from regtile.runtime import cubin_info
+    from regtile.runtime.compiler import compile_config
+    from regtile.codegen.presets import get_preset
+    art = compile_config(get_preset("zorder").config, "sm_90", backend="ptx")
+    before = cubin_info.kernel_info(art.cubin, art.name).registers
+    raised = cubin_info.set_register_count(art.cubin, art.name, 200)
+    assert before == art.resources.registers and cubin_info.kernel_info(raised, art.name).registers == 200
+    assert len(raised) == len(art.cubin) and sum(a != b for a, b in zip(raised, art.cubin)) <= 4
+    with pytest.raises(cubin_info.CubinError):
+        cubin_info.set_register_count(art.cubin, "no_such_kernel", 200)

@@ -1,0 +1,142 @@
+"""Experiment (issue 9): hoist the fragment loads of the best kernel's cubin into spare registers.
+
+docs/perf-log.md measured the fragment loads' latency as the one large cost left (LDS -> NOP:
++6%; halving their shared-memory traffic: nothing).  ptxas places each LDS right after the last
+read of its destination quad, 17-64 instructions before the first FFMA that needs it, because
+it reuses those registers.  This prototype, on the final cubin of PTX 128x256 8x16 + SASS pass:
+
+- takes the loop's LDS with the shortest distance to their first reader, up to the number of
+  spare aligned quads above ptxas's registers (the count may rise to 255: one 256-thread block
+  an SM either way);
+- renames each one's destination quad to a spare quad, in the LDS and in every reader up to the
+  next write of the old quad (the live range must lie in one straight-line stretch);
+- swaps the LDS with an FFMA up to DISTANCE instructions earlier, under these checks: no
+  instruction in between writes the FFMA's sources or touches its destination, none writes
+  the LDS's address registers, no label or branch in between; each position keeps its stall
+  count and yield (so every fixed-latency distance between positions stays), the moved FFMA
+  loses its reuse flags (a missing flag only costs a read);
+- raises EIATTR_REGCOUNT to cover the spare quads, and checks the cubin through nvdisasm.
+
+Not wired into the pass: a measurement.  The variants are checked against float64 and timed
+interleaved with cuBLAS (bench.interleave_with_cublas).  `--dry` builds them on the CPU.
+"""
+import dataclasses, json, os, sys
+from regtile.codegen.presets import get_preset
+from regtile.runtime import cubin_info
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sass import function_of
+from regtile.runtime.sass_fields import RZ, locate, put_instruction, set_bits, REUSE_BIT_OF_SLOT
+
+CONTROL_SHIFT = 41
+STALL_YIELD = 0x1F << CONTROL_SHIFT
+REUSE_BITS = sum(1 << (b - 64) for b in REUSE_BIT_OF_SLOT.values())
+
+
+def regs_of(ins, written):
+    return {r for f in locate(ins) if f.written == written and f.reg != RZ for r in f.registers()}
+
+
+def hoist_one(art, distance: int, spare_from: int, spare: int):
+    """One move on `art`'s cubin: the loop LDS (destination below spare_from) with the
+    shortest distance to its first reader that can move, renamed to quad `spare` and swapped
+    with the earliest FFMA up to `distance` instructions above it.  (cubin, move) or None."""
+    func = function_of(art.cubin, art.name)[1]
+    instrs = func.instructions
+    start, end = func.main_loop()
+    idx = [k for k, i in enumerate(instrs) if start <= i.offset <= end]
+    lo_k, hi_k = idx[0], idx[-1]
+    label_at = set(func.labels.values())
+    barrier = lambda k: instrs[k].offset in label_at or instrs[k].base in ("BRA", "BAR", "EXIT")
+    cands = []
+    for q in range(lo_k, hi_k + 1):
+        ins = instrs[q]
+        dest = regs_of(ins, True)
+        if ins.base != "LDS" or max(dest) >= spare_from:
+            continue
+        readers, nxt = [], None
+        for k in range(q + 1, hi_k + 1):
+            if barrier(k):
+                break
+            if dest & regs_of(instrs[k], False):
+                readers.append(k)
+            if dest & regs_of(instrs[k], True):
+                nxt = k
+                break
+        if nxt is not None and readers:  # the live range stays in the straight-line stretch
+            cands.append((readers[0] - q, q, sorted(dest), readers))
+    for dist, q, dest, readers in sorted(cands):
+        addr = regs_of(instrs[q], False)
+        for p in range(max(lo_k, q - distance), q - 8):
+            f = instrs[p]
+            if f.base != "FFMA" or f.predicate or any(barrier(k) for k in range(p + 1, q + 1)):
+                continue
+            f_src, f_dst = regs_of(f, False), regs_of(f, True)
+            between = range(p + 1, q)
+            if any(regs_of(instrs[k], True) & (f_src | f_dst) or regs_of(instrs[k], False) & f_dst for k in between):
+                continue
+            if any(regs_of(instrs[k], True) & addr for k in range(p, q)):
+                continue
+            return _apply(art, instrs, q, p, dest, readers, spare), (q, p, dist)
+    return None
+
+
+def _apply(art, instrs, q, p, dest, readers, spare):
+    body = {k: (instrs[k].lo, instrs[k].hi) for k in [q, p] + readers}
+    ren = {r: spare + (r - dest[0]) for r in dest}
+    for k in [q] + readers:
+        lo, hi = body[k]
+        for f in locate(instrs[k]):
+            if f.reg in ren and f.written == (k == q):
+                lo, hi = set_bits(lo, hi, f.bit, ren[f.reg])
+        body[k] = (lo, hi)
+    (llo, lhi), (flo, fhi) = body[q], body[p]
+    # positions keep stall and yield; the FFMA moves without reuse flags
+    body[p] = (llo, (lhi & ~STALL_YIELD) | (fhi & STALL_YIELD))
+    body[q] = (flo, ((fhi & ~STALL_YIELD) | (lhi & STALL_YIELD)) & ~REUSE_BITS)
+    data = bytearray(art.cubin)
+    text_offset, _ = cubin_info.text_section(art.cubin, art.name)
+    for k, (lo, hi) in body.items():
+        put_instruction(data, text_offset, instrs[k].offset, lo, hi)
+    regs = max(art.resources.registers, spare + 4 + 2)
+    out = cubin_info.set_register_count(bytes(data), art.name, regs)
+    function_of(out, art.name)  # nvdisasm must read it
+    return dataclasses.replace(art, cubin=out, resources=dataclasses.replace(art.resources, registers=regs))
+
+
+def hoist(art, max_moves: int, distance: int):
+    func = function_of(art.cubin, art.name)[1]
+    used = set()
+    for ins in func.instructions:
+        used |= regs_of(ins, True) | regs_of(ins, False)
+    first = (max(used) // 4 + 1) * 4
+    moves = []
+    for s in range(first, 252, 4):
+        if len(moves) >= max_moves:
+            break
+        got = hoist_one(art, distance, first, s)
+        if got is None:
+            break
+        art, move = got
+        moves.append(move)
+    return art, moves, art.resources.registers
+
+
+cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+art = compile_config(cfg, "sm_90", backend="ptx")
+variants = {"full +pass": art}
+for n, d in ((4, 96), (7, 96), (7, 160)):
+    new, moves, regs = hoist(art, n, d)
+    name = f"hoist {len(moves)} LDS, <= {d} up"
+    variants[name] = new
+    print(f"{name}: {regs} registers; moved (from, to, first-use distance before): {moves}", flush=True)
+if "--dry" in sys.argv:
+    sys.exit(0)
+from regtile.runtime import bench, driver
+dev = driver.device()
+sizes = [int(s) for s in sys.argv[1:]] or [4096]
+loaded = {name: driver.load(a, name) for name, a in variants.items()}
+out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
+for S, rows in out.items():
+    for name, r in rows.items():
+        print(S, f"{name:28s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
+json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "lds_hoist.json"), "w"), indent=1)
