@@ -28,6 +28,11 @@ from regtile.runtime.sass import function_of
 from regtile.runtime.sass_fields import RZ, locate, put_instruction, set_bits, REUSE_BIT_OF_SLOT
 
 CONTROL_SHIFT = 41
+
+
+def sets_scoreboard(ins) -> bool:
+    c = ins.hi >> CONTROL_SHIFT
+    return ((c >> 5) & 7) != 7
 STALL_YIELD = 0x1F << CONTROL_SHIFT
 REUSE_BITS = sum(1 << (b - 64) for b in REUSE_BIT_OF_SLOT.values())
 
@@ -75,6 +80,14 @@ def hoist_one(art, distance: int, spare_from: int, spare: int):
             if any(regs_of(instrs[k], True) & (f_src | f_dst) or regs_of(instrs[k], False) & f_dst for k in between):
                 continue
             if any(regs_of(instrs[k], True) & addr for k in range(p, q)):
+                continue
+            # an LDS/LDG in between without a scoreboard of its own is covered by a later one
+            # completing (they complete in order): it must not end up after the LDS it relied on
+            if sets_scoreboard(instrs[q]) and any(instrs[k].base in ("LDS", "LDG") and not sets_scoreboard(instrs[k])
+                                                  for k in between):
+                continue
+            # the FFMA's result, now written at q, must not be read within its latency after q
+            if any(regs_of(instrs[k], False) & f_dst for k in range(q + 1, min(q + 9, len(instrs)))):
                 continue
             return _apply(art, instrs, q, p, dest, readers, spare), (q, p, dist)
     return None
