@@ -10,11 +10,15 @@ it reuses those registers.  This prototype, on the final cubin of PTX 128x256 8x
   an SM either way);
 - renames each one's destination quad to a spare quad, in the LDS and in every reader up to the
   next write of the old quad (the live range must lie in one straight-line stretch);
-- swaps the LDS with an FFMA up to DISTANCE instructions earlier, under these checks: no
-  instruction in between writes the FFMA's sources or touches its destination, none writes
-  the LDS's address registers, no label or branch in between; each position keeps its stall
-  count and yield (so every fixed-latency distance between positions stays), the moved FFMA
-  loses its reuse flags (a missing flag only costs a read);
+- swaps the LDS with an FFMA up to DISTANCE instructions earlier; each position keeps its stall
+  count, yield and scoreboard waits (a wait ptxas put on one FFMA may guard the FFMAs after it:
+  the first try moved waits with the FFMA and computed wrong results), the scoreboards an
+  instruction sets move with it, the moved FFMA loses its reuse flags (a missing flag only
+  costs a read); checks: no instruction in between writes the FFMA's sources or touches its
+  destination, none writes the LDS's address registers, no label or branch in between, when
+  the LDS sets a scoreboard no LDS/LDG in between without one of its own (its readers may
+  wait on the moved one's: loads complete in order), no reader of the FFMA's result within 8
+  instructions after its new place;
 - raises EIATTR_REGCOUNT to cover the spare quads, and checks the cubin through nvdisasm.
 
 Not wired into the pass: a measurement.  The variants are checked against float64 and timed
@@ -33,7 +37,10 @@ CONTROL_SHIFT = 41
 def sets_scoreboard(ins) -> bool:
     c = ins.hi >> CONTROL_SHIFT
     return ((c >> 5) & 7) != 7
-STALL_YIELD = 0x1F << CONTROL_SHIFT
+# controls that stay with the position: stall count, yield, the scoreboard wait mask (a wait
+# placed on one FFMA may guard the FFMAs after it too); the scoreboards an instruction sets
+# move with it
+POSITION = (0x1F | (0x3F << 11)) << CONTROL_SHIFT
 REUSE_BITS = sum(1 << (b - 64) for b in REUSE_BIT_OF_SLOT.values())
 
 
@@ -103,9 +110,9 @@ def _apply(art, instrs, q, p, dest, readers, spare):
                 lo, hi = set_bits(lo, hi, f.bit, ren[f.reg])
         body[k] = (lo, hi)
     (llo, lhi), (flo, fhi) = body[q], body[p]
-    # positions keep stall and yield; the FFMA moves without reuse flags
-    body[p] = (llo, (lhi & ~STALL_YIELD) | (fhi & STALL_YIELD))
-    body[q] = (flo, ((fhi & ~STALL_YIELD) | (lhi & STALL_YIELD)) & ~REUSE_BITS)
+    # positions keep stall, yield and waits; the FFMA moves without reuse flags
+    body[p] = (llo, (lhi & ~POSITION) | (fhi & POSITION))
+    body[q] = (flo, ((fhi & ~POSITION) | (lhi & POSITION)) & ~REUSE_BITS)
     data = bytearray(art.cubin)
     text_offset, _ = cubin_info.text_section(art.cubin, art.name)
     for k, (lo, hi) in body.items():
