@@ -6,10 +6,10 @@ global loads (`ld.global`), the shared stores and the barrier - alone and togeth
 results are wrong on purpose (stale fragments / tiles), so the kernels are timed only,
 interleaved with cuBLAS (bench.interleave_with_cublas, check=False).  A variant's speed is a
 ceiling for what scheduling that work perfectly could give back."""
-import dataclasses, json, os, re, sys
+import dataclasses, re, sys
 from regtile.codegen.presets import get_preset
 from regtile.codegen.emit import emit
-from regtile.runtime import bench, driver
+from regtile.runtime import driver
 from regtile.runtime.compiler import compile_source
 
 dev = driver.device()
@@ -40,10 +40,5 @@ for sp in (False, True):
             print(f"{tag}: not built ({str(e).splitlines()[0][:120]})", flush=True)
 for tag, a in arts.items():
     print(f"{tag:24s} {a.resources.registers} registers, {'spill-free' if a.resources.spill_free else 'SPILLS'}", flush=True)
-sizes = [int(s) for s in (sys.argv[1:] or ["4096"])]
-loaded = {name: driver.load(a, name) for name, a in arts.items()}
-out = {S: bench.interleave_with_cublas(loaded, S, check=False) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:24s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "ablation.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "ablation.json", check=False)

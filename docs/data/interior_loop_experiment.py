@@ -4,10 +4,10 @@ To rerun: `git show 5af79ed:codegen/emit_ptx.py > scratch/emit_ptx_before.py`,
 `git apply docs/data/interior_loop_experiment.patch`, then on the device (carry scratch)
 `python3 docs/data/interior_loop_experiment.py`; the script loads the emitter from
 scratch/emit_ptx_before.py beside it (copy it next to the script)."""
-import importlib.util, json, os, sys, dataclasses
+import dataclasses, importlib.util, os, sys
 from regtile.codegen.presets import get_preset
 from regtile.codegen.emit import emit
-from regtile.runtime import bench, driver
+from regtile.runtime import driver
 from regtile.runtime.compiler import compile_source, check_spill_free
 
 spec = importlib.util.spec_from_file_location("regtile.codegen.emit_ptx_before", os.path.join(os.path.dirname(__file__), "emit_ptx_before.py"))
@@ -33,10 +33,5 @@ variants = {
 for name, a in variants.items():
     rep = a.sass_pass.to_dict() if a.sass_pass else {}
     print(f"{name:26s} {a.resources.registers} registers, conflicts {rep.get('conflict_share_before')} -> {rep.get('conflict_share_after')}", flush=True)
-sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-loaded = {name: driver.load(a, name) for name, a in variants.items()}
-out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "interior.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(variants, interleave.sizes_from(sys.argv[1:], (4096, 8192)), "interior.json")

@@ -24,7 +24,7 @@ it reuses those registers.  This prototype, on the final cubin of PTX 128x256 8x
 Not wired into the pass: a measurement.  The variants are checked against float64 and timed
 interleaved with cuBLAS (bench.interleave_with_cublas).  `--dry` builds them on the CPU.
 """
-import dataclasses, json, os, sys
+import dataclasses, sys
 from regtile.codegen.presets import get_preset
 from regtile.runtime import cubin_info
 from regtile.runtime.compiler import compile_config
@@ -151,12 +151,5 @@ for n, d in ((4, 96), (7, 96), (7, 160)):
     print(f"{name}: {regs} registers; moved (from, to, first-use distance before): {moves}", flush=True)
 if "--dry" in sys.argv:
     sys.exit(0)
-from regtile.runtime import bench, driver
-dev = driver.device()
-sizes = [int(s) for s in sys.argv[1:]] or [4096]
-loaded = {name: driver.load(a, name) for name, a in variants.items()}
-out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:28s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "lds_hoist.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(variants, interleave.sizes_from(sys.argv[1:], (4096,)), "lds_hoist.json")

@@ -7,10 +7,10 @@ that read fragments ptxas loaded 17-64 instructions earlier, and 2% on back-to-b
 LDS-to-use distance 17 -> 38 instructions).  Variants are timed interleaved with cuBLAS:
 5 rounds x (cuBLAS 20 launches, each kernel 20 launches), 4096^3 and 8192^3.
 """
-import dataclasses, json, os, sys
+import dataclasses, sys
 from regtile.codegen.presets import get_preset
 from regtile.codegen.emit import emit
-from regtile.runtime import bench, driver
+from regtile.runtime import driver
 from regtile.runtime.compiler import check_spill_free, compile_source
 
 dev = driver.device()
@@ -34,10 +34,5 @@ kernels = {
 }
 for name, art in kernels.items():
     print(name, art.resources.registers, "registers", flush=True)
-sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-loaded = {name: driver.load(a, name) for name, a in kernels.items()}
-out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "lds_experiment.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(kernels, interleave.sizes_from(sys.argv[1:], (4096, 8192)), "lds_experiment.json")

@@ -12,7 +12,7 @@ purpose (stale fragments / tiles): timed only, interleaved with cuBLAS (check=Fa
 "LDS broadcast" keeps every LDS, its scoreboards and waits, but points all lanes at one
 address: the latency stays, the shared-memory traffic halves (one wavefront, not two).
 Also runnable on the CPU with --dry: builds every variant and checks it through nvdisasm."""
-import dataclasses, json, os, sys
+import dataclasses, sys
 from regtile.codegen.presets import get_preset
 from regtile.runtime import cubin_info
 from regtile.runtime.compiler import compile_config
@@ -80,12 +80,5 @@ arts["LDS broadcast (one address)"], n = broadcast_lds(art)
 print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
 if "--dry" in sys.argv:
     sys.exit(0)
-from regtile.runtime import bench, driver
-dev = driver.device()
-sizes = [int(s) for s in sys.argv[1:]] or [4096]
-loaded = {name: driver.load(a, name) for name, a in arts.items()}
-out = {S: bench.interleave_with_cublas(loaded, S, check=False) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:32s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "nop_ablation.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "nop_ablation.json", check=False)

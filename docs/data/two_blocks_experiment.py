@@ -9,9 +9,9 @@ the two warps of a sub-partition drift apart, so one's non-FFMA phase meets the 
 a few % more issue, minus a third more global->shared copies per FFMA.
 Interleaved with cuBLAS: 5 rounds x (cuBLAS 20 launches, each kernel 20 launches).
 """
-import json, os, sys
+import sys
 from regtile.codegen.presets import get_preset
-from regtile.runtime import bench, driver
+from regtile.runtime import driver
 from regtile.runtime.compiler import compile_config
 
 dev = driver.device()
@@ -26,10 +26,5 @@ variants = {
 arts = {name: compile_config(c, dev.arch, backend="ptx") for name, c in variants.items()}
 for name, a in arts.items():
     print(f"{name:30s} {a.resources.registers} registers", flush=True)
-sizes = [int(s) for s in (sys.argv[1:] or ["4096", "8192"])]
-loaded = {name: driver.load(a, name) for name, a in arts.items()}
-out = {S: bench.interleave_with_cublas(loaded, S) for S in sizes}
-for S, rows in out.items():
-    for name, r in rows.items():
-        print(S, f"{name:30s} median x{r['median']:.4f} [{r['min']:.4f}, {r['max']:.4f}] {r['median_tflops']:.2f} TFLOP/s")
-json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "two_blocks.json"), "w"), indent=1)
+from regtile.tools import interleave
+interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096, 8192)), "two_blocks.json")

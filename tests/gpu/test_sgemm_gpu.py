@@ -120,3 +120,16 @@ def test_interleave_with_cublas_reports_every_round():
     r = out["zorder"]
     assert len(r["rounds"]) == 2 and r["min"] <= r["median"] <= r["max"] and r["min"] > 0
     assert r["median_tflops"] > 0
+
+
+def test_interleave_tool_writes_its_json(tmp_path, monkeypatch, capsys):
+    """tools/interleave.run, what the docs/data experiment scripts end with."""
+    import json
+    from regtile.runtime.compiler import compile_config
+    from regtile.tools import interleave
+    monkeypatch.setenv("OUT", str(tmp_path))
+    art = compile_config(get_preset("zorder").config, driver.device().arch)
+    out = interleave.run({"zorder": art}, interleave.sizes_from(["256"]), "t.json")
+    saved = json.loads((tmp_path / "t.json").read_text())
+    assert saved["result"]["256"]["zorder"]["median"] == out[256]["zorder"]["median"] > 0
+    assert "256 zorder" in capsys.readouterr().out
