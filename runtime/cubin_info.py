@@ -60,30 +60,38 @@ def _symbols(elf: bytes, sections) -> Dict[int, str]:
     raise CubinError("no symbol table")
 
 
-def kernel_info(cubin: bytes, kernel: str) -> KernelInfo:
+def _kernel_attributes(cubin: bytes, kernel: str) -> Dict[int, int]:
+    """attribute -> file offset of its 32-bit value, for `kernel`'s per-symbol records
+    (EIFMT_SVAL, payload: u32 symbol index, u32 value) in the global .nv.info."""
     secs = _sections(cubin)
     syms = _symbols(cubin, secs)
     found: Dict[int, int] = {}
     for name, _, off, size, _ in secs:
         if name != ".nv.info":
             continue
-        data = cubin[off:off + size]
         i = 0
-        while i + 2 <= len(data):
-            fmt, attr = data[i], data[i + 1]
+        while i + 2 <= size:
+            fmt, attr = cubin[off + i], cubin[off + i + 1]
             if fmt == _EIFMT_SVAL:
-                n, = struct.unpack_from("<H", data, i + 2)
-                payload = data[i + 4:i + 4 + n]
-                i += 4 + n
-                if len(payload) == 8:
-                    sym, value = struct.unpack("<II", payload)
+                n, = struct.unpack_from("<H", cubin, off + i + 2)
+                if n == 8:
+                    sym, = struct.unpack_from("<I", cubin, off + i + 4)
                     if syms.get(sym) == kernel:
-                        found[attr] = value
+                        found[attr] = off + i + 8
+                i += 4 + n
             else:  # HVAL (u16), BVAL (u8 + pad), NVAL: 4-byte records
                 i += 4
     if EIATTR_REGCOUNT not in found:
         raise CubinError(f"the cubin's .nv.info gives no register count for {kernel!r}")
-    return KernelInfo(found[EIATTR_REGCOUNT], found.get(EIATTR_FRAME_SIZE, 0), found.get(EIATTR_MIN_STACK_SIZE, 0))
+    return found
+
+
+def kernel_info(cubin: bytes, kernel: str) -> KernelInfo:
+    at = _kernel_attributes(cubin, kernel)
+
+    def value(attr: int) -> int:
+        return struct.unpack_from("<I", cubin, at[attr])[0] if attr in at else 0
+    return KernelInfo(value(EIATTR_REGCOUNT), value(EIATTR_FRAME_SIZE), value(EIATTR_MIN_STACK_SIZE))
 
 
 def set_register_count(cubin: bytes, kernel: str, registers: int) -> bytes:
@@ -92,26 +100,9 @@ def set_register_count(cubin: bytes, kernel: str, registers: int) -> bytes:
     faults).  For SASS rewrites that use registers ptxas left free."""
     if not 0 < registers <= 255:
         raise CubinError(f"register count {registers} outside 1..255")
-    secs = _sections(cubin)
-    syms = _symbols(cubin, secs)
     data = bytearray(cubin)
-    for name, _, off, size, _ in secs:
-        if name != ".nv.info":
-            continue
-        i = 0
-        while i + 2 <= size:
-            fmt, attr = data[off + i], data[off + i + 1]
-            if fmt == _EIFMT_SVAL:
-                n, = struct.unpack_from("<H", data, off + i + 2)
-                if attr == EIATTR_REGCOUNT and n == 8:
-                    sym, _old = struct.unpack_from("<II", data, off + i + 4)
-                    if syms.get(sym) == kernel:
-                        struct.pack_into("<I", data, off + i + 8, registers)
-                        return bytes(data)
-                i += 4 + n
-            else:
-                i += 4
-    raise CubinError(f"the cubin's .nv.info gives no register count for {kernel!r}")
+    struct.pack_into("<I", data, _kernel_attributes(cubin, kernel)[EIATTR_REGCOUNT], registers)
+    return bytes(data)
 
 
 def text_section(cubin: bytes, kernel: str) -> Tuple[int, int]:

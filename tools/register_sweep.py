@@ -53,14 +53,15 @@ def compile_one(args) -> dict:
     d, backend = args
     from ..codegen.config import ConfigError, SgemmConfig
     from ..codegen.emit import emit
-    from ..runtime.compiler import compile_source
+    from ..runtime.compiler import compile_source, spilled_bytes
     try:
         src = emit(SgemmConfig.from_dict(d), backend=backend)
     except ConfigError as e:
         return {"config": d, "backend": backend, "refused": str(e)}
-    res = compile_source(dataclasses.replace(src, sass_pass=False), "sm_90", use_cache=False).resources
+    art = compile_source(dataclasses.replace(src, sass_pass=False), "sm_90", use_cache=False)
+    res = art.resources
     return {"config": d, "backend": backend, "registers": res.registers, "spill_store": res.spill_store_bytes,
-            "stack": res.stack_frame_bytes, "spill_free": res.spill_free}
+            "stack": res.stack_frame_bytes, "spill_free": spilled_bytes(art) == 0}
 
 
 def main(argv=None) -> int:

@@ -131,17 +131,18 @@ class Compiled:
 
 def _compile_one(args) -> Compiled:
     cfg_dict, arch, backend = args
-    from ..runtime.compiler import compile_config
+    from ..runtime.compiler import compile_config, spilled_bytes
     cfg = SgemmConfig.from_dict(cfg_dict)
     try:
         art = compile_config(cfg, arch, backend=backend, allow_spills=True)  # a spill prunes, below
         res = art.resources
         share = None
-        if res.spill_free:
+        spill_free = spilled_bytes(art) == 0  # every kernel of the module: split-K's reduction too
+        if spill_free:
             from ..runtime import reg_banks
             from ..runtime.sass import function_of
             share = reg_banks.analyze(function_of(art.cubin, art.name)[1], arch).to_dict()["conflict_share"]
-        return Compiled(cfg, res.registers, res.spill_free, conflict_share=share)
+        return Compiled(cfg, res.registers, spill_free, conflict_share=share)
     except Exception as e:  # a compile failure prunes the config; the reason is kept
         return Compiled(cfg, 0, False, f"{type(e).__name__}: {str(e).splitlines()[0]}")
 

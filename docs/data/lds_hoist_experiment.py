@@ -31,7 +31,7 @@ from regtile.runtime.compiler import compile_config
 from regtile.runtime.sass import function_of
 from regtile.runtime.sass_fields import RZ, locate, put_instruction, set_bits, REUSE_BIT_OF_SLOT
 
-CONTROL_SHIFT = 41
+from regtile.runtime.ffma_reorder import CONTROL_SHIFT  # the controls: high word, bit 41 up
 
 
 def sets_scoreboard(ins) -> bool:

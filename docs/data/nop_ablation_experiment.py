@@ -20,7 +20,7 @@ from regtile.runtime.sass import function_of
 from regtile.runtime.sass_fields import put_instruction
 
 NOP_LO = 0x7918  # sm_90 NOP (read off a ptxas cubin); its high word holds only controls
-CONTROL_SHIFT = 41
+from regtile.runtime.ffma_reorder import CONTROL_SHIFT  # the controls: high word, bit 41 up
 
 
 def with_nops(art, kinds, stall1=False):
