@@ -84,6 +84,11 @@ class SgemmConfig:
     # (x + -0.0 == x for every x, +0.0 included), which ptxas materialises one register
     # at a time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
     sass_pass: bool = False
+    # Stream-K (codegen/streamk.py, PTX backend): blocks take (tile, K range) items from
+    # a work list; the tiles of the last partial wave are dealt out as even K ranges over
+    # every SM, partial tiles summed in K order by a reduce kernel (deterministic).  For
+    # shapes whose tile count is not a whole number of waves.
+    stream_k: bool = False
 
     def __post_init__(self):
         self._check_ints()
@@ -195,6 +200,8 @@ class SgemmConfig:
             del d["split_k"]
         if not self.sass_pass:
             del d["sass_pass"]  # likewise: configs without the pass keep their names and digests
+        if not self.stream_k:
+            del d["stream_k"]
         return d
 
     @classmethod
@@ -229,6 +236,8 @@ class SgemmConfig:
             parts.append("SASS register-bank pass")
         if self.split_k > 1:
             parts.append(f"split-K {self.split_k} (K ranges over blockIdx.z, partials summed by a reduce kernel)")
+        if self.stream_k:
+            parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------
@@ -342,6 +351,12 @@ class SgemmConfig:
             # sampled: ptxas spilled in 424 of 678 configs whose min_blocks cap sits below 128
             raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads cap registers at {cap} a thread; below "
                               f"128 ptxas spills in most of the space: lower min_blocks or use fewer threads")
+        if c.stream_k and c.split_k > 1:
+            raise ConfigError(f"stream_k=True with split_k={c.split_k}: two ways of splitting K; stream-K already "
+                              f"splits the tiles that need it - use split_k=1")
+        if c.stream_k and c.stages == 0:
+            raise ConfigError("stream_k=True needs a shared-memory loop (stages 1 or 2); stages=0 reads operands "
+                              "straight from global memory and has no per-item prologue to restart")
         if c.split_k > 1 and c.stages < 2 and c.ffma_order != "zigzag":
             # sampled: such kernels spilled at 40-128 registers, far under their caps (ptxas
             # trading a few spills for an occupancy step); with zigzag, none beyond the rules below

@@ -39,6 +39,9 @@ def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
 
 def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
     if backend == "cuda":
+        if getattr(cfg, "stream_k", False):
+            raise ConfigError("stream_k=True: the CUDA C backend has no work-list kernel; use --backend ptx for "
+                              "stream-K, or split_k for the CUDA C backend")
         return emit_cuda(cfg)
     if backend == "ptx":
         if not isinstance(cfg, SgemmConfig):

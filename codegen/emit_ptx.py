@@ -34,6 +34,7 @@ emit_cuda.ktile_schedule).  frag_regs=False is refused (ConfigError).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Dict, List, Optional, Tuple
 
@@ -42,14 +43,15 @@ from .config import ConfigError, SgemmConfig
 from .emit_cuda import _frag_bases, _header, geometry, kernel_name, ktile_schedule
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from .kernel import SGEMM_PARAMS, KernelSource
+from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource
+from . import streamk
 from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 
 PTX_VERSION = "8.0"
 FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
-_PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64"}
+_PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64"}
 _ZERO = "0f00000000"
 _NEG_ZERO = "0f80000000"
 TV_SYM = ThreadVars.symbolic()
@@ -242,6 +244,7 @@ class _Kernel:
         self.name = kernel_name_ptx(cfg)
         self.b = Builder()
         self.stage_bytes = 4 * cfg.smem_floats_per_stage
+        self.param_list = STREAMK_PARAMS if cfg.stream_k else SGEMM_PARAMS
 
     # -- helpers
     def v(self, reg: str) -> PVal:
@@ -281,13 +284,13 @@ class _Kernel:
     def params(self) -> None:
         b = self.b
         self.p = {}
-        for pname, ctype in SGEMM_PARAMS:
+        for pname, ctype in self.param_list:
             t = _PTX_TYPES[ctype]
             reg = self.named(pname + ("_param" if "*" in ctype else ""), ".f32" if t == ".f32" else
                              ".b64" if t == ".u64" else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
-        for ptr in ("A", "B", "C"):
+        for ptr in ("A", "B", "C") + (("items", "starts", "partials") if self.cfg.stream_k else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
@@ -308,10 +311,11 @@ class _Kernel:
         tid = self.named("tid_x")
         b.emit(f"mov.u32 {tid}, %tid.x;")
         self.block_m, self.block_n = self.named("block_m"), self.named("block_n")
-        b.emit(f"mov.u32 {self.block_m}, %ctaid.y;")
-        b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
-        b.emit(f"mov.u32 {self.block_n}, %ctaid.x;")
-        b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
+        if not cfg.stream_k:  # stream-K: from each work item (item_loop)
+            b.emit(f"mov.u32 {self.block_m}, %ctaid.y;")
+            b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
+            b.emit(f"mov.u32 {self.block_n}, %ctaid.x;")
+            b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
         sym_r0, sym_c0 = (c_expr(x) for x in mp.thread_origin(cfg, TV_SYM.tid))
         b.comment(f"origin of this thread's tile in the block tile ({cfg.mapping} lanes): "
                   f"row0 = {sym_r0}, col0 = {sym_c0}")
@@ -668,10 +672,11 @@ class _Kernel:
         self.params()
         self.thread_values()
         b.comment("register plan: accumulators")
-        init = _NEG_ZERO if cfg.sass_pass else _ZERO  # config.py, sass_pass: no CS2R pairs
         for row in r.acc:
             for a in row:
-                b.emit(f"mov.f32 {self.f32(a)}, {init};")
+                self.f32(a)
+        if not cfg.stream_k:
+            self.zero_accumulators()
         for bufs in (r.frag_a, r.frag_b):
             for buf in bufs:
                 for x in buf:
@@ -682,27 +687,123 @@ class _Kernel:
             for copy in self.plan.a_copies + self.plan.b_copies:
                 for x in copy.regs:
                     self.f32(x)
-            self.tile_ok = {}
             self.vec_ok_pred = {}
             if cfg.vec == 4:
-                # block-uniform halves of a_tile_full / b_tile_full (the k0 test is per tile)
+                # block-uniform halves of a_tile_full / b_tile_full (the k0 test is per tile).
+                # Stream-K moves A by kt_begin * BK floats and B by that many rows: with
+                # BK % 4 == 0 (vec 4 needs it) the alignment stays as tested here.
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
-                m_end = b.op("add.s32", self.block_m, cfg.bm)
-                n_end = b.op("add.s32", self.block_n, cfg.bn)
-                self.tile_ok["A"] = self.setp("le", m_end, self.p["M"], self.vec_ok_pred["A"])
-                self.tile_ok["B"] = self.setp("le", n_end, self.p["N"], self.vec_ok_pred["B"])
+            self.smem_setup()
+            if cfg.stream_k:
+                self.item_loop()
+                return
             self.k_tiles = self.named("k_tiles")
             kt1 = b.op("add.s32", self.p["K"], cfg.bk - 1)
             b.emit(f"div.s32 {self.k_tiles}, {kt1}, {cfg.bk};", "k_tiles = ceil(K / BK)")
-            self.smem_setup()
-            self.copy_setup()
+            self.tile_setup()
             b.memo = None  # below: loops and branches; no reuse across them
-            (self.loop_stages1 if cfg.stages == 1 else self.loop_stages2)()
+            self.k_loop()
         b.memo = None
         b.comment("epilogue: C = alpha * acc + beta * C")
         self.epilogue()
         b.emit("ret;")
+
+    def zero_accumulators(self) -> None:
+        init = _NEG_ZERO if self.cfg.sass_pass else _ZERO  # config.py, sass_pass: no CS2R pairs
+        for row in self.plan.regs.acc:
+            for a in row:
+                self.b.emit(f"mov.f32 {_r(a)}, {init};")
+
+    def tile_setup(self) -> None:
+        """What depends on the block's tile: the interior-tile predicates and the copies'
+        sources."""
+        cfg, b = self.cfg, self.b
+        self.tile_ok = {}
+        if cfg.vec == 4:
+            m_end = b.op("add.s32", self.block_m, cfg.bm)
+            n_end = b.op("add.s32", self.block_n, cfg.bn)
+            self.tile_ok["A"] = self.setp("le", m_end, self.p["M"], self.vec_ok_pred["A"])
+            self.tile_ok["B"] = self.setp("le", n_end, self.p["N"], self.vec_ok_pred["B"])
+        self.copy_setup()
+
+    def k_loop(self) -> None:
+        (self.loop_stages1 if self.cfg.stages == 1 else self.loop_stages2)()
+
+    # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
+    def item_loop(self) -> None:
+        """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot) -> the
+        one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed to the
+        item's K range; a partial item (slot >= 0) stores its accumulators to the slot."""
+        cfg, b = self.cfg, self.b
+        b.memo = None  # a loop: nothing computed inside is reused across items
+        w, w_end = self.named("item"), self.named("item_end")
+        at = b.op("add.s64", self.p["startsg"], b.op("mul.wide.u32", b.op("mov.u32", "%ctaid.x"), 4, typ=".b64"),
+                  typ=".b64")
+        b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
+        b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
+        top, done = b.label("item"), b.label("items_done")
+        b.place(top)
+        last = self.setp("ge", w, w_end)
+        b.emit(f"@{last} bra.uni {done};")
+        tile, kt0, kt1, slot = (self.named(x) for x in ("item_tile", "item_kt0", "item_kt1", "item_slot"))
+        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, 16, typ=".b64"), typ=".b64")
+        b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
+               "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
+        b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
+        b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
+        b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
+        b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
+        k_first = b.op("mul.lo.s32", kt0, cfg.bk)
+        k_end = b.op("min.s32", b.op("mul.lo.s32", kt1, cfg.bk), self.p["K"])
+        full = dict(self.p)
+        self.p["K"] = self.named("item_K")
+        b.emit(f"sub.s32 {self.p['K']}, {k_end}, {k_first};", "K of this item's range")
+        self.p["Ag"] = self.named("item_A", ".b64")
+        b.emit(f"add.s64 {self.p['Ag']}, {full['Ag']}, {b.op('mul.wide.s32', k_first, 4, typ='.b64')};",
+               "A moved to column kt_begin * BK")
+        self.p["Bg"] = self.named("item_B", ".b64")
+        boff = b.op("shl.b64", b.op("mul.wide.s32", k_first, full["ldb"], typ=".b64"), 2, typ=".b64")
+        b.emit(f"add.s64 {self.p['Bg']}, {full['Bg']}, {boff};", "B moved to row kt_begin * BK")
+        self.k_tiles = self.named("k_tiles")
+        b.emit(f"sub.s32 {self.k_tiles}, {kt1}, {kt0};")
+        self.zero_accumulators()
+        self.tile_setup()
+        self.k_loop()
+        self.p = full
+        partial, stored = b.label("partial"), b.label("item_stored")
+        part = self.setp("ge", slot, 0)
+        b.emit(f"@{part} bra.uni {partial};")
+        b.comment("a whole tile: C = alpha * acc + beta * C")
+        self.epilogue()
+        b.emit(f"bra.uni {stored};")
+        b.place(partial)
+        b.comment("part of a tile's K: the accumulators to partial slot `slot` (BM x BN, ld BN)")
+        self.epilogue_partial(slot)
+        b.place(stored)
+        b.emit("bar.sync 0;", "every warp is done with shared memory before the next item's first tile lands")
+        b.emit(f"add.s32 {w}, {w}, 1;")
+        b.emit(f"bra.uni {top};")
+        b.place(done)
+        b.emit("ret;")
+
+    def epilogue_partial(self, slot: str) -> None:
+        """acc -> partials[slot][row][col] for the thread tile's rows and columns within
+        the block tile (no bounds: the slot holds the whole tile).  One float a store: a
+        vector store would pin four accumulators into an aligned quad, which the SASS
+        pass must keep free to rename (the one-pass epilogue stores fma results)."""
+        b, cfg, r = self.b, self.cfg, self.plan.regs
+        off = b.op("mul.wide.s32", slot, 4 * cfg.bm * cfg.bn, typ=".b64")
+        base = b.op("add.s64", self.p["partialsg"], off, typ=".b64")
+        addr: Dict[Optional[str], str] = {}
+        for i in range(cfg.tm):
+            row = mp.tile_row(cfg, self.tv.row0, i)
+            for j in range(cfg.tn):
+                ereg, ec = _split(row * cfg.bn + mp.tile_col(cfg, self.tv.col0, j))  # row-major in the slot
+                if ereg not in addr:
+                    addr[ereg] = base if ereg is None else b.op(
+                        "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
+                b.emit(f"st.global.f32 {_addr(addr[ereg], 4 * ec)}, {_r(r.acc[i][j])};")
 
     def text(self) -> str:
         cfg = self.cfg
@@ -715,7 +816,7 @@ class _Kernel:
         if cfg.stages:
             out.append(".extern .shared .align 16 .b8 smem[];")
             out.append("")
-        params = ",\n".join(f"\t.param {_PTX_TYPES[ctype]} {self.pname(pname)}" for pname, ctype in SGEMM_PARAMS)
+        params = ",\n".join(f"\t.param {_PTX_TYPES[ctype]} {self.pname(pname)}" for pname, ctype in self.param_list)
         out += [f".visible .entry {self.name}(", params, ")", f".maxntid {cfg.threads}, 1, 1"]
         if cfg.min_blocks > 1:
             out.append(_mincta_line(cfg.min_blocks, self.arch))
@@ -762,7 +863,13 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     if arch not in SUPPORTED_ARCHS:
         raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
     k = _Kernel(cfg, arch)
-    return KernelSource(name=k.name, language="ptx", text=k.text(), geometry=geometry(cfg), params=SGEMM_PARAMS)
+    text = k.text()
+    if not cfg.stream_k:
+        return KernelSource(name=k.name, language="ptx", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)
+    reduce = streamk.emit_reduce_ptx(k.name + "_reduce", cfg.bm, cfg.bn)
+    geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
+    return KernelSource(name=k.name, language="ptx", text=text + "\n" + reduce.text, geometry=geo,
+                        params=STREAMK_PARAMS, reduce=reduce)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

@@ -24,6 +24,18 @@ SPLITK_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("B", "const float*"), ("ldb", "int"),
     ("W", "float*"),
 )
+# Stream-K (codegen/streamk.py), PTX backend: the SGEMM's parameters, then the work
+# list (items and per-block starts, int32) and the partial-tile slots.  The reduce
+# kernel: C = alpha * (sum of a tile's slots in K order) + beta * C, one block a tile.
+STREAMK_PARAMS: Tuple[Tuple[str, str], ...] = SGEMM_PARAMS + (
+    ("items", "const int*"), ("starts", "const int*"), ("partials", "float*"),
+)
+STREAMK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
+    ("M", "int"), ("N", "int"),
+    ("alpha", "float"), ("partials", "const float*"),
+    ("beta", "float"), ("C", "float*"), ("ldc", "int"),
+    ("tiles", "const int*"),
+)
 SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("M", "int"), ("N", "int"),
     ("alpha", "float"), ("W", "const float*"),
@@ -47,8 +59,15 @@ class LaunchGeometry:
     whole_rows: bool = False
     splits: int = 1
     flat_elements: int = 0
+    # Stream-K: the grid comes from the work list (codegen/streamk.py), not from M x N;
+    # tile_k (BK) is the unit of its K ranges.
+    stream_k: bool = False
+    tile_k: int = 0
 
     def grid(self, m: int, n: int) -> Tuple[int, int, int]:
+        if self.stream_k:
+            raise ValueError("a stream-K kernel's grid is its work list's block count (StreamKPlan.ctas), "
+                             "not a function of M x N")
         if self.flat_elements:
             return (-(-(m * n) // self.flat_elements), 1, 1)
         if self.whole_rows:
@@ -56,6 +75,8 @@ class LaunchGeometry:
         return (-(-n // self.tile_n), -(-m // self.tile_m), self.splits)
 
     def describe(self) -> str:
+        if self.stream_k:
+            return "(blocks of the stream-K work list, 1, 1)"
         if self.flat_elements:
             return f"(ceil(M*N/{self.flat_elements}), 1, 1)"
         if self.whole_rows:
@@ -69,6 +90,8 @@ class LaunchGeometry:
             d["splits"] = self.splits
         if self.flat_elements:
             d["flat_elements"] = self.flat_elements
+        if self.stream_k:
+            d["stream_k"] = True
         return d
 
 

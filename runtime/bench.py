@@ -243,7 +243,7 @@ def kernel_launcher(kernel, work: GemmWorkload, alpha: float, beta: float):
     """launch(i, stream): the kernel on buffer set i; a split-K kernel and its reduction
     (runtime/sgemm_launch.py) both, so that they are checked and timed together."""
     m, n, k = work.m, work.n, work.k
-    ws = work.workspace(workspace_bytes(kernel.source, m, n))
+    ws = work.workspace(workspace_bytes(kernel, m, n, k))
     launches = [SgemmLaunch(kernel, m, n, k, alpha, work.a[i].ptr, k, work.b[i].ptr, n, beta, work.c[i].ptr, n, ws)
                 for i in range(work.sets)]
 

@@ -175,6 +175,12 @@ def fill_u32(ptr: int, bits: int, count: int, stream: int = 0) -> None:
     check(_cu().cuMemsetD32Async(ptr, bits, count, stream), "cuMemsetD32Async")
 
 
+def upload_to(ptr: int, host: np.ndarray) -> None:
+    """Host array -> device memory at `ptr` (synchronous)."""
+    host = np.ascontiguousarray(host)
+    check(_cu().cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), f"cuMemcpyHtoD({host.nbytes} bytes)")
+
+
 def copy_device(dst: int, src: int, nbytes: int, stream: int = 0) -> None:
     check(_cu().cuMemcpyDtoDAsync(dst, src, nbytes, stream), "cuMemcpyDtoDAsync")
 
@@ -209,8 +215,20 @@ class LoadedKernel:
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)
         reduce = getattr(self.source, "reduce", None)
+        kind = "stream-K" if self.source.geometry.stream_k else "split-K"
         self.reduce = None if reduce is None else \
-            LoadedKernel(artifact, f"{self.label} (split-K reduction)", reduce, self.module)
+            LoadedKernel(artifact, f"{self.label} ({kind} reduction)", reduce, self.module)
+        self._blocks_per_sm: Optional[int] = None
+
+    @property
+    def blocks_per_sm(self) -> int:
+        """Blocks of this kernel one SM runs at once (the driver's occupancy query)."""
+        if self._blocks_per_sm is None:
+            g = self.source.geometry
+            self._blocks_per_sm = int(check(_cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                self.function, g.block[0] * g.block[1] * g.block[2], g.dynamic_smem_bytes),
+                f"cuOccupancyMaxActiveBlocksPerMultiprocessor({self.source.name})", LaunchError))
+        return self._blocks_per_sm
 
     def pack(self, args: Sequence) -> Tuple[np.ndarray, list]:
         """kernelParams: an array of pointers to each argument's storage (kept alive)."""

@@ -129,7 +129,7 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     kernel = driver.load(compile_config(cfg, arch, backend=backend))
     if a.on_device:
         # split-K: the partials go to a workspace shared by calls, held until the sync below
-        with shared_workspace.get(workspace_bytes(kernel.source, m, n)) as ws:
+        with shared_workspace.get(workspace_bytes(kernel, m, n, k)) as ws:
             launch = SgemmLaunch(kernel, m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld, ws)
             launch(int(stream))
             driver.check(driver._cu().cuStreamSynchronize(stream),
@@ -151,7 +151,7 @@ def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
     out = c.host if c is not None else np.empty((m, n), dtype=np.float32)
     hc = np.ascontiguousarray(out) if c is not None else out
     with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc, \
-            shared_workspace.get(workspace_bytes(kernel.source, m, n)) as ws:
+            shared_workspace.get(workspace_bytes(kernel, m, n, k)) as ws:
         if beta != 0.0:
             dc.upload(hc)
         launch = SgemmLaunch(kernel, m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n, ws)

@@ -59,10 +59,11 @@ class SassFunction:
     labels: Dict[str, int] = field(default_factory=dict)  # label -> offset
 
     def main_loop(self) -> Tuple[int, int]:
-        """(start, end) offsets of the innermost-to-outermost loop that holds the most
-        FFMAs: the span from a label to the backward branch that returns to it.
-        (0, 0) when the function has no loop."""
-        best, best_count = (0, 0), -1
+        """(start, end) offsets of the innermost loop that holds the most FFMAs: the span
+        from a label to the backward branch that returns to it, holding no other such
+        span (a stream-K kernel's loop over work items holds the k loop and more FFMAs
+        than it).  (0, 0) when the function has no loop."""
+        loops = []
         for ins in self.instructions:
             if ins.base != "BRA":
                 continue
@@ -70,11 +71,15 @@ class SassFunction:
             if target is None or target not in self.labels:
                 continue
             start = self.labels[target]
-            if start > ins.offset:
-                continue
-            count = sum(1 for i in self.instructions if start <= i.offset <= ins.offset and i.base == "FFMA")
+            if start <= ins.offset:
+                loops.append((start, ins.offset))
+        inner = [(s, e) for s, e in loops
+                 if not any((s, e) != (s2, e2) and s <= s2 and e2 <= e for s2, e2 in loops)]
+        best, best_count = (0, 0), -1
+        for start, end in inner:
+            count = sum(1 for i in self.instructions if start <= i.offset <= end and i.base == "FFMA")
             if count > best_count:
-                best, best_count = (start, ins.offset), count
+                best, best_count = (start, end), count
         return best
 
     def loop_instructions(self) -> List[Instruction]:

@@ -1,10 +1,11 @@
 """One SGEMM on fixed operands, as launches: the one-pass kernel, or (split-K) the
-partial kernel and its reduction, in that order on one stream.
+partial kernel and its reduction, or (stream-K) the work-list kernel and its reduction
+of the split tiles, in that order on one stream.
 
 Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/bench.py),
 so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
-Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py); callers pass
-its device pointer: bench keeps one per workload, regtile.sgemm one per process
+Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py), stream-K one
+for its work list and partial tiles (codegen/streamk.py); callers pass its device pointer: bench keeps one per workload, regtile.sgemm one per process
 (`shared_workspace`, grown as needed, kept up to KEEP_BYTES).
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
+from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
 
@@ -21,9 +23,21 @@ from .errors import LaunchError
 KEEP_BYTES = 256 * 2**20
 
 
-def workspace_bytes(source, m: int, n: int) -> int:
-    """Bytes of split-K workspace that `source` (a KernelSource) needs for M x N; 0 for
-    a one-pass kernel."""
+def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
+    """The work list of a stream-K kernel (a LoadedKernel) for M x N x K on this GPU:
+    SMs x the kernel's blocks an SM."""
+    g = kernel.source.geometry
+    slots = driver.device().sm_count * max(1, kernel.blocks_per_sm)
+    return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots)
+
+
+def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
+    """Bytes of workspace that `kernel` (a LoadedKernel, or a KernelSource when it is not
+    stream-K) needs for M x N x K: split-K partials, or stream-K's work list and partial
+    tiles; 0 for a one-pass kernel."""
+    source = getattr(kernel, "source", kernel)
+    if source.geometry.stream_k:
+        return stream_k_plan(kernel, m, n, k).workspace_bytes
     if getattr(source, "reduce", None) is None:
         return 0
     return 4 * source.geometry.splits * m * n
@@ -36,14 +50,36 @@ class SgemmLaunch:
                  beta: float, c: int, ldc: int, workspace: int = 0):
         self.shape = (m, n, k)
         self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
+        self.plan: Optional[StreamKPlan] = None
+        if kernel.source.geometry.stream_k:
+            self._stream_k(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace)
+            return
         if kernel.reduce is None:
             self._add(kernel, m, n, (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
             return
         if not workspace:
             raise LaunchError(f"{kernel.label}: split-K needs a workspace of "
-                              f"{workspace_bytes(kernel.source, m, n)} bytes; none was given")
+                              f"{workspace_bytes(kernel, m, n, k)} bytes; none was given")
         self._add(kernel, m, n, (m, n, k, a, lda, b, ldb, workspace))
         self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
+
+    def _stream_k(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
+        """The work list in a device buffer of this launch (uploaded once: it belongs to
+        the shape), the partial tiles in the caller's workspace."""
+        plan = self.plan = stream_k_plan(kernel, m, n, k)
+        if plan.ctas == 0:
+            return  # M or N is 0: nothing to write
+        if plan.slots and not workspace:
+            raise LaunchError(f"{kernel.label}: stream-K needs a workspace of {plan.workspace_bytes} bytes "
+                              f"for its partial tiles; none was given")
+        self._work_list = driver.to_device(plan.work_ints())
+        items = self._work_list.ptr
+        starts, tiles = items + plan.starts_offset, items + plan.tiles_offset
+        self.steps.append((kernel, (plan.ctas, 1, 1),
+                           kernel.pack((m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, items, starts, workspace))))
+        if plan.reduce_tiles:
+            self.steps.append((kernel.reduce, (len(plan.reduce_tiles), 1, 1),
+                               kernel.reduce.pack((m, n, alpha, workspace, beta, c, ldc, tiles))))
 
     def _add(self, kernel, m, n, args):
         self.steps.append((kernel, kernel.source.geometry.grid(m, n), kernel.pack(args)))

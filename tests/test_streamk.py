@@ -1,0 +1,131 @@
+"""Stream-K (codegen/streamk.py) without a GPU: the work list covers every (tile, k-tile)
+exactly once and balances the last wave; the PTX work-list kernel and its reduction
+build for every arch; the SASS pass still finds the k loop inside the item loop."""
+import itertools
+
+import numpy as np
+import pytest
+
+from regtile.codegen.config import ConfigError
+from regtile.codegen.emit import emit
+from regtile.codegen.presets import get_preset
+from regtile.codegen.streamk import MIN_ITERS, plan_stream_k
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sass import function_of
+
+ZORDER = get_preset("zorder").config
+BEST = ZORDER.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+
+SHAPES = [(4096, 4096, 4096), (3072, 3072, 3072), (8192, 8192, 8192), (4097, 4097, 4097), (1024, 1024, 1024),
+          (127, 511, 257), (1, 1, 1), (129, 257, 4096), (2048, 2304, 512), (1000, 31, 0), (0, 64, 64)]
+
+
+def _coverage(plan):
+    seen = {}
+    for tm, tn, k0, k1, slot in plan.items:
+        assert 0 <= k0 < k1 <= plan.k_tiles or (plan.k_tiles == 0 and k0 == k1 == 0)
+        for kt in range(k0, k1):
+            assert (tm, tn, kt) not in seen, f"k-tile {kt} of tile {(tm, tn)} computed twice"
+            seen[(tm, tn, kt)] = slot
+    return seen
+
+
+@pytest.mark.parametrize("m, n, k", SHAPES)
+@pytest.mark.parametrize("bm, bn, bk, slots", [(128, 256, 8, 132), (128, 128, 8, 264), (64, 64, 16, 132), (128, 256, 8, 7)])
+def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn, bk, slots):
+    plan = plan_stream_k(m, n, k, bm, bn, bk, slots)
+    tiles = [(tm, tn) for tm in range(-(-m // bm)) for tn in range(-(-n // bn))]
+    seen = _coverage(plan)
+    if plan.k_tiles:
+        assert set(seen) == {(tm, tn, kt) for tm, tn in tiles for kt in range(plan.k_tiles)}
+    assert plan.starts[0] == 0 and plan.starts[-1] == len(plan.items)
+    assert all(a <= b for a, b in zip(plan.starts, plan.starts[1:]))
+    whole = len(tiles) - plan.stream_k_tiles
+    # whole tiles first, one a block, in the one-pass grid's order (tile_n fastest)
+    assert [it[:2] for it in plan.items[:whole]] == tiles[:whole]
+    assert all(it[2:] == (0, plan.k_tiles, -1) for it in plan.items[:whole])
+    assert plan.starts[:whole + 1] == tuple(range(whole + 1))
+    if plan.stream_k_tiles:
+        assert whole % slots == 0  # the whole tiles fill whole waves
+        loads = [sum(it[3] - it[2] for it in plan.items[plan.starts[c]:plan.starts[c + 1]])
+                 for c in range(whole, plan.ctas)]
+        assert max(loads) - min(loads) <= 1, "stream-K ranges differ by more than one k-tile"
+        assert min(loads) >= MIN_ITERS
+        assert plan.ctas - whole <= slots
+    # partial slots: numbered 0.., consecutive per tile and in K order; the reduce list says so
+    slots_of = {}
+    for tm, tn, k0, k1, slot in plan.items:
+        if slot >= 0:
+            slots_of.setdefault((tm, tn), []).append((k0, slot))
+    assert sorted(s for v in slots_of.values() for _, s in v) == list(range(plan.slots))
+    for (tm, tn), v in slots_of.items():
+        ks = [s for _, s in sorted(v)]
+        assert ks == list(range(ks[0], ks[0] + len(ks)))
+        assert len(ks) >= 2  # one item covering the whole tile writes C itself
+    assert sorted((tm, tn, f, c) for tm, tn, f, c in plan.reduce_tiles) == \
+        sorted((tm, tn, min(s for _, s in v), len(v)) for (tm, tn), v in slots_of.items())
+
+
+def test_work_ints_layout():
+    plan = plan_stream_k(2048, 2304, 512, 128, 256, 8, 132)
+    ints = plan.work_ints()
+    assert ints.dtype == np.int32
+    items = ints[:4 * len(plan.items)].reshape(-1, 4)
+    for row, (tm, tn, k0, k1, s) in zip(items, plan.items):
+        assert tuple(row) == ((tm << 16) | tn, k0, k1, s)
+    starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ctas + 1]
+    assert tuple(starts) == plan.starts
+    assert plan.tiles_offset % 16 == 0  # the reduce kernel reads its tiles as int4
+    tiles = ints[plan.tiles_offset // 4:].reshape(-1, 4)
+    assert [tuple(r) for r in tiles] == [((tm << 16) | tn, f, c, 0) for tm, tn, f, c in plan.reduce_tiles]
+    assert plan.workspace_bytes == 4 * plan.slots * 128 * 256
+
+
+def test_whole_waves_need_no_stream_k():
+    plan = plan_stream_k(128 * 12, 256 * 11, 4096, 128, 256, 8, 132)  # 132 tiles: one wave
+    assert plan.stream_k_tiles == 0 and plan.slots == 0 and plan.ctas == 132
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="slots_per_wave"):
+        plan_stream_k(64, 64, 64, 64, 64, 8, 0)
+    with pytest.raises(ValueError, match="16 bits"):
+        plan_stream_k(1 << 23, 64, 64, 64, 64, 8, 132)
+
+
+def test_config_rules():
+    with pytest.raises(ConfigError, match="split_k"):
+        ZORDER.replace(stream_k=True, split_k=2)
+    with pytest.raises(ConfigError, match="stages"):
+        get_preset("naive").config.replace(stream_k=True)
+    with pytest.raises(ConfigError, match="backend ptx"):
+        emit(ZORDER.replace(stream_k=True), "cuda")
+    assert "stream_k" not in ZORDER.to_dict()  # one-pass configs keep their names and digests
+    assert ZORDER.replace(stream_k=True).to_dict()["stream_k"] is True
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
+@pytest.mark.parametrize("name", ["zorder", "vec4", "tile1d"])
+def test_work_list_kernel_builds_without_spills(name, arch):
+    cfg = get_preset(name).config.replace(stream_k=True)
+    art = compile_config(cfg, arch, backend="ptx")
+    assert art.resources.spill_store_bytes == 0 and art.resources.spill_load_bytes == 0
+    src = art.source
+    assert src.geometry.stream_k and src.reduce is not None and f".entry {src.reduce.name}(" in src.text
+    for name_ in (src.name, src.reduce.name):
+        function_of(art.cubin, name_)  # both kernels are in the cubin and disassemble
+
+
+def test_pass_finds_the_k_loop_inside_the_item_loop():
+    art = compile_config(BEST.replace(stream_k=True), "sm_90", backend="ptx")
+    rep = art.sass_pass.to_dict()
+    assert rep["ffma_in_loop"] == BEST.tm * BEST.tn * BEST.bk  # the k loop, not the loop over items
+    assert rep["conflicted_after"] <= rep["conflicted_before"]
+    assert art.resources.registers <= 255
+    func = function_of(art.cubin, art.name)[1]
+    start, end = func.main_loop()
+    back = [i for i in func.instructions if i.base == "BRA" and i.branch_target() in func.labels
+            and func.labels[i.branch_target()] <= i.offset]
+    assert len(back) >= 2  # the item loop and the k loop
+    assert not any(start <= func.labels[i.branch_target()] and i.offset <= end and (func.labels[i.branch_target()], i.offset) != (start, end)
+                   for i in back)
