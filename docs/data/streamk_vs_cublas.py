@@ -11,7 +11,7 @@ best = z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
 variants = {
     "ptx 128x256 8x16 +pass": best,
     "ptx 128x256 8x16 +pass stream-K": best.replace(stream_k=True),
-    "ptx zorder +pass stream-K": z.replace(sass_pass=True, stream_k=True),
+    "ptx zorder stream-K": z.replace(stream_k=True),
 }
 arts = {name: compile_config(cfg, "sm_90", backend="ptx") for name, cfg in variants.items()}
 for name, art in arts.items():
