@@ -244,7 +244,15 @@ class _Kernel:
         self.name = kernel_name_ptx(cfg)
         self.b = Builder()
         self.stage_bytes = 4 * cfg.smem_floats_per_stage
-        self.param_list = STREAMK_PARAMS if cfg.stream_k else SGEMM_PARAMS
+        # "grid": tile (blockIdx.y, blockIdx.x), the one-pass kernel; "linear": block b is tile
+        # b (tile_n fastest), stream-K's whole tiles; "ranges": stream-K's work-list kernel
+        self.mode = "grid"
+        self.param_list = SGEMM_PARAMS
+
+    def as_mode(self, mode: str, name: str) -> "_Kernel":
+        self.mode, self.name = mode, name
+        self.param_list = STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS
+        return self
 
     # -- helpers
     def v(self, reg: str) -> PVal:
@@ -290,7 +298,7 @@ class _Kernel:
                              ".b64" if t == ".u64" else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
-        for ptr in ("A", "B", "C") + (("items", "starts", "partials") if self.cfg.stream_k else ()):
+        for ptr in ("A", "B", "C") + (("items", "starts", "partials") if self.mode == "ranges" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
@@ -311,7 +319,14 @@ class _Kernel:
         tid = self.named("tid_x")
         b.emit(f"mov.u32 {tid}, %tid.x;")
         self.block_m, self.block_n = self.named("block_m"), self.named("block_n")
-        if not cfg.stream_k:  # stream-K: from each work item (item_loop)
+        if self.mode == "linear":  # stream-K's whole tiles: block b is tile b, tile_n fastest
+            tiles_n = b.op("div.u32", b.op("add.s32", self.p["N"], cfg.bn - 1), cfg.bn)
+            bid = b.op("mov.u32", "%ctaid.x")
+            b.emit(f"div.u32 {self.block_m}, {bid}, {tiles_n};")
+            b.emit(f"rem.u32 {self.block_n}, {bid}, {tiles_n};")
+            b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
+            b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
+        elif self.mode == "grid":  # "ranges": from each work item (item_loop)
             b.emit(f"mov.u32 {self.block_m}, %ctaid.y;")
             b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
             b.emit(f"mov.u32 {self.block_n}, %ctaid.x;")
@@ -675,7 +690,7 @@ class _Kernel:
         for row in r.acc:
             for a in row:
                 self.f32(a)
-        if not cfg.stream_k:
+        if self.mode != "ranges":
             self.zero_accumulators()
         for bufs in (r.frag_a, r.frag_b):
             for buf in bufs:
@@ -695,7 +710,7 @@ class _Kernel:
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
             self.smem_setup()
-            if cfg.stream_k:
+            if self.mode == "ranges":
                 self.item_loop()
                 return
             self.k_tiles = self.named("k_tiles")
@@ -805,9 +820,8 @@ class _Kernel:
                         "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
                 b.emit(f"st.global.f32 {_addr(addr[ereg], 4 * ec)}, {_r(r.acc[i][j])};")
 
-    def text(self) -> str:
+    def module_header(self) -> List[str]:
         cfg = self.cfg
-        self.body()
         out = ["//"] + [f"// {ln}".rstrip() for ln in _header(self.plan, self.name)]
         out += ["//", f"// FFMA issue order per k-slice: plan.regs.ffma_order ({cfg.ffma_order}), {FFMA} "
                       f"%c<i>_<j>, %a<buf>_<i>, %b<buf>_<j>, %c<i>_<j>",
@@ -816,8 +830,13 @@ class _Kernel:
         if cfg.stages:
             out.append(".extern .shared .align 16 .b8 smem[];")
             out.append("")
+        return out
+
+    def entry(self) -> List[str]:
+        cfg = self.cfg
+        self.body()
         params = ",\n".join(f"\t.param {_PTX_TYPES[ctype]} {self.pname(pname)}" for pname, ctype in self.param_list)
-        out += [f".visible .entry {self.name}(", params, ")", f".maxntid {cfg.threads}, 1, 1"]
+        out = [f".visible .entry {self.name}(", params, ")", f".maxntid {cfg.threads}, 1, 1"]
         if cfg.min_blocks > 1:
             out.append(_mincta_line(cfg.min_blocks, self.arch))
         out.append("{")
@@ -832,7 +851,10 @@ class _Kernel:
         out.append("")
         out += self.b.lines
         out.append("}")
-        return "\n".join(out) + "\n"
+        return out
+
+    def text(self) -> str:
+        return "\n".join(self.module_header() + self.entry()) + "\n"
 
 
 def _mincta_line(min_blocks: int, arch: str) -> str:
@@ -848,7 +870,7 @@ def for_arch(text: str, arch: str) -> str:
     text = re.sub(r"^\.target sm_\d+  " + re.escape(_TARGET_MARK) + "$", f".target {arch}  {_TARGET_MARK}",
                   text, count=1, flags=re.M)
     return re.sub(r"^(?://\s)?\.minnctapersm (\d+)  " + re.escape(_MINCTA_MARK) + "$",
-                  lambda m: _mincta_line(int(m.group(1)), arch), text, count=1, flags=re.M)
+                  lambda m: _mincta_line(int(m.group(1)), arch), text, flags=re.M)  # every entry's
 
 
 def target_of(text: str) -> Optional[str]:
@@ -863,13 +885,21 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     if arch not in SUPPORTED_ARCHS:
         raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
     k = _Kernel(cfg, arch)
-    text = k.text()
     if not cfg.stream_k:
-        return KernelSource(name=k.name, language="ptx", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)
-    reduce = streamk.emit_reduce_ptx(k.name + "_reduce", cfg.bm, cfg.bn)
+        return KernelSource(name=k.name, language="ptx", text=k.text(), geometry=geometry(cfg), params=SGEMM_PARAMS)
+    # stream-K (codegen/streamk.py): one module, three entries - the whole tiles (the
+    # one-pass kernel, tile = block index), the K ranges of the last wave's tiles, and
+    # the reduction of the split tiles
+    name = k.name
+    whole = k.as_mode("linear", name)
+    lines = whole.module_header() + whole.entry()
+    ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
+    ranges_text = "\n".join(ranges.entry()) + "\n"
+    reduce = streamk.emit_reduce_ptx(name + "_reduce", cfg.bm, cfg.bn)
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
-    return KernelSource(name=k.name, language="ptx", text=text + "\n" + reduce.text, geometry=geo,
-                        params=STREAMK_PARAMS, reduce=reduce)
+    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo, params=STREAMK_PARAMS)
+    return KernelSource(name=name, language="ptx", text="\n".join(lines) + "\n\n" + ranges_text + reduce.text,
+                        geometry=geo, params=SGEMM_PARAMS, reduce=reduce, ranges=ranges_src)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

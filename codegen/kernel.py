@@ -105,6 +105,9 @@ class KernelSource:
     # Split-K: the reduction kernel, launched after this one on the same stream.  Its
     # text is also part of this text (one module); here it stands alone as well.
     reduce: Optional["KernelSource"] = None
+    # Stream-K: the work-list kernel for the K ranges of the last wave's tiles (same
+    # module), launched between this one (the whole tiles) and `reduce`.
+    ranges: Optional["KernelSource"] = None
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
     sass_pass: bool = False
 

@@ -218,6 +218,9 @@ class LoadedKernel:
         kind = "stream-K" if self.source.geometry.stream_k else "split-K"
         self.reduce = None if reduce is None else \
             LoadedKernel(artifact, f"{self.label} ({kind} reduction)", reduce, self.module)
+        ranges = getattr(self.source, "ranges", None)
+        self.ranges = None if ranges is None else \
+            LoadedKernel(artifact, f"{self.label} (stream-K ranges)", ranges, self.module)
         self._blocks_per_sm: Optional[int] = None
 
     @property

@@ -80,6 +80,7 @@ class PassReport:
     reuse_flags_cleared: int
     reuse_flags_added: int
     reorder: dict = dataclasses.field(default_factory=dict)  # ffma_reorder.ReorderReport
+    others: dict = dataclasses.field(default_factory=dict)  # other kernels of the module rewritten: name -> to_dict()
 
     def to_dict(self) -> dict:
         return {
@@ -93,6 +94,7 @@ class PassReport:
             "bank_bound_before": self.before["bank_bound_cycles_per_ffma"],
             "bank_bound_after": self.after["bank_bound_cycles_per_ffma"],
             "ffma_reorder": self.reorder,
+            **({"other_kernels": self.others} if self.others else {}),
             "reuse_flags": {"kept": self.reuse_flags_kept, "cleared": self.reuse_flags_cleared,
                             "added": self.reuse_flags_added},
             "before": self.before, "after": self.after,
@@ -486,7 +488,9 @@ def _pass_code_digest() -> str:
 
 def apply_to_artifact(art: Artifact, use_cache: bool = True) -> Artifact:
     """The artifact with its cubin rewritten by the pass (cached on disk by the input
-    cubin's digest and PASS_VERSION); the report rides along as Artifact.sass_pass."""
+    cubin's digest and PASS_VERSION); the report rides along as Artifact.sass_pass.
+    A stream-K module's work-list kernel (source.ranges) is rewritten too, after the
+    main kernel; the report is the main kernel's, the other's in report.others."""
     digest = hashlib.sha256(art.cubin).hexdigest()
     key = _cache.cache_key(digest + art.name, art.arch, ("sass-pass", _pass_code_digest()),
                            f"regtile-sass-pass {PASS_VERSION}")
@@ -496,6 +500,10 @@ def apply_to_artifact(art: Artifact, use_cache: bool = True) -> Artifact:
         report.renaming = {int(a): b for a, b in report.renaming.items()}
     else:
         cubin, report = run_pass(art.cubin, art.name, art.arch)
+        ranges = getattr(art.source, "ranges", None)
+        if ranges is not None:
+            cubin, other = run_pass(cubin, ranges.name, art.arch)
+            report.others = {ranges.name: other.to_dict()}
         if use_cache:
             _cache.store(key, _cache.Entry(ptx=json.dumps(dataclasses.asdict(report)), cubin=cubin, log=""))
     return dataclasses.replace(art, cubin=cubin, cubin_before_pass=art.cubin, sass_pass=report)

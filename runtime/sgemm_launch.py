@@ -14,7 +14,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
-from ..codegen.streamk import StreamKPlan, plan_stream_k
+from ..codegen.streamk import StreamKPlan, plan_stream_k, reduce_grid
 from . import driver
 from .errors import LaunchError
 
@@ -27,7 +27,8 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
     """The work list of a stream-K kernel (a LoadedKernel) for M x N x K on this GPU:
     SMs x the kernel's blocks an SM."""
     g = kernel.source.geometry
-    slots = driver.device().sm_count * max(1, kernel.blocks_per_sm)
+    per_sm = min(kernel.blocks_per_sm, kernel.ranges.blocks_per_sm) if kernel.ranges is not None else kernel.blocks_per_sm
+    slots = driver.device().sm_count * max(1, per_sm)
     return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots)
 
 
@@ -64,21 +65,25 @@ class SgemmLaunch:
         self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
 
     def _stream_k(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
-        """The work list in a device buffer of this launch (uploaded once: it belongs to
-        the shape), the partial tiles in the caller's workspace."""
+        """Whole tiles, then the ranges, then the reduction of the split tiles
+        (codegen/streamk.py).  The work list lives in a device buffer of this launch
+        (uploaded once: it belongs to the shape), the partial tiles in the caller's
+        workspace."""
         plan = self.plan = stream_k_plan(kernel, m, n, k)
-        if plan.ctas == 0:
-            return  # M or N is 0: nothing to write
+        args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+        if plan.whole_tiles:
+            self.steps.append((kernel, (plan.whole_tiles, 1, 1), kernel.pack(args)))
+        if not plan.ranges:
+            return
         if plan.slots and not workspace:
             raise LaunchError(f"{kernel.label}: stream-K needs a workspace of {plan.workspace_bytes} bytes "
                               f"for its partial tiles; none was given")
         self._work_list = driver.to_device(plan.work_ints())
         items = self._work_list.ptr
         starts, tiles = items + plan.starts_offset, items + plan.tiles_offset
-        self.steps.append((kernel, (plan.ctas, 1, 1),
-                           kernel.pack((m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, items, starts, workspace))))
+        self.steps.append((kernel.ranges, (plan.ranges, 1, 1), kernel.ranges.pack(args + (items, starts, workspace))))
         if plan.reduce_tiles:
-            self.steps.append((kernel.reduce, (len(plan.reduce_tiles), 1, 1),
+            self.steps.append((kernel.reduce, reduce_grid(plan),
                                kernel.reduce.pack((m, n, alpha, workspace, beta, c, ldc, tiles))))
 
     def _add(self, kernel, m, n, args):

@@ -35,23 +35,24 @@ def _coverage(plan):
 def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn, bk, slots):
     plan = plan_stream_k(m, n, k, bm, bn, bk, slots)
     tiles = [(tm, tn) for tm in range(-(-m // bm)) for tn in range(-(-n // bn))]
+    whole = plan.whole_tiles
     seen = _coverage(plan)
+    # the whole-tile launch takes tiles 0 .. whole-1 (tile_n fastest: the one-pass grid's
+    # order), the ranges every k-tile of the others, once
     if plan.k_tiles:
-        assert set(seen) == {(tm, tn, kt) for tm, tn in tiles for kt in range(plan.k_tiles)}
+        assert set(seen) == {(tm, tn, kt) for tm, tn in tiles[whole:] for kt in range(plan.k_tiles)}
     assert plan.starts[0] == 0 and plan.starts[-1] == len(plan.items)
-    assert all(a <= b for a, b in zip(plan.starts, plan.starts[1:]))
-    whole = len(tiles) - plan.stream_k_tiles
-    # whole tiles first, one a block, in the one-pass grid's order (tile_n fastest)
-    assert [it[:2] for it in plan.items[:whole]] == tiles[:whole]
-    assert all(it[2:] == (0, plan.k_tiles, -1) for it in plan.items[:whole])
-    assert plan.starts[:whole + 1] == tuple(range(whole + 1))
+    assert all(a < b for a, b in zip(plan.starts, plan.starts[1:]))  # no empty range
     if plan.stream_k_tiles:
         assert whole % slots == 0  # the whole tiles fill whole waves
         loads = [sum(it[3] - it[2] for it in plan.items[plan.starts[c]:plan.starts[c + 1]])
-                 for c in range(whole, plan.ctas)]
+                 for c in range(plan.ranges)]
         assert max(loads) - min(loads) <= 1, "stream-K ranges differ by more than one k-tile"
         assert min(loads) >= MIN_ITERS
-        assert plan.ctas - whole <= slots
+        assert plan.stream_k_tiles < plan.ranges <= slots
+        assert plan.ranges * MIN_ITERS <= plan.stream_k_tiles * plan.k_tiles
+    else:
+        assert whole == len(tiles) and plan.ranges == 0 and not plan.items
     # partial slots: numbered 0.., consecutive per tile and in K order; the reduce list says so
     slots_of = {}
     for tm, tn, k0, k1, slot in plan.items:
@@ -62,8 +63,7 @@ def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn,
         ks = [s for _, s in sorted(v)]
         assert ks == list(range(ks[0], ks[0] + len(ks)))
         assert len(ks) >= 2  # one item covering the whole tile writes C itself
-    assert sorted((tm, tn, f, c) for tm, tn, f, c in plan.reduce_tiles) == \
-        sorted((tm, tn, min(s for _, s in v), len(v)) for (tm, tn), v in slots_of.items())
+    assert sorted(plan.reduce_tiles) == sorted((tm, tn, min(s for _, s in v), len(v)) for (tm, tn), v in slots_of.items())
 
 
 def test_work_ints_layout():
@@ -73,7 +73,7 @@ def test_work_ints_layout():
     items = ints[:4 * len(plan.items)].reshape(-1, 4)
     for row, (tm, tn, k0, k1, s) in zip(items, plan.items):
         assert tuple(row) == ((tm << 16) | tn, k0, k1, s)
-    starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ctas + 1]
+    starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ranges + 1]
     assert tuple(starts) == plan.starts
     assert plan.tiles_offset % 16 == 0  # the reduce kernel reads its tiles as int4
     tiles = ints[plan.tiles_offset // 4:].reshape(-1, 4)
@@ -83,7 +83,7 @@ def test_work_ints_layout():
 
 def test_whole_waves_need_no_stream_k():
     plan = plan_stream_k(128 * 12, 256 * 11, 4096, 128, 256, 8, 132)  # 132 tiles: one wave
-    assert plan.stream_k_tiles == 0 and plan.slots == 0 and plan.ctas == 132
+    assert plan.stream_k_tiles == 0 and plan.slots == 0 and plan.whole_tiles == 132 and plan.ranges == 0
 
 
 def test_bad_input_is_named():
@@ -111,21 +111,26 @@ def test_work_list_kernel_builds_without_spills(name, arch):
     art = compile_config(cfg, arch, backend="ptx")
     assert art.resources.spill_store_bytes == 0 and art.resources.spill_load_bytes == 0
     src = art.source
-    assert src.geometry.stream_k and src.reduce is not None and f".entry {src.reduce.name}(" in src.text
-    for name_ in (src.name, src.reduce.name):
+    assert src.geometry.stream_k and src.reduce is not None and src.ranges is not None
+    for name_ in (src.name, src.ranges.name, src.reduce.name):
+        assert f".entry {name_}(" in src.text
         function_of(art.cubin, name_)  # both kernels are in the cubin and disassemble
 
 
-def test_pass_finds_the_k_loop_inside_the_item_loop():
+def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
     art = compile_config(BEST.replace(stream_k=True), "sm_90", backend="ptx")
+    one_pass = compile_config(BEST, "sm_90", backend="ptx")
     rep = art.sass_pass.to_dict()
-    assert rep["ffma_in_loop"] == BEST.tm * BEST.tn * BEST.bk  # the k loop, not the loop over items
-    assert rep["conflicted_after"] <= rep["conflicted_before"]
-    assert art.resources.registers <= 255
-    func = function_of(art.cubin, art.name)[1]
+    # the whole-tile kernel is the one-pass kernel but for its first lines: same allocation
+    assert rep["ffma_in_loop"] == BEST.tm * BEST.tn * BEST.bk
+    assert rep["conflicted_after"] == one_pass.sass_pass.to_dict()["conflicted_after"]
+    assert art.resources.registers == one_pass.resources.registers
+    ranges = rep["other_kernels"][art.source.ranges.name]
+    assert ranges["ffma_in_loop"] == BEST.tm * BEST.tn * BEST.bk  # the k loop, not the loop over items
+    assert ranges["conflicted_after"] <= ranges["conflicted_before"]
+    func = function_of(art.cubin, art.source.ranges.name)[1]
     start, end = func.main_loop()
-    back = [i for i in func.instructions if i.base == "BRA" and i.branch_target() in func.labels
-            and func.labels[i.branch_target()] <= i.offset]
-    assert len(back) >= 2  # the item loop and the k loop
-    assert not any(start <= func.labels[i.branch_target()] and i.offset <= end and (func.labels[i.branch_target()], i.offset) != (start, end)
-                   for i in back)
+    loops = [(func.labels[i.branch_target()], i.offset) for i in func.instructions
+             if i.base == "BRA" and i.branch_target() in func.labels and func.labels[i.branch_target()] <= i.offset]
+    assert len(loops) >= 2  # the item loop and the k loop
+    assert not any(start <= s and e <= end and (s, e) != (start, end) for s, e in loops)
