@@ -48,13 +48,13 @@ def _arch_of_device() -> str:
 
 def default_sgemm_kernel(m: int, n: int, arch: str, sms: int) -> Tuple[SgemmConfig, str]:
     """(config, backend) when nothing is tuned for the shape.  On sm_90, shapes whose
-    128x256 tiles fill every SM get the PTX 128x256 8x16 kernel with the SASS pass (1.00x-1.04x
-    cuBLAS on the large shapes of the performance sweep, docs/tuning.md); everything else, and
-    other archs, the zorder preset through CUDA C (0.85x-0.96x there, and no wave of wide tiles
-    to fill)."""
+    128x256 tiles fill every SM get the PTX 128x256 8x16 kernel with the SASS pass and
+    stream-K (whole waves, then the last partial wave in even K ranges: 1.01x-1.13x cuBLAS
+    at 3072^3-8192^3, docs/perf-log.md); everything else, and other archs, the zorder preset
+    through CUDA C (0.85x-0.96x there, and no wave of wide tiles to fill)."""
     zorder = get_preset(DEFAULT_SGEMM_PRESET).config
     if arch == "sm_90" and -(-m // 128) * -(-n // 256) >= sms:
-        return zorder.replace(bn=256, tn=16, min_blocks=1, sass_pass=True), "ptx"
+        return zorder.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True), "ptx"
     return zorder, "cuda"
 
 

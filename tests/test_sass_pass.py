@@ -211,7 +211,7 @@ def test_default_kernel_rule():
     fill the H100's 132 SMs, the CUDA C zorder preset elsewhere and on other archs."""
     from regtile.runtime.gemm import default_sgemm_kernel
     cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132)
-    assert (backend, cfg.bm, cfg.bn, cfg.tn, cfg.sass_pass) == ("ptx", 128, 256, 16, True)
+    assert (backend, cfg.bm, cfg.bn, cfg.tn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, 16, True, True)
     for m, n, arch in ((8192, 128, "sm_90"), (1024, 1024, "sm_90"), (4096, 4096, "sm_80")):
         cfg, backend = default_sgemm_kernel(m, n, arch, 132)
         assert backend == "cuda" and cfg == get_preset("zorder").config

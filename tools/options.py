@@ -46,6 +46,8 @@ _HELP = {
                  "that main-loop FFMAs read <= 1 uncached register per bank; runtime/sass_pass.py)",
     "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
                "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
+    "stream_k": "PTX backend: whole waves of tiles, then the last partial wave's tiles in even K ranges over every "
+                "SM, split tiles summed in K order by a reduce kernel (codegen/streamk.py)",
 }
 
 

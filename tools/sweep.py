@@ -38,6 +38,10 @@ def candidates() -> List[Tuple[str, SgemmConfig, str]]:
         ("ptx 128x256 8x16", wide, "ptx"),
         ("ptx 128x256 8x16 +pass", wide.replace(sass_pass=True), "ptx"),
         ("ptx zorder +pass", z.replace(sass_pass=True), "ptx"),
+        # stream-K (codegen/streamk.py): the last partial wave's tiles in even K ranges.  zorder
+        # without the pass: the pass refuses an R2UR form in its work-list kernel
+        ("ptx 128x256 8x16 +pass stream-K", wide.replace(sass_pass=True, stream_k=True), "ptx"),
+        ("ptx zorder stream-K", z.replace(stream_k=True), "ptx"),
     ]
 
 
