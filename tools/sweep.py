@@ -42,6 +42,8 @@ def candidates() -> List[Tuple[str, SgemmConfig, str]]:
         # without the pass: the pass refuses an R2UR form in its work-list kernel
         ("ptx 128x256 8x16 +pass stream-K", wide.replace(sass_pass=True, stream_k=True), "ptx"),
         ("ptx zorder stream-K", z.replace(stream_k=True), "ptx"),
+        ("ptx zorder-256x128 +pass stream-K", get_preset("zorder-256x128").config.replace(sass_pass=True, stream_k=True),
+         "ptx"),
     ]
 
 
