@@ -15,8 +15,9 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    so every SM ends within one k-tile of the others.  A block of this work-list kernel
    runs its range as items (tile, kt_begin, kt_end): a range that crosses a tile
    boundary is two items.  P' is chosen so that every range holds at least MIN_ITERS
-   k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R stream-K
-   gains nothing and the whole-tile launch takes every tile;
+   k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R, or the last
+   wave is more than MAX_LAST_WAVE_FILL full, stream-K gains nothing and the whole-tile
+   launch takes every tile;
 3. reduce: an item that covers part of a tile's K stores its accumulators (no alpha, no
    beta) to a partial slot of BM x BN floats (row-major, ld BN; rows and columns outside
    the matrix included, as zeros); an item covering a whole tile writes C itself.  The
@@ -41,6 +42,12 @@ from .kernel import STREAMK_REDUCE_PARAMS, KernelSource, LaunchGeometry
 
 # A stream-K range gets at least this many k-tiles (fewer ranges than SMs otherwise).
 MIN_ITERS = 8
+# Stream-K only when the last wave is at most this full: the gain is the idle part of one
+# wave, the cost the partial tiles' traffic, the reduce launch and a work-list kernel about
+# 5% slower per k-tile.  Measured (docs/tuning.md, run 2 at 72c049a): last waves 97% and 94%
+# full (2048^3, 1024x8192x1024) lost 13-15%, 88% (4096^3) broke even, 73% (6144^3) won 1.4%,
+# 52% (8192^3) 3%, 18-25% (3072^3, 4097^3) 13-32%.
+MAX_LAST_WAVE_FILL = 0.8
 MAX_TILES_PER_DIM = 1 << 16
 REDUCE_THREADS = 256
 
@@ -115,7 +122,7 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
     p = slots_per_wave
     rem = total % p
     ranges = min(p, rem * iters // max(1, min_iters)) if iters else 0
-    if ranges <= rem:  # no stream-K gain: every tile whole
+    if ranges <= rem or rem > MAX_LAST_WAVE_FILL * p:  # no stream-K gain: every tile whole
         rem, ranges = 0, 0
     whole = total - rem
     items: List[Tuple[int, int, int, int, int]] = []

@@ -53,6 +53,9 @@ def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn,
         assert plan.ranges * MIN_ITERS <= plan.stream_k_tiles * plan.k_tiles
     else:
         assert whole == len(tiles) and plan.ranges == 0 and not plan.items
+    rem = len(tiles) % slots
+    if plan.k_tiles >= 2 * MIN_ITERS and 0 < rem <= 0.8 * slots:
+        assert plan.stream_k_tiles == rem  # the rule takes every eligible tail
     # partial slots: numbered 0.., consecutive per tile and in K order; the reduce list says so
     slots_of = {}
     for tm, tn, k0, k1, slot in plan.items:
@@ -79,6 +82,14 @@ def test_work_ints_layout():
     tiles = ints[plan.tiles_offset // 4:].reshape(-1, 4)
     assert [tuple(r) for r in tiles] == [((tm << 16) | tn, f, c, 0) for tm, tn, f, c in plan.reduce_tiles]
     assert plan.workspace_bytes == 4 * plan.slots * 128 * 256
+
+
+def test_a_nearly_full_last_wave_stays_whole():
+    """2048^3 in 128x256 tiles: 128 tiles on 132 slots, 97% full - stream-K lost 13% there."""
+    plan = plan_stream_k(2048, 2048, 2048, 128, 256, 8, 132)
+    assert plan.whole_tiles == 128 and plan.ranges == 0
+    plan = plan_stream_k(3072, 3072, 3072, 128, 256, 8, 132)  # 24 of 132: 18% full
+    assert plan.whole_tiles == 264 and plan.ranges == 132
 
 
 def test_whole_waves_need_no_stream_k():
