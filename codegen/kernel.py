@@ -24,9 +24,10 @@ SPLITK_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("B", "const float*"), ("ldb", "int"),
     ("W", "float*"),
 )
-# Stream-K (codegen/streamk.py), PTX backend: the SGEMM's parameters, then the work
-# list (items and per-block starts, int32) and the partial-tile slots.  The reduce
-# kernel: C = alpha * (sum of a tile's slots in K order) + beta * C, one block a tile.
+# Stream-K (codegen/streamk.py), PTX backend: the ranges kernel takes the SGEMM's
+# parameters, then the work list (items and per-block starts, int32) and the partial-tile
+# slots.  The reduce kernel: C = alpha * (sum of a tile's slots in K order) + beta * C,
+# one block per (split tile, chunk of 1024 elements).
 STREAMK_PARAMS: Tuple[Tuple[str, str], ...] = SGEMM_PARAMS + (
     ("items", "const int*"), ("starts", "const int*"), ("partials", "float*"),
 )
@@ -66,8 +67,8 @@ class LaunchGeometry:
 
     def grid(self, m: int, n: int) -> Tuple[int, int, int]:
         if self.stream_k:
-            raise ValueError("a stream-K kernel's grid is its work list's block count (StreamKPlan.ctas), "
-                             "not a function of M x N")
+            raise ValueError("a stream-K kernel's grids come from its plan (StreamKPlan.whole_tiles, .ranges, "
+                             "streamk.reduce_grid), not from M x N alone")
         if self.flat_elements:
             return (-(-(m * n) // self.flat_elements), 1, 1)
         if self.whole_rows:

@@ -175,12 +175,6 @@ def fill_u32(ptr: int, bits: int, count: int, stream: int = 0) -> None:
     check(_cu().cuMemsetD32Async(ptr, bits, count, stream), "cuMemsetD32Async")
 
 
-def upload_to(ptr: int, host: np.ndarray) -> None:
-    """Host array -> device memory at `ptr` (synchronous)."""
-    host = np.ascontiguousarray(host)
-    check(_cu().cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), f"cuMemcpyHtoD({host.nbytes} bytes)")
-
-
 def copy_device(dst: int, src: int, nbytes: int, stream: int = 0) -> None:
     check(_cu().cuMemcpyDtoDAsync(dst, src, nbytes, stream), "cuMemcpyDtoDAsync")
 

@@ -1,11 +1,12 @@
 """One SGEMM on fixed operands, as launches: the one-pass kernel, or (split-K) the
-partial kernel and its reduction, or (stream-K) the work-list kernel and its reduction
-of the split tiles, in that order on one stream.
+partial kernel and its reduction, or (stream-K) the whole tiles, the K ranges and the
+reduction of the split tiles, in that order on one stream.
 
 Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/bench.py),
 so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
-Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py), stream-K one
-for its work list and partial tiles (codegen/streamk.py); callers pass its device pointer: bench keeps one per workload, regtile.sgemm one per process
+Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py), stream-K one for
+its partial tiles (codegen/streamk.py; its work list lives in a buffer of the launch);
+callers pass its device pointer: bench keeps one per workload, regtile.sgemm one per process
 (`shared_workspace`, grown as needed, kept up to KEEP_BYTES).
 """
 from __future__ import annotations
@@ -27,15 +28,15 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
     """The work list of a stream-K kernel (a LoadedKernel) for M x N x K on this GPU:
     SMs x the kernel's blocks an SM."""
     g = kernel.source.geometry
-    per_sm = min(kernel.blocks_per_sm, kernel.ranges.blocks_per_sm) if kernel.ranges is not None else kernel.blocks_per_sm
+    per_sm = kernel.blocks_per_sm if kernel.ranges is None else min(kernel.blocks_per_sm, kernel.ranges.blocks_per_sm)
     slots = driver.device().sm_count * max(1, per_sm)
     return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots)
 
 
 def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
     """Bytes of workspace that `kernel` (a LoadedKernel, or a KernelSource when it is not
-    stream-K) needs for M x N x K: split-K partials, or stream-K's work list and partial
-    tiles; 0 for a one-pass kernel."""
+    stream-K) needs for M x N x K: split-K partials, or stream-K's partial tiles; 0 for a
+    one-pass kernel."""
     source = getattr(kernel, "source", kernel)
     if source.geometry.stream_k:
         return stream_k_plan(kernel, m, n, k).workspace_bytes

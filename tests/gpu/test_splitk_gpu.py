@@ -10,6 +10,7 @@ from regtile.codegen.config import SgemmConfig
 from regtile.codegen.presets import get_preset
 from regtile.runtime import bench, driver
 from regtile.runtime.compiler import compile_config
+from gpu_helpers import two_runs
 from regtile.runtime.sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
 
 pytestmark = pytest.mark.gpu
@@ -75,23 +76,10 @@ def test_split_k_alpha_beta(name, alpha, beta):
 
 def test_split_k_is_deterministic():
     """The reduction sums W[0], W[1], ... in order: two launches give the same bits."""
-    m, n, k = 1000, 512, 4096
-    work = bench.GemmWorkload(m, n, k)
-    try:
-        kernel = driver.load(compile_config(ZORDER.replace(split_k=8), driver.device().arch))
-        launch = bench.kernel_launcher(kernel, work, 1.0, 0.0)
-        outs = []
-        for _ in range(2):
-            driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
-            launch(0, int(work.stream))
-            work.stream.synchronize()
-            out = np.empty((m, n), dtype=np.float32)
-            work.c[0].download(out)
-            outs.append(out)
-    finally:
-        work.close()
-    assert not np.isnan(outs[0]).any()
-    assert outs[0].tobytes() == outs[1].tobytes()
+    kernel = driver.load(compile_config(ZORDER.replace(split_k=8), driver.device().arch))
+    first, second = two_runs(kernel, 1000, 512, 4096)
+    assert not np.isnan(first).any()
+    assert first.tobytes() == second.tobytes()
 
 
 def test_sgemm_numpy_and_device_arrays_with_split_k():

@@ -1,0 +1,23 @@
+"""Shared by the GPU tests: launch a loaded kernel twice on one workload, C poisoned first."""
+import numpy as np
+
+from regtile.runtime import bench, driver
+
+
+def two_runs(kernel, m: int, n: int, k: int):
+    """C of two launches of `kernel` (runtime/bench.kernel_launcher: every launch of the
+    SGEMM, reductions included) on the same fresh random operands, C NaN-poisoned before each."""
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        launch = bench.kernel_launcher(kernel, work, 1.0, 0.0)
+        outs = []
+        for _ in range(2):
+            driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
+            launch(0, int(work.stream))
+            work.stream.synchronize()
+            out = np.empty((m, n), dtype=np.float32)
+            work.c[0].download(out)
+            outs.append(out)
+    finally:
+        work.close()
+    return outs
