@@ -67,18 +67,23 @@ def broadcast_lds(art):
     return new, n
 
 
-cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
-art = compile_config(cfg, "sm_90", backend="ptx")
-variants = {"full +pass": ((), False), "LDS->NOP": (("LDS",), False), "LDS->NOP stall 1": (("LDS",), True),
-            "STS+BAR->NOP": (("STS", "BAR"), False), "STS+BAR->NOP stall 1": (("STS", "BAR"), True),
-            "LDG->NOP": (("LDG",), False), "LDS+STS+BAR+LDG->NOP stall 1": (("LDS", "STS", "BAR", "LDG"), True)}
-arts = {}
-for name, (kinds, s1) in variants.items():
-    arts[name], n = with_nops(art, kinds, s1) if kinds else (art, 0)
-    print(f"{name:32s} {n} loop instructions replaced", flush=True)
-arts["LDS broadcast (one address)"], n = broadcast_lds(art)
-print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
-if "--dry" in sys.argv:
-    sys.exit(0)
-from regtile.tools import interleave
-interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "nop_ablation.json", check=False)
+def main():
+    cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+    art = compile_config(cfg, "sm_90", backend="ptx")
+    variants = {"full +pass": ((), False), "LDS->NOP": (("LDS",), False), "LDS->NOP stall 1": (("LDS",), True),
+                "STS+BAR->NOP": (("STS", "BAR"), False), "STS+BAR->NOP stall 1": (("STS", "BAR"), True),
+                "LDG->NOP": (("LDG",), False), "LDS+STS+BAR+LDG->NOP stall 1": (("LDS", "STS", "BAR", "LDG"), True)}
+    arts = {}
+    for name, (kinds, s1) in variants.items():
+        arts[name], n = with_nops(art, kinds, s1) if kinds else (art, 0)
+        print(f"{name:32s} {n} loop instructions replaced", flush=True)
+    arts["LDS broadcast (one address)"], n = broadcast_lds(art)
+    print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
+    if "--dry" in sys.argv:
+        sys.exit(0)
+    from regtile.tools import interleave
+    interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "nop_ablation.json", check=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Experiment (issue 9): is what the fragment loads cost their latency (the FFMAs waiting for
+them), or their execution (the shared-memory pipe, the write-back of 4 registers each)?
+
+docs/perf-log.md: LDS -> NOP makes the best kernel 6% faster, while halving their shared-memory
+traffic does nothing.  Two more timing-only variants of its final cubin (PTX 128x256 8x16 + SASS
+pass), results wrong on purpose, interleaved with cuBLAS (check=False):
+
+- "LDS kept, FFMA waits cleared": every LDS still executes and writes its fragment quad, but no
+  FFMA of the loop waits on a scoreboard (the wait masks of the loop's FFMAs cleared; the LDS
+  still set theirs, which the STS/BAR/LDG waits of the loop keep honouring).  If this is as fast
+  as LDS -> NOP, the cost is the wait - latency a schedule can hide;
+- "LDS to a dead quad, FFMA waits cleared": the same, each LDS writing a spare quad above the
+  kernel's registers (count raised to 252: still one block an SM), so that no FFMA operand's
+  register is written by a load in flight.
+
+Also runnable on the CPU with --dry: builds every variant and checks it through nvdisasm."""
+import dataclasses, sys
+from regtile.codegen.presets import get_preset
+from regtile.runtime import cubin_info
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sass import function_of
+from regtile.runtime.sass_fields import locate, put_instruction, set_bits
+from regtile.runtime.ffma_reorder import CONTROL_SHIFT
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from nop_ablation_experiment import with_nops  # noqa: E402  (same folder)
+
+WAITS = 0x3F << (11 + CONTROL_SHIFT)
+
+
+def variant(art, clear_waits: bool, dead_quad: bool):
+    text_offset, _ = cubin_info.text_section(art.cubin, art.name)
+    func = function_of(art.cubin, art.name)[1]
+    data = bytearray(art.cubin)
+    spare = (art.resources.registers + 3) // 4 * 4
+    regs = art.resources.registers
+    for ins in func.loop_instructions():
+        lo, hi = ins.lo, ins.hi
+        if clear_waits and ins.base == "FFMA":
+            hi &= ~WAITS
+        if dead_quad and ins.base == "LDS":
+            for f in locate(ins):
+                if f.written:
+                    lo, hi = set_bits(lo, hi, f.bit, spare)
+            regs = spare + 4 + 2
+        put_instruction(data, text_offset, ins.offset, lo, hi)
+    out = bytes(data)
+    if regs != art.resources.registers:
+        out = cubin_info.set_register_count(out, art.name, regs)
+    function_of(out, art.name)  # nvdisasm must read it
+    return dataclasses.replace(art, cubin=out)
+
+
+cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+art = compile_config(cfg, "sm_90", backend="ptx")
+arts = {"full +pass": art,
+        "LDS->NOP": with_nops(art, ("LDS",))[0],
+        "LDS kept, FFMA waits cleared": variant(art, True, False),
+        "LDS to a dead quad, FFMA waits cleared": variant(art, True, True),
+        "FFMA waits cleared, LDS->NOP": with_nops(variant(art, True, False), ("LDS",))[0]}
+for name in arts:
+    print(name, flush=True)
+if "--dry" in sys.argv:
+    sys.exit(0)
+from regtile.tools import interleave
+interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "lds_latency.json", check=False)
