@@ -6,8 +6,8 @@ traffic does nothing.  Two more timing-only variants of its final cubin (PTX 128
 pass), results wrong on purpose, interleaved with cuBLAS (check=False):
 
 - "LDS kept, FFMA waits cleared": every LDS still executes and writes its fragment quad, but no
-  FFMA of the loop waits on a scoreboard (the wait masks of the loop's FFMAs cleared; the LDS
-  still set theirs, which the STS/BAR/LDG waits of the loop keep honouring).  If this is as fast
+  FFMA of the loop waits on a scoreboard (see `variant` for how the waits that guarded other
+  instructions are kept).  If this is as fast
   as LDS -> NOP, the cost is the wait - latency a schedule can hide;
 - "LDS to a dead quad, FFMA waits cleared": the same, each LDS writing a spare quad above the
   kernel's registers (count raised to 252: still one block an SM), so that no FFMA operand's
@@ -25,19 +25,42 @@ from regtile.runtime.ffma_reorder import CONTROL_SHIFT
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from nop_ablation_experiment import with_nops  # noqa: E402  (same folder)
 
-WAITS = 0x3F << (11 + CONTROL_SHIFT)
+def lds_only_scoreboards(loop):
+    """Scoreboards of the loop that only LDS set: the FFMAs' waits on these wait for
+    fragments and nothing else (a wait on a scoreboard an LDG or STS also uses may guard the
+    instructions after the FFMA - an address register an LDG is still reading: clearing those
+    made the first try fault with an illegal address)."""
+    def sbs(ins):
+        c = ins.hi >> CONTROL_SHIFT
+        return {x for x in ((c >> 5) & 7, (c >> 8) & 7) if x != 7}
+    lds = set().union(*(sbs(i) for i in loop if i.base == "LDS"))
+    other = set().union(*(sbs(i) for i in loop if i.base != "LDS"))
+    return lds - other
 
 
 def variant(art, clear_waits: bool, dead_quad: bool):
+    """clear_waits: the loop's FFMAs wait on no scoreboard.  Waits on scoreboards that only LDS
+    set are dropped; waits on the others (shared with LDG or STS) move to every non-FFMA,
+    non-LDS instruction of the loop, so that whatever an FFMA's wait guarded after it stays
+    guarded (the first try cleared them all and faulted with an illegal address: an address
+    register overwritten while an LDG still read it)."""
     text_offset, _ = cubin_info.text_section(art.cubin, art.name)
     func = function_of(art.cubin, art.name)[1]
+    loop = func.loop_instructions()
     data = bytearray(art.cubin)
+    only = lds_only_scoreboards(loop)
+    shared = 0
+    for ins in loop:
+        if ins.base == "FFMA":
+            shared |= ((ins.hi >> CONTROL_SHIFT) >> 11) & 0x3F & ~sum(1 << b for b in only)
     spare = (art.resources.registers + 3) // 4 * 4
     regs = art.resources.registers
-    for ins in func.loop_instructions():
+    for ins in loop:
         lo, hi = ins.lo, ins.hi
         if clear_waits and ins.base == "FFMA":
-            hi &= ~WAITS
+            hi &= ~(0x3F << (11 + CONTROL_SHIFT))
+        elif clear_waits and ins.base != "LDS":
+            hi |= shared << (11 + CONTROL_SHIFT)
         if dead_quad and ins.base == "LDS":
             for f in locate(ins):
                 if f.written:
@@ -58,6 +81,7 @@ arts = {"full +pass": art,
         "LDS kept, FFMA waits cleared": variant(art, True, False),
         "LDS to a dead quad, FFMA waits cleared": variant(art, True, True),
         "FFMA waits cleared, LDS->NOP": with_nops(variant(art, True, False), ("LDS",))[0]}
+print("scoreboards only LDS set:", sorted(lds_only_scoreboards(function_of(art.cubin, art.name)[1].loop_instructions())))
 for name in arts:
     print(name, flush=True)
 if "--dry" in sys.argv:
