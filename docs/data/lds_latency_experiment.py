@@ -53,6 +53,8 @@ def variant(art, clear_waits: bool, dead_quad: bool):
     for ins in loop:
         if ins.base == "FFMA":
             shared |= ((ins.hi >> CONTROL_SHIFT) >> 11) & 0x3F & ~sum(1 << b for b in only)
+    lds_bits = sum(1 << b for b in only)
+    lds_regs = {r for i in loop if i.base == "LDS" for f in locate(i) if f.written for r in f.registers()}
     spare = (art.resources.registers + 3) // 4 * 4
     regs = art.resources.registers
     for ins in loop:
@@ -60,13 +62,23 @@ def variant(art, clear_waits: bool, dead_quad: bool):
         if clear_waits and ins.base == "FFMA":
             hi &= ~(0x3F << (11 + CONTROL_SHIFT))
         elif clear_waits and ins.base != "LDS":
-            hi |= shared << (11 + CONTROL_SHIFT)
+            # ptxas reuses fragment registers for other work (the loop head builds an LDG
+            # address in R88:R89, an LDS destination): an instruction touching an LDS
+            # destination register waits for the loads too (the second try faulted)
+            touches = any(r in lds_regs for f in locate(ins) for r in f.registers())
+            hi |= (shared | (lds_bits if touches else 0)) << (11 + CONTROL_SHIFT)
         if dead_quad and ins.base == "LDS":
             for f in locate(ins):
                 if f.written:
                     lo, hi = set_bits(lo, hi, f.bit, spare)
             regs = spare + 4 + 2
         put_instruction(data, text_offset, ins.offset, lo, hi)
+    if clear_waits:
+        # the loads of the last k-slice may still be in flight at the loop's exit, and ptxas
+        # reuses fragment registers as addresses after it (the second try: misaligned address):
+        # the first instruction after the loop waits on every scoreboard
+        after = next(i for i in func.instructions if i.offset > loop[-1].offset)
+        put_instruction(data, text_offset, after.offset, after.lo, after.hi | (0x3F << (11 + CONTROL_SHIFT)))
     out = bytes(data)
     if regs != art.resources.registers:
         out = cubin_info.set_register_count(out, art.name, regs)
