@@ -39,10 +39,9 @@ def lds_only_scoreboards(loop):
 
 
 def variant(art, clear_waits: bool, dead_quad: bool):
-    """clear_waits: the loop's FFMAs wait on no scoreboard.  Waits on scoreboards that only LDS
-    set are dropped; waits on the others (shared with LDG or STS) move to every non-FFMA,
+    """clear_waits: the loop's FFMAs wait on no scoreboard; their waits move to every non-FFMA,
     non-LDS instruction of the loop, so that whatever an FFMA's wait guarded after it stays
-    guarded (the first try cleared them all and faulted with an illegal address: an address
+    guarded (the first try dropped them and faulted with an illegal address: an address
     register overwritten while an LDG still read it)."""
     text_offset, _ = cubin_info.text_section(art.cubin, art.name)
     func = function_of(art.cubin, art.name)[1]
@@ -54,7 +53,6 @@ def variant(art, clear_waits: bool, dead_quad: bool):
         if ins.base == "FFMA":
             shared |= ((ins.hi >> CONTROL_SHIFT) >> 11) & 0x3F & ~sum(1 << b for b in only)
     lds_bits = sum(1 << b for b in only)
-    lds_regs = {r for i in loop if i.base == "LDS" for f in locate(i) if f.written for r in f.registers()}
     spare = (art.resources.registers + 3) // 4 * 4
     regs = art.resources.registers
     for ins in loop:
@@ -62,11 +60,12 @@ def variant(art, clear_waits: bool, dead_quad: bool):
         if clear_waits and ins.base == "FFMA":
             hi &= ~(0x3F << (11 + CONTROL_SHIFT))
         elif clear_waits and ins.base != "LDS":
-            # ptxas reuses fragment registers for other work (the loop head builds an LDG
-            # address in R88:R89, an LDS destination): an instruction touching an LDS
-            # destination register waits for the loads too (the second try faulted)
-            touches = any(r in lds_regs for f in locate(ins) for r in f.registers())
-            hi |= (shared | (lds_bits if touches else 0)) << (11 + CONTROL_SHIFT)
+            # every wait taken off the FFMAs moves to the loop's other instructions: ptxas
+            # reuses fragment registers for other work (the loop head builds an LDG address in
+            # R88:R89, an LDS destination) and LDS read their address registers late (read
+            # scoreboards; UR7 is rewritten at the loop head) - the second and third tries
+            # faulted with misaligned addresses
+            hi |= (shared | lds_bits) << (11 + CONTROL_SHIFT)
         if dead_quad and ins.base == "LDS":
             for f in locate(ins):
                 if f.written:
