@@ -53,6 +53,13 @@ def variant(art, clear_waits: bool, dead_quad: bool):
         if ins.base == "FFMA":
             shared |= ((ins.hi >> CONTROL_SHIFT) >> 11) & 0x3F & ~sum(1 << b for b in only)
     lds_bits = sum(1 << b for b in only)
+    # read scoreboards of the other loads and stores: an LDS may overwrite a register an LDG
+    # still reads as its address (LDG ... [R88.64] then LDS.128 R88: the fourth try's fault)
+    read_sbs = 0
+    for ins in loop:
+        c = ins.hi >> CONTROL_SHIFT
+        if ins.base != "LDS" and ((c >> 8) & 7) != 7:
+            read_sbs |= 1 << ((c >> 8) & 7)
     spare = (art.resources.registers + 3) // 4 * 4
     regs = art.resources.registers
     for ins in loop:
@@ -66,6 +73,8 @@ def variant(art, clear_waits: bool, dead_quad: bool):
             # scoreboards; UR7 is rewritten at the loop head) - the second and third tries
             # faulted with misaligned addresses
             hi |= (shared | lds_bits) << (11 + CONTROL_SHIFT)
+        elif clear_waits:  # an LDS
+            hi |= (shared & read_sbs) << (11 + CONTROL_SHIFT)
         if dead_quad and ins.base == "LDS":
             for f in locate(ins):
                 if f.written:
