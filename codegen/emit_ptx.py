@@ -51,7 +51,8 @@ PTX_VERSION = "8.0"
 FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
-_PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64"}
+_PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
+              "int*": ".u64"}
 _ZERO = "0f00000000"
 _NEG_ZERO = "0f80000000"
 TV_SYM = ThreadVars.symbolic()
@@ -298,7 +299,7 @@ class _Kernel:
                              ".b64" if t == ".u64" else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
-        for ptr in ("A", "B", "C") + (("items", "starts", "partials") if self.mode == "ranges" else ()):
+        for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.mode == "ranges" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
@@ -316,7 +317,7 @@ class _Kernel:
 
     def thread_values(self) -> None:
         cfg, b = self.cfg, self.b
-        tid = self.named("tid_x")
+        tid = self.tid = self.named("tid_x")
         b.emit(f"mov.u32 {tid}, %tid.x;")
         self.block_m, self.block_n = self.named("block_m"), self.named("block_n")
         if self.mode == "linear":  # stream-K's whole tiles: block b is tile b, tile_n fastest
@@ -747,9 +748,12 @@ class _Kernel:
 
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
     def item_loop(self) -> None:
-        """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot) -> the
-        one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed to the
-        item's K range; a partial item (slot >= 0) stores its accumulators to the slot."""
+        """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot, first,
+        count) -> the one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed
+        to the item's K range.  A later piece of a split tile (slot >= 0) stores its
+        accumulators to its slot and raises the slot's flag; the tile's first piece (count >
+        0), the last item of its block, waits for the flags of slots first .. first+count-1,
+        adds them to its accumulators in K order and writes C (codegen/streamk.py)."""
         cfg, b = self.cfg, self.b
         b.memo = None  # a loop: nothing computed inside is reused across items
         w, w_end = self.named("item"), self.named("item_end")
@@ -757,14 +761,17 @@ class _Kernel:
                   typ=".b64")
         b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
         b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
+        leader = self.setp("eq", self.tid, 0)
         top, done = b.label("item"), b.label("items_done")
         b.place(top)
         last = self.setp("ge", w, w_end)
         b.emit(f"@{last} bra.uni {done};")
-        tile, kt0, kt1, slot = (self.named(x) for x in ("item_tile", "item_kt0", "item_kt1", "item_slot"))
-        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, 16, typ=".b64"), typ=".b64")
+        tile, kt0, kt1, slot, first, count = (self.named(x) for x in (
+            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count"))
+        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
         b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
                "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
+        b.emit(f"ld.global.nc.v2.u32 {{{first}, {count}}}, [{at}+16];", "slots to add: first, count")
         b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
         b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
         b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
@@ -786,15 +793,25 @@ class _Kernel:
         self.tile_setup()
         self.k_loop()
         self.p = full
-        partial, stored = b.label("partial"), b.label("item_stored")
+        partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
         part = self.setp("ge", slot, 0)
         b.emit(f"@{part} bra.uni {partial};")
-        b.comment("a whole tile: C = alpha * acc + beta * C")
+        none = self.setp("eq", count, 0)
+        b.emit(f"@{none} bra.uni {direct};")
+        b.comment("the first piece of a split tile: wait for the later pieces, add them in K order")
+        self.fixup(first, count, leader)
+        b.place(direct)
+        b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
         self.epilogue()
         b.emit(f"bra.uni {stored};")
         b.place(partial)
-        b.comment("part of a tile's K: the accumulators to partial slot `slot` (BM x BN, ld BN)")
+        b.comment("a later piece of a split tile: the accumulators to partial slot `slot` (BM x BN, "
+                  "ld BN), then its flag")
         self.epilogue_partial(slot)
+        b.emit("bar.sync 0;", "every thread's partial stored ...")
+        flag = self.flag_address(slot)
+        b.emit(f"@{leader} fence.acq_rel.gpu;", "... and visible GPU-wide before the flag")
+        b.emit(f"@{leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
         b.place(stored)
         b.emit("bar.sync 0;", "every warp is done with shared memory before the next item's first tile lands")
         b.emit(f"add.s32 {w}, {w}, 1;")
@@ -802,23 +819,84 @@ class _Kernel:
         b.place(done)
         b.emit("ret;")
 
+    def flag_address(self, slot: str) -> str:
+        b = self.b
+        return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
+
+    def fixup(self, first: str, count: str, leader: str) -> None:
+        """Thread 0 waits (acquire) for the flags of slots first .. first+count-1; then every
+        thread adds each slot's values of its thread tile to its accumulators, slot by slot
+        (K order: deterministic); thread 0 lowers the flags again for the next launch."""
+        cfg, b, r = self.cfg, self.b, self.plan.regs
+        p, end = self.named("fix_slot"), self.named("fix_end")
+        b.emit(f"add.s32 {end}, {first}, {count};")
+        b.emit(f"mov.u32 {p}, {first};")
+        wait, waited = b.label("wait"), b.label("waited")
+        skip = b.temp(".pred")
+        b.emit(f"not.pred {skip}, {leader};")
+        b.emit(f"@{skip} bra {waited};")
+        b.place(wait)
+        got = self.named("fix_flag")
+        flag = self.flag_address(p)
+        spin = b.label("spin")
+        b.place(spin)
+        b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
+        unset = self.setp("eq", got, 0)
+        b.emit(f"@{unset} bra {spin};")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {wait};")
+        b.place(waited)
+        b.emit("bar.sync 0;", "every later piece is in memory")
+        b.emit("fence.acq_rel.gpu;")
+        b.emit(f"mov.u32 {p}, {first};")
+        add = b.label("add_slot")
+        b.place(add)
+        tmp = self.named("fix_v", ".f32")
+        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", p, 4 * cfg.bm * cfg.bn, typ=".b64"),
+                    typ=".b64")
+        for i, j, ereg, ec in self.slot_elements():
+            at = base if ereg is None else b.op("add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
+            b.emit(f"ld.global.cg.f32 {tmp}, {_addr(at, 4 * ec)};")
+            b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {add};")
+        b.emit("bar.sync 0;", "every thread has read the slots")
+        b.emit(f"mov.u32 {p}, {first};")
+        clear, cleared = b.label("clear"), b.label("cleared")
+        b.emit(f"@{skip} bra {cleared};")
+        b.place(clear)
+        b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {clear};")
+        b.place(cleared)
+
+    def slot_elements(self):
+        """(i, j, register, constant) of each accumulator's element index in a partial slot
+        (row-major BM x BN), as register + constant."""
+        cfg = self.cfg
+        for i in range(cfg.tm):
+            row = mp.tile_row(cfg, self.tv.row0, i)
+            for j in range(cfg.tn):
+                ereg, ec = _split(row * cfg.bn + mp.tile_col(cfg, self.tv.col0, j))
+                yield i, j, ereg, ec
+
     def epilogue_partial(self, slot: str) -> None:
         """acc -> partials[slot][row][col] for the thread tile's rows and columns within
         the block tile (no bounds: the slot holds the whole tile).  One float a store: a
         vector store would pin four accumulators into an aligned quad, which the SASS
         pass must keep free to rename (the one-pass epilogue stores fma results)."""
         b, cfg, r = self.b, self.cfg, self.plan.regs
-        off = b.op("mul.wide.s32", slot, 4 * cfg.bm * cfg.bn, typ=".b64")
-        base = b.op("add.s64", self.p["partialsg"], off, typ=".b64")
+        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.s32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
+                    typ=".b64")
         addr: Dict[Optional[str], str] = {}
-        for i in range(cfg.tm):
-            row = mp.tile_row(cfg, self.tv.row0, i)
-            for j in range(cfg.tn):
-                ereg, ec = _split(row * cfg.bn + mp.tile_col(cfg, self.tv.col0, j))  # row-major in the slot
-                if ereg not in addr:
-                    addr[ereg] = base if ereg is None else b.op(
-                        "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
-                b.emit(f"st.global.f32 {_addr(addr[ereg], 4 * ec)}, {_r(r.acc[i][j])};")
+        for i, j, ereg, ec in self.slot_elements():
+            if ereg not in addr:
+                addr[ereg] = base if ereg is None else b.op(
+                    "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
+            b.emit(f"st.global.f32 {_addr(addr[ereg], 4 * ec)}, {_r(r.acc[i][j])};")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg
@@ -895,11 +973,10 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     lines = whole.module_header() + whole.entry()
     ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
     ranges_text = "\n".join(ranges.entry()) + "\n"
-    reduce = streamk.emit_reduce_ptx(name + "_reduce", cfg.bm, cfg.bn)
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
     ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo, params=STREAMK_PARAMS)
-    return KernelSource(name=name, language="ptx", text="\n".join(lines) + "\n\n" + ranges_text + reduce.text,
-                        geometry=geo, params=SGEMM_PARAMS, reduce=reduce, ranges=ranges_src)
+    return KernelSource(name=name, language="ptx", text="\n".join(lines) + "\n\n" + ranges_text,
+                        geometry=geo, params=SGEMM_PARAMS, ranges=ranges_src)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

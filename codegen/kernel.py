@@ -25,17 +25,10 @@ SPLITK_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("W", "float*"),
 )
 # Stream-K (codegen/streamk.py), PTX backend: the ranges kernel takes the SGEMM's
-# parameters, then the work list (items and per-block starts, int32) and the partial-tile
-# slots.  The reduce kernel: C = alpha * (sum of a tile's slots in K order) + beta * C,
-# one block per (split tile, chunk of 1024 elements).
+# parameters, then the work list (items, per-block starts and the partial slots' flags,
+# int32) and the partial-tile slots.
 STREAMK_PARAMS: Tuple[Tuple[str, str], ...] = SGEMM_PARAMS + (
-    ("items", "const int*"), ("starts", "const int*"), ("partials", "float*"),
-)
-STREAMK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
-    ("M", "int"), ("N", "int"),
-    ("alpha", "float"), ("partials", "const float*"),
-    ("beta", "float"), ("C", "float*"), ("ldc", "int"),
-    ("tiles", "const int*"),
+    ("items", "const int*"), ("starts", "const int*"), ("flags", "int*"), ("partials", "float*"),
 )
 SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("M", "int"), ("N", "int"),
@@ -107,7 +100,7 @@ class KernelSource:
     # text is also part of this text (one module); here it stands alone as well.
     reduce: Optional["KernelSource"] = None
     # Stream-K: the work-list kernel for the K ranges of the last wave's tiles (same
-    # module), launched between this one (the whole tiles) and `reduce`.
+    # module), launched after this one (the whole tiles).
     ranges: Optional["KernelSource"] = None
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
     sass_pass: bool = False

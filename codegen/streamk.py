@@ -18,17 +18,23 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R, or the last
    wave is more than MAX_LAST_WAVE_FILL full, stream-K gains nothing and the whole-tile
    launch takes every tile;
-3. reduce: an item that covers part of a tile's K stores its accumulators (no alpha, no
-   beta) to a partial slot of BM x BN floats (row-major, ld BN; rows and columns outside
-   the matrix included, as zeros); an item covering a whole tile writes C itself.  The
-   slots of one tile are consecutive and in K order, and the reduce kernel computes
-   C = alpha * (slot f + slot f+1 + ...) + beta * C in that order: the same bits on every
-   run (no atomics).
+3. fix-up, in the ranges kernel: a later piece of a split tile (one that starts past
+   k-tile 0: the first item of its range, or a whole range) stores its accumulators (no
+   alpha, no beta) to a partial slot of BM x BN floats (row-major, ld BN; rows and columns
+   outside the matrix included, as zeros) and raises the slot's flag (release); the first
+   piece, the last item of the range before, waits for those flags (acquire), adds the
+   slots to its accumulators in K order and writes C as the one-pass kernel does: the
+   same bits on every run (no atomics), no third launch, and only the later pieces travel
+   through memory.  The first piece lowers the flags again for the next launch.  Its wait
+   needs the later pieces' blocks to run: the ranges are at most one wave (P blocks), on
+   a GPU the whole-tile launch has left.
 
 The work list, as int32 in device memory (runtime/sgemm_launch.py uploads it once):
-  items  [n_items][4]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1)
+  items  [n_items][8]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1, first slot,
+                        slot count, 0, 0): slot >= 0 for a later piece, count > 0 for a
+                        first piece
   starts [ranges + 1]  block b of the ranges kernel runs items starts[b] .. starts[b+1]-1
-  tiles  [n_reduce][4] (tile_m << 16 | tile_n, first slot, slot count, 0), 16-byte aligned
+  flags  [slots]       0, set to 1 when the slot is written, back to 0 once added
 Tile coordinates are packed in 16 bits each: M and N up to 65535 tiles.
 """
 from __future__ import annotations
@@ -38,18 +44,17 @@ from typing import List, Tuple
 
 import numpy as np
 
-from .kernel import STREAMK_REDUCE_PARAMS, KernelSource, LaunchGeometry
 
 # A stream-K range gets at least this many k-tiles (fewer ranges than SMs otherwise).
 MIN_ITERS = 8
 # Stream-K only when the last wave is at most this full: the gain is the idle part of one
-# wave, the cost the partial tiles' traffic, the reduce launch and a work-list kernel about
+# wave, the cost the partial tiles' traffic and a work-list kernel about
 # 5% slower per k-tile.  Measured (docs/tuning.md, run 2 at 72c049a): last waves 97% and 94%
 # full (2048^3, 1024x8192x1024) lost 13-15%, 88% (4096^3) broke even, 73% (6144^3) won 1.4%,
 # 52% (8192^3) 3%, 18-25% (3072^3, 4097^3) 13-32%.
 MAX_LAST_WAVE_FILL = 0.8
 MAX_TILES_PER_DIM = 1 << 16
-REDUCE_THREADS = 256
+ITEM_BYTES = 32  # one item of the work list: 8 int32
 
 
 @dataclass(frozen=True)
@@ -60,9 +65,10 @@ class StreamKPlan:
     k_tiles: int
     slots_per_wave: int  # P: blocks the GPU runs at once
     whole_tiles: int  # tiles 0 .. whole_tiles-1 (tile_n fastest): launch 1, one block each
-    items: Tuple[Tuple[int, int, int, int, int], ...]  # (tile_m, tile_n, kt_begin, kt_end, slot)
+    # (tile_m, tile_n, kt_begin, kt_end, slot, first, count): slot >= 0 stores a later piece;
+    # count > 0: the first piece, adding slots first .. first+count-1
+    items: Tuple[Tuple[int, int, int, int, int, int, int], ...]
     starts: Tuple[int, ...]  # len ranges + 1
-    reduce_tiles: Tuple[Tuple[int, int, int, int], ...]  # (tile_m, tile_n, first slot, slots)
     slots: int
     tile_floats: int  # BM * BN
 
@@ -75,34 +81,35 @@ class StreamKPlan:
         return self.tiles_m * self.tiles_n - self.whole_tiles
 
     @property
-    def starts_offset(self) -> int:
-        """Byte offset of `starts` in work_ints()."""
-        return 16 * len(self.items)
+    def split_tiles(self) -> int:
+        return sum(1 for it in self.items if it[6] > 0)
 
     @property
-    def tiles_offset(self) -> int:
-        """Byte offset of the reduce tiles in work_ints(): 16-byte aligned (read as int4)."""
-        return -(-(self.starts_offset + 4 * len(self.starts)) // 16) * 16
+    def starts_offset(self) -> int:
+        """Byte offset of `starts` in work_ints()."""
+        return ITEM_BYTES * len(self.items)
+
+    @property
+    def flags_offset(self) -> int:
+        """Byte offset of the slots' flags in work_ints()."""
+        return self.starts_offset + 4 * len(self.starts)
 
     def work_ints(self) -> np.ndarray:
-        """The work list as the kernels read it (int32): items, starts, reduce tiles."""
-        items = np.asarray([((tm << 16) | tn, k0, k1, s) for tm, tn, k0, k1, s in self.items],
+        """The work list as the kernel reads it (int32): items, starts, flags (zero)."""
+        items = np.asarray([((tm << 16) | tn, k0, k1, s, f, c, 0, 0) for tm, tn, k0, k1, s, f, c in self.items],
                            dtype=np.int32).reshape(-1)
-        tiles = np.asarray([((tm << 16) | tn, f, n, 0) for tm, tn, f, n in self.reduce_tiles],
-                           dtype=np.int32).reshape(-1)
-        pad = np.zeros((self.tiles_offset - self.starts_offset) // 4 - len(self.starts), dtype=np.int32)
-        return np.concatenate([items, np.asarray(self.starts, dtype=np.int32), pad, tiles])
+        return np.concatenate([items, np.asarray(self.starts, dtype=np.int32), np.zeros(self.slots, dtype=np.int32)])
 
     @property
     def workspace_bytes(self) -> int:
-        """The partial tiles (the work list lives in a buffer of its own)."""
+        """The partial slots (the work list and flags live in a buffer of their own)."""
         return 4 * self.slots * self.tile_floats
 
     def describe(self) -> str:
         t = self.tiles_m * self.tiles_n
         return (f"stream-K: {t} tiles of {self.k_tiles} k-tiles on {self.slots_per_wave} block slots: "
                 f"{self.whole_tiles} whole tiles, {self.stream_k_tiles} tiles in {self.ranges} even K ranges; "
-                f"{self.slots} partial tiles summed by the reduce kernel")
+                f"{self.split_tiles} tiles split, {self.slots} partial tiles through memory")
 
 
 def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_wave: int,
@@ -125,13 +132,13 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
     if ranges <= rem or rem > MAX_LAST_WAVE_FILL * p:  # no stream-K gain: every tile whole
         rem, ranges = 0, 0
     whole = total - rem
-    items: List[Tuple[int, int, int, int, int]] = []
+    pieces: List[List[int]] = []  # [tm, tn, kt_begin, kt_end, slot, first, count]
     starts = [0]
-    reduce_tiles: List[Tuple[int, int, int, int]] = []
     slots = 0
     if ranges:
         q, r = divmod(rem * iters, ranges)
         begin = 0
+        owner = None  # the first piece of the tile being dealt out
         for c in range(ranges):
             end = begin + q + (1 if c < r else 0)
             it = begin
@@ -139,127 +146,19 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
                 t, k0 = divmod(it, iters)
                 k1 = min(iters, k0 + end - it)
                 tm, tn = divmod(whole + t, tiles_n)
-                slot = -1 if (k0, k1) == (0, iters) else slots
-                items.append((tm, tn, k0, k1, slot))
-                if slot >= 0:
-                    if k0 == 0:
-                        reduce_tiles.append((tm, tn, slot, 0))
-                    tm_, tn_, f, cnt = reduce_tiles[-1]
-                    reduce_tiles[-1] = (tm_, tn_, f, cnt + 1)
+                piece = [tm, tn, k0, k1, -1, 0, 0]
+                if k0 == 0:
+                    owner = piece
+                else:  # a later piece: a slot of its own, added by the tile's first piece
+                    piece[4] = slots
+                    if owner[6] == 0:
+                        owner[5] = slots
+                    owner[6] += 1
                     slots += 1
+                pieces.append(piece)
                 it += k1 - k0
-            starts.append(len(items))
+            starts.append(len(pieces))
             begin = end
     return StreamKPlan(tiles_m=tiles_m, tiles_n=tiles_n, k_tiles=iters, slots_per_wave=p, whole_tiles=whole,
-                       items=tuple(items), starts=tuple(starts), reduce_tiles=tuple(reduce_tiles), slots=slots,
+                       items=tuple(tuple(x) for x in pieces), starts=tuple(starts), slots=slots,
                        tile_floats=bm * bn)
-
-
-# ---- the reduce kernel (PTX, in the SGEMM kernel's module) ----------------------------
-REDUCE_VEC = 4  # consecutive tile elements a thread: one float4 of each partial slot
-REDUCE_CHUNK = REDUCE_THREADS * REDUCE_VEC
-
-
-def reduce_grid(plan: StreamKPlan) -> Tuple[int, int, int]:
-    """(split tiles, chunks of REDUCE_CHUNK elements a tile, 1)."""
-    return (len(plan.reduce_tiles), -(-plan.tile_floats // REDUCE_CHUNK), 1)
-
-
-def emit_reduce_ptx(name: str, bm: int, bn: int) -> KernelSource:
-    """C = alpha * (partials[f] + partials[f+1] + ...) + beta * C for split tile
-    tiles[blockIdx.x] = (tile_m << 16 | tile_n, f, count), elements blockIdx.y *
-    REDUCE_CHUNK + 4 * threadIdx.x .. + 3 of the tile (row-major, ld BN): slots added in
-    K order; C read only when beta != 0, written as the SGEMM epilogue writes it
-    (fma(alpha, sum, beta * C)); rows outside M and columns outside N untouched.  The
-    entry only: it is appended to the SGEMM's PTX module."""
-    tile = bm * bn
-    assert tile % REDUCE_VEC == 0
-    params = ",\n".join(f"\t.param {'.f32' if t == 'float' else '.u32' if t == 'int' else '.u64'} {name}_{p}"
-                        for p, t in STREAMK_REDUCE_PARAMS)
-    stores = []
-    for j in range(REDUCE_VEC):
-        stores.append(f"""\tadd.s32 %r14, %r10, {j};
-\tdiv.u32 %r11, %r14, {bn};
-\trem.u32 %r12, %r14, {bn};
-\tadd.s32 %r11, %r8, %r11;  // row
-\tadd.s32 %r12, %r9, %r12;  // column
-\tsetp.lt.s32 %p2, %r11, %r0;
-\tsetp.lt.and.s32 %p2, %r12, %r1, %p2;
-\t@!%p2 bra $L_skip{j};
-\tmul.wide.s32 %rd6, %r11, %r2;
-\tcvt.s64.s32 %rd7, %r12;
-\tadd.s64 %rd6, %rd6, %rd7;
-\tshl.b64 %rd6, %rd6, 2;
-\tadd.s64 %rd6, %rd1, %rd6;
-\tmov.f32 %f4, 0f00000000;
-\t@%p0 ld.global.f32 %f4, [%rd6];
-\t@%p0 mul.f32 %f4, %f1, %f4;
-\tfma.rn.f32 %f5, %f0, %s{j}, %f4;
-\tst.global.f32 [%rd6], %f5;
-$L_skip{j}:""")
-    stores_text = "\n".join(stores)
-    body = f"""
-// stream-K reduction: the tiles whose K was split (codegen/streamk.py)
-.visible .entry {name}(
-{params}
-)
-.maxntid {REDUCE_THREADS}, 1, 1
-{{
-\t.reg .pred %p<6>;
-\t.reg .b32 %r<24>;
-\t.reg .f32 %f<8>;
-\t.reg .f32 %s<4>;
-\t.reg .f32 %t<4>;
-\t.reg .b64 %rd<16>;
-\tld.param.u32 %r0, [{name}_M];
-\tld.param.u32 %r1, [{name}_N];
-\tld.param.f32 %f0, [{name}_alpha];
-\tld.param.u64 %rd0, [{name}_partials];
-\tld.param.f32 %f1, [{name}_beta];
-\tld.param.u64 %rd1, [{name}_C];
-\tld.param.u32 %r2, [{name}_ldc];
-\tld.param.u64 %rd2, [{name}_tiles];
-\tcvta.to.global.u64 %rd0, %rd0;
-\tcvta.to.global.u64 %rd1, %rd1;
-\tcvta.to.global.u64 %rd2, %rd2;
-\tmov.u32 %r3, %ctaid.y;
-\tmov.u32 %r10, %tid.x;
-\tshl.b32 %r10, %r10, 2;
-\tmad.lo.s32 %r10, %r3, {REDUCE_CHUNK}, %r10;  // e: first of this thread's {REDUCE_VEC} elements
-\tsetp.ge.u32 %p1, %r10, {tile};
-\t@%p1 bra.uni $L_done;
-\tmov.u32 %r3, %ctaid.x;
-\tmul.wide.u32 %rd3, %r3, 16;
-\tadd.s64 %rd3, %rd2, %rd3;
-\tld.global.nc.v4.u32 {{%r4, %r5, %r6, %r7}}, [%rd3];  // (tile_m << 16 | tile_n, first slot, slots, 0)
-\tshr.u32 %r8, %r4, 16;
-\tmul.lo.s32 %r8, %r8, {bm};  // first row of the tile
-\tand.b32 %r9, %r4, 65535;
-\tmul.lo.s32 %r9, %r9, {bn};  // first column
-\tmul.wide.u32 %rd4, %r5, {tile};
-\tcvt.u64.u32 %rd5, %r10;
-\tadd.s64 %rd4, %rd4, %rd5;
-\tshl.b64 %rd4, %rd4, 2;
-\tadd.s64 %rd5, %rd0, %rd4;  // slot f, element e
-\tld.global.cs.v4.f32 {{%s0, %s1, %s2, %s3}}, [%rd5];
-\tmov.u32 %r13, 1;
-$L_sum:
-\tsetp.ge.u32 %p3, %r13, %r6;
-\t@%p3 bra.uni $L_summed;
-\tadd.s64 %rd5, %rd5, {4 * tile};
-\tld.global.cs.v4.f32 {{%t0, %t1, %t2, %t3}}, [%rd5];
-\tadd.rn.f32 %s0, %s0, %t0;
-\tadd.rn.f32 %s1, %s1, %t1;
-\tadd.rn.f32 %s2, %s2, %t2;
-\tadd.rn.f32 %s3, %s3, %t3;
-\tadd.s32 %r13, %r13, 1;
-\tbra.uni $L_sum;
-$L_summed:
-\tsetp.neu.f32 %p0, %f1, 0f00000000;  // beta != 0: read C
-{stores_text}
-$L_done:
-\tret;
-}}
-"""
-    geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=bm, tile_n=bn, dynamic_smem_bytes=0, stream_k=True)
-    return KernelSource(name=name, language="ptx", text=body, geometry=geo, params=STREAMK_REDUCE_PARAMS)

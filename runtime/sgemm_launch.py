@@ -1,6 +1,6 @@
 """One SGEMM on fixed operands, as launches: the one-pass kernel, or (split-K) the
-partial kernel and its reduction, or (stream-K) the whole tiles, the K ranges and the
-reduction of the split tiles, in that order on one stream.
+partial kernel and its reduction, or (stream-K) the whole tiles and the K ranges, in
+that order on one stream.
 
 Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/bench.py),
 so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
@@ -15,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
-from ..codegen.streamk import StreamKPlan, plan_stream_k, reduce_grid
+from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
 
@@ -66,9 +66,9 @@ class SgemmLaunch:
         self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
 
     def _stream_k(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
-        """Whole tiles, then the ranges, then the reduction of the split tiles
-        (codegen/streamk.py).  The work list lives in a device buffer of this launch
-        (uploaded once: it belongs to the shape), the partial tiles in the caller's
+        """Whole tiles, then the ranges (codegen/streamk.py).  The work list and the slots'
+        flags live in a device buffer of this launch (uploaded once: they belong to the
+        shape; the kernel leaves the flags at 0), the partial tiles in the caller's
         workspace."""
         plan = self.plan = stream_k_plan(kernel, m, n, k)
         args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -81,11 +81,9 @@ class SgemmLaunch:
                               f"for its partial tiles; none was given")
         self._work_list = driver.to_device(plan.work_ints())
         items = self._work_list.ptr
-        starts, tiles = items + plan.starts_offset, items + plan.tiles_offset
-        self.steps.append((kernel.ranges, (plan.ranges, 1, 1), kernel.ranges.pack(args + (items, starts, workspace))))
-        if plan.reduce_tiles:
-            self.steps.append((kernel.reduce, reduce_grid(plan),
-                               kernel.reduce.pack((m, n, alpha, workspace, beta, c, ldc, tiles))))
+        starts, flags = items + plan.starts_offset, items + plan.flags_offset
+        self.steps.append((kernel.ranges, (plan.ranges, 1, 1),
+                           kernel.ranges.pack(args + (items, starts, flags, workspace))))
 
     def _add(self, kernel, m, n, args):
         self.steps.append((kernel, kernel.source.geometry.grid(m, n), kernel.pack(args)))

@@ -22,7 +22,7 @@ SHAPES = [(4096, 4096, 4096), (3072, 3072, 3072), (8192, 8192, 8192), (4097, 409
 
 def _coverage(plan):
     seen = {}
-    for tm, tn, k0, k1, slot in plan.items:
+    for tm, tn, k0, k1, slot, _, _ in plan.items:
         assert 0 <= k0 < k1 <= plan.k_tiles or (plan.k_tiles == 0 and k0 == k1 == 0)
         for kt in range(k0, k1):
             assert (tm, tn, kt) not in seen, f"k-tile {kt} of tile {(tm, tn)} computed twice"
@@ -56,31 +56,40 @@ def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn,
     rem = len(tiles) % slots
     if plan.k_tiles >= 2 * MIN_ITERS and 0 < rem <= 0.8 * slots:
         assert plan.stream_k_tiles == rem  # the rule takes every eligible tail
-    # partial slots: numbered 0.., consecutive per tile and in K order; the reduce list says so
-    slots_of = {}
-    for tm, tn, k0, k1, slot in plan.items:
-        if slot >= 0:
-            slots_of.setdefault((tm, tn), []).append((k0, slot))
-    assert sorted(s for v in slots_of.values() for _, s in v) == list(range(plan.slots))
-    for (tm, tn), v in slots_of.items():
-        ks = [s for _, s in sorted(v)]
-        assert ks == list(range(ks[0], ks[0] + len(ks)))
-        assert len(ks) >= 2  # one item covering the whole tile writes C itself
-    assert sorted(plan.reduce_tiles) == sorted((tm, tn, min(s for _, s in v), len(v)) for (tm, tn), v in slots_of.items())
+    # slots: numbered 0.., one per later piece of a split tile, consecutive per tile and in K
+    # order; the tile's first piece (k-tile 0) adds exactly those, and is its range's last item
+    later = {}
+    for tm, tn, k0, k1, slot, first, count in plan.items:
+        if k0 > 0:
+            assert slot >= 0 and count == 0
+            later.setdefault((tm, tn), []).append((k0, slot))
+        else:
+            assert slot == -1
+    assert sorted(s for v in later.values() for _, s in v) == list(range(plan.slots))
+    for c in range(plan.ranges):
+        for w in range(plan.starts[c], plan.starts[c + 1]):
+            tm, tn, k0, k1, slot, first, count = plan.items[w]
+            if k0 == 0 and k1 < plan.k_tiles:
+                ks = [s for _, s in sorted(later[(tm, tn)])]
+                assert (first, count) == (ks[0], len(ks)) and ks == list(range(first, first + count))
+                assert w == plan.starts[c + 1] - 1, "a first piece that is not its range's last item"
+            else:
+                assert count == 0
+    assert plan.split_tiles == len(later)
 
 
 def test_work_ints_layout():
     plan = plan_stream_k(2048, 2304, 512, 128, 256, 8, 132)
     ints = plan.work_ints()
     assert ints.dtype == np.int32
-    items = ints[:4 * len(plan.items)].reshape(-1, 4)
-    for row, (tm, tn, k0, k1, s) in zip(items, plan.items):
-        assert tuple(row) == ((tm << 16) | tn, k0, k1, s)
+    items = ints[:8 * len(plan.items)].reshape(-1, 8)
+    for row, (tm, tn, k0, k1, s, f, c) in zip(items, plan.items):
+        assert tuple(row) == ((tm << 16) | tn, k0, k1, s, f, c, 0, 0)
     starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ranges + 1]
     assert tuple(starts) == plan.starts
-    assert plan.tiles_offset % 16 == 0  # the reduce kernel reads its tiles as int4
-    tiles = ints[plan.tiles_offset // 4:].reshape(-1, 4)
-    assert [tuple(r) for r in tiles] == [((tm << 16) | tn, f, c, 0) for tm, tn, f, c in plan.reduce_tiles]
+    assert plan.starts_offset % 16 == 0  # items are read as int4 (32 bytes each)
+    flags = ints[plan.flags_offset // 4:]
+    assert len(flags) == plan.slots and not flags.any()  # the kernel leaves them at 0 too
     assert plan.workspace_bytes == 4 * plan.slots * 128 * 256
 
 
@@ -122,8 +131,8 @@ def test_work_list_kernel_builds_without_spills(name, arch):
     art = compile_config(cfg, arch, backend="ptx")
     assert art.resources.spill_store_bytes == 0 and art.resources.spill_load_bytes == 0
     src = art.source
-    assert src.geometry.stream_k and src.reduce is not None and src.ranges is not None
-    for name_ in (src.name, src.ranges.name, src.reduce.name):
+    assert src.geometry.stream_k and src.ranges is not None
+    for name_ in (src.name, src.ranges.name):
         assert f".entry {name_}(" in src.text
         function_of(art.cubin, name_)  # both kernels are in the cubin and disassemble
 

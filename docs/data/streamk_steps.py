@@ -21,7 +21,7 @@ for shape in [(1536, 2816, 4096), (4096, 4096, 4096), (8192, 8192, 8192)]:
             ws = work.workspace(1 << 28)
             L = SgemmLaunch(ks["stream-K"], m, n, k, 1.0, work.a[0].ptr, k, work.b[0].ptr, n, 0.0, work.c[0].ptr, n, ws)
             out[f"{shape} plan"] = L.plan.describe()
-            for j, (kk, grid, packed) in enumerate(L.steps):
+            for j, (kk, grid, packed) in enumerate(L.steps):  # each launch alone
                 one = lambda i, s, kk=kk, grid=grid, packed=packed: kk.launch(grid, (), s, packed=packed)
                 r = bench.check_and_time(one, work, 1.0, 0.0, 20, check=False)
                 out.setdefault(f"{shape} step {j} {kk.label} grid {grid}", []).append(r.ms)

@@ -50,7 +50,7 @@ def test_stream_k_alpha_beta(name, alpha, beta):
 
 
 def test_plan_uses_every_sm_and_splits_tiles():
-    """The shapes above do reach the stream-K path: split tiles and a reduce launch."""
+    """The shapes above do reach the stream-K path: ranges and split tiles."""
     kernel = driver.load(compile_config(CONFIGS["best"].replace(stream_k=True), driver.device().arch, backend="ptx"))
     plan = stream_k_plan(kernel, 2048, 2304, 520)
     assert plan.slots_per_wave == driver.device().sm_count * kernel.blocks_per_sm
