@@ -27,6 +27,10 @@ CUDA C backend's __launch_bounds__) - carry a marker, and `for_arch` rewrites th
 the compile step (runtime/compiler.py) builds any supported arch from one KernelSource
 just as NVRTC does from one CUDA C text.
 
+Stream-K (config.stream_k; codegen/streamk.py): the module holds the one-pass kernel with
+tile = block index (mode "linear") and a work-list kernel (mode "ranges") that loops over
+(tile, K range) items and sums split tiles through partial slots and flags.
+
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
 prefetch within and across k-tiles (emit_cuda.crosses_tiles, through the shared
@@ -965,9 +969,8 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     k = _Kernel(cfg, arch)
     if not cfg.stream_k:
         return KernelSource(name=k.name, language="ptx", text=k.text(), geometry=geometry(cfg), params=SGEMM_PARAMS)
-    # stream-K (codegen/streamk.py): one module, three entries - the whole tiles (the
-    # one-pass kernel, tile = block index), the K ranges of the last wave's tiles, and
-    # the reduction of the split tiles
+    # stream-K (codegen/streamk.py): one module, two entries - the whole tiles (the
+    # one-pass kernel, tile = block index) and the K ranges of the last wave's tiles
     name = k.name
     whole = k.as_mode("linear", name)
     lines = whole.module_header() + whole.entry()

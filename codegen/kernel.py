@@ -60,8 +60,8 @@ class LaunchGeometry:
 
     def grid(self, m: int, n: int) -> Tuple[int, int, int]:
         if self.stream_k:
-            raise ValueError("a stream-K kernel's grids come from its plan (StreamKPlan.whole_tiles, .ranges, "
-                             "streamk.reduce_grid), not from M x N alone")
+            raise ValueError("a stream-K kernel's grids come from its plan (StreamKPlan.whole_tiles and "
+                             ".ranges), not from M x N alone")
         if self.flat_elements:
             return (-(-(m * n) // self.flat_elements), 1, 1)
         if self.whole_rows:

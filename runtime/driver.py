@@ -185,7 +185,8 @@ _C_TYPES = {"int": np.int32, "float": np.float32}
 
 class LoadedKernel:
     """A cubin loaded into the current context, with its launch geometry.  A split-K
-    kernel's reduction (source.reduce, same module) is loaded beside it as `reduce`."""
+    kernel's reduction (source.reduce, same module) is loaded beside it as `reduce`, a
+    stream-K module's work-list kernel (source.ranges) as `ranges`."""
 
     def __init__(self, artifact, label: str = "", source=None, module=None):
         cu = _cu()
@@ -209,9 +210,8 @@ class LoadedKernel:
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)
         reduce = getattr(self.source, "reduce", None)
-        kind = "stream-K" if self.source.geometry.stream_k else "split-K"
         self.reduce = None if reduce is None else \
-            LoadedKernel(artifact, f"{self.label} ({kind} reduction)", reduce, self.module)
+            LoadedKernel(artifact, f"{self.label} (split-K reduction)", reduce, self.module)
         ranges = getattr(self.source, "ranges", None)
         self.ranges = None if ranges is None else \
             LoadedKernel(artifact, f"{self.label} (stream-K ranges)", ranges, self.module)

@@ -75,3 +75,27 @@ def test_sgemm_with_stream_k():
     ref = 0.5 * (A.astype(np.float64) @ B) + 2.0 * C
     out = regtile.sgemm(A, B, C, alpha=0.5, beta=2.0, config=cfg, backend="ptx")
     assert out is C and np.linalg.norm(C - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+def test_flags_are_lowered_after_every_launch():
+    """The first piece of a split tile lowers its slots' flags: the next launch must not see a
+    flag still up (it would add a slot before the later piece has written it)."""
+    from regtile.runtime.sgemm_launch import SgemmLaunch, workspace_bytes
+    cfg = CONFIGS["best"].replace(stream_k=True)
+    kernel = driver.load(compile_config(cfg, driver.device().arch, backend="ptx"))
+    m, n, k = 1536, 3584, 2048
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        ws = work.workspace(workspace_bytes(kernel, m, n, k))
+        launch = SgemmLaunch(kernel, m, n, k, 1.0, work.a[0].ptr, k, work.b[0].ptr, n, 0.0, work.c[0].ptr, n, ws)
+        plan = launch.plan
+        assert plan.slots > 0
+        for _ in range(3):
+            launch(int(work.stream))
+            work.stream.synchronize()
+            ints = np.empty(plan.work_ints().size, dtype=np.int32)
+            launch._work_list.download(ints)
+            assert not ints[plan.flags_offset // 4:].any(), "a flag left raised"
+            assert (ints[:plan.flags_offset // 4] == plan.work_ints()[:plan.flags_offset // 4]).all()
+    finally:
+        work.close()
