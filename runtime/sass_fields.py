@@ -177,6 +177,9 @@ def _canonical(ins: Instruction, reg_operands: Sequence[int]):
             field_of[k] = 16
             dest_pending = False
             continue
+        if dest_pending and re.match(r"^UR\d+$", op):
+            dest_pending = False  # a uniform destination (R2UR UR15, R0): it takes Rd, not slot a
+            continue
         dest_pending = False
         bit = next(slots, None)
         if bit is None:

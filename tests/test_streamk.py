@@ -156,3 +156,18 @@ def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
              if i.base == "BRA" and i.branch_target() in func.labels and func.labels[i.branch_target()] <= i.offset]
     assert len(loops) >= 2  # the item loop and the k loop
     assert not any(start <= s and e <= end and (s, e) != (start, end) for s, e in loops)
+
+
+def test_pass_rewrites_the_zorder_work_list_kernel():
+    """Its R2UR UR15, R0 (a uniform destination) once made the field map take the uniform
+    register for source slot a and put R0 in the b field; the proof refused the kernel."""
+    art = compile_config(ZORDER.replace(sass_pass=True, stream_k=True), "sm_90", backend="ptx")
+    ranges = art.sass_pass.to_dict()["other_kernels"][art.source.ranges.name]
+    assert ranges["conflicted_after"] < ranges["conflicted_before"]
+    func = function_of(art.cubin, art.source.ranges.name)[1]
+    r2ur = [i for i in func.instructions if i.base == "R2UR"]
+    assert r2ur
+    from regtile.runtime.sass_fields import locate
+    for ins in r2ur:
+        (f,) = locate(ins)
+        assert f.bit == 24 and not f.written

@@ -38,10 +38,9 @@ def candidates() -> List[Tuple[str, SgemmConfig, str]]:
         ("ptx 128x256 8x16", wide, "ptx"),
         ("ptx 128x256 8x16 +pass", wide.replace(sass_pass=True), "ptx"),
         ("ptx zorder +pass", z.replace(sass_pass=True), "ptx"),
-        # stream-K (codegen/streamk.py): the last partial wave's tiles in even K ranges.  zorder
-        # without the pass: the pass refuses an R2UR form in its work-list kernel
+        # stream-K (codegen/streamk.py): the last partial wave's tiles in even K ranges
         ("ptx 128x256 8x16 +pass stream-K", wide.replace(sass_pass=True, stream_k=True), "ptx"),
-        ("ptx zorder stream-K", z.replace(stream_k=True), "ptx"),
+        ("ptx zorder +pass stream-K", z.replace(sass_pass=True, stream_k=True), "ptx"),
         ("ptx zorder-256x128 +pass stream-K", get_preset("zorder-256x128").config.replace(sass_pass=True, stream_k=True),
          "ptx"),
     ]
