@@ -171,3 +171,16 @@ def test_pass_rewrites_the_zorder_work_list_kernel():
     for ins in r2ur:
         (f,) = locate(ins)
         assert f.bit == 24 and not f.written
+
+
+def test_tune_offers_stream_k_where_the_last_wave_is_partial():
+    from regtile.tools.tune import candidate_configs, stream_k_options
+    best = ZORDER.replace(bn=256, tn=16, min_blocks=1)
+    assert stream_k_options(best, 3072, 3072, 3072) == (False, True)  # 288 tiles: 2.18 waves
+    assert stream_k_options(best, 1536, 2816, 4096) == (False,)  # 132 tiles: one whole wave
+    assert stream_k_options(best, 2048, 2048, 2048) == (False,)  # 128 of 132: 97% full
+    with_sk = candidate_configs(3072, 3072, 3072, 132, split_k=False, stream_k=True)
+    plain = candidate_configs(3072, 3072, 3072, 132, split_k=False)
+    assert not any(c.stream_k for c in plain)
+    assert {c.replace(stream_k=False) for c in with_sk} == set(plain)
+    assert any(c.stream_k for c in with_sk) and all(c.split_k == 1 for c in with_sk)

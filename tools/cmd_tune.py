@@ -12,7 +12,8 @@ def register(sub) -> None:
     p = sub.add_parser(
         "tune", help="autotune SGEMM for a shape: prune, compile in parallel, time on the GPU, keep the best",
         description="Search z-order, double-buffered SGEMM configs for M x N x K (with split-K variants where a "
-                    "config's grid covers at most half the SMs; CUDA C backend): configs that validation refuses "
+                    "config's grid covers at most half the SMs, CUDA C backend; with stream-K variants where its last "
+                    "wave of tiles is partial, PTX backend): configs that validation refuses "
                     "or that spill are dropped before any timing; the rest compile in parallel processes and are "
                     "timed on the GPU (method of `regtile run`), up to --budget of them. Each result is stored on "
                     "disk, one file per config and device, so adding configs never retunes the others; "
@@ -54,8 +55,8 @@ def run(args) -> int:
     require()
     if args.sass_pass and dev.arch != "sm_90":
         raise UsageError(f"--sass-pass: the SASS register-bank pass targets sm_90; this GPU is {dev.arch}")
-    configs = search_order(candidate_configs(m, n, k, dev.sm_count, split_k=args.backend == "cuda"), m, n,
-                           dev.sm_count)
+    configs = search_order(candidate_configs(m, n, k, dev.sm_count, split_k=args.backend == "cuda",
+                                             stream_k=args.backend == "ptx"), m, n, dev.sm_count)
     if args.sass_pass:
         configs = [c.replace(sass_pass=True) for c in configs]
 

@@ -92,16 +92,30 @@ def split_k_options(cfg: SgemmConfig, m: int, n: int, k: int, sms: int = 132) ->
     return (1,) + tuple(s for s in SPLIT_KS if split_traffic_share(s, k) <= SPLIT_MAX_TRAFFIC_SHARE)
 
 
+def stream_k_options(cfg: SgemmConfig, m: int, n: int, k: int, sms: int = 132) -> Tuple[bool, ...]:
+    """stream_k values to try for `cfg` at M x N x K: False, and True where its plan on
+    sms x min_blocks block slots (the occupancy the config asks ptxas for) deals a partial
+    last wave out in K ranges (codegen/streamk.py)."""
+    from ..codegen.streamk import plan_stream_k
+    plan = plan_stream_k(m, n, k, cfg.bm, cfg.bn, cfg.bk, sms * cfg.min_blocks)
+    return (False, True) if plan.ranges else (False,)
+
+
 def candidate_configs(m: Optional[int] = None, n: Optional[int] = None, k: Optional[int] = None,
-                      sms: int = 132, split_k: bool = True) -> List[SgemmConfig]:
+                      sms: int = 132, split_k: bool = True, stream_k: bool = False) -> List[SgemmConfig]:
     """Every z-order, double-buffered, float4 config of the space that validation
-    accepts, in TILES order (deduplicated).  Given a shape (and split_k, which the
-    CUDA C backend alone emits), each config is followed by its split-K variants
-    where split_k_options offers them."""
+    accepts, in TILES order (deduplicated).  Given a shape, each config is followed by
+    its split-K variants where split_k_options offers them (split_k: the CUDA C backend
+    alone emits them), or by its stream-K variant where stream_k_options does (stream_k:
+    the PTX backend's)."""
     out = _base_configs()
-    if m is None or n is None or k is None or not split_k:
+    if m is None or n is None or k is None:
         return out
-    return [c.replace(split_k=s) for c in out for s in split_k_options(c, m, n, k, sms)]
+    if split_k:
+        out = [c.replace(split_k=s) for c in out for s in split_k_options(c, m, n, k, sms)]
+    if stream_k:
+        out = [c.replace(stream_k=s) for c in out for s in stream_k_options(c, m, n, k, sms)]
+    return out
 
 
 def _base_configs() -> List[SgemmConfig]:
