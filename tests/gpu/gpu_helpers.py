@@ -21,3 +21,17 @@ def two_runs(kernel, m: int, n: int, k: int):
     finally:
         work.close()
     return outs
+
+
+def check_config(cfg, m: int, n: int, k: int, alpha: float = 1.0, beta: float = 0.0, backend: str = "cuda",
+                 what: str = "") -> None:
+    """`cfg` built by `backend` on fresh random M x N x K operands against float64 (runtime/bench:
+    C and any workspace NaN-poisoned first, every element checked written)."""
+    work = bench.GemmWorkload(m, n, k)
+    try:
+        res, _ = bench.measure_config(cfg, work, alpha, beta, repeat=0, backend=backend)
+    finally:
+        work.close()
+    what = f"{what} {m}x{n}x{k} alpha={alpha} beta={beta}"
+    assert res.unwritten == 0, f"{what}: {res.unwritten} elements unwritten (or NaN from a workspace)"
+    assert res.rel_err <= 1e-5, f"{what}: rel err {res.rel_err}"

@@ -8,9 +8,9 @@ import pytest
 import regtile
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.presets import get_preset
-from regtile.runtime import bench, driver
+from regtile.runtime import driver
 from regtile.runtime.compiler import compile_config
-from gpu_helpers import two_runs
+from gpu_helpers import check_config, two_runs
 from regtile.runtime.sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
 
 pytestmark = pytest.mark.gpu
@@ -31,14 +31,7 @@ EDGE = [(1, 1, 1), (7, 129, 31), (129, 7, 1023), (1000, 31, 129), (31, 1000, 7),
 
 
 def _check(cfg, m, n, k, alpha=1.0, beta=0.0, label=""):
-    work = bench.GemmWorkload(m, n, k)
-    try:
-        res, _ = bench.measure_config(cfg, work, alpha, beta, repeat=0)
-    finally:
-        work.close()
-    what = f"{label} split_k={cfg.split_k} {m}x{n}x{k} alpha={alpha} beta={beta}"
-    assert res.unwritten == 0, f"{what}: {res.unwritten} elements unwritten (or NaN from the workspace)"
-    assert res.rel_err <= 1e-5, f"{what}: rel err {res.rel_err}"
+    check_config(cfg, m, n, k, alpha, beta, "cuda", f"{label} split_k={cfg.split_k}")
 
 
 @pytest.mark.parametrize("m, n, k", EDGE)

@@ -9,7 +9,7 @@ import regtile
 from regtile.codegen.presets import get_preset
 from regtile.runtime import bench, driver
 from regtile.runtime.compiler import compile_config
-from gpu_helpers import two_runs
+from gpu_helpers import check_config, two_runs
 from regtile.runtime.sgemm_launch import stream_k_plan
 
 pytestmark = pytest.mark.gpu
@@ -27,14 +27,7 @@ SHAPES = [(1, 1, 1), (7, 129, 31), (129, 7, 1023), (1000, 31, 129), (257, 130, 6
 
 
 def _check(cfg, m, n, k, alpha=1.0, beta=0.0, label=""):
-    work = bench.GemmWorkload(m, n, k)
-    try:
-        res, _ = bench.measure_config(cfg, work, alpha, beta, repeat=0, backend="ptx")
-    finally:
-        work.close()
-    what = f"{label} stream-K {m}x{n}x{k} alpha={alpha} beta={beta}"
-    assert res.unwritten == 0, f"{what}: {res.unwritten} elements unwritten (or NaN from a partial tile)"
-    assert res.rel_err <= 1e-5, f"{what}: rel err {res.rel_err}"
+    check_config(cfg, m, n, k, alpha, beta, "ptx", f"{label} stream-K")
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
