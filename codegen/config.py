@@ -84,10 +84,9 @@ class SgemmConfig:
     # (x + -0.0 == x for every x, +0.0 included), which ptxas materialises one register
     # at a time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
     sass_pass: bool = False
-    # Stream-K (codegen/streamk.py, PTX backend): blocks take (tile, K range) items from
-    # a work list; the tiles of the last partial wave are dealt out as even K ranges over
-    # every SM, partial tiles summed in K order by a reduce kernel (deterministic).  For
-    # shapes whose tile count is not a whole number of waves.
+    # Stream-K (codegen/streamk.py, PTX backend): the whole waves of tiles as usual, then
+    # the tiles of a partial last wave (at most 90% full) dealt out as even K ranges over
+    # every SM, each split tile summed in K order by its first piece (deterministic).
     stream_k: bool = False
 
     def __post_init__(self):

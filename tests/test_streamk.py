@@ -1,7 +1,6 @@
 """Stream-K (codegen/streamk.py) without a GPU: the work list covers every (tile, k-tile)
 exactly once and balances the last wave; the PTX work-list kernel and its reduction
 build for every arch; the SASS pass still finds the k loop inside the item loop."""
-import itertools
 
 import numpy as np
 import pytest
