@@ -43,6 +43,10 @@ def candidates() -> List[Tuple[str, SgemmConfig, str]]:
         ("ptx zorder +pass stream-K", z.replace(sass_pass=True, stream_k=True), "ptx"),
         ("ptx zorder-256x128 +pass stream-K", get_preset("zorder-256x128").config.replace(sass_pass=True, stream_k=True),
          "ptx"),
+        # small tiles for small shapes: stream-K deals their few tiles' K out over more SMs
+        ("ptx 64x64x16 8x8 stream-K", z.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1, stream_k=True), "ptx"),
+        ("ptx 64x64x8 4x8 stream-K", z.replace(bm=64, bn=64, tm=4, tn=8, warps=None, min_blocks=1, stream_k=True),
+         "ptx"),
     ]
 
 
