@@ -40,7 +40,7 @@ Tile coordinates are packed in 16 bits each: M and N up to 65535 tiles.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -113,9 +113,10 @@ class StreamKPlan:
 
 
 def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_wave: int,
-                  min_iters: int = MIN_ITERS) -> StreamKPlan:
+                  min_iters: Optional[int] = None) -> StreamKPlan:
     """The work for an M x N x K SGEMM in BM x BN x BK tiles on `slots_per_wave` block
-    slots (SMs x blocks an SM)."""
+    slots (SMs x blocks an SM); ranges of at least `min_iters` k-tiles (MIN_ITERS)."""
+    min_iters = MIN_ITERS if min_iters is None else min_iters
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 0:
             raise ValueError(f"{name}={v}: must be >= 0")
