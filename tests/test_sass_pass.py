@@ -207,14 +207,17 @@ def test_cli_inspect_gen_and_refusal(tmp_path, capsys):
 
 
 def test_default_kernel_rule():
-    """regtile.sgemm's untuned default: the PTX 128x256 kernel with the pass where its tiles
-    fill the H100's 132 SMs, the CUDA C zorder preset elsewhere and on other archs."""
+    """regtile.sgemm's untuned default: on sm_90 the PTX 128x256 kernel with the pass and
+    stream-K where its tiles fill the H100's 132 SMs, PTX 64x64 with stream-K below that; the
+    CUDA C zorder preset on other archs."""
     from regtile.runtime.gemm import default_sgemm_kernel
     cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132)
     assert (backend, cfg.bm, cfg.bn, cfg.tn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, 16, True, True)
-    for m, n, arch in ((8192, 128, "sm_90"), (1024, 1024, "sm_90"), (4096, 4096, "sm_80")):
-        cfg, backend = default_sgemm_kernel(m, n, arch, 132)
-        assert backend == "cuda" and cfg == get_preset("zorder").config
+    for m, n in ((8192, 128), (1024, 1024)):  # fewer 128x256 tiles than SMs: small tiles, stream-K
+        cfg, backend = default_sgemm_kernel(m, n, "sm_90", 132)
+        assert (backend, cfg.bm, cfg.bn, cfg.bk, cfg.stream_k) == ("ptx", 64, 64, 16, True)
+    cfg, backend = default_sgemm_kernel(4096, 4096, "sm_80", 132)
+    assert backend == "cuda" and cfg == get_preset("zorder").config
 
 
 # A CUDA C kernel whose reordering once moved FFMAs above the wait that guarded their

@@ -20,6 +20,8 @@ CONFIGS = {
     "zorder": ZORDER,  # 128x128, 2 blocks an SM
     "vec4": get_preset("vec4").config,  # one shared stage
     "tile1d": get_preset("tile1d").config,  # scalar loads and stores
+    # regtile.sgemm's sm_90 default below one wave of 128x256 tiles
+    "small": ZORDER.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1),
 }
 # edges in M, N and K; fewer tiles than SMs (all stream-K); whole waves plus a partial one
 SHAPES = [(1, 1, 1), (7, 129, 31), (129, 7, 1023), (1000, 31, 129), (257, 130, 61), (129, 257, 4096),
