@@ -134,6 +134,9 @@ class PassReport:
             *self._register_maps(),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
             f"under the new banks), {self.reuse_flags_added} added",
+            *(f"  also rewritten: {name} (stream-K ranges): {o['registers']} registers, main-loop FFMAs "
+              f"{o['ffma_in_loop']}: conflicted {o['conflicted_before']} ({100 * o['conflict_share_before']:.1f}%) -> "
+              f"{o['conflicted_after']} ({100 * o['conflict_share_after']:.1f}%)" for name, o in self.others.items()),
         ])
 
 

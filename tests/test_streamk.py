@@ -149,6 +149,7 @@ def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
     ranges = rep["other_kernels"][art.source.ranges.name]
     assert ranges["ffma_in_loop"] == BEST.tm * BEST.tn * BEST.bk  # the k loop, not the loop over items
     assert ranges["conflicted_after"] <= ranges["conflicted_before"]
+    assert f"also rewritten: {art.source.ranges.name}" in art.sass_pass.render_text()  # what inspect prints
     func = function_of(art.cubin, art.source.ranges.name)[1]
     start, end = func.main_loop()
     loops = [(func.labels[i.branch_target()], i.offset) for i in func.instructions
