@@ -831,7 +831,7 @@ class _Kernel:
         """Thread 0 waits (acquire) for the flags of slots first .. first+count-1; then every
         thread adds each slot's values of its thread tile to its accumulators, slot by slot
         (K order: deterministic); thread 0 lowers the flags again for the next launch."""
-        cfg, b, r = self.cfg, self.b, self.plan.regs
+        b, r = self.b, self.plan.regs
         p, end = self.named("fix_slot"), self.named("fix_end")
         b.emit(f"add.s32 {end}, {first}, {count};")
         b.emit(f"mov.u32 {p}, {first};")
@@ -857,11 +857,8 @@ class _Kernel:
         add = b.label("add_slot")
         b.place(add)
         tmp = self.named("fix_v", ".f32")
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", p, 4 * cfg.bm * cfg.bn, typ=".b64"),
-                    typ=".b64")
-        for i, j, ereg, ec in self.slot_elements():
-            at = base if ereg is None else b.op("add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
-            b.emit(f"ld.global.cg.f32 {tmp}, {_addr(at, 4 * ec)};")
+        for i, j, at in self.slot_addresses(p):
+            b.emit(f"ld.global.cg.f32 {tmp}, {at};")
             b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
         b.emit(f"add.s32 {p}, {p}, 1;")
         more = self.setp("lt", p, end)
@@ -877,30 +874,30 @@ class _Kernel:
         b.emit(f"@{more} bra {clear};")
         b.place(cleared)
 
-    def slot_elements(self):
-        """(i, j, register, constant) of each accumulator's element index in a partial slot
-        (row-major BM x BN), as register + constant."""
-        cfg = self.cfg
+    def slot_addresses(self, slot: str):
+        """(i, j, address operand) of accumulator (i, j) in partial slot `slot` (BM x BN floats,
+        row-major, ld BN): the element index as register + constant, one 64-bit address a
+        distinct register part."""
+        cfg, b = self.cfg, self.b
+        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
+                    typ=".b64")
+        addr: Dict[Optional[str], str] = {}
         for i in range(cfg.tm):
             row = mp.tile_row(cfg, self.tv.row0, i)
             for j in range(cfg.tn):
                 ereg, ec = _split(row * cfg.bn + mp.tile_col(cfg, self.tv.col0, j))
-                yield i, j, ereg, ec
+                if ereg not in addr:
+                    addr[ereg] = base if ereg is None else b.op(
+                        "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
+                yield i, j, _addr(addr[ereg], 4 * ec)
 
     def epilogue_partial(self, slot: str) -> None:
         """acc -> partials[slot][row][col] for the thread tile's rows and columns within
         the block tile (no bounds: the slot holds the whole tile).  One float a store: a
         vector store would pin four accumulators into an aligned quad, which the SASS
         pass must keep free to rename (the one-pass epilogue stores fma results)."""
-        b, cfg, r = self.b, self.cfg, self.plan.regs
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.s32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
-                    typ=".b64")
-        addr: Dict[Optional[str], str] = {}
-        for i, j, ereg, ec in self.slot_elements():
-            if ereg not in addr:
-                addr[ereg] = base if ereg is None else b.op(
-                    "add.s64", base, b.op("mul.wide.u32", ereg, 4, typ=".b64"), typ=".b64")
-            b.emit(f"st.global.f32 {_addr(addr[ereg], 4 * ec)}, {_r(r.acc[i][j])};")
+        for i, j, at in self.slot_addresses(slot):
+            self.b.emit(f"st.global.f32 {at}, {_r(self.plan.regs.acc[i][j])};")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg

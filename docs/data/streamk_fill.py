@@ -1,7 +1,6 @@
 """Where stream-K starts to pay (codegen/streamk.py MAX_LAST_WAVE_FILL): 4096^3 (last wave 88%
 full) and 6144^3 (73%), stream-K with the fix-up and the limit raised vs the one-pass kernel,
 interleaved with cuBLAS."""
-import sys
 from regtile.codegen import streamk
 from regtile.codegen.presets import get_preset
 from regtile.runtime.compiler import compile_config
