@@ -20,8 +20,10 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    launch takes every tile;
 3. fix-up, in the ranges kernel: a later piece of a split tile (one that starts past
    k-tile 0: the first item of its range, or a whole range) stores its accumulators (no
-   alpha, no beta) to a partial slot of BM x BN floats (row-major, ld BN; rows and columns
-   outside the matrix included, as zeros) and raises the slot's flag (release); the first
+   alpha, no beta) to a partial slot of BM x BN floats (thread-major: every thread's thread
+   tile, element (i, j) of thread t at (i * TN + j) * threads + t, so that a warp's store of
+   one element is 128 contiguous bytes; rows and columns outside the matrix included, as
+   zeros) and raises the slot's flag (release); the first
    piece, the last item of the range before, waits for those flags (acquire), adds the
    slots to its accumulators in K order and writes C as the one-pass kernel does: the
    same bits on every run (no atomics), no third launch, and only the later pieces travel
