@@ -88,6 +88,10 @@ class SgemmConfig:
     # the tiles of a partial last wave (at most 90% full) dealt out as even K ranges over
     # every SM, each split tile summed in K order by its first piece (deterministic).
     stream_k: bool = False
+    # Edge split (codegen/edges.py, PTX backend): where C's ragged edges leave the BM x BN
+    # grid padding tiles, this kernel takes the tile-aligned interior and a small-tile
+    # stream-K kernel in the same module the bottom and right strips.
+    edge_split: bool = False
 
     def __post_init__(self):
         self._check_ints()
@@ -201,6 +205,8 @@ class SgemmConfig:
             del d["sass_pass"]  # likewise: configs without the pass keep their names and digests
         if not self.stream_k:
             del d["stream_k"]
+        if not self.edge_split:
+            del d["edge_split"]
         return d
 
     @classmethod
@@ -237,6 +243,8 @@ class SgemmConfig:
             parts.append(f"split-K {self.split_k} (K ranges over blockIdx.z, partials summed by a reduce kernel)")
         if self.stream_k:
             parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
+        if self.edge_split:
+            parts.append("edge split (ragged edges by a 64x64 stream-K kernel)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------

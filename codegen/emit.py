@@ -42,6 +42,9 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
         if getattr(cfg, "stream_k", False):
             raise ConfigError("stream_k=True: the CUDA C backend has no work-list kernel; use --backend ptx for "
                               "stream-K, or split_k for the CUDA C backend")
+        if getattr(cfg, "edge_split", False):
+            raise ConfigError("edge_split=True: the CUDA C backend emits no edge kernel; use --backend ptx for the "
+                              "edge split")
         return emit_cuda(cfg)
     if backend == "ptx":
         if not isinstance(cfg, SgemmConfig):

@@ -962,20 +962,39 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     check_supported(cfg)
     if arch not in SUPPORTED_ARCHS:
         raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
+    header, src = _module_entries(cfg, arch)
+    text = "\n".join(header) + "\n" + src.text
+    if cfg.edge_split:
+        # edge split (codegen/edges.py): the small-tile kernel's entries join the module;
+        # its header is this one's (same .version, .target and dynamic `smem`)
+        from .edges import edge_config
+        edge_header, edge = _module_entries(edge_config(), arch)
+        if ".extern .shared .align 16 .b8 smem[];" not in header:
+            text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
+        text += "\n" + edge.text
+        src = dataclasses.replace(src, edge=edge)
+    return dataclasses.replace(src, text=text)
+
+
+def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSource]:
+    """(module header lines, KernelSource whose text is the module's entries without the
+    header).  Stream-K (codegen/streamk.py): two entries - the whole tiles (the one-pass
+    kernel, tile = block index) and the K ranges of the last wave's tiles."""
     k = _Kernel(cfg, arch)
     if not cfg.stream_k:
-        return KernelSource(name=k.name, language="ptx", text=k.text(), geometry=geometry(cfg), params=SGEMM_PARAMS)
-    # stream-K (codegen/streamk.py): one module, two entries - the whole tiles (the
-    # one-pass kernel, tile = block index) and the K ranges of the last wave's tiles
+        header = k.module_header()
+        return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
+                                    geometry=geometry(cfg), params=SGEMM_PARAMS)
     name = k.name
     whole = k.as_mode("linear", name)
-    lines = whole.module_header() + whole.entry()
+    header = whole.module_header()
+    whole_text = "\n".join(whole.entry()) + "\n"
     ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
     ranges_text = "\n".join(ranges.entry()) + "\n"
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
     ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo, params=STREAMK_PARAMS)
-    return KernelSource(name=name, language="ptx", text="\n".join(lines) + "\n\n" + ranges_text,
-                        geometry=geo, params=SGEMM_PARAMS, ranges=ranges_src)
+    return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
+                                geometry=geo, params=SGEMM_PARAMS, ranges=ranges_src)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

@@ -102,6 +102,9 @@ class KernelSource:
     # Stream-K: the work-list kernel for the K ranges of the last wave's tiles (same
     # module), launched after this one (the whole tiles).
     ranges: Optional["KernelSource"] = None
+    # Edge split (codegen/edges.py): the small-tile kernel for C's ragged edges (same
+    # module; a stream-K kernel with its own `ranges`).
+    edge: Optional["KernelSource"] = None
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
     sass_pass: bool = False
 

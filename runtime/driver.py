@@ -186,7 +186,8 @@ _C_TYPES = {"int": np.int32, "float": np.float32}
 class LoadedKernel:
     """A cubin loaded into the current context, with its launch geometry.  A split-K
     kernel's reduction (source.reduce, same module) is loaded beside it as `reduce`, a
-    stream-K module's work-list kernel (source.ranges) as `ranges`."""
+    stream-K module's work-list kernel (source.ranges) as `ranges`, an edge-split module's
+    small-tile kernel (source.edge, with its own `ranges`) as `edge`."""
 
     def __init__(self, artifact, label: str = "", source=None, module=None):
         cu = _cu()
@@ -215,6 +216,9 @@ class LoadedKernel:
         ranges = getattr(self.source, "ranges", None)
         self.ranges = None if ranges is None else \
             LoadedKernel(artifact, f"{self.label} (stream-K ranges)", ranges, self.module)
+        edge = getattr(self.source, "edge", None)
+        self.edge = None if edge is None else \
+            LoadedKernel(artifact, f"{self.label} (edge strips)", edge, self.module)
         self._blocks_per_sm: Optional[int] = None
 
     @property

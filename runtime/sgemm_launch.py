@@ -1,6 +1,7 @@
 """One SGEMM on fixed operands, as launches: the one-pass kernel, or (split-K) the
 partial kernel and its reduction, or (stream-K) the whole tiles and the K ranges, in
-that order on one stream.
+that order on one stream; with an edge split (codegen/edges.py) that for the tile-aligned
+interior, then the edge kernel's launches for the bottom and right strips.
 
 Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/bench.py),
 so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
@@ -15,6 +16,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
+from ..codegen.edges import EdgePlan, plan_edges
 from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
@@ -33,10 +35,33 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
     return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots)
 
 
+def edge_plan(kernel, m: int, n: int) -> Optional[EdgePlan]:
+    """How an edge-split kernel (a LoadedKernel with `edge`) divides M x N; None for others."""
+    edge = getattr(kernel, "edge", None)
+    if edge is None:
+        return None
+    g, e = kernel.source.geometry, edge.source.geometry
+    return plan_edges(m, n, g.tile_m, g.tile_n, e.tile_m, e.tile_n)
+
+
+def _parts(kernel, m: int, n: int) -> List[Tuple[object, int, int, int, int]]:
+    """(kernel, row0, col0, rows, cols) of each SGEMM the launch makes, in launch order."""
+    plan = edge_plan(kernel, m, n)
+    if plan is None or not plan.split:
+        return [(kernel, 0, 0, m, n)]
+    return [(kernel if p.kernel == "main" else kernel.edge, p.row0, p.col0, p.rows, p.cols) for p in plan.parts]
+
+
 def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
     """Bytes of workspace that `kernel` (a LoadedKernel, or a KernelSource when it is not
     stream-K) needs for M x N x K: split-K partials, or stream-K's partial tiles; 0 for a
-    one-pass kernel."""
+    one-pass kernel.  An edge split's parts run one after the other: the largest."""
+    if getattr(kernel, "edge", None) is not None:
+        return max(_workspace_one(kk, rows, cols, k) for kk, _, _, rows, cols in _parts(kernel, m, n))
+    return _workspace_one(kernel, m, n, k)
+
+
+def _workspace_one(kernel, m: int, n: int, k: int) -> int:
     source = getattr(kernel, "source", kernel)
     if source.geometry.stream_k:
         return stream_k_plan(kernel, m, n, k).workspace_bytes
@@ -52,7 +77,16 @@ class SgemmLaunch:
                  beta: float, c: int, ldc: int, workspace: int = 0):
         self.shape = (m, n, k)
         self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
-        self.plan: Optional[StreamKPlan] = None
+        self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
+        self.edges: Optional[EdgePlan] = edge_plan(kernel, m, n)
+        self.work_lists: List[object] = []  # stream-K work lists and flags, one per stream-K part
+        for kk, row0, col0, rows, cols in _parts(kernel, m, n):
+            # a part is the SGEMM of C[row0:, col0:] = A[row0:, :] B[:, col0:]: offsets in
+            # bytes of float32, the same leading dimensions
+            self._one(kk, rows, cols, k, alpha, a + 4 * row0 * lda, lda, b + 4 * col0, ldb, beta,
+                      c + 4 * (row0 * ldc + col0), ldc, workspace)
+
+    def _one(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         if kernel.source.geometry.stream_k:
             self._stream_k(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace)
             return
@@ -70,7 +104,9 @@ class SgemmLaunch:
         flags live in a device buffer of this launch (uploaded once: they belong to the
         shape; the kernel leaves the flags at 0), the partial tiles in the caller's
         workspace."""
-        plan = self.plan = stream_k_plan(kernel, m, n, k)
+        plan = stream_k_plan(kernel, m, n, k)
+        if self.plan is None:
+            self.plan = plan
         args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
         if plan.whole_tiles:
             self.steps.append((kernel, (plan.whole_tiles, 1, 1), kernel.pack(args)))
@@ -79,8 +115,9 @@ class SgemmLaunch:
         if plan.slots and not workspace:
             raise LaunchError(f"{kernel.label}: stream-K needs a workspace of {plan.workspace_bytes} bytes "
                               f"for its partial tiles; none was given")
-        self._work_list = driver.to_device(plan.work_ints())
-        items = self._work_list.ptr
+        work_list = driver.to_device(plan.work_ints())
+        self.work_lists.append(work_list)
+        items = work_list.ptr
         starts, flags = items + plan.starts_offset, items + plan.flags_offset
         self.steps.append((kernel.ranges, (plan.ranges, 1, 1),
                            kernel.ranges.pack(args + (items, starts, flags, workspace))))

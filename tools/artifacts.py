@@ -52,6 +52,7 @@ class Built:
                           "ffma_per_ktile_expected": self._ffma_expected()},
             "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
             **({"reduce": self.reduce_summary()} if self.source.reduce is not None else {}),
+            **({"edge": self.edge_summary()} if getattr(self.source, "edge", None) is not None else {}),
             **({"sass_pass": self.artifact.sass_pass.to_dict()} if self.artifact.sass_pass is not None else {}),
         }
 
@@ -61,6 +62,17 @@ class Built:
         red = self.source.reduce
         return {"kernel": red.name, "params": [p for p, _ in red.params], "launch": red.geometry.to_dict(),
                 "resources": parse_ptxas_report(self.artifact.log, red.name).to_dict()}
+
+
+    def edge_summary(self) -> dict:
+        """Edge split: the small-tile kernel (and its stream-K ranges) compiled into the same
+        module, launched on C's ragged edges where codegen/edges.py splits M x N."""
+        from ..codegen.edges import edge_config
+        edge = self.source.edge
+        return {"kernel": edge.name, "ranges_kernel": edge.ranges.name, "config": edge_config().to_dict(),
+                "launch": edge.geometry.to_dict(),
+                "resources": parse_ptxas_report(self.artifact.log, edge.name).to_dict(),
+                "ranges_resources": parse_ptxas_report(self.artifact.log, edge.ranges.name).to_dict()}
 
 
 def build(label: str, cfg: AnyConfig, arch: str, use_cache: bool = True, backend: str = "cuda",

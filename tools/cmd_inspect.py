@@ -135,6 +135,14 @@ def run(args) -> int:
         print(f"then      {red['kernel']} (split-K reduction, same module): block {tuple(red['launch']['block'])}, "
               f"grid {red['launch']['grid']}, {rres['registers']} registers, "
               f"{'spill-free' if rres['spill_free'] else 'SPILLS'}; workspace {built.config.split_k} x M x N floats")
+    if "edge" in summary:
+        from ..codegen.edges import plan_edges
+        e = summary["edge"]
+        eg = built.source.edge.geometry
+        plan = plan_edges(args.m, args.n, geo.tile_m, geo.tile_n, eg.tile_m, eg.tile_n)
+        print(f"edges     {e['kernel']} (+ _ranges, same module): {eg.tile_m}x{eg.tile_n} stream-K, "
+              f"{e['resources']['registers']} / {e['ranges_resources']['registers']} registers; "
+              f"at M={args.m} N={args.n}: {plan.describe()}")
     print(f"resources {res.registers} registers, spill stores {res.spill_store_bytes} B, "
           f"spill loads {res.spill_load_bytes} B, stack frame {res.stack_frame_bytes} B, "
           f"barriers {res.barriers} -> {'spill-free' if res.spill_free else 'SPILLS'}")

@@ -20,6 +20,8 @@ def register(sub) -> None:
                "  regtile run --preset pad --m 1000 --n 1023 --k 33 --alpha 0.5 --beta -1.5\n"
                "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
                "  regtile run --preset zorder --split-k 4 --m 8192 --n 128 --k 8192\n"
+               "  regtile run --preset zorder --bn 256 --tn 16 --min-blocks 1 --sass-pass --stream-k --edge-split \\\n"
+               "      --backend ptx --m 4097 --n 4097 --k 4097\n"
                "  regtile run --preset sgemv-n128 --m 16384 --n 128",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p, arch_from_device=True, backend=True)
@@ -93,6 +95,7 @@ def _run_sgemm(args, cfg, label, dev, arch):
         if art.source.reduce is not None:  # split-K: timed with its reduction
             out["reduce_kernel"] = art.source.reduce.name
             out["split_k"] = cfg.split_k
+        out.update(_launch_plans(art, args.m, args.n, args.k))
         peak = bench.peak_tflops(dev.name)
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
@@ -104,6 +107,25 @@ def _run_sgemm(args, cfg, label, dev, arch):
         return out
     finally:
         work.close()
+
+
+def _launch_plans(art, m: int, n: int, k: int) -> dict:
+    """How the SGEMM was divided into launches: the edge split and the stream-K plan (of the
+    interior, with an edge split), as one line each; {} for a one-kernel launch."""
+    if not art.source.geometry.stream_k and art.source.edge is None:
+        return {}
+    from ..runtime import driver
+    from ..runtime.sgemm_launch import edge_plan, stream_k_plan
+    kernel = driver.load(art)
+    out = {}
+    plan = edge_plan(kernel, m, n)
+    if plan is not None:
+        out["edge_split"] = plan.describe()
+        if plan.split:
+            m, n = plan.parts[0].rows, plan.parts[0].cols
+    if art.source.geometry.stream_k:
+        out["stream_k"] = stream_k_plan(kernel, m, n, k).describe()
+    return out
 
 
 def _run_sgemv(args, cfg, label, dev, arch):
@@ -138,6 +160,9 @@ def _print(out: dict) -> None:
           f"on {out['device']}, {out['driver']}")
     if out.get("reduce_kernel"):
         print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
+    for key in ("edge_split", "stream_k"):
+        if key in out:
+            print(f"launches {out[key]}")
     if out["kind"] == "sgemm":
         print(f"problem  M={r['m']} N={r['n']} K={r['k']} alpha={r['alpha']:g} beta={r['beta']:g}")
         total = r["m"] * r["n"]

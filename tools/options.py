@@ -47,7 +47,9 @@ _HELP = {
     "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
                "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
     "stream_k": "PTX backend: whole waves of tiles, then the last partial wave's tiles in even K ranges over every "
-                "SM, split tiles summed in K order by a reduce kernel (codegen/streamk.py)",
+                "SM, each split tile summed in K order by its first piece (codegen/streamk.py)",
+    "edge_split": "PTX backend: where C's ragged edges leave padding tiles, this kernel takes the tile-aligned "
+                  "interior and a 64x64 stream-K kernel the bottom and right strips (codegen/edges.py)",
 }
 
 

@@ -40,6 +40,9 @@ def candidates() -> List[Tuple[str, SgemmConfig, str]]:
         ("ptx zorder +pass", z.replace(sass_pass=True), "ptx"),
         # stream-K (codegen/streamk.py): the last partial wave's tiles in even K ranges
         ("ptx 128x256 8x16 +pass stream-K", wide.replace(sass_pass=True, stream_k=True), "ptx"),
+        # edge split (codegen/edges.py): ragged edges by a 64x64 stream-K kernel
+        ("ptx 128x256 8x16 +pass stream-K edges", wide.replace(sass_pass=True, stream_k=True, edge_split=True),
+         "ptx"),
         ("ptx zorder +pass stream-K", z.replace(sass_pass=True, stream_k=True), "ptx"),
         ("ptx zorder-256x128 +pass stream-K", get_preset("zorder-256x128").config.replace(sass_pass=True, stream_k=True),
          "ptx"),

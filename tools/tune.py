@@ -101,13 +101,21 @@ def stream_k_options(cfg: SgemmConfig, m: int, n: int, k: int, sms: int = 132) -
     return (False, True) if plan.ranges else (False,)
 
 
+def edge_split_options(cfg: SgemmConfig, m: int, n: int) -> Tuple[bool, ...]:
+    """edge_split values to try for `cfg` at M x N: False, and True where codegen/edges.py
+    splits M x N between this config's tiles and the edge kernel's."""
+    from ..codegen.edges import edge_config, plan_edges
+    edge = edge_config()
+    return (False, True) if plan_edges(m, n, cfg.bm, cfg.bn, edge.bm, edge.bn).split else (False,)
+
+
 def candidate_configs(m: Optional[int] = None, n: Optional[int] = None, k: Optional[int] = None,
                       sms: int = 132, split_k: bool = True, stream_k: bool = False) -> List[SgemmConfig]:
     """Every z-order, double-buffered, float4 config of the space that validation
     accepts, in TILES order (deduplicated).  Given a shape, each config is followed by
     its split-K variants where split_k_options offers them (split_k: the CUDA C backend
-    alone emits them), or by its stream-K variant where stream_k_options does (stream_k:
-    the PTX backend's)."""
+    alone emits them), or by its stream-K variant where stream_k_options does and its edge-split
+    variants where edge_split_options does (stream_k: the PTX backend's)."""
     out = _base_configs()
     if m is None or n is None or k is None:
         return out
@@ -115,6 +123,7 @@ def candidate_configs(m: Optional[int] = None, n: Optional[int] = None, k: Optio
         out = [c.replace(split_k=s) for c in out for s in split_k_options(c, m, n, k, sms)]
     if stream_k:
         out = [c.replace(stream_k=s) for c in out for s in stream_k_options(c, m, n, k, sms)]
+        out = [c.replace(edge_split=e) for c in out for e in edge_split_options(c, m, n)]
     return out
 
 

@@ -89,7 +89,7 @@ def test_flags_are_lowered_after_every_launch():
             launch(int(work.stream))
             work.stream.synchronize()
             ints = np.empty(plan.work_ints().size, dtype=np.int32)
-            launch._work_list.download(ints)
+            launch.work_lists[0].download(ints)
             assert not ints[plan.flags_offset // 4:].any(), "a flag left raised"
             assert (ints[:plan.flags_offset // 4] == plan.work_ints()[:plan.flags_offset // 4]).all()
     finally:

@@ -1,0 +1,148 @@
+"""Edge split (codegen/edges.py) without a GPU: the parts cover C exactly once, the cost
+model splits ragged shapes and leaves aligned ones whole, and the module holds the edge
+kernel beside the main one for every arch."""
+import numpy as np
+import pytest
+
+from regtile.codegen.config import ConfigError
+from regtile.codegen.edges import EDGE_COST, EDGE_TILE_COST, edge_config, plan_edges
+from regtile.codegen.emit import emit
+from regtile.codegen.presets import get_preset
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sass import function_of
+
+BEST = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True)
+EDGE = edge_config()
+
+
+@pytest.mark.parametrize("m, n", [(4097, 4097), (5000, 5000), (2049, 2049), (4096, 4097), (4097, 4096), (129, 257),
+                                  (3000, 3000), (8193, 300), (4095, 4095), (4096, 4096), (127, 511), (8192, 128),
+                                  (0, 64), (1, 1)])
+def test_parts_cover_every_element_once(m, n):
+    plan = plan_edges(m, n, 128, 256, EDGE.bm, EDGE.bn)
+    if not plan.split:
+        return
+    seen = np.zeros((m, n), dtype=np.int32)
+    for p in plan.parts:
+        assert p.rows > 0 and p.cols > 0
+        seen[p.row0:p.row0 + p.rows, p.col0:p.col0 + p.cols] += 1
+    assert (seen == 1).all()
+    main = plan.parts[0]
+    assert main.kernel == "main" and (main.row0, main.col0) == (0, 0)
+    assert main.rows % 128 == 0 and main.cols % 256 == 0  # the big kernel sees whole tiles only
+    assert all(p.kernel == "edge" for p in plan.parts[1:])
+
+
+@pytest.mark.parametrize("m, n, split", [
+    (4097, 4097, True), (5000, 5000, True), (2049, 2049, True), (4096, 4097, True), (3000, 3000, True),
+    (4096, 4096, False),  # no ragged edge
+    (127, 511, False), (8192, 128, False),  # no tile-aligned interior in one dimension
+    (4095, 4095, False),  # edge tiles 127/128 and 255/256 full: the small tiles would pad as much
+])
+def test_the_cost_model_splits_ragged_shapes_only(m, n, split):
+    plan = plan_edges(m, n, 128, 256, EDGE.bm, EDGE.bn)
+    assert plan.split == split, plan.describe()
+    assert ("edge split: no" in plan.describe()) != split
+
+
+def test_cost_model_arithmetic():
+    """4097^2: interior 4096^2; the full grid pads to 4224 x 4352; the strips pad to
+    64 x 4160 and 4096 x 64 in 64x64 tiles."""
+    plan = plan_edges(4097, 4097, 128, 256, 64, 64)
+    inner = 4096 * 4096
+    assert plan.full_cost == inner + EDGE_TILE_COST * (4224 * 4352 - inner)
+    assert plan.split_cost == inner + EDGE_COST * (64 * 4160 + 4096 * 64)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="bm=0"):
+        plan_edges(10, 10, 0, 256, 64, 64)
+    with pytest.raises(ValueError, match="m=-1"):
+        plan_edges(-1, 10, 128, 256, 64, 64)
+
+
+def test_config_field_and_backends():
+    cfg = BEST.replace(edge_split=True)
+    assert "edge_split" not in BEST.to_dict() and cfg.to_dict()["edge_split"] is True
+    assert "edge split" in cfg.describe()
+    with pytest.raises(ConfigError, match="edge_split=True: the CUDA C backend"):
+        emit(cfg.replace(stream_k=False, sass_pass=False), "cuda")
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
+def test_module_holds_the_edge_kernel(arch):
+    cfg = BEST.replace(edge_split=True, sass_pass=arch == "sm_90")
+    art = compile_config(cfg, arch, backend="ptx")  # refuses a spilling kernel in the module
+    src = art.source
+    assert src.edge is not None and src.edge.ranges is not None and src.edge.geometry.stream_k
+    assert (src.edge.geometry.tile_m, src.edge.geometry.tile_n) == (EDGE.bm, EDGE.bn)
+    names = (src.name, src.ranges.name, src.edge.name, src.edge.ranges.name)
+    assert len(set(names)) == 4
+    assert src.text.count(".version") == 1 and src.text.count(".extern .shared") == 1
+    for name in names:
+        assert f".entry {name}(" in src.text
+        function_of(art.cubin, name)  # in the cubin, disassembles
+    # the main kernel is the one it was without the edge kernel beside it
+    alone = compile_config(cfg.replace(edge_split=False), arch, backend="ptx")
+    assert art.resources.registers == alone.resources.registers
+
+
+def test_one_pass_main_kernel_with_edges():
+    """edge_split without stream-K on the main kernel: the module is the one-pass kernel and
+    the edge kernel's two entries."""
+    src = emit(BEST.replace(stream_k=False, edge_split=True), "ptx")
+    assert src.ranges is None and src.edge is not None and src.text.count(".entry") == 3
+
+
+def test_inspect_names_the_edge_kernel_and_the_split(capsys):
+    from regtile.tools.cli import main
+    flags = ["inspect", "--preset", "zorder", "--bn", "256", "--tn", "16", "--min-blocks", "1", "--stream-k",
+             "--edge-split", "--backend", "ptx"]
+    assert main(flags + ["--m", "4097", "--n", "4097", "--k", "64"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("edges "))
+    assert edge_config().bm == 64 and "64x64 stream-K" in line
+    assert "main 4096x4096 at (0, 0), edge 1x4097 at (4096, 0), edge 4096x1 at (0, 4096)" in line
+    assert main(flags + ["--m", "4096", "--n", "4096", "--k", "64"]) == 0
+    assert "edge split: no" in capsys.readouterr().out
+
+
+class _FakeKernel:
+    """What runtime/sgemm_launch.py reads of a LoadedKernel to plan (no GPU)."""
+
+    def __init__(self, source, blocks_per_sm=1):
+        self.source = source
+        self.blocks_per_sm = blocks_per_sm
+        self.reduce = None
+        self.ranges = None if source.ranges is None else _FakeKernel(source.ranges, blocks_per_sm)
+        self.edge = None if getattr(source, "edge", None) is None else _FakeKernel(source.edge, 4)
+
+
+def test_launch_parts_and_workspace(monkeypatch):
+    """The launch plan without a GPU: parts in order (interior by the main kernel, strips by
+    the edge kernel), and a workspace that fits the largest part's stream-K partials."""
+    from types import SimpleNamespace
+    from regtile.runtime import sgemm_launch
+    monkeypatch.setattr(sgemm_launch.driver, "device", lambda: SimpleNamespace(sm_count=132))
+    kernel = _FakeKernel(emit(BEST.replace(edge_split=True), "ptx"))
+    parts = sgemm_launch._parts(kernel, 4097, 4097)
+    assert [(p[0] is kernel, p[0] is kernel.edge) for p in parts] == [(True, False), (False, True), (False, True)]
+    assert [p[1:] for p in parts] == [(0, 0, 4096, 4096), (4096, 0, 1, 4097), (0, 4096, 4096, 1)]
+    ws = sgemm_launch.workspace_bytes(kernel, 4097, 4097, 4097)
+    inner = sgemm_launch.stream_k_plan(kernel, 4096, 4096, 4097).workspace_bytes
+    strip = sgemm_launch.stream_k_plan(kernel.edge, 1, 4097, 4097).workspace_bytes
+    assert inner > 0 and ws == max(inner, strip, sgemm_launch.stream_k_plan(kernel.edge, 4096, 1, 4097).workspace_bytes)
+    assert sgemm_launch._parts(kernel, 4096, 4096) == [(kernel, 0, 0, 4096, 4096)]  # nothing ragged: one part
+    assert sgemm_launch.workspace_bytes(kernel, 4096, 4096, 4096) == \
+        sgemm_launch.stream_k_plan(kernel, 4096, 4096, 4096).workspace_bytes
+
+
+def test_tune_offers_the_edge_split_on_ragged_shapes():
+    from regtile.tools.tune import candidate_configs, edge_split_options
+    wide = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1)
+    assert edge_split_options(wide, 4097, 4097) == (False, True)
+    assert edge_split_options(wide, 4096, 4096) == (False,) and edge_split_options(wide, 4095, 4095) == (False,)
+    ragged = candidate_configs(3000, 3000, 3000, 132, split_k=False, stream_k=True)
+    assert any(c.edge_split for c in ragged)
+    assert {c.replace(edge_split=False) for c in ragged} == {c for c in ragged if not c.edge_split}
+    assert not any(c.edge_split for c in candidate_configs(4096, 4096, 4096, 132, split_k=False, stream_k=True))
