@@ -35,3 +35,18 @@ def check_config(cfg, m: int, n: int, k: int, alpha: float = 1.0, beta: float = 
     what = f"{what} {m}x{n}x{k} alpha={alpha} beta={beta}"
     assert res.unwritten == 0, f"{what}: {res.unwritten} elements unwritten (or NaN from a workspace)"
     assert res.rel_err <= 1e-5, f"{what}: rel err {res.rel_err}"
+
+
+def check_host_sgemm(m: int, k: int, n: int, alpha: float, beta: float, **sgemm_kwargs) -> None:
+    """regtile.sgemm on fresh random numpy operands: C is written in place and returned, and
+    matches float64."""
+    import regtile
+    rng = np.random.default_rng()
+    A = rng.standard_normal((m, k), dtype=np.float32)
+    B = rng.standard_normal((k, n), dtype=np.float32)
+    C = rng.standard_normal((m, n), dtype=np.float32)
+    ref = alpha * (A.astype(np.float64) @ B) + beta * C
+    out = regtile.sgemm(A, B, C, alpha=alpha, beta=beta, **sgemm_kwargs)
+    assert out is C
+    err = np.linalg.norm(C - ref) / np.linalg.norm(ref)
+    assert err <= 1e-5, f"regtile.sgemm {m}x{n}x{k} {sgemm_kwargs}: rel err {err}"

@@ -5,11 +5,10 @@ tiles too, so a partial left unwritten reaches C as NaN), every element checked 
 import numpy as np
 import pytest
 
-import regtile
 from regtile.codegen.presets import get_preset
 from regtile.runtime import bench, driver
 from regtile.runtime.compiler import compile_config
-from gpu_helpers import check_config, two_runs
+from gpu_helpers import check_config, check_host_sgemm, two_runs
 from regtile.runtime.sgemm_launch import stream_k_plan
 
 pytestmark = pytest.mark.gpu
@@ -62,14 +61,7 @@ def test_stream_k_is_deterministic():
 
 
 def test_sgemm_with_stream_k():
-    rng = np.random.default_rng()
-    cfg = CONFIGS["best"].replace(stream_k=True)
-    A = rng.standard_normal((700, 1500), dtype=np.float32)
-    B = rng.standard_normal((1500, 900), dtype=np.float32)
-    C = rng.standard_normal((700, 900), dtype=np.float32)
-    ref = 0.5 * (A.astype(np.float64) @ B) + 2.0 * C
-    out = regtile.sgemm(A, B, C, alpha=0.5, beta=2.0, config=cfg, backend="ptx")
-    assert out is C and np.linalg.norm(C - ref) / np.linalg.norm(ref) <= 1e-5
+    check_host_sgemm(700, 1500, 900, 0.5, 2.0, config=CONFIGS["best"].replace(stream_k=True), backend="ptx")
 
 
 def test_flags_are_lowered_after_every_launch():
