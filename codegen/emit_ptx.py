@@ -968,7 +968,7 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
         # edge split (codegen/edges.py): the small-tile kernel's entries join the module;
         # its header is this one's (same .version, .target and dynamic `smem`)
         from .edges import edge_config
-        edge_header, edge = _module_entries(edge_config(), arch)
+        _, edge = _module_entries(edge_config(), arch)
         if ".extern .shared .align 16 .b8 smem[];" not in header:
             text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
         text += "\n" + edge.text

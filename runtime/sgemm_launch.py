@@ -44,12 +44,27 @@ def edge_plan(kernel, m: int, n: int) -> Optional[EdgePlan]:
     return plan_edges(m, n, g.tile_m, g.tile_n, e.tile_m, e.tile_n)
 
 
-def _parts(kernel, m: int, n: int) -> List[Tuple[object, int, int, int, int]]:
-    """(kernel, row0, col0, rows, cols) of each SGEMM the launch makes, in launch order."""
-    plan = edge_plan(kernel, m, n)
+def _parts(kernel, m: int, n: int, plan: Optional[EdgePlan] = None) -> List[Tuple[object, int, int, int, int]]:
+    """(kernel, row0, col0, rows, cols) of each SGEMM the launch makes, in launch order: the
+    first is `kernel`'s own (the interior of an edge split, else all of C).  `plan`:
+    edge_plan(kernel, m, n) when the caller has it."""
+    plan = plan or edge_plan(kernel, m, n)
     if plan is None or not plan.split:
         return [(kernel, 0, 0, m, n)]
     return [(kernel if p.kernel == "main" else kernel.edge, p.row0, p.col0, p.rows, p.cols) for p in plan.parts]
+
+
+def describe_plans(kernel, m: int, n: int, k: int) -> dict:
+    """How `kernel` divides M x N x K into launches, a line each: "edge_split" (an edge-split
+    kernel) and "stream_k" (the plan of the kernel's own part); {} for one plain launch."""
+    out = {}
+    plan = edge_plan(kernel, m, n)
+    if plan is not None:
+        out["edge_split"] = plan.describe()
+    own, _, _, rows, cols = _parts(kernel, m, n, plan)[0]
+    if own.source.geometry.stream_k:
+        out["stream_k"] = stream_k_plan(own, rows, cols, k).describe()
+    return out
 
 
 def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
@@ -80,7 +95,7 @@ class SgemmLaunch:
         self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
         self.edges: Optional[EdgePlan] = edge_plan(kernel, m, n)
         self.work_lists: List[object] = []  # stream-K work lists and flags, one per stream-K part
-        for kk, row0, col0, rows, cols in _parts(kernel, m, n):
+        for kk, row0, col0, rows, cols in _parts(kernel, m, n, self.edges):
             # a part is the SGEMM of C[row0:, col0:] = A[row0:, :] B[:, col0:]: offsets in
             # bytes of float32, the same leading dimensions
             self._one(kk, rows, cols, k, alpha, a + 4 * row0 * lda, lda, b + 4 * col0, ldb, beta,

@@ -146,3 +146,14 @@ def test_tune_offers_the_edge_split_on_ragged_shapes():
     assert any(c.edge_split for c in ragged)
     assert {c.replace(edge_split=False) for c in ragged} == {c for c in ragged if not c.edge_split}
     assert not any(c.edge_split for c in candidate_configs(4096, 4096, 4096, 132, split_k=False, stream_k=True))
+
+
+def test_describe_plans_names_the_split_and_the_interiors_stream_k(monkeypatch):
+    from types import SimpleNamespace
+    from regtile.runtime import sgemm_launch
+    monkeypatch.setattr(sgemm_launch.driver, "device", lambda: SimpleNamespace(sm_count=132))
+    kernel = _FakeKernel(emit(BEST.replace(edge_split=True), "ptx"))
+    plans = sgemm_launch.describe_plans(kernel, 4097, 4097, 4097)
+    assert plans["edge_split"].startswith("edge split: main 4096x4096")
+    assert plans["stream_k"] == sgemm_launch.stream_k_plan(kernel, 4096, 4096, 4097).describe()  # the interior's
+    assert sgemm_launch.describe_plans(_FakeKernel(emit(BEST.replace(stream_k=False), "ptx")), 64, 64, 64) == {}

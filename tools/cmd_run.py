@@ -110,22 +110,13 @@ def _run_sgemm(args, cfg, label, dev, arch):
 
 
 def _launch_plans(art, m: int, n: int, k: int) -> dict:
-    """How the SGEMM was divided into launches: the edge split and the stream-K plan (of the
-    interior, with an edge split), as one line each; {} for a one-kernel launch."""
+    """The edge split and the stream-K plan, a line each (runtime/sgemm_launch.describe_plans);
+    {} for a kernel launched whole."""
     if not art.source.geometry.stream_k and art.source.edge is None:
         return {}
     from ..runtime import driver
-    from ..runtime.sgemm_launch import edge_plan, stream_k_plan
-    kernel = driver.load(art)
-    out = {}
-    plan = edge_plan(kernel, m, n)
-    if plan is not None:
-        out["edge_split"] = plan.describe()
-        if plan.split:
-            m, n = plan.parts[0].rows, plan.parts[0].cols
-    if art.source.geometry.stream_k:
-        out["stream_k"] = stream_k_plan(kernel, m, n, k).describe()
-    return out
+    from ..runtime.sgemm_launch import describe_plans
+    return describe_plans(driver.load(art), m, n, k)
 
 
 def _run_sgemv(args, cfg, label, dev, arch):
