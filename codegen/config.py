@@ -244,7 +244,9 @@ class SgemmConfig:
         if self.stream_k:
             parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
         if self.edge_split:
-            parts.append("edge split (ragged edges by a 64x64 stream-K kernel)")
+            from .edges import edge_config  # edges builds on presets, which build on this module
+            e = edge_config()
+            parts.append(f"edge split (ragged edges by a {e.bm}x{e.bn} stream-K kernel)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------

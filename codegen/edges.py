@@ -29,7 +29,7 @@ did, by at least MIN_GAIN of the full grid's cost (the strips add short launches
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Optional, Tuple
 
 EDGE_COST = 2.0
 EDGE_TILE_COST = 2.0
@@ -79,6 +79,16 @@ class EdgePlan:
 
 def _padded(rows: int, cols: int, bm: int, bn: int) -> int:
     return -(-rows // bm) * bm * (-(-cols // bn) * bn) if rows and cols else 0
+
+
+def plan_for_source(source, m: int, n: int) -> Optional[EdgePlan]:
+    """The split of M x N for an edge-split module (a KernelSource with `edge`), from the
+    geometry of its two kernels; None for any other source."""
+    edge = getattr(source, "edge", None)
+    if edge is None:
+        return None
+    g, e = source.geometry, edge.geometry
+    return plan_edges(m, n, g.tile_m, g.tile_n, e.tile_m, e.tile_n)
 
 
 def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> EdgePlan:

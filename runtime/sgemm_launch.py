@@ -16,7 +16,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, List, Optional, Tuple
 
-from ..codegen.edges import EdgePlan, plan_edges
+from ..codegen.edges import EdgePlan, plan_for_source
 from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
@@ -37,11 +37,7 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
 
 def edge_plan(kernel, m: int, n: int) -> Optional[EdgePlan]:
     """How an edge-split kernel (a LoadedKernel with `edge`) divides M x N; None for others."""
-    edge = getattr(kernel, "edge", None)
-    if edge is None:
-        return None
-    g, e = kernel.source.geometry, edge.source.geometry
-    return plan_edges(m, n, g.tile_m, g.tile_n, e.tile_m, e.tile_n)
+    return plan_for_source(kernel.source, m, n)
 
 
 def _parts(kernel, m: int, n: int, plan: Optional[EdgePlan] = None) -> List[Tuple[object, int, int, int, int]]:

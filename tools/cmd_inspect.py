@@ -136,10 +136,10 @@ def run(args) -> int:
               f"grid {red['launch']['grid']}, {rres['registers']} registers, "
               f"{'spill-free' if rres['spill_free'] else 'SPILLS'}; workspace {built.config.split_k} x M x N floats")
     if "edge" in summary:
-        from ..codegen.edges import plan_edges
+        from ..codegen.edges import plan_for_source
         e = summary["edge"]
         eg = built.source.edge.geometry
-        plan = plan_edges(args.m, args.n, geo.tile_m, geo.tile_n, eg.tile_m, eg.tile_n)
+        plan = plan_for_source(built.source, args.m, args.n)
         print(f"edges     {e['kernel']} (+ _ranges, same module): {eg.tile_m}x{eg.tile_n} stream-K, "
               f"{e['resources']['registers']} / {e['ranges_resources']['registers']} registers; "
               f"at M={args.m} N={args.n}: {plan.describe()}")

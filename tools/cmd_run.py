@@ -112,8 +112,6 @@ def _run_sgemm(args, cfg, label, dev, arch):
 def _launch_plans(art, m: int, n: int, k: int) -> dict:
     """The edge split and the stream-K plan, a line each (runtime/sgemm_launch.describe_plans);
     {} for a kernel launched whole."""
-    if not art.source.geometry.stream_k and art.source.edge is None:
-        return {}
     from ..runtime import driver
     from ..runtime.sgemm_launch import describe_plans
     return describe_plans(driver.load(art), m, n, k)

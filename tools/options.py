@@ -5,6 +5,7 @@ import argparse
 import dataclasses
 
 from ..codegen.config import SgemmConfig
+from ..codegen.edges import edge_config
 from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.presets import all_preset_names, get_preset
@@ -33,6 +34,7 @@ def _warps(s: str):
 
 
 _FLAG_TYPES = {"warps": _warps}
+_EDGE = edge_config()
 _HELP = {
     "bm": "block tile rows", "bn": "block tile columns", "bk": "k-step of the block tile",
     "tm": "thread tile rows", "tn": "thread tile columns", "warps": "warp layout MxN, e.g. 4x2",
@@ -49,7 +51,7 @@ _HELP = {
     "stream_k": "PTX backend: whole waves of tiles, then the last partial wave's tiles in even K ranges over every "
                 "SM, each split tile summed in K order by its first piece (codegen/streamk.py)",
     "edge_split": "PTX backend: where C's ragged edges leave padding tiles, this kernel takes the tile-aligned "
-                  "interior and a 64x64 stream-K kernel the bottom and right strips (codegen/edges.py)",
+                  f"interior and a {_EDGE.bm}x{_EDGE.bn} stream-K kernel the bottom and right strips (codegen/edges.py)",
 }
 
 
