@@ -1,5 +1,6 @@
-"""The SGEMV configuration (seed 003): y = alpha * A @ x + beta * y, A row-major M x N.
+"""The SGEMV configurations: y = alpha * op(A) x + beta * y, A row-major M x N.
 
+Op N (SgemvConfig, seed 003):
 A warp serves `rows_per_warp` rows at once: 32 / rows_per_warp lanes per row
 (seed 003: one row per warp for N = 32 and N >= 128, two rows per warp for
 N = 16).  Each lane walks its row in `vec`-wide loads, `unroll` of them in
@@ -125,3 +126,110 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     if split == 1:
         return cfg
     return cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+
+
+@dataclass(frozen=True)
+class SgemvTConfig:
+    """y = alpha * A^T x + beta * y, A row-major M x N (the m = 1 GEMM x^T B, the decode step).
+
+    A block is `threads_x` x `threads_y` threads.  Thread (tx, ty) owns `vec` adjacent columns
+    (a float4 along the contiguous dimension: a warp row reads threads_x * 16 contiguous bytes
+    of each matrix row) and sweeps the rows ty, ty + threads_y, ... of its block's row range,
+    `unroll` rows in flight, each feeding its own partial sums.  The threads_y partial sums of a
+    column meet in shared memory in ty order (deterministic); with gridDim.y > 1 each row range
+    writes its column sums to the workspace and the module's reduce kernel sums them."""
+    threads_x: int = 32
+    threads_y: int = 8
+    vec: int = 4
+    unroll: int = 4
+
+    def __post_init__(self):
+        for name in ("threads_x", "threads_y", "vec", "unroll"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        for name in ("threads_x", "threads_y"):
+            v = getattr(self, name)
+            if v & (v - 1):
+                raise ConfigError(f"{name}={v}: must be a power of two")
+        if self.threads > 1024:
+            raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds at most 1024 threads")
+        if self.vec not in (1, 4):
+            raise ConfigError(f"vec={self.vec}: vector width must be 1 or 4 floats")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight per thread (registers)")
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+    @property
+    def strip(self) -> int:
+        """Columns one block covers."""
+        return self.threads_x * self.vec
+
+    def replace(self, **changes) -> "SgemvTConfig":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SgemvTConfig":
+        check_fields(cls, d, "sgemv-t config")
+        return cls(**d)
+
+    def describe(self) -> str:
+        return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
+                f"(vec {self.vec}), unroll {self.unroll} rows")
+
+
+OPS = ("N", "T")
+MAX_SPLITS = 1024  # the workspace holds splits x (rows or columns) partial sums
+H100_SMS = 132
+
+
+def _pow2_at_least(v: int, cap: int) -> int:
+    p = 1
+    while p < cap and p < v:
+        p *= 2
+    return p
+
+
+def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
+    """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
+    lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
+    A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
+    if m < 1 or n < 1:
+        raise ConfigError(f"M={m}, N={n}: must be >= 1")
+    vec = 4 if n >= 4 else 1
+    tx = _pow2_at_least(-(-n // vec), 32)
+    ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
+    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=4 if m >= 4 * ty else 1)
+
+
+def splits_for(cfg, m: int, n: int, sms: int = H100_SMS) -> int:
+    """Blocks along gridDim.y: 1 unless the grid of one split leaves the GPU's warp slots
+    mostly empty; then enough splits to give about two waves of resident warps (sms * 64 * 2,
+    the TARGET_WARPS of the H100), each split still at least one full loop step long."""
+    target = 2 * 64 * sms
+    if isinstance(cfg, SgemvTConfig):
+        warps = max(1, cfg.threads // WARP) * -(-n // cfg.strip)
+        most = m // (cfg.threads_y * cfg.unroll * 2)
+    else:
+        if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
+            return 1  # short rows: many rows, one warp holds several
+        warps = m * cfg.warps_per_row
+        most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
+    if warps >= target // 2:
+        return 1
+    return max(1, min(-(-target // warps), most, MAX_SPLITS))
+
+
+def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
+    """(config, splits) for y = op(A) x with A row-major M x N: the rows kernel (op N) or the
+    column-sweep kernel (op T), and the row/column-range split."""
+    if op not in OPS:
+        raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
+    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n)
+    return cfg, splits_for(cfg, m, n, sms)
