@@ -38,6 +38,9 @@ ROTATE_BYTES = 128 << 20  # more than twice the H100's 50 MB L2
 
 
 def _commit() -> str:
+    import os
+    if os.environ.get("REGTILE_COMMIT"):
+        return os.environ["REGTILE_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).parent, timeout=10).stdout.strip() or "unknown"
