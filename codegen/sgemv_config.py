@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Optional
 
 from .config import ConfigError, check_fields
 
@@ -29,8 +30,13 @@ class SgemvConfig:
     # Warps sharing one row (rows_per_warp must be 1): for few long rows, where one
     # warp a row leaves the SMs' warp slots half empty; partial sums meet in shared memory.
     warps_per_row: int = 1
+    # Rows expected not 16-byte aligned (N % 4 != 0 with lda == N): the scalar loop is then the
+    # hot path and keeps `unroll` predicated loads in flight (vec 1 configs always do).
+    ragged_rows: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.ragged_rows, bool):
+            raise ConfigError(f"ragged_rows={self.ragged_rows!r}: must be True or False")
         for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -84,6 +90,7 @@ class SgemvConfig:
         return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
                 f"{self.row_groups} row group(s) a warp, "
                 + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
+                + ("ragged rows, " if self.ragged_rows else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
 
@@ -101,9 +108,15 @@ def config_for_width(n: int) -> SgemvConfig:
     # per lane saturate long rows; short rows (one float4 a lane) gain from several row
     # groups in flight instead: 2 for N <= 64, 4 for N = 128.
     unroll = max(1, min(4, n // (lanes * vec)))
+    ragged = vec == 4 and n % 4 != 0
+    if ragged:
+        # rows of lda == N are then not 16-byte aligned: the scalar path, whose predicated
+        # loads cover the whole row in `unroll` steps when the row is short (1Mx77: 3)
+        unroll = max(unroll, min(4, -(-n // lanes)))
     short = lanes * vec >= n and n % vec == 0
     groups = (4 if lanes == 32 else 2) if short else 1
-    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups)
+    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups,
+                       ragged_rows=ragged)
 
 
 # Warps the H100 keeps resident: 132 SMs x 64.  With fewer rows than about twice that,
@@ -208,22 +221,29 @@ def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
     return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=4 if m >= 4 * ty else 1)
 
 
-def splits_for(cfg, m: int, n: int, sms: int = H100_SMS) -> int:
-    """Blocks along gridDim.y: 1 unless the grid of one split leaves the GPU's warp slots
-    mostly empty; then enough splits to give about two waves of resident warps (sms * 64 * 2,
-    the TARGET_WARPS of the H100), each split still at least one full loop step long."""
-    target = 2 * 64 * sms
+def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
+    """Blocks along gridDim.y: 1 unless the grid of one split leaves SMs idle; then as many
+    splits as fit one wave of resident blocks (sms * blocks_per_sm, the occupancy of the
+    compiled kernel, when the runtime knows it; else about two waves of the H100's warp
+    slots, sms * 64 * 2 warps), each split still at least two loop steps long.  One wave:
+    measured on the H100, 16384x4096 op T with 66 splits (four waves of short blocks) ran at
+    0.92x cuBLAS."""
     if isinstance(cfg, SgemvTConfig):
-        warps = max(1, cfg.threads // WARP) * -(-n // cfg.strip)
+        grid_x = -(-n // cfg.strip)
+        warps = max(1, cfg.threads // WARP) * grid_x
         most = m // (cfg.threads_y * cfg.unroll * 2)
     else:
         if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
             return 1  # short rows: many rows, one warp holds several
+        grid_x = -(-m // cfg.rows_per_block)
         warps = m * cfg.warps_per_row
         most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
-    if warps >= target // 2:
-        return 1
-    return max(1, min(-(-target // warps), most, MAX_SPLITS))
+    if blocks_per_sm:
+        wanted = (sms * blocks_per_sm) // grid_x
+    else:
+        target = 2 * 64 * sms
+        wanted = 1 if warps >= target // 2 else -(-target // warps)
+    return max(1, min(wanted, most, MAX_SPLITS))
 
 
 def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):

@@ -40,6 +40,40 @@ def _arch_and_sms() -> Tuple[str, int]:
     return _device_info
 
 
+class _Packed:
+    """kernelParams for one kernel, built once: one 8-byte slot an argument and the array of
+    their addresses; a launch writes the values into the slots (no per-call allocation: the
+    generic LoadedKernel.pack costs tens of microseconds of Python a launch)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.types = [ctype for _, ctype in kernel.source.params]
+        self.slots = np.zeros(len(self.types), dtype=np.uint64)
+        self.i32, self.f32 = self.slots.view(np.int32), self.slots.view(np.float32)
+        self.params = np.array([self.slots.ctypes.data + 8 * k for k in range(len(self.types))], dtype=np.uint64)
+        self.params_ptr = self.params.ctypes.data
+        g = kernel.source.geometry
+        self.block, self.smem = g.block, g.dynamic_smem_bytes
+
+    def set(self, *values) -> None:
+        for k, (ctype, v) in enumerate(zip(self.types, values)):
+            if "*" in ctype:
+                self.slots[k] = v
+            elif ctype == "float":
+                self.f32[2 * k + 1] = 0
+                self.f32[2 * k] = v
+            else:
+                self.slots[k] = 0
+                self.i32[2 * k] = v
+
+    def launch(self, grid, stream: int) -> None:
+        cu = driver._cu()
+        bx, by, bz = self.block
+        driver.check(cu.cuLaunchKernel(self.kernel.function, grid[0], grid[1], grid[2], bx, by, bz, self.smem,
+                                       stream, self.params_ptr, 0),
+                     f"cuLaunchKernel of {self.kernel.describe_launch(grid)}", driver.LaunchError)
+
+
 class GemvPlan:
     """One GEMV shape on one kernel: y (count = M for op N, N for op T) from A (M x N,
     row-major).  gridDim.y = splits: 1 writes y directly; more write partial sums to the
@@ -58,6 +92,9 @@ class GemvPlan:
             raise InputError(f"{m}x{n} op {op}: grid {self.grid} exceeds the launch limits")
         self.reduce_grid = (-(-self.count // kernel.reduce.source.geometry.flat_elements), 1, 1)
         self._ws: Dict[int, driver.DeviceBuffer] = {}
+        self._args_lock = threading.Lock()
+        self._main = _Packed(kernel)
+        self._red = _Packed(kernel.reduce)
 
     def workspace(self, stream: int) -> int:
         """The split partials' buffer of `stream` (0 when there is no split)."""
@@ -71,9 +108,12 @@ class GemvPlan:
     def launch(self, alpha: float, a: int, lda: int, x: int, incx: int, beta: float, y: int, incy: int,
                stream: int = 0) -> None:
         w = self.workspace(stream)
-        self.kernel.launch(self.grid, (self.m, self.n, alpha, a, lda, x, incx, beta, y, incy, w), stream)
-        if self.splits > 1:
-            self.kernel.reduce.launch(self.reduce_grid, (self.count, self.splits, alpha, w, beta, y, incy), stream)
+        with self._args_lock:  # the driver copies kernelParams at launch: the slots are free after
+            self._main.set(self.m, self.n, alpha, a, lda, x, incx, beta, y, incy, w)
+            self._main.launch(self.grid, stream)
+            if self.splits > 1:
+                self._red.set(self.count, self.splits, alpha, w, beta, y, incy)
+                self._red.launch(self.reduce_grid, stream)
 
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.m}x{self.n}, grid {self.grid}"
@@ -90,13 +130,12 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
-    if config is None:
-        cfg, chosen = choose_gemv(m, n, op, sms)
-    else:
-        cfg, chosen = config, splits_for(config, m, n, sms)
+    cfg = config if config is not None else choose_gemv(m, n, op, sms)[0]
     kernel = driver.load(compile_config(cfg, dev_arch))
+    if splits is None:
+        splits = splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
     with _lock:
-        plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, chosen if splits is None else splits))
+        plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, splits))
     return plan
 
 
@@ -104,7 +143,7 @@ def launcher_for(kernel, m: int, n: int, cfg=None) -> GemvPlan:
     """A plan around an already loaded kernel (bench, sanitize, `regtile run`): op from the
     kernel's family, the split the shape rule gives `cfg` (none without it)."""
     op = "T" if kernel.source.name.startswith("regtile_sgemv_t") else "N"
-    splits = splits_for(cfg, m, n, _arch_and_sms()[1]) if cfg is not None else 1
+    splits = splits_for(cfg, m, n, _arch_and_sms()[1], kernel.blocks_per_sm) if cfg is not None else 1
     return GemvPlan(kernel, m, n, op, splits)
 
 
