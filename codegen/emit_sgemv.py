@@ -31,6 +31,13 @@ REDUCE_PARAMS = (
     ("beta", "float"), ("y", "float*"), ("incy", "int"),
 )
 REDUCE_THREADS = 256
+# From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
+# outputs a block), below it a thread (REDUCE_THREADS outputs a block).
+REDUCE_WARP_SPLITS = 32
+
+
+def reduce_outputs_per_block(splits: int) -> int:
+    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_THREADS
 # beta == 0 ignores y (BLAS): y may hold NaN.
 _STORE = "alpha * {s} + (beta != 0.f ? beta * y[{i}] : 0.f)"
 _XYZW = "xyzw"
@@ -133,7 +140,7 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
 
 def _reduce_source(name: str) -> KernelSource:
     rname = f"{name}_reduce"
-    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS,
+    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
                   params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                                    for pname, ctype in REDUCE_PARAMS))
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,

@@ -18,6 +18,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.sgemv_config import SgemvConfig, SgemvTConfig, choose_gemv, splits_for
 from . import driver
 from .arrays import INT_MAX, Operand, as_operand
@@ -90,7 +91,7 @@ class GemvPlan:
             self.count = n
         if self.grid[0] > INT_MAX or self.grid[1] > 65535:
             raise InputError(f"{m}x{n} op {op}: grid {self.grid} exceeds the launch limits")
-        self.reduce_grid = (-(-self.count // kernel.reduce.source.geometry.flat_elements), 1, 1)
+        self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         self._ws: Dict[int, driver.DeviceBuffer] = {}
         self._args_lock = threading.Lock()
         self._main = _Packed(kernel)

@@ -136,3 +136,17 @@ def test_family_compiles_for_every_arch(arch):
     if arch == "sm_90":
         mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
         assert mix.get("LDG.128", 0) >= 4  # `unroll` float4 rows of A in flight (the vector loop)
+
+
+def test_reduce_kernel_warp_per_output_for_many_splits():
+    from regtile.codegen.emit_sgemv import REDUCE_WARP_SPLITS, reduce_outputs_per_block
+    src = emit_cuda(SgemvConfig()).reduce
+    assert "__shfl_xor_sync" in src.text and f"splits >= {REDUCE_WARP_SPLITS}" in src.text
+    assert reduce_outputs_per_block(REDUCE_WARP_SPLITS) == 8 and reduce_outputs_per_block(2) == 256
+
+
+def test_splits_fill_whole_waves():
+    cfg = config_for_shape_t(16384, 50000)  # 391 strips of 128 columns
+    assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 4  # 1564 blocks: 2.96 waves of 528
+    dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
+    assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
