@@ -12,15 +12,15 @@ from .config import ConfigError, SgemmConfig
 from .emit_cuda import emit_sgemm_cuda
 from .emit_sgemv import emit_sgemv_cuda
 from .kernel import KernelSource
-from .sgemv_config import SgemvConfig
+from .sgemv_config import SgemvConfig, SgemvTConfig
 
-AnyConfig = Union[SgemmConfig, SgemvConfig]
+AnyConfig = Union[SgemmConfig, SgemvConfig, SgemvTConfig]
 
 
 def emit_cuda(cfg: AnyConfig) -> KernelSource:
     if isinstance(cfg, SgemmConfig):
         return emit_sgemm_cuda(cfg)
-    if isinstance(cfg, SgemvConfig):
+    if isinstance(cfg, (SgemvConfig, SgemvTConfig)):
         return emit_sgemv_cuda(cfg)
     raise TypeError(f"no emitter for {type(cfg).__name__}")
 
@@ -58,4 +58,4 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
 
 
 def kernel_kind(cfg: AnyConfig) -> str:
-    return "sgemv" if isinstance(cfg, SgemvConfig) else "sgemm"
+    return "sgemv" if isinstance(cfg, (SgemvConfig, SgemvTConfig)) else "sgemm"

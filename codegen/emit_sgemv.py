@@ -1,4 +1,6 @@
-"""CUDA C backend for SGEMV: lays a SgemvConfig out through templates/sgemv.cu.j2.
+"""CUDA C backend for SGEMV: lays a SgemvConfig out through templates/sgemv.cu.j2 (op N)
+and a SgemvTConfig through templates/sgemv_t.cu.j2 (op T); both modules end with the
+split reduction of templates/sgemv_reduce.cu.j2.
 
 Decided here: which rows each warp serves (row groups), which loads are in flight
 together (unroll along a row, or across row groups for short rows), which partial
@@ -10,21 +12,51 @@ import hashlib
 from typing import List
 
 from .kernel import KernelSource, LaunchGeometry
-from .sgemv_config import SgemvConfig
+from .sgemv_config import SgemvConfig, SgemvTConfig
 from .templates import render
 
+# Every kernel of the family takes these.  incx/incy: BLAS strides in elements (negative:
+# the runtime passes the address of logical element 0, the kernel steps backwards); W: the
+# workspace of gridDim.y > 1 launches (partial sums, split-major), unused otherwise.
 SGEMV_PARAMS = (
     ("M", "int"), ("N", "int"), ("alpha", "float"),
     ("A", "const float*"), ("lda", "int"),
-    ("x", "const float*"),
-    ("beta", "float"), ("y", "float*"),
+    ("x", "const float*"), ("incx", "int"),
+    ("beta", "float"), ("y", "float*"), ("incy", "int"),
+    ("W", "float*"),
 )
+# y[i * incy] = alpha * sum_s W[s * count + i] + beta * y[i * incy], s in order.
+REDUCE_PARAMS = (
+    ("count", "int"), ("splits", "int"), ("alpha", "float"), ("W", "const float*"),
+    ("beta", "float"), ("y", "float*"), ("incy", "int"),
+)
+REDUCE_THREADS = 256
+# From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
+# outputs a block), below it a thread (REDUCE_THREADS outputs a block).
+REDUCE_WARP_SPLITS = 32
+
+
+def reduce_outputs_per_block(splits: int) -> int:
+    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_THREADS
+# beta == 0 ignores y (BLAS): y may hold NaN.
+_STORE = "alpha * {s} + (beta != 0.f ? beta * y[{i}] : 0.f)"
 _XYZW = "xyzw"
 
 
-def kernel_name(cfg: SgemvConfig) -> str:
-    digest = hashlib.sha1(repr(sorted(cfg.to_dict().items())).encode()).hexdigest()[:10]
+def kernel_name(cfg) -> str:
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
+    if isinstance(cfg, SgemvTConfig):
+        return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
+
+
+def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
+    """gridDim.y == 1: y itself; else the split's partial sum to W."""
+    return [f"if ({active}) {{",
+            f"    if (gridDim.y == 1) y[(long long)({index}) * incy] = "
+            + _STORE.format(s=sum_expr, i=f"(long long)({index}) * incy") + ";",
+            f"    else W[(size_t)blockIdx.y * {'M' if isinstance(cfg, SgemvConfig) else 'N'} + ({index})] = {sum_expr};",
+            "}"]
 
 
 def _sums(cfg: SgemvConfig, g: int) -> List[str]:
@@ -36,7 +68,7 @@ def _group_setup(cfg: SgemvConfig) -> List[str]:
     for g in range(cfg.row_groups):
         lines += [f"const int row{g} = base + {g * cfg.rows_per_warp};",
                   f"const bool active{g} = row{g} < M;  // inactive lanes still take part in the shuffles",
-                  f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
+                  f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda + c0;",
                   "float " + ", ".join(f"{s} = 0.f" for s in _sums(cfg, g)) + ";"]
     return lines
 
@@ -45,7 +77,7 @@ def _short_rows(cfg: SgemvConfig) -> List[str]:
     """Rows of at most one float4 a lane: every group's load first, then the FMAs."""
     G = cfg.row_groups
     lines = ["const bool mine = sub < nv;",
-             "const float4 vx = mine ? __ldg(reinterpret_cast<const float4*>(x) + sub) : make_float4(0.f, 0.f, 0.f, 0.f);"]
+             "const float4 vx = mine ? __ldg(reinterpret_cast<const float4*>(xs) + sub) : make_float4(0.f, 0.f, 0.f, 0.f);"]
     lines += [f"const float4 va{g} = (mine && active{g}) ? __ldcs(reinterpret_cast<const float4*>(a{g}) + sub) "
               f": make_float4(0.f, 0.f, 0.f, 0.f);" for g in range(G)]
     for g in range(G):
@@ -64,10 +96,24 @@ def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
     return lines
 
 
+def _scalar_in_flight(cfg: SgemvConfig) -> bool:
+    return cfg.vec == 1 or cfg.ragged_rows
+
+
 def _scalar_body(cfg: SgemvConfig, g: int) -> List[str]:
+    """The scalar loop (unaligned rows, strided x, the tail of a float4 row).  For configs
+    whose hot path it is (vec 1, ragged_rows): `unroll` predicated loads, all in flight however
+    short the row, x through one 64-bit pointer a step.  Otherwise one load a step: the
+    predicated form costs 18 registers on sm_90 (56 against 38), which the float4 loop's
+    occupancy would pay for on every shape."""
     L, U = cfg.row_lanes, cfg.unroll
-    lines = [f"const float va{u} = __ldcs(a{g} + j + {u * L}); const float vx{u} = __ldg(x + j + {u * L});"
-             for u in range(U)]
+    if not _scalar_in_flight(cfg):
+        return [f"s{g}_0 = fmaf(__ldcs(a{g} + j), __ldg(xs + (long long)j * incx), s{g}_0);"]
+    lines = ["const float* const xj = xs + (long long)j * incx;",
+             f"const long long xstep = (long long){L} * incx;"]
+    lines += [f"const bool in{u} = j + {u * L} < len;" for u in range(U)]
+    lines += [f"const float va{u} = in{u} ? __ldcs(a{g} + j + {u * L}) : 0.f; "
+              f"const float vx{u} = in{u} ? __ldg(xj + {u} * xstep) : 0.f;" for u in range(U)]
     return lines + [f"s{g}_{u} = fmaf(va{u}, vx{u}, s{g}_{u});" for u in range(U)]
 
 
@@ -86,15 +132,30 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
                   "if (lane == 0) partial[warp] = sum;",
                   "__syncthreads();",
                   f"if (warp % {S} == 0) {{",
-                  "    sum = " + " + ".join(f"partial[warp + {w}]" for w in range(S)) + ";",
-                  f"    if (active{g} && lane == 0) y[row{g}] = alpha * sum + (beta != 0.f ? beta * y[row{g}] : 0.f);",
-                  "}"]
-        return lines
-    lines.append(f"if (active{g} && sub == 0) y[row{g}] = alpha * sum + (beta != 0.f ? beta * y[row{g}] : 0.f);")
-    return lines
+                  "    sum = " + " + ".join(f"partial[warp + {w}]" for w in range(S)) + ";"]
+        lines += ["    " + ln for ln in _store(cfg, "sum", f"row{g}", f"active{g} && lane == 0")]
+        return lines + ["}"]
+    return lines + _store(cfg, "sum", f"row{g}", f"active{g} && sub == 0")
 
 
-def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
+def _reduce_source(name: str) -> KernelSource:
+    rname = f"{name}_reduce"
+    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
+                  params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
+                                   for pname, ctype in REDUCE_PARAMS))
+    geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
+                         flat_elements=REDUCE_THREADS)
+    return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=REDUCE_PARAMS)
+
+
+def _params() -> str:
+    return ", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}" for pname, ctype in SGEMV_PARAMS)
+
+
+def emit_sgemv_cuda(cfg) -> KernelSource:
+    """The module of `cfg`: its GEMV kernel and, as `reduce`, the split reduction."""
+    if isinstance(cfg, SgemvTConfig):
+        return _emit_t(cfg)
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
@@ -107,18 +168,68 @@ def emit_sgemv_cuda(cfg: SgemvConfig) -> KernelSource:
                 f"config: {cfg.describe()}",
                 f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), 1, 1)"],
         threads=cfg.threads,
-        params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in SGEMV_PARAMS),
+        params=_params(),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
               f"+ lane / {cfg.lanes_per_row}") if S == 1 else
              f"blockIdx.x * {cfg.warps_per_block // S} + warp / {S}",
         sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
-        step_vec=U * L, last_vec=(U - 1) * L,
+        step_vec=U * L, last_vec=(U - 1) * L, scalar_step=U * L if _scalar_in_flight(cfg) else L,
         group_setup=_group_setup(cfg),
         short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
         groups=groups,
     )
+    reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          whole_rows=True)
-    return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=SGEMV_PARAMS)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)
+
+
+def _t_sums(cfg: SgemvTConfig) -> List[str]:
+    return [f"s{u}" for u in range(cfg.unroll)]
+
+
+def _t_body(cfg: SgemvTConfig, vector: bool) -> List[str]:
+    """One step of the row sweep: `unroll` rows' loads (A along the row, x broadcast) in
+    flight, then the FMAs, each row feeding its own partial sums."""
+    TY, U = cfg.threads_y, cfg.unroll
+    lines = []
+    for u in range(U):
+        row = f"(i + {u * TY})"
+        lines.append(f"const float xv{u} = __ldg(x + (long long){row} * incx);")
+        if vector:
+            lines.append(f"const float4 av{u} = __ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda));")
+        else:
+            lines += [f"const float av{u}_{c} = c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;"
+                      for c in range(cfg.vec)]
+    for u in range(U):
+        for c in range(cfg.vec):
+            comp = f"av{u}.{_XYZW[c]}" if vector else f"av{u}_{c}"
+            lines.append(f"s{u}[{c}] = fmaf({comp}, xv{u}, s{u}[{c}]);")
+    return lines
+
+
+def _emit_t(cfg: SgemvTConfig) -> KernelSource:
+    name = kernel_name(cfg)
+    reduce = _reduce_source(name)
+    V = cfg.vec
+    text = render(
+        "sgemv_t.cu.j2",
+        name=name,
+        header=[f"regtile SGEMV-T kernel {name}",
+                "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
+        threads=cfg.threads, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
+        step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
+        params=_params(),
+        sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
+        vector_body=_t_body(cfg, True) if V == 4 else [],
+        scalar_body=_t_body(cfg, False),
+        strip=cfg.strip,
+        stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
+    )
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)

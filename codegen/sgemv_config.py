@@ -1,5 +1,6 @@
-"""The SGEMV configuration (seed 003): y = alpha * A @ x + beta * y, A row-major M x N.
+"""The SGEMV configurations: y = alpha * op(A) x + beta * y, A row-major M x N.
 
+Op N (SgemvConfig, seed 003):
 A warp serves `rows_per_warp` rows at once: 32 / rows_per_warp lanes per row
 (seed 003: one row per warp for N = 32 and N >= 128, two rows per warp for
 N = 16).  Each lane walks its row in `vec`-wide loads, `unroll` of them in
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Optional
 
 from .config import ConfigError, check_fields
 
@@ -28,8 +30,13 @@ class SgemvConfig:
     # Warps sharing one row (rows_per_warp must be 1): for few long rows, where one
     # warp a row leaves the SMs' warp slots half empty; partial sums meet in shared memory.
     warps_per_row: int = 1
+    # Rows expected not 16-byte aligned (N % 4 != 0 with lda == N): the scalar loop is then the
+    # hot path and keeps `unroll` predicated loads in flight (vec 1 configs always do).
+    ragged_rows: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.ragged_rows, bool):
+            raise ConfigError(f"ragged_rows={self.ragged_rows!r}: must be True or False")
         for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -83,6 +90,7 @@ class SgemvConfig:
         return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
                 f"{self.row_groups} row group(s) a warp, "
                 + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
+                + ("ragged rows, " if self.ragged_rows else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
 
@@ -100,9 +108,15 @@ def config_for_width(n: int) -> SgemvConfig:
     # per lane saturate long rows; short rows (one float4 a lane) gain from several row
     # groups in flight instead: 2 for N <= 64, 4 for N = 128.
     unroll = max(1, min(4, n // (lanes * vec)))
+    ragged = vec == 4 and n % 4 != 0
+    if ragged:
+        # rows of lda == N are then not 16-byte aligned: the scalar path, whose predicated
+        # loads cover the whole row in `unroll` steps when the row is short (1Mx77: 3)
+        unroll = max(unroll, min(4, -(-n // lanes)))
     short = lanes * vec >= n and n % vec == 0
     groups = (4 if lanes == 32 else 2) if short else 1
-    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups)
+    return SgemvConfig(rows_per_warp=WARP // lanes, vec=vec, warps_per_block=4, unroll=unroll, row_groups=groups,
+                       ragged_rows=ragged)
 
 
 # Warps the H100 keeps resident: 132 SMs x 64.  With fewer rows than about twice that,
@@ -125,3 +139,130 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     if split == 1:
         return cfg
     return cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+
+
+@dataclass(frozen=True)
+class SgemvTConfig:
+    """y = alpha * A^T x + beta * y, A row-major M x N (the m = 1 GEMM x^T B, the decode step).
+
+    A block is `threads_x` x `threads_y` threads.  Thread (tx, ty) owns `vec` adjacent columns
+    (a float4 along the contiguous dimension: a warp row reads threads_x * 16 contiguous bytes
+    of each matrix row) and sweeps the rows ty, ty + threads_y, ... of its block's row range,
+    `unroll` rows in flight, each feeding its own partial sums.  The threads_y partial sums of a
+    column meet in shared memory in ty order (deterministic); with gridDim.y > 1 each row range
+    writes its column sums to the workspace and the module's reduce kernel sums them."""
+    threads_x: int = 32
+    threads_y: int = 8
+    vec: int = 4
+    unroll: int = 4
+
+    def __post_init__(self):
+        for name in ("threads_x", "threads_y", "vec", "unroll"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        for name in ("threads_x", "threads_y"):
+            v = getattr(self, name)
+            if v & (v - 1):
+                raise ConfigError(f"{name}={v}: must be a power of two")
+        if self.threads > 1024:
+            raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds at most 1024 threads")
+        if self.vec not in (1, 4):
+            raise ConfigError(f"vec={self.vec}: vector width must be 1 or 4 floats")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight per thread (registers)")
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+    @property
+    def strip(self) -> int:
+        """Columns one block covers."""
+        return self.threads_x * self.vec
+
+    def replace(self, **changes) -> "SgemvTConfig":
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SgemvTConfig":
+        check_fields(cls, d, "sgemv-t config")
+        return cls(**d)
+
+    def describe(self) -> str:
+        return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
+                f"(vec {self.vec}), unroll {self.unroll} rows")
+
+
+OPS = ("N", "T")
+MAX_SPLITS = 1024  # the workspace holds splits x (rows or columns) partial sums
+H100_SMS = 132
+
+
+def _pow2_at_least(v: int, cap: int) -> int:
+    p = 1
+    while p < cap and p < v:
+        p *= 2
+    return p
+
+
+def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
+    """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
+    lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
+    A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
+    if m < 1 or n < 1:
+        raise ConfigError(f"M={m}, N={n}: must be >= 1")
+    vec = 4 if n >= 4 else 1
+    tx = _pow2_at_least(-(-n // vec), 32)
+    ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
+    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=4 if m >= 4 * ty else 1)
+
+
+def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
+    """Blocks along gridDim.y: 1 unless the grid of one split leaves SMs idle; then as many
+    splits as fit one wave of resident blocks (sms * blocks_per_sm, the occupancy of the
+    compiled kernel, when the runtime knows it; else about two waves of the H100's warp
+    slots, sms * 64 * 2 warps), each split still at least two loop steps long.  One wave:
+    measured on the H100, 16384x4096 op T with 66 splits (four waves of short blocks) ran at
+    0.92x cuBLAS."""
+    if isinstance(cfg, SgemvTConfig):
+        grid_x = -(-n // cfg.strip)
+        warps = max(1, cfg.threads // WARP) * grid_x
+        most = m // (cfg.threads_y * cfg.unroll * 2)
+    else:
+        if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
+            return 1  # short rows: many rows, one warp holds several
+        grid_x = -(-m // cfg.rows_per_block)
+        warps = m * cfg.warps_per_row
+        most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
+    if blocks_per_sm:
+        slots = sms * blocks_per_sm
+        wanted = slots // grid_x
+        if 0 < grid_x < slots and _wave_efficiency(grid_x, max(1, wanted), slots) < 0.85:
+            # one wave leaves many slots idle (16384x50000 op T: 391 strips for 528 slots, 83.8%
+            # of copy bandwidth measured): the fewest splits that fill whole waves to >= 95%
+            for s in range(max(1, wanted) + 1, max(1, min(most, MAX_SPLITS)) + 1):
+                if _wave_efficiency(grid_x, s, slots) >= 0.95:
+                    wanted = s
+                    break
+    else:
+        target = 2 * 64 * sms
+        wanted = 1 if warps >= target // 2 else -(-target // warps)
+    return max(1, min(wanted, most, MAX_SPLITS))
+
+
+def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
+    blocks = grid_x * splits
+    return blocks / (-(-blocks // slots) * slots)
+
+
+def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
+    """(config, splits) for y = op(A) x with A row-major M x N: the rows kernel (op N) or the
+    column-sweep kernel (op T), and the row/column-range split."""
+    if op not in OPS:
+        raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
+    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n)
+    return cfg, splits_for(cfg, m, n, sms)

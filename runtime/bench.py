@@ -390,11 +390,10 @@ def check_and_time_gemv(launch, work: GemvWorkload, alpha: float, beta: float, r
 
 
 def gemv_kernel_launcher(kernel, work: GemvWorkload, alpha: float, beta: float):
-    m, n = work.m, work.n
-    grid = kernel.source.geometry.grid(m, n)
-    packed = [kernel.pack((m, n, alpha, work.a[i].ptr, n, work.x[i].ptr, beta, work.y[i].ptr))
-              for i in range(work.sets)]
-    return lambda i, stream: kernel.launch(grid, (), stream, packed=packed[i])
+    from .gemv import launcher_for  # the GEMV family's arguments (strides, split workspace)
+    plan = launcher_for(kernel, work.m, work.n)
+    return lambda i, stream: plan.launch(alpha, work.a[i].ptr, work.n, work.x[i].ptr, 1, beta, work.y[i].ptr, 1,
+                                         stream)
 
 
 def gemv_cublas_launcher(blas, work: GemvWorkload, alpha: float, beta: float):

@@ -1,4 +1,4 @@
-"""Public entry points: regtile.sgemm and regtile.sgemv.
+"""Public entry point regtile.sgemm (regtile.sgemv lives in runtime/gemv.py, re-exported here).
 
 Every argument is checked (dtype, shape, strides, alignment, sizes) before the GPU
 is touched; a refused call raises InputError and leaves the caller's buffers as
@@ -14,7 +14,6 @@ import numpy as np
 
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
-from ..codegen.sgemv_config import SgemvConfig, config_for_shape
 from . import driver
 from .arrays import Operand, as_operand
 from .compiler import check_arch, compile_config
@@ -168,52 +167,5 @@ def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
     return out
 
 
-def check_sgemv_args(A, x, y, alpha, beta):
-    alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
-    a = as_operand(A, "A")
-    xv = as_operand(x, "x", ndim=1)
-    m, n = a.rows, a.cols
-    if xv.rows != n:
-        raise InputError(f"shapes do not match: A is {m}x{n}, x has {xv.rows} elements (needs {n})")
-    yv = None
-    if y is None:
-        if beta != 0.0:
-            raise InputError(f"beta={beta} needs y: pass the y to accumulate into")
-    else:
-        yv = as_operand(y, "y", ndim=1)
-        if yv.rows != m:
-            raise InputError(f"y has {yv.rows} elements, expected {m}")
-        if yv.host is not None and not yv.host.flags.writeable:
-            raise InputError("y is a read-only numpy array")
-    _same_place((a, xv, yv))
-    return a, xv, yv, alpha, beta, m, n
-
-
-def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[SgemvConfig] = None,
-          arch: Optional[str] = None, stream=0):
-    """y = alpha * A @ x + beta * y in FP32 with a shape-specialised generated kernel."""
-    a, xv, yv, alpha, beta, m, n = check_sgemv_args(A, x, y, alpha, beta)
-    if config is not None and not isinstance(config, SgemvConfig):
-        raise InputError(f"config: expected an SgemvConfig, got {type(config).__name__}")
-    if a.on_device and yv is None:
-        raise InputError("device operands: pass y (the output buffer) as well")
-    cfg = config or config_for_shape(m, n)
-    kernel = driver.load(compile_config(cfg, arch or _arch_of_device()))
-    grid = kernel.source.geometry.grid(m, n)
-    if a.on_device:
-        kernel.launch(grid, (m, n, alpha, a.ptr, a.ld, xv.ptr, beta, yv.ptr), int(stream))
-        driver.check(driver._cu().cuStreamSynchronize(stream), "cuStreamSynchronize after sgemv",
-                     driver.LaunchError)
-        return y
-    ha, hx = _dense(a), np.ascontiguousarray(xv.host)
-    out = yv.host if yv is not None else np.empty(m, dtype=np.float32)
-    hy = np.ascontiguousarray(out)
-    with driver.to_device(ha) as da, driver.to_device(hx) as dx, driver.DeviceBuffer(hy.nbytes) as dy:
-        if beta != 0.0:
-            dy.upload(hy)
-        kernel.launch(grid, (m, n, alpha, da.ptr, ha.shape[1], dx.ptr, beta, dy.ptr))
-        driver.synchronize()
-        dy.download(hy)
-    if hy is not out:
-        out[...] = hy
-    return out
+# sgemv moved to runtime/gemv.py; imported back for callers of regtile.runtime.gemm.sgemv.
+from .gemv import check_sgemv_args, sgemv  # noqa: E402,F401

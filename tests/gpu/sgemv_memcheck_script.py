@@ -1,0 +1,37 @@
+"""For compute-sanitizer (no torch: the 0ad5c1c run of a torch version reported 34 errors whose
+lines did not come back).  Split, transposed, strided (negative too) and ragged GEMVs on
+regtile's own device buffers, each checked against float64:
+
+    compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py
+"""
+import numpy as np
+
+from regtile.runtime import driver
+from regtile.runtime.gemv import plan_for
+
+CASES = [(2, 1 << 16, "N", 1, 1), (3000, 5, "T", 2, -3), (77, 1000, "T", -1, 1), (129, 77, "N", 3, 2),
+         (1000, 3, "T", 1, 1), (5, 4099, "N", -2, 1), (4097, 33, "T", 1, 2)]
+rng = np.random.default_rng(0)
+bad = 0
+for m, n, op, incx, incy in CASES:
+    xlen, ylen = (n, m) if op == "N" else (m, n)
+    A = rng.standard_normal((m, n), dtype=np.float32)
+    xb = rng.standard_normal(1 + (xlen - 1) * abs(incx), dtype=np.float32)
+    yb = rng.standard_normal(1 + (ylen - 1) * abs(incy), dtype=np.float32)
+    xi = np.arange(xlen) * abs(incx)
+    yi = np.arange(ylen) * abs(incy)
+    xi, yi = (xi if incx > 0 else xi[::-1]), (yi if incy > 0 else yi[::-1])
+    ref = 0.5 * ((A.T if op == "T" else A).astype(np.float64) @ xb[xi]) + 0.25 * yb[yi]
+    plan = plan_for(m, n, op, incx, incy)
+    with driver.to_device(A) as da, driver.to_device(xb) as dx, driver.to_device(yb) as dy:
+        x0 = dx.ptr + (0 if incx > 0 else 4 * (xlen - 1) * -incx)
+        y0 = dy.ptr + (0 if incy > 0 else 4 * (ylen - 1) * -incy)
+        plan.launch(0.5, da.ptr, n, x0, incx, 0.25, y0, incy, 0)
+        driver.synchronize(plan.describe())
+        out = np.empty_like(yb)
+        dy.download(out)
+    err = np.linalg.norm(out[yi] - ref) / np.linalg.norm(ref)
+    ok = err <= 1e-5
+    bad += not ok
+    print(f"{m}x{n} op {op} incx {incx} incy {incy} splits {plan.splits}: err {err:.1e} {'ok' if ok else 'WRONG'}")
+print("memcheck script done,", bad, "wrong")
