@@ -2,7 +2,7 @@
 main loop's FFMAs read at most one register per bank that the reuse cache does not
 serve, and set the reuse bits that make it so.
 
-The hardware model is runtime/reg_banks.py's sm_90 model, calibrated on the H100
+The hardware model is sass/banks.py's sm_90 model, calibrated on the H100
 (docs/register-banks.md): 2 banks, bank = R % 2; an FFMA issues in one cycle when at
 most one of its non-cached source registers falls in each bank, and each extra read in
 a bank costs a cycle; the reuse cache keeps one register per (slot, bank).  With two
@@ -13,7 +13,7 @@ its registers.  `PassReport.unavoidable` counts those; the pass reaches the rest
 
 What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
   1. Finds every register field of every instruction and proves the map by a probe
-     rewrite read back through nvdisasm (runtime/sass_fields.py); refuses a kernel
+     rewrite read back through nvdisasm (sass/fields.py); refuses a kernel
      with any instruction form it does not know.
   2. Splits the registers: a register that is part of a vector or 64-bit operand
      (LDS.128 fragments, LDG/STG quads, address pairs, CS2R pairs, IMAD.WIDE) is
@@ -40,18 +40,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from . import cache as _cache
-from . import cubin_info, reg_banks
-from .compiler import Artifact, CompileError
-from .ffma_reorder import ReorderReport, reorder
-from .sass import Instruction, SassFunction, disassemble, function_of, parse
-from .sass_fields import (RZ, REUSE_BIT_OF_SLOT, RegField, UnknownForm, instruction_bytes, locate_all, prove,
-                          put_instruction, renamed_operand, set_bits)
+from ..errors import CompileError, SassError
+from . import banks as reg_banks
+from . import cubin as cubin_info
+from .disasm import Instruction, SassFunction, disassemble, function_of, parse
+from .fields import RegField, UnknownForm, instruction_bytes, locate_all, prove, put_instruction, renamed_operand
+from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
+from .reorder import ReorderReport, reorder
 
 PASS_ARCHS = ("sm_90",)
 PASS_VERSION = "1"  # part of the cache key: bump when the pass's output changes
@@ -59,8 +58,9 @@ STACK_POINTER = 1
 RESERVED_REGISTERS = 2  # above the highest one ptxas allocates (see run_pass)
 
 
-class SassPassRefused(CompileError):
-    """The pass will not rewrite this kernel; the message says why."""
+class SassPassRefused(CompileError, SassError):
+    """The pass will not rewrite this kernel; the message says why.  A CompileError too:
+    compile_source raises it for a kernel built with sass_pass."""
 
 
 @dataclass
@@ -478,35 +478,12 @@ def _verify(old: SassFunction, new: Optional[SassFunction], expected) -> None:
                                   f"expected operands {', '.join(ops)} with .reuse on {sorted(flagged)}")
 
 
-def _pass_code_digest() -> str:
+def code_digest() -> str:
     """A digest of the pass's own modules, so that a changed pass never meets a cached
-    result of the old one."""
+    result of the old one (runtime/sass_stage.py keys its cache with it)."""
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for mod in ("sass_pass.py", "ffma_reorder.py", "sass_fields.py", "reg_banks.py", "sass.py"):
+    for mod in ("bank_pass.py", "reorder.py", "fields.py", "banks.py", "disasm.py", "isa.py", "cubin.py"):
         h.update((here / mod).read_bytes())
     return h.hexdigest()[:16]
-
-
-def apply_to_artifact(art: Artifact, use_cache: bool = True) -> Artifact:
-    """The artifact with its cubin rewritten by the pass (cached on disk by the input
-    cubin's digest and PASS_VERSION); the report rides along as Artifact.sass_pass.
-    A stream-K module's work-list kernel (source.ranges) is rewritten too, after the
-    main kernel; the report is the main kernel's, the other's in report.others."""
-    digest = hashlib.sha256(art.cubin).hexdigest()
-    key = _cache.cache_key(digest + art.name, art.arch, ("sass-pass", _pass_code_digest()),
-                           f"regtile-sass-pass {PASS_VERSION}")
-    hit = _cache.load(key) if use_cache else None
-    if hit is not None:
-        cubin, report = hit.cubin, PassReport(**json.loads(hit.ptx))
-        report.renaming = {int(a): b for a, b in report.renaming.items()}
-    else:
-        cubin, report = run_pass(art.cubin, art.name, art.arch)
-        ranges = getattr(art.source, "ranges", None)
-        if ranges is not None:
-            cubin, other = run_pass(cubin, ranges.name, art.arch)
-            report.others = {ranges.name: other.to_dict()}
-        if use_cache:
-            _cache.store(key, _cache.Entry(ptx=json.dumps(dataclasses.asdict(report)), cubin=cubin, log=""))
-    return dataclasses.replace(art, cubin=cubin, cubin_before_pass=art.cubin, sass_pass=report)

@@ -46,7 +46,7 @@ Reuse cache (notes, "The reuse cache")
   maxas and NBAssembler clear there too).  Instructions outside SLOTTED (memory,
   conversions, predicates, uniform datapath) leave the cache alone: an assumption.
 
-Encodings (sm_70+; notes, "The sm_90 instruction fields")
+Encodings (sm_70+; sass/isa.py, notes "The sm_90 instruction fields")
   Reuse flags are read from the operand text (".reuse") and cross-checked against
   bits 58, 59, 60 of the high word (slots a, b, c).  For FFMA with three register
   sources (low 12 bits 0x223) the register fields Ra = lo[24:32], Rb = lo[32:40],
@@ -67,12 +67,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .sass import Instruction, SassFunction
+from ..errors import ArchError, ConfigError
+from . import isa
+from .disasm import Instruction, SassFunction
+from .isa import CONTROL_SHIFT, FFMA_RRR  # noqa: F401  (importable from here as before)
 
 SLOTS = ("a", "b", "c")
-REUSE_BIT = {"a": 58, "b": 59, "c": 60}  # in the high 64-bit word
-CONTROL_SHIFT = 41
-FFMA_RRR = 0x223  # low 12 bits of FFMA Rd, Ra, Rb, Rc
+REUSE_BIT = isa.REUSE_BIT_HI  # in the high 64-bit word
 
 # Instructions whose sources go through the operand slots, with how many sources
 # (operands after the destination).  FFMA is the one the report is about.
@@ -122,7 +123,7 @@ def _parse_free_reads(rule: str) -> Tuple[str, int]:
     m = re.fullmatch(r"recent:(\d+)", rule)
     if m and int(m.group(1)) > 0:
         return "recent", int(m.group(1))
-    raise ValueError(f"free-read rule {rule!r}: want one of none, own-accumulator, recent:N (N >= 1)")
+    raise ConfigError(f"free-read rule {rule!r}: want one of none, own-accumulator, recent:N (N >= 1)")
 
 
 _AMPERE = ("2 banks, bank = R % 2; an FFMA with all three sources in one bank costs a 2-cycle bubble "
@@ -151,7 +152,7 @@ CALIBRATION: Dict[str, dict] = {
 
 def arch_model(arch: str) -> ArchModel:
     if arch not in ARCH_MODELS:
-        raise ValueError(f"no register-bank model for {arch!r}; known: {', '.join(ARCH_MODELS)}")
+        raise ArchError(f"no register-bank model for {arch!r}; known: {', '.join(ARCH_MODELS)}")
     m = ARCH_MODELS[arch]
     cal = CALIBRATION.get(arch)
     if cal:
@@ -171,11 +172,11 @@ class SourceRead:
 
 def yields(ins: Instruction) -> bool:
     """The yield hint of the control code (bit 4 of hi >> 41; set when 0)."""
-    return ((ins.hi >> CONTROL_SHIFT) >> 4) & 1 == 0
+    return isa.yields(ins.hi)
 
 
 def reuse_bits(ins: Instruction) -> Tuple[bool, bool, bool]:
-    return tuple(bool((ins.hi >> REUSE_BIT[s]) & 1) for s in SLOTS)
+    return isa.reuse_flags(ins.hi)
 
 
 def source_reads(ins: Instruction) -> Optional[Tuple[SourceRead, ...]]:
@@ -207,8 +208,8 @@ def encoding_mismatches(ins: Instruction, reads: Sequence[SourceRead]) -> List[s
     for r in reads:
         if bits[r.slot] != r.reuse:
             out.append(f"slot {r.slot}: text says reuse={r.reuse}, bit {REUSE_BIT[r.slot]} says {bits[r.slot]}")
-    if ins.base == "FFMA" and (ins.lo & 0xFFF) == FFMA_RRR:
-        fields = {"a": (ins.lo >> 24) & 0xFF, "b": (ins.lo >> 32) & 0xFF, "c": ins.hi & 0xFF}
+    if isa.is_ffma_rrr(ins.base, ins.lo):
+        fields = {s: isa.field(ins.lo, ins.hi, bit) for s, bit in isa.FIELD_OF_SLOT.items()}
         for r in reads:
             if fields[r.slot] != r.reg:
                 out.append(f"slot {r.slot}: text R{r.reg}, field R{fields[r.slot]}")
@@ -415,7 +416,7 @@ def _ffma_banks(ins: Instruction, reads, cached, free, model: ArchModel) -> Ffma
             per_bank[model.bank(r.reg)].add(r.reg)
     counts = tuple(len(per_bank[b]) for b in range(model.banks))
     dest = _REG.match(ins.operands[0]).group("n")
-    return FfmaBanks(ins.offset, ins.text, 255 if dest == "Z" else int(dest), reads, cached, counts,
+    return FfmaBanks(ins.offset, ins.text, isa.RZ if dest == "Z" else int(dest), reads, cached, counts,
                      max(counts) >= model.conflict_reads, tuple(free))
 
 

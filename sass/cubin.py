@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
+from ..errors import SassError
+
 EIATTR_FRAME_SIZE = 0x11
 EIATTR_MIN_STACK_SIZE = 0x12
 EIATTR_REGCOUNT = 0x2F
@@ -20,8 +22,8 @@ EIATTR_REGCOUNT = 0x2F
 _EIFMT_NVAL, _EIFMT_BVAL, _EIFMT_HVAL, _EIFMT_SVAL = 1, 2, 3, 4
 
 
-class CubinError(ValueError):
-    pass
+class CubinError(ValueError, SassError):
+    """A cubin whose ELF lacks what is asked for (a section, a symbol, an attribute)."""
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .compiler import find_tool
+from ..errors import SassError
 
 
-class SassError(RuntimeError):
-    pass
+def find_tool(name: str) -> Optional[str]:
+    """A CUDA binary utility (nvdisasm, ...): cuda-pathfinder first (wheels, CUDA_HOME),
+    then PATH."""
+    import shutil
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility
+        path = find_nvidia_binary_utility(name)
+        if path:
+            return path
+    except Exception:  # older cuda-pathfinder without binary lookup
+        pass
+    return shutil.which(name)
 
 
 _INSTR = re.compile(

@@ -1,17 +1,17 @@
 """Where the register operands of an sm_90 instruction sit in its 128-bit encoding.
 
-The SASS register-bank pass (runtime/sass_pass.py) renames registers inside a cubin.
+The SASS register-bank pass (sass/bank_pass.py) renames registers inside a cubin.
 To do that it must know, for every instruction of the kernel, which bits hold each
 register operand and how many consecutive registers that operand names.  Two kinds
 of knowledge, kept apart:
 
 Fields (found, then proven).  On sm_70+ encodings a register operand sits in one of
-four 8-bit fields of the 128-bit instruction (bits counted over lo | hi << 64):
+four 8-bit fields of the 128-bit instruction (bits counted over lo | hi << 64; sass/isa.py):
   16  Rd  the destination
   24  Ra  source slot a
   32  Rb  source slot b
   64  Rc  source slot c
-(the same positions regbank_calib and the notes use for FFMA).  For each instruction
+(the same positions lab/regbank_calib and the notes use for FFMA).  For each instruction
 `locate()` matches the registers nvdisasm prints, in order, to fields in increasing
 order whose byte holds that register number; an instruction whose registers cannot be
 matched, or whose match is ambiguous for a register other than RZ, is refused.
@@ -31,15 +31,13 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .sass import Instruction, SassError, SassFunction, parse, disassemble
+from ..errors import SassError
+from .disasm import Instruction, SassFunction, parse, disassemble
+from .isa import FIELD_BITS, RA_BIT, RB_BIT, RC_BIT, RD_BIT, REUSE_BIT_OF_SLOT, RZ, SLOT_OF_FIELD, field, set_bits
 
-RZ = 255
-FIELD_BITS = (16, 24, 32, 64)  # Rd, Ra, Rb, Rc
-SLOT_OF_FIELD = {24: "a", 32: "b", 64: "c"}
-# The reuse flag of an operand slot (bit in lo | hi << 64).  The slot is the operand's
-# printed position among the sources, which is not always its field: IMAD R4, R3, R5, UR9
-# keeps R5 (slot b, reuse bit 59) in the c field.
-REUSE_BIT_OF_SLOT = {"a": 64 + 58, "b": 64 + 59, "c": 64 + 60}
+__all__ = ["RZ", "FIELD_BITS", "SLOT_OF_FIELD", "REUSE_BIT_OF_SLOT", "KNOWN_OPCODES", "UnknownForm", "RegField",
+           "field_value", "text_registers", "width", "locate", "locate_all", "set_bits", "renamed_operand", "prove",
+           "put_instruction", "instruction_bytes"]
 
 # A general register in operand text: R7, RZ, -R7, |R7|, R7.reuse, [R28.64], [R3+UR4+0x10].
 # Not UR7 / SR_TID.X / SRZ / PR (the letter before R excludes them).
@@ -63,7 +61,7 @@ KNOWN_OPCODES = frozenset({
 })
 
 
-class UnknownForm(ValueError):
+class UnknownForm(ValueError, SassError):
     """An instruction the register fields or widths of which are not known."""
 
     def __init__(self, ins: Instruction, why: str):
@@ -85,7 +83,7 @@ class RegField:
 
 
 def field_value(ins: Instruction, bit: int) -> int:
-    return ((ins.lo | ins.hi << 64) >> bit) & 0xFF
+    return field(ins.lo, ins.hi, bit)
 
 
 def text_registers(operand: str) -> List[int]:
@@ -102,11 +100,11 @@ def width(ins: Instruction, operand: str, bit: int, index: int = -1) -> int:
     base = ins.base
     if "[" in operand:  # a memory address: a 64-bit pair when printed R.64
         return 2 if re.search(r"R\d+\.64", operand) else 1
-    if base in _MEMORY_LOADS and bit == 16:
+    if base in _MEMORY_LOADS and bit == RD_BIT:
         return _width_modifier(ins)
-    if base in _MEMORY_STORES and bit == 32:
+    if base in _MEMORY_STORES and bit == RB_BIT:
         return _width_modifier(ins)
-    if base == "CS2R" and bit == 16:
+    if base == "CS2R" and bit == RD_BIT:
         return 1 if "32" in ins.modifiers else 2
     if base == "IMAD" and "WIDE" in ins.modifiers and index in (0, 3):
         return 2  # 64-bit result and 64-bit addend (printed last; a uniform addend moves the
@@ -127,7 +125,7 @@ def locate(ins: Instruction) -> Tuple[RegField, ...]:
         return ()
     if ins.base not in KNOWN_OPCODES:
         raise UnknownForm(ins, f"opcode {ins.base} is not in the pass's table of known forms "
-                               "(runtime/sass_fields.py KNOWN_OPCODES): its operand widths are unknown")
+                               "(sass/fields.py KNOWN_OPCODES): its operand widths are unknown")
     regs = [r for _, r, _ in occurrences]
     canon, slots = _canonical(ins, [k for k, _, _ in occurrences])
     if canon is not None and all(field_value(ins, b) == r for b, r in zip(canon, regs)):
@@ -143,7 +141,8 @@ def locate(ins: Instruction) -> Tuple[RegField, ...]:
                 raise UnknownForm(ins, f"register {op!r} fits more than one field")
         bits = solutions[0]
         slots = tuple(SLOT_OF_FIELD.get(b) for b in bits)
-    out = tuple(RegField(k, bit, reg, width(ins, op, bit, k), bit == 16, None if bit == 16 else slot)
+    out = tuple(RegField(k, bit, reg, width(ins, op, bit, k), bit == RD_BIT,
+                         None if bit == RD_BIT else slot)
                 for (k, reg, op), bit, slot in zip(occurrences, bits, slots))
     for f in out:
         if f.count > 1 and f.reg != RZ and f.reg % f.count:
@@ -166,7 +165,7 @@ def _canonical(ins: Instruction, reg_operands: Sequence[int]):
     predicate takes none).  (fields, slots) of the register operands; (None, None) when
     the operands do not follow it."""
     ops = ins.operands
-    slots = iter((32,) if ins.base in _UNARY else (24, 32, 64))
+    slots = iter((RB_BIT,) if ins.base in _UNARY else (RA_BIT, RB_BIT, RC_BIT))
     field_of: Dict[int, int] = {}
     slot_of: Dict[int, int] = {}
     dest_pending = ins.base not in _NO_REGISTER_DEST
@@ -174,7 +173,7 @@ def _canonical(ins: Instruction, reg_operands: Sequence[int]):
         if _PREDICATE.match(op.replace(".reuse", "")):
             continue
         if dest_pending and k in reg_operands:
-            field_of[k] = 16
+            field_of[k] = RD_BIT
             dest_pending = False
             continue
         if dest_pending and re.match(r"^UR\d+$", op):
@@ -189,10 +188,10 @@ def _canonical(ins: Instruction, reg_operands: Sequence[int]):
             field_of[k] = bit
     # A uniform register or constant printed in slot c is encoded in the b field, and
     # the register printed in slot b then sits in the c field (IMAD.WIDE R4, R3, R4, UR4).
-    b_op = next((k for k, bit in slot_of.items() if bit == 32), None)
-    c_op = next((k for k, bit in slot_of.items() if bit == 64), None)
+    b_op = next((k for k, bit in slot_of.items() if bit == RB_BIT), None)
+    c_op = next((k for k, bit in slot_of.items() if bit == RC_BIT), None)
     if b_op in field_of and c_op is not None and _UNIFORM_OR_CONST.match(ops[c_op]):
-        field_of[b_op] = 64
+        field_of[b_op] = RC_BIT
     if any(k not in field_of for k in reg_operands):
         return None, None
     return (tuple(field_of[k] for k in reg_operands),
@@ -216,13 +215,6 @@ def locate_all(func: SassFunction) -> Dict[int, Tuple[RegField, ...]]:
 
 
 # ---- rewriting ------------------------------------------------------------------------------
-def set_bits(lo: int, hi: int, bit: int, value: int, bits: int = 8) -> Tuple[int, int]:
-    word = lo | hi << 64
-    mask = ((1 << bits) - 1) << bit
-    word = (word & ~mask) | (value << bit)
-    return word & ((1 << 64) - 1), word >> 64
-
-
 def renamed_operand(operand: str, rename) -> str:
     """The operand text with each general register replaced by rename(reg)."""
     def sub(m):

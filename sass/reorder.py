@@ -1,6 +1,6 @@
 """Reorder the main loop's FFMAs inside the cubin so that each one shares a source
 register, in the same operand slot, with the FFMA before it (a reuse-cache hit on
-nearly every FFMA), for the SASS register-bank pass (runtime/sass_pass.py).
+nearly every FFMA), for the SASS register-bank pass (sass/bank_pass.py).
 
 ptxas keeps much of the generator's FFMA order but not all of it: it starts rows of
 the thread tile with the fragment quad that arrived first, so some rows turn without
@@ -37,37 +37,34 @@ from __future__ import annotations
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from . import reg_banks
-from .sass import Instruction
-from .sass_fields import RZ, locate
+from . import banks as reg_banks
+from . import isa
+from .disasm import Instruction
+from .fields import locate
+from .isa import RZ
 
 GUARD_CYCLES = 12
-CONTROL_SHIFT = 41
-BODY_MASK = (1 << CONTROL_SHIFT) - 1
-REUSE_MASK = 0x7 << 58
-FFMA_RRR = 0x223
-
-
-def _control(ins: Instruction) -> int:
-    return ins.hi >> CONTROL_SHIFT
 
 
 def stall(ins: Instruction) -> int:
-    return _control(ins) & 0xF
+    return isa.stall(ins.hi)
 
 
 def waits(ins: Instruction) -> int:
-    return (_control(ins) >> 11) & 0x3F
+    return isa.wait_mask(ins.hi)
 
 
 def sets_scoreboard(ins: Instruction) -> bool:
-    c = _control(ins)
-    return ((c >> 5) & 7) != 7 or ((c >> 8) & 7) != 7
+    return isa.sets_scoreboard(ins.hi)
 
 
 def _movable(ins: Instruction) -> bool:
-    return (ins.base == "FFMA" and (ins.lo & 0xFFF) == FFMA_RRR and not ins.predicate
-            and not sets_scoreboard(ins))
+    return isa.is_ffma_rrr(ins.base, ins.lo) and not ins.predicate and not sets_scoreboard(ins)
+
+
+def _ab(ins: Instruction) -> Tuple[int, int]:
+    """The Ra and Rb registers of an FFMA Rd, Ra, Rb, Rc."""
+    return isa.field(ins.lo, ins.hi, isa.RA_BIT), isa.field(ins.lo, ins.hi, isa.RB_BIT)
 
 
 def runs(loop: Sequence[Instruction], labels: Set[int]) -> List[List[int]]:
@@ -251,8 +248,7 @@ def _precedence(fs: Sequence[_Ffma]) -> Optional[Dict[int, Set[int]]]:
 
 def _swapped(ins: Instruction) -> Instruction:
     """fma(b, a, c): fields Ra and Rb exchanged."""
-    ra, rb = (ins.lo >> 24) & 0xFF, (ins.lo >> 32) & 0xFF
-    lo = (ins.lo & ~(0xFF << 24) & ~(0xFF << 32)) | (rb << 24) | (ra << 32)
+    lo = isa.swap_ab(ins.lo)
     ops = list(ins.operands)
     ops[1], ops[2] = ops[2], ops[1]
     return dataclasses.replace(ins, lo=lo, operands=tuple(ops), text=_text(ins.opcode, ops))
@@ -266,7 +262,7 @@ def _placed(ins: Instruction, at: Instruction) -> Instruction:
     """`ins` at the position of `at`: its offset and scheduling controls, no reuse flags
     (the pass plans those)."""
     ops = tuple(op.replace(".reuse", "") for op in ins.operands)
-    hi = ((at.hi & ~BODY_MASK) | (ins.hi & BODY_MASK)) & ~REUSE_MASK
+    hi = ((at.hi & ~isa.BODY_MASK_HI) | (ins.hi & isa.BODY_MASK_HI)) & ~isa.REUSE_MASK_HI
     return dataclasses.replace(ins, offset=at.offset, hi=hi, operands=ops, text=_text(ins.opcode, ops))
 
 
@@ -306,8 +302,8 @@ def reorder(func_instrs: Sequence[Instruction], lo: int, hi: int, labels: Dict[s
         fs = []
         for k in run:
             i = instrs[k]
-            ra, rb = (i.lo >> 24) & 0xFF, (i.lo >> 32) & 0xFF
-            fs.append(_Ffma(i, k, (i.lo >> 16) & 0xFF, ra, rb, i.hi & 0xFF))
+            ra, rb = _ab(i)
+            fs.append(_Ffma(i, k, isa.field(i.lo, i.hi, isa.RD_BIT), ra, rb, isa.field(i.lo, i.hi, isa.RC_BIT)))
         before = _precedence(fs)
         if before is None:
             rep.kept_dependent += 1
@@ -330,8 +326,7 @@ def reorder(func_instrs: Sequence[Instruction], lo: int, hi: int, labels: Dict[s
 
 
 def _last_pair(out: Sequence[Instruction], run: Sequence[int]) -> Tuple[int, int]:
-    i = out[run[-1]]
-    return (i.lo >> 24) & 0xFF, (i.lo >> 32) & 0xFF
+    return _ab(out[run[-1]])
 
 
 def _chain_survives(out: Sequence[Instruction], a: int, b: int, labels: Set[int]) -> bool:

@@ -45,7 +45,7 @@ _HELP = {
     "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
     "ffma_order": "FFMA order of a k-slice: zigzag, colzig, swirl, rowmajor", "reg_prefetch": "double-buffer fragments in registers",
     "sass_pass": "sm_90: rewrite the cubin with the SASS register-bank pass (FFMA order and register renaming so "
-                 "that main-loop FFMAs read <= 1 uncached register per bank; runtime/sass_pass.py)",
+                 "that main-loop FFMAs read <= 1 uncached register per bank; sass/bank_pass.py)",
     "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
                "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
     "stream_k": "PTX backend: whole waves of tiles, then the last partial wave's tiles in even K ranges over every "

@@ -50,19 +50,15 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..codegen.kernel import KernelSource, LaunchGeometry
-from ..runtime import reg_banks
+from ..sass import banks as reg_banks
 from ..runtime.compiler import compile_source
-from ..runtime.sass import Instruction, SassFunction, function_of
+from ..sass import isa
+from ..sass.disasm import Instruction, SassFunction, function_of
+from ..sass.isa import CONTROL_SHIFT, RZ  # noqa: F401  (the encoding: sass/isa.py)
 
 KERNEL = "regbank_calib"
 ACCS = 8  # independent accumulators (ILP)
 SOURCES = 16  # read-only source registers
-FFMA_RRR = 0x223
-RZ = 255
-FIELD_A, FIELD_B, FIELD_C = (24, "lo"), (32, "lo"), (0, "hi")  # (shift, word) of Ra, Rb, Rc
-REUSE_BITS = (58, 59, 60)  # high word, slots a, b, c
-CONTROL_SHIFT = 41  # control code: hi >> 41; stall cycles in its low 4 bits
-WAIT_MASK_SHIFT = 41 + 11  # control code bits 11..16: scoreboards the instruction waits on
 DEFAULT_SM_CLOCK_MHZ = 1980.0  # H100 under FFMA load (shared/notes/h100-baseline.md)
 DEFAULT_FFMAS = 1024
 
@@ -122,32 +118,21 @@ def kernel_source(ffmas: int = DEFAULT_FFMAS, accs: int = ACCS) -> KernelSource:
 # ---- the cubin's .text section ------------------------------------------------------------
 def text_section(cubin: bytes, name: str = KERNEL) -> Tuple[int, int]:
     """(file offset, size) of section .text.<name> of an ELF64 cubin."""
-    from ..runtime.cubin_info import CubinError
-    from ..runtime.cubin_info import text_section as _text_section
+    from ..sass.cubin import CubinError
+    from ..sass.cubin import text_section as _text_section
     try:
         return _text_section(cubin, name)
     except CubinError as e:
         raise CalibError(str(e)) from None
 
 
-def _field(ins: Instruction, field) -> int:
-    shift, word = field
-    return ((ins.lo if word == "lo" else ins.hi) >> shift) & 0xFF
-
-
-def _set(word: int, shift: int, value: int, bits: int = 8) -> int:
-    mask = ((1 << bits) - 1) << shift
-    return (word & ~mask) | (value << shift)
-
-
 def encode(ins: Instruction, ra: int, rb: int, rc: int, reuse: Tuple[bool, bool, bool]) -> Tuple[int, int]:
     """(lo, hi) of `ins` with new source registers and reuse flags."""
     lo, hi = ins.lo, ins.hi
-    lo = _set(lo, FIELD_A[0], ra)
-    lo = _set(lo, FIELD_B[0], rb)
-    hi = _set(hi, FIELD_C[0], rc)
-    for bit, flag in zip(REUSE_BITS, reuse):
-        hi = _set(hi, bit, int(flag), 1)
+    for slot, reg in zip("abc", (ra, rb, rc)):
+        lo, hi = isa.set_bits(lo, hi, isa.FIELD_OF_SLOT[slot], reg)
+    for slot, flag in zip("abc", reuse):
+        lo, hi = isa.set_bits(lo, hi, isa.REUSE_BIT_OF_SLOT[slot], int(flag), 1)
     return lo, hi
 
 
@@ -165,12 +150,12 @@ def loop_ffmas(func: SassFunction) -> List[Instruction]:
     if not ffmas:
         raise CalibError("the calibration kernel's main loop holds no FFMA")
     for i in ffmas:
-        if (i.lo & 0xFFF) != FFMA_RRR or i.predicate:
+        if not isa.is_ffma_rrr(i.base, i.lo) or i.predicate:
             raise CalibError(f"unexpected FFMA form in the loop: {i.text} (want FFMA Rd, Ra, Rb, Rc)")
-        if (i.hi >> WAIT_MASK_SHIFT) & 0x3F:
+        if isa.wait_mask(i.hi):
             raise CalibError(f"a loop FFMA waits on a scoreboard ({i.text}): a load is in flight in the loop")
         regs = [_reg(o) for o in i.operands[1:4]]
-        fields = [_field(i, f) for f in (FIELD_A, FIELD_B, FIELD_C)]
+        fields = [isa.field(i.lo, i.hi, isa.FIELD_OF_SLOT[s]) for s in "abc"]
         if regs != fields:
             raise CalibError(f"register fields of {i.text} read {fields}, the text says {regs}: "
                              "the encoding assumption does not hold for this compiler")
@@ -319,7 +304,7 @@ class _Ctx:
         between = [(a + k) % m for k in range(1, (b - a) % m)]
         if any(_reg(self.loop[k].operands[0]) == reg for k in between if self.loop[k].operands):
             raise CalibError(f"W{d} of FFMA {idx}: R{reg} is written again before it is read")
-        stall = sum((self.loop[k].hi >> CONTROL_SHIFT) & 0xF for k in [a] + between)
+        stall = sum(isa.stall(self.loop[k].hi) for k in [a] + between)
         if stall < FFMA_LATENCY:
             raise CalibError(f"W{d} of FFMA {idx}: only {stall} stall cycles after R{reg} is written "
                              f"(FFMA latency {FFMA_LATENCY})")
@@ -425,7 +410,7 @@ def build_all(ffmas: int = DEFAULT_FFMAS, arch: str = "sm_90", names: Optional[S
 
 # ---- what each hypothesis predicts ----------------------------------------------------------
 # Issue cycles per FFMA per sub-partition, from the variant's own SASS through
-# runtime/reg_banks.py (2 banks, per-(slot, bank) reuse cache), under:
+# sass/banks.py (2 banks, per-(slot, bank) reuse cache), under:
 #   serial      per instruction: 1 cycle + 1 per read beyond the first in its busiest
 #               bank, no overlap between instructions (reg_banks' per-instruction estimate)
 #   serial+acc  the same with the own-accumulator c read free
