@@ -244,9 +244,9 @@ class SgemmConfig:
         if self.stream_k:
             parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
         if self.edge_split:
-            from .edges import edge_config  # edges builds on presets, which build on this module
-            e = edge_config()
-            parts.append(f"edge split (ragged edges by a {e.bm}x{e.bn} stream-K kernel)")
+            # The edge kernel's tile is edges.edge_config()'s (inspect prints it from the module);
+            # not imported here: edges builds on presets, which build on this module.
+            parts.append("edge split (ragged edges by a small-tile stream-K kernel)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------
