@@ -46,6 +46,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..errors import InputError
+
 
 # A stream-K range gets at least this many k-tiles (fewer ranges than SMs otherwise).
 MIN_ITERS = 8
@@ -121,12 +123,12 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
     min_iters = MIN_ITERS if min_iters is None else min_iters
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 0:
-            raise ValueError(f"{name}={v}: must be >= 0")
+            raise InputError(f"{name}={v}: must be >= 0")
     if slots_per_wave < 1:
-        raise ValueError(f"slots_per_wave={slots_per_wave}: must be >= 1 (SMs x blocks an SM)")
+        raise InputError(f"slots_per_wave={slots_per_wave}: must be >= 1 (SMs x blocks an SM)")
     tiles_m, tiles_n, iters = -(-m // bm), -(-n // bn), -(-k // bk)
     if tiles_m >= MAX_TILES_PER_DIM or tiles_n >= MAX_TILES_PER_DIM:
-        raise ValueError(f"{tiles_m} x {tiles_n} tiles: stream-K packs tile coordinates in 16 bits "
+        raise InputError(f"{tiles_m} x {tiles_n} tiles: stream-K packs tile coordinates in 16 bits "
                          f"(at most {MAX_TILES_PER_DIM - 1} a dimension)")
     total = tiles_m * tiles_n
     p = slots_per_wave

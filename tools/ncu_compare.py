@@ -45,6 +45,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..codegen.plan import make_plan
 from ..codegen.presets import get_preset, preset_names
 from ..codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS, SmemReport, analyze
+from ..errors import RegtileError
 
 METRICS = (
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
@@ -61,8 +62,8 @@ INTERFERENCE_SHARE = 1e-3  # an excess below 0.1% of the wavefronts: interferenc
 OPS = (("LDS", "ld"), ("STS", "st"))
 
 
-class CompareError(RuntimeError):
-    pass
+class CompareError(RegtileError):
+    """An ncu run or CSV this comparison cannot use."""
 
 
 # ---- the CSV --------------------------------------------------------------------------------

@@ -6,13 +6,14 @@ import dataclasses
 
 from ..codegen.config import SgemmConfig
 from ..codegen.edges import edge_config
+from ..errors import InputError
 from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.presets import all_preset_names, get_preset
 from ..codegen.sgemv_config import SgemvConfig
 
 
-class UsageError(ValueError):
+class UsageError(InputError):
     """Bad command-line input: printed as one line, exit status 2."""
 
 

@@ -52,6 +52,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..codegen.kernel import KernelSource, LaunchGeometry
 from ..sass import banks as reg_banks
 from ..runtime.compiler import compile_source
+from ..errors import RegtileError
 from ..sass import isa
 from ..sass.disasm import Instruction, SassFunction, function_of
 from ..sass.isa import CONTROL_SHIFT, RZ  # noqa: F401  (the encoding: sass/isa.py)
@@ -100,7 +101,7 @@ extern "C" __global__ void __launch_bounds__(1024) regbank_calib(const float* __
 """
 
 
-class CalibError(RuntimeError):
+class CalibError(RegtileError):
     pass
 
 
