@@ -55,7 +55,7 @@ MIN_ITERS = 8
 # wave, the cost the partial tiles' traffic and a work-list kernel about 10% slower per
 # k-tile.  Measured: with a reduce launch (docs/tuning.md, 72c049a run 2) last waves 97% and
 # 94% full (2048^3, 1024x8192x1024) lost 13-15% and 88% (4096^3) broke even; with the fix-up
-# (0944d5f, docs/data/streamk_fill.py) 88% gains 0.6%, 73% (6144^3) 2.2%.
+# (0944d5f, lab/experiments/streamk_fill.py) 88% gains 0.6%, 73% (6144^3) 2.2%.
 MAX_LAST_WAVE_FILL = 0.9
 MAX_TILES_PER_DIM = 1 << 16
 ITEM_BYTES = 32  # one item of the work list: 8 int32

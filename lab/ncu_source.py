@@ -3,7 +3,7 @@ source page (warp-state sampling).
 
     ncu --set full -k regex:regtile -c 1 -o rep python3 launch.py     (device)
     ncu -i rep.ncu-rep --page source --csv --print-source sass > src.csv
-    python3 -m regtile.tools.ncu_source src.csv [--top 15] [--json]
+    python3 -m regtile.lab.ncu_source src.csv [--top 15] [--json]
 
 What the samples mean (Nsight Compute's warp-state sampling): at a fixed interval each
 sub-partition's scheduler reports one of its warps and the reason it did not issue
@@ -120,7 +120,7 @@ def render(s: SourceSummary) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.ncu_source", description=__doc__,
+    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.ncu_source", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("csv", help="ncu -i REP --page source --csv --print-source sass > FILE")
     p.add_argument("--top", type=int, default=15, help="instructions listed (default 15)")

@@ -4,7 +4,7 @@ Draws random SGEMM configs that validation accepts (every field of the space, sp
 the SASS-pass source included), compiles each for sm_90 with both backends, and reports
 the ones ptxas spills - each a counterexample to "accepted means spill-free".  No GPU.
 
-    python3 -m regtile.tools.register_sweep --n 2000 --seed 77 --jobs 8 --out sweep.jsonl
+    python3 -m regtile.lab.register_sweep --n 2000 --seed 77 --jobs 8 --out sweep.jsonl
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def compile_one(args) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.register_sweep", description=__doc__,
+    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.register_sweep", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=int, default=500, help="accepted configs to compile (default 500)")
     p.add_argument("--seed", type=int, default=0)

@@ -12,7 +12,7 @@ Banks
   same register in two slots is one read.  An FFMA *conflicts* when one bank gets
   `conflict_reads` or more distinct non-cached reads: 3 on sm_80/86/89 (published:
   Jia et al. for Volta/Turing, Huerta et al. MICRO'25 for GA10x), 2 on sm_90
-  (measured on the H100 by tools/regbank_calib.py; CALIBRATION below).
+  (measured on the H100 by lab/regbank_calib.py; CALIBRATION below).
 
 Calibration on sm_90 (H100 SXM, 2026-11-22, 1024-FFMA loop, 4 warps per
 sub-partition; docs/data/regbank_calib_1024.json, docs/register-banks.md), issue
@@ -95,7 +95,7 @@ class ArchModel:
     status: str  # "published" or "inferred, to calibrate" or "calibrated"
     source: str
     # Extra issue cycles per register-file read beyond the first in one bank, once
-    # measured (tools/regbank_calib.py).
+    # measured (lab/regbank_calib.py).
     penalty_cycles: Optional[float] = None
     # Which source reads make no register-file bank read although the reuse cache does
     # not serve them (FREE_READ_RULES; see free_read()):
@@ -143,7 +143,7 @@ ARCH_MODELS: Dict[str, ArchModel] = {
 # "none" until the accumulator variants are measured.
 CALIBRATION: Dict[str, dict] = {
     "sm_90": {"conflict_reads": 2, "penalty_cycles": 1.0,
-              "measured": "H100 SXM 80GB, 2026-11-22, tools/regbank_calib.py --ffmas 1024 (docs/data/"
+              "measured": "H100 SXM 80GB, 2026-11-22, lab/regbank_calib.py --ffmas 1024 (docs/data/"
                           "regbank_calib_1024.json): 2 reads in one bank 2.00, 3 reads 3.00, one per bank "
                           "1.01 issue cycles/FFMA/SMSP; reuse per (slot, bank); bank totals overlap across "
                           "FFMAs (ptxas's loop 1.53, bank_bound 1.531)"},

@@ -12,7 +12,8 @@ from regtile import errors
 
 # The installed packages (pyproject's package-dir maps each to its own folder, so walking
 # regtile.__path__ alone would not reach them).
-PACKAGES = ("regtile", "regtile.codegen", "regtile.sass", "regtile.runtime", "regtile.tools")
+PACKAGES = ("regtile", "regtile.codegen", "regtile.sass", "regtile.runtime", "regtile.tools", "regtile.lab",
+            "regtile.lab.experiments")
 
 
 def _modules():
@@ -37,7 +38,7 @@ def test_every_exception_class_of_the_package_derives_from_regtile_error():
     # the walk reached every package (a module that failed to import would have raised)
     assert {"regtile.errors.ConfigError", "regtile.sass.bank_pass.SassPassRefused",
             "regtile.sass.fields.UnknownForm", "regtile.sass.cubin.CubinError",
-            "regtile.tools.options.UsageError"} <= set(classes)
+            "regtile.tools.options.UsageError", "regtile.lab.regbank_variants.CalibError"} <= set(classes)
     outside = sorted(name for name, cls in classes.items() if not issubclass(cls, errors.RegtileError))
     assert outside == []
 

@@ -24,14 +24,17 @@ it reuses those registers.  This prototype, on the final cubin of PTX 128x256 8x
 Not wired into the pass: a measurement.  The variants are checked against float64 and timed
 interleaved with cuBLAS (bench.interleave_with_cublas).  `--dry` builds them on the CPU.
 """
-import dataclasses, sys
-from regtile.codegen.presets import get_preset
-from regtile.runtime import cubin_info
-from regtile.runtime.compiler import compile_config
-from regtile.runtime.sass import function_of
-from regtile.runtime.sass_fields import RZ, locate, put_instruction, set_bits, REUSE_BIT_OF_SLOT
+import dataclasses
+import sys
 
-from regtile.runtime.ffma_reorder import CONTROL_SHIFT  # the controls: high word, bit 41 up
+from regtile.codegen.presets import get_preset
+from regtile.runtime.compiler import compile_config
+from regtile.sass import cubin as cubin_info
+from regtile.sass.disasm import function_of
+from regtile.sass.fields import locate, put_instruction
+from regtile.sass.isa import CONTROL_SHIFT, REUSE_BIT_OF_SLOT, RZ, set_bits  # the controls: hi, bit 41 up
+
+from .nop_ablation_experiment import _args
 
 
 def sets_scoreboard(ins) -> bool:
@@ -141,15 +144,22 @@ def hoist(art, max_moves: int, distance: int):
     return art, moves, art.resources.registers
 
 
-cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
-art = compile_config(cfg, "sm_90", backend="ptx")
-variants = {"full +pass": art}
-for n, d in ((4, 96), (7, 96), (7, 160)):
-    new, moves, regs = hoist(art, n, d)
-    name = f"hoist {len(moves)} LDS, <= {d} up"
-    variants[name] = new
-    print(f"{name}: {regs} registers; moved (from, to, first-use distance before): {moves}", flush=True)
-if "--dry" in sys.argv:
-    sys.exit(0)
-from regtile.tools import interleave
-interleave.run(variants, interleave.sizes_from(sys.argv[1:], (4096,)), "lds_hoist.json")
+def main(argv=None) -> int:
+    args = _args(argv, "lds_hoist_experiment")
+    cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+    art = compile_config(cfg, "sm_90", backend="ptx")
+    variants = {"full +pass": art}
+    for n, d in ((4, 96), (7, 96), (7, 160)):
+        new, moves, regs = hoist(art, n, d)
+        name = f"hoist {len(moves)} LDS, <= {d} up"
+        variants[name] = new
+        print(f"{name}: {regs} registers; moved (from, to, first-use distance before): {moves}", flush=True)
+    if args.dry:
+        return 0
+    from regtile.tools import interleave
+    interleave.run(variants, args.sizes or [4096], "lds_hoist.json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -15,15 +15,17 @@ A first version cleared the FFMAs' scoreboard waits instead (the loads kept, nob
 four variants of it faulted at 4096^3, each time because a wait ptxas put on an FFMA also
 guarded a non-FFMA instruction after it (docs/perf-log.md).  Also runnable on the CPU with
 --dry: builds every variant and checks it through nvdisasm."""
-import dataclasses, sys
-from regtile.codegen.presets import get_preset
-from regtile.runtime import cubin_info
-from regtile.runtime.compiler import compile_config
-from regtile.runtime.sass import function_of
-from regtile.runtime.sass_fields import put_instruction
+import argparse
+import dataclasses
+import sys
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from nop_ablation_experiment import with_nops  # noqa: E402  (same folder)
+from regtile.codegen.presets import get_preset
+from regtile.runtime.compiler import compile_config
+from regtile.sass import cubin as cubin_info
+from regtile.sass.disasm import function_of
+from regtile.sass.fields import put_instruction
+
+from .nop_ablation_experiment import _args, with_nops
 
 SIZE_FIELD = 0x7 << 9  # in the high word
 SIZE_CODE = {32: 4, 64: 5, 128: 6}
@@ -45,18 +47,20 @@ def narrowed(art, bits: int):
     return dataclasses.replace(art, cubin=out), n
 
 
-def main():
+def main(argv=None) -> int:
+    args = _args(argv, "lds_latency_experiment")
     cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
     art = compile_config(cfg, "sm_90", backend="ptx")
     arts = {"full +pass": art, "LDS->NOP": with_nops(art, ("LDS",))[0]}
     for bits in (64, 32):
         arts[f"LDS.128 -> LDS.{bits}"], n = narrowed(art, bits)
         print(f"LDS.128 -> LDS.{bits}: {n} loads", flush=True)
-    if "--dry" in sys.argv:
-        return
+    if args.dry:
+        return 0
     from regtile.tools import interleave
-    interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "lds_latency.json", check=False)
+    interleave.run(arts, args.sizes or [4096], "lds_latency.json", check=False)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """Ablation in the SASS (issue 9): the best kernel's own cubin (PTX 128x256 8x16 + SASS pass),
 with the main loop's LDS, LDG or STS+BAR replaced by NOPs - registers, FFMA order, reuse
 bits and every other instruction's scheduling controls unchanged, so unlike deleting them from
-the PTX (docs/data/ablation_experiment.py, where ptxas re-allocated and the banks changed) this
+the PTX (lab/experiments/ablation_experiment.py, where ptxas re-allocated and the banks changed) this
 isolates what those instructions cost where they stand.
 
 A NOP keeps the replaced instruction's stall count and wait mask and sets no scoreboard (so
@@ -12,15 +12,18 @@ purpose (stale fragments / tiles): timed only, interleaved with cuBLAS (check=Fa
 "LDS broadcast" keeps every LDS, its scoreboards and waits, but points all lanes at one
 address: the latency stays, the shared-memory traffic halves (one wavefront, not two).
 Also runnable on the CPU with --dry: builds every variant and checks it through nvdisasm."""
-import dataclasses, sys
+import argparse
+import dataclasses
+import sys
+
 from regtile.codegen.presets import get_preset
-from regtile.runtime import cubin_info
 from regtile.runtime.compiler import compile_config
-from regtile.runtime.sass import function_of
-from regtile.runtime.sass_fields import put_instruction
+from regtile.sass import cubin as cubin_info
+from regtile.sass.disasm import function_of
+from regtile.sass.fields import put_instruction
+from regtile.sass.isa import CONTROL_SHIFT  # the controls: high word, bit 41 up
 
 NOP_LO = 0x7918  # sm_90 NOP (read off a ptxas cubin); its high word holds only controls
-from regtile.runtime.ffma_reorder import CONTROL_SHIFT  # the controls: high word, bit 41 up
 
 
 def with_nops(art, kinds, stall1=False):
@@ -47,7 +50,7 @@ def broadcast_lds(art):
     """Every LDS of the loop reads one address for the whole warp (its address register
     becomes RZ: [UR + imm] alone): one wavefront instead of two, the same latency and
     scoreboards - what the LDS cost in shared-memory bandwidth rather than in latency."""
-    from regtile.runtime.sass_fields import RZ, locate, set_bits
+    from regtile.sass.fields import RZ, locate, set_bits
     text_offset, _ = cubin_info.text_section(art.cubin, art.name)
     func = function_of(art.cubin, art.name)[1]
     data = bytearray(art.cubin)
@@ -67,7 +70,16 @@ def broadcast_lds(art):
     return new, n
 
 
-def main():
+def _args(argv, prog):
+    p = argparse.ArgumentParser(prog=f"python3 -m regtile.lab.experiments.{prog}", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sizes", nargs="*", type=int, help="cube sizes to time (default 4096)")
+    p.add_argument("--dry", action="store_true", help="build every variant on the CPU and check it through nvdisasm")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = _args(argv, "nop_ablation_experiment")
     cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
     art = compile_config(cfg, "sm_90", backend="ptx")
     variants = {"full +pass": ((), False), "LDS->NOP": (("LDS",), False), "LDS->NOP stall 1": (("LDS",), True),
@@ -79,11 +91,12 @@ def main():
         print(f"{name:32s} {n} loop instructions replaced", flush=True)
     arts["LDS broadcast (one address)"], n = broadcast_lds(art)
     print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
-    if "--dry" in sys.argv:
-        sys.exit(0)
+    if args.dry:
+        return 0
     from regtile.tools import interleave
-    interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096,)), "nop_ablation.json", check=False)
+    interleave.run(arts, args.sizes or [4096], "nop_ablation.json", check=False)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,19 +1,38 @@
 """Issue 9, last-wave tail: the best kernel with and without stream-K (codegen/streamk.py),
 interleaved with cuBLAS (runtime/bench.interleave_with_cublas via tools/interleave.run).
 Sizes from the command line (default 3072 4096 4097 8192)."""
+import argparse
 import sys
-from regtile.codegen.presets import get_preset
-from regtile.runtime.compiler import compile_config
-from regtile.tools import interleave
 
-z = get_preset("zorder").config
-best = z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
-variants = {
-    "ptx 128x256 8x16 +pass": best,
-    "ptx 128x256 8x16 +pass stream-K": best.replace(stream_k=True),
-    "ptx zorder stream-K": z.replace(stream_k=True),
-}
-arts = {name: compile_config(cfg, "sm_90", backend="ptx") for name, cfg in variants.items()}
-for name, art in arts.items():
-    print(name, art.resources.registers, "registers", flush=True)
-interleave.run(arts, interleave.sizes_from(sys.argv[1:], (3072, 4096, 4097, 8192)), "streamk_vs_cublas.json")
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_vs_cublas", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 3072 4096 4097 8192)")
+    args, rest = p.parse_known_args(argv)
+    _run(list(args.argv) + rest)
+    return 0
+
+
+def _run(argv):
+    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    import sys
+    from regtile.codegen.presets import get_preset
+    from regtile.runtime.compiler import compile_config
+    from regtile.tools import interleave
+
+    z = get_preset("zorder").config
+    best = z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
+    variants = {
+        "ptx 128x256 8x16 +pass": best,
+        "ptx 128x256 8x16 +pass stream-K": best.replace(stream_k=True),
+        "ptx zorder stream-K": z.replace(stream_k=True),
+    }
+    arts = {name: compile_config(cfg, "sm_90", backend="ptx") for name, cfg in variants.items()}
+    for name, art in arts.items():
+        print(name, art.resources.registers, "registers", flush=True)
+    interleave.run(arts, interleave.sizes_from(argv, (3072, 4096, 4097, 8192)), "streamk_vs_cublas.json")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,22 +9,41 @@ the two warps of a sub-partition drift apart, so one's non-FFMA phase meets the 
 a few % more issue, minus a third more global->shared copies per FFMA.
 Interleaved with cuBLAS: 5 rounds x (cuBLAS 20 launches, each kernel 20 launches).
 """
+import argparse
 import sys
-from regtile.codegen.presets import get_preset
-from regtile.runtime import driver
-from regtile.runtime.compiler import compile_config
 
-dev = driver.device()
-z = get_preset("zorder").config
-variants = {
-    "128x256 8x16 4x2 mb1 +pass": z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True),
-    "128x128 8x16 2x2 mb2 +pass": z.replace(bn=128, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
-    "128x128 8x16 4x1 mb2 +pass": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2, sass_pass=True),
-    "128x128 8x16 4x1 mb2": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2),
-    "64x256 8x16 2x2 mb2 +pass": z.replace(bm=64, bn=256, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
-}
-arts = {name: compile_config(c, dev.arch, backend="ptx") for name, c in variants.items()}
-for name, a in arts.items():
-    print(f"{name:30s} {a.resources.registers} registers", flush=True)
-from regtile.tools import interleave
-interleave.run(arts, interleave.sizes_from(sys.argv[1:], (4096, 8192)), "two_blocks.json")
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.two_blocks_experiment", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 4096 8192)")
+    args, rest = p.parse_known_args(argv)
+    _run(list(args.argv) + rest)
+    return 0
+
+
+def _run(argv):
+    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    import sys
+    from regtile.codegen.presets import get_preset
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_config
+
+    dev = driver.device()
+    z = get_preset("zorder").config
+    variants = {
+        "128x256 8x16 4x2 mb1 +pass": z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True),
+        "128x128 8x16 2x2 mb2 +pass": z.replace(bn=128, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
+        "128x128 8x16 4x1 mb2 +pass": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2, sass_pass=True),
+        "128x128 8x16 4x1 mb2": z.replace(bn=128, tn=16, warps=(4, 1), min_blocks=2),
+        "64x256 8x16 2x2 mb2 +pass": z.replace(bm=64, bn=256, tn=16, warps=(2, 2), min_blocks=2, sass_pass=True),
+    }
+    arts = {name: compile_config(c, dev.arch, backend="ptx") for name, c in variants.items()}
+    for name, a in arts.items():
+        print(f"{name:30s} {a.resources.registers} registers", flush=True)
+    from regtile.tools import interleave
+    interleave.run(arts, interleave.sizes_from(argv, (4096, 8192)), "two_blocks.json")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

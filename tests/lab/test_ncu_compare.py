@@ -2,9 +2,9 @@
 from pathlib import Path
 
 from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS
-from regtile.tools import ncu_compare as nc
+from regtile.lab import ncu_compare as nc
 
-CSV = Path(__file__).resolve().parents[1] / "docs" / "data" / "ncu_smem_2026-11-22.csv"
+CSV = Path(__file__).resolve().parents[2] / "docs" / "data" / "ncu_smem_2026-11-22.csv"
 HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
         '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
 
@@ -105,7 +105,7 @@ def test_ncu_command_and_launch_args():
     cmd = nc.ncu_command("zorder", 4096, "ncu", "python3")
     assert cmd[:3] == ["ncu", "--clock-control", "none"] and "--csv" in cmd
     assert cmd[cmd.index("--metrics") + 1] == ",".join(nc.METRICS)
-    assert cmd[-6:] == ["python3", "-m", "regtile.tools.ncu_compare", "--launch", "zorder", "4096"]
+    assert cmd[-6:] == ["python3", "-m", "regtile.lab.ncu_compare", "--launch", "zorder", "4096"]
     assert nc.main(["--launch", "zorder"]) == 2
 
 

@@ -1,8 +1,8 @@
-"""tools/ncu_source.py on a source-page CSV laid out as Nsight Compute writes it
+"""lab/ncu_source.py on a source-page CSV laid out as Nsight Compute writes it
 (columns as in docs/data's H100 profiles), with numbers chosen so every share is known."""
 import pytest
 
-from regtile.tools import ncu_source
+from regtile.lab import ncu_source
 
 HEADER = ('"Address","Source","Warp Stall Sampling (All Samples)","Warp Stall Sampling (Not-issued Samples)",'
           '"# Samples","stall_selected","stall_short_sb","stall_wait","stall_sleep",'

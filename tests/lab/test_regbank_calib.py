@@ -5,9 +5,10 @@ import struct
 
 import pytest
 
-from regtile.runtime import reg_banks
-from regtile.runtime.sass import function_of
-from regtile.tools import regbank_calib as rc
+from regtile.lab import regbank_calib as calib
+from regtile.lab import regbank_variants as rc
+from regtile.sass import banks as reg_banks
+from regtile.sass.disasm import function_of
 
 SMALL = 256  # FFMAs per iteration in most tests (fast; a multiple of 32 for the 32-accumulator base)
 
@@ -163,19 +164,19 @@ def test_table_ranks_the_hypotheses():
          "predicted_cycles_per_ffma_per_smsp": {h: (1.5 if h == "banks" else 2.0) for h in hyps}}]}
     rows = [{"variant": "x", "makespan_cycles_per_ffma_per_smsp": 1.51, "event_cycles_per_ffma_per_smsp": 1.52,
              "issue_cycles_per_ffma_per_smsp": 1.09}]
-    fit = rc._fit(rows, manifest)
+    fit = calib._fit(rows, manifest)
     assert min(fit, key=fit.get) == "banks"
-    text = rc._table(rows, manifest)
+    text = calib._table(rows, manifest)
     assert "best fit: banks" in text and "makespan" in text and "own written 8 FFMAs before" in text
 
 
 def test_manifest_and_cli(tmp_path, capsys):
-    assert rc.main(["--out", str(tmp_path), "--ffmas", "64", "--variants", "original", "two_ab"]) == 0
+    assert calib.main(["--out", str(tmp_path), "--ffmas", "64", "--variants", "original", "two_ab"]) == 0
     m = json.loads((tmp_path / "manifest.json").read_text())
     assert [v["name"] for v in m["variants"]] == ["original", "two_ab"]
     assert (tmp_path / "two_ab.cubin").read_bytes()[:4] == b"\x7fELF"
     assert m["variants"][1]["predicted_conflict_share"]["sm_80"] == 0
-    assert rc.main(["--out", str(tmp_path), "--variants", "nope"]) == 2
+    assert calib.main(["--out", str(tmp_path), "--variants", "nope"]) == 2
 
 
 def test_default_size_kernel():
