@@ -12,8 +12,7 @@ from regtile import errors
 
 # The installed packages (pyproject's package-dir maps each to its own folder, so walking
 # regtile.__path__ alone would not reach them).
-PACKAGES = ("regtile", "regtile.codegen", "regtile.sass", "regtile.runtime", "regtile.tools", "regtile.lab",
-            "regtile.lab.experiments")
+PACKAGES = ("regtile", "regtile.codegen", "regtile.sass", "regtile.runtime", "regtile.tools", "regtile.lab")
 
 
 def _modules():

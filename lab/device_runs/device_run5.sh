@@ -12,5 +12,5 @@ wait
 for tool in memcheck racecheck; do echo "$tool: $(grep 'launches, ' $OUT/${tool}_auto_ptx.log) | $(grep -E 'SUMMARY' $OUT/${tool}_auto_ptx.log) | $(tail -1 $OUT/${tool}_auto_ptx.log)"; done
 timeout 330 python3 -m regtile.tools.sweep --shapes --json $OUT/sweep.json --out $OUT/sweep.md > $OUT/sweep.log 2>&1; echo "sweep rc=$?"
 tail -20 $OUT/sweep.md
-timeout 100 python3 -m regtile.lab.experiments.interleave_best_vs_cublas > $OUT/interleave.log 2>&1; echo "interleave rc=$?"
+timeout 100 python3 -m lab.experiments.interleave_best_vs_cublas > $OUT/interleave.log 2>&1; echo "interleave rc=$?"
 grep -A3 median $OUT/interleave.json | head -20

@@ -6,21 +6,13 @@ global loads (`ld.global`), the shared stores and the barrier - alone and togeth
 results are wrong on purpose (stale fragments / tiles), so the kernels are timed only,
 interleaved with cuBLAS (bench.interleave_with_cublas, check=False).  A variant's speed is a
 ceiling for what scheduling that work perfectly could give back."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.ablation_experiment", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 4096)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import dataclasses, re, sys
     from regtile.codegen.presets import get_preset
     from regtile.codegen.emit import emit
@@ -58,6 +50,8 @@ def _run(argv):
     from regtile.tools import interleave
     interleave.run(arts, interleave.sizes_from(argv, (4096,)), "ablation.json", check=False)
 
+
+main = program(_run, "sizes (default 4096)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,19 +1,11 @@
 """Prototype: big-tile kernel on the block-aligned interior, small-tile stream-K kernel on the strips."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.edge_split_prototype", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="shapes MxNxK (default 4097x4097x4097)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, statistics, sys
     from regtile.codegen.presets import get_preset
     from regtile.runtime import bench, driver
@@ -85,6 +77,8 @@ def _run(argv):
         print(key, f"{statistics.median(v):.4f} {[round(x,4) for x in v]}" if isinstance(v, list) else f"{v:.4f} ms", flush=True)
     json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "edge_proto.json"), "w"), indent=1)
 
+
+main = program(_run, "shapes MxNxK (default 4097x4097x4097)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,22 +1,13 @@
 """Edge split (codegen/edges.py): the best kernel with and without it on ragged cubes,
 interleaved with cuBLAS (runtime/bench.interleave_with_cublas via tools/interleave.run).
 Sizes from the command line (default 2049 3000 4097 5000)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.edge_split_vs_cublas", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 2049 3000 4097 5000)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
-    import sys
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen.presets import get_preset
     from regtile.runtime.compiler import compile_config
     from regtile.tools import interleave
@@ -30,6 +21,8 @@ def _run(argv):
     arts = {name: compile_config(cfg, "sm_90", backend="ptx") for name, cfg in variants.items()}
     interleave.run(arts, interleave.sizes_from(argv, (2049, 3000, 4097, 5000)), "edge_split_vs_cublas.json")
 
+
+main = program(_run, "sizes (default 2049 3000 4097 5000)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,19 +1,12 @@
 """Best kernel vs cuBLAS, interleaved: 5 rounds x (cuBLAS 20 launches, kernel 20 launches)
 (runtime/bench.interleave_with_cublas)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.interleave_best_vs_cublas", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os
     from regtile.codegen.presets import get_preset
     from regtile.runtime import bench, driver
@@ -27,6 +20,8 @@ def _run(argv):
     print(json.dumps(out, indent=1))
     json.dump({"device": dev.name, "result": out}, open(os.path.join(os.environ.get("OUT", "."), "interleave.json"), "w"), indent=1)
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,21 +7,13 @@ that read fragments ptxas loaded 17-64 instructions earlier, and 2% on back-to-b
 LDS-to-use distance 17 -> 38 instructions).  Variants are timed interleaved with cuBLAS:
 5 rounds x (cuBLAS 20 launches, each kernel 20 launches), 4096^3 and 8192^3.
 """
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.lds_schedule_experiment", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 4096 8192)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import dataclasses, sys
     from regtile.codegen.presets import get_preset
     from regtile.codegen.emit import emit
@@ -52,6 +44,8 @@ def _run(argv):
     from regtile.tools import interleave
     interleave.run(kernels, interleave.sizes_from(argv, (4096, 8192)), "lds_experiment.json")
 
+
+main = program(_run, "sizes (default 4096 8192)")
 
 if __name__ == "__main__":
     sys.exit(main())

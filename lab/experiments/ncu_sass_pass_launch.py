@@ -1,21 +1,13 @@
 """Nsight Compute launch target: one SGEMM launch of a kernel (with or without the SASS pass),
-through CuPy, for `ncu ... python3 -m regtile.lab.experiments.ncu_sass_pass_launch KERNEL PASS SIZE`
+through CuPy, for `ncu ... python3 -m lab.experiments.ncu_sass_pass_launch KERNEL PASS SIZE`
 (lab/device_runs/ncu_sass_pass_2026-11-22.sh; docs/sass-pass.md)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.ncu_sass_pass_launch", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="KERNEL PASS SIZE: p128x256|pzorder|czorder, 0|1, e.g. 4096")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import sys, numpy as np, cupy as cp
     from regtile.codegen.presets import get_preset
     from regtile.codegen.emit import emit
@@ -36,6 +28,8 @@ def _run(argv):
         k(g.grid(S, S), g.block, (np.int32(S), np.int32(S), np.int32(S), np.float32(1), A, np.int32(S), B, np.int32(S), np.float32(0), C, np.int32(S)), shared_mem=g.dynamic_smem_bytes)
     cp.cuda.Device().synchronize()
 
+
+main = program(_run, "KERNEL PASS SIZE: p128x256|pzorder|czorder, 0|1, e.g. 4096")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -71,7 +71,7 @@ def broadcast_lds(art):
 
 
 def _args(argv, prog):
-    p = argparse.ArgumentParser(prog=f"python3 -m regtile.lab.experiments.{prog}", description=__doc__,
+    p = argparse.ArgumentParser(prog=f"python3 -m lab.experiments.{prog}", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sizes", nargs="*", type=int, help="cube sizes to time (default 4096)")
     p.add_argument("--dry", action="store_true", help="build every variant on the CPU and check it through nvdisasm")

@@ -1,20 +1,12 @@
 """Prototype: repack misaligned A/B (ld % 4 != 0) into 16-byte-aligned rows with cuMemcpy2DAsync,
 then the edge-split best kernel on the copies."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.repack_experiment", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="shapes MxNxK (default 4097x4097x4097)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, statistics, sys
     import numpy as np
     from cuda.bindings import driver as cu
@@ -77,6 +69,8 @@ def _run(argv):
         print(key, f"{statistics.median(v):.4f} {[round(x, 4) for x in v]}", flush=True)
     json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "repack_proto.json"), "w"), indent=1)
 
+
+main = program(_run, "shapes MxNxK (default 4097x4097x4097)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,18 +1,11 @@
 """Every tuner-space config with the SASS pass, both backends: correct against float64?"""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.sass_pass_tune_space_check", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, sys, time
     from regtile.tools.tune import candidate_configs, compile_all
     from regtile.runtime import bench, driver
@@ -44,6 +37,8 @@ def _run(argv):
     json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "passsweep.json"), "w"), indent=1)
     print(json.dumps({k: v for k, v in out.items() if k != "wrong"}), len(out["wrong"]))
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

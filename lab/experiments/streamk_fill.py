@@ -1,20 +1,13 @@
 """Where stream-K starts to pay (codegen/streamk.py MAX_LAST_WAVE_FILL): 4096^3 (last wave 88%
 full) and 6144^3 (73%), stream-K with the fix-up and the limit raised vs the one-pass kernel,
 interleaved with cuBLAS."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_fill", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen import streamk
     from regtile.codegen.presets import get_preset
     from regtile.runtime.compiler import compile_config
@@ -26,6 +19,8 @@ def _run(argv):
             "stream-K (fill limit 0.95)": compile_config(best.replace(stream_k=True), "sm_90", backend="ptx")}
     interleave.run(arts, [4096, 6144], "sk_fill.json")
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,18 +1,11 @@
 """Where do the stream-K ranges lose? step times + cuBLAS, several shapes."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_slot_probe", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, statistics, sys
     from regtile.codegen.presets import get_preset
     from regtile.runtime import bench, driver
@@ -55,6 +48,8 @@ def _run(argv):
         print(key, v if isinstance(v, str) else f"{statistics.median(v):.4f} ms  {[round(x,4) for x in v]}", flush=True)
     json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "probe1.json"), "w"), indent=1)
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,20 +1,13 @@
 """Stream-K's shortest range (codegen/streamk.py MIN_ITERS) on the sweep's small and skinny
 shapes: PTX 64x64x8 4x8 and 64x64x16 8x8 with stream-K, MIN_ITERS 8 / 4 / 2, against cuBLAS
 in the same rounds (5 rounds: cuBLAS, then every variant; 20 timed launches each)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_small_shapes", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, statistics
     from regtile.codegen import streamk
     from regtile.codegen.presets import get_preset
@@ -46,6 +39,8 @@ def _run(argv):
     json.dump({"device": driver.device().name, "x_cublas": out},
               open(os.path.join(os.environ.get("OUT", "."), "streamk_small_shapes.json"), "w"), indent=1)
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,18 +1,11 @@
 """Stream-K step times: each launch of the SgemmLaunch alone (timing only)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_steps", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    args, rest = p.parse_known_args(argv)
-    _run(rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     import json, os, statistics
     from regtile.codegen.presets import get_preset
     from regtile.runtime import bench, driver
@@ -45,6 +38,8 @@ def _run(argv):
         print(key, v if isinstance(v, str) else f"{statistics.median(v):.4f} ms")
     json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "sk_probe.json"), "w"), indent=1)
 
+
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,22 +1,13 @@
 """Issue 9, last-wave tail: the best kernel with and without stream-K (codegen/streamk.py),
 interleaved with cuBLAS (runtime/bench.interleave_with_cublas via tools/interleave.run).
 Sizes from the command line (default 3072 4096 4097 8192)."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.streamk_vs_cublas", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 3072 4096 4097 8192)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
-    import sys
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen.presets import get_preset
     from regtile.runtime.compiler import compile_config
     from regtile.tools import interleave
@@ -33,6 +24,8 @@ def _run(argv):
         print(name, art.resources.registers, "registers", flush=True)
     interleave.run(arts, interleave.sizes_from(argv, (3072, 4096, 4097, 8192)), "streamk_vs_cublas.json")
 
+
+main = program(_run, "sizes (default 3072 4096 4097 8192)")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -6,22 +6,13 @@ against the best kernel (128x256x8 8x16), interleaved with cuBLAS.  Validation's
 estimate (266) refuses the 12x12 config; ptxas gives it 248 registers and no spills (the
 compile stage's spill guard still checks), so the estimate is lifted for this script only.
 Sizes: 3072 and 6144 are multiples of 192; 4096 and 8192 waste 6% and 1.6% on edge tiles."""
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.tile12x12_experiment", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 3072 6144 4096 8192), or --dry: build on the CPU only")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
-    import sys
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen import config as C
     from regtile.codegen.presets import get_preset
     from regtile.runtime.compiler import compile_config
@@ -42,6 +33,8 @@ def _run(argv):
         return
     interleave.run(arts, interleave.sizes_from(argv, (3072, 6144, 4096, 8192)), "tile12x12.json")
 
+
+main = program(_run, "sizes (default 3072 6144 4096 8192), or --dry: build on the CPU only")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,22 +9,13 @@ the two warps of a sub-partition drift apart, so one's non-FFMA phase meets the 
 a few % more issue, minus a third more global->shared copies per FFMA.
 Interleaved with cuBLAS: 5 rounds x (cuBLAS 20 launches, each kernel 20 launches).
 """
-import argparse
 import sys
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.lab.experiments.two_blocks_experiment", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("argv", nargs="*", metavar="ARG", help="sizes (default 4096 8192)")
-    args, rest = p.parse_known_args(argv)
-    _run(list(args.argv) + rest)
-    return 0
+from . import program
 
 
 def _run(argv):
-    """The experiment as it ran on the device (its imports here, so that --help needs no GPU)."""
-    import sys
+    """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen.presets import get_preset
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_config
@@ -44,6 +35,8 @@ def _run(argv):
     from regtile.tools import interleave
     interleave.run(arts, interleave.sizes_from(argv, (4096, 8192)), "two_blocks.json")
 
+
+main = program(_run, "sizes (default 4096 8192)")
 
 if __name__ == "__main__":
     sys.exit(main())
