@@ -63,7 +63,7 @@ ptxas's vectorization (what the SASS issues, not what the plan prints)
   16-byte boundary for every thread (and every stage).  A policy per (op, operand) -
   none, 128 only, 64 only, 128 then 64 - gives the instruction counts; `analyze`
   takes the SASS main loop's counts by width (`sass_widths`, e.g.
-  runtime.sass.instruction_mix(func.loop_instructions())) and uses the policies that
+  sass.disasm.instruction_mix(func.loop_instructions())) and uses the policies that
   reproduce them.  Where no policy does, the closest is used, and SASS instructions
   beyond it are taken as re-loads of merged elements (tile1d: ptxas re-reads 7 of
   the 64 A floats it loaded as LDS.128 with LDS.32), each costing what the scalar
