@@ -4,17 +4,22 @@
     src = emit_sgemm_cuda(get_preset("zorder").config)
 
 Stages (each artifact can be printed or saved): config -> plan -> emit
-(regtile.codegen) -> compile and load/launch (regtile.runtime).
+(regtile.codegen) -> compile (regtile.runtime.compiler) -> optional SASS pass
+(regtile.sass) -> load/launch (regtile.runtime).  Errors: regtile.errors, all RegtileError.
 """
-from .codegen.config import ConfigError, SgemmConfig
+from .errors import (ArchError, CompileError, ConfigError, CublasUnavailable, DriverError, InputError, LaunchError,
+                     NoGpuError, RegtileError, SassError, SpillError)
+from .codegen.config import SgemmConfig
 from .codegen.emit_cuda import emit_sgemm_cuda
 from .codegen.plan import make_plan
 from .codegen.presets import PRESETS, get_preset, preset_names
 from .codegen.sgemv_config import SgemvConfig
-from .runtime.errors import InputError, RegtileError
 from .runtime.gemm import sgemm, sgemv
 from . import runtime  # noqa: F401  (regtile.runtime.* reachable as attributes)
 
 __version__ = "0.1.0"
-__all__ = ["ConfigError", "SgemmConfig", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS",
-           "get_preset", "preset_names", "sgemm", "sgemv", "InputError", "RegtileError", "__version__"]
+__all__ = ["SgemmConfig", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset", "preset_names",
+           "sgemm", "sgemv", "__version__",
+           # errors (regtile.errors): every one derives from RegtileError
+           "RegtileError", "ConfigError", "InputError", "ArchError", "CompileError", "SpillError", "SassError",
+           "NoGpuError", "DriverError", "LaunchError", "CublasUnavailable"]

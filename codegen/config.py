@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from ..errors import ConfigError  # noqa: F401  (defined with every regtile error; importable from here)
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
@@ -23,10 +24,6 @@ MAX_COPIES_PER_THREAD = 8
 # partial, so workspace traffic grows with split_k while the gain stops once the
 # blocks fill the SMs (132 on the H100; 32 splits of 5 blocks already do).
 MAX_SPLIT_K = 32
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be generated; the message names the constraint."""
 
 
 def check_fields(cls, d: dict, what: str) -> None:
@@ -244,9 +241,9 @@ class SgemmConfig:
         if self.stream_k:
             parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
         if self.edge_split:
-            from .edges import edge_config  # edges builds on presets, which build on this module
-            e = edge_config()
-            parts.append(f"edge split (ragged edges by a {e.bm}x{e.bn} stream-K kernel)")
+            # The edge kernel's tile is edges.edge_config()'s (inspect prints it from the module);
+            # not imported here: edges builds on presets, which build on this module.
+            parts.append("edge split (ragged edges by a small-tile stream-K kernel)")
         return ", ".join(parts)
 
     # ---- validation ---------------------------------------------------------

@@ -31,6 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from ..errors import InputError
+
 EDGE_COST = 2.0
 EDGE_TILE_COST = 2.0
 MIN_GAIN = 0.02
@@ -95,7 +97,7 @@ def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> 
     """Whether and how to split M x N between a BM x BN kernel and an edge_bm x edge_bn one."""
     for name, v in (("m", m), ("n", n), ("bm", bm), ("bn", bn), ("edge_bm", edge_bm), ("edge_bn", edge_bn)):
         if v < 0 or (name not in ("m", "n") and v == 0):
-            raise ValueError(f"{name}={v}: must be {'>= 0' if name in ('m', 'n') else '> 0'}")
+            raise InputError(f"{name}={v}: must be {'>= 0' if name in ('m', 'n') else '> 0'}")
     mi, ni = m // bm * bm, n // bn * bn
     full = mi * ni + EDGE_TILE_COST * (_padded(m, n, bm, bn) - mi * ni)
     if not mi or not ni or (mi == m and ni == n):

@@ -63,7 +63,7 @@ ptxas's vectorization (what the SASS issues, not what the plan prints)
   16-byte boundary for every thread (and every stage).  A policy per (op, operand) -
   none, 128 only, 64 only, 128 then 64 - gives the instruction counts; `analyze`
   takes the SASS main loop's counts by width (`sass_widths`, e.g.
-  runtime.sass.instruction_mix(func.loop_instructions())) and uses the policies that
+  sass.disasm.instruction_mix(func.loop_instructions())) and uses the policies that
   reproduce them.  Where no policy does, the closest is used, and SASS instructions
   beyond it are taken as re-loads of merged elements (tile1d: ptxas re-reads 7 of
   the 64 A floats it loaded as LDS.128 with LDS.32), each costing what the scalar
@@ -82,6 +82,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..errors import ConfigError, InputError
 from .hardware import SMEM_BANK_BYTES, SMEM_BANKS, SMEM_LANE_GROUPS
 from .mapping import WARP
 from .plan import SgemmPlan, SmemAccess, ThreadVars
@@ -136,10 +137,10 @@ def _pairs_repeat(first_words: Sequence[int], step: int) -> bool:
 def warp_access(access: SmemAccess, offsets: Sequence[int]) -> WarpAccess:
     """Apply the model to one instruction given each lane's float offset."""
     if len(offsets) != WARP:
-        raise ValueError(f"a warp has {WARP} lanes, got {len(offsets)} offsets")
+        raise InputError(f"a warp has {WARP} lanes, got {len(offsets)} offsets")
     width_bytes = access.width * FLOAT_BYTES
     if width_bytes not in SMEM_LANE_GROUPS:
-        raise ValueError(f"{access.what}: {width_bytes}-byte shared accesses are not modelled")
+        raise ConfigError(f"{access.what}: {width_bytes}-byte shared accesses are not modelled")
     words_per_lane = access.width * WORDS_PER_FLOAT
     words = tuple(tuple(int(o) * WORDS_PER_FLOAT + e for e in range(words_per_lane)) for o in offsets)
     n_groups = SMEM_LANE_GROUPS[width_bytes]
@@ -533,7 +534,7 @@ def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mappi
     plan's own widths are analysed."""
     cfg = plan.cfg
     if min(m, n, k) < 1:
-        raise ValueError(f"problem sizes must be >= 1, got M={m} N={n} K={k}")
+        raise InputError(f"problem sizes must be >= 1, got M={m} N={n} K={k}")
     blocks = _ceil_div(m, cfg.bm) * _ceil_div(n, cfg.bn)
     warps = cfg.threads // WARP
     k_tiles = _ceil_div(k, cfg.bk)

@@ -46,6 +46,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ..errors import InputError
+
 
 # A stream-K range gets at least this many k-tiles (fewer ranges than SMs otherwise).
 MIN_ITERS = 8
@@ -53,7 +55,7 @@ MIN_ITERS = 8
 # wave, the cost the partial tiles' traffic and a work-list kernel about 10% slower per
 # k-tile.  Measured: with a reduce launch (docs/tuning.md, 72c049a run 2) last waves 97% and
 # 94% full (2048^3, 1024x8192x1024) lost 13-15% and 88% (4096^3) broke even; with the fix-up
-# (0944d5f, docs/data/streamk_fill.py) 88% gains 0.6%, 73% (6144^3) 2.2%.
+# (0944d5f, lab/experiments/streamk_fill.py) 88% gains 0.6%, 73% (6144^3) 2.2%.
 MAX_LAST_WAVE_FILL = 0.9
 MAX_TILES_PER_DIM = 1 << 16
 ITEM_BYTES = 32  # one item of the work list: 8 int32
@@ -121,12 +123,12 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
     min_iters = MIN_ITERS if min_iters is None else min_iters
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 0:
-            raise ValueError(f"{name}={v}: must be >= 0")
+            raise InputError(f"{name}={v}: must be >= 0")
     if slots_per_wave < 1:
-        raise ValueError(f"slots_per_wave={slots_per_wave}: must be >= 1 (SMs x blocks an SM)")
+        raise InputError(f"slots_per_wave={slots_per_wave}: must be >= 1 (SMs x blocks an SM)")
     tiles_m, tiles_n, iters = -(-m // bm), -(-n // bn), -(-k // bk)
     if tiles_m >= MAX_TILES_PER_DIM or tiles_n >= MAX_TILES_PER_DIM:
-        raise ValueError(f"{tiles_m} x {tiles_n} tiles: stream-K packs tile coordinates in 16 bits "
+        raise InputError(f"{tiles_m} x {tiles_n} tiles: stream-K packs tile coordinates in 16 bits "
                          f"(at most {MAX_TILES_PER_DIM - 1} a dimension)")
     total = tiles_m * tiles_n
     p = slots_per_wave

@@ -23,6 +23,7 @@ from typing import Callable, List, Optional
 
 import numpy as np
 
+from ..errors import RegtileError
 from . import driver
 from .compiler import compile_config
 from .sgemm_launch import SgemmLaunch, workspace_bytes
@@ -296,7 +297,7 @@ def interleave_with_cublas(kernels, size: int, rounds: int = 5, repeat: int = 20
                 first = check and rnd == 0
                 r = check_and_time(kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0, repeat, check=first)
                 if first and not r.ok:
-                    raise RuntimeError(f"{name} is wrong at {size}^3: rel. error {r.rel_err}, {r.unwritten} unwritten")
+                    raise RegtileError(f"{name} is wrong at {size}^3: rel. error {r.rel_err}, {r.unwritten} unwritten")
                 ratios[name].append(c.ms / r.ms)
                 tflops[name].append(r.tflops)
                 if progress:

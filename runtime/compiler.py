@@ -12,44 +12,8 @@ from typing import Optional, Tuple
 
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.kernel import KernelSource
+from ..errors import ArchError, CompileError, SpillError  # noqa: F401  (importable from here as before)
 from . import cache as _cache
-
-
-class CompileError(RuntimeError):
-    """NVRTC or nvJitLink refused a kernel.  Carries the log and the source lines it names."""
-
-    def __init__(self, message: str, log: str = "", source: str = ""):
-        self.log = log
-        self.source = source
-        self.failing_lines = _failing_lines(log, source)
-        detail = "\n".join(self.failing_lines)
-        super().__init__(f"{message}\n{log.strip()}" + (f"\n--- source lines named by the log ---\n{detail}"
-                                                        if detail else ""))
-
-
-class ArchError(ValueError):
-    pass
-
-
-class SpillError(CompileError):
-    """ptxas spilled a kernel that validation accepted.  Validation's register rules
-    (codegen/config.py, docs/register-rule.md) refuse every spill of the sweep they were
-    fitted to, but ptxas sometimes squeezes a kernel to the next occupancy step and spills a
-    few bytes where no config-level estimate can tell: such a kernel is refused here, at the
-    compile stage, rather than run, timed or tuned as if it were sound."""
-
-
-def _failing_lines(log: str, source: str) -> Tuple[str, ...]:
-    if not source:
-        return ()
-    lines = source.splitlines()
-    out = []
-    # NVRTC: "name.cu(12): error ..."; ptxas (nvJitLink): "... line 12; error ..."
-    named = re.findall(r"\((\d+)\): error", log) + re.findall(r"line (\d+); error", log)
-    for m in sorted({int(n) for n in named}):
-        if 1 <= m <= len(lines):
-            out.append(f"{m:5d}: {lines[m - 1]}")
-    return tuple(out)
 
 
 def check_arch(arch: str) -> str:
@@ -122,7 +86,7 @@ class Artifact:
     compiler: str  # e.g. "nvrtc 13.0"
     from_cache: bool = field(default=False, compare=False)
     # The SASS register-bank pass (KernelSource.sass_pass): `cubin` is the rewritten one,
-    # ptxas's own is kept beside it, with the pass's report (runtime/sass_pass.py).
+    # ptxas's own is kept beside it, with the pass's report (sass/bank_pass.py).
     cubin_before_pass: Optional[bytes] = field(default=None, compare=False, repr=False)
     sass_pass: Optional[object] = field(default=None, compare=False, repr=False)
 
@@ -225,12 +189,12 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
     source, options, compiler and arch.  PTX is first retargeted to `arch`
     (codegen.emit_ptx.for_arch: the `.target` line and the sm_90-only occupancy
     directive), and Artifact.ptx is the text that was compiled.  When the source asks
-    for it, the SASS register-bank pass then rewrites the cubin (runtime/sass_pass.py)."""
+    for it, the SASS register-bank pass then rewrites the cubin (runtime/sass_stage.py)."""
     check_arch(arch)
     art = _compile(src, arch, use_cache)
     if src.sass_pass:
-        from .sass_pass import apply_to_artifact
-        art = apply_to_artifact(art, use_cache)
+        from .sass_stage import apply_sass_pass
+        art = apply_sass_pass(art, use_cache)
     return art
 
 
@@ -263,7 +227,7 @@ def ptxas_lines(log: str) -> str:
 
 def _resources(log: str, cubin: bytes, name: str) -> Resources:
     """The ptxas report in the compiler's log (NVRTC's -Xptxas=-v, nvJitLink's -verbose);
-    should a log lack it, the cubin's own attributes (runtime/cubin_info.py: registers,
+    should a log lack it, the cubin's own attributes (sass/cubin.py: registers,
     stack frame), with a non-zero frame counted as spills since the ELF does not split
     it.  Seen on the H100 machine: NVRTC returned only the front end's warnings, without
     the ptxas lines, for a few of the first compiles of 8 pytest-xdist workers started
@@ -271,7 +235,7 @@ def _resources(log: str, cubin: bytes, name: str) -> Resources:
     try:
         return parse_ptxas_report(ptxas_lines(log), name)
     except CompileError:
-        from .cubin_info import CubinError, kernel_info
+        from ..sass.cubin import CubinError, kernel_info
         try:
             info = kernel_info(cubin, name)
         except CubinError:
@@ -330,17 +294,3 @@ def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True, backen
     from ..codegen.emit import emit
     art = compile_source(emit(cfg, backend), arch, use_cache)
     return art if allow_spills else check_spill_free(art, cfg)
-
-
-def find_tool(name: str) -> Optional[str]:
-    """A CUDA binary utility (nvdisasm, ...): cuda-pathfinder first (wheels, CUDA_HOME),
-    then PATH."""
-    import shutil
-    try:
-        from cuda.pathfinder import find_nvidia_binary_utility
-        path = find_nvidia_binary_utility(name)
-        if path:
-            return path
-    except Exception:  # older cuda-pathfinder without binary lookup
-        pass
-    return shutil.which(name)

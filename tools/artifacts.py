@@ -11,7 +11,7 @@ from typing import Dict, Optional
 from ..codegen.config import SgemmConfig
 from ..codegen.emit import AnyConfig, emit, kernel_kind
 from ..codegen.kernel import KernelSource
-from ..runtime import sass as _sass
+from ..sass import disasm as _sass
 from ..runtime.compiler import Artifact, check_spill_free, compile_source, parse_ptxas_report
 
 

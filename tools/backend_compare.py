@@ -3,7 +3,7 @@
 The plan (codegen/plan.py) names every register of the thread tile and orders the
 FFMAs of a k-slice; ptxas allocates the physical registers and schedules.  This
 module puts the plan's register map next to the SASS register map that
-runtime/reg_banks.py reads from the main loop (accumulators = FFMA destinations,
+sass/banks.py reads from the main loop (accumulators = FFMA destinations,
 fragments by operand slot), with the register-bank report, and measures how much of
 the planned FFMA order survived:
 
@@ -19,8 +19,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import SgemmPlan, make_plan
-from ..runtime import reg_banks
-from ..runtime.sass import SassFunction
+from ..sass import banks as reg_banks
+from ..sass.disasm import SassFunction
 
 
 def _span(names: Sequence[str]) -> str:

@@ -56,8 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _expected_errors():
     """Exceptions that mean "refused input or environment", reported in one line."""
     errs = [ConfigError, UsageError]
-    from ..runtime.compiler import ArchError, CompileError
-    from ..runtime.sass import SassError
+    from ..errors import ArchError, CompileError, SassError
     errs += [ArchError, CompileError, SassError]
     try:
         from ..runtime.errors import RegtileError

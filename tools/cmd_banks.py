@@ -38,7 +38,7 @@ def register(sub) -> None:
 
 
 def _sass_part(label, cfg, arch, report) -> dict:
-    from ..runtime import reg_banks
+    from ..sass import banks as reg_banks
     from .artifacts import build
     built = build(label, cfg, arch)
     mix = built.loop_mix()

@@ -57,7 +57,7 @@ def analyses(built: Built, m: int, n: int, k: int) -> dict:
     if smem is not None and isinstance(built.config, SgemmConfig):
         # the main loop's LDS/STS by width: the model follows ptxas's merges of scalar accesses
         out["smem_banks"] = smem.analyze(make_plan(built.config), m, n, k, built.loop_mix() or None)
-    regs = _optional("runtime.reg_banks")
+    regs = _optional("sass.banks")
     if regs is not None:
         out["register_banks"] = regs.analyze(built.sass, built.artifact.arch)
     return out

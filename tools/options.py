@@ -6,13 +6,14 @@ import dataclasses
 
 from ..codegen.config import SgemmConfig
 from ..codegen.edges import edge_config
+from ..errors import InputError
 from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.presets import all_preset_names, get_preset
 from ..codegen.sgemv_config import SgemvConfig
 
 
-class UsageError(ValueError):
+class UsageError(InputError):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
@@ -45,7 +46,7 @@ _HELP = {
     "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
     "ffma_order": "FFMA order of a k-slice: zigzag, colzig, swirl, rowmajor", "reg_prefetch": "double-buffer fragments in registers",
     "sass_pass": "sm_90: rewrite the cubin with the SASS register-bank pass (FFMA order and register renaming so "
-                 "that main-loop FFMAs read <= 1 uncached register per bank; runtime/sass_pass.py)",
+                 "that main-loop FFMAs read <= 1 uncached register per bank; sass/bank_pass.py)",
     "split_k": "split-K: K ranges over blockIdx.z (1..32), partials in an S x M x N workspace summed by a reduce "
                "kernel; for shapes whose M x N tiles leave SMs idle (default 1: one pass)",
     "stream_k": "PTX backend: whole waves of tiles, then the last partial wave's tiles in even K ranges over every "

@@ -13,9 +13,10 @@ from ..codegen.config import SgemmConfig
 from ..codegen.hardware import SMEM_BANKS
 from ..codegen.plan import SgemmPlan, SmemAccess
 from ..codegen.smem_banks import WarpAccess, lane_offsets, warp_access
+from ..errors import InputError, RegtileError
 
 
-class PlotUnavailable(RuntimeError):
+class PlotUnavailable(RegtileError):
     """--png asked for, matplotlib not installed."""
 
 
@@ -57,7 +58,7 @@ def kslice_accesses(plan: SgemmPlan, kslice: int = 0) -> Tuple[SmemAccess, ...]:
     if not plan.cfg.stages:
         return ()
     if not 0 <= kslice < plan.cfg.bk:
-        raise ValueError(f"k-slice {kslice} is outside 0..{plan.cfg.bk - 1}")
+        raise InputError(f"k-slice {kslice} is outside 0..{plan.cfg.bk - 1}")
     stores = tuple(s for c in plan.a_copies + plan.b_copies for s in c.stores)
     return stores + plan.a_frag_loads[kslice] + plan.b_frag_loads[kslice]
 

@@ -162,8 +162,8 @@ def _compile_one(args) -> Compiled:
         share = None
         spill_free = spilled_bytes(art) == 0  # every kernel of the module: split-K's reduction too
         if spill_free:
-            from ..runtime import reg_banks
-            from ..runtime.sass import function_of
+            from ..sass import banks as reg_banks
+            from ..sass.disasm import function_of
             share = reg_banks.analyze(function_of(art.cubin, art.name)[1], arch).to_dict()["conflict_share"]
         return Compiled(cfg, res.registers, spill_free, conflict_share=share)
     except Exception as e:  # a compile failure prunes the config; the reason is kept

@@ -1,0 +1,206 @@
+"""SASS: disassemble a cubin with nvdisasm and parse it into instructions.
+
+nvdisasm comes from the nvidia-cuda-nvdisasm wheel (or a CUDA toolkit); it needs no
+GPU.  Each instruction keeps its 128-bit encoding (`-hex`), so later passes can
+read register fields and reuse bits exactly as the hardware sees them.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..errors import SassError
+
+
+def find_tool(name: str) -> Optional[str]:
+    """A CUDA binary utility (nvdisasm, ...): cuda-pathfinder first (wheels, CUDA_HOME),
+    then PATH."""
+    import shutil
+    try:
+        from cuda.pathfinder import find_nvidia_binary_utility
+        path = find_nvidia_binary_utility(name)
+        if path:
+            return path
+    except Exception:  # older cuda-pathfinder without binary lookup
+        pass
+    return shutil.which(name)
+
+
+_INSTR = re.compile(
+    r"^\s*/\*(?P<off>[0-9a-f]{4,})\*/\s+(?P<body>.*?)\s*;\s*/\*\s*0x(?P<lo>[0-9a-f]{16})\s*\*/\s*$")
+_HI = re.compile(r"^\s*/\*\s*0x(?P<hi>[0-9a-f]{16})\s*\*/\s*$")
+_LABEL = re.compile(r"^(?P<name>\.L_x_\d+|[A-Za-z_][\w$.]*):\s*$")
+_FUNC = re.compile(r"^\s*\.section\s+\.text\.(?P<name>[\w$.]+),")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    offset: int
+    predicate: str  # "" or e.g. "@!P2"
+    opcode: str  # with modifiers, e.g. "LDS.128", "FFMA"
+    operands: Tuple[str, ...]  # as printed, ".reuse" kept
+    lo: int  # low 64-bit word of the encoding
+    hi: int  # high 64-bit word (scheduling controls, reuse bits)
+    text: str
+
+    @property
+    def base(self) -> str:
+        """Opcode without modifiers: FFMA, LDS, BRA, ..."""
+        return self.opcode.split(".")[0]
+
+    @property
+    def modifiers(self) -> Tuple[str, ...]:
+        return tuple(self.opcode.split(".")[1:])
+
+    def branch_target(self) -> Optional[str]:
+        m = re.search(r"`\((\.L_x_\d+)\)", self.text)
+        return m.group(1) if m else None
+
+
+@dataclass
+class SassFunction:
+    name: str
+    instructions: List[Instruction] = field(default_factory=list)
+    labels: Dict[str, int] = field(default_factory=dict)  # label -> offset
+
+    def main_loop(self) -> Tuple[int, int]:
+        """(start, end) offsets of the innermost loop that holds the most FFMAs: the span
+        from a label to the backward branch that returns to it, holding no other such
+        span (a stream-K kernel's loop over work items holds the k loop and more FFMAs
+        than it).  (0, 0) when the function has no loop."""
+        loops = []
+        for ins in self.instructions:
+            if ins.base != "BRA":
+                continue
+            target = ins.branch_target()
+            if target is None or target not in self.labels:
+                continue
+            start = self.labels[target]
+            if start <= ins.offset:
+                loops.append((start, ins.offset))
+        inner = [(s, e) for s, e in loops
+                 if not any((s, e) != (s2, e2) and s <= s2 and e2 <= e for s2, e2 in loops)]
+        best, best_count = (0, 0), -1
+        for start, end in inner:
+            count = sum(1 for i in self.instructions if start <= i.offset <= end and i.base == "FFMA")
+            if count > best_count:
+                best, best_count = (start, end), count
+        return best
+
+    def loop_instructions(self) -> List[Instruction]:
+        start, end = self.main_loop()
+        if (start, end) == (0, 0):
+            return []
+        return [i for i in self.instructions if start <= i.offset <= end]
+
+
+def parse(text: str) -> Dict[str, SassFunction]:
+    """Parse `nvdisasm -c -hex` output into functions."""
+    funcs: Dict[str, SassFunction] = {}
+    cur: Optional[SassFunction] = None
+    pending: Optional[Tuple[int, str, str]] = None
+    for line in text.splitlines():
+        m = _FUNC.match(line)
+        if m:
+            cur = funcs.setdefault(m.group("name"), SassFunction(m.group("name")))
+            continue
+        if cur is None:
+            continue
+        m = _INSTR.match(line)
+        if m:
+            pending = (int(m.group("off"), 16), m.group("body"), m.group("lo"))
+            continue
+        m = _HI.match(line)
+        if m and pending is not None:
+            off, body, lo = pending
+            pending = None
+            cur.instructions.append(_make_instruction(off, body, int(lo, 16), int(m.group("hi"), 16)))
+            continue
+        m = _LABEL.match(line.strip())
+        if m:
+            # a label belongs to the next instruction's offset
+            nxt = cur.instructions[-1].offset + 16 if cur.instructions else 0
+            cur.labels[m.group("name")] = nxt
+    return funcs
+
+
+def _make_instruction(off: int, body: str, lo: int, hi: int) -> Instruction:
+    pred = ""
+    body = re.sub(r"\s*\(\*.*\*\)\s*$", "", body.strip())  # nvdisasm's notes, e.g. (*"SpillRefill"*)
+    if body.startswith("@"):
+        pred, body = body.split(None, 1)
+    parts = body.split(None, 1)
+    opcode = parts[0]
+    operands: Tuple[str, ...] = ()
+    if len(parts) > 1:
+        operands = tuple(split_operands(parts[1]))
+    return Instruction(off, pred, opcode, operands, lo, hi, body)
+
+
+def split_operands(s: str, opening: str = "[(", closing: str = "])") -> List[str]:
+    """Split an operand list at the commas outside brackets, each operand stripped.
+    SASS groups with [] and (); PTX (tests/ptx_sim.py) with {} and []."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in opening:
+            depth += 1
+        elif ch in closing:
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def disassemble(cubin: bytes) -> str:
+    tool = find_tool("nvdisasm")
+    if tool is None:
+        raise SassError("nvdisasm not found: install the nvidia-cuda-nvdisasm wheel or a CUDA toolkit")
+    fd, path = tempfile.mkstemp(suffix=".cubin")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(cubin)
+        res = subprocess.run([tool, "-c", "-hex", path], capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if res.returncode != 0:
+        raise SassError(f"nvdisasm failed ({res.returncode}): {res.stderr.strip()}")
+    return res.stdout
+
+
+def function_of(cubin: bytes, name: str) -> Tuple[str, SassFunction]:
+    """(disassembly text, parsed function `name`)."""
+    text = disassemble(cubin)
+    funcs = parse(text)
+    if name not in funcs:
+        raise SassError(f"no function {name!r} in the cubin (found {sorted(funcs)})")
+    return text, funcs[name]
+
+
+def _width(ins: Instruction) -> int:
+    for mod in ins.modifiers:
+        if mod in ("64", "128", "U8", "S8", "U16", "S16"):
+            return {"64": 64, "128": 128, "U8": 8, "S8": 8, "U16": 16, "S16": 16}[mod]
+    return 32
+
+
+def instruction_mix(instrs: Sequence[Instruction]) -> Dict[str, int]:
+    """Counts of the instructions that shape an SGEMM loop: FFMA; LDS, STS, LDG and
+    LDSM by width (e.g. 'LDS.128'); BAR; local-memory traffic (LDL/STL, spills)."""
+    mix: Counter = Counter()
+    for ins in instrs:
+        b = ins.base
+        if b in ("FFMA", "FMUL", "FADD", "BAR", "LDL", "STL", "LDGSTS", "LDSM"):
+            mix[b] += 1
+        elif b in ("LDS", "STS", "LDG", "STG"):
+            mix[f"{b}.{_width(ins)}"] += 1
+    return dict(sorted(mix.items()))
