@@ -8,8 +8,9 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      (benchmarks/shapes.json), each candidate's time over the fastest one's.  A query takes
      its NEIGHBOURS nearest suite shapes in log2 space (|log2 m/m'| + |log2 n/n'| +
      |log2 k/k'|) within MAX_DISTANCE, and the candidate of its own candidate list with the
-     lowest geometric-mean relative time over them (a member a neighbour did not time
-     counts MISSING_PENALTY there);
+     lowest weighted geometric-mean relative time over them (weights 1 / (0.5 + distance);
+     a member a neighbour did not time counts MISSING_PENALTY there); a suite shape itself
+     takes its own fastest member;
   2. else the model (model_time): padded FFMAs at the member's measured-order-of-magnitude
      throughput, the SMs its tiles (and stream-K's K ranges) can keep busy, and a fixed
      cost per launch.
@@ -36,6 +37,7 @@ MAX_DISTANCE = 2.5  # log2 units summed over m, n, k: beyond it the model decide
 MISSING_PENALTY = 2.0
 # a tile may pad C's area by at most this much to be a candidate (skinny members: always)
 MAX_PAD = 2.0
+SMALL_MAX_PAD, SMALL_MN = 4.0, 256 * 256  # tiny C: padding is cheap next to idle SMs
 # at and above this many FFMAs only the 128x128-class tiles are candidates (the sweep's
 # cost, and smaller tiles lose there: docs/tuning.md)
 HUGE_FLOPS = 2 * 4096 ** 3
@@ -51,12 +53,12 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int) -> int:
+def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, fill: int = 1) -> int:
     """Split-K count for a CUDA C split-K member: the smallest power of two whose blocks fill
-    the SMs, each split keeping at least 8 k-tiles; 1 where the tiles already fill them."""
+    the SMs `fill` times, each split keeping at least 8 k-tiles; 1 where the tiles already do."""
     tiles = _ceil(m, bm) * _ceil(n, bn)
     s = 1
-    while tiles * s < sm_count and s * 2 <= MAX_SPLIT_K and _ceil(k, bk) >= 8 * s * 2:
+    while tiles * s < fill * sm_count and s * 2 <= MAX_SPLIT_K and _ceil(k, bk) >= 8 * s * 2:
         s *= 2
     return s
 
@@ -66,7 +68,7 @@ def member_config(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[Sge
     mem = get_member(name)
     cfg = mem.config
     if name.startswith("splitk-"):
-        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count))
+        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill))
     return cfg, mem.backend
 
 
@@ -82,11 +84,11 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132) -> List[str]:
         c = mem.config
         if name == "cuda-zorder":
             continue
-        if name.startswith("skinny-m") or name == "splitk-32x128":
+        if name.startswith("skinny-m") or name.startswith("splitk-32x128"):
             if m <= 64 and n >= 128:
                 out.append(name)
             continue
-        if name.startswith("skinny-n") or name == "splitk-128x32":
+        if name.startswith("skinny-n") or name.startswith("splitk-128x32"):
             if n <= 64 and m >= 128:
                 out.append(name)
             continue
@@ -94,12 +96,12 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132) -> List[str]:
             if c.bm * c.bn >= 128 * 128:
                 out.append(name)
             continue
-        if _pad(m, n, c.bm, c.bn) > MAX_PAD:
+        if _pad(m, n, c.bm, c.bn) > (SMALL_MAX_PAD if m * n <= SMALL_MN else MAX_PAD):
             continue
         if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
             continue  # 32-wide tiles re-read A and B too often at this size
-        if name == "splitk-64x64" and (_ceil(m, 64) * _ceil(n, 64) >= sm_count or k < 512):
-            continue
+        if name.startswith("splitk-") and (_ceil(m, c.bm) * _ceil(n, c.bn) >= sm_count or k < 512):
+            continue  # split-K only where the tiles leave SMs idle and K is worth splitting
         out.append(name)
     if not out:  # a shape so small every tile pads more than MAX_PAD
         out = ["sq-32x32", "plain-32x32"]
@@ -124,7 +126,7 @@ def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:
         busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // 8))
         launches = 2 if tiles % sm_count else 1
     elif c.split_k > 1 or name.startswith("splitk-"):
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count)
+        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, get_member(name).fill)
         busy = min(sm_count, tiles * s)
         launches = 2 if s > 1 else 1
     else:
@@ -146,28 +148,40 @@ def load_table(path: str = TABLE_PATH) -> Tuple[dict, ...]:
             data = json.load(f)
     except FileNotFoundError:
         return ()
-    return tuple(e for e in data.get("entries", []) if e.get("rel"))
+    entries = []
+    for e in data.get("entries", []):
+        if e.get("rel"):
+            e = dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])))
+            entries.append(e)
+    return tuple(entries)
 
 
-def _distance(a: Tuple[int, int, int], b: Tuple[int, int, int]) -> float:
-    return sum(abs(math.log2(x) - math.log2(y)) for x, y in zip(a, b))
+def _log2_of(e: dict) -> Tuple[float, float, float]:
+    return e.get("log2") or (math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"]))
 
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
                  table: Optional[Sequence[dict]] = None) -> Optional[str]:
     """The member the table picks for M x N x K among `names`, or None (no suite shape near)."""
     table = load_table() if table is None else table
-    q = (m, n, k)
-    near = sorted((_distance(q, (e["m"], e["n"], e["k"])), i) for i, e in enumerate(table))
-    near = [table[i] for d, i in near[:NEIGHBOURS] if d <= MAX_DISTANCE]
+    qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
+    near = []
+    for i, e in enumerate(table):
+        em, en, ek = _log2_of(e)
+        near.append((abs(qm - em) + abs(qn - en) + abs(qk - ek), i))
+    near.sort()
+    near = [(d, table[i]) for d, i in near[:NEIGHBOURS] if d <= MAX_DISTANCE]
     if not near:
         return None
+    if near[0][0] == 0.0 and near[0][1]["best"] in names:
+        return near[0][1]["best"]  # a suite shape: its own measurement
     best, best_score = None, float("inf")
     for name in names:
-        score = sum(math.log(e["rel"].get(name, MISSING_PENALTY)) for e in near)
+        # nearer shapes weigh more: 1 / (0.5 + distance)
+        score = sum(math.log(e["rel"].get(name, MISSING_PENALTY)) / (0.5 + d) for d, e in near)
         if score < best_score:
             best, best_score = name, score
-    if best is not None and all(best not in e["rel"] for e in near):
+    if best is not None and all(best not in e["rel"] for _, e in near):
         return None  # no neighbour timed any of this shape's candidates
     return best
 

@@ -105,6 +105,8 @@ class FamilyMember:
     config: SgemmConfig
     backend: str
     summary: str
+    # split-K members: blocks an SM the split aims at (codegen/heuristic.py split_for)
+    fill: int = 1
 
 
 def _z(**kw) -> SgemmConfig:
@@ -156,6 +158,31 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  "128x32x16 4x8, CUDA C, split-K chosen per shape (skinny n)"),
     FamilyMember("splitk-64x64", _z(bm=64, bn=64, bk=16), "cuda",
                  "64x64x16 8x8, CUDA C, split-K chosen per shape"),
+    # second round (issue 20's fitting run 1 left these shapes below cuBLAS): the big tiles
+    # with and without the edge split, deeper k-tiles for the skinny kernels (more bytes in
+    # flight an SM), and split-K aiming at several blocks an SM
+    FamilyMember("wide-128x256-noedge", _WIDE.replace(sass_pass=True, stream_k=True), "ptx",
+                 "128x256x8 8x16 + SASS pass + stream-K, no edge split"),
+    FamilyMember("sq-128x128-edges", _z(warps=(4, 2), min_blocks=2, sass_pass=True, stream_k=True, edge_split=True),
+                 "ptx", "128x128x8 8x8 + SASS pass + stream-K + edge split"),
+    FamilyMember("skinny-n16-k32", _z(bn=16, bk=32, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "128x16x32 4x4 + stream-K over K (skinny n, 128 threads)"),
+    FamilyMember("skinny-m16-k32", _z(bm=16, bk=32, tm=4, tn=4, warps=(1, 4), split_tile=False, stream_k=True),
+                 "ptx", "16x128x32 4x4 + stream-K over K (skinny m, 128 threads)"),
+    FamilyMember("skinny-n32-256", _z(bm=256, bn=32, bk=16, stream_k=True), "ptx",
+                 "256x32x16 8x8 + stream-K over K (skinny n)"),
+    FamilyMember("skinny-m32-256", _z(bm=32, bn=256, bk=16, warps=(2, 2), stream_k=True), "ptx",
+                 "32x256x16 8x8 + stream-K over K (skinny m)"),
+    FamilyMember("splitk-64x64-f4", _z(bm=64, bn=64, bk=16), "cuda",
+                 "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM", fill=4),
+    FamilyMember("splitk-32x128-f4", _z(bm=32, bk=16, tn=4, warps=(1, 4)), "cuda",
+                 "32x128x16 8x4, CUDA C, split-K aiming at 4 blocks an SM (skinny m)", fill=4),
+    FamilyMember("splitk-128x32-f4", _z(bn=32, bk=16, tm=4), "cuda",
+                 "128x32x16 4x8, CUDA C, split-K aiming at 4 blocks an SM (skinny n)", fill=4),
+    FamilyMember("splitk-64x128", _z(bm=64), "cuda", "64x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM",
+                 fill=2),
+    FamilyMember("splitk-128x128", _z(warps=(4, 2), min_blocks=2), "cuda",
+                 "128x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM", fill=2),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )

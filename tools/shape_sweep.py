@@ -271,11 +271,24 @@ def _candidate_times(torch, driver, dev, m, n, k, cands, errs, loaded, row, roun
 
 
 # ---- fitting the decision table (CPU) -------------------------------------------------------
+def merge_runs(raws: Sequence[dict]) -> dict:
+    """Candidates runs as one: a shape timed in a later run replaces its earlier rows (its
+    candidates are compared within one run only)."""
+    rows = {}
+    for raw in raws:
+        for r in raw["rows"]:
+            if "cublas_us" in r:
+                rows[(r["m"], r["n"], r["k"])] = r
+    return {"device": raws[-1].get("device"), "sm_count": raws[-1].get("sm_count"), "rows": list(rows.values())}
+
+
 def fit_table(raw: dict, source: str = "") -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
     time over the fastest one's."""
     entries = []
     for r in raw["rows"]:
+        if "cublas_us" not in r:
+            continue
         timed = {nm: v["us"] for nm, v in r["kernels"].items() if v.get("ok") and "us" in v}
         if not timed:
             continue
@@ -371,7 +384,9 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--candidates", action="store_true", help="time every candidate member per shape (GPU)")
-    g.add_argument("--fit", metavar="RAW_JSON", help="rewrite the decision table from a --candidates run (CPU)")
+    g.add_argument("--fit", metavar="RAW_JSON", nargs="+",
+                   help="rewrite the decision table from --candidates runs (CPU; a later run's shapes replace "
+                        "an earlier one's)")
     p.add_argument("--suite", default=None, help="suite JSON (default benchmarks/shapes.json)")
     p.add_argument("--json", default=None, help="output JSON (default docs/data/shape-sweep.json; "
                                                 "--candidates: required)")
@@ -383,9 +398,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.fit:
         from ..codegen.heuristic import TABLE_PATH
-        with open(args.fit) as f:
-            raw = json.load(f)
-        table = fit_table(raw, source=os.path.basename(args.fit))
+        raws = []
+        for path in args.fit:
+            with open(path) as f:
+                raws.append(json.load(f))
+        table = fit_table(merge_runs(raws), source=", ".join(os.path.basename(p) for p in args.fit))
         path = args.table or TABLE_PATH
         with open(path, "w") as f:
             f.write(json.dumps({k: v for k, v in table.items() if k != "entries"}, indent=1)[:-2])
