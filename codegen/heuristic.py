@@ -1,5 +1,6 @@
 """Which family member runs a shape: a decision table fitted on a sweep, and a model where
-the table has no shape near.  Pure (no GPU, no runtime import); a lookup takes microseconds.
+the table has no shape near.  Pure (no GPU, no runtime import); a choice takes a few
+microseconds once made (cached), a fraction of a millisecond the first time.
 
 choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
 
@@ -11,9 +12,10 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      lowest weighted geometric-mean relative time over them (weights 1 / (0.5 + distance);
      a member a neighbour did not time counts MISSING_PENALTY there); a suite shape itself
      takes its own fastest member;
-  2. else the model (model_time): padded FFMAs at the member's measured-order-of-magnitude
-     throughput, the SMs its tiles (and stream-K's K ranges) can keep busy, and a fixed
-     cost per launch.
+  2. else the model (model_time): padded FFMAs over the SMs the member's tiles (and
+     stream-K's K ranges, split-K's splits) keep busy, at the member's throughput fitted on
+     the same sweep (the table's "model_tflops"), or its operand traffic at copy bandwidth,
+     plus a fixed cost per launch and stream-K's serial fix-up where tiles are fewer than SMs.
 - sm_80/86/89: today's kernel (the zorder preset through CUDA C): nothing else is measured
   there.
 
@@ -33,7 +35,10 @@ from .presets import FAMILY, get_member
 
 TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "heuristic_table.json")
 NEIGHBOURS = 3
-MAX_DISTANCE = 2.5  # log2 units summed over m, n, k: beyond it the model decides
+# log2 units summed over m, n, k: beyond it the model decides.  Chosen by leaving each suite
+# shape out of the table (and of the model's fit) in turn (docs/shapes.md): the pick is then
+# 3.6% slower than the shape's fastest member (geometric mean; 6.8% with 2.5).
+MAX_DISTANCE = 1.0
 MISSING_PENALTY = 2.0
 # a tile may pad C's area by at most this much to be a candidate (skinny members: always)
 MAX_PAD = 2.0
@@ -115,39 +120,96 @@ def _tflops(area: int) -> float:
     return _TILE_TFLOPS[-1][1]
 
 
-def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:
-    """Modelled microseconds of a member on M x N x K (the fallback's ranking only)."""
-    c = get_member(name).config
+def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float, float, int]:
+    """(FLOPs as if on every SM, operand bytes, launches) of a member on M x N x K: the padded
+    FFMAs scaled by the share of SMs the tiles keep busy (stream-K: K ranges of >= 8 k-tiles
+    over the SMs; split-K: tiles x split; one pass: the average wave), operand traffic (A once
+    per column of tiles, B once per row, L2 taken to halve it), and the launches."""
+    mem = get_member(name)
+    c = mem.config
     tiles = _ceil(m, c.bm) * _ceil(n, c.bn)
     flops = 2.0 * _ceil(m, c.bm) * c.bm * _ceil(n, c.bn) * c.bn * k
     launches = 1
     if c.stream_k:
-        # stream-K: K ranges of >= 8 k-tiles over the SMs: busy SMs = min(SMs, k-tile work / 8)
         busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // 8))
         launches = 2 if tiles % sm_count else 1
-    elif c.split_k > 1 or name.startswith("splitk-"):
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, get_member(name).fill)
+    elif name.startswith("splitk-"):
+        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill)
         busy = min(sm_count, tiles * s)
         launches = 2 if s > 1 else 1
     else:
-        waves = _ceil(tiles, sm_count)
-        busy = tiles / waves
-    compute_us = flops / (_tflops(c.bm * c.bn) * 1e6 * busy / sm_count)
-    # operand traffic: A once per column of tiles, B once per row of tiles (L2 helps: count half)
+        busy = tiles / _ceil(tiles, sm_count)
     traffic = 4.0 * (m * k * _ceil(n, c.bn) + k * n * _ceil(m, c.bm)) / 2 + 4.0 * m * n
-    memory_us = traffic / (COPY_TBPS * 1e6)
-    return max(compute_us, memory_us) + LAUNCH_US * launches
+    return flops * sm_count / busy, traffic, launches
+
+
+def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
+    """Stream-K with fewer tiles than SMs: each tile's first piece adds the partial tiles of its
+    later pieces one after the other, each written and read back (2 x BM x BN floats) at one
+    SM's share of the copy bandwidth.  (Leaving it out, the model picked stream-K for the tiny
+    long-K outputs where split-K is up to 2.4x faster: docs/shapes.md.)"""
+    c = get_member(name).config
+    if not c.stream_k:
+        return 0.0
+    tiles = _ceil(m, c.bm) * _ceil(n, c.bn)
+    if tiles >= sm_count:
+        return 0.0
+    ranges = min(sm_count, tiles * _ceil(k, c.bk) // 8)
+    pieces = max(1, ranges // max(tiles, 1))
+    return (pieces - 1) * 2 * 4.0 * c.bm * c.bn / (COPY_TBPS * 1e6 / sm_count)
+
+
+def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:
+    """Modelled microseconds of a member on M x N x K (the fallback's ranking only): the FLOPs
+    of model_parts at the member's throughput fitted on the sweep (the table's "model_tflops";
+    a default by tile area where it has none), or its traffic at the copy bandwidth, whichever
+    is longer, plus LAUNCH_US a launch."""
+    flops, traffic, launches = model_parts(name, m, n, k, sm_count)
+    c = get_member(name).config
+    tflops = model_tflops().get(name) or _tflops(c.bm * c.bn)
+    return (max(flops / (tflops * 1e6), traffic / (COPY_TBPS * 1e6)) + LAUNCH_US * launches
+            + fixup_us(name, m, n, k, sm_count))
+
+
+def fit_model_tflops(rows: Sequence[dict], sm_count: int = 132) -> Dict[str, float]:
+    """Per member, the median over the sweep's shapes of model_parts' FLOPs over the measured
+    time less its launches and stream-K fix-up: the throughput model_time uses.  rows: a candidates run's rows
+    ({"m", "n", "k", "kernels": {member: {"us", ...}}})."""
+    samples: Dict[str, List[float]] = {}
+    for r in rows:
+        for name, v in r.get("kernels", {}).items():
+            if "us" not in v or not v.get("ok", True) or name not in FAMILY:
+                continue
+            flops, _, launches = model_parts(name, r["m"], r["n"], r["k"], sm_count)
+            t = max(v["us"] - LAUNCH_US * launches - fixup_us(name, r["m"], r["n"], r["k"], sm_count), 0.3 * v["us"])
+            samples.setdefault(name, []).append(flops / t / 1e6)
+    out = {}
+    for name, xs in sorted(samples.items()):
+        xs = sorted(xs)
+        mid = len(xs) // 2
+        out[name] = round(xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2, 2)
+    return out
 
 
 # ---- the table --------------------------------------------------------------------------
 @functools.lru_cache(maxsize=1)
-def load_table(path: str = TABLE_PATH) -> Tuple[dict, ...]:
-    """The fitted entries: {"m", "n", "k", "best", "rel": {member: time / best time}}."""
+def _table_data(path: str = TABLE_PATH) -> dict:
     try:
         with open(path) as f:
-            data = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
-        return ()
+        return {}
+
+
+def model_tflops() -> Dict[str, float]:
+    """The model's per-member throughput fitted with the table (fit_model_tflops)."""
+    return _table_data().get("model_tflops", {})
+
+
+@functools.lru_cache(maxsize=1)
+def load_table(path: str = TABLE_PATH) -> Tuple[dict, ...]:
+    """The fitted entries: {"m", "n", "k", "best", "rel": {member: time / best time}}."""
+    data = _table_data(path)
     entries = []
     for e in data.get("entries", []):
         if e.get("rel"):

@@ -99,3 +99,24 @@ def test_default_sgemm_kernel_is_the_heuristic():
     from regtile.runtime.gemm import default_sgemm_kernel
     for m, n, k in ((8192, 8192, 8192), (16, 2048, 2048), (700, 35, 2048)):
         assert default_sgemm_kernel(m, n, "sm_90", 132, k) == h.choose_kernel(m, n, k, "sm_90", 132)
+
+
+def test_off_suite_shapes_leave_one_out():
+    """Each suite shape left out of the table in turn: the heuristic's pick from the other
+    shapes (or the model) is within 8% of that shape's fastest member, geometric mean
+    (3.6% when fitted, docs/shapes.md)."""
+    table = h.load_table()
+    rels = []
+    for i, e in enumerate(table):
+        q = (e["m"], e["n"], e["k"])
+        names = h.candidate_names(*q)
+        pick = h.table_choice(*q, names, table[:i] + table[i + 1:])
+        pick = pick or min(names, key=lambda nm: h.model_time(nm, *q, 132))
+        rels.append(e["rel"].get(pick, 2.0))
+    assert math.exp(sum(map(math.log, rels)) / len(rels)) <= 1.08
+
+
+def test_model_throughputs_are_fitted_for_every_sm_90_member():
+    fitted = h.model_tflops()
+    assert set(fitted) == set(FAMILY) - {"cuda-zorder"}
+    assert fitted["wide-128x256"] > fitted["sq-64x64"] > fitted["plain-32x32"]  # bigger tiles, more FLOP/s

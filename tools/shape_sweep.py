@@ -296,10 +296,13 @@ def fit_table(raw: dict, source: str = "") -> dict:
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
                         "rel": {nm: round(t / timed[best], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
+    from ..codegen.heuristic import fit_model_tflops
     return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
                      "candidate member's time over the fastest one's, measured by "
-                     "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`",
-            "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source, "entries": entries}
+                     "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
+                     "the model's per-member throughput fitted on the same rows (heuristic.fit_model_tflops)",
+            "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
+            "model_tflops": fit_model_tflops(raw["rows"], raw.get("sm_count") or 132), "entries": entries}
 
 
 # ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------
