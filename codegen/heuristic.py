@@ -227,12 +227,18 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     """The member the table picks for M x N x K among `names`, or None (no suite shape near)."""
     table = load_table() if table is None else table
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
+    # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
     near = []
     for i, e in enumerate(table):
         em, en, ek = _log2_of(e)
-        near.append((abs(qm - em) + abs(qn - en) + abs(qk - ek), i))
+        dm = abs(qm - em)
+        if dm > MAX_DISTANCE:
+            continue
+        d = dm + abs(qn - en) + abs(qk - ek)
+        if d <= MAX_DISTANCE:
+            near.append((d, i))
     near.sort()
-    near = [(d, table[i]) for d, i in near[:NEIGHBOURS] if d <= MAX_DISTANCE]
+    near = [(d, table[i]) for d, i in near[:NEIGHBOURS]]
     if not near:
         return None
     if near[0][0] == 0.0 and near[0][1]["best"] in names:
