@@ -50,7 +50,8 @@ def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096) -> 
     """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
     (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere; sm_80..89
     keep the zorder preset through CUDA C).  `k` defaults for callers that know only M x N."""
-    from ..codegen.heuristic import choose_kernel; return choose_kernel(m, n, k, arch, sms)  # noqa: E702
+    from ..codegen.heuristic import choose_kernel
+    return choose_kernel(m, n, k, arch, sms)
 
 
 def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
