@@ -85,3 +85,116 @@ def get_preset(name: str) -> Preset:
     if found is None:
         raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(all_preset_names())}")
     return found
+
+
+# ---- the shape family (issue 20) ------------------------------------------------------
+# One emitter, many tiles: block tiles 16x128 .. 256x128 in both orientations, each a
+# z-order double-buffered kernel like the `zorder` preset (stages 2, float4, As transposed
+# and padded, register prefetch).  On sm_90 they run through the PTX backend with stream-K
+# (codegen/streamk.py): the plan deals the K of a partial last wave - or of every tile, when
+# there are fewer tiles than SMs - over all the SMs, so the split is chosen per shape and
+# SM count at launch, without a reduce kernel (skinny shapes: the big operand streamed once,
+# every SM on a K range).  The `plain` members have no stream-K: one wave of small tiles, no
+# workspace (the small-problem path).  `splitk-*` members are CUDA C split-K kernels whose
+# split the heuristic sets per shape (codegen/heuristic.py split_for); they are the family's
+# K-splitting path on the CUDA C backend (sm_80..89).  codegen/heuristic.py picks a member
+# per shape; tests/test_family.py compiles each without spills.
+@dataclass(frozen=True)
+class FamilyMember:
+    name: str
+    config: SgemmConfig
+    backend: str
+    summary: str
+    # split-K members: blocks an SM the split aims at (codegen/heuristic.py split_for)
+    fill: int = 1
+
+
+def _z(**kw) -> SgemmConfig:
+    """The zorder preset's kernel on another tile (warps derived unless given, one block an SM
+    unless given)."""
+    kw.setdefault("warps", None)
+    kw.setdefault("min_blocks", 1)
+    return PRESETS["zorder"].config.replace(**kw)
+
+
+_WIDE = _z(bn=256, tn=16, warps=(4, 2))  # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md)
+_FAMILY: Tuple[FamilyMember, ...] = (
+    FamilyMember("wide-128x256", _WIDE.replace(sass_pass=True, stream_k=True, edge_split=True), "ptx",
+                 "128x256x8 8x16 + SASS pass + stream-K + edge split: the large-shape kernel"),
+    FamilyMember("tall-256x128", _z(bm=256, tm=16, warps=(4, 2), sass_pass=True, stream_k=True), "ptx",
+                 "256x128x8 16x8 + SASS pass + stream-K"),
+    FamilyMember("sq-128x128", _z(warps=(4, 2), min_blocks=2, sass_pass=True, stream_k=True), "ptx",
+                 "128x128x8 8x8, two blocks an SM, + SASS pass + stream-K"),
+    FamilyMember("wide-64x256", _z(bm=64, bn=256, tn=16, stream_k=True), "ptx", "64x256x8 8x16 + stream-K"),
+    FamilyMember("tall-256x64", _z(bm=256, bn=64, tm=16, stream_k=True), "ptx", "256x64x8 16x8 + stream-K"),
+    FamilyMember("wide-64x128", _z(bm=64, stream_k=True), "ptx", "64x128x8 8x8 + stream-K"),
+    FamilyMember("tall-128x64", _z(bn=64, stream_k=True), "ptx", "128x64x8 8x8 + stream-K"),
+    FamilyMember("sq-64x64", _z(bm=64, bn=64, bk=16, stream_k=True), "ptx",
+                 "64x64x16 8x8 + stream-K (the small-shape default before the family)"),
+    FamilyMember("sq-64x64-4x8", _z(bm=64, bn=64, tm=4, stream_k=True), "ptx", "64x64x8 4x8 + stream-K"),
+    FamilyMember("wide-32x64", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "32x64x16 4x4 + stream-K"),
+    FamilyMember("tall-64x32", _z(bm=64, bn=32, bk=16, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "64x32x16 4x4 + stream-K"),
+    FamilyMember("sq-32x32", _z(bm=32, bn=32, bk=16, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "32x32x16 4x4 + stream-K"),
+    # the small-problem path: one wave of small tiles, no stream-K, no workspace
+    FamilyMember("plain-64x64", _z(bm=64, bn=64, bk=16), "ptx", "64x64x16 8x8, one pass, no workspace"),
+    FamilyMember("plain-32x64", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "ptx",
+                 "32x64x16 4x4, one pass, no workspace"),
+    FamilyMember("plain-32x32", _z(bm=32, bn=32, bk=16, tm=4, tn=4, split_tile=False), "ptx",
+                 "32x32x16 4x4, one pass, no workspace"),
+    # skinny m (m <= 64) / skinny n (n <= 64), long K: narrow tiles, stream-K over K so that
+    # every SM streams its share of the big operand once
+    FamilyMember("skinny-m16", _z(bm=16, bk=16, tm=4, stream_k=True), "ptx", "16x128x16 4x8 + stream-K over K (skinny m)"),
+    FamilyMember("skinny-m32", _z(bm=32, bk=16, tn=4, warps=(1, 4), stream_k=True), "ptx",
+                 "32x128x16 8x4 + stream-K over K (skinny m)"),
+    FamilyMember("skinny-n16", _z(bn=16, bk=16, tn=4, stream_k=True), "ptx", "128x16x16 8x4 + stream-K over K (skinny n)"),
+    FamilyMember("skinny-n32", _z(bn=32, bk=16, tm=4, stream_k=True), "ptx", "128x32x16 4x8 + stream-K over K (skinny n)"),
+    # CUDA C split-K (sm_80..89 and a candidate on sm_90): split_k set per shape
+    FamilyMember("splitk-32x128", _z(bm=32, bk=16, tn=4, warps=(1, 4)), "cuda",
+                 "32x128x16 8x4, CUDA C, split-K chosen per shape (skinny m)"),
+    FamilyMember("splitk-128x32", _z(bn=32, bk=16, tm=4), "cuda",
+                 "128x32x16 4x8, CUDA C, split-K chosen per shape (skinny n)"),
+    FamilyMember("splitk-64x64", _z(bm=64, bn=64, bk=16), "cuda",
+                 "64x64x16 8x8, CUDA C, split-K chosen per shape"),
+    # second round (issue 20's fitting run 1 left these shapes below cuBLAS): the big tiles
+    # with and without the edge split, deeper k-tiles for the skinny kernels (more bytes in
+    # flight an SM), and split-K aiming at several blocks an SM
+    FamilyMember("wide-128x256-noedge", _WIDE.replace(sass_pass=True, stream_k=True), "ptx",
+                 "128x256x8 8x16 + SASS pass + stream-K, no edge split"),
+    FamilyMember("sq-128x128-edges", _z(warps=(4, 2), min_blocks=2, sass_pass=True, stream_k=True, edge_split=True),
+                 "ptx", "128x128x8 8x8 + SASS pass + stream-K + edge split"),
+    FamilyMember("skinny-n16-k32", _z(bn=16, bk=32, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "128x16x32 4x4 + stream-K over K (skinny n, 128 threads)"),
+    FamilyMember("skinny-m16-k32", _z(bm=16, bk=32, tm=4, tn=4, warps=(1, 4), split_tile=False, stream_k=True),
+                 "ptx", "16x128x32 4x4 + stream-K over K (skinny m, 128 threads)"),
+    FamilyMember("skinny-n32-256", _z(bm=256, bn=32, bk=16, stream_k=True), "ptx",
+                 "256x32x16 8x8 + stream-K over K (skinny n)"),
+    FamilyMember("skinny-m32-256", _z(bm=32, bn=256, bk=16, warps=(2, 2), stream_k=True), "ptx",
+                 "32x256x16 8x8 + stream-K over K (skinny m)"),
+    FamilyMember("splitk-64x64-f4", _z(bm=64, bn=64, bk=16), "cuda",
+                 "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM", fill=4),
+    FamilyMember("splitk-32x128-f4", _z(bm=32, bk=16, tn=4, warps=(1, 4)), "cuda",
+                 "32x128x16 8x4, CUDA C, split-K aiming at 4 blocks an SM (skinny m)", fill=4),
+    FamilyMember("splitk-128x32-f4", _z(bn=32, bk=16, tm=4), "cuda",
+                 "128x32x16 4x8, CUDA C, split-K aiming at 4 blocks an SM (skinny n)", fill=4),
+    FamilyMember("splitk-64x128", _z(bm=64), "cuda", "64x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM",
+                 fill=2),
+    FamilyMember("splitk-128x128", _z(warps=(4, 2), min_blocks=2), "cuda",
+                 "128x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM", fill=2),
+    # today's default on sm_80..89 (the zorder preset through CUDA C)
+    FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
+)
+FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
+
+
+def family_names() -> Tuple[str, ...]:
+    return tuple(FAMILY)
+
+
+def get_member(name: str) -> FamilyMember:
+    found = FAMILY.get(name)
+    if found is None:
+        raise ConfigError(f"unknown family member {name!r}; known members: {', '.join(FAMILY)}")
+    return found

@@ -45,21 +45,12 @@ def _arch_of_device() -> str:
     return arch
 
 
-def default_sgemm_kernel(m: int, n: int, arch: str, sms: int) -> Tuple[SgemmConfig, str]:
-    """(config, backend) when nothing is tuned for the shape.  On sm_90: shapes whose 128x256
-    tiles fill every SM get the PTX 128x256 8x16 kernel with the SASS pass, stream-K (whole
-    waves, then a partial last wave in even K ranges: 1.01x-1.04x cuBLAS at 4096^3-8192^3,
-    1.13x-1.17x at 3072^3, docs/tuning.md) and the edge split (ragged edges by a small-tile
-    kernel where that pads less: codegen/edges.py, docs/perf-log.md); smaller ones the PTX 64x64x16 8x8 kernel with
-    stream-K (its few tiles' K dealt out over every SM: 1.08x-1.12x at 1024^3, 0.91x at
-    8192x128x8192, where the CUDA C zorder preset gets 0.42x-0.67x).  Other archs: the zorder
-    preset through CUDA C (the pass and the measurements are the H100's)."""
-    zorder = get_preset(DEFAULT_SGEMM_PRESET).config
-    if arch == "sm_90" and -(-m // 128) * -(-n // 256) >= sms:
-        return zorder.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True, edge_split=True), "ptx"
-    if arch == "sm_90":
-        return zorder.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1, stream_k=True), "ptx"
-    return zorder, "cuda"
+def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096) -> Tuple[SgemmConfig, str]:
+    """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
+    (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere; sm_80..89
+    keep the zorder preset through CUDA C).  `k` defaults for callers that know only M x N."""
+    from ..codegen.heuristic import choose_kernel
+    return choose_kernel(m, n, k, arch, sms)
 
 
 def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
@@ -78,7 +69,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig,
     if found:
         _, cfg, backend = min(found, key=lambda t: t[0])
         return cfg, backend
-    return default_sgemm_kernel(m, n, arch, dev.sm_count)
+    return default_sgemm_kernel(m, n, arch, dev.sm_count, k)
 
 
 def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:

@@ -1,0 +1,82 @@
+"""The workload suite of issue 20: GEMM shapes (row-major M x N x K) that real workloads use.
+
+    python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json from the lists below
+
+tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
+every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
+  square      squares 128-16384, powers of two and not
+  proj        transformer / MLP projections: tokens x d_out x d_in (forward, m = tokens)
+              and d_out x tokens x d_in (the other orientation), sampled from d in
+              {768, 1024, 2048, 4096, 5120, 8192} x tokens in {1, 8, 16, 64, 128, 512, 2048,
+              8192} so that every d and every token count appears in both orientations
+  skinny      m or n in 1..64 with long K (up to 500,000); m = 1 / n = 1 are GEMVs (routed
+              to the GEMV family by the coordinator; timed here with the GEMM family)
+  small       small K (64-256), or small N (<= 64) with large M
+  ragged      odd, prime and 2^k +- 1 sizes, and the mid-size shapes of issue 20
+"""
+from __future__ import annotations
+
+import json
+import os
+
+SQUARES = (128, 256, 384, 512, 768, 1000, 1024, 1536, 2000, 2048, 3000, 3072, 4096, 5000, 6144, 8192, 12288,
+           16384)
+DS = (768, 1024, 2048, 4096, 5120, 8192)
+TOKENS = (1, 8, 16, 64, 128, 512, 2048, 8192)
+SKINNY = ((1, 7680, 2560), (1, 6144, 2048), (1, 512, 500000), (2, 4096, 16384), (4, 1024, 65536),
+          (8, 8192, 8192), (16, 2048, 2048), (16, 4096, 4096), (32, 4096, 4096), (32, 1024, 131072),
+          (48, 2048, 8192), (64, 4096, 16384), (64, 1024, 500000), (4096, 1, 4096), (8192, 8, 8192),
+          (2048, 16, 32768), (16384, 32, 16384), (4096, 64, 65536), (1024, 4, 500000), (7680, 2, 2560))
+SMALL = ((1500, 4224, 176), (1500, 3072, 128), (8192, 8192, 64), (16384, 4096, 128), (65536, 1024, 256),
+         (4096, 16384, 64), (32768, 2048, 192), (700, 35, 2048), (65536, 16, 1024), (100000, 64, 512),
+         (32768, 32, 4096), (50000, 48, 256), (16384, 8, 16384))
+RAGGED = ((127, 511, 257), (4097, 4097, 4097), (2049, 2047, 1025), (1009, 1013, 1019), (4099, 4093, 4091),
+          (8191, 8193, 1025), (65, 33, 4097), (1023, 1025, 1023), (3000, 512, 2816), (700, 5124, 2048),
+          (1500, 512, 2560), (7000, 1760, 1760), (255, 257, 65537), (6143, 2047, 3071), (513, 129, 16383),
+          (3, 5, 7), (17, 8191, 4099))
+
+
+def projections():
+    """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
+    counts rotate so that every (d, tokens) pair of the grid is near a sampled one), plus the
+    MLP's 4d up-projection for a few."""
+    out = []
+    for i, d in enumerate(DS):
+        for j, t in enumerate(TOKENS):
+            if (i + j) % 2 == 0:
+                out.append((t, d, d))  # activations (t x d) @ weight (d x d)
+            else:
+                out.append((d, t, d))  # weight (d x d) @ activations^T (d x t): the other orientation
+    for d in (1024, 4096):
+        for t in (16, 512, 2048):
+            out.append((t, 4 * d, d))  # MLP up
+            out.append((t, d, 4 * d))  # MLP down
+    return out
+
+
+def suite():
+    rows, seen = [], set()
+
+    def add(shape, group):
+        if shape not in seen:
+            seen.add(shape)
+            rows.append({"m": shape[0], "n": shape[1], "k": shape[2], "group": group})
+    for s in SQUARES:
+        add((s, s, s), "square")
+    for s in projections():
+        add(s, "proj")
+    for s in SKINNY:
+        add(s, "skinny")
+    for s in SMALL:
+        add(s, "small")
+    for s in RAGGED:
+        add(s, "ragged")
+    return rows
+
+
+if __name__ == "__main__":
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes.json")
+    rows = suite()
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n")
+    print(f"{len(rows)} shapes -> {path}")

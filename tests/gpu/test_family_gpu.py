@@ -1,0 +1,35 @@
+"""Issue 20's kernel family on the GPU against float64, with the method of the other GPU tests
+(tests/gpu/gpu_helpers.check_config: fresh random operands, C and any workspace NaN-poisoned,
+every element checked written): every member on ragged shapes - skinny, few tiles (all K
+dealt out by stream-K / split over K), edges in M, N and K - then regtile.sgemm with nothing
+tuned (the shape heuristic's choice) on shapes of each kind."""
+import pytest
+
+from regtile.codegen.heuristic import member_config
+from regtile.codegen.presets import FAMILY
+from gpu_helpers import check_config, check_host_sgemm
+
+pytestmark = pytest.mark.gpu
+
+# skinny m / skinny n with long ragged K; few tiles; ragged edges in all three; tiny
+SHAPES = [(3, 517, 2053), (517, 5, 2053), (33, 65, 4097), (257, 130, 61), (1000, 1001, 333), (1, 1, 1)]
+
+
+@pytest.mark.parametrize("m, n, k", SHAPES)
+@pytest.mark.parametrize("name", list(FAMILY))
+def test_member_is_right_on_ragged_shapes(name, m, n, k):
+    cfg, backend = member_config(name, m, n, k, 132)  # split-K members: the split for this shape
+    check_config(cfg, m, n, k, backend=backend, what=f"{name} (split_k={cfg.split_k})")
+
+
+@pytest.mark.parametrize("name", ["wide-128x256", "skinny-m16", "skinny-n32", "splitk-32x128", "plain-32x32",
+                                  "sq-128x128-edges"])
+def test_member_alpha_beta(name):
+    cfg, backend = member_config(name, 129, 257, 1031, 132)
+    check_config(cfg, 129, 257, 1031, 0.5, -1.5, backend=backend, what=name)
+
+
+@pytest.mark.parametrize("m, n, k", [(16, 2048, 2048), (2048, 16, 2048), (700, 35, 2048), (1000, 1000, 1000),
+                                     (127, 511, 257), (2049, 2047, 1025), (5, 7, 100003)])
+def test_sgemm_with_the_heuristics_choice(m, n, k):
+    check_host_sgemm(m, k, n, 1.0, 0.5)

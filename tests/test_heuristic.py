@@ -1,0 +1,122 @@
+"""Issue 20's shape heuristic (codegen/heuristic.py): pure, fast, and what it picks."""
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import pytest
+
+from regtile.codegen import heuristic as h
+from regtile.codegen.config import SgemmConfig
+from regtile.codegen.presets import FAMILY, get_preset
+
+SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "shapes.json")
+
+
+def test_pure_module_imports_no_runtime():
+    """codegen never imports runtime: the heuristic imports the standard library and codegen only."""
+    import ast
+    tree = ast.parse(open(h.__file__).read())
+    mods = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            mods |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            mods.add("." * node.level + (node.module or ""))
+    assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".presets"}, mods
+
+
+def test_table_entries_name_family_members_and_cover_the_suite():
+    table = h.load_table()
+    with open(SUITE) as f:
+        suite = {(s["m"], s["n"], s["k"]) for s in json.load(f)}
+    assert len(suite) >= 100
+    assert {(e["m"], e["n"], e["k"]) for e in table} == suite
+    for e in table:
+        assert e["best"] in FAMILY and e["rel"][e["best"]] == 1.0 and all(n in FAMILY for n in e["rel"])
+
+
+def test_suite_shapes_take_their_measured_winner():
+    for e in h.load_table():
+        assert h.choose_member(e["m"], e["n"], e["k"], 132) == e["best"], e
+
+
+def test_choice_is_a_valid_config_for_any_shape_and_fast():
+    rng = random.Random(20)
+    shapes = [tuple(int(2 ** rng.uniform(0, 17)) for _ in range(3)) for _ in range(300)]
+    t0 = time.perf_counter()
+    for m, n, k in shapes:
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132)
+        assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx")
+        assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
+    per_call = (time.perf_counter() - t0) / len(shapes)
+    assert per_call < 2e-3, f"{per_call * 1e6:.0f} us a choice (uncached)"
+    t0 = time.perf_counter()
+    for m, n, k in shapes:
+        h.choose_kernel(m, n, k, "sm_90", 132)
+    assert (time.perf_counter() - t0) / len(shapes) < 50e-6  # cached
+
+
+def test_large_shapes_keep_the_large_kernel_and_other_archs_keep_todays():
+    for s in (4096, 8192):
+        cfg, backend = h.choose_kernel(s, s, s, "sm_90", 132)
+        assert (backend, cfg.bm, cfg.bn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, True, True)
+    for arch in ("sm_80", "sm_86", "sm_89"):
+        assert h.choose_kernel(16, 4096, 4096, arch, 108) == (get_preset("zorder").config, "cuda")
+
+
+def test_skinny_shapes_get_narrow_tiles():
+    for m, n, k in ((4, 8192, 8192), (16, 4096, 16384), (8192, 8, 8192), (20000, 16, 50000)):
+        cfg, _ = h.choose_kernel(m, n, k, "sm_90", 132)
+        assert min(cfg.bm, cfg.bn) <= 32, (m, n, k, cfg.describe())
+
+
+def test_split_for_fills_the_sms_and_keeps_k_ranges_long():
+    assert h.split_for(4096, 4096, 4096, 128, 128, 8, 132) == 1  # 1024 tiles fill the SMs
+    s = h.split_for(16, 2048, 2048, 32, 128, 16, 132)
+    assert 16 * s >= 132 and 2048 // 16 // s >= 8
+    assert h.split_for(16, 2048, 64, 32, 128, 16, 132) == 1  # 4 k-tiles: nothing to split
+    assert h.split_for(1, 128, 10**6, 32, 128, 16, 132, fill=4) <= 32
+    cfg, backend = h.member_config("splitk-32x128", 16, 2048, 2048, 132)
+    assert backend == "cuda" and cfg.split_k == s
+
+
+def test_model_ranks_big_tiles_first_on_big_shapes_and_small_tiles_on_small_ones():
+    big = min(h.candidate_names(20000, 20000, 20000), key=lambda n: h.model_time(n, 20000, 20000, 20000, 132))
+    assert FAMILY[big].config.bm * FAMILY[big].config.bn >= 128 * 128
+    small = min(h.candidate_names(200, 200, 200), key=lambda n: h.model_time(n, 200, 200, 200, 132))
+    assert FAMILY[small].config.bm * FAMILY[small].config.bn <= 64 * 64
+
+
+def test_layout_flags_pass_through_only_where_the_config_has_them(monkeypatch):
+    cfg, _ = h.choose_kernel(512, 512, 512, "sm_90", 132, trans_a=True, trans_b=True, batch=4)
+    assert cfg == h.choose_kernel(512, 512, 512, "sm_90", 132)[0] or getattr(cfg, "trans_a", True)
+
+
+def test_default_sgemm_kernel_is_the_heuristic():
+    from regtile.runtime.gemm import default_sgemm_kernel
+    for m, n, k in ((8192, 8192, 8192), (16, 2048, 2048), (700, 35, 2048)):
+        assert default_sgemm_kernel(m, n, "sm_90", 132, k) == h.choose_kernel(m, n, k, "sm_90", 132)
+
+
+def test_off_suite_shapes_leave_one_out():
+    """Each suite shape left out of the table in turn: the heuristic's pick from the other
+    shapes (or the model) is within 8% of that shape's fastest member, geometric mean
+    (3.6% when fitted, docs/shapes.md)."""
+    table = h.load_table()
+    rels = []
+    for i, e in enumerate(table):
+        q = (e["m"], e["n"], e["k"])
+        names = h.candidate_names(*q)
+        pick = h.table_choice(*q, names, table[:i] + table[i + 1:])
+        pick = pick or min(names, key=lambda nm: h.model_time(nm, *q, 132))
+        rels.append(e["rel"].get(pick, 2.0))
+    assert math.exp(sum(map(math.log, rels)) / len(rels)) <= 1.08
+
+
+def test_model_throughputs_are_fitted_for_every_sm_90_member():
+    fitted = h.model_tflops()
+    assert set(fitted) == set(FAMILY) - {"cuda-zorder"}
+    assert fitted["wide-128x256"] > fitted["sq-64x64"] > fitted["plain-32x32"]  # bigger tiles, more FLOP/s

@@ -1,0 +1,438 @@
+"""The workload suite (benchmarks/shapes.json) against cuBLAS, and the fitting of the shape
+heuristic's decision table (codegen/heuristic.py).
+
+    python3 -m regtile.tools.shape_sweep                 (GPU) what regtile.sgemm launches for
+        every suite shape against cuBLAS (torch.mm, TF32 off), interleaved in one run;
+        writes docs/data/shape-sweep.json and prints the summary table (--md FILE writes it)
+    python3 -m regtile.tools.shape_sweep --candidates --json RAW.json
+                                                         (GPU) every candidate member of the
+        family per shape (heuristic.candidate_names), cuBLAS in the same rounds
+    python3 -m regtile.tools.shape_sweep --fit RAW.json  (CPU) rewrites
+        codegen/heuristic_table.json from a candidates run
+
+Method (both GPU modes): operands are torch tensors (random normal, several rotating sets
+when a set fits twice in the 50 MB L2); every kernel is first checked once against a
+float64 product of the same operands (C poisoned with NaN); then `rounds` rounds, each
+timing cuBLAS and every kernel in turn (the order rotates per round) as a batch of
+back-to-back launches between two CUDA events, queued behind a GPU sleep so that the host's
+launch cost is not timed - kernel against kernel, every launch of a split-K / stream-K /
+edge-split SGEMM included.  A shape's time is the median over the rounds of the per-launch
+time.  Kernels compile once per config, in parallel processes, before any timing.
+A progress line per shape goes to stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITE_PATH = os.path.join(REPO, "benchmarks", "shapes.json")
+SWEEP_JSON = os.path.join(REPO, "docs", "data", "shape-sweep.json")
+L2_BYTES = 50 * 2**20
+TARGET_MS = 2.0  # GPU time of one timed batch, at most MAX_BATCH launches
+MAX_BATCH = 40
+HOST_US_PER_LAUNCH = 40e-6  # the GPU sleeps this long per queued launch (host enqueue cost, generous)
+CLOCK_HZ = 1.98e9
+GEMV_NOTE = "m = 1 or n = 1: a GEMV, to be routed to the GEMV family (timed here with the GEMM family)"
+
+
+def load_suite(path: Optional[str] = None) -> List[dict]:
+    with open(path or SUITE_PATH) as f:
+        return json.load(f)
+
+
+def tolerance(k: int) -> float:
+    """The relative error a correct FP32 SGEMM stays under (runtime/bench.py's rule)."""
+    return 1e-5 * max(1.0, math.sqrt(k / 8192))
+
+
+# ---- compile once per config, in parallel -------------------------------------------------
+def _compile_one(item):
+    cfg_dict, backend, arch = item
+    from ..codegen.config import SgemmConfig
+    from ..runtime.compiler import compile_config
+    try:
+        compile_config(SgemmConfig.from_dict(cfg_dict), arch, backend=backend)
+        return None
+    except Exception as e:  # reported per config; the sweep skips it
+        return f"{type(e).__name__}: {str(e)[:200]}"
+
+
+def compile_all(items: Sequence[Tuple[object, str]], arch: str, workers: int = 16) -> Dict[tuple, Optional[str]]:
+    """Compile every distinct (config, backend) into the kernel cache, in processes (spawned:
+    the parent may hold a CUDA context); {key: None or the error}."""
+    import multiprocessing
+    keys = {}
+    for cfg, backend in items:
+        keys[(json.dumps(cfg.to_dict(), sort_keys=True), backend)] = (cfg.to_dict(), backend, arch)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        errs = list(pool.map(_compile_one, keys.values()))
+    return dict(zip(keys, errs))
+
+
+def config_key(cfg, backend) -> tuple:
+    return (json.dumps(cfg.to_dict(), sort_keys=True), backend)
+
+
+# ---- one shape's operands and its timing ----------------------------------------------------
+class ShapeBench:
+    """Rotating sets of random A, B and a C each, as torch tensors on the GPU."""
+
+    def __init__(self, torch, m: int, n: int, k: int, seed: int = 0):
+        self.torch, self.m, self.n, self.k = torch, m, n, k
+        per_set = 4 * (m * k + k * n + m * n)
+        self.sets = max(1, min(8, math.ceil(2 * L2_BYTES / per_set)))
+        g = torch.Generator(device="cuda")
+        g.manual_seed(seed)
+        self.a = [torch.randn(m, k, device="cuda", generator=g) for _ in range(self.sets)]
+        self.b = [torch.randn(k, n, device="cuda", generator=g) for _ in range(self.sets)]
+        self.c = [torch.empty(m, n, device="cuda") for _ in range(self.sets)]
+        self._ref = None
+        self._ws = None
+
+    def reference(self):
+        if self._ref is None:
+            self._ref = self.a[0].double() @ self.b[0].double()
+        return self._ref
+
+    def check(self, fn: Callable[[int], None]) -> Tuple[bool, float, int]:
+        """(ok, relative error, unwritten elements) of fn(0) against float64."""
+        torch = self.torch
+        self.c[0].fill_(float("nan"))
+        fn(0)
+        torch.cuda.synchronize()
+        out = self.c[0]
+        unwritten = int(torch.isnan(out).sum().item())
+        ref = self.reference()
+        diff = torch.linalg.vector_norm(torch.nan_to_num(out.double() - ref, nan=float("inf"))).item()
+        denom = torch.linalg.vector_norm(ref).item()
+        err = diff / denom if denom else diff
+        return (unwritten == 0 and err <= tolerance(self.k)), float(err), unwritten
+
+    def cublas(self) -> Callable[[int], None]:
+        a, b, c, mm = self.a, self.b, self.c, self.torch.mm
+        return lambda i: mm(a[i], b[i], out=c[i])
+
+    def regtile(self, kernel) -> Callable[[int], None]:
+        """Every launch regtile.sgemm makes for this kernel (runtime/sgemm_launch.py), on the
+        default stream, alpha 1, beta 0."""
+        from ..runtime.sgemm_launch import SgemmLaunch, workspace_bytes
+        m, n, k = self.m, self.n, self.k
+        nbytes = workspace_bytes(kernel, m, n, k)
+        ws = 0
+        if nbytes:
+            if self._ws is None or self._ws.numel() < nbytes:
+                self._ws = None
+                self._ws = self.torch.empty(nbytes, dtype=self.torch.uint8, device="cuda")
+            ws = self._ws.data_ptr()
+        launches = [SgemmLaunch(kernel, m, n, k, 1.0, self.a[i].data_ptr(), k, self.b[i].data_ptr(), n, 0.0,
+                                self.c[i].data_ptr(), n, ws) for i in range(self.sets)]
+        return lambda i: launches[i](0)
+
+    def close(self):
+        self.a = self.b = self.c = []
+        self._ref = self._ws = None
+
+
+def time_interleaved(torch, fns: Dict[str, Callable[[int], None]], sets: int, rounds: int) -> Dict[str, List[float]]:
+    """Microseconds per launch of each fn, one value per round (see the module docstring)."""
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    est = {}
+    for name, fn in fns.items():  # warm up, and size the batch
+        fn(0)
+        torch.cuda.synchronize()
+        e0, e1 = ev(), ev()
+        e0.record()
+        fn(1 % sets)
+        e1.record()
+        e1.synchronize()
+        est[name] = max(e0.elapsed_time(e1), 1e-3)
+    batch = {name: max(2, min(MAX_BATCH, int(TARGET_MS / t))) for name, t in est.items()}
+    out = {name: [] for name in fns}
+    names = list(fns)
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        marks = []
+        for name in order:
+            nb = batch[name]
+            torch.cuda._sleep(int(nb * HOST_US_PER_LAUNCH * CLOCK_HZ))
+            e0, e1 = ev(), ev()
+            e0.record()
+            for j in range(nb):
+                fns[name]((r + j) % sets)
+            e1.record()
+            marks.append((name, nb, e0, e1))
+        torch.cuda.synchronize()
+        for name, nb, e0, e1 in marks:
+            out[name].append(1e3 * e0.elapsed_time(e1) / nb)
+    return out
+
+
+def _setup_torch():
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.cuda.init()
+    return torch
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _dump(path: str, obj) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(tmp, path)
+
+
+# ---- mode 1: every candidate per shape (the fitting run) ------------------------------------
+def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, budget_s: float = 1e9,
+                     workers: int = 16) -> List[dict]:
+    from ..codegen import heuristic
+    from ..runtime import driver
+    from ..runtime.compiler import compile_config
+    t0 = time.time()
+    dev_sms, arch = None, "sm_90"
+    plan = []
+    items = []
+    for s in suite:
+        m, n, k = s["m"], s["n"], s["k"]
+        cands = []
+        for name in heuristic.candidate_names(m, n, k):
+            cfg, backend = heuristic.member_config(name, m, n, k, 132)
+            cands.append((name, cfg, backend))
+            items.append((cfg, backend))
+        plan.append((s, cands))
+    errs = compile_all(items, arch, workers)
+    _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s; "
+              f"{sum(1 for e in errs.values() if e)} failed")
+    torch = _setup_torch()
+    dev = driver.device()
+    dev_sms = dev.sm_count
+    rows = []
+    loaded = {}
+    for idx, (s, cands) in enumerate(plan):
+        if time.time() - t0 > budget_s:
+            _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
+            break
+        m, n, k = s["m"], s["n"], s["k"]
+        row = {"m": m, "n": n, "k": k, "group": s.get("group", ""), "kernels": {}}
+        try:
+            times = _candidate_times(torch, driver, dev, m, n, k, cands, errs, loaded, row, rounds)
+        except Exception as e:  # one shape's failure (memory, a launch) does not end the sweep
+            row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+            rows.append(row)
+            _progress(f"[{idx + 1}/{len(plan)}] {m}x{n}x{k}: FAILED {row['error']}")
+            torch.cuda.empty_cache()
+            continue
+        row["cublas_us"] = statistics.median(times.pop("cublas"))
+        for name, t in times.items():
+            row["kernels"][name].update(us=statistics.median(t), rounds=[round(x, 3) for x in t])
+        timed = {nm: v["us"] for nm, v in row["kernels"].items() if "us" in v}
+        best = min(timed, key=timed.get) if timed else None
+        row["best"] = best
+        rows.append(row)
+        _dump(json_path, {"device": dev.name, "sm_count": dev_sms, "rows": rows})
+        _progress(f"[{idx + 1}/{len(plan)}] {m}x{n}x{k}: cuBLAS {row['cublas_us']:.1f} us, best {best} "
+                  f"{timed.get(best, float('nan')):.1f} us (x{row['cublas_us'] / timed[best] if best else 0:.3f}) "
+                  f"of {len(timed)}; {time.time() - t0:.0f} s")
+    return rows
+
+
+def _candidate_times(torch, driver, dev, m, n, k, cands, errs, loaded, row, rounds):
+    from ..runtime.compiler import compile_config
+    bench = ShapeBench(torch, m, n, k)
+    try:
+        fns = {"cublas": bench.cublas()}
+        for name, cfg, backend in cands:
+            key = config_key(cfg, backend)
+            if errs.get(key):
+                row["kernels"][name] = {"ok": False, "error": errs[key]}
+                continue
+            if key not in loaded:
+                loaded[key] = driver.load(compile_config(cfg, dev.arch, backend=backend))
+            fn = bench.regtile(loaded[key])
+            ok, err, unwritten = bench.check(fn)
+            row["kernels"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten, "split_k": cfg.split_k}
+            if ok:
+                fns[name] = fn
+        return time_interleaved(torch, fns, bench.sets, rounds)
+    finally:
+        bench.close()
+
+
+# ---- fitting the decision table (CPU) -------------------------------------------------------
+def merge_runs(raws: Sequence[dict]) -> dict:
+    """Candidates runs as one: a shape timed in a later run replaces its earlier rows (its
+    candidates are compared within one run only)."""
+    rows = {}
+    for raw in raws:
+        for r in raw["rows"]:
+            if "cublas_us" in r:
+                rows[(r["m"], r["n"], r["k"])] = r
+    return {"device": raws[-1].get("device"), "sm_count": raws[-1].get("sm_count"), "rows": list(rows.values())}
+
+
+def fit_table(raw: dict, source: str = "") -> dict:
+    """heuristic_table.json's content from a candidates run: per shape, each correct member's
+    time over the fastest one's."""
+    entries = []
+    for r in raw["rows"]:
+        if "cublas_us" not in r:
+            continue
+        timed = {nm: v["us"] for nm, v in r["kernels"].items() if v.get("ok") and "us" in v}
+        if not timed:
+            continue
+        best = min(timed, key=timed.get)
+        entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
+                        "x_cublas": round(r["cublas_us"] / timed[best], 4),
+                        "rel": {nm: round(t / timed[best], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
+    from ..codegen.heuristic import fit_model_tflops
+    return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
+                     "candidate member's time over the fastest one's, measured by "
+                     "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
+                     "the model's per-member throughput fitted on the same rows (heuristic.fit_model_tflops)",
+            "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
+            "model_tflops": fit_model_tflops(raw["rows"], raw.get("sm_count") or 132), "entries": entries}
+
+
+# ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------
+def _label(cfg, backend, m, n, k, arch, sms) -> str:
+    from ..codegen import heuristic
+    d = heuristic.describe_choice(m, n, k, arch, sms)
+    mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
+    if (mcfg, mback) != (cfg, backend):
+        return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
+    split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
+    return f"{d['member']}{split} ({d['by']})"
+
+
+def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
+                  workers: int = 16) -> List[dict]:
+    from ..runtime import driver
+    from ..runtime.compiler import compile_config
+    from ..runtime.gemm import choose_sgemm_kernel
+    t0 = time.time()
+    torch = _setup_torch()
+    dev = driver.device()
+    chosen = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite]
+    errs = compile_all(chosen, dev.arch, workers)
+    _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
+    rows, loaded = [], {}
+    for idx, (s, (cfg, backend)) in enumerate(zip(suite, chosen)):
+        if time.time() - t0 > budget_s:
+            _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
+            break
+        m, n, k = s["m"], s["n"], s["k"]
+        key = config_key(cfg, backend)
+        if key not in loaded:
+            loaded[key] = driver.load(compile_config(cfg, dev.arch, backend=backend))
+        bench = ShapeBench(torch, m, n, k, seed=idx)
+        try:
+            fn = bench.regtile(loaded[key])
+            ok, err, _ = bench.check(fn)
+            times = time_interleaved(torch, {"cublas": bench.cublas(), "regtile": fn}, bench.sets, rounds)
+        finally:
+            bench.close()
+        r_us, c_us = statistics.median(times["regtile"]), statistics.median(times["cublas"])
+        row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
+               "x_cublas": round(c_us / r_us, 4), "kernel": _label(cfg, backend, m, n, k, dev.arch, dev.sm_count),
+               "group": s.get("group", ""), "ok": ok, "rel_err": err}
+        if m == 1 or n == 1:
+            row["note"] = GEMV_NOTE
+        rows.append(row)
+        _dump(json_path, rows)
+        _progress(f"[{idx + 1}/{len(suite)}] {m}x{n}x{k}: regtile {r_us:.1f} us, cuBLAS {c_us:.1f} us, "
+                  f"x{c_us / r_us:.3f} {row['kernel']}{'' if ok else ' WRONG'}; {time.time() - t0:.0f} s")
+    return rows
+
+
+def geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def summary_markdown(rows: Sequence[dict], header: Sequence[str] = ()) -> str:
+    xs = [r["x_cublas"] for r in rows]
+    gemm = [r["x_cublas"] for r in rows if "note" not in r]
+    out = list(header)
+    out += ["", f"{len(rows)} shapes; geometric mean x cuBLAS **{geomean(xs):.3f}** (without the m = 1 / n = 1 "
+                f"GEMVs: {geomean(gemm):.3f}); {sum(1 for x in xs if x >= 1.0)} shapes >= 1.0x, "
+                f"{sum(1 for x in xs if x < 0.9)} below 0.9x; {sum(1 for r in rows if not r.get('ok'))} wrong.", ""]
+    groups = sorted({r.get("group", "") for r in rows})
+    out += ["| group | shapes | geomean x cuBLAS | min | max |", "| --- | --- | --- | --- | --- |"]
+    for g in groups:
+        gx = [r["x_cublas"] for r in rows if r.get("group", "") == g]
+        out.append(f"| {g} | {len(gx)} | {geomean(gx):.3f} | {min(gx):.3f} | {max(gx):.3f} |")
+    out += ["", "| m | n | k | group | regtile us | cuBLAS us | x cuBLAS | kernel |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        flag = " (GEMV: to be routed)" if "note" in r else ""
+        out.append(f"| {r['m']} | {r['n']} | {r['k']} | {r.get('group', '')} | {r['regtile_us']:.1f} | "
+                   f"{r['cublas_us']:.1f} | {r['x_cublas']:.3f}{'' if r.get('ok', True) else ' WRONG'} | "
+                   f"{r['kernel']}{flag} |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.shape_sweep", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--candidates", action="store_true", help="time every candidate member per shape (GPU)")
+    g.add_argument("--fit", metavar="RAW_JSON", nargs="+",
+                   help="rewrite the decision table from --candidates runs (CPU; a later run's shapes replace "
+                        "an earlier one's)")
+    p.add_argument("--suite", default=None, help="suite JSON (default benchmarks/shapes.json)")
+    p.add_argument("--json", default=None, help="output JSON (default docs/data/shape-sweep.json; "
+                                                "--candidates: required)")
+    p.add_argument("--md", default=None, help="also write the summary table here")
+    p.add_argument("--table", default=None, help="--fit: the table to write (default codegen/heuristic_table.json)")
+    p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3 candidates, 5 library)")
+    p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this many seconds")
+    p.add_argument("--only", default=None, help="comma-separated groups of the suite to run")
+    args = p.parse_args(argv)
+    if args.fit:
+        from ..codegen.heuristic import TABLE_PATH
+        raws = []
+        for path in args.fit:
+            with open(path) as f:
+                raws.append(json.load(f))
+        table = fit_table(merge_runs(raws), source=", ".join(os.path.basename(p) for p in args.fit))
+        path = args.table or TABLE_PATH
+        with open(path, "w") as f:
+            f.write(json.dumps({k: v for k, v in table.items() if k != "entries"}, indent=1)[:-2])
+            f.write(',\n "entries": [\n' + ",\n".join(json.dumps(e) for e in table["entries"]) + "\n ]\n}\n")
+        print(f"{len(table['entries'])} entries -> {path}")
+        return 0
+    suite = load_suite(args.suite)
+    if args.only:
+        keep = set(args.only.split(","))
+        suite = [s for s in suite if s.get("group") in keep]
+    if args.candidates:
+        if not args.json:
+            p.error("--candidates needs --json RAW.json")
+        suite = sorted(suite, key=lambda s: s["m"] * s["n"] * s["k"])  # the cheap shapes first under a budget
+        sweep_candidates(suite, args.json, rounds=args.rounds or 3, budget_s=args.budget_s)
+        return 0
+    path = args.json or SWEEP_JSON
+    rows = sweep_library(suite, path, rounds=args.rounds or 5, budget_s=args.budget_s)
+    from ..runtime import driver
+    dev = driver.device()
+    text = summary_markdown(rows, [f"Device: {dev.name}, {dev.sm_count} SMs; {time.strftime('%Y-%m-%d')}"])
+    print(text)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
