@@ -207,15 +207,18 @@ def test_cli_inspect_gen_and_refusal(tmp_path, capsys):
 
 
 def test_default_kernel_rule():
-    """regtile.sgemm's untuned default: on sm_90 the PTX 128x256 kernel with the pass and
-    stream-K where its tiles fill the H100's 132 SMs, PTX 64x64 with stream-K below that; the
-    CUDA C zorder preset on other archs."""
+    """regtile.sgemm's untuned default is the shape heuristic's choice (codegen/heuristic.py):
+    on sm_90 the PTX 128x256 kernel with the pass and stream-K where its tiles fill the H100's
+    132 SMs, a smaller stream-K family member below that; the CUDA C zorder preset on other
+    archs."""
+    from regtile.codegen.heuristic import choose_kernel
     from regtile.runtime.gemm import default_sgemm_kernel
-    cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132)
+    cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132, 4096)
     assert (backend, cfg.bm, cfg.bn, cfg.tn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, 16, True, True)
-    for m, n in ((8192, 128), (1024, 1024)):  # fewer 128x256 tiles than SMs: small tiles, stream-K
-        cfg, backend = default_sgemm_kernel(m, n, "sm_90", 132)
-        assert (backend, cfg.bm, cfg.bn, cfg.bk, cfg.stream_k) == ("ptx", 64, 64, 16, True)
+    for m, n, k in ((8192, 128, 8192), (1024, 1024, 1024)):  # fewer 128x256 tiles than SMs: K is split
+        cfg, backend = default_sgemm_kernel(m, n, "sm_90", 132, k)
+        assert (cfg, backend) == choose_kernel(m, n, k, "sm_90", 132)
+        assert cfg.stream_k or cfg.split_k > 1
     cfg, backend = default_sgemm_kernel(4096, 4096, "sm_80", 132)
     assert backend == "cuda" and cfg == get_preset("zorder").config
 
