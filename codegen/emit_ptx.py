@@ -47,7 +47,7 @@ from .config import ConfigError, SgemmConfig
 from .emit_cuda import _frag_bases, _header, geometry, kernel_name, ktile_schedule
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource
+from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource, with_batch
 from . import streamk
 from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 
@@ -56,7 +56,7 @@ FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
-              "int*": ".u64"}
+              "int*": ".u64", "long long": ".s64"}
 _ZERO = "0f00000000"
 _NEG_ZERO = "0f80000000"
 TV_SYM = ThreadVars.symbolic()
@@ -252,11 +252,11 @@ class _Kernel:
         # "grid": tile (blockIdx.y, blockIdx.x), the one-pass kernel; "linear": block b is tile
         # b (tile_n fastest), stream-K's whole tiles; "ranges": stream-K's work-list kernel
         self.mode = "grid"
-        self.param_list = SGEMM_PARAMS
+        self.param_list = with_batch(SGEMM_PARAMS, cfg.batched)
 
     def as_mode(self, mode: str, name: str) -> "_Kernel":
         self.mode, self.name = mode, name
-        self.param_list = STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS
+        self.param_list = with_batch(STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS, self.cfg.batched)
         return self
 
     # -- helpers
@@ -300,13 +300,26 @@ class _Kernel:
         for pname, ctype in self.param_list:
             t = _PTX_TYPES[ctype]
             reg = self.named(pname + ("_param" if "*" in ctype else ""), ".f32" if t == ".f32" else
-                             ".b64" if t == ".u64" else ".b32")
+                             ".b64" if t in (".u64", ".s64") else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
         for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.mode == "ranges" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
+        if self.cfg.batched:
+            self.batch_offsets()
+
+    def batch_offsets(self) -> None:
+        """Strided batch: A, B and C moved to matrix blockIdx.z (strides in floats, 0
+        broadcasts), before the float4 tests read their alignment (vec_ok reads self.p)."""
+        b = self.b
+        z = b.op("cvt.u64.u32", b.op("mov.u32", "%ctaid.z"), typ=".b64")
+        b.comment("strided batch: blockIdx.z is the batch index")
+        for ptr, stride in (("A", "stride_a"), ("B", "stride_b"), ("C", "stride_c")):
+            off = b.op("shl.b64", b.op("mul.lo.s64", z, self.p[stride], typ=".b64"), 2, typ=".b64")
+            b.emit(f"add.s64 {self.p[ptr + 'g']}, {self.p[ptr + 'g']}, {off};")
+            self.p[ptr] = self.p[ptr + "g"]  # the float4 tests' pointer (alignment as the generic one's)
 
     def pname(self, pname: str) -> str:
         return f"{self.name}_param_{pname}"
@@ -379,22 +392,40 @@ class _Kernel:
                 row, col = self._reg(row), self._reg(col)
                 p = copy.operand.lower()
                 b.comment(f"{copy.operand} copy {r}: tile ({srow}, {scol})")
-                if copy.operand == "A":
+                if copy.operand == "A":  # (m, k) = (block_m + tile row, tile col)
                     grow = self.named(f"a_grow{r}")
                     b.emit(f"add.s32 {grow}, {self.block_m}, {row};", "block_m + tile row")
                     gcol = self.named(f"a_col{r}")
                     b.emit(f"mov.b32 {gcol}, {col};")
-                    src = self.wide_addr(self.p["Ag"], grow, self.p["lda"], gcol)
-                else:
+                else:  # (k, n) = (tile row, block_n + tile col)
                     grow = self.named(f"b_row{r}")
                     b.emit(f"mov.b32 {grow}, {row};")
                     gcol = self.named(f"b_gcol{r}")
                     b.emit(f"add.s32 {gcol}, {self.block_n}, {col};", "block_n + tile col")
-                    src = self.wide_addr(self.p["Bg"], grow, self.p["ldb"], gcol)
+                # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
+                line, off = self.element(copy.operand, grow, gcol)
+                src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
-                self.copies.append((copy, r, grow, gcol, src_n, stores))
+                self.copies.append((copy, r, line, off, src_n, stores))
+
+    def element(self, operand: str, x, y):
+        """(line, offset) of op(A)'s (m, k) = (x, y), or of op(B)'s (k, n) = (x, y)."""
+        return (mp.a_element if operand == "A" else mp.b_element)(self.cfg, x, y)
+
+    def k_in_line(self, operand: str) -> bool:
+        """Does K run along the operand's lines (its leading dimension) or its unit stride?"""
+        line, _ = self.element(operand, 0, 1) if operand == "A" else self.element(operand, 1, 0)
+        return line == 1
+
+    def k_offset(self, operand: str, k: str) -> str:
+        """Bytes from the operand's element at k = 0 to the one at k (same row / column)."""
+        b = self.b
+        if self.k_in_line(operand):
+            ld = self.p["lda" if operand == "A" else "ldb"]
+            return b.op("shl.b64", b.op("mul.wide.s32", k, ld, typ=".b64"), 2, typ=".b64")
+        return b.op("mul.wide.s32", k, 4, typ=".b64")
 
     def _reg(self, x: IntLike) -> str:
         return x.materialize() if isinstance(x, PVal) else self.b.op("mov.b32", int(x))
@@ -406,8 +437,7 @@ class _Kernel:
         operand is inside the matrix with aligned rows (block-uniform), else checks each
         vector, then each float; vec 1 checks each float."""
         b, cfg = self.b, self.cfg
-        a_koff = b.op("mul.wide.s32", k0, 4, typ=".b64")
-        b_koff = b.op("shl.b64", b.op("mul.wide.s32", k0, self.p["ldb"], typ=".b64"), 2, typ=".b64")
+        a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
         for operand, koff in (("A", a_koff), ("B", b_koff)):
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
@@ -435,12 +465,16 @@ class _Kernel:
         """One copy with bounds checks: the float4 when the whole vector is inside and
         aligned (vec_ok given), else each float, zero outside the matrix."""
         b = self.b
-        if copy.operand == "A":  # (block_m + row < M) && (k0 + col + e < K)
-            rowv, rlim = grow, self.p["M"]
-            colv, clim = b.op("add.s32", k0, gcol), self.p["K"]
-        else:  # (k0 + row < K) && (block_n + col + e < N)
-            rowv, rlim = b.op("add.s32", k0, grow), self.p["K"]
-            colv, clim = gcol, self.p["N"]
+        # grow, gcol: the copy's (line, offset) at k = 0; k0 moves the one K runs along.
+        # Plain layouts: A (block_m + row < M) && (k0 + col + e < K), B (k0 + row < K) &&
+        # (block_n + col + e < N); the vector runs along the offset.
+        lims = self.element(copy.operand, *((self.p["M"], self.p["K"]) if copy.operand == "A"
+                                            else (self.p["K"], self.p["N"])))
+        rlim, clim = lims
+        if self.k_in_line(copy.operand):
+            rowv, colv = b.op("add.s32", k0, grow), gcol
+        else:
+            rowv, colv = grow, b.op("add.s32", k0, gcol)
         row_ok = self.setp("lt", rowv, rlim)
         regs = [_r(x) for x in copy.regs]
         pv = None
@@ -586,20 +620,26 @@ class _Kernel:
         B fragment j = B[k][block_n + col_j] if that column is inside N."""
         b, cfg, r = self.b, self.cfg, self.plan.regs
         a_rows, b_cols = [], []
+        # an operand whose K runs along its lines starts at its row (col) and steps ld
+        # floats a k; the other starts at the row's (col's) line and steps one float
+        a_line, b_line = self.k_in_line("A"), self.k_in_line("B")
         for i in range(cfg.tm):
             grow = b.op("add.s32", self.block_m, self._reg(mp.tile_row(cfg, self.tv.row0, i)))
             ok = self.setp("lt", grow, self.p["M"])
             ptr = self.named(f"a_ptr{i}", ".b64")
-            b.emit(f"mov.b64 {ptr}, {self.wide_addr(self.p['Ag'], grow, self.p['lda'])};")
+            at = self.wide_addr(self.p["Ag"], grow) if a_line else self.wide_addr(self.p["Ag"], grow, self.p["lda"])
+            b.emit(f"mov.b64 {ptr}, {at};")
             a_rows.append((ok, ptr))
         for j in range(cfg.tn):
             gcol = b.op("add.s32", self.block_n, self._reg(mp.tile_col(cfg, self.tv.col0, j)))
             ok = self.setp("lt", gcol, self.p["N"])
             ptr = self.named(f"b_ptr{j}", ".b64")
-            b.emit(f"mov.b64 {ptr}, {self.wide_addr(self.p['Bg'], gcol)};")
+            at = self.wide_addr(self.p["Bg"], gcol) if b_line else self.wide_addr(self.p["Bg"], gcol, self.p["ldb"])
+            b.emit(f"mov.b64 {ptr}, {at};")
             b_cols.append((ok, ptr))
         b.memo = None
-        step = b.op("mul.wide.s32", self.p["ldb"], 4, typ=".b64")
+        step = b.op("mul.wide.s32", self.p["ldb"], 4, typ=".b64") if b_line else 4
+        a_step = b.op("mul.wide.s32", self.p["lda"], 4, typ=".b64") if a_line else 4
         k = self.named("k")
         b.emit(f"mov.u32 {k}, 0;")
         top = b.label("k")
@@ -608,7 +648,7 @@ class _Kernel:
             reg = _r(r.frag_a[0][i])
             b.emit(f"mov.f32 {reg}, {_ZERO};")
             b.emit(f"@{ok} ld.global.nc.f32 {reg}, [{ptr}];")
-            b.emit(f"add.s64 {ptr}, {ptr}, 4;")
+            b.emit(f"add.s64 {ptr}, {ptr}, {a_step};")
         for j, (ok, ptr) in enumerate(b_cols):
             reg = _r(r.frag_b[0][j])
             b.emit(f"mov.f32 {reg}, {_ZERO};")
@@ -786,11 +826,12 @@ class _Kernel:
         self.p["K"] = self.named("item_K")
         b.emit(f"sub.s32 {self.p['K']}, {k_end}, {k_first};", "K of this item's range")
         self.p["Ag"] = self.named("item_A", ".b64")
-        b.emit(f"add.s64 {self.p['Ag']}, {full['Ag']}, {b.op('mul.wide.s32', k_first, 4, typ='.b64')};",
-               "A moved to column kt_begin * BK")
+        b.emit(f"add.s64 {self.p['Ag']}, {full['Ag']}, {self.k_offset('A', k_first)};",
+               "A moved to " + ("row" if self.k_in_line("A") else "column") + " kt_begin * BK")
         self.p["Bg"] = self.named("item_B", ".b64")
-        boff = b.op("shl.b64", b.op("mul.wide.s32", k_first, full["ldb"], typ=".b64"), 2, typ=".b64")
-        b.emit(f"add.s64 {self.p['Bg']}, {full['Bg']}, {boff};", "B moved to row kt_begin * BK")
+        boff = self.k_offset("B", k_first)
+        b.emit(f"add.s64 {self.p['Bg']}, {full['Bg']}, {boff};",
+               "B moved to " + ("row" if self.k_in_line("B") else "column") + " kt_begin * BK")
         self.k_tiles = self.named("k_tiles")
         b.emit(f"sub.s32 {self.k_tiles}, {kt1}, {kt0};")
         self.zero_accumulators()
@@ -968,7 +1009,7 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
         # edge split (codegen/edges.py): the small-tile kernel's entries join the module;
         # its header is this one's (same .version, .target and dynamic `smem`)
         from .edges import edge_config
-        _, edge = _module_entries(edge_config(), arch)
+        _, edge = _module_entries(edge_config(cfg), arch)
         if ".extern .shared .align 16 .b8 smem[];" not in header:
             text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
         text += "\n" + edge.text
