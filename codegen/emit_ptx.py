@@ -1025,7 +1025,7 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     if not cfg.stream_k:
         header = k.module_header()
         return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
-                                    geometry=geometry(cfg), params=SGEMM_PARAMS)
+                                    geometry=geometry(cfg), params=k.param_list)
     name = k.name
     whole = k.as_mode("linear", name)
     header = whole.module_header()
@@ -1033,9 +1033,10 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
     ranges_text = "\n".join(ranges.entry()) + "\n"
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
-    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo, params=STREAMK_PARAMS)
+    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo,
+                              params=ranges.param_list)
     return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
-                                geometry=geo, params=SGEMM_PARAMS, ranges=ranges_src)
+                                geometry=geo, params=whole.param_list, ranges=ranges_src)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:
