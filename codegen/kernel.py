@@ -130,6 +130,10 @@ class KernelSource:
     edge: Optional["KernelSource"] = None
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
     sass_pass: bool = False
+    # Operand layouts (config.trans_a / trans_b): what a caller needs to offset sub-matrices
+    # (an edge split's parts: codegen/edges.part_offsets).
+    trans_a: bool = False
+    trans_b: bool = False
 
     @property
     def suffix(self) -> str:
