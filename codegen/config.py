@@ -189,6 +189,11 @@ class SgemmConfig:
             e32 += 24 * copies * self.vec
         if self.ffma_order != "zigzag":
             e32 += 10 * tt * nbuf
+        if self.trans_b and self.stages and self.vec > 1:
+            # B^T lands in Bs a float at a time: one more register a copy (their addresses).
+            # Measured (sm_90, CUDA C): the zorder preset, estimated at its cap of 128, spilled
+            # 20 bytes as NT and not as NN, TN or TT; the other layouts cost nothing extra.
+            e32 += 32 * self.b_loads_per_thread
         return -(-e32 // 32)
 
     def register_cap(self) -> int:

@@ -34,10 +34,11 @@ def test_flags_left_out_of_dict_at_their_defaults():
     t = z.replace(trans_a=True, batched=True)
     assert t.to_dict()["trans_a"] is True and t.to_dict()["batched"] is True
     assert SgemmConfig.from_dict(t.to_dict()) == t
-    names = {kernel_name(z.replace(trans_a=a, trans_b=b)) for a, b in LAYOUTS}
-    assert len(names) == 4 and kernel_name(z) in names
+    z1 = z.replace(min_blocks=1)
+    names = {kernel_name(z1.replace(trans_a=a, trans_b=b)) for a, b in LAYOUTS}
+    assert len(names) == 4 and kernel_name(z1) in names
     assert "layout TN" in z.replace(trans_a=True).describe() and "strided batch" in t.describe()
-    assert z.layout == "NN" and z.replace(trans_b=True).layout == "NT"
+    assert z.layout == "NN" and z1.replace(trans_b=True).layout == "NT"
 
 
 def test_batched_refusals_name_the_constraint():
@@ -47,6 +48,16 @@ def test_batched_refusals_name_the_constraint():
             z.replace(batched=True, **bad)
     with pytest.raises(ConfigError, match="trans_a"):
         z.replace(trans_a=1)
+
+
+def test_transposed_b_costs_a_register_a_copy():
+    """B^T lands in Bs a float at a time; at the zorder preset's cap (2 blocks/SM, 128 registers)
+    ptxas spilled the CUDA C NT kernel, so validation refuses it and names min_blocks."""
+    z = get_preset("zorder").config
+    assert z.replace(trans_b=True, min_blocks=1).register_estimate() == z.register_estimate() + 1
+    assert z.replace(trans_a=True).register_estimate() == z.register_estimate()
+    with pytest.raises(ConfigError, match="min_blocks"):
+        z.replace(trans_b=True)
 
 
 def test_batch_params_come_after_ldc():
@@ -187,7 +198,7 @@ DEFAULT_90 = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sa
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
 @pytest.mark.parametrize("ta,tb", LAYOUTS, ids=IDS)
 def test_layouts_compile_spill_free_everywhere(arch, ta, tb):
-    z = get_preset("zorder").config.replace(trans_a=ta, trans_b=tb)
+    z = get_preset("zorder").config.replace(trans_a=ta, trans_b=tb, min_blocks=1)
     _compile(z, "cuda", arch)
     _compile(z.replace(split_k=3), "cuda", arch)
     _compile(z.replace(batched=True), "cuda", arch)

@@ -22,9 +22,15 @@ DEFAULT_90 = Z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=Tru
 LAYOUTS = {"NN": (False, False), "NT": (False, True), "TN": (True, False), "TT": (True, True)}
 CUBES = (4096, 8192)
 BATCH_SHAPES = ((64, 128, 128, 128), (16, 512, 512, 512), (8, 1024, 1024, 64))
+# one more row each for two variants: As unpadded (TN's A copy is STS.128, pad_a buys
+# nothing) and B padded (NT's scalar stores conflict-free: docs/layouts.md)
+VARIANTS = {"TN pad_a=0": DEFAULT_90.replace(trans_a=True, pad_a=0),
+            "NT pad_b=4": DEFAULT_90.replace(trans_b=True, pad_b=4)}
 BATCH_CONFIGS = {  # PTX, no stream-K / edge split (refused with batched for now)
     "64x64x16 8x8": Z.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1, batched=True),
+    "64x128x8 8x8": Z.replace(bm=64, bn=128, warps=None, batched=True),
     "128x128x8 8x8 (zorder)": Z.replace(batched=True),
+    "128x128x16 8x8": Z.replace(bk=16, min_blocks=1, batched=True),
     "128x256x8 8x16 +pass": DEFAULT_90.replace(stream_k=False, edge_split=False, batched=True),
 }
 ROUNDS, ITERS = 7, 10
@@ -32,7 +38,7 @@ ROUNDS, ITERS = 7, 10
 
 def all_configs():
     out = [DEFAULT_90.replace(trans_a=a, trans_b=b) for a, b in LAYOUTS.values()]
-    return out + list(BATCH_CONFIGS.values())
+    return out + list(VARIANTS.values()) + list(BATCH_CONFIGS.values())
 
 
 def _compile(cfg):
@@ -89,8 +95,10 @@ def main(out_path):
     rows = []
     for size in CUBES:
         m = n = k = size
-        for name, (ta, tb) in LAYOUTS.items():
-            kernel = driver.load(compile_config(DEFAULT_90.replace(trans_a=ta, trans_b=tb), "sm_90", backend="ptx"))
+        cases = [(name, DEFAULT_90.replace(trans_a=ta, trans_b=tb)) for name, (ta, tb) in LAYOUTS.items()]
+        for name, cfg in cases + list(VARIANTS.items()):
+            ta, tb = cfg.trans_a, cfg.trans_b
+            kernel = driver.load(compile_config(cfg, "sm_90", backend="ptx"))
             a = torch.randn((k, m) if ta else (m, k), device=dev)
             b = torch.randn((n, k) if tb else (k, n), device=dev)
             opa, opb = (a.t() if ta else a), (b.t() if tb else b)

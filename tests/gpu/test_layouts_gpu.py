@@ -15,7 +15,9 @@ pytestmark = pytest.mark.gpu
 
 LAYOUTS = [(False, False), (False, True), (True, False), (True, True)]
 IDS = ["NN", "NT", "TN", "TT"]
-ZORDER = get_preset("zorder").config
+# min_blocks=1: at the preset's 2 blocks/SM (128 registers) validation refuses B^T (config.py
+# register_estimate: ptxas spilled the CUDA C NT kernel there)
+ZORDER = get_preset("zorder").config.replace(min_blocks=1)
 DEFAULT_90 = ZORDER.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True, edge_split=True)
 KINDS = {  # (config, backend)
     "cuda-plain": (ZORDER, "cuda"),
