@@ -159,7 +159,7 @@ def _copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
     copies = []
     for r in range(n):
         regs = tuple(f"g{p}{r}_{e}" for e in range(cfg.vec))
-        if contiguous or cfg.vec == 1:
+        if contiguous:
             stores = (SmemAccess("STS", operand, cfg.vec, f"{operand} tile copy {r}",
                                  (lambda tv, r=r: index(cfg, *coords(cfg, tv.tid, r))), regs),)
         else:

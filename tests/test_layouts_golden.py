@@ -9,6 +9,7 @@ import hashlib
 
 import pytest
 
+from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.presets import PRESETS
 from regtile.runtime.gemm import default_sgemm_kernel
@@ -65,3 +66,73 @@ def test_default_layout_text_unchanged(key):
 
 def test_every_case_has_a_digest():
     assert sorted(cases()) == sorted(GOLDEN)
+
+
+# 48 configs drawn over the whole space (tools/register_sweep.draw(Random(23), 40), and stream-K
+# variants of some), with the first 16 hex digits of their CUDA C and PTX text's sha256 from the
+# code before the layout flags (None: the backend refuses the config).
+RANDOM = [
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 1, "tm": 4, "tn": 16, "vec": 1, "warps": [1, 1]}, "71512ddf00cded39", None),
+    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_k": 2, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, "c43008b8fd8f9e46", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, "80024505ac1fe0a7", None),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 16, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 8, "split_tile": False, "stages": 1, "tm": 8, "tn": 1, "vec": 1, "warps": [1, 1]}, "92614c6f6ec6d7ef", None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, "13d9e813321fb3bc", "628760f314c59a38"),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 0, "tm": 16, "tn": 8, "vec": 1, "warps": [1, 1]}, "a0d164d3d20eefd5", "6ccd0df1e6bf54d7"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, "a39573a70671ea65", "edb23a6c2422f5a8"),
+    ({"a_transposed": True, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, "0b8932272f5ddc69", None),
+    ({"a_transposed": True, "bk": 4, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": False, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, "6e2c5f009c846d18", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 4, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, "b980394b41dab8c0", None),
+    ({"a_transposed": False, "bk": 2, "bm": 32, "bn": 16, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": True, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, "6d95a7fab1716559", "fe7e682fb6983c54"),
+    ({"a_transposed": False, "bk": 1, "bm": 64, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 3, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 16, "tn": 4, "vec": 1, "warps": [2, 1]}, "39a6ae021e3546fe", "78a50a63c02e674b"),
+    ({"a_transposed": False, "bk": 1, "bm": 64, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "zorder", "min_blocks": 3, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 16, "tn": 4, "vec": 1, "warps": [1, 1]}, "16e1177f4bb890b2", None),
+    ({"a_transposed": True, "bk": 8, "bm": 128, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 16, "tn": 8, "vec": 4, "warps": [2, 1]}, "3cda7b8844c6dcfe", "4c2f9fab5e1e43e8"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 1, "warps": [4, 1]}, "cb4c40b7d5fa2459", None),
+    ({"a_transposed": False, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 8, "tn": 1, "vec": 1, "warps": [2, 1]}, "8690a5d07e9bb836", "6df7da95ee5e4caa"),
+    ({"a_transposed": False, "bk": 8, "bm": 32, "bn": 32, "ffma_order": "swirl", "frag_regs": False, "mapping": "linear", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 2]}, "fc73977db427338c", None),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 16, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 1, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "split_k": 2, "split_tile": False, "stages": 2, "tm": 2, "tn": 16, "vec": 1, "warps": [1, 1]}, "5476965597dc8a81", None),
+    ({"a_transposed": False, "bk": 2, "bm": 128, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "linear", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_k": 3, "split_tile": True, "stages": 2, "tm": 8, "tn": 16, "vec": 1, "warps": [2, 1]}, "17bdd190f670a70b", None),
+    ({"a_transposed": True, "bk": 8, "bm": 16, "bn": 64, "ffma_order": "colzig", "frag_regs": False, "mapping": "zorder", "min_blocks": 4, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 1, "tm": 1, "tn": 8, "vec": 1, "warps": [2, 2]}, "7e4447f4a90554d5", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "sass_pass": True, "split_k": 2, "split_tile": False, "stages": 2, "tm": 1, "tn": 4, "vec": 1, "warps": [2, 2]}, "84a6c421461e561e", None),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "split_k": 8, "split_tile": True, "stages": 2, "tm": 8, "tn": 4, "vec": 1, "warps": [4, 1]}, "d9daea9ab0aa2d61", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 128, "ffma_order": "swirl", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 2, "split_tile": True, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [4, 1]}, "14804a239a79999c", None),
+    ({"a_transposed": True, "bk": 4, "bm": 32, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "bb36fd8dedfd7376", None),
+    ({"a_transposed": True, "bk": 8, "bm": 256, "bn": 64, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 1, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_k": 8, "split_tile": False, "stages": 2, "tm": 8, "tn": 16, "vec": 4, "warps": [4, 1]}, "e8f494bf2db36c51", None),
+    ({"a_transposed": True, "bk": 1, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "split_k": 8, "split_tile": True, "stages": 1, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, "7004a105ae8d96e0", None),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "split_k": 3, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "78326bbb98da83c4", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_k": 8, "split_tile": False, "stages": 2, "tm": 2, "tn": 4, "vec": 1, "warps": [2, 1]}, "773871f427858679", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 4, "warps": [4, 1]}, "fda3a1c980039645", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 256, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": True, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [1, 8]}, "065f48eeddaf11f7", None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 3, "pad_a": 1, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "84257d479da792df", None),
+    ({"a_transposed": False, "bk": 4, "bm": 128, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_k": 2, "split_tile": False, "stages": 1, "tm": 2, "tn": 16, "vec": 1, "warps": [4, 1]}, "f99efb1f36595fc1", None),
+    ({"a_transposed": False, "bk": 2, "bm": 32, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [1, 1]}, "ce2b7517752f0403", "add98dc2c8dfe635"),
+    ({"a_transposed": True, "bk": 4, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": False, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [2, 1]}, "7c937c5fdd7e6faf", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 16, "ffma_order": "rowmajor", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": True, "stages": 2, "tm": 4, "tn": 8, "vec": 4, "warps": [1, 1]}, "eaaaccff368be617", None),
+    ({"a_transposed": True, "bk": 2, "bm": 32, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": False, "stages": 1, "tm": 8, "tn": 2, "vec": 1, "warps": [2, 1]}, "63a26d708a5aede5", None),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "swirl", "frag_regs": False, "mapping": "zorder", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": True, "stages": 1, "tm": 8, "tn": 8, "vec": 1, "warps": [1, 1]}, "868402fe2929deb7", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "zorder", "min_blocks": 3, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 8, "tn": 8, "vec": 4, "warps": [2, 1]}, "2faf5d751a6476a8", None),
+    ({"a_transposed": True, "bk": 4, "bm": 16, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 2, "tn": 8, "vec": 1, "warps": [1, 1]}, "cd50d77884d89bab", None),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 0, "tm": 4, "tn": 2, "vec": 1, "warps": [2, 1]}, "e810df08d2c59665", "c235efcf85654e85"),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 1, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, None, "afd04cdd5aa5a26d"),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, None, "a44521744cd8f7de"),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 16, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "stream_k": True, "tm": 8, "tn": 1, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "stream_k": True, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, None, "8c86ec558f17f13d"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, None, "e393e30f48d535a1"),
+    ({"a_transposed": True, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": True, "bk": 4, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": False, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, None, None),
+]
+
+
+def _digest(cfg, backend):
+    try:
+        return hashlib.sha256(emit(cfg, backend).text.encode()).hexdigest()[:16]
+    except ConfigError:
+        return None
+
+
+@pytest.mark.parametrize("i", range(0, len(RANDOM), 8))
+def test_random_configs_text_unchanged(i):
+    for d, cuda, ptx in RANDOM[i:i + 8]:
+        d = dict(d, warps=tuple(d["warps"]))
+        cfg = SgemmConfig(**d)
+        assert (_digest(cfg, "cuda"), _digest(cfg, "ptx")) == (cuda, ptx), d
