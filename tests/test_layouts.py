@@ -171,7 +171,7 @@ def test_batched_on_the_interpreter_with_broadcast(ta, tb):
 @pytest.mark.parametrize("ta,tb", LAYOUTS, ids=IDS)
 @pytest.mark.parametrize("name", ["zorder", "naive", "tile1d"])
 def test_presets_layouts_on_the_interpreter(name, ta, tb):
-    src = emit(get_preset(name).config.replace(trans_a=ta, trans_b=tb), "ptx")
+    src = emit(get_preset(name).config.replace(trans_a=ta, trans_b=tb, min_blocks=1), "ptx")
     m, n, k = 33, 70, 20
     lda, ldb, ldc = _ld(ta, tb, m, n, k, 3)
     _check(*ptx_sim.run_sgemm(src, m, n, k, 1.0, 0.5, lda=lda, ldb=ldb, ldc=ldc, misalign=(1, 2, 3),
