@@ -34,16 +34,7 @@ def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
     src = _emit(cfg, backend)
     if getattr(cfg, "sass_pass", False):
         src = dataclasses.replace(src, sass_pass=True)
-    if getattr(cfg, "trans_a", False) or getattr(cfg, "trans_b", False):
-        src = _with_layouts(src, cfg.trans_a, cfg.trans_b)
     return src
-
-
-def _with_layouts(src: KernelSource, trans_a: bool, trans_b: bool) -> KernelSource:
-    """The source and the module's other entries (edge kernel, ranges) marked with the layouts."""
-    sub = {f: _with_layouts(getattr(src, f), trans_a, trans_b) for f in ("ranges", "edge", "reduce")
-           if getattr(src, f) is not None}
-    return dataclasses.replace(src, trans_a=trans_a, trans_b=trans_b, **sub)
 
 
 def _emit(cfg: AnyConfig, backend: str) -> KernelSource:

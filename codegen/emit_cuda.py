@@ -412,8 +412,9 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     )
     text = render("sgemm.cu.j2", **ctx)
     if not split:
-        return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params)
+        return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
+                            trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     reduce = splitk.emit_reduce(cfg.split_k)
     geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SPLITK_PARAMS, reduce=reduce)
+                        params=SPLITK_PARAMS, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)

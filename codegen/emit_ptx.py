@@ -546,7 +546,8 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     if not cfg.stream_k:
         header = k.module_header()
         return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
-                                    geometry=geometry(cfg), params=k.param_list)
+                                    geometry=geometry(cfg), params=k.param_list,
+                                    trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     name = k.name
     whole = k.as_mode("linear", name)
     header = whole.module_header()
@@ -555,9 +556,10 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     ranges_text = "\n".join(ranges.entry()) + "\n"
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
     ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo,
-                              params=ranges.param_list)
+                              params=ranges.param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
-                                geometry=geo, params=whole.param_list, ranges=ranges_src)
+                                geometry=geo, params=whole.param_list, ranges=ranges_src,
+                                trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:
