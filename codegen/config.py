@@ -24,6 +24,9 @@ MAX_COPIES_PER_THREAD = 8
 # partial, so workspace traffic grows with split_k while the gain stops once the
 # blocks fill the SMs (132 on the H100; 32 splits of 5 blocks already do).
 MAX_SPLIT_K = 32
+# The edge split's kernel tile (codegen/edges.py edge_config builds its config on it; kept
+# here so that describe() names it without importing edges, which builds on presets).
+EDGE_TILE = (64, 64)
 
 
 def check_fields(cls, d: dict, what: str) -> None:
@@ -89,6 +92,15 @@ class SgemmConfig:
     # grid padding tiles, this kernel takes the tile-aligned interior and a small-tile
     # stream-K kernel in the same module the bottom and right strips.
     edge_split: bool = False
+    # Operand layouts (issue 19): op(A) = A^T when trans_a (A stored K x M row-major, i.e.
+    # op(A)'s element (i, p) at A[p * lda + i]), op(B) = B^T when trans_b ((p, j) at
+    # B[j * ldb + p]).  The copy reads each operand along its contiguous dimension and lands
+    # it in the same shared layout (As/Bs), so only the global -> shared copy changes.
+    trans_a: bool = False
+    trans_b: bool = False
+    # Strided batch: blockIdx.z is the batch index; three more parameters after ldc
+    # (long long stride_a, stride_b, stride_c, in floats; 0 broadcasts an operand).
+    batched: bool = False
 
     def __post_init__(self):
         self._check_ints()
@@ -177,6 +189,11 @@ class SgemmConfig:
             e32 += 24 * copies * self.vec
         if self.ffma_order != "zigzag":
             e32 += 10 * tt * nbuf
+        if self.trans_b and self.stages and self.vec > 1:
+            # B^T lands in Bs a float at a time: one more register a copy (their addresses).
+            # Measured (sm_90, CUDA C): the zorder preset, estimated at its cap of 128, spilled
+            # 20 bytes as NT and not as NN, TN or TT; the other layouts cost nothing extra.
+            e32 += 32 * self.b_loads_per_thread
         return -(-e32 // 32)
 
     def register_cap(self) -> int:
@@ -204,6 +221,9 @@ class SgemmConfig:
             del d["stream_k"]
         if not self.edge_split:
             del d["edge_split"]
+        for name in ("trans_a", "trans_b", "batched"):  # the default layouts keep their names
+            if not d[name]:
+                del d[name]
         return d
 
     @classmethod
@@ -241,10 +261,19 @@ class SgemmConfig:
         if self.stream_k:
             parts.append("stream-K (the last partial wave's tiles in even K ranges over every SM)")
         if self.edge_split:
-            # The edge kernel's tile is edges.edge_config()'s (inspect prints it from the module);
-            # not imported here: edges builds on presets, which build on this module.
-            parts.append("edge split (ragged edges by a small-tile stream-K kernel)")
+            bm, bn = EDGE_TILE
+            parts.append(f"edge split (ragged edges by a {bm}x{bn} stream-K kernel)")
+        if self.trans_a or self.trans_b:
+            parts.append(f"layout {self.layout} (op(A) {'A^T' if self.trans_a else 'A'}, "
+                         f"op(B) {'B^T' if self.trans_b else 'B'})")
+        if self.batched:
+            parts.append("strided batch (blockIdx.z, strides in floats)")
         return ", ".join(parts)
+
+    @property
+    def layout(self) -> str:
+        """BLAS-style layout name: "NN", "NT", "TN" or "TT" (op(A), op(B))."""
+        return ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
 
     # ---- validation ---------------------------------------------------------
     def _check_ints(self):
@@ -258,6 +287,9 @@ class SgemmConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
+        for name in ("trans_a", "trans_b", "batched"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
         s = self.split_k
         if not isinstance(s, int) or isinstance(s, bool) or s < 1:
             raise ConfigError(f"split_k={s!r}: must be an integer >= 1 (1 = one pass over K, no reduction)")
@@ -327,6 +359,8 @@ class SgemmConfig:
                                       f"than {MAX_COPIES_PER_THREAD} (their staging registers crowd out the tile); "
                                       f"use vec=4, more threads (smaller tm/tn) or a smaller bk")
         if c.vec == 4:
+            if c.trans_a and c.bm % 4:
+                raise ConfigError(f"vec=4 with trans_a loads A along M in float4: bm={c.bm} must be a multiple of 4")
             if c.bk % 4 or c.bn % 4:
                 raise ConfigError(f"vec=4 loads rows of A along K and of B along N in float4: bk={c.bk} and bn={c.bn} "
                                   f"must be multiples of 4")
@@ -369,6 +403,10 @@ class SgemmConfig:
             raise ConfigError(f"split_k={c.split_k}: a split-K kernel without the double-buffered loop (stages="
                               f"{c.stages}) needs ffma_order='zigzag' (got {c.ffma_order!r}); ptxas spills its "
                               f"K-range state otherwise")
+        if c.batched and (c.split_k > 1 or c.stream_k or c.edge_split):
+            raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
+                              "the batch index, and the split-K / stream-K work lists and the edge parts are per "
+                              "matrix); use split_k=1, stream_k=False and edge_split=False for batches")
         copies = c.a_loads_per_thread + c.b_loads_per_thread if c.stages else 0
         if c.vec == 1 and copies > MAX_COPIES_PER_THREAD:
             raise ConfigError(f"global->shared copy: {copies} scalar loads per thread per k-tile (A and B together), "

@@ -14,7 +14,8 @@ stream-K), and an SGEMM whose padding the cost model below finds worth it runs a
 3. the right strip: rows 0 .. M'-1, columns N' .. N-1, by the edge kernel;
 
 three SGEMMs on sub-matrices of the same A, B and C (pointer offsets, the same leading
-dimensions), one after the other on one stream.  Every element of C is written by exactly
+dimensions: rows row0.. of op(A) start at A + row0 * lda, or A + row0 with trans_a; columns
+col0.. of op(B) at B + col0, or B + col0 * ldb with trans_b: part_offsets), one after the other on one stream.  Every element of C is written by exactly
 one of them (tests/test_edges.py).
 
 Cost model: time in units of "padded C elements of the main kernel's interior tiles" (K
@@ -32,20 +33,26 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..errors import InputError
+from .config import EDGE_TILE
 
 EDGE_COST = 2.0
 EDGE_TILE_COST = 2.0
 MIN_GAIN = 0.02
 
 
-def edge_config():
+def edge_config(main=None):
     """The edge kernel's config: the zorder preset on a 64x64x8 block with a 4x8 thread tile
     (128 threads) and stream-K, so that a strip of few tiles still spreads its K over every
     SM.  Of three small tiles measured on the strips of 4097^3, 5000^3 and 2049^3
-    (64x64x8 4x8, 64x64x16 8x8, 32x128x16 4x8), it was the fastest on each."""
+    (64x64x8 4x8, 64x64x16 8x8, 32x128x16 4x8), it was the fastest on each.  `main` (the
+    module's main config) gives it the same operand layouts (trans_a, trans_b)."""
     from .presets import get_preset
-    return get_preset("zorder").config.replace(bm=64, bn=64, tm=4, tn=8, warps=None, min_blocks=1,
-                                                stream_k=True)
+    bm, bn = EDGE_TILE
+    cfg = get_preset("zorder").config.replace(bm=bm, bn=bn, tm=4, tn=8, warps=None, min_blocks=1,
+                                               stream_k=True)
+    if main is not None and (main.trans_a or main.trans_b):
+        cfg = cfg.replace(trans_a=main.trans_a, trans_b=main.trans_b)
+    return cfg
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,14 @@ class EdgePlan:
         if self.split_cost == float("inf") or not self.full_cost:
             return "edge split: no (C has no ragged edge, or no tile-aligned interior)"
         return f"edge split: no (it would cost {self.split_cost / self.full_cost:.3f} of the full grid's)"
+
+
+def part_offsets(cfg, part: Part, lda: int, ldb: int, ldc: int) -> Tuple[int, int, int]:
+    """Float offsets of a part's A, B and C from the whole SGEMM's, for the operand layouts
+    of `cfg` (an SgemmConfig): op(A)'s row row0, op(B)'s column col0, C's (row0, col0)."""
+    a = part.row0 if cfg.trans_a else part.row0 * lda
+    b = part.col0 * ldb if cfg.trans_b else part.col0
+    return a, b, part.row0 * ldc + part.col0
 
 
 def _padded(rows: int, cols: int, bm: int, bn: int) -> int:

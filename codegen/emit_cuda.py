@@ -11,8 +11,8 @@ from typing import List
 
 from . import mapping as mp
 from .config import SgemmConfig
-from .expr import c_expr
-from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, LaunchGeometry
+from .expr import Sym, _wrap, c_expr
+from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, LaunchGeometry, with_batch
 from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 from . import splitk
 from .templates import render
@@ -29,7 +29,7 @@ def kernel_name(cfg: SgemmConfig) -> str:
 
 def geometry(cfg: SgemmConfig) -> LaunchGeometry:
     return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
-                          dynamic_smem_bytes=cfg.smem_bytes)
+                          dynamic_smem_bytes=cfg.smem_bytes, batched=cfg.batched)
 
 
 # ---- statements -------------------------------------------------------------------
@@ -39,37 +39,57 @@ def _copy_names(copy: GlobalCopy, r: int):
     return f"{p}_src{r}", f"{p}_row{r}", f"{p}_col{r}"
 
 
-def _copy_setup(copies, split: bool = False) -> List[str]:
+def _global_at(ptr: str, line, off, ld: str) -> str:
+    """`ptr + (size_t)line * ld + off`: the address of (line, offset) (mapping.a/b_element)."""
+    if isinstance(line, int) and line == 0:
+        return f"{ptr} + {c_expr(off)}"
+    head = f"{ptr} + (size_t){_wrap(line)._paren()} * {ld}"
+    return head if isinstance(off, int) and off == 0 else f"{head} + {c_expr(off)}"
+
+
+def _element(copy: GlobalCopy):
+    """(mapping.a_element or b_element, its leading dimension, the operand's pointer)."""
+    return (mp.a_element, "lda", "A") if copy.operand == "A" else (mp.b_element, "ldb", "B")
+
+
+def _copy_global(cfg: SgemmConfig, copy: GlobalCopy, r: int, k0: str):
+    """(m, k) of A's (or (k, n) of B's) copy r in the whole matrix at k-tile start `k0`."""
+    _, row_n, col_n = _copy_names(copy, r)
+    if copy.operand == "A":
+        return Sym("block_m") + Sym(row_n), (Sym(k0) + Sym(col_n) if k0 else Sym(col_n))
+    return (Sym(k0) + Sym(row_n) if k0 else Sym(row_n)), Sym("block_n") + Sym(col_n)
+
+
+def _copy_setup(cfg: SgemmConfig, copies, split: bool = False) -> List[str]:
     """Before the k-loop: each copy's tile coordinates and source pointer at k = 0.
-    Per k-tile the pointer only advances (A by BK floats, B by BK rows), so the
-    loop carries no 64-bit index arithmetic.  Split-K: k = 0 is the split's
-    k_begin, folded in here (a shifted base pointer would stay live in registers)."""
+    Per k-tile the pointer only advances (by BK along K: floats or rows, as the
+    operand's layout has it), so the loop carries no 64-bit index arithmetic.  Split-K:
+    k = 0 is the split's k_begin, folded in here (a shifted base pointer would stay live
+    in registers)."""
     lines = []
-    k0 = "k_begin + " if split else ""
     for r, copy in enumerate(copies):
         src, row_n, col_n = _copy_names(copy, r)
         row, col = (c_expr(x) for x in copy.coords(TV))
-        if copy.operand == "A":
-            base = f"A + (size_t)(block_m + {row_n}) * lda + {k0}{col_n}"
-        else:
-            base = f"B + (size_t)({k0}{row_n}) * ldb + block_n + {col_n}" if split else \
-                f"B + (size_t){row_n} * ldb + block_n + {col_n}"
+        element, ld, ptr = _element(copy)
+        base = _global_at(ptr, *element(cfg, *_copy_global(cfg, copy, r, "k_begin" if split else "")), ld)
         lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
                   f"const float* const {src} = {base};"]
     return lines
 
 
-def _load_global(copy: GlobalCopy, r: int) -> List[str]:
+def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int) -> List[str]:
     """Global -> staging registers for one vector of a tile, bounds-checked.
     A vector load is used only when the whole vector is inside the matrix and the
-    matrix rows are 16-byte aligned; otherwise each float is loaded on its own."""
+    matrix rows are 16-byte aligned; otherwise each float is loaded on its own.
+    The vector runs along the operand's unit stride (mapping.a/b_element's offset)."""
     src, row_n, col_n = _copy_names(copy, r)
-    if copy.operand == "A":
-        ok, gr, gc, rlim, clim = "a_vec_ok", f"block_m + {row_n}", f"k0 + {col_n}", "M", "K"
-        at = f"{src} + k0"
-    else:
-        ok, gr, gc, rlim, clim = "b_vec_ok", f"k0 + {row_n}", f"block_n + {col_n}", "K", "N"
-        at = f"{src} + (size_t)k0 * ldb"
+    element, ld, _ = _element(copy)
+    ok = f"{copy.operand.lower()}_vec_ok"
+    gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(cfg, copy, r, "k0")))
+    rlim, clim = (c_expr(x) for x in (element(cfg, Sym("M"), Sym("K")) if copy.operand == "A"
+                                      else element(cfg, Sym("K"), Sym("N"))))
+    k_line, k_off = element(cfg, Sym("k0"), 0) if copy.operand == "B" else element(cfg, 0, Sym("k0"))
+    at = _global_at(src, k_line, k_off, ld)
     lines = [f"{{  // {copy.operand} copy {r}",
              f"    const float* src = {at};"]
     w = copy.width
@@ -233,10 +253,12 @@ def _naive_kstep(plan: SgemmPlan, split: bool = False) -> List[str]:
     lines = []
     for i in range(cfg.tm):
         row = c_expr(mp.tile_row(cfg, TV.row0, i))
-        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[(size_t)(block_m + {row}) * lda + {kk}] : 0.f;")
+        at = _global_at("", *mp.a_element(cfg, Sym("block_m") + mp.tile_row(cfg, TV.row0, i), Sym(kk)), "lda")
+        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[{at[3:]}] : 0.f;")
     for j in range(cfg.tn):
         col = c_expr(mp.tile_col(cfg, TV.col0, j))
-        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[(size_t){kk} * ldb + block_n + {col}] : 0.f;")
+        at = _global_at("", *mp.b_element(cfg, Sym(kk), Sym("block_n") + mp.tile_col(cfg, TV.col0, j)), "ldb")
+        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[{at[3:]}] : 0.f;")
     return lines + _ffmas(plan, 0)
 
 
@@ -303,13 +325,28 @@ def _partial_epilogue(plan: SgemmPlan) -> List[str]:
     return lines
 
 
+# Strided batch: the batch's matrices, before anything reads a pointer (the float4 tests
+# included: a stride that is not a multiple of 4 floats misaligns the operand).
+BATCH_PROLOGUE = [
+    "// strided batch: blockIdx.z is the batch index, strides in floats (0 broadcasts)",
+    "A += (long long)blockIdx.z * stride_a;",
+    "B += (long long)blockIdx.z * stride_b;",
+    "C += (long long)blockIdx.z * stride_c;",
+]
+
+
 def _header(plan: SgemmPlan, name: str) -> List[str]:
     cfg, r = plan.cfg, plan.regs
     lines = [f"regtile SGEMM kernel {name}",
-             "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions.",
+             "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions."
+             if not (cfg.trans_a or cfg.trans_b) else
+             f"C = alpha * op(A) @ op(B) + beta * C, layout {cfg.layout}: op(A) (M x K) "
+             f"{'= A^T, A stored K x M' if cfg.trans_a else 'row-major'}, op(B) (K x N) "
+             f"{'= B^T, B stored N x K' if cfg.trans_b else 'row-major'}, C (M x N) row-major; leading dimensions.",
              f"config: {cfg.describe()}",
              f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})"
-             f"{f', {cfg.split_k}' if cfg.split_k > 1 else ''}), dynamic shared memory {cfg.smem_bytes} bytes",
+             f"{f', {cfg.split_k}' if cfg.split_k > 1 else ', batch' if cfg.batched else ''}), "
+             f"dynamic shared memory {cfg.smem_bytes} bytes",
              "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
                  f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]
     grid = [[0] * cfg.lanes_n for _ in range(cfg.lanes_m)]
@@ -337,6 +374,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     name = kernel_name(cfg)
     r = plan.regs
     split = cfg.split_k > 1
+    params = with_batch(SGEMM_PARAMS, cfg.batched)
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
     # -0.0 for the SASS pass: ptxas zeroes +0.0 accumulators two at a time (CS2R), which
     # pins them into pairs (config.py, sass_pass).
@@ -348,7 +386,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in (SPLITK_PARAMS if split else SGEMM_PARAMS)),
+                         for pname, ctype in (SPLITK_PARAMS if split else params)),
+        batch_prologue=BATCH_PROLOGUE if cfg.batched else [],
         split_prologue=splitk.partial_prologue(cfg.bk, cfg.split_k) if split else [],
         bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, stages=cfg.stages,
         stage_floats=cfg.smem_floats_per_stage,
@@ -359,9 +398,9 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         staging_decl=", ".join(staging),
         vec=cfg.vec,
         split=split,
-        copy_setup=_copy_setup(plan.a_copies, split) + _copy_setup(plan.b_copies, split),
+        copy_setup=_copy_setup(cfg, plan.a_copies, split) + _copy_setup(cfg, plan.b_copies, split),
         load_tile=_tile_flags(cfg) + [ln for copies in (plan.a_copies, plan.b_copies)
-                                      for r, c in enumerate(copies) for ln in _load_global(c, r)],
+                                      for r, c in enumerate(copies) for ln in _load_global(cfg, c, r)],
         store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
         compute=compute,
         preload=preload,
@@ -373,8 +412,9 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     )
     text = render("sgemm.cu.j2", **ctx)
     if not split:
-        return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=SGEMM_PARAMS)
+        return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
+                            trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     reduce = splitk.emit_reduce(cfg.split_k)
     geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SPLITK_PARAMS, reduce=reduce)
+                        params=SPLITK_PARAMS, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)

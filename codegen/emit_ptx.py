@@ -31,6 +31,15 @@ Stream-K (config.stream_k; codegen/streamk.py): the module holds the one-pass ke
 tile = block index (mode "linear") and a work-list kernel (mode "ranges") that loops over
 (tile, K range) items and sums split tiles through partial slots and flags.
 
+Modules: this one holds the kernel's setup (parameters, thread values, copies, shared
+addresses, the k-tile pieces) and the module text; codegen/ptx_builder.py the instruction
+builder and PVal; codegen/ptx_loops.py the k-loops and the epilogue; codegen/ptx_streamk.py
+the stream-K work-list kernel's item loop and fix-up (mixins of one _Kernel class).
+
+Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
+(mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
+or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctaid.z first.
+
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
 prefetch within and across k-tiles (emit_cuda.crosses_tiles, through the shared
@@ -44,21 +53,21 @@ from typing import Dict, List, Optional, Tuple
 
 from . import mapping as mp
 from .config import ConfigError, SgemmConfig
-from .emit_cuda import _frag_bases, _header, geometry, kernel_name, ktile_schedule
+from .emit_cuda import _frag_bases, _header, geometry, kernel_name
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource
-from . import streamk
+from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource, with_batch
 from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
+from .ptx_loops import LoopsMixin
+from .ptx_streamk import StreamKMixin
 
 PTX_VERSION = "8.0"
 FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
-              "int*": ".u64"}
-_ZERO = "0f00000000"
-_NEG_ZERO = "0f80000000"
+              "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
 
 
@@ -73,176 +82,8 @@ def check_supported(cfg: SgemmConfig) -> None:
                           "use --backend cuda for this config, or frag_regs=True (the tile2d-reg preset)")
 
 
-# ---- the instruction builder and its integer symbols --------------------------------
-class Builder:
-    """PTX lines, register declarations and labels of one kernel body."""
-
-    def __init__(self):
-        self.lines: List[str] = []
-        self.decls: Dict[str, str] = {}  # register -> PTX type, in declaration order
-        self.counts: Dict[str, int] = {}
-        self.memo: Optional[Dict[tuple, str]] = None  # CSE of integer ops (entry block only)
-        self.labels = 0
-
-    TEMP_PREFIX = {".pred": "%p", ".b32": "%r", ".b64": "%rd"}
-
-    def declare(self, name: str, typ: str) -> str:
-        if self.decls.setdefault(name, typ) != typ:
-            raise ValueError(f"register {name} declared as {self.decls[name]} and {typ}")
-        return name
-
-    def temp(self, typ: str) -> str:
-        """A numbered temporary (%p<n>, %r<n>, %rd<n>), declared as a range at the end."""
-        n = self.counts.get(typ, 0)
-        self.counts[typ] = n + 1
-        return f"{self.TEMP_PREFIX[typ]}{n}"
-
-    def declarations(self, groups) -> List[str]:
-        """`.reg` lines: each group (comment, names) of named registers, then the
-        remaining named registers by type, then the temporaries' ranges."""
-        out, done = [], set()
-        for comment, names in groups:
-            out.append(f"\t// {comment}")
-            for row in names:
-                out.append(f"\t.reg {self.decls[row[0]]} {', '.join(row)};")
-                done.update(row)
-        out.append("\t// kernel state")
-        for typ in (".pred", ".b32", ".b64", ".f32"):
-            names = [n for n, t in self.decls.items() if t == typ and n not in done]
-            for k in range(0, len(names), 10):
-                out.append(f"\t.reg {typ} {', '.join(names[k:k + 10])};")
-        out.append("\t// temporaries")
-        for typ, n in self.counts.items():
-            out.append(f"\t.reg {typ} {self.TEMP_PREFIX[typ]}<{n}>;")
-        return out
-
-    def emit(self, text: str, comment: str = "") -> None:
-        self.lines.append(f"\t{text}" + (f"  // {comment}" if comment else ""))
-
-    def comment(self, text: str) -> None:
-        self.lines.append(f"\t// {text}")
-
-    def label(self, stem: str) -> str:
-        self.labels += 1
-        return f"$L_{stem}_{self.labels}"
-
-    def place(self, label: str) -> None:
-        self.lines.append(f"{label}:")
-
-    def op(self, opcode: str, *srcs, typ: str = ".b32") -> str:
-        """dst = opcode srcs, in a fresh register; common subexpressions reused while
-        memo is on (the entry block, which dominates every later use)."""
-        key = (opcode, srcs)
-        if self.memo is not None and key in self.memo:
-            return self.memo[key]
-        dst = self.temp(typ)
-        self.emit(f"{opcode} {dst}, {', '.join(str(s) for s in srcs)};")
-        if self.memo is not None:
-            self.memo[key] = dst
-        return dst
-
-
-def _pow2(k: int) -> bool:
-    return k > 0 and k & (k - 1) == 0
-
-
-class PVal:
-    """A non-negative 32-bit integer `reg + const` in PTX.  Index functions of
-    mapping.py combine these like ints; each operation emits what it needs
-    (mul.lo/shl, div/shr, rem/and, add) and constants stay folded, so an offset
-    reaches the memory instruction as register + immediate."""
-
-    __slots__ = ("b", "reg", "const")
-
-    def __init__(self, b: Builder, reg: Optional[str], const: int = 0):
-        self.b, self.reg, self.const = b, reg, const
-
-    def __repr__(self):
-        return f"PVal({self.reg} + {self.const})"
-
-    def materialize(self) -> str:
-        if self.reg is None:
-            return self.b.op("mov.b32", self.const)
-        return self.reg if self.const == 0 else self.b.op("add.s32", self.reg, self.const)
-
-    @staticmethod
-    def _make(b, reg, const) -> IntLike:
-        return const if reg is None else PVal(b, reg, const)
-
-    def _other(self, o):
-        if isinstance(o, PVal):
-            return o
-        if isinstance(o, int) and not isinstance(o, bool):
-            return PVal(self.b, None, o)
-        return NotImplemented
-
-    def __add__(self, o):
-        o = self._other(o)
-        if o is NotImplemented:
-            return o
-        if self.reg is None or o.reg is None:
-            return PVal._make(self.b, self.reg or o.reg, self.const + o.const)
-        return PVal(self.b, self.b.op("add.s32", self.reg, o.reg), self.const + o.const)
-
-    __radd__ = __add__
-
-    def __mul__(self, o):
-        if isinstance(o, PVal):
-            if o.reg is None:
-                return self * o.const
-            if self.reg is None:
-                return o * self.const
-            return PVal(self.b, self.b.op("mul.lo.s32", self.materialize(), o.materialize()))
-        if not isinstance(o, int) or isinstance(o, bool):
-            return NotImplemented
-        if o == 0:
-            return 0
-        if o == 1 or self.reg is None:
-            return PVal._make(self.b, self.reg, self.const * o) if o != 1 else self
-        reg = self.b.op("shl.b32", self.reg, o.bit_length() - 1) if _pow2(o) else self.b.op("mul.lo.s32", self.reg, o)
-        return PVal(self.b, reg, self.const * o)
-
-    __rmul__ = __mul__
-
-    def __floordiv__(self, o):
-        if not isinstance(o, int) or isinstance(o, bool) or o < 1:
-            return NotImplemented
-        if o == 1:
-            return self
-        if self.reg is None:
-            return self.const // o
-        # (r + c) // k == r // k + c // k for r >= 0 when k divides c
-        reg, c = (self.reg, self.const) if self.const % o == 0 else (self.materialize(), 0)
-        out = self.b.op("shr.u32", reg, o.bit_length() - 1) if _pow2(o) else self.b.op("div.u32", reg, o)
-        return PVal(self.b, out, c // o)
-
-    def __mod__(self, o):
-        if not isinstance(o, int) or isinstance(o, bool) or o < 1:
-            return NotImplemented
-        if o == 1:
-            return 0
-        if self.reg is None:
-            return self.const % o
-        reg = self.reg if self.const % o == 0 else self.materialize()
-        return PVal(self.b, self.b.op("and.b32", reg, o - 1) if _pow2(o) else self.b.op("rem.u32", reg, o))
-
-
-def _split(x: IntLike) -> Tuple[Optional[str], int]:
-    """(register or None, constant) of an index value."""
-    return (x.reg, x.const) if isinstance(x, PVal) else (None, int(x))
-
-
-def _addr(reg: str, imm: int) -> str:
-    return f"[{reg}+{imm}]" if imm > 0 else f"[{reg}-{-imm}]" if imm < 0 else f"[{reg}]"
-
-
-def _r(name: str) -> str:
-    """The PTX register of a register-plan name."""
-    return f"%{name}"
-
-
 # ---- the kernel -----------------------------------------------------------------------
-class _Kernel:
+class _Kernel(LoopsMixin, StreamKMixin):
     def __init__(self, cfg: SgemmConfig, arch: str):
         self.cfg, self.arch = cfg, arch
         self.plan: SgemmPlan = make_plan(cfg)
@@ -252,11 +93,11 @@ class _Kernel:
         # "grid": tile (blockIdx.y, blockIdx.x), the one-pass kernel; "linear": block b is tile
         # b (tile_n fastest), stream-K's whole tiles; "ranges": stream-K's work-list kernel
         self.mode = "grid"
-        self.param_list = SGEMM_PARAMS
+        self.param_list = with_batch(SGEMM_PARAMS, cfg.batched)
 
     def as_mode(self, mode: str, name: str) -> "_Kernel":
         self.mode, self.name = mode, name
-        self.param_list = STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS
+        self.param_list = with_batch(STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS, self.cfg.batched)
         return self
 
     # -- helpers
@@ -300,13 +141,26 @@ class _Kernel:
         for pname, ctype in self.param_list:
             t = _PTX_TYPES[ctype]
             reg = self.named(pname + ("_param" if "*" in ctype else ""), ".f32" if t == ".f32" else
-                             ".b64" if t == ".u64" else ".b32")
+                             ".b64" if t in (".u64", ".s64") else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
         for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.mode == "ranges" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
+        if self.cfg.batched:
+            self.batch_offsets()
+
+    def batch_offsets(self) -> None:
+        """Strided batch: A, B and C moved to matrix blockIdx.z (strides in floats, 0
+        broadcasts), before the float4 tests read their alignment (vec_ok reads self.p)."""
+        b = self.b
+        z = b.op("cvt.u64.u32", b.op("mov.u32", "%ctaid.z"), typ=".b64")
+        b.comment("strided batch: blockIdx.z is the batch index")
+        for ptr, stride in (("A", "stride_a"), ("B", "stride_b"), ("C", "stride_c")):
+            off = b.op("shl.b64", b.op("mul.lo.s64", z, self.p[stride], typ=".b64"), 2, typ=".b64")
+            b.emit(f"add.s64 {self.p[ptr + 'g']}, {self.p[ptr + 'g']}, {off};")
+            self.p[ptr] = self.p[ptr + "g"]  # the float4 tests' pointer (alignment as the generic one's)
 
     def pname(self, pname: str) -> str:
         return f"{self.name}_param_{pname}"
@@ -379,22 +233,40 @@ class _Kernel:
                 row, col = self._reg(row), self._reg(col)
                 p = copy.operand.lower()
                 b.comment(f"{copy.operand} copy {r}: tile ({srow}, {scol})")
-                if copy.operand == "A":
+                if copy.operand == "A":  # (m, k) = (block_m + tile row, tile col)
                     grow = self.named(f"a_grow{r}")
                     b.emit(f"add.s32 {grow}, {self.block_m}, {row};", "block_m + tile row")
                     gcol = self.named(f"a_col{r}")
                     b.emit(f"mov.b32 {gcol}, {col};")
-                    src = self.wide_addr(self.p["Ag"], grow, self.p["lda"], gcol)
-                else:
+                else:  # (k, n) = (tile row, block_n + tile col)
                     grow = self.named(f"b_row{r}")
                     b.emit(f"mov.b32 {grow}, {row};")
                     gcol = self.named(f"b_gcol{r}")
                     b.emit(f"add.s32 {gcol}, {self.block_n}, {col};", "block_n + tile col")
-                    src = self.wide_addr(self.p["Bg"], grow, self.p["ldb"], gcol)
+                # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
+                line, off = self.element(copy.operand, grow, gcol)
+                src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
-                self.copies.append((copy, r, grow, gcol, src_n, stores))
+                self.copies.append((copy, r, line, off, src_n, stores))
+
+    def element(self, operand: str, x, y):
+        """(line, offset) of op(A)'s (m, k) = (x, y), or of op(B)'s (k, n) = (x, y)."""
+        return (mp.a_element if operand == "A" else mp.b_element)(self.cfg, x, y)
+
+    def k_in_line(self, operand: str) -> bool:
+        """Does K run along the operand's lines (its leading dimension) or its unit stride?"""
+        line, _ = self.element(operand, 0, 1) if operand == "A" else self.element(operand, 1, 0)
+        return line == 1
+
+    def k_offset(self, operand: str, k: str) -> str:
+        """Bytes from the operand's element at k = 0 to the one at k (same row / column)."""
+        b = self.b
+        if self.k_in_line(operand):
+            ld = self.p["lda" if operand == "A" else "ldb"]
+            return b.op("shl.b64", b.op("mul.wide.s32", k, ld, typ=".b64"), 2, typ=".b64")
+        return b.op("mul.wide.s32", k, 4, typ=".b64")
 
     def _reg(self, x: IntLike) -> str:
         return x.materialize() if isinstance(x, PVal) else self.b.op("mov.b32", int(x))
@@ -406,8 +278,7 @@ class _Kernel:
         operand is inside the matrix with aligned rows (block-uniform), else checks each
         vector, then each float; vec 1 checks each float."""
         b, cfg = self.b, self.cfg
-        a_koff = b.op("mul.wide.s32", k0, 4, typ=".b64")
-        b_koff = b.op("shl.b64", b.op("mul.wide.s32", k0, self.p["ldb"], typ=".b64"), 2, typ=".b64")
+        a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
         for operand, koff in (("A", a_koff), ("B", b_koff)):
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
@@ -435,12 +306,16 @@ class _Kernel:
         """One copy with bounds checks: the float4 when the whole vector is inside and
         aligned (vec_ok given), else each float, zero outside the matrix."""
         b = self.b
-        if copy.operand == "A":  # (block_m + row < M) && (k0 + col + e < K)
-            rowv, rlim = grow, self.p["M"]
-            colv, clim = b.op("add.s32", k0, gcol), self.p["K"]
-        else:  # (k0 + row < K) && (block_n + col + e < N)
-            rowv, rlim = b.op("add.s32", k0, grow), self.p["K"]
-            colv, clim = gcol, self.p["N"]
+        # grow, gcol: the copy's (line, offset) at k = 0; k0 moves the one K runs along.
+        # Plain layouts: A (block_m + row < M) && (k0 + col + e < K), B (k0 + row < K) &&
+        # (block_n + col + e < N); the vector runs along the offset.
+        lims = self.element(copy.operand, *((self.p["M"], self.p["K"]) if copy.operand == "A"
+                                            else (self.p["K"], self.p["N"])))
+        rlim, clim = lims
+        if self.k_in_line(copy.operand):
+            rowv, colv = b.op("add.s32", k0, grow), gcol
+        else:
+            rowv, colv = grow, b.op("add.s32", k0, gcol)
         row_ok = self.setp("lt", rowv, rlim)
         regs = [_r(x) for x in copy.regs]
         pv = None
@@ -518,171 +393,6 @@ class _Kernel:
             else:
                 self.ffmas(arg)
 
-    # -- the loops
-    def loop_stages1(self) -> None:
-        b, cfg = self.b, self.cfg
-        _, body, _ = ktile_schedule(cfg)
-        kt, k0 = self.named("kt"), self.named("k0")
-        b.emit(f"mov.u32 {kt}, 0;")
-        top = b.label("ktile")
-        b.place(top)
-        b.emit(f"mul.lo.s32 {k0}, {kt}, {cfg.bk};")
-        self.load_tile(k0)
-        self.store_tile(None)
-        b.emit("bar.sync 0;")
-        self.steps(body, self.frag_pointers(None))
-        b.emit("bar.sync 0;")
-        b.emit(f"add.s32 {kt}, {kt}, 1;")
-        more = self.setp("lt", kt, self.k_tiles)
-        b.emit(f"@{more} bra.uni {top};")
-
-    def loop_stages2(self) -> None:
-        """Two shared stages: tile kt+1 travels global -> registers while tile kt is
-        computed, then lands in the other stage; one barrier per k-tile (the CUDA C
-        template's loop, statement for statement)."""
-        b, cfg = self.b, self.cfg
-        preload, body, tail = ktile_schedule(cfg)
-        b.comment("tile 0 -> stage 0")
-        zero = b.op("mov.b32", 0)
-        self.load_tile(zero)
-        self.store_tile(None)
-        b.emit("bar.sync 0;")
-        if preload:
-            self.steps(preload, self.frag_pointers(None))
-        kt, k0 = self.named("kt"), self.named("k0")
-        cur, nxt = self.named("cur_off"), self.named("next_off")
-        b.emit(f"mov.u32 {kt}, 0;")
-        top = b.label("ktile")
-        b.place(top)
-        b.emit(f"and.b32 {cur}, {kt}, 1;")
-        b.emit(f"mul.lo.s32 {cur}, {cur}, {self.stage_bytes};", "stage of tile kt")
-        b.emit(f"xor.b32 {nxt}, {cur}, {self.stage_bytes};", "stage of tile kt + 1")
-        b.emit(f"add.s32 {k0}, {kt}, 1;")
-        has_next = self.named("has_next", ".pred")
-        b.emit(f"setp.lt.s32 {has_next}, {k0}, {self.k_tiles};")
-        b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
-        skip = b.label("no_load")
-        b.emit(f"@!{has_next} bra.uni {skip};")
-        self.load_tile(k0)
-        b.place(skip)
-        self.steps(body, self.frag_pointers(cur))
-        skip = b.label("no_store")
-        b.emit(f"@!{has_next} bra.uni {skip};")
-        self.store_tile(nxt)
-        b.place(skip)
-        b.emit("bar.sync 0;")
-        if tail:
-            skip = b.label("no_preload")
-            b.emit(f"@!{has_next} bra.uni {skip};")
-            self.steps(preload, self.frag_pointers(nxt))
-            b.place(skip)
-            self.steps(tail, {})
-        b.emit(f"add.s32 {kt}, {kt}, 1;")
-        b.emit(f"@{has_next} bra.uni {top};")
-
-    def loop_stages0(self) -> None:
-        """stages=0: one k at a time, operands straight from global memory (emit_cuda's
-        _naive_kstep): A fragment i = A[block_m + row_i][k] if that row is inside M,
-        B fragment j = B[k][block_n + col_j] if that column is inside N."""
-        b, cfg, r = self.b, self.cfg, self.plan.regs
-        a_rows, b_cols = [], []
-        for i in range(cfg.tm):
-            grow = b.op("add.s32", self.block_m, self._reg(mp.tile_row(cfg, self.tv.row0, i)))
-            ok = self.setp("lt", grow, self.p["M"])
-            ptr = self.named(f"a_ptr{i}", ".b64")
-            b.emit(f"mov.b64 {ptr}, {self.wide_addr(self.p['Ag'], grow, self.p['lda'])};")
-            a_rows.append((ok, ptr))
-        for j in range(cfg.tn):
-            gcol = b.op("add.s32", self.block_n, self._reg(mp.tile_col(cfg, self.tv.col0, j)))
-            ok = self.setp("lt", gcol, self.p["N"])
-            ptr = self.named(f"b_ptr{j}", ".b64")
-            b.emit(f"mov.b64 {ptr}, {self.wide_addr(self.p['Bg'], gcol)};")
-            b_cols.append((ok, ptr))
-        b.memo = None
-        step = b.op("mul.wide.s32", self.p["ldb"], 4, typ=".b64")
-        k = self.named("k")
-        b.emit(f"mov.u32 {k}, 0;")
-        top = b.label("k")
-        b.place(top)
-        for i, (ok, ptr) in enumerate(a_rows):
-            reg = _r(r.frag_a[0][i])
-            b.emit(f"mov.f32 {reg}, {_ZERO};")
-            b.emit(f"@{ok} ld.global.nc.f32 {reg}, [{ptr}];")
-            b.emit(f"add.s64 {ptr}, {ptr}, 4;")
-        for j, (ok, ptr) in enumerate(b_cols):
-            reg = _r(r.frag_b[0][j])
-            b.emit(f"mov.f32 {reg}, {_ZERO};")
-            b.emit(f"@{ok} ld.global.nc.f32 {reg}, [{ptr}];")
-            b.emit(f"add.s64 {ptr}, {ptr}, {step};")
-        self.ffmas(0)
-        b.emit(f"add.s32 {k}, {k}, 1;")
-        more = self.setp("lt", k, self.p["K"])
-        b.emit(f"@{more} bra.uni {top};")
-
-    # -- epilogue
-    def epilogue(self) -> None:
-        """C = alpha * acc + beta * C, as emit_cuda's _epilogue: rows outside M skipped,
-        columns outside N untouched, C read only when beta != 0; float4 where a
-        4-column piece is inside N and C's rows are 16-byte aligned."""
-        b, cfg, r = self.b, self.cfg, self.plan.regs
-        vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
-        step = 4 if vec_store else 1
-        alpha, beta = self.p["alpha"], self.p["beta"]
-        beta_nz = self.named("beta_nz", ".pred")
-        b.emit(f"setp.neu.f32 {beta_nz}, {beta}, {_ZERO};")
-        c_vec_ok = self.vec_ok("C", "ldc") if vec_store else None
-        o = [self.named(f"o{e}", ".f32") for e in range(step)]
-        cv = [self.named(f"cv{e}", ".f32") for e in range(step)]
-        for i in range(cfg.tm):
-            row = mp.tile_row(cfg, self.tv.row0, i)
-            b.comment(f"row {i}: block_m + {c_expr(mp.tile_row(cfg, TV_SYM.row0, i))}")
-            grow = b.op("add.s32", self.block_m, self._reg(row))
-            skip_row = b.label(f"row{i}_done")
-            out = self.setp("ge", grow, self.p["M"])
-            b.emit(f"@{out} bra {skip_row};")
-            crow = self.wide_addr(self.p["Cg"], grow, self.p["ldc"], self.block_n)
-            col_addr: Dict[Optional[str], str] = {}
-            for j in range(0, cfg.tn, step):
-                col = mp.tile_col(cfg, self.tv.col0, j)
-                creg, cc = _split(col)
-                if creg not in col_addr:
-                    col_addr[creg] = crow if creg is None else b.op(
-                        "add.s64", crow, b.op("mul.wide.s32", creg, 4, typ=".b64"), typ=".b64")
-                at = col_addr[creg]
-                gcol = b.op("add.s32", self.block_n, self._reg(col))
-                accs = [_r(a) for a in r.acc[i][j:j + step]]
-                if step == 1:
-                    self._store_scalar(accs[0], at, 4 * cc, gcol, beta_nz, o[0], cv[0])
-                    continue
-                scalar, done = b.label("c_scalar"), b.label("c_done")
-                last = b.op("add.s32", gcol, 3)
-                pv = self.setp("lt", last, self.p["N"], c_vec_ok)
-                b.emit(f"@!{pv} bra {scalar};")
-                for x in cv:
-                    b.emit(f"mov.f32 {x}, {_ZERO};")
-                b.emit(f"@{beta_nz} ld.global.v4.f32 {{{', '.join(cv)}}}, {_addr(at, 4 * cc)};")
-                for e in range(4):
-                    b.emit(f"mul.f32 {cv[e]}, {beta}, {cv[e]};")
-                    b.emit(f"fma.rn.f32 {o[e]}, {alpha}, {accs[e]}, {cv[e]};")
-                b.emit(f"st.global.v4.f32 {_addr(at, 4 * cc)}, {{{', '.join(o)}}};")
-                b.emit(f"bra {done};")
-                b.place(scalar)
-                for e in range(4):
-                    ge = gcol if e == 0 else b.op("add.s32", gcol, e)
-                    self._store_scalar(accs[e], at, 4 * (cc + e), ge, beta_nz, o[0], cv[0])
-                b.place(done)
-            b.place(skip_row)
-
-    def _store_scalar(self, acc: str, at: str, imm: int, gcol: str, beta_nz: str, o: str, cv: str) -> None:
-        b = self.b
-        inside = self.setp("lt", gcol, self.p["N"])
-        read = b.op("and.pred", inside, beta_nz, typ=".pred")
-        b.emit(f"mov.f32 {cv}, {_ZERO};")
-        b.emit(f"@{read} ld.global.f32 {cv}, {_addr(at, imm)};")
-        b.emit(f"@{read} mul.f32 {cv}, {self.p['beta']}, {cv};")
-        b.emit(f"fma.rn.f32 {o}, {self.p['alpha']}, {acc}, {cv};")
-        b.emit(f"@{inside} st.global.f32 {_addr(at, imm)}, {o};")
-
     # -- the whole kernel
     def body(self) -> None:
         cfg, b, r = self.cfg, self.b, self.plan.regs
@@ -749,154 +459,6 @@ class _Kernel:
 
     def k_loop(self) -> None:
         (self.loop_stages1 if self.cfg.stages == 1 else self.loop_stages2)()
-
-    # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
-    def item_loop(self) -> None:
-        """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot, first,
-        count) -> the one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed
-        to the item's K range.  A later piece of a split tile (slot >= 0) stores its
-        accumulators to its slot and raises the slot's flag; the tile's first piece (count >
-        0), the last item of its block, waits for the flags of slots first .. first+count-1,
-        adds them to its accumulators in K order and writes C (codegen/streamk.py)."""
-        cfg, b = self.cfg, self.b
-        b.memo = None  # a loop: nothing computed inside is reused across items
-        w, w_end = self.named("item"), self.named("item_end")
-        at = b.op("add.s64", self.p["startsg"], b.op("mul.wide.u32", b.op("mov.u32", "%ctaid.x"), 4, typ=".b64"),
-                  typ=".b64")
-        b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
-        b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
-        leader = self.setp("eq", self.tid, 0)
-        top, done = b.label("item"), b.label("items_done")
-        b.place(top)
-        last = self.setp("ge", w, w_end)
-        b.emit(f"@{last} bra.uni {done};")
-        tile, kt0, kt1, slot, first, count = (self.named(x) for x in (
-            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count"))
-        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
-        b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
-               "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
-        b.emit(f"ld.global.nc.v2.u32 {{{first}, {count}}}, [{at}+16];", "slots to add: first, count")
-        b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
-        b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
-        b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
-        b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
-        k_first = b.op("mul.lo.s32", kt0, cfg.bk)
-        k_end = b.op("min.s32", b.op("mul.lo.s32", kt1, cfg.bk), self.p["K"])
-        full = dict(self.p)
-        self.p["K"] = self.named("item_K")
-        b.emit(f"sub.s32 {self.p['K']}, {k_end}, {k_first};", "K of this item's range")
-        self.p["Ag"] = self.named("item_A", ".b64")
-        b.emit(f"add.s64 {self.p['Ag']}, {full['Ag']}, {b.op('mul.wide.s32', k_first, 4, typ='.b64')};",
-               "A moved to column kt_begin * BK")
-        self.p["Bg"] = self.named("item_B", ".b64")
-        boff = b.op("shl.b64", b.op("mul.wide.s32", k_first, full["ldb"], typ=".b64"), 2, typ=".b64")
-        b.emit(f"add.s64 {self.p['Bg']}, {full['Bg']}, {boff};", "B moved to row kt_begin * BK")
-        self.k_tiles = self.named("k_tiles")
-        b.emit(f"sub.s32 {self.k_tiles}, {kt1}, {kt0};")
-        self.zero_accumulators()
-        self.tile_setup()
-        self.k_loop()
-        self.p = full
-        partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
-        part = self.setp("ge", slot, 0)
-        b.emit(f"@{part} bra.uni {partial};")
-        none = self.setp("eq", count, 0)
-        b.emit(f"@{none} bra.uni {direct};")
-        b.comment("the first piece of a split tile: wait for the later pieces, add them in K order")
-        self.fixup(first, count, leader)
-        b.place(direct)
-        b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
-        self.epilogue()
-        b.emit(f"bra.uni {stored};")
-        b.place(partial)
-        b.comment("a later piece of a split tile: the accumulators to partial slot `slot` (BM x BN, "
-                  "thread-major), then its flag")
-        self.epilogue_partial(slot)
-        b.emit("bar.sync 0;", "every thread's partial stored ...")
-        flag = self.flag_address(slot)
-        b.emit(f"@{leader} fence.acq_rel.gpu;", "... and visible GPU-wide before the flag")
-        b.emit(f"@{leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
-        b.place(stored)
-        b.emit("bar.sync 0;", "every warp is done with shared memory before the next item's first tile lands")
-        b.emit(f"add.s32 {w}, {w}, 1;")
-        b.emit(f"bra.uni {top};")
-        b.place(done)
-        b.emit("ret;")
-
-    def flag_address(self, slot: str) -> str:
-        b = self.b
-        return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
-
-    def fixup(self, first: str, count: str, leader: str) -> None:
-        """Thread 0 waits (acquire) for the flags of slots first .. first+count-1; then every
-        thread adds each slot's values of its thread tile to its accumulators, slot by slot
-        (K order: deterministic); thread 0 lowers the flags again for the next launch."""
-        b, r = self.b, self.plan.regs
-        p, end = self.named("fix_slot"), self.named("fix_end")
-        b.emit(f"add.s32 {end}, {first}, {count};")
-        b.emit(f"mov.u32 {p}, {first};")
-        wait, waited = b.label("wait"), b.label("waited")
-        skip = b.temp(".pred")
-        b.emit(f"not.pred {skip}, {leader};")
-        b.emit(f"@{skip} bra {waited};")
-        b.place(wait)
-        got = self.named("fix_flag")
-        flag = self.flag_address(p)
-        spin = b.label("spin")
-        b.place(spin)
-        b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
-        unset = self.setp("eq", got, 0)
-        b.emit(f"@{unset} bra {spin};")
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {wait};")
-        b.place(waited)
-        b.emit("bar.sync 0;", "every later piece is in memory")
-        b.emit("fence.acq_rel.gpu;")
-        b.emit(f"mov.u32 {p}, {first};")
-        add = b.label("add_slot")
-        b.place(add)
-        tmp = self.named("fix_v", ".f32")
-        for i, j, at in self.slot_addresses(p):
-            b.emit(f"ld.global.cg.f32 {tmp}, {at};")
-            b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {add};")
-        b.emit("bar.sync 0;", "every thread has read the slots")
-        b.emit(f"mov.u32 {p}, {first};")
-        clear, cleared = b.label("clear"), b.label("cleared")
-        b.emit(f"@{skip} bra {cleared};")
-        b.place(clear)
-        b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {clear};")
-        b.place(cleared)
-
-    def slot_addresses(self, slot: str):
-        """(i, j, address operand) of accumulator (i, j) in partial slot `slot`: BM x BN floats
-        laid out thread-major, element (i, j) of thread t at (i * TN + j) * threads + t.  Every
-        piece of a tile runs the same thread mapping, so only the layout's consistency matters;
-        thread-major makes each warp's store (and the fix-up's load) of one accumulator 32
-        consecutive floats, four full sectors, where the tile's row-major layout spread a warp
-        over sixteen (measured: the scalar partial stores held 5% of the ranges kernel's warp
-        samples in lg_throttle at 4097^3).  One 64-bit address, constant offsets."""
-        cfg, b = self.cfg, self.b
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
-                    typ=".b64")
-        base = b.op("add.s64", base, b.op("mul.wide.u32", self.tid, 4, typ=".b64"), typ=".b64")
-        for i in range(cfg.tm):
-            for j in range(cfg.tn):
-                yield i, j, _addr(base, 4 * (i * cfg.tn + j) * cfg.threads)
-
-    def epilogue_partial(self, slot: str) -> None:
-        """acc -> partial slot `slot` (slot_addresses: no bounds, the slot holds the whole
-        tile, every thread's whole thread tile).  One float a store: a
-        vector store would pin four accumulators into an aligned quad, which the SASS
-        pass must keep free to rename (the one-pass epilogue stores fma results)."""
-        for i, j, at in self.slot_addresses(slot):
-            self.b.emit(f"st.global.f32 {at}, {_r(self.plan.regs.acc[i][j])};")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg
@@ -968,7 +530,7 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
         # edge split (codegen/edges.py): the small-tile kernel's entries join the module;
         # its header is this one's (same .version, .target and dynamic `smem`)
         from .edges import edge_config
-        _, edge = _module_entries(edge_config(), arch)
+        _, edge = _module_entries(edge_config(cfg), arch)
         if ".extern .shared .align 16 .b8 smem[];" not in header:
             text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
         text += "\n" + edge.text
@@ -984,7 +546,8 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     if not cfg.stream_k:
         header = k.module_header()
         return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
-                                    geometry=geometry(cfg), params=SGEMM_PARAMS)
+                                    geometry=geometry(cfg), params=k.param_list,
+                                    trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     name = k.name
     whole = k.as_mode("linear", name)
     header = whole.module_header()
@@ -992,9 +555,11 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
     ranges_text = "\n".join(ranges.entry()) + "\n"
     geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
-    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo, params=STREAMK_PARAMS)
+    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo,
+                              params=ranges.param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
-                                geometry=geo, params=SGEMM_PARAMS, ranges=ranges_src)
+                                geometry=geo, params=whole.param_list, ranges=ranges_src,
+                                trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

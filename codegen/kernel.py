@@ -15,6 +15,21 @@ SGEMM_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("C", "float*"), ("ldc", "int"),
 )
 
+# Strided batch (config.batched): three more parameters right after ldc, in floats; the
+# batch index is blockIdx.z (gridDim.z the batch count); a stride of 0 broadcasts.
+BATCH_PARAMS: Tuple[Tuple[str, str], ...] = (
+    ("stride_a", "long long"), ("stride_b", "long long"), ("stride_c", "long long"),
+)
+
+
+def with_batch(params: Tuple[Tuple[str, str], ...], batched: bool) -> Tuple[Tuple[str, str], ...]:
+    """`params` with BATCH_PARAMS after ldc when batched (the SGEMM and stream-K lists)."""
+    if not batched:
+        return params
+    at = [name for name, _ in params].index("ldc") + 1
+    return params[:at] + BATCH_PARAMS + params[at:]
+
+
 # Split-K (codegen/splitk.py), CUDA C backend.  The partial kernel: blockIdx.z = split
 # s takes its K range of A and B and writes its partial tile to the workspace W[s]
 # (M x N, row-major, ld N).  The reduce kernel: C = alpha * sum_s W[s] + beta * C.
@@ -57,8 +72,10 @@ class LaunchGeometry:
     # tile_k (BK) is the unit of its K ranges.
     stream_k: bool = False
     tile_k: int = 0
+    # Strided batch: blocks along z are the batch (grid(m, n, batch)).
+    batched: bool = False
 
-    def grid(self, m: int, n: int) -> Tuple[int, int, int]:
+    def grid(self, m: int, n: int, batch: int = 1) -> Tuple[int, int, int]:
         if self.stream_k:
             raise ValueError("a stream-K kernel's grids come from its plan (StreamKPlan.whole_tiles and "
                              ".ranges), not from M x N alone")
@@ -66,6 +83,8 @@ class LaunchGeometry:
             return (-(-(m * n) // self.flat_elements), 1, 1)
         if self.whole_rows:
             return (-(-m // self.tile_m), 1, 1)
+        if self.batched:
+            return (-(-n // self.tile_n), -(-m // self.tile_m), batch)
         return (-(-n // self.tile_n), -(-m // self.tile_m), self.splits)
 
     def describe(self) -> str:
@@ -75,6 +94,8 @@ class LaunchGeometry:
             return f"(ceil(M*N/{self.flat_elements}), 1, 1)"
         if self.whole_rows:
             return f"(ceil(M/{self.tile_m}), 1, 1)"
+        if self.batched:
+            return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), batch)"
         return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), {self.splits})"
 
     def to_dict(self) -> dict:
@@ -86,6 +107,8 @@ class LaunchGeometry:
             d["flat_elements"] = self.flat_elements
         if self.stream_k:
             d["stream_k"] = True
+        if self.batched:
+            d["batched"] = True
         return d
 
 
@@ -107,6 +130,10 @@ class KernelSource:
     edge: Optional["KernelSource"] = None
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
     sass_pass: bool = False
+    # Operand layouts (config.trans_a / trans_b): what a caller needs to offset sub-matrices
+    # (an edge split's parts: codegen/edges.part_offsets).
+    trans_a: bool = False
+    trans_b: bool = False
 
     @property
     def suffix(self) -> str:

@@ -57,22 +57,88 @@ def tile_col(cfg: SgemmConfig, col0: IntLike, j: int) -> IntLike:
     return col0 + (j // pn) * (cfg.lanes_n * pn) + j % pn
 
 
-# ---- global -> shared copy: which elements a thread moves ------------------------
-def a_copy_coords(cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntLike]:
-    """(m, k) in the A tile of the r-th vector that thread `tid` copies.
+# ---- operands in global memory ---------------------------------------------------
+def a_element(cfg: SgemmConfig, m: IntLike, k: IntLike) -> Tuple[IntLike, IntLike]:
+    """(line, offset): op(A)'s element (m, k) lies at A[line * lda + offset].  A is read
+    along `offset` (its unit-stride dimension): K, or M with trans_a (A stored K x M)."""
+    return (k, m) if cfg.trans_a else (m, k)
 
-    Consecutive threads take consecutive vectors along K (a row of A is contiguous
-    in global memory), so a warp's loads coalesce."""
-    per_row = cfg.bk // cfg.vec
+
+def b_element(cfg: SgemmConfig, k: IntLike, n: IntLike) -> Tuple[IntLike, IntLike]:
+    """(line, offset): op(B)'s element (k, n) lies at B[line * ldb + offset]; N, or K with
+    trans_b (B stored N x K)."""
+    return (n, k) if cfg.trans_b else (k, n)
+
+
+def a_vector_step(cfg: SgemmConfig) -> Tuple[int, int]:
+    """(dm, dk) between consecutive floats of a copied A vector: along A's unit stride."""
+    return (1, 0) if cfg.trans_a else (0, 1)
+
+
+def b_vector_step(cfg: SgemmConfig) -> Tuple[int, int]:
+    """(dk, dn) between consecutive floats of a copied B vector."""
+    return (1, 0) if cfg.trans_b else (0, 1)
+
+
+# ---- global -> shared copy: which elements a thread moves ------------------------
+def _copy_line(length: int, cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntLike]:
+    """(line, offset) of the r-th vector of thread `tid` in a tile whose lines (rows in
+    global memory) are `length` floats: consecutive threads take consecutive vectors of a
+    line, so a warp's loads coalesce."""
+    per_line = length // cfg.vec
     l = tid + r * cfg.threads
-    return l // per_row, (l % per_row) * cfg.vec
+    return l // per_line, (l % per_line) * cfg.vec
+
+
+def a_copy_coords(cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntLike]:
+    """(m, k) in the A tile of the first float of the r-th vector that thread `tid` copies.
+
+    The vector runs along A's unit stride (a_vector_step): K, or M with trans_a, whose
+    K x M tile is then read row by row of the stored matrix."""
+    if cfg.trans_a:
+        k, m = _copy_line(cfg.bm, cfg, tid, r)
+        return m, k
+    return _copy_line(cfg.bk, cfg, tid, r)
 
 
 def b_copy_coords(cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntLike]:
-    """(k, n) in the B tile of the r-th vector that thread `tid` copies."""
-    per_row = cfg.bn // cfg.vec
-    l = tid + r * cfg.threads
-    return l // per_row, (l % per_row) * cfg.vec
+    """(k, n) in the B tile of the first float of the r-th vector that thread `tid` copies.
+
+    trans_b: the tile is BN lines of BK floats (B stored N x K), read along K; a line's
+    vectors go to consecutive threads (lanes 2t, 2t+1 read one 32-byte sector at BK=8,
+    vec 4), and each float lands in its own row of Bs (scalar stores: tests/test_layouts.py
+    reports their bank conflicts)."""
+    if cfg.trans_b:
+        n, k = _copy_line(cfg.bk, cfg, tid, r)
+        return k, n
+    return _copy_line(cfg.bn, cfg, tid, r)
+
+
+def a_copy_element(cfg: SgemmConfig, tid: IntLike, r: int, e: int) -> Tuple[IntLike, IntLike]:
+    """(m, k) of float e of the r-th A vector of thread `tid`.  Each coordinate from its own
+    a_copy_coords call: the PTX ranges kernel (no common subexpressions inside its item
+    loop) has always printed the two computations, and the default kernels' text is kept
+    byte for byte (tests/test_layouts_golden.py); ptxas merges them."""
+    dm, dk = a_vector_step(cfg)
+    return a_copy_coords(cfg, tid, r)[0] + e * dm, a_copy_coords(cfg, tid, r)[1] + e * dk
+
+
+def b_copy_element(cfg: SgemmConfig, tid: IntLike, r: int, e: int) -> Tuple[IntLike, IntLike]:
+    """(k, n) of float e of the r-th B vector of thread `tid` (as a_copy_element)."""
+    dk, dn = b_vector_step(cfg)
+    return b_copy_coords(cfg, tid, r)[0] + e * dk, b_copy_coords(cfg, tid, r)[1] + e * dn
+
+
+def a_store_contiguous(cfg: SgemmConfig) -> bool:
+    """Does a copied A vector stay contiguous in As (one vector store), or does each float
+    go to its own row (scalar stores)?  Contiguous when As runs along A's unit stride."""
+    return cfg.a_transposed == cfg.trans_a
+
+
+def b_store_contiguous(cfg: SgemmConfig) -> bool:
+    """Bs is [BK][BN]: contiguous along N, so a trans_b vector (along K) is stored a float
+    at a time."""
+    return not cfg.trans_b
 
 
 # ---- shared-memory layout (float offsets inside one stage) -----------------------

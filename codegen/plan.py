@@ -145,35 +145,29 @@ def register_plan(cfg: SgemmConfig) -> RegisterPlan:
     )
 
 
-def _a_copies(cfg: SgemmConfig) -> Tuple[GlobalCopy, ...]:
+def _copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
+    """The global -> shared copies of one operand: each thread's vectors along the operand's
+    unit stride (mapping.a/b_copy_coords), stored as one vector where the shared tile is
+    contiguous in the same direction, else a float at a time into consecutive rows (A
+    row-major in global and transposed in shared memory: seed 001; or B^T)."""
+    if operand == "A":
+        n, coords, element, index = cfg.a_loads_per_thread, mp.a_copy_coords, mp.a_copy_element, mp.as_index
+        contiguous, p = mp.a_store_contiguous(cfg), "a"
+    else:
+        n, coords, element, index = cfg.b_loads_per_thread, mp.b_copy_coords, mp.b_copy_element, mp.bs_index
+        contiguous, p = mp.b_store_contiguous(cfg), "b"
     copies = []
-    for r in range(cfg.a_loads_per_thread):
-        coords = (lambda tv, r=r: mp.a_copy_coords(cfg, tv.tid, r))
-        regs = tuple(f"ga{r}_{e}" for e in range(cfg.vec))
-        if cfg.a_transposed:
-            # A row-major in global, column-major in shared: each float of the
-            # vector goes to its own row of As (scalar stores, seed 001).
-            stores = tuple(
-                SmemAccess("STS", "A", 1, f"A tile copy {r}, element {e}",
-                           (lambda tv, r=r, e=e: mp.as_index(cfg, mp.a_copy_coords(cfg, tv.tid, r)[0],
-                                                            mp.a_copy_coords(cfg, tv.tid, r)[1] + e)),
-                           (regs[e],))
-                for e in range(cfg.vec))
+    for r in range(n):
+        regs = tuple(f"g{p}{r}_{e}" for e in range(cfg.vec))
+        if contiguous:
+            stores = (SmemAccess("STS", operand, cfg.vec, f"{operand} tile copy {r}",
+                                 (lambda tv, r=r: index(cfg, *coords(cfg, tv.tid, r))), regs),)
         else:
-            stores = (SmemAccess("STS", "A", cfg.vec, f"A tile copy {r}",
-                                 (lambda tv, r=r: mp.as_index(cfg, *mp.a_copy_coords(cfg, tv.tid, r))), regs),)
-        copies.append(GlobalCopy("A", cfg.vec, coords, regs, stores))
-    return tuple(copies)
-
-
-def _b_copies(cfg: SgemmConfig) -> Tuple[GlobalCopy, ...]:
-    copies = []
-    for r in range(cfg.b_loads_per_thread):
-        coords = (lambda tv, r=r: mp.b_copy_coords(cfg, tv.tid, r))
-        regs = tuple(f"gb{r}_{e}" for e in range(cfg.vec))
-        stores = (SmemAccess("STS", "B", cfg.vec, f"B tile copy {r}",
-                             (lambda tv, r=r: mp.bs_index(cfg, *mp.b_copy_coords(cfg, tv.tid, r))), regs),)
-        copies.append(GlobalCopy("B", cfg.vec, coords, regs, stores))
+            stores = tuple(
+                SmemAccess("STS", operand, 1, f"{operand} tile copy {r}, element {e}",
+                           (lambda tv, r=r, e=e: index(cfg, *element(cfg, tv.tid, r, e))), (regs[e],))
+                for e in range(cfg.vec))
+        copies.append(GlobalCopy(operand, cfg.vec, (lambda tv, r=r: coords(cfg, tv.tid, r)), regs, stores))
     return tuple(copies)
 
 
@@ -203,4 +197,4 @@ def make_plan(cfg: SgemmConfig) -> SgemmPlan:
     bk = cfg.bk
     a_frags = tuple(_frag_loads(cfg, regs, "A", kk, kk % regs.buffers) for kk in range(bk))
     b_frags = tuple(_frag_loads(cfg, regs, "B", kk, kk % regs.buffers) for kk in range(bk))
-    return SgemmPlan(cfg, regs, _a_copies(cfg), _b_copies(cfg), a_frags, b_frags)
+    return SgemmPlan(cfg, regs, _copies(cfg, "A"), _copies(cfg, "B"), a_frags, b_frags)

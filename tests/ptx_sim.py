@@ -109,9 +109,10 @@ class Sim:
         for pname in self.prog.params:
             key = pname.rsplit("_param_", 1)[1]
             self.param_values[pname] = args[key]
-        for by in range(grid[1]):
-            for bx in range(grid[0]):
-                self._block((bx, by), block[0])
+        for bz in range(grid[2] if len(grid) > 2 else 1):
+            for by in range(grid[1]):
+                for bx in range(grid[0]):
+                    self._block((bx, by, bz), block[0])
 
     def _buffer(self, addr: int) -> Buffer:
         for b in self.buffers:
@@ -162,6 +163,8 @@ class Sim:
                 return self.ctaid[0]
             if tok == "%ctaid.y":
                 return self.ctaid[1]
+            if tok == "%ctaid.z":
+                return self.ctaid[2]
             if tok not in th.regs:
                 raise SimError(f"thread {th.tid}: register {tok} read before written "
                                f"(instruction {th.pc}: {self.prog.instrs[th.pc]})")
@@ -215,8 +218,8 @@ class Sim:
                 regs[d] = v(1)
             elif base == "cvta":
                 regs[d] = v(1)
-            elif base == "cvt":  # cvt.s64.s32
-                regs[d] = _s32(v(1)) & M64
+            elif base == "cvt":  # cvt.s64.s32, cvt.u64.u32
+                regs[d] = (_s32(v(1)) if parts[1] == "s64" else v(1) & M32) & M64
             elif base == "add":
                 regs[d] = (v(1) + v(2)) & (M64 if parts[1].endswith("64") else M32)
             elif base == "sub":
@@ -225,7 +228,7 @@ class Sim:
                 if parts[1] == "wide":
                     regs[d] = (_s32(v(1)) * _s32(v(2))) & M64
                 elif parts[1] == "lo":
-                    regs[d] = (v(1) * v(2)) & M32
+                    regs[d] = (v(1) * v(2)) & (M64 if parts[2].endswith("64") else M32)
                 elif parts[1] == "f32":
                     regs[d] = _f32(np.float32(v(1)) * np.float32(v(2)))
                 else:
@@ -295,27 +298,57 @@ class Sim:
 
 
 def run_sgemm(src, m: int, n: int, k: int, alpha: float, beta: float, lda=None, ldb=None, ldc=None,
-              misalign: Tuple[int, int, int] = (0, 0, 0), seed: int = 0):
+              misalign: Tuple[int, int, int] = (0, 0, 0), seed: int = 0, trans_a: bool = False,
+              trans_b: bool = False, batch: int = 0, strides: Tuple[int, int, int] = None):
     """Run an SGEMM KernelSource (language "ptx") on random data; returns
     (C, reference float64, C before, executed instructions).  C starts as NaN where
     beta == 0 (so unwritten elements show) and random otherwise; `misalign` shifts
-    A, B, C by that many floats (unaligned rows for the float4 paths)."""
+    A, B, C by that many floats (unaligned rows for the float4 paths).
+
+    trans_a: A stored K x M (lda >= M), op(A) = A^T; trans_b: B stored N x K.  batch > 0:
+    a batched kernel on `batch` matrices, `strides` (floats; 0 broadcasts, default one
+    matrix each); C and the reference then have a leading batch dimension."""
     rng = np.random.default_rng(seed)
-    lda, ldb, ldc = lda or k, ldb or n, ldc or n
-    a = rng.standard_normal((m, lda)).astype(np.float32)
-    b = rng.standard_normal((k, ldb)).astype(np.float32)
-    c0 = rng.standard_normal((m, ldc)).astype(np.float32) if beta != 0 else np.full((m, ldc), np.nan, np.float32)
+    a_rows, a_cols = (k, m) if trans_a else (m, k)
+    b_rows, b_cols = (n, k) if trans_b else (k, n)
+    lda, ldb, ldc = lda or a_cols, ldb or b_cols, ldc or n
+    nb = max(batch, 1)
+    sizes = (a_rows * lda, b_rows * ldb, m * ldc)
+    strides = strides if strides is not None else sizes
+    lens = [(nb - 1) * st + sz for st, sz in zip(strides, sizes)]
+    a = rng.standard_normal(lens[0]).astype(np.float32)
+    b = rng.standard_normal(lens[1]).astype(np.float32)
+    c0 = rng.standard_normal(lens[2]).astype(np.float32) if beta != 0 else np.full(lens[2], np.nan, np.float32)
     bufs = []
     for name, arr, base, mis in (("A", a, 0x10000000, misalign[0]), ("B", b, 0x20000000, misalign[1]),
                                  ("C", c0.copy(), 0x30000000, misalign[2])):
-        # the buffer holds exactly the matrix: any access past it is out of bounds
-        bufs.append(Buffer(name, base + 4 * mis, arr.reshape(-1).copy()))
+        # the buffer holds exactly the matrices: any access past it is out of bounds
+        bufs.append(Buffer(name, base + 4 * mis, arr.copy()))
     sim = Sim(src.text, src.geometry.dynamic_smem_bytes)
     args = {"M": m, "N": n, "K": k, "alpha": alpha, "beta": beta, "lda": lda, "ldb": ldb, "ldc": ldc,
             "A": bufs[0].base, "B": bufs[1].base, "C": bufs[2].base}
-    sim.run(src.geometry.grid(m, n), src.geometry.block, args, bufs)
-    c = bufs[2].data.reshape(m, ldc)
-    ref = alpha * (a[:, :k].astype(np.float64) @ b[:, :n].astype(np.float64))
-    if beta != 0:
-        ref = ref + beta * c0[:, :n].astype(np.float64)
-    return c, ref, c0, sim.executed
+    if batch:
+        args.update(stride_a=strides[0], stride_b=strides[1], stride_c=strides[2])
+        grid = src.geometry.grid(m, n, batch)
+    else:
+        grid = src.geometry.grid(m, n)
+    sim.run(grid, src.geometry.block, args, bufs)
+
+    def mat(flat, z, stride, rows, ld):
+        return flat[z * stride: z * stride + rows * ld].reshape(rows, ld)
+
+    cs, refs, c0s = [], [], []
+    for z in range(nb):
+        az = mat(a, z, strides[0], a_rows, lda)[:, :a_cols].astype(np.float64)
+        bz = mat(b, z, strides[1], b_rows, ldb)[:, :b_cols].astype(np.float64)
+        opa, opb = (az.T if trans_a else az), (bz.T if trans_b else bz)
+        c0z = mat(c0, z, strides[2], m, ldc)
+        ref = alpha * (opa @ opb)
+        if beta != 0:
+            ref = ref + beta * c0z[:, :n].astype(np.float64)
+        cs.append(mat(bufs[2].data, z, strides[2], m, ldc))
+        refs.append(ref)
+        c0s.append(c0z)
+    if not batch:
+        return cs[0], refs[0], c0s[0], sim.executed
+    return np.stack(cs), np.stack(refs), np.stack(c0s), sim.executed

@@ -1,0 +1,157 @@
+"""Stream-K in the PTX backend (a mixin of emit_ptx._Kernel): the work-list kernel's item
+loop, the fix-up of split tiles through partial slots and flags (codegen/streamk.py)."""
+from __future__ import annotations
+
+from . import streamk
+from .ptx_builder import _addr, _r
+
+
+class StreamKMixin:
+    # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
+    def item_loop(self) -> None:
+        """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot, first,
+        count) -> the one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed
+        to the item's K range.  A later piece of a split tile (slot >= 0) stores its
+        accumulators to its slot and raises the slot's flag; the tile's first piece (count >
+        0), the last item of its block, waits for the flags of slots first .. first+count-1,
+        adds them to its accumulators in K order and writes C (codegen/streamk.py)."""
+        cfg, b = self.cfg, self.b
+        b.memo = None  # a loop: nothing computed inside is reused across items
+        w, w_end = self.named("item"), self.named("item_end")
+        at = b.op("add.s64", self.p["startsg"], b.op("mul.wide.u32", b.op("mov.u32", "%ctaid.x"), 4, typ=".b64"),
+                  typ=".b64")
+        b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
+        b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
+        leader = self.setp("eq", self.tid, 0)
+        top, done = b.label("item"), b.label("items_done")
+        b.place(top)
+        last = self.setp("ge", w, w_end)
+        b.emit(f"@{last} bra.uni {done};")
+        tile, kt0, kt1, slot, first, count = (self.named(x) for x in (
+            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count"))
+        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
+        b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
+               "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
+        b.emit(f"ld.global.nc.v2.u32 {{{first}, {count}}}, [{at}+16];", "slots to add: first, count")
+        b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
+        b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
+        b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
+        b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
+        k_first = b.op("mul.lo.s32", kt0, cfg.bk)
+        k_end = b.op("min.s32", b.op("mul.lo.s32", kt1, cfg.bk), self.p["K"])
+        full = dict(self.p)
+        self.p["K"] = self.named("item_K")
+        b.emit(f"sub.s32 {self.p['K']}, {k_end}, {k_first};", "K of this item's range")
+        self.p["Ag"] = self.named("item_A", ".b64")
+        b.emit(f"add.s64 {self.p['Ag']}, {full['Ag']}, {self.k_offset('A', k_first)};",
+               "A moved to " + ("row" if self.k_in_line("A") else "column") + " kt_begin * BK")
+        self.p["Bg"] = self.named("item_B", ".b64")
+        boff = self.k_offset("B", k_first)
+        b.emit(f"add.s64 {self.p['Bg']}, {full['Bg']}, {boff};",
+               "B moved to " + ("row" if self.k_in_line("B") else "column") + " kt_begin * BK")
+        self.k_tiles = self.named("k_tiles")
+        b.emit(f"sub.s32 {self.k_tiles}, {kt1}, {kt0};")
+        self.zero_accumulators()
+        self.tile_setup()
+        self.k_loop()
+        self.p = full
+        partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
+        part = self.setp("ge", slot, 0)
+        b.emit(f"@{part} bra.uni {partial};")
+        none = self.setp("eq", count, 0)
+        b.emit(f"@{none} bra.uni {direct};")
+        b.comment("the first piece of a split tile: wait for the later pieces, add them in K order")
+        self.fixup(first, count, leader)
+        b.place(direct)
+        b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
+        self.epilogue()
+        b.emit(f"bra.uni {stored};")
+        b.place(partial)
+        b.comment("a later piece of a split tile: the accumulators to partial slot `slot` (BM x BN, "
+                  "thread-major), then its flag")
+        self.epilogue_partial(slot)
+        b.emit("bar.sync 0;", "every thread's partial stored ...")
+        flag = self.flag_address(slot)
+        b.emit(f"@{leader} fence.acq_rel.gpu;", "... and visible GPU-wide before the flag")
+        b.emit(f"@{leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
+        b.place(stored)
+        b.emit("bar.sync 0;", "every warp is done with shared memory before the next item's first tile lands")
+        b.emit(f"add.s32 {w}, {w}, 1;")
+        b.emit(f"bra.uni {top};")
+        b.place(done)
+        b.emit("ret;")
+
+    def flag_address(self, slot: str) -> str:
+        b = self.b
+        return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
+
+    def fixup(self, first: str, count: str, leader: str) -> None:
+        """Thread 0 waits (acquire) for the flags of slots first .. first+count-1; then every
+        thread adds each slot's values of its thread tile to its accumulators, slot by slot
+        (K order: deterministic); thread 0 lowers the flags again for the next launch."""
+        b, r = self.b, self.plan.regs
+        p, end = self.named("fix_slot"), self.named("fix_end")
+        b.emit(f"add.s32 {end}, {first}, {count};")
+        b.emit(f"mov.u32 {p}, {first};")
+        wait, waited = b.label("wait"), b.label("waited")
+        skip = b.temp(".pred")
+        b.emit(f"not.pred {skip}, {leader};")
+        b.emit(f"@{skip} bra {waited};")
+        b.place(wait)
+        got = self.named("fix_flag")
+        flag = self.flag_address(p)
+        spin = b.label("spin")
+        b.place(spin)
+        b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
+        unset = self.setp("eq", got, 0)
+        b.emit(f"@{unset} bra {spin};")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {wait};")
+        b.place(waited)
+        b.emit("bar.sync 0;", "every later piece is in memory")
+        b.emit("fence.acq_rel.gpu;")
+        b.emit(f"mov.u32 {p}, {first};")
+        add = b.label("add_slot")
+        b.place(add)
+        tmp = self.named("fix_v", ".f32")
+        for i, j, at in self.slot_addresses(p):
+            b.emit(f"ld.global.cg.f32 {tmp}, {at};")
+            b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {add};")
+        b.emit("bar.sync 0;", "every thread has read the slots")
+        b.emit(f"mov.u32 {p}, {first};")
+        clear, cleared = b.label("clear"), b.label("cleared")
+        b.emit(f"@{skip} bra {cleared};")
+        b.place(clear)
+        b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {clear};")
+        b.place(cleared)
+
+    def slot_addresses(self, slot: str):
+        """(i, j, address operand) of accumulator (i, j) in partial slot `slot`: BM x BN floats
+        laid out thread-major, element (i, j) of thread t at (i * TN + j) * threads + t.  Every
+        piece of a tile runs the same thread mapping, so only the layout's consistency matters;
+        thread-major makes each warp's store (and the fix-up's load) of one accumulator 32
+        consecutive floats, four full sectors, where the tile's row-major layout spread a warp
+        over sixteen (measured: the scalar partial stores held 5% of the ranges kernel's warp
+        samples in lg_throttle at 4097^3).  One 64-bit address, constant offsets."""
+        cfg, b = self.cfg, self.b
+        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
+                    typ=".b64")
+        base = b.op("add.s64", base, b.op("mul.wide.u32", self.tid, 4, typ=".b64"), typ=".b64")
+        for i in range(cfg.tm):
+            for j in range(cfg.tn):
+                yield i, j, _addr(base, 4 * (i * cfg.tn + j) * cfg.threads)
+
+    def epilogue_partial(self, slot: str) -> None:
+        """acc -> partial slot `slot` (slot_addresses: no bounds, the slot holds the whole
+        tile, every thread's whole thread tile).  One float a store: a
+        vector store would pin four accumulators into an aligned quad, which the SASS
+        pass must keep free to rename (the one-pass epilogue stores fma results)."""
+        for i, j, at in self.slot_addresses(slot):
+            self.b.emit(f"st.global.f32 {at}, {_r(self.plan.regs.acc[i][j])};")

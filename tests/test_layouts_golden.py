@@ -1,0 +1,138 @@
+"""The default layouts (trans_a = trans_b = batched = False) emit byte-identical kernels.
+
+The digests below were taken from the emitters BEFORE the layout flags existed (commit
+e4ca0fe): every preset on both backends, split-K, stream-K and the sm_90 default kernels
+(as default_sgemm_kernel chose them then, the edge split's kernel included).  A change to the
+emitted text of these kernels is then a deliberate one: update the digest with a reason.
+"""
+import hashlib
+
+import pytest
+
+from regtile.codegen.config import ConfigError, SgemmConfig
+from regtile.codegen.emit import emit
+from regtile.codegen.presets import PRESETS
+
+GOLDEN = {
+    "cuda:dbuf": "df0e28d159a831c3f1ce276f3e860830aa29e4de9eb7664082a25db25e727924",
+    "cuda:naive": "27605d0d2f71ca66e03a680fb94b99c80fd3430a26dd6ed7aa91bcb588c12326",
+    "cuda:naive-splitk2": "3b232fdeafd5b5e2b7b6c6b16f01c1c36b00875f3487a46bfc6c7cc52a2417f5",
+    "cuda:pad": "d6f85165012655293887a1f38712887505171abeab015a30515c386f3cf95ad7",
+    "cuda:smem": "8582758928cc8b2a1759a78985b3bc184375372cc103a277c60e3f1a7128ebdf",
+    "cuda:tile1d": "4f42665ab4d87eea5f7585fcef7fd45b89313ccea2fb5a685ddc8404d4fe03a8",
+    "cuda:tile2d": "15a73503d2f43426772ba8605ca8c5d8a19100cac9c65842a9f87a2733083b72",
+    "cuda:tile2d-reg": "305f9703e284edf0edefffd7e69a0318e33cf9e6f69e43e149d36288162e708f",
+    "cuda:vec4": "f0ce8c1a0391eb6c2326195262ef86cccc5f94bcd220f7fea09356285f2c70b7",
+    "cuda:zorder": "eacb90bfafe04812f32f7c8797aaee971b9b9cc1309bd82e09b08d95b5755fa8",
+    "cuda:zorder-256x128": "509349a69cbff1660e906c211df560e91fdd1f67c4bf9dbdce932860849d5962",
+    "cuda:zorder-splitk4": "3e523b988db5e612f6737ab616c03fc91056a437331f72bed7b37606fda5ac53",
+    "ptx:dbuf": "950a0fbcd3564419f091c75c32a8332152bc025452a3559602700f6ab08315d2",
+    "ptx:default-4096": "04336cb118b49fd46abf1691683e0f59a244cff6f9eb41e338c501624defeaa7",
+    "ptx:default-512": "2fe5c018fc7ac5aea932a4d072069b90ea84a9bc1fb9bf1a04e1d358a8588082",
+    "ptx:naive": "523dc0fd37bd64d78f9d1f0bb5b78ca2c81794de26aedd3a71c855cf8b0d9a6f",
+    "ptx:pad": "0fe3b7f9d42c63b229b9f2201129a4a3ceadc7f1b859f9368798694c0c381230",
+    "ptx:smem": "41ba0c0693117cdcaafe9e373ec873892a644d84a0af3d55b40c80279225e66a",
+    "ptx:tile1d": "c8ea003d17ca12e9bfd9d13c2c6df4866d45dc690c0f99c28a2ca5f7acd141d0",
+    "ptx:tile2d-reg": "5f2720dccd5e1a8767162287967a6aae25434eddb377173d370d4fa527bc1de0",
+    "ptx:vec4": "4f0ab8ebe59b0aa7e33553cd337e79f002a089a149076a8567ee82dae5e479e5",
+    "ptx:zorder": "b55a98a5f48e3886e80ba9c29407b494eaedcbb148d6ef1544827a5edfa5e4cb",
+    "ptx:zorder-256x128": "8c76d0ea1627a8e910a2cb392d73560ac06bcf94003d1b43eeb2603b0b18ad5e",
+    "ptx:zorder-streamk": "4f1a91ef207d89f4f68097db4b241d75df52824885b2b09dbd2d6f98e6dfae30",
+}
+
+
+def cases():
+    out = {}
+    for name, p in PRESETS.items():
+        out[f"cuda:{name}"] = (p.config, "cuda")
+        if p.config.frag_regs:
+            out[f"ptx:{name}"] = (p.config, "ptx")
+    z = PRESETS["zorder"].config
+    out["cuda:zorder-splitk4"] = (z.replace(split_k=4), "cuda")
+    out["cuda:naive-splitk2"] = (PRESETS["naive"].config.replace(split_k=2), "cuda")
+    out["ptx:zorder-streamk"] = (z.replace(stream_k=True), "ptx")
+    # the sm_90 defaults of e4ca0fe (before the shape heuristic): 4096^2 and 512^2
+    out["ptx:default-4096"] = (z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True,
+                                         edge_split=True), "ptx")
+    out["ptx:default-512"] = (z.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1, stream_k=True), "ptx")
+    return out
+
+
+@pytest.mark.parametrize("key", sorted(GOLDEN))
+def test_default_layout_text_unchanged(key):
+    cfg, backend = cases()[key]
+    assert hashlib.sha256(emit(cfg, backend).text.encode()).hexdigest() == GOLDEN[key]
+
+
+def test_every_case_has_a_digest():
+    assert sorted(cases()) == sorted(GOLDEN)
+
+
+# 48 configs drawn over the whole space (tools/register_sweep.draw(Random(23), 40), and stream-K
+# variants of some), with the first 16 hex digits of their CUDA C and PTX text's sha256 from the
+# code before the layout flags (None: the backend refuses the config).
+RANDOM = [
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 1, "tm": 4, "tn": 16, "vec": 1, "warps": [1, 1]}, "71512ddf00cded39", None),
+    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_k": 2, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, "c43008b8fd8f9e46", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, "80024505ac1fe0a7", None),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 16, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 8, "split_tile": False, "stages": 1, "tm": 8, "tn": 1, "vec": 1, "warps": [1, 1]}, "92614c6f6ec6d7ef", None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, "13d9e813321fb3bc", "628760f314c59a38"),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 0, "tm": 16, "tn": 8, "vec": 1, "warps": [1, 1]}, "a0d164d3d20eefd5", "6ccd0df1e6bf54d7"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, "a39573a70671ea65", "edb23a6c2422f5a8"),
+    ({"a_transposed": True, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, "0b8932272f5ddc69", None),
+    ({"a_transposed": True, "bk": 4, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": False, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, "6e2c5f009c846d18", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 4, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, "b980394b41dab8c0", None),
+    ({"a_transposed": False, "bk": 2, "bm": 32, "bn": 16, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": True, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, "6d95a7fab1716559", "fe7e682fb6983c54"),
+    ({"a_transposed": False, "bk": 1, "bm": 64, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 3, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 16, "tn": 4, "vec": 1, "warps": [2, 1]}, "39a6ae021e3546fe", "78a50a63c02e674b"),
+    ({"a_transposed": False, "bk": 1, "bm": 64, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "zorder", "min_blocks": 3, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 16, "tn": 4, "vec": 1, "warps": [1, 1]}, "16e1177f4bb890b2", None),
+    ({"a_transposed": True, "bk": 8, "bm": 128, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 16, "tn": 8, "vec": 4, "warps": [2, 1]}, "3cda7b8844c6dcfe", "4c2f9fab5e1e43e8"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 8, "tn": 4, "vec": 1, "warps": [4, 1]}, "cb4c40b7d5fa2459", None),
+    ({"a_transposed": False, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 8, "tn": 1, "vec": 1, "warps": [2, 1]}, "8690a5d07e9bb836", "6df7da95ee5e4caa"),
+    ({"a_transposed": False, "bk": 8, "bm": 32, "bn": 32, "ffma_order": "swirl", "frag_regs": False, "mapping": "linear", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 2]}, "fc73977db427338c", None),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 16, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 1, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "split_k": 2, "split_tile": False, "stages": 2, "tm": 2, "tn": 16, "vec": 1, "warps": [1, 1]}, "5476965597dc8a81", None),
+    ({"a_transposed": False, "bk": 2, "bm": 128, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "linear", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_k": 3, "split_tile": True, "stages": 2, "tm": 8, "tn": 16, "vec": 1, "warps": [2, 1]}, "17bdd190f670a70b", None),
+    ({"a_transposed": True, "bk": 8, "bm": 16, "bn": 64, "ffma_order": "colzig", "frag_regs": False, "mapping": "zorder", "min_blocks": 4, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 1, "tm": 1, "tn": 8, "vec": 1, "warps": [2, 2]}, "7e4447f4a90554d5", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "sass_pass": True, "split_k": 2, "split_tile": False, "stages": 2, "tm": 1, "tn": 4, "vec": 1, "warps": [2, 2]}, "84a6c421461e561e", None),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "split_k": 8, "split_tile": True, "stages": 2, "tm": 8, "tn": 4, "vec": 1, "warps": [4, 1]}, "d9daea9ab0aa2d61", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 128, "ffma_order": "swirl", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 2, "split_tile": True, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [4, 1]}, "14804a239a79999c", None),
+    ({"a_transposed": True, "bk": 4, "bm": 32, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "bb36fd8dedfd7376", None),
+    ({"a_transposed": True, "bk": 8, "bm": 256, "bn": 64, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 1, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_k": 8, "split_tile": False, "stages": 2, "tm": 8, "tn": 16, "vec": 4, "warps": [4, 1]}, "e8f494bf2db36c51", None),
+    ({"a_transposed": True, "bk": 1, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 0, "reg_prefetch": True, "split_k": 8, "split_tile": True, "stages": 1, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, "7004a105ae8d96e0", None),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "split_k": 3, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "78326bbb98da83c4", None),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 16, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_k": 8, "split_tile": False, "stages": 2, "tm": 2, "tn": 4, "vec": 1, "warps": [2, 1]}, "773871f427858679", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 64, "ffma_order": "rowmajor", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "tm": 4, "tn": 8, "vec": 4, "warps": [4, 1]}, "fda3a1c980039645", None),
+    ({"a_transposed": False, "bk": 4, "bm": 64, "bn": 256, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": True, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [1, 8]}, "065f48eeddaf11f7", None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 3, "pad_a": 1, "pad_b": 4, "reg_prefetch": True, "split_k": 4, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [4, 1]}, "84257d479da792df", None),
+    ({"a_transposed": False, "bk": 4, "bm": 128, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "sass_pass": True, "split_k": 2, "split_tile": False, "stages": 1, "tm": 2, "tn": 16, "vec": 1, "warps": [4, 1]}, "f99efb1f36595fc1", None),
+    ({"a_transposed": False, "bk": 2, "bm": 32, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 4, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": True, "stages": 1, "tm": 4, "tn": 8, "vec": 1, "warps": [1, 1]}, "ce2b7517752f0403", "add98dc2c8dfe635"),
+    ({"a_transposed": True, "bk": 4, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": False, "mapping": "zorder", "min_blocks": 1, "pad_a": 1, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 16, "tn": 4, "vec": 1, "warps": [2, 1]}, "7c937c5fdd7e6faf", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 16, "ffma_order": "rowmajor", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": True, "stages": 2, "tm": 4, "tn": 8, "vec": 4, "warps": [1, 1]}, "eaaaccff368be617", None),
+    ({"a_transposed": True, "bk": 2, "bm": 32, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_k": 4, "split_tile": False, "stages": 1, "tm": 8, "tn": 2, "vec": 1, "warps": [2, 1]}, "63a26d708a5aede5", None),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "swirl", "frag_regs": False, "mapping": "zorder", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": True, "stages": 1, "tm": 8, "tn": 8, "vec": 1, "warps": [1, 1]}, "868402fe2929deb7", None),
+    ({"a_transposed": True, "bk": 8, "bm": 64, "bn": 64, "ffma_order": "swirl", "frag_regs": True, "mapping": "zorder", "min_blocks": 3, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_k": 3, "split_tile": False, "stages": 2, "tm": 8, "tn": 8, "vec": 4, "warps": [2, 1]}, "2faf5d751a6476a8", None),
+    ({"a_transposed": True, "bk": 4, "bm": 16, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 2, "tn": 8, "vec": 1, "warps": [1, 1]}, "cd50d77884d89bab", None),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 0, "tm": 4, "tn": 2, "vec": 1, "warps": [2, 1]}, "e810df08d2c59665", "c235efcf85654e85"),
+    ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 1, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, None, "afd04cdd5aa5a26d"),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, None, "a44521744cd8f7de"),
+    ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 16, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "stream_k": True, "tm": 8, "tn": 1, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "stream_k": True, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, None, "8c86ec558f17f13d"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, None, "e393e30f48d535a1"),
+    ({"a_transposed": True, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
+    ({"a_transposed": True, "bk": 4, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": False, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, None, None),
+]
+
+
+def _digest(cfg, backend):
+    try:
+        return hashlib.sha256(emit(cfg, backend).text.encode()).hexdigest()[:16]
+    except ConfigError:
+        return None
+
+
+@pytest.mark.parametrize("i", range(0, len(RANDOM), 8))
+def test_random_configs_text_unchanged(i):
+    for d, cuda, ptx in RANDOM[i:i + 8]:
+        d = dict(d, warps=tuple(d["warps"]))
+        cfg = SgemmConfig(**d)
+        assert (_digest(cfg, "cuda"), _digest(cfg, "ptx")) == (cuda, ptx), d
