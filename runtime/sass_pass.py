@@ -40,12 +40,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections import defaultdict, deque
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from . import cache as _cache
 from . import cubin_info, reg_banks
 from .compiler import Artifact, CompileError
 from .ffma_reorder import ReorderReport, reorder
@@ -55,6 +53,9 @@ from .sass_fields import (RZ, REUSE_BIT_OF_SLOT, RegField, UnknownForm, instruct
 
 PASS_ARCHS = ("sm_90",)
 PASS_VERSION = "1"  # part of the cache key: bump when the pass's output changes
+# The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
+# recorded with PASS_VERSION in the inputs of every cached result of the pass.
+PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
 STACK_POINTER = 1
 RESERVED_REGISTERS = 2  # above the highest one ptxas allocates (see run_pass)
 
@@ -490,23 +491,7 @@ def _pass_code_digest() -> str:
 
 
 def apply_to_artifact(art: Artifact, use_cache: bool = True) -> Artifact:
-    """The artifact with its cubin rewritten by the pass (cached on disk by the input
-    cubin's digest and PASS_VERSION); the report rides along as Artifact.sass_pass.
-    A stream-K module's work-list kernel (source.ranges) is rewritten too, after the
-    main kernel; the report is the main kernel's, the other's in report.others."""
-    digest = hashlib.sha256(art.cubin).hexdigest()
-    key = _cache.cache_key(digest + art.name, art.arch, ("sass-pass", _pass_code_digest()),
-                           f"regtile-sass-pass {PASS_VERSION}")
-    hit = _cache.load(key) if use_cache else None
-    if hit is not None:
-        cubin, report = hit.cubin, PassReport(**json.loads(hit.ptx))
-        report.renaming = {int(a): b for a, b in report.renaming.items()}
-    else:
-        cubin, report = run_pass(art.cubin, art.name, art.arch)
-        ranges = getattr(art.source, "ranges", None)
-        if ranges is not None:
-            cubin, other = run_pass(cubin, ranges.name, art.arch)
-            report.others = {ranges.name: other.to_dict()}
-        if use_cache:
-            _cache.store(key, _cache.Entry(ptx=json.dumps(dataclasses.asdict(report)), cubin=cubin, log=""))
-    return dataclasses.replace(art, cubin=cubin, cubin_before_pass=art.cubin, sass_pass=report)
+    """The artifact with its cubin rewritten by the pass (compile_source does this when the
+    source asks for it; the cache, keyed by what the result depends on, is the compiler's)."""
+    from .compiler import _with_sass_pass
+    return _with_sass_pass(art, use_cache)
