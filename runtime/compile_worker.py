@@ -115,7 +115,10 @@ def nvjitlink(library: str, text: str, name: str, arch: str, options) -> dict:
 
     try:
         data = text.encode()
-        code = lib.nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ctypes.create_string_buffer(data, len(data)),
+        # NUL-terminated (create_string_buffer adds it): nvJitLink reads PTX as a C string;
+        # without the terminator it read past the text and refused it at random ("bad input:
+        # does not match type NVJITLINK_INPUT_PTX").
+        code = lib.nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ctypes.create_string_buffer(data),
                                     ctypes.c_size_t(len(data)), f"{name}.ptx".encode())
         if code == 0:
             code = lib.nvJitLinkComplete(handle)

@@ -275,7 +275,13 @@ def run_worker(tool: str, name: str, text: str, arch: str, options: Sequence[str
         if "cannot load" in reply.get("error", ""):
             raise _missing(tool, RuntimeError(reply["error"]))
         raise CompileError(f"{what} failed: {reply.get('error')}", reply.get("log", ""), text)
-    return reply["ptx"], base64.b64decode(reply["cubin"]), reply["log"]
+    return reply["ptx"], base64.b64decode(reply["cubin"]), _TIMING.sub("", reply["log"])
+
+
+# ptxas reports how long it took ("ptxas info    : Compile time = 135.574 ms"): a
+# measurement of that run, not part of what it built.  Dropped, so that a compile's
+# whole output (PTX, cubin, log) is a function of its inputs and a rebuild compares equal.
+_TIMING = re.compile(r"^[^\n]*: Compile time = [\d.]+ ms[^\n]*\n?", re.M)
 
 
 def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tuple[str, bytes, str]:
