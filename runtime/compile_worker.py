@@ -20,9 +20,10 @@ Nothing in regtile's text or options varies.  So every compile runs here:
     while starting (which varies with paths and the environment).
 
 Protocol: one JSON request on stdin {"tool": "nvrtc" | "nvjitlink", "libraries": [paths],
-"name", "arch", "options": [...], "text"} (libraries: the files the caller has loaded, e.g.
-libnvrtc and its builtins, loaded here in that order, the last one being the compiler); one JSON reply on stdout {"ok": bool, "layout":
-"fixed" | why not, "ptx", "cubin" (base64), "log", "error"}.  Nothing here imports regtile.
+"name", "arch", "options": [...], "text"}, where libraries are the files the caller has
+loaded (libnvrtc's builtins, then libnvrtc; loaded here in that order, the last one being
+the compiler); one JSON reply on stdout {"ok": bool, "layout": "fixed" | why not, "ptx",
+"cubin" (base64), "log", "error"}.  Nothing here imports regtile.
 """
 import base64
 import ctypes

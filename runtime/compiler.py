@@ -162,8 +162,9 @@ _LIBRARIES = {"nvrtc": ("libnvrtc", "nvidia-cuda-nvrtc==13.0.*"),
 
 def _missing(tool: str, err: BaseException) -> CompilerMissing:
     lib, req = _LIBRARIES[tool]
-    return CompilerMissing(f"{lib} not found ({str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__}): "
-                           f"install it with `pip install '{req}'`, or set CUDA_HOME to a CUDA 13 toolkit that has it")
+    why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return CompilerMissing(f"{lib} not found ({why}): install it with `pip install '{req}'`, "
+                           f"or set CUDA_HOME to a CUDA 13 toolkit that has it")
 
 
 def _is_missing_library(err: BaseException) -> bool:
@@ -226,8 +227,9 @@ def _library_files(tool: str) -> Tuple[str, ...]:
     found = []
     try:
         with open("/proc/self/maps") as f:
-            for line in f:
-                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+            for line in f:  # "address perms offset dev inode path"
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip() if len(fields) == 6 else ""
                 base = os.path.basename(path)
                 if base.startswith(stem) and ".so" in base and path not in found:
                     found.append(path)
@@ -285,13 +287,8 @@ _TIMING = re.compile(r"^[^\n]*: Compile time = [\d.]+ ms[^\n]*\n?", re.M)
 
 
 def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tuple[str, bytes, str]:
+    """CUDA C -> (PTX, cubin, log) through NVRTC, uncached."""
     return run_worker("nvrtc", src.name, src.text, arch, options)
-
-
-def _nvjitlink_compile(src: KernelSource, text: str, arch: str, options: Tuple[str, ...]) -> Tuple[bytes, str]:
-    """PTX text -> (cubin, info log) through nvJitLink."""
-    _, cubin, log = run_worker("nvjitlink", src.name, text, arch, options)
-    return cubin, log
 
 
 # ---- compile stage, cached ---------------------------------------------------------------
@@ -348,7 +345,7 @@ def rebuild_entry(inputs: dict, rebuild: dict) -> _cache.Entry:
         return _cache.Entry(ptx=ptx, cubin=cubin, log=log)
     if stage == "sass-pass":
         cubin, report = _run_sass_pass(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"])
-        return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report), sort_keys=True))
+        return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report)))
     raise ValueError(f"no rebuild for stage {stage!r}")
 
 
