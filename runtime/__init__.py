@@ -13,3 +13,5 @@ for _old, _new in (("sass", sass), ("sass_fields", sass_fields), ("sass_pass", s
                    ("ffma_reorder", ffma_reorder), ("reg_banks", reg_banks), ("cubin_info", cubin_info)):
     _sys.modules.setdefault(f"{__name__}.{_old}", _new)
 del _old, _new
+
+from . import sass_stage  # noqa: E402,F401  (registers the SASS pass with the compile pipeline)

@@ -3,12 +3,25 @@
 
 Runs with no GPU and no CUDA toolkit: NVRTC comes from the nvidia-cuda-nvrtc wheel
 (found by cuda-pathfinder, through cuda-bindings), nvJitLink from nvidia-nvjitlink.
+
+Every compile runs in a fresh worker process laid out the same way each time
+(runtime/compile_worker.py): NVRTC's output depends on where its heap objects lie, and
+in-process it came out different from run to run (docs/reproducibility.md).  Results
+are cached on disk (runtime/cache.py) under the inputs they depend on.
 """
 from __future__ import annotations
 
+import base64
+import dataclasses
+import functools
+import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import asdict, dataclass, field
-from typing import Optional, Tuple
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
 
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from ..codegen.kernel import KernelSource
@@ -96,13 +109,63 @@ class Artifact:
 
 
 NVRTC_OPTIONS: Tuple[str, ...] = ("-std=c++17", "-Xptxas=-v", "--fmad=true")
+# nvJitLink (PTX -> cubin, no GPU needed): ptxas at -O3, its resource report in the
+# info log (-verbose prints the same "Used N registers, ... spill ..." lines as NVRTC's
+# -Xptxas=-v, which parse_ptxas_report reads).
+NVJITLINK_OPTIONS: Tuple[str, ...] = ("-O3", "-verbose")
+
+
+class CompilerMissing(CompileError):
+    """NVRTC or nvJitLink cannot be loaded; the message names the library and the package."""
+
+
+# tool -> (library, the pip requirement that provides it; pyproject.toml pins both)
+_LIBRARIES = {"nvrtc": ("libnvrtc", "nvidia-cuda-nvrtc==13.0.*"),
+              "nvjitlink": ("libnvJitLink", "nvidia-nvjitlink==13.0.*")}
+
+
+def _missing(tool: str, err: BaseException) -> CompilerMissing:
+    lib, req = _LIBRARIES[tool]
+    why = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return CompilerMissing(f"{lib} not found ({why}): install it with `pip install '{req}'`, "
+                           f"or set CUDA_HOME to a CUDA 13 toolkit that has it")
+
+
+def _is_missing_library(err: BaseException) -> bool:
+    try:
+        from cuda.pathfinder import DynamicLibNotFoundError
+    except ImportError:  # an older cuda-pathfinder
+        DynamicLibNotFoundError = ()
+    return isinstance(err, DynamicLibNotFoundError) or (isinstance(err, (OSError, RuntimeError))
+                                                         and "dlopen" in str(err))
+
+
+def _call_library(tool: str, fn):
+    """fn() (the first call that loads `tool`'s library), with a missing library reported
+    as CompilerMissing rather than cuda-pathfinder's traceback."""
+    try:
+        return fn()
+    except Exception as e:
+        if _is_missing_library(e):
+            raise _missing(tool, e) from None
+        raise
 
 
 def nvrtc_version() -> str:
-    from cuda.bindings import nvrtc
-    err, major, minor = nvrtc.nvrtcVersion()
+    def query():
+        from cuda.bindings import nvrtc
+        return nvrtc.nvrtcVersion()
+    err, major, minor = _call_library("nvrtc", query)
     _check_nvrtc(err, "nvrtcVersion")
     return f"nvrtc {major}.{minor}"
+
+
+def nvjitlink_version() -> str:
+    def query():
+        from cuda.bindings import nvjitlink
+        return nvjitlink.version()
+    major, minor = _call_library("nvjitlink", query)
+    return f"nvJitLink {major}.{minor}"
 
 
 def _check_nvrtc(err, what: str, log: str = "", source: str = ""):
@@ -111,79 +174,88 @@ def _check_nvrtc(err, what: str, log: str = "", source: str = ""):
         raise CompileError(f"{what} failed: {err!r}", log, source)
 
 
-def _nvrtc_out(get_size, get, prog, what: str) -> bytes:
-    """One NVRTC output (log, PTX, cubin) copied out through a fresh, writable buffer.
-    Never `b" " * size`: for an empty log (size 1) that is CPython's shared 1-byte bytes
-    object, and NVRTC's NUL terminator would turn every b" " of the process into b"\x00"
-    (seen on the device: torch then failed to import, and option lists lost their -v)."""
-    err, size = get_size(prog)
-    _check_nvrtc(err, f"nvrtcGet{what}Size")
-    buf = bytearray(size)
-    (err,) = get(prog, buf)
-    _check_nvrtc(err, f"nvrtcGet{what}")
-    return bytes(buf)
+# ---- the compile worker (runtime/compile_worker.py; docs/reproducibility.md) ----------------
+# NVRTC's output depends on where its heap objects lie (issue 22): every compile runs in a
+# fresh worker process with address-space randomisation off, in a thread with a malloc
+# arena of its own.  The worker loads the very library files this process loaded.
+WORKER = Path(__file__).with_name("compile_worker.py")
+_layout_warned = False
+
+
+@functools.lru_cache(maxsize=None)
+def _library_files(tool: str) -> Tuple[str, ...]:
+    """The shared objects of `tool` loaded in this process (NVRTC: its builtins, then
+    libnvrtc itself, last), from /proc/self/maps; else cuda-pathfinder's path."""
+    (nvrtc_version if tool == "nvrtc" else nvjitlink_version)()  # loads it, or CompilerMissing
+    stem = _LIBRARIES[tool][0]
+    found = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:  # "address perms offset dev inode path"
+                fields = line.split(maxsplit=5)
+                path = fields[5].strip() if len(fields) == 6 else ""
+                base = os.path.basename(path)
+                if base.startswith(stem) and ".so" in base and path not in found:
+                    found.append(path)
+    except OSError:
+        pass
+    main = [p for p in found if os.path.basename(p).startswith(f"{stem}.so")]
+    if len(main) == 1:
+        return tuple(p for p in found if p not in main) + tuple(main)
+    from cuda.pathfinder import load_nvidia_dynamic_lib
+    return (load_nvidia_dynamic_lib("nvrtc" if tool == "nvrtc" else "nvJitLink").abs_path,)
+
+
+def _worker_env() -> dict:
+    from .compile_worker import REEXEC_MARK
+    env = dict(os.environ)
+    env.pop(REEXEC_MARK, None)
+    return env
+
+
+def _note_layout(layout: str) -> None:
+    global _layout_warned
+    if layout != "fixed" and not _layout_warned:
+        _layout_warned = True
+        print(f"regtile: warning: cannot turn off address-space randomisation for the compiler ({layout}); "
+              f"NVRTC's output may then differ from run to run (docs/reproducibility.md)", file=sys.stderr)
+
+
+def run_worker(tool: str, name: str, text: str, arch: str, options: Sequence[str]) -> Tuple[str, bytes, str]:
+    """(ptx, cubin, log) of one compile by `tool` ("nvrtc": CUDA C; "nvjitlink": PTX, whose
+    text comes back as the ptx) in a fresh worker process; CompileError if it failed."""
+    what = f"{'NVRTC' if tool == 'nvrtc' else 'nvJitLink'} compile of {name} for {arch}"
+    req = {"tool": tool, "libraries": list(_library_files(tool)), "name": name, "arch": arch,
+           "options": list(options), "text": text}
+    proc = subprocess.run([sys.executable, "-I", "-S", str(WORKER)], input=json.dumps(req).encode(),
+                          capture_output=True, env=_worker_env())
+    try:
+        reply = json.loads(proc.stdout)
+        if not isinstance(reply, dict):
+            raise ValueError
+    except ValueError:
+        raise CompileError(f"{what}: the compile worker ended without a reply (exit status {proc.returncode})",
+                           proc.stderr.decode(errors="replace")[-4000:]) from None
+    _note_layout(reply.get("layout", "unknown"))
+    if not reply.get("ok"):
+        if "cannot load" in reply.get("error", ""):
+            raise _missing(tool, RuntimeError(reply["error"]))
+        raise CompileError(f"{what} failed: {reply.get('error')}", reply.get("log", ""), text)
+    return reply["ptx"], base64.b64decode(reply["cubin"]), _TIMING.sub("", reply["log"])
+
+
+# ptxas reports how long it took ("ptxas info    : Compile time = 135.574 ms"): a
+# measurement of that run, not part of what it built.  Dropped, so that a compile's
+# whole output (PTX, cubin, log) is a function of its inputs and a rebuild compares equal.
+_TIMING = re.compile(r"^[^\n]*: Compile time = [\d.]+ ms[^\n]*\n?", re.M)
 
 
 def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tuple[str, bytes, str]:
-    from cuda.bindings import nvrtc
-    err, prog = nvrtc.nvrtcCreateProgram(src.text.encode(), f"{src.name}.cu".encode(), 0, [], [])
-    _check_nvrtc(err, "nvrtcCreateProgram")
-    try:
-        opts = [f"--gpu-architecture={arch}".encode()] + [o.encode() for o in options]
-        (cerr,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-        log = _nvrtc_out(nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog, prog, "log")
-        log = log.rstrip(b"\x00").decode(errors="replace")
-        _check_nvrtc(cerr, f"NVRTC compile of {src.name} for {arch}", log, src.text)
-        ptx = _nvrtc_out(nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX, prog, "PTX")
-        cubin = _nvrtc_out(nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN, prog, "CUBIN")
-        return ptx.rstrip(b"\x00").decode(), cubin, log
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+    """CUDA C -> (PTX, cubin, log) through NVRTC, uncached."""
+    return run_worker("nvrtc", src.name, src.text, arch, options)
 
 
-# nvJitLink (PTX -> cubin, no GPU needed): ptxas at -O3, its resource report in the
-# info log (-verbose prints the same "Used N registers, ... spill ..." lines as NVRTC's
-# -Xptxas=-v, which parse_ptxas_report reads).
-NVJITLINK_OPTIONS: Tuple[str, ...] = ("-O3", "-verbose")
-
-
-def nvjitlink_version() -> str:
-    from cuda.bindings import nvjitlink
-    major, minor = nvjitlink.version()
-    return f"nvJitLink {major}.{minor}"
-
-
-def _nvjitlink_log(handle, which: str) -> str:
-    from cuda.bindings import nvjitlink
-    size = getattr(nvjitlink, f"get_{which}_log_size")(handle)
-    if not size:
-        return ""
-    buf = bytearray(size)
-    getattr(nvjitlink, f"get_{which}_log")(handle, buf)
-    return bytes(buf).rstrip(b"\x00").decode(errors="replace")
-
-
-def _nvjitlink_compile(src: KernelSource, text: str, arch: str, options: Tuple[str, ...]) -> Tuple[bytes, str]:
-    """PTX text -> (cubin, info log) through nvJitLink."""
-    from cuda.bindings import nvjitlink
-    opts = [f"-arch={arch}"] + list(options)
-    handle = nvjitlink.create(len(opts), opts)
-    try:
-        data = text.encode()
-        try:
-            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), f"{src.name}.ptx")
-            nvjitlink.complete(handle)
-        except nvjitlink.nvJitLinkError as e:
-            log = _nvjitlink_log(handle, "error") + _nvjitlink_log(handle, "info")
-            raise CompileError(f"nvJitLink compile of {src.name} for {arch} failed: {e}", log, text) from None
-        size = nvjitlink.get_linked_cubin_size(handle)
-        cubin = bytearray(size)
-        nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin), _nvjitlink_log(handle, "info")
-    finally:
-        nvjitlink.destroy(handle)
-
-
+# ---- compile stage, cached ---------------------------------------------------------------
 def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool = True) -> Artifact:
     """CUDA C -> PTX + cubin (NVRTC), or PTX -> cubin (nvJitLink).  Cached on disk by
     source, options, compiler and arch.  PTX is first retargeted to `arch`
@@ -191,30 +263,96 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
     directive), and Artifact.ptx is the text that was compiled.  When the source asks
     for it, the SASS register-bank pass then rewrites the cubin (runtime/sass_stage.py)."""
     check_arch(arch)
-    art = _compile(src, arch, use_cache)
+    if src.language not in ("cuda", "ptx"):
+        raise CompileError(f"compile_source takes CUDA C or PTX; {src.name} is {src.language}")
+    stage, text, options = _stage_of(src, arch)
+    inputs = compile_inputs(stage, src.name, arch, options, text)
+    entry, hit = _cached(inputs, {"text": text}, use_cache)
+    art = Artifact(src, arch, entry.ptx, entry.cubin, entry.log, _resources(entry.log, entry.cubin, src.name),
+                   inputs["compiler"], from_cache=hit)
     if src.sass_pass:
-        from .sass_stage import apply_sass_pass
-        art = apply_sass_pass(art, use_cache)
+        art = post_stage("sass-pass").apply(art, use_cache)
     return art
 
 
-def _compile(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
+# ---- stages after the compiler, cached like a compile ----------------------------------------
+# The pipeline is emit -> NVRTC / nvJitLink -> cubin -> optional SASS pass -> load.  The
+# compiler does not import the pass: runtime/sass_stage.py registers it here (regtile.runtime's
+# __init__ imports it), with how to apply it to an Artifact, how to rebuild a cached result from
+# its recorded inputs (`regtile cache verify`) and why a recorded result is stale.
+@dataclass(frozen=True)
+class PostStage:
+    apply: object    # (Artifact, use_cache) -> Artifact
+    rebuild: object  # (inputs, rebuild payload) -> cache.Entry
+    stale: object    # (inputs) -> Optional[str]
+
+
+_POST_STAGES: dict = {}
+
+
+def register_post_stage(name: str, stage: PostStage) -> None:
+    _POST_STAGES[name] = stage
+
+
+def post_stage(name: str) -> PostStage:
+    try:
+        return _POST_STAGES[name]
+    except KeyError:
+        raise CompileError(f"no {name!r} stage is registered (import regtile.runtime)") from None
+
+
+def cached_stage(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
+    """(entry, from_cache): the result recorded under `inputs`, or built and stored."""
+    return _cached(inputs, rebuild, use_cache)
+
+
+def _stage_of(src: KernelSource, arch: str) -> Tuple[str, str, Tuple[str, ...]]:
     if src.language == "ptx":
-        return _compile_ptx(src, arch, use_cache)
-    if src.language != "cuda":
-        raise CompileError(f"compile_source takes CUDA C or PTX; {src.name} is {src.language}")
-    version = nvrtc_version()
-    key = _cache.cache_key(src.text, arch, NVRTC_OPTIONS, version)
+        from ..codegen.emit_ptx import for_arch
+        return "nvjitlink", for_arch(src.text, arch), NVJITLINK_OPTIONS
+    return "nvrtc", src.text, NVRTC_OPTIONS
+
+
+def compile_inputs(stage: str, name: str, arch: str, options: Sequence[str], text: str) -> dict:
+    """What a compile's result depends on: the cache key's inputs, recorded in the entry."""
+    version = nvrtc_version() if stage == "nvrtc" else nvjitlink_version()
+    return {"stage": stage, "compiler": version, "arch": arch, "options": list(options), "name": name,
+            "source_sha256": _cache.sha256_text(text)}
+
+
+def _cached(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
+    key = _cache.key_of(inputs)
     if use_cache:
-        hit = _cache.load(key)
+        hit = _cache.load(key, inputs)
         if hit is not None:
-            return Artifact(src, arch, hit.ptx, hit.cubin, hit.log,
-                            _resources(hit.log, hit.cubin, src.name), version, from_cache=True)
-    ptx, cubin, log = _nvrtc_compile(src, arch, NVRTC_OPTIONS)
-    res = _resources(log, cubin, src.name)
+            return hit, True
+    entry = rebuild_entry(inputs, rebuild)
     if use_cache:
-        _cache.store(key, _cache.Entry(ptx=ptx, cubin=cubin, log=log))
-    return Artifact(src, arch, ptx, cubin, log, res, version)
+        _cache.store(key, inputs, entry, rebuild)
+    return entry, False
+
+
+def rebuild_entry(inputs: dict, rebuild: dict) -> _cache.Entry:
+    """Build a result from what its entry records (compile_source, and `regtile cache verify`)."""
+    stage = inputs["stage"]
+    if stage in ("nvrtc", "nvjitlink"):
+        ptx, cubin, log = run_worker(stage, inputs["name"], rebuild["text"], inputs["arch"], inputs["options"])
+        return _cache.Entry(ptx=ptx, cubin=cubin, log=log)
+    if stage in _POST_STAGES:
+        return _POST_STAGES[stage].rebuild(inputs, rebuild)
+    raise CompileError(f"no rebuild for stage {stage!r}")
+
+
+def current_inputs_differ(inputs: dict) -> Optional[str]:
+    """Why an entry's inputs cannot be rebuilt by this install (another compiler or pass
+    version), or None.  Such an entry is never loaded (its key is not asked for)."""
+    stage = inputs.get("stage")
+    if stage in ("nvrtc", "nvjitlink"):
+        now = nvrtc_version() if stage == "nvrtc" else nvjitlink_version()
+        return None if inputs.get("compiler") == now else f"built by {inputs.get('compiler')}, this is {now}"
+    if stage in _POST_STAGES:
+        return _POST_STAGES[stage].stale(inputs)
+    return f"unknown stage {stage!r}"
 
 
 def ptxas_lines(log: str) -> str:
@@ -241,23 +379,6 @@ def _resources(log: str, cubin: bytes, name: str) -> Resources:
         except CubinError:
             raise CompileError(f"neither nvJitLink's log nor the cubin gives the resources of {name!r}", log) from None
         return Resources(info.registers, info.frame_bytes, info.frame_bytes, info.frame_bytes, 0, 0)
-
-
-def _compile_ptx(src: KernelSource, arch: str, use_cache: bool) -> Artifact:
-    from ..codegen.emit_ptx import for_arch
-    text = for_arch(src.text, arch)
-    version = nvjitlink_version()
-    key = _cache.cache_key(text, arch, NVJITLINK_OPTIONS, version)
-    if use_cache:
-        hit = _cache.load(key)
-        if hit is not None:
-            return Artifact(src, arch, hit.ptx, hit.cubin, hit.log,
-                            _resources(hit.log, hit.cubin, src.name), version, from_cache=True)
-    cubin, log = _nvjitlink_compile(src, text, arch, NVJITLINK_OPTIONS)
-    res = _resources(log, cubin, src.name)
-    if use_cache:
-        _cache.store(key, _cache.Entry(ptx=text, cubin=cubin, log=log))
-    return Artifact(src, arch, text, cubin, log, res, version)
 
 
 def spilled_bytes(art: Artifact) -> int:

@@ -1,37 +1,74 @@
 """The optional SASS stage of the compile pipeline (emit -> NVRTC / nvJitLink -> cubin ->
 this stage -> load): the register-bank pass (regtile.sass.bank_pass) on an Artifact's cubin,
-cached on disk.  compile_source calls it for a source built with sass_pass; the pass itself
-works on cubin bytes and knows neither the compiler nor the cache.
+cached on disk like a compile, under every input its result depends on.
+
+compile_source applies it to a source built with sass_pass through the stage registry of
+runtime/compiler.py (registered below when regtile.runtime is imported): the compiler does not
+import the pass, and the pass works on cubin bytes and knows neither the compiler nor the cache.
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import json
+from typing import Optional, Sequence, Tuple
 
 from ..sass import bank_pass
+from ..sass import banks as reg_banks
 from . import cache as _cache
+from .compiler import PostStage, cached_stage, register_post_stage
+
+STAGE = "sass-pass"
+
+
+def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> dict:
+    """A pass result depends on the cubin it read, the kernels it rewrote, the pass's
+    version and code, its planning model and the bank model its analysis scores with."""
+    try:
+        model = dataclasses.asdict(reg_banks.arch_model(arch))
+    except ValueError:
+        model = None
+    return {"stage": STAGE, "pass_version": bank_pass.PASS_VERSION, "pass_code": bank_pass.code_digest(),
+            "planning_model": bank_pass.PASS_BANK_MODEL, "bank_model": model, "arch": arch,
+            "kernels": list(kernels), "source_sha256": cubin_sha256}
+
+
+def _run(cubin: bytes, kernels: Sequence[str], arch: str):
+    """(rewritten cubin, report): the main kernel, then the others of the module (a
+    stream-K module's work-list kernel), whose reports go into report.others."""
+    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch)
+    for other in kernels[1:]:
+        cubin, rep = bank_pass.run_pass(cubin, other, arch)
+        report.others[other] = rep.to_dict()
+    return cubin, report
 
 
 def apply_sass_pass(art, use_cache: bool = True):
-    """The artifact (runtime.compiler.Artifact) with its cubin rewritten by the pass (cached
-    on disk by the input cubin's digest, the pass's code and PASS_VERSION); the report rides
-    along as Artifact.sass_pass, ptxas's cubin as Artifact.cubin_before_pass.  A stream-K
-    module's work-list kernel (source.ranges) is rewritten too, after the main kernel; the
-    report is the main kernel's, the other's in report.others."""
-    digest = hashlib.sha256(art.cubin).hexdigest()
-    key = _cache.cache_key(digest + art.name, art.arch, ("sass-pass", bank_pass.code_digest()),
-                           f"regtile-sass-pass {bank_pass.PASS_VERSION}")
-    hit = _cache.load(key) if use_cache else None
-    if hit is not None:
-        cubin, report = hit.cubin, bank_pass.PassReport(**json.loads(hit.ptx))
-        report.renaming = {int(a): b for a, b in report.renaming.items()}
-    else:
-        cubin, report = bank_pass.run_pass(art.cubin, art.name, art.arch)
-        ranges = getattr(art.source, "ranges", None)
-        if ranges is not None:
-            cubin, other = bank_pass.run_pass(cubin, ranges.name, art.arch)
-            report.others = {ranges.name: other.to_dict()}
-        if use_cache:
-            _cache.store(key, _cache.Entry(ptx=json.dumps(dataclasses.asdict(report)), cubin=cubin, log=""))
-    return dataclasses.replace(art, cubin=cubin, cubin_before_pass=art.cubin, sass_pass=report)
+    """The artifact (runtime.compiler.Artifact) with its cubin rewritten by the pass; ptxas's
+    cubin stays beside it as Artifact.cubin_before_pass and the report rides along as
+    Artifact.sass_pass.  A stream-K module's work-list kernel (source.ranges) is rewritten
+    too, after the main kernel; its report is in report.others."""
+    ranges = getattr(art.source, "ranges", None)
+    kernels = (art.name,) + ((ranges.name,) if ranges is not None else ())
+    inputs = sass_pass_inputs(art.arch, kernels, hashlib.sha256(art.cubin).hexdigest())
+    entry, _ = cached_stage(inputs, {"cubin": base64.b64encode(art.cubin).decode()}, use_cache)
+    report = bank_pass.PassReport(**json.loads(entry.log))
+    report.renaming = {int(a): b for a, b in report.renaming.items()}
+    return dataclasses.replace(art, cubin=entry.cubin, cubin_before_pass=art.cubin, sass_pass=report)
+
+
+def _rebuild(inputs: dict, rebuild: dict) -> _cache.Entry:
+    cubin, report = _run(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"])
+    return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report)))
+
+
+def _stale(inputs: dict) -> Optional[str]:
+    now = sass_pass_inputs(inputs.get("arch", ""), tuple(inputs.get("kernels", ())), "")
+    for k in ("pass_version", "pass_code", "bank_model", "planning_model"):
+        if inputs.get(k) != now[k]:
+            return f"{k} differs from this install's SASS pass"
+    return None
+
+
+register_post_stage(STAGE, PostStage(apply=apply_sass_pass, rebuild=_rebuild, stale=_stale))

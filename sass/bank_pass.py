@@ -54,6 +54,9 @@ from .reorder import ReorderReport, reorder
 
 PASS_ARCHS = ("sm_90",)
 PASS_VERSION = "1"  # part of the cache key: bump when the pass's output changes
+# The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
+# recorded with PASS_VERSION in the inputs of every cached result of the pass.
+PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
 STACK_POINTER = 1
 RESERVED_REGISTERS = 2  # above the highest one ptxas allocates (see run_pass)
 

@@ -9,7 +9,7 @@ import pytest
 from regtile.codegen.emit import emit_cuda
 from regtile.codegen.presets import get_preset
 from regtile.runtime import cache
-from regtile.runtime.compiler import NVRTC_OPTIONS, compile_source, nvrtc_version
+from regtile.runtime.compiler import NVRTC_OPTIONS, compile_inputs, compile_source
 
 NAMES = ("tile1d", "smem", "naive")
 
@@ -29,6 +29,7 @@ def _worker(args):
     return {k: sorted(v) for k, v in out.items()}
 
 
+@pytest.mark.slow  # 8 processes importing regtile and compiling: ~25 s on 2 cores
 def test_eight_processes_compile_overlapping_configs(tmp_path):
     folder = str(tmp_path / "c")
     orders = [tuple(NAMES[(i + j) % 3] for j in range(3)) for i in range(8)]
@@ -81,7 +82,7 @@ def _reference_digests():
 
 def _entry_path(folder, name):
     src = emit_cuda(get_preset(name).config)
-    return folder / f"{cache.cache_key(src.text, 'sm_90', NVRTC_OPTIONS, nvrtc_version())}.json"
+    return folder / f"{cache.key_of(compile_inputs('nvrtc', src.name, 'sm_90', NVRTC_OPTIONS, src.text))}.json"
 
 
 def _corrupt(path, how):
@@ -95,6 +96,7 @@ def _corrupt(path, how):
         path.write_bytes(how)
 
 
+@pytest.mark.slow  # 8 processes importing regtile and compiling: ~25 s on 2 cores
 def test_eight_processes_over_corrupted_entries_load_only_whole_right_kernels(tmp_path, monkeypatch):
     folder = tmp_path / "c"
     ref = _reference_digests()
@@ -112,7 +114,7 @@ def test_eight_processes_over_corrupted_entries_load_only_whole_right_kernels(tm
     for name in NAMES:
         seen = {d for r in results for d in r[name]}
         assert seen == {ref[name]}, f"{name}: a process loaded a kernel other than the reference"
-        assert cache.load(paths[name].stem) is not None  # rewritten whole
+        assert cache.read(paths[name])[0] is not None  # rewritten whole
 
 
 _KILLED_WRITER = r"""
@@ -187,7 +189,7 @@ def test_writer_killed_mid_write_leaves_no_loadable_partial_entry(tmp_path, monk
     (tmp,) = folder.glob("*.tmp")
     assert tmp.stat().st_size > 0  # the partial write is on disk ...
     assert list(folder.glob("*.json")) == ([entry] if prior else [])  # ... never renamed into place
-    assert cache.load(entry.stem) is None  # neither it nor the corrupt entry loads
+    assert cache.read(entry)[0] is None  # neither it nor the corrupt entry loads
     again = compile_source(src, "sm_90")
     assert not again.from_cache and again.cubin == good.cubin
     hit = compile_source(src, "sm_90")

@@ -38,7 +38,12 @@ def test_every_exception_class_of_the_package_derives_from_regtile_error():
     assert {"regtile.errors.ConfigError", "regtile.sass.bank_pass.SassPassRefused",
             "regtile.sass.fields.UnknownForm", "regtile.sass.cubin.CubinError",
             "regtile.tools.options.UsageError", "regtile.lab.regbank_variants.CalibError"} <= set(classes)
-    outside = sorted(name for name, cls in classes.items() if not issubclass(cls, errors.RegtileError))
+    # the compile worker runs as `python -I -S runtime/compile_worker.py` (stdlib only, so its
+    # heap is laid out the same in every compile: docs/reproducibility.md); its private failure
+    # never leaves that process: the compiler turns it into a CompileError
+    worker = {"regtile.runtime.compile_worker._Failed"}
+    outside = sorted(name for name, cls in classes.items()
+                     if not issubclass(cls, errors.RegtileError) and name not in worker)
     assert outside == []
 
 

@@ -1,17 +1,45 @@
 """NVRTC's outputs are copied through writable buffers of their own.  The old code handed
 NVRTC `b" " * size`; for an empty log (size 1) that is CPython's one shared 1-byte bytes
 object, and NVRTC's NUL terminator turned every b" " of the process into b"\\x00" - on
-the device torch then failed to import and later compiles lost their ptxas report."""
+the device torch then failed to import and later compiles lost their ptxas report.
+Compiles now run in a worker process (runtime/compile_worker.py, ctypes buffers); its
+functions are run in this process here, so that a corruption would show in the test."""
 from regtile.codegen.kernel import KernelSource, LaunchGeometry
-from regtile.runtime.compiler import _nvrtc_compile
+from regtile.runtime import compile_worker
+from regtile.runtime.compiler import _library_files, _nvrtc_compile
+
+EMPTY = 'extern "C" __global__ void k() {}'
+
+
+def _space_byte_intact():
+    # compare contents, not objects: a corrupted b" " equals itself
+    return list(bytes([32])) == [32] and list(" ".encode()) == [32] and "a b".encode().split() == [b"a", b"b"]
 
 
 def test_an_empty_nvrtc_log_leaves_the_shared_space_byte_alone():
-    src = KernelSource("k", "cuda", 'extern "C" __global__ void k() {}', LaunchGeometry((32, 1, 1), 1, 1, 0), ())
+    src = KernelSource("k", "cuda", EMPTY, LaunchGeometry((32, 1, 1), 1, 1, 0), ())
     ptx, cubin, log = _nvrtc_compile(src, "sm_90", ())  # no -Xptxas=-v: NVRTC's log is empty
     assert log == "" and ".entry k" in ptx and cubin[:4] == b"\x7fELF"
-    # compare contents, not objects: a corrupted b" " equals itself
-    assert list(bytes([32])) == [32] and list(" ".encode()) == [32] and "a b".encode().split() == [b"a", b"b"]
+    assert _space_byte_intact()
+
+
+def test_the_workers_buffers_are_its_own_in_process():
+    """The worker's compile, run in this process: NVRTC writes an empty log (size 1), PTX
+    and cubin into ctypes buffers; CPython's shared bytes stay as they were."""
+    req = {"tool": "nvrtc", "libraries": list(_library_files("nvrtc")), "name": "k", "arch": "sm_90",
+           "options": [], "text": EMPTY}
+    for _ in range(3):
+        reply = compile_worker.compile_request(req)
+        assert reply["ok"] and reply["log"] == "" and ".entry k" in reply["ptx"], reply
+        assert _space_byte_intact()
+
+
+def test_a_refused_source_comes_back_with_its_log():
+    req = {"tool": "nvrtc", "libraries": list(_library_files("nvrtc")), "name": "bad", "arch": "sm_90",
+           "options": [], "text": 'extern "C" __global__ void k() { undeclared = 1; }'}
+    reply = compile_worker.compile_request(req)
+    assert not reply["ok"] and "NVRTC_ERROR_COMPILATION" in reply["error"] and "undeclared" in reply["log"]
+    assert "bad.cu(1)" in reply["log"]  # the file name NVRTC was given
 
 
 def test_a_log_without_the_ptxas_report_falls_back_to_the_cubin():

@@ -16,7 +16,7 @@ from .options import UsageError
 
 # Subcommand modules, in --help order.  A module may be absent in a partial
 # install; it is then simply not offered.
-COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench", "cmd_tune")
+COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench", "cmd_tune", "cmd_cache")
 
 EPILOG = """examples:
   regtile presets
