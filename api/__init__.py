@@ -9,7 +9,10 @@ Stages (each artifact can be printed or saved): config -> plan -> emit
 from .codegen.config import ConfigError, SgemmConfig
 from .codegen.emit_cuda import emit_sgemm_cuda
 from .codegen.plan import make_plan
-from .codegen.presets import PRESETS, get_preset, preset_names
+from .codegen.presets import PRESETS, get_preset
+# every name --preset accepts (SGEMM ladder, then SGEMV); regtile.codegen.presets.preset_names
+# is the SGEMM ladder alone
+from .codegen.presets import all_preset_names as preset_names
 from .codegen.sgemv_config import SgemvConfig
 from .runtime.errors import InputError, RegtileError
 from .runtime.gemm import sgemm, sgemv

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
 from . import pictures
@@ -50,6 +51,9 @@ def _sass_part(label, cfg, arch, report) -> dict:
 def run(args) -> int:
     check_sizes(args)
     label, cfg = config_from_args(args)
+    if not isinstance(cfg, SgemmConfig):
+        raise UsageError(f"banks draws an SGEMM kernel's lanes and shared-memory tiles; {label} is an SGEMV "
+                         f"kernel (no shared-memory tiles): try `regtile inspect` on it")
     warps = cfg.threads // 32
     if not 0 <= args.warp < warps:
         raise UsageError(f"--warp {args.warp}: the block has warps 0..{warps - 1}")
