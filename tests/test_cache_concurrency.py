@@ -29,6 +29,7 @@ def _worker(args):
     return {k: sorted(v) for k, v in out.items()}
 
 
+@pytest.mark.slow
 def test_eight_processes_compile_overlapping_configs(tmp_path):
     folder = str(tmp_path / "c")
     orders = [tuple(NAMES[(i + j) % 3] for j in range(3)) for i in range(8)]
@@ -95,6 +96,7 @@ def _corrupt(path, how):
         path.write_bytes(how)
 
 
+@pytest.mark.slow
 def test_eight_processes_over_corrupted_entries_load_only_whole_right_kernels(tmp_path, monkeypatch):
     folder = tmp_path / "c"
     ref = _reference_digests()

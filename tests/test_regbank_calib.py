@@ -9,6 +9,9 @@ from regtile.runtime import reg_banks
 from regtile.runtime.sass import function_of
 from regtile.tools import regbank_calib as rc
 
+# The calibration tool's variants take ~10 s to build: the whole file is the exhaustive tier.
+pytestmark = pytest.mark.slow
+
 SMALL = 256  # FFMAs per iteration in most tests (fast; a multiple of 32 for the 32-accumulator base)
 
 

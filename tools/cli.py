@@ -12,6 +12,7 @@ import sys
 from typing import List, Optional
 
 from ..codegen.config import ConfigError
+from . import progress
 from .options import UsageError
 
 # Subcommand modules, in --help order.  A module may be absent in a partial
@@ -38,9 +39,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+def _version() -> str:
+    from .. import __version__
+    return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="regtile", description="Generate, inspect and run register-tiled FP32 GPU kernels.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"regtile {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod_name in COMMANDS:
         try:
@@ -75,7 +82,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help()
             return 2
+        progress.configure(json_output=getattr(args, "json", False) is True)
         return int(args.handler(args) or 0)
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            raise  # --help, --version: argparse's own exit
+        print(f"regtile: error: {e.code}", file=sys.stderr)  # SystemExit("message") of a tool
+        return 2
     except expected as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         print(f"regtile: error: {msg}", file=sys.stderr)
