@@ -106,7 +106,7 @@ def _refused(capsys, args):
     (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--repeat", "-1"], "--repeat -1"),
     # wrong types
     (["inspect", "--bm", "abc"], "invalid int value: 'abc'"),
-    (["inspect", "--preset", "zorder", "--split-tile", "maybe"], "expected true/false, got 'maybe'"),
+    (["inspect", "--preset", "zorder", "--split-tile", "maybe"], "--split-tile is a switch"),
     (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--alpha", "x"], "invalid float value: 'x'"),
     # mismatched shapes
     (["run", "--preset", "sgemv-n16", "--m", "4", "--n", "16", "--k", "4"], "--k is an SGEMM size"),

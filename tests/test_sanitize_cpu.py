@@ -54,6 +54,7 @@ def test_cuda_run_covers_every_preset_at_small_and_aligned_edge_sizes(launched):
     assert len(autos) == len(sanitize.SGEMV_SIZES + sanitize.SGEMV_EDGE_SIZES)
 
 
+@pytest.mark.slow
 def test_ptx_and_split_k_runs(launched):
     assert sanitize.main(["--backend", "ptx", "--auto", "--sizes", "edge"]) == 0
     langs = {lang for _, lang, _, _ in launched}

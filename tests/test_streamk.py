@@ -140,6 +140,7 @@ def test_work_list_kernel_builds_without_spills(name, arch):
         function_of(art.cubin, name_)  # both kernels are in the cubin and disassemble
 
 
+@pytest.mark.slow
 def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
     art = compile_config(BEST.replace(stream_k=True), "sm_90", backend="ptx")
     one_pass = compile_config(BEST, "sm_90", backend="ptx")

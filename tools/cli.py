@@ -1,4 +1,5 @@
-"""`regtile` command line: presets, gen, inspect (CPU); run, bench (GPU).
+"""`regtile` command line: presets, gen, inspect, banks, plot (CPU); run, bench, tune, sweep,
+sanitize (GPU); cache (helper "repro" adds cmd_cache).
 
 Every subcommand lives in its own module with `register(subparsers)`; this file
 only assembles them and turns refused input into one line and exit status 2.
@@ -13,21 +14,24 @@ from typing import List, Optional
 
 from ..codegen.config import ConfigError
 from . import progress
-from .options import UsageError
+from .options import UsageError, normalize_switches, switch_flags
 
 # Subcommand modules, in --help order.  A module may be absent in a partial
 # install; it is then simply not offered.
-COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench", "cmd_tune")
+COMMANDS = ("cmd_presets", "cmd_gen", "cmd_inspect", "cmd_banks", "cmd_run", "cmd_bench", "cmd_tune", "cmd_sweep",
+            "cmd_sanitize", "cmd_plot", "cmd_cache")
 
 EPILOG = """examples:
   regtile presets
   regtile inspect --preset zorder
   regtile inspect --preset zorder --json
   regtile gen --preset zorder --out build/zorder
-  regtile gen --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --vec 4 --a-transposed true --stages 2 --out build/k
+  regtile gen --bm 128 --bn 128 --bk 8 --tm 8 --tn 8 --vec 4 --a-transposed --stages 2 --out build/k
   regtile run --preset zorder --m 4096 --n 4096 --k 4096        (needs a GPU)
   regtile bench --ladder                                        (needs a GPU)
   regtile tune --m 4096 --n 4096 --k 4096                       (needs a GPU)
+  regtile sweep --shapes                                        (needs a GPU)
+  regtile plot ladder docs/ladder.md --out docs/ladder.png      (needs matplotlib)
 """
 
 
@@ -78,7 +82,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     expected = _expected_errors()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args = parser.parse_args(normalize_switches(argv, switch_flags(parser)))
         if not getattr(args, "handler", None):
             parser.print_help()
             return 2

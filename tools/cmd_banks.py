@@ -10,7 +10,8 @@ from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
 from . import pictures
-from .options import UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args
+from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args,
+                      fill_totals_sizes)
 
 
 def register(sub) -> None:
@@ -54,6 +55,7 @@ def run(args) -> int:
     if not isinstance(cfg, SgemmConfig):
         raise UsageError(f"banks draws an SGEMM kernel's lanes and shared-memory tiles; {label} is an SGEMV "
                          f"kernel (no shared-memory tiles): try `regtile inspect` on it")
+    fill_totals_sizes(args, sgemv=False)
     warps = cfg.threads // 32
     if not 0 <= args.warp < warps:
         raise UsageError(f"--warp {args.warp}: the block has warps 0..{warps - 1}")

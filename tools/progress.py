@@ -58,6 +58,15 @@ class _Line:
 _line = _Line()
 
 
+def status(text: str) -> None:
+    """Show `text` on the progress line (replacing what was there)."""
+    _line.show(text)
+
+
+def clear() -> None:
+    _line.clear()
+
+
 class Counter:
     """`n/total label (elapsed)`, one step at a time:
 
