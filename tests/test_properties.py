@@ -160,6 +160,7 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
         assert mix.get("LDL", 0) + mix.get("STL", 0) == 0, (backend, cfg, mix)
 
 
+@pytest.mark.slow
 def test_register_sweep_tool(capsys):
     """tools/register_sweep.py (how docs/register-rule.md's holdout was measured) on a few
     configs: draws only accepted, distinct configs and compiles them with both backends."""

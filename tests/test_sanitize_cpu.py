@@ -43,6 +43,7 @@ def _aligned(dims):
     return all(d % 4 == 0 for d in dims[1:])
 
 
+@pytest.mark.slow
 def test_cuda_run_covers_every_preset_at_small_and_aligned_edge_sizes(launched):
     assert sanitize.main(["--auto"]) == 0
     labels = {label for label, *_ in launched}
