@@ -9,7 +9,7 @@ import json
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
-from . import pictures
+from . import pictures, progress
 from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args,
                       fill_totals_sizes)
 
@@ -42,7 +42,8 @@ def register(sub) -> None:
 def _sass_part(label, cfg, arch, report) -> dict:
     from ..runtime import reg_banks
     from .artifacts import build
-    built = build(label, cfg, arch)
+    with progress.task(f"compiling {label} for {arch}"):
+        built = build(label, cfg, arch)
     mix = built.loop_mix()
     sass_widths = {k: v for k, v in mix.items() if k.startswith(("LDS", "STS"))}
     return {"register_banks": reg_banks.analyze(built.sass, arch),

@@ -16,7 +16,7 @@ def register(sub) -> None:
         "run", help="run a kernel on the GPU: check against float64, time it, compare with cuBLAS",
         description="Run one kernel on fresh random inputs: C poisoned with NaN, every element checked written, "
                     "relative error against a float64 reference, median time over repeats (rotating buffers so the "
-                    "L2 does not flatter small sizes), TFLOP/s, %% of the FFMA peak, and cuBLAS (true FP32) timed "
+                    "L2 does not flatter small sizes), TFLOP/s, % of the FFMA peak, and cuBLAS (true FP32) timed "
                     "in the same run. Without --preset or config flags it runs the kernel regtile.sgemm would "
                     "choose for the shape (the best `regtile tune` stored for it on this GPU, else the default "
                     "kernel) and says which. Needs a GPU. Exit status 1 when the result is wrong.",
