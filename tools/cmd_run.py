@@ -51,7 +51,7 @@ def _sizes(args, sgemv: bool):
             raise UsageError("--k is an SGEMM size; SGEMV takes --m and --n")
     else:
         if args.k is None:
-            raise UsageError("SGEMM needs --k")
+            raise UsageError("SGEMM needs --k (for SGEMV: --kernel sgemv or an sgemv preset)")
         check_sizes(args, "k")
     if args.repeat < 0:
         raise UsageError(f"--repeat {args.repeat}: must be >= 0")
