@@ -12,7 +12,10 @@ from .errors import (ArchError, CompileError, ConfigError, CublasUnavailable, Dr
 from .codegen.config import SgemmConfig
 from .codegen.emit_cuda import emit_sgemm_cuda
 from .codegen.plan import make_plan
-from .codegen.presets import PRESETS, get_preset, preset_names
+from .codegen.presets import PRESETS, get_preset
+# every name --preset accepts (SGEMM ladder, then SGEMV); regtile.codegen.presets.preset_names
+# is the SGEMM ladder alone
+from .codegen.presets import all_preset_names as preset_names
 from .codegen.sgemv_config import SgemvConfig
 from .runtime.gemm import sgemm, sgemv
 from . import runtime  # noqa: F401  (regtile.runtime.* reachable as attributes)

@@ -13,7 +13,7 @@ from . import mapping as mp
 from .config import SgemmConfig
 from .expr import Sym, _wrap, c_expr
 from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, LaunchGeometry, with_batch
-from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan, require_sgemm_config
 from . import splitk
 from .templates import render
 
@@ -370,6 +370,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     """The kernel of `cfg`; with split_k > 1 the split-K partial kernel, its text
     followed by the reduce kernel's (one module), which KernelSource.reduce also
     holds with its own parameters and launch geometry (codegen/splitk.py)."""
+    require_sgemm_config(cfg, "emit_sgemm_cuda")
     plan = make_plan(cfg)
     name = kernel_name(cfg)
     r = plan.regs

@@ -190,7 +190,21 @@ def _frag_loads(cfg: SgemmConfig, regs: RegisterPlan, operand: str, kk: int, buf
     return tuple(loads)
 
 
+def require_sgemm_config(cfg, where: str) -> None:
+    """TypeError naming the argument when `cfg` is not an SgemmConfig (a preset name, an
+    SgemvConfig, None), instead of an AttributeError deep inside the plan."""
+    if isinstance(cfg, SgemmConfig):
+        return
+    hint = ""
+    if isinstance(cfg, str):
+        hint = f"; for a preset use get_preset({cfg!r}).config"
+    elif type(cfg).__name__ == "SgemvConfig":
+        hint = "; SGEMV kernels are emitted by regtile.codegen.emit.emit(cfg)"
+    raise TypeError(f"{where}: cfg must be an SgemmConfig, got {type(cfg).__name__} {cfg!r:.60}{hint}")
+
+
 def make_plan(cfg: SgemmConfig) -> SgemmPlan:
+    require_sgemm_config(cfg, "make_plan")
     regs = register_plan(cfg)
     if cfg.stages == 0:
         return SgemmPlan(cfg, regs, (), (), (), ())

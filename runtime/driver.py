@@ -128,6 +128,8 @@ def synchronize(after: str = "") -> None:
 class DeviceBuffer:
     """Device memory owned by Python: freed on close() or garbage collection."""
 
+    ptr = 0  # until cuMemAlloc succeeds: close()/__del__ of a failed allocation free nothing
+
     def __init__(self, nbytes: int):
         device()
         self.nbytes = int(nbytes)

@@ -6,6 +6,8 @@ read register fields and reuse bits exactly as the hardware sees them.
 """
 from __future__ import annotations
 
+import collections
+import hashlib
 import os
 import re
 import subprocess
@@ -161,7 +163,23 @@ def split_operands(s: str, opening: str = "[(", closing: str = "])") -> List[str
     return out
 
 
+_DISASSEMBLED: "collections.OrderedDict[bytes, str]" = collections.OrderedDict()
+_DISASSEMBLED_MAX = 64  # nvdisasm takes about half a second a kernel: do not ask twice for one cubin
+
+
 def disassemble(cubin: bytes) -> str:
+    key = hashlib.sha256(cubin).digest()
+    text = _DISASSEMBLED.get(key)
+    if text is None:
+        text = _DISASSEMBLED[key] = _nvdisasm(cubin)
+        while len(_DISASSEMBLED) > _DISASSEMBLED_MAX:
+            _DISASSEMBLED.popitem(last=False)
+    else:
+        _DISASSEMBLED.move_to_end(key)
+    return text
+
+
+def _nvdisasm(cubin: bytes) -> str:
     tool = find_tool("nvdisasm")
     if tool is None:
         raise SassError("nvdisasm not found: install the nvidia-cuda-nvdisasm wheel or a CUDA toolkit")

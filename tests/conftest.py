@@ -1,7 +1,20 @@
-"""GPU tests (marked `gpu`) run only where a CUDA GPU is usable; elsewhere they skip
-with the reason.  Every test gets its own compile cache unless REGTILE_CACHE_DIR
-is set, so CI always exercises compilation."""
+"""Test tiers, the compile cache of a test run, and GPU skips.
+
+Tiers: `python3 -m pytest -q` runs the fast tier (pyproject's addopts deselect tests
+marked `slow`); `python3 -m pytest -q -m slow` runs the exhaustive tier alone and
+`python3 -m pytest -q -m "slow or not slow"` everything.
+
+Cache: every test run compiles into a fresh temporary folder (REGTILE_CACHE_DIR, set
+here before any test runs, so CLI tests' subprocesses inherit it), shared by the
+tests of the run and removed at its end: the run always exercises compilation and
+never reads or writes the user's ~/.cache/regtile.  REGTILE_TEST_CACHE_DIR=DIR keeps
+that cache in DIR across runs instead (faster reruns while developing).
+
+GPU tests (marked `gpu`) run only where a CUDA GPU is usable; elsewhere they skip
+with the reason."""
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,6 +28,31 @@ settings.register_profile("explore", derandomize=False, deadline=None, print_blo
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("REGTILE_HYPOTHESIS", "ci"))
 
+_run_cache = {}
+
+
+def pytest_configure(config):
+    kept = os.environ.get("REGTILE_TEST_CACHE_DIR")
+    if kept:
+        os.makedirs(kept, exist_ok=True)
+        folder = kept
+    else:
+        folder = tempfile.mkdtemp(prefix="regtile-test-cache-")
+        _run_cache["remove"] = folder
+    _run_cache["previous"] = os.environ.get("REGTILE_CACHE_DIR")
+    os.environ["REGTILE_CACHE_DIR"] = folder
+
+
+def pytest_unconfigure(config):
+    previous = _run_cache.pop("previous", None)
+    if previous is None:
+        os.environ.pop("REGTILE_CACHE_DIR", None)
+    else:
+        os.environ["REGTILE_CACHE_DIR"] = previous
+    folder = _run_cache.pop("remove", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
 
 def pytest_collection_modifyitems(config, items):
     gpu_items = [i for i in items if "gpu" in i.keywords]
@@ -23,6 +61,6 @@ def pytest_collection_modifyitems(config, items):
     from regtile.runtime.driver import gpu_available
     if gpu_available():
         return
-    skip = pytest.mark.skip(reason="needs a CUDA GPU (run `pytest -m gpu` on the device machine)")
+    skip = pytest.mark.skip(reason="needs a CUDA GPU (run `python3 -m pytest -m gpu` on a machine with one)")
     for item in gpu_items:
         item.add_marker(skip)

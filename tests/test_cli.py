@@ -57,11 +57,14 @@ def test_inspect_text_and_show(capsys):
     (["inspect", "--preset", "zorder", "--m", "0"], "--m 0"),
     (["inspect", "--preset", "zorder", "--warps", "four"], "MxN"),
 ])
-def test_bad_input_is_one_line_and_exit_2(args, needle):
-    res = _cli(*args)
-    assert res.returncode == 2, res
-    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in res.stderr
+def test_bad_input_is_one_line_and_exit_2(args, needle, capsys):
+    # in process (a fresh interpreter per case cost a second each); test_unwritable_out_is_refused
+    # and tests/test_bad_inputs.py go through `python -m regtile.tools.cli` itself
+    rc = main(args)
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err
     assert needle in lines[0]
 
 
@@ -73,11 +76,11 @@ def test_unwritable_out_is_refused(tmp_path):
     assert not (blocker.parent / "sub").exists()
 
 
-def test_help_has_examples():
-    res = _cli("--help")
-    assert res.returncode == 0 and "regtile gen --preset zorder" in res.stdout
-    res = _cli("gen", "--help")
-    assert res.returncode == 0 and "examples" in res.stdout
+def test_help_has_examples(capsys):
+    for args, needle in ((["--help"], "regtile gen --preset zorder"), (["gen", "--help"], "examples")):
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        assert e.value.code == 0 and needle in capsys.readouterr().out
 
 
 # ---- issue 8: every class of bad input, in process (cheap); exit 2 and one line ------
@@ -106,7 +109,7 @@ def _refused(capsys, args):
     (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--repeat", "-1"], "--repeat -1"),
     # wrong types
     (["inspect", "--bm", "abc"], "invalid int value: 'abc'"),
-    (["inspect", "--preset", "zorder", "--split-tile", "maybe"], "expected true/false, got 'maybe'"),
+    (["inspect", "--preset", "zorder", "--split-tile", "maybe"], "--split-tile is a switch"),
     (["run", "--preset", "zorder", "--m", "4", "--n", "4", "--k", "4", "--alpha", "x"], "invalid float value: 'x'"),
     # mismatched shapes
     (["run", "--preset", "sgemv-n16", "--m", "4", "--n", "16", "--k", "4"], "--k is an SGEMM size"),
@@ -190,3 +193,111 @@ def test_run_with_no_cublas_skips_the_cublas_check(monkeypatch):
     monkeypatch.setattr(bench, "GemmWorkload", workload)
     with pytest.raises(Reached):
         main(["run", "--preset", "zorder", "--m", "64", "--n", "64", "--k", "64", "--no-cublas"])
+
+
+# ---- issue 17: one CLI convention, version, presets, progress ------------------------------
+def test_version(capsys):
+    import regtile
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"regtile {regtile.__version__}"
+
+
+def test_presets_list_every_preset_the_cli_accepts(capsys):
+    from regtile.codegen.presets import all_preset_names
+    assert main(["presets", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in listed] == list(all_preset_names())
+    assert {p["kind"] for p in listed if p["name"].startswith("sgemv")} == {"sgemv"}
+    assert main(["presets"]) == 0
+    out = capsys.readouterr().out
+    assert "SGEMM" in out and "SGEMV" in out and "sgemv-n128" in out
+
+
+def test_switches_and_the_old_true_false_form_mean_the_same(capsys):
+    configs = []
+    for flags in (["--no-reg-prefetch"], ["--reg-prefetch", "false"], ["--reg-prefetch=no"]):
+        assert main(["banks", "--preset", "zorder", "--json", *flags]) == 0
+        configs.append(json.loads(capsys.readouterr().out)["config"])
+    assert configs[0] == configs[1] == configs[2] and configs[0]["reg_prefetch"] is False
+    for cmd in ("tune", "bench", "sanitize"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "--sass-pass, --no-sass-pass" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "--cublas, --no-cublas" in out and "C = alpha*A*B + beta*C" in out
+
+
+def test_gen_names_overridden_files_and_writes_them_0644(tmp_path, capsys):
+    import os
+    old = os.umask(0o022)
+    try:
+        assert main(["gen", "--preset", "naive", "--bm", "16", "--out", str(tmp_path / "a")]) == 0
+        assert "named naive-custom.*" in capsys.readouterr().err
+        files = sorted((tmp_path / "a").iterdir())
+        assert [p.name for p in files] == ["naive-custom.cu", "naive-custom.cubin", "naive-custom.json",
+                                           "naive-custom.ptx", "naive-custom.sass"]
+        assert {p.stat().st_mode & 0o777 for p in files} == {0o644}
+        # a flag that repeats the preset's value changes nothing, names included
+        assert main(["gen", "--preset", "naive", "--bm", "32", "--out", str(tmp_path / "b")]) == 0
+        assert "note" not in capsys.readouterr().err
+        assert (tmp_path / "b" / "naive.json").exists()
+    finally:
+        os.umask(old)
+
+
+def test_show_with_json(capsys):
+    assert main(["inspect", "--preset", "naive", "--show", "ptx", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["show"] == "ptx" and ".entry" in d["text"] and d["label"] == "naive"
+
+
+def test_run_without_a_preset_runs_and_names_regtile_sgemms_choice(monkeypatch, capsys):
+    from types import SimpleNamespace
+    from regtile.runtime import bench, driver
+    from regtile.runtime.gemm import default_sgemm_kernel
+
+    class Reached(Exception):
+        pass
+    seen = {}
+
+    def measure(cfg, work, alpha, beta, repeat, arch, backend="cuda"):
+        seen.update(cfg=cfg, backend=backend, arch=arch)
+        raise Reached
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132,
+                                                                  driver_version="CUDA 13.0"))
+    monkeypatch.setattr(bench, "GemmWorkload", lambda *a, **k: SimpleNamespace(close=lambda: None))
+    monkeypatch.setattr(bench, "measure_config", measure)
+    with pytest.raises(Reached):
+        main(["run", "--m", "4096", "--n", "4096", "--k", "4096", "--no-cublas"])
+    cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132)
+    assert seen == {"cfg": cfg, "backend": backend, "arch": "sm_90"}
+    err = capsys.readouterr().err
+    assert "regtile.sgemm's default kernel" in err and cfg.describe() in err
+    line = _refused(capsys, ["run", "--m", "4096", "--n", "4096", "--k", "4096", "--no-cublas",
+                             "--backend", "cuda" if backend == "ptx" else "ptx"])
+    assert "--backend" in line and "give --preset" in line
+
+
+def test_progress_only_on_a_terminal_and_never_with_json(monkeypatch):
+    import io
+    from regtile.tools import progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    for tty, json_output, shown in ((True, False, True), (True, True, False), (False, False, False)):
+        err = Tty() if tty else io.StringIO()
+        monkeypatch.setattr("sys.stderr", err)
+        progress.configure(json_output=json_output)
+        bar = progress.Counter(3, "time")
+        bar.step("zorder")
+        bar.done()
+        assert ("time 1/3 zorder" in err.getvalue()) == shown
+    monkeypatch.setenv("REGTILE_PROGRESS", "0")
+    monkeypatch.setattr("sys.stderr", Tty())
+    progress.configure()
+    assert not progress.enabled()
+    progress.configure()  # leave it as a terminal-less run finds it

@@ -2,6 +2,7 @@
 what the config asks for (read from the real cubin)."""
 
 import pytest
+from tiers import tiered
 
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.emit_cuda import emit_sgemm_cuda
@@ -13,19 +14,25 @@ from regtile.codegen.kernel import KernelSource
 VEC4_AND_LATER = ("vec4", "dbuf", "pad", "zorder")
 
 
+class _Built(dict):
+    """(name, arch) -> (source, artifact, parsed SASS function), compiled when first asked."""
+
+    def __missing__(self, key):
+        name, arch = key
+        src = emit_sgemm_cuda(get_preset(name).config)
+        art = compile_source(src, arch)
+        self[key] = (src, art, function_of(art.cubin, src.name)[1])
+        return self[key]
+
+
 @pytest.fixture(scope="module")
 def built():
-    out = {}
-    for name in preset_names():
-        for arch in ("sm_80", "sm_90"):
-            src = emit_sgemm_cuda(get_preset(name).config)
-            art = compile_source(src, arch)
-            out[name, arch] = (src, art, function_of(art.cubin, src.name)[1])
-    return out
+    return _Built()
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("name", preset_names())
+@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in preset_names() for a in ("sm_80", "sm_90")],
+                                              fast={("naive", "sm_80"), ("zorder", "sm_90"),
+                                                    ("zorder-256x128", "sm_90")}))
 def test_preset_compiles_without_spills(built, name, arch):
     src, art, _ = built[name, arch]
     res = art.resources
@@ -35,7 +42,7 @@ def test_preset_compiles_without_spills(built, name, arch):
     assert f".entry {src.name}" in art.ptx
 
 
-@pytest.mark.parametrize("name", VEC4_AND_LATER)
+@pytest.mark.parametrize("name", tiered(VEC4_AND_LATER, fast={"vec4", "zorder"}))
 def test_vec4_presets_use_128_bit_loads(built, name):
     _, _, func = built[name, "sm_90"]
     texts = [i.text for i in func.instructions]
@@ -45,7 +52,7 @@ def test_vec4_presets_use_128_bit_loads(built, name):
     assert loop.get("LDS.128", 0) > 0 and loop.get("LDS.32", 0) == 0
 
 
-@pytest.mark.parametrize("name", ["tile2d-reg", "tile1d", "smem"])
+@pytest.mark.parametrize("name", tiered(["tile2d-reg", "tile1d", "smem"], fast={"tile1d"}))
 def test_scalar_presets_have_no_vector_global_loads(built, name):
     # (ptxas may still merge neighbouring scalar shared loads into LDS.64/128 on its own)
     _, _, func = built[name, "sm_90"]

@@ -69,6 +69,7 @@ def test_config_field_and_backends():
         emit(cfg.replace(stream_k=False, sass_pass=False), "cuda")
 
 
+@pytest.mark.slow  # two 128x256 modules an arch; the fast tier compiles the edge module in the inspect test below
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
 def test_module_holds_the_edge_kernel(arch):
     cfg = BEST.replace(edge_split=True, sass_pass=arch == "sm_90")

@@ -12,6 +12,7 @@ which spilled, and which validation must therefore refuse."""
 import dataclasses
 import os
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from regtile.codegen import mapping as mp
@@ -133,6 +134,7 @@ def test_validation_is_total_and_plan_invariants_hold(d):
     assert sorted(plan.regs.ffma_order) == [(i, j) for i in range(cfg.tm) for j in range(cfg.tn)]
 
 
+@pytest.mark.slow  # ~30 compiles; tests/test_codegen.py and test_ptx_backend.py compile presets in the fast tier
 @settings(max_examples=30 * SCALE, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(near_valid_configs())
 def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
@@ -158,6 +160,7 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
         assert mix.get("LDL", 0) + mix.get("STL", 0) == 0, (backend, cfg, mix)
 
 
+@pytest.mark.slow
 def test_register_sweep_tool(capsys):
     """tools/register_sweep.py (how docs/register-rule.md's holdout was measured) on a few
     configs: draws only accepted, distinct configs and compiles them with both backends."""

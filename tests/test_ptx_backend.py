@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ptx_sim
+from tiers import tiered
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.emit_cuda import emit_sgemm_cuda
@@ -28,15 +29,20 @@ PTX_PRESETS = tuple(n for n in preset_names() if get_preset(n).config.frag_regs)
 VEC4 = tuple(n for n in PTX_PRESETS if get_preset(n).config.vec == 4)
 
 
+class _Built(dict):
+    """(name, arch) -> (source, artifact, parsed SASS function), compiled when first asked."""
+
+    def __missing__(self, key):
+        name, arch = key
+        src = emit_sgemm_ptx(get_preset(name).config)
+        art = compile_source(src, arch)
+        self[key] = (src, art, function_of(art.cubin, src.name)[1])
+        return self[key]
+
+
 @pytest.fixture(scope="module")
 def built():
-    out = {}
-    for name in PTX_PRESETS:
-        src = emit_sgemm_ptx(get_preset(name).config)
-        for arch in ("sm_80", "sm_90"):
-            art = compile_source(src, arch)
-            out[name, arch] = (src, art, function_of(art.cubin, src.name)[1])
-    return out
+    return _Built()
 
 
 def test_every_frag_regs_preset_is_covered():
@@ -44,8 +50,9 @@ def test_every_frag_regs_preset_is_covered():
     assert {"vec4", "dbuf", "pad", "zorder", "zorder-256x128"} <= set(VEC4)
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("name", PTX_PRESETS)
+@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in PTX_PRESETS for a in ("sm_80", "sm_90")],
+                                              fast={("tile1d", "sm_80"), ("zorder", "sm_90"),
+                                                    ("zorder-256x128", "sm_90")}))
 def test_preset_compiles_without_spills(built, name, arch):
     src, art, _ = built[name, arch]
     res = art.resources
@@ -59,7 +66,7 @@ def test_preset_compiles_without_spills(built, name, arch):
     assert info.registers == res.registers and info.frame_bytes == 0
 
 
-@pytest.mark.parametrize("name", PTX_PRESETS)
+@pytest.mark.parametrize("name", tiered(PTX_PRESETS, fast={"naive", "zorder"}))
 def test_main_loop_holds_one_k_tile_of_ffmas(built, name):
     cfg = get_preset(name).config
     _, _, func = built[name, "sm_90"]
@@ -70,7 +77,7 @@ def test_main_loop_holds_one_k_tile_of_ffmas(built, name):
         assert mix.get("BAR", 0) == (1 if cfg.stages == 2 else 2), mix
 
 
-@pytest.mark.parametrize("name", VEC4)
+@pytest.mark.parametrize("name", tiered(VEC4, fast={"zorder"}))
 def test_vec4_presets_load_fragments_with_lds128(built, name):
     cfg = get_preset(name).config
     plan = make_plan(cfg)
@@ -83,7 +90,7 @@ def test_vec4_presets_load_fragments_with_lds128(built, name):
     assert "ld.global.nc.v4.f32" in src.text and "ld.shared.v4.f32" in src.text
 
 
-@pytest.mark.parametrize("name", ["tile2d-reg", "tile1d", "smem"])
+@pytest.mark.parametrize("name", tiered(["tile2d-reg", "tile1d", "smem"], fast={"tile1d"}))
 def test_scalar_presets_have_no_vector_global_loads(built, name):
     src, _, func = built[name, "sm_90"]
     assert ".v4." not in src.text
@@ -195,14 +202,21 @@ SIM_CASES = [  # m, n, k, alpha, beta, leading dims, misaligned floats of A, B, 
 ]
 
 
-@pytest.mark.parametrize("case", SIM_CASES, ids=lambda c: f"{c[0]}x{c[1]}x{c[2]}")
-@pytest.mark.parametrize("name", ["zorder", "pad", "naive", "tile1d"])
+def _sim_id(case):
+    return f"{case[0]}x{case[1]}x{case[2]}"
+
+
+@pytest.mark.parametrize("name, case", tiered(
+    [(n, c) for n in ("zorder", "pad", "naive", "tile1d") for c in SIM_CASES],
+    fast={("zorder", c) for c in SIM_CASES[1:]} | {("naive", SIM_CASES[0])}),
+    ids=lambda v: _sim_id(v) if isinstance(v, tuple) else v)
 def test_presets_on_the_interpreter(name, case):
     m, n, k, alpha, beta, lds, mis = case
     _check(emit_sgemm_ptx(get_preset(name).config), m, n, k, alpha, beta,
            lda=lds[0], ldb=lds[1], ldc=lds[2], misalign=mis)
 
 
+@pytest.mark.slow
 def test_interior_and_edge_tiles_on_the_interpreter():
     """Full 128x128 tiles (the unchecked float4 path) next to edge tiles, K with a
     partial last k-tile, beta != 0."""
@@ -227,7 +241,10 @@ def _small_configs(count: int, seed: int):
     return out
 
 
-@pytest.mark.parametrize("cfg", _small_configs(14, seed=5), ids=lambda c: c.describe()[:60])
+_SMALL = _small_configs(14, seed=5)
+
+
+@pytest.mark.parametrize("cfg", tiered(_SMALL, fast=_SMALL[:3]), ids=lambda c: c.describe()[:60])
 def test_random_configs_compile_and_compute(cfg):
     src = emit_sgemm_ptx(cfg)
     art = compile_source(src, "sm_90")

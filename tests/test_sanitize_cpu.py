@@ -43,6 +43,7 @@ def _aligned(dims):
     return all(d % 4 == 0 for d in dims[1:])
 
 
+@pytest.mark.slow
 def test_cuda_run_covers_every_preset_at_small_and_aligned_edge_sizes(launched):
     assert sanitize.main(["--auto"]) == 0
     labels = {label for label, *_ in launched}
@@ -54,6 +55,7 @@ def test_cuda_run_covers_every_preset_at_small_and_aligned_edge_sizes(launched):
     assert len(autos) == len(sanitize.SGEMV_SIZES + sanitize.SGEMV_EDGE_SIZES)
 
 
+@pytest.mark.slow
 def test_ptx_and_split_k_runs(launched):
     assert sanitize.main(["--backend", "ptx", "--auto", "--sizes", "edge"]) == 0
     langs = {lang for _, lang, _, _ in launched}

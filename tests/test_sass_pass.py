@@ -6,6 +6,7 @@ import dataclasses
 import re
 
 import pytest
+from tiers import tiered
 
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.emit import emit
@@ -43,7 +44,7 @@ def _ffma_key(ins, rename=lambda r: r):
     return d, frozenset((a, b)), c
 
 
-@pytest.mark.parametrize("name, backend", CASES)
+@pytest.mark.parametrize("name, backend", tiered(CASES, fast={("zorder", "ptx")}))
 def test_pass_rewrites_every_preset(passed, name, backend):
     art = passed(name, backend)
     rep = art.sass_pass
@@ -74,13 +75,14 @@ def test_pass_rewrites_every_preset(passed, name, backend):
            collections.Counter(_ffma_key(i, lambda r: back.get(r, r)) for i in _loop_ffmas(after))
 
 
-@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("pad", "cuda")])
+@pytest.mark.parametrize("name, backend", tiered([("zorder", "ptx"), ("pad", "cuda")], fast={("zorder", "ptx")}))
 def test_pass_cuts_conflicts_where_ptxas_left_many(passed, name, backend):
     rep = passed(name, backend).sass_pass
     assert rep.after["conflicted_ffma"] < 0.6 * rep.before["conflicted_ffma"], rep.render_text()
 
 
-@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("zorder-256x128", "cuda")])
+@pytest.mark.parametrize("name, backend", tiered([("zorder", "ptx"), ("zorder-256x128", "cuda")],
+                                                fast={("zorder", "ptx")}))
 def test_every_reuse_flag_is_served_and_never_stale(passed, name, backend):
     """Read off the rewritten SASS alone: each .reuse on a loop FFMA is followed, in
     straight-line code, by a read of the same register in the same slot before any
@@ -141,6 +143,7 @@ def test_renaming_that_breaks_a_vector_operand_is_refused(passed):
         sass_pass.check_renaming(fields, {5: top, top: 5}, art.resources.registers, instrs)
 
 
+@pytest.mark.slow
 def test_unknown_instruction_form_is_refused(passed, monkeypatch):
     art = passed("vec4", "cuda")
     monkeypatch.setattr(sass_fields, "KNOWN_OPCODES", sass_fields.KNOWN_OPCODES - {"LDS"})
@@ -148,6 +151,7 @@ def test_unknown_instruction_form_is_refused(passed, monkeypatch):
         sass_pass.run_pass(art.cubin_before_pass, art.name)
 
 
+@pytest.mark.slow
 def test_field_map_is_proven_by_the_disassembler(passed):
     """A field map that puts a register in the wrong field fails the probe rewrite."""
     art = passed("zorder", "cuda")
@@ -228,7 +232,8 @@ def test_default_kernel_rule():
 ONCE_WRONG = dict(bm=128, bn=128, bk=8, tm=8, tn=16, warps=(4, 1), min_blocks=1)
 
 
-@pytest.mark.parametrize("name, backend", [("zorder", "ptx"), ("zorder-256x128", "cuda"), ("once-wrong", "cuda")])
+@pytest.mark.parametrize("name, backend", tiered([("zorder", "ptx"), ("zorder-256x128", "cuda"), ("once-wrong", "cuda")],
+                                                fast={("zorder", "ptx")}))
 def test_reordered_ffmas_stay_below_the_waits_that_guarded_them(name, backend):
     """Read off the cubins: every loop FFMA that touches a register some variable-latency
     instruction touches is, after the pass, at or below every scoreboard wait that came

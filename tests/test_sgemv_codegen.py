@@ -1,5 +1,6 @@
 """SGEMV generator: configs, the seed's presets, and what the SASS holds."""
 import pytest
+from tiers import tiered
 
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit_cuda
@@ -33,8 +34,8 @@ def test_seed_presets():
     assert get_preset("sgemv-n16").config.lanes_per_row == 16
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("name", sgemv_preset_names())
+@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in sgemv_preset_names() for a in ("sm_80", "sm_90")],
+                                              fast={("sgemv-n16", "sm_80"), ("sgemv-n128", "sm_90")}))
 def test_sgemv_presets_compile_spill_free(name, arch):
     src = emit_cuda(get_preset(name).config)
     art = compile_source(src, arch)

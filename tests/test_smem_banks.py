@@ -289,6 +289,7 @@ def test_no_policy_fits_reports_the_shortfall():
     assert r.vectorization.shortfall and "fewer" in r.render_text()
 
 
+@pytest.mark.slow
 def test_compiled_scalar_presets_follow_their_sass():
     from regtile.tools.artifacts import build
     for name in ("smem", "tile2d-reg"):

@@ -4,6 +4,7 @@ build for every arch; the SASS pass still finds the k loop inside the item loop.
 
 import numpy as np
 import pytest
+from tiers import tiered
 
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit
@@ -125,8 +126,9 @@ def test_config_rules():
     assert ZORDER.replace(stream_k=True).to_dict()["stream_k"] is True
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
-@pytest.mark.parametrize("name", ["zorder", "vec4", "tile1d"])
+@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in ("zorder", "vec4", "tile1d")
+                                                for a in ("sm_80", "sm_86", "sm_89", "sm_90")],
+                                               fast={("zorder", "sm_90"), ("tile1d", "sm_80")}))
 def test_work_list_kernel_builds_without_spills(name, arch):
     cfg = get_preset(name).config.replace(stream_k=True)
     art = compile_config(cfg, arch, backend="ptx")
@@ -138,6 +140,7 @@ def test_work_list_kernel_builds_without_spills(name, arch):
         function_of(art.cubin, name_)  # both kernels are in the cubin and disassemble
 
 
+@pytest.mark.slow
 def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
     art = compile_config(BEST.replace(stream_k=True), "sm_90", backend="ptx")
     one_pass = compile_config(BEST, "sm_90", backend="ptx")
@@ -158,6 +161,7 @@ def test_pass_rewrites_both_loops_and_finds_the_k_loop_inside_the_item_loop():
     assert not any(start <= s and e <= end and (s, e) != (start, end) for s, e in loops)
 
 
+@pytest.mark.slow
 def test_pass_rewrites_the_zorder_work_list_kernel():
     """Its R2UR UR15, R0 (a uniform destination) once made the field map take the uniform
     register for source slot a and put R0 in the b field; the proof refused the kernel."""

@@ -104,6 +104,7 @@ def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, 
     if built.artifact.cubin_before_pass is not None:  # the SASS pass ran: ptxas's own cubin too
         files[".ptxas.cubin"] = built.artifact.cubin_before_pass
         files[".ptxas.sass"] = _sass.disassemble(built.artifact.cubin_before_pass).encode()
+    mode = 0o666 & ~_umask()  # what open() would give: mkstemp's files are 0600
     out.mkdir(parents=True, exist_ok=True)
     written = {}
     for suffix, data in files.items():
@@ -112,9 +113,16 @@ def write_all(built: Built, out: Path, stem: Optional[str] = None) -> Dict[str, 
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
+            os.chmod(tmp, mode)
             os.replace(tmp, dest)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
         written[suffix] = dest
     return written
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it straight back
+    os.umask(mask)
+    return mask

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
-from . import pictures
-from .options import UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args
+from . import pictures, progress
+from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args,
+                      fill_totals_sizes)
 
 
 def register(sub) -> None:
@@ -40,7 +42,8 @@ def register(sub) -> None:
 def _sass_part(label, cfg, arch, report) -> dict:
     from ..sass import banks as reg_banks
     from .artifacts import build
-    built = build(label, cfg, arch)
+    with progress.task(f"compiling {label} for {arch}"):
+        built = build(label, cfg, arch)
     mix = built.loop_mix()
     sass_widths = {k: v for k, v in mix.items() if k.startswith(("LDS", "STS"))}
     return {"register_banks": reg_banks.analyze(built.sass, arch),
@@ -50,6 +53,10 @@ def _sass_part(label, cfg, arch, report) -> dict:
 def run(args) -> int:
     check_sizes(args)
     label, cfg = config_from_args(args)
+    if not isinstance(cfg, SgemmConfig):
+        raise UsageError(f"banks draws an SGEMM kernel's lanes and shared-memory tiles; {label} is an SGEMV "
+                         f"kernel (no shared-memory tiles): try `regtile inspect` on it")
+    fill_totals_sizes(args, sgemv=False)
     warps = cfg.threads // 32
     if not 0 <= args.warp < warps:
         raise UsageError(f"--warp {args.warp}: the block has warps 0..{warps - 1}")

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..codegen.presets import get_preset, preset_names
-from .options import UsageError
+from . import progress
+from .options import UsageError, check_size
 from .outpaths import check_writable_file
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
@@ -43,7 +44,7 @@ def register(sub) -> None:
     p.add_argument("--repeat", type=int, default=10, help="timed launches per kernel (median; default 10)")
     p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
                    help="build SGEMM kernels through the CUDA C (default) or the PTX backend")
-    p.add_argument("--sass-pass", action="store_true",
+    p.add_argument("--sass-pass", action=argparse.BooleanOptionalAction, default=False,
                    help="also time each SGEMM preset rewritten by the SASS register-bank pass (sm_90), "
                         "as rows 'NAME +pass'")
     p.add_argument("--tuned", action="store_true",
@@ -66,6 +67,8 @@ def _parse_shapes(text: str, dims: int) -> List[tuple]:
             raise UsageError(f"shape {item!r}: expected {'MxNxK' if dims == 3 else 'MxN'} of integers") from None
         if len(parts) != dims or min(parts) < 1:
             raise UsageError(f"shape {item!r}: expected {dims} sizes >= 1")
+        for dim, value in zip("MNK", parts):
+            check_size(f"shape {item!r}: {dim}", value)
         out.append(parts)
     return out
 
@@ -77,6 +80,8 @@ def _parse_sizes(text: str) -> List[int]:
         raise UsageError(f"--sizes {text!r}: expected comma-separated integers") from None
     if not sizes or min(sizes) < 1:
         raise UsageError(f"--sizes {text!r}: sizes must be >= 1")
+    for size in sizes:
+        check_size("--sizes", size)
     return sizes
 
 
@@ -169,10 +174,12 @@ def run(args) -> int:
     require()  # the cuBLAS rows: refused here, before any GPU work
     peak = bench.peak_tflops(dev.name)
     rows = []
+    per_shape = 1 + len(names) * (2 if args.sass_pass else 1) + (1 if args.tuned else 0)
+    bar = progress.Counter(len(shapes) * per_shape, "bench")
     for (m, n, k) in shapes:
         work = bench.GemmWorkload(m, n, k)
         try:
-            print(f"[{m}x{n}x{k}] cuBLAS ...", file=sys.stderr, flush=True)
+            bar.step(f"{m}x{n}x{k} cuBLAS")
             cres, blas = bench.measure_cublas(work, repeat=args.repeat, check=False)
             rows.append({"kernel": "cuBLAS", "m": m, "n": n, "k": k, "ms": cres.ms, "tflops": cres.tflops,
                          "pct_peak": 100 * cres.tflops / peak if peak else None, "x_cublas": 1.0,
@@ -189,11 +196,11 @@ def run(args) -> int:
                     rows.append({"kernel": "tuned", "m": m, "n": n, "k": k,
                                  "note": "no tuned config for this shape: run regtile tune"})
             for name, cfg in kernels:
+                bar.step(f"{m}x{n}x{k} {name}")
                 note = naive_skip_note(name, m, n, k, args.repeat)
                 if note:
                     rows.append({"kernel": name, "m": m, "n": n, "k": k, "note": note})
                     continue
-                print(f"[{m}x{n}x{k}] {name} ...", file=sys.stderr, flush=True)
                 res, art = bench.measure_config(cfg, work, repeat=args.repeat, arch=dev.arch, backend=args.backend)
                 rows.append({"kernel": name if args.backend == "cuda" else f"{name} (ptx)", "m": m, "n": n, "k": k,
                              "ms": res.ms, "tflops": res.tflops,
@@ -206,6 +213,7 @@ def run(args) -> int:
                              "note": cfg.describe() if name == "tuned" else ""})
         finally:
             work.close()
+    bar.done()
     return _report(args, dev, rows, lambda: _table(rows, dev))
 
 
@@ -243,11 +251,12 @@ def _run_sgemv(args) -> int:
     dev = driver.device()
     require()
     rows = []
+    bar = progress.Counter(len(shapes), "bench")
     for (m, n) in shapes:
+        bar.step(f"{m}x{n}")
         work = bench.GemvWorkload(m, n)
         try:
             blas = shared(int(work.stream.handle))
-            print(f"[{m}x{n}] cuBLAS ...", file=sys.stderr, flush=True)
             c = bench.check_and_time_gemv(bench.gemv_cublas_launcher(blas, work, 1.0, 0.0), work, 1.0, 0.0,
                                           args.repeat * 5, check=False)
             rows.append({"kernel": "cuBLAS", "m": m, "n": n, "us": c["us"], "gbps": c["gbps"], "x_cublas": 1.0,
@@ -256,7 +265,6 @@ def _run_sgemv(args) -> int:
             cands += [(p, get_preset(p).config) for p in sgemv_preset_names()
                       if p == f"sgemv-n{n}" or (p == "sgemv-n128" and n >= 128)]
             for label, cfg in cands:
-                print(f"[{m}x{n}] {label} ...", file=sys.stderr, flush=True)
                 kernel = driver.load(compile_config(cfg, dev.arch), label)
                 r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0,
                                               args.repeat * 5)
@@ -266,6 +274,7 @@ def _run_sgemv(args) -> int:
                              "mbytes": work.bytes_moved(0.0) / 1e6, "note": cfg.describe()})
         finally:
             work.close()
+    bar.done()
     return _report(args, dev, rows, lambda: _sgemv_table(rows, dev))
 
 

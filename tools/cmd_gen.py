@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
 from pathlib import Path
 
+from . import progress
 from .artifacts import build, write_all
 from .options import UsageError, add_kernel_args, backend_from_args, config_from_args
 
@@ -18,15 +21,25 @@ def register(sub) -> None:
         epilog="examples:\n  regtile gen --preset zorder --out build/zorder\n"
                "  regtile gen --preset zorder --arch sm_80 --out build/zorder80\n"
                "  regtile gen --preset zorder --backend ptx --out build/zorder-ptx\n"
-               "  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile true --out build/k",
+               "  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile --out build/k",
         formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     add_kernel_args(p, backend=True)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
-    p.add_argument("--name", help="file stem (default: the preset name, or 'custom')")
+    p.add_argument("--name", help="file stem, a plain file name (default: the preset name; with config flags that "
+                                  "change a preset, NAME-custom; without a preset, 'custom')")
     p.add_argument("--json", action="store_true", help="print the written paths and summary as JSON")
     p.add_argument("--allow-spills", action="store_true",
                    help="write a kernel even if ptxas spilled it to local memory (refused otherwise)")
     p.set_defaults(handler=run)
+
+
+def check_name(name) -> None:
+    """--name is a file stem inside --out, not a path."""
+    if name is None:
+        return
+    if not name or name in (".", "..") or "/" in name or os.sep in name or (os.altsep and os.altsep in name) \
+            or "\0" in name:
+        raise UsageError(f"--name {name!r}: give a plain file name (no folders; use --out for the folder)")
 
 
 def _check_writable(out: Path) -> None:
@@ -39,12 +52,22 @@ def _check_writable(out: Path) -> None:
 
 def run(args) -> int:
     label, cfg = config_from_args(args)
+    check_name(args.name)
     out = Path(args.out)
     _check_writable(out)
-    built = build(label, cfg, args.arch, backend=backend_from_args(args), allow_spills=args.allow_spills)
+    if args.name is None and args.preset and label != args.preset:
+        print(f"regtile: note: the config flags change preset {args.preset}, so the files are named {label}.*; "
+              f"--name NAME names them", file=sys.stderr)
+    with progress.task(f"compiling {label} for {args.arch}"):
+        built = build(label, cfg, args.arch, backend=backend_from_args(args), allow_spills=args.allow_spills)
+    created, probe = None, out
+    while not probe.exists():  # the outermost folder this command will create
+        created, probe = probe, probe.parent
     try:
         files = write_all(built, out, args.name)
     except OSError as e:
+        if created is not None:
+            shutil.rmtree(created, ignore_errors=True)  # folders this command made: nothing in them is whole
         raise UsageError(f"--out {out}: cannot write ({e.strerror}); choose another --out") from None
     if args.json:
         print(json.dumps({"files": {k: str(v) for k, v in files.items()}, **built.summary()}, indent=2))

@@ -8,8 +8,9 @@ import json
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from .artifacts import Built, build
+from . import progress
 from .options import (UsageError, add_kernel_args, add_totals_size_args, backend_from_args, check_sizes,
-                      config_from_args)
+                      config_from_args, fill_totals_sizes)
 
 SHOW = ("cuda", "ptx", "sass", "loop")
 
@@ -25,13 +26,14 @@ def register(sub) -> None:
                "  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048\n"
                "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda\n"
                "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends\n"
-               "  regtile inspect --preset zorder --backend ptx --rank-orders\n"
+               "  regtile inspect --preset zorder --min-blocks 1 --backend ptx --rank-orders\n"
                "  regtile inspect --preset zorder --backend ptx --sass-pass",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_kernel_args(p, backend=True)
     add_totals_size_args(p)
     p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS "
-                                                "(with --backend ptx, ptx is the source as compiled)")
+                                                "(with --backend ptx, ptx is the source as compiled; with --json, "
+                                                "a JSON object whose 'text' is the artifact)")
     p.add_argument("--compare-backends", action="store_true",
                    help="SGEMM: build the config with both backends and print, side by side, resources, the main "
                         "loop's mix, how much of the planned FFMA order survived, and the SASS register maps "
@@ -69,7 +71,8 @@ def _compare_backends(args, label, cfg) -> int:
         raise UsageError("--compare-backends compares the SGEMM backends; SGEMV has the CUDA C backend only")
     if args.show:
         raise UsageError("--compare-backends prints a report; drop --show (or use --backend with --show)")
-    reports = [plan_vs_sass(build(label, cfg, args.arch, backend=b)) for b in ("cuda", "ptx")]
+    with progress.task(f"compiling {label} with both backends"):
+        reports = [plan_vs_sass(build(label, cfg, args.arch, backend=b)) for b in ("cuda", "ptx")]
     if args.json:
         print(json.dumps({"label": label, "config": cfg.to_dict(), "arch": args.arch,
                           "backends": {r.backend: r.to_dict() for r in reports}}, indent=2))
@@ -83,7 +86,8 @@ def _rank_orders(args, label, cfg) -> int:
     from .backend_compare import ffma_order_variants, rank_ffma_orders, render_ranking
     if not isinstance(cfg, SgemmConfig):
         raise UsageError("--rank-orders ranks SGEMM FFMA orders; SGEMV has none")
-    ranked = rank_ffma_orders(label, cfg, args.arch, backend_from_args(args))
+    with progress.task(f"compiling {label} with each FFMA order"):
+        ranked = rank_ffma_orders(label, cfg, args.arch, backend_from_args(args))
     refused = ffma_order_variants(cfg)[1]
     if args.json:
         print(json.dumps({"label": label, "arch": args.arch, "backend": backend_from_args(args),
@@ -98,18 +102,27 @@ def _rank_orders(args, label, cfg) -> int:
 def run(args) -> int:
     check_sizes(args)
     label, cfg = config_from_args(args)
+    fill_totals_sizes(args, sgemv=not isinstance(cfg, SgemmConfig))
     if args.compare_backends and args.rank_orders:
         raise UsageError("--compare-backends and --rank-orders are separate reports; choose one")
+    if args.rank_orders and args.show:
+        raise UsageError("--rank-orders prints a ranking; drop --show")
     if args.compare_backends:
         return _compare_backends(args, label, cfg)
     if args.rank_orders:
         return _rank_orders(args, label, cfg)
-    built = build(label, cfg, args.arch, backend=backend_from_args(args))
+    if args.show == "cuda" and backend_from_args(args) != "cuda":
+        raise UsageError("--show cuda: the ptx backend has no CUDA C; use --show ptx")
+    with progress.task(f"compiling {label} for {args.arch}"):
+        built = build(label, cfg, args.arch, backend=backend_from_args(args))
     if args.show:
-        if args.show == "cuda" and built.source.language != "cuda":
-            raise UsageError("--show cuda: the ptx backend has no CUDA C; use --show ptx")
-        print({"cuda": built.source.text, "ptx": built.artifact.ptx, "sass": built.sass_text,
-               "loop": "\n".join(i.text for i in built.sass.loop_instructions())}[args.show])
+        text = {"cuda": built.source.text, "ptx": built.artifact.ptx, "sass": built.sass_text,
+                "loop": "\n".join(i.text for i in built.sass.loop_instructions())}[args.show]
+        if args.json:
+            print(json.dumps({"label": label, "kernel": built.source.name, "arch": built.artifact.arch,
+                              "backend": built.backend, "show": args.show, "text": text}, indent=2))
+        else:
+            print(text)
         return 0
     reports = analyses(built, args.m, args.n, args.k)
     summary = built.summary()

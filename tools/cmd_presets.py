@@ -1,26 +1,33 @@
-"""`regtile presets`: the seed ladder, in order."""
+"""`regtile presets`: every named config: the SGEMM seed ladder, in order, then the SGEMV kernels."""
 from __future__ import annotations
 
 import json
 
-from ..codegen.presets import PRESETS
+from ..codegen.emit import kernel_kind
+from ..codegen.presets import all_preset_names, get_preset
 
 
 def register(sub) -> None:
-    p = sub.add_parser("presets", help="list the named configs (the seed ladder, in order)",
-                       description="List the named configs: the optimisation ladder of the seeds, in order.",
+    p = sub.add_parser("presets", help="list the named configs (the SGEMM ladder in order, then SGEMV)",
+                       description="List every named config that --preset accepts: the optimisation ladder "
+                                   "of the seeds (SGEMM), in order, then the shape-specialised SGEMV kernels.",
                        epilog="examples:\n  regtile presets\n  regtile presets --json")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
+    presets = [get_preset(n) for n in all_preset_names()]
     if args.json:
-        print(json.dumps([{"name": p.name, "summary": p.summary, "config": p.config.to_dict()}
-                          for p in PRESETS.values()], indent=2))
+        print(json.dumps([{"name": p.name, "kind": kernel_kind(p.config), "summary": p.summary,
+                           "config": p.config.to_dict()} for p in presets], indent=2))
         return 0
-    width = max(len(n) for n in PRESETS)
-    for p in PRESETS.values():
-        print(f"{p.name:<{width}}  {p.summary}")
-        print(f"{'':<{width}}  {p.config.describe()}")
+    width = max(len(p.name) for p in presets)
+    kind = None
+    for p in presets:
+        if kernel_kind(p.config) != kind:
+            kind = kernel_kind(p.config)
+            print(f"{'' if kind == 'sgemm' else chr(10)}{kind.upper()}")
+        print(f"  {p.name:<{width}}  {p.summary}")
+        print(f"  {'':<{width}}  {p.config.describe()}")
     return 0

@@ -1,4 +1,5 @@
-"""`regtile run`: one kernel on the GPU: correctness against float64, time, and cuBLAS."""
+"""`regtile run`: one kernel on the GPU: correctness against float64, time, and cuBLAS.
+Without a preset or config flags, the kernel regtile.sgemm would choose for the shape."""
 from __future__ import annotations
 
 import argparse
@@ -6,7 +7,8 @@ import json
 import sys
 
 from ..codegen.sgemv_config import SgemvConfig
-from .options import UsageError, add_kernel_args, backend_from_args, config_from_args
+from . import progress
+from .options import UsageError, add_kernel_args, backend_from_args, check_sizes, config_from_args, kernel_given
 
 
 def register(sub) -> None:
@@ -14,9 +16,12 @@ def register(sub) -> None:
         "run", help="run a kernel on the GPU: check against float64, time it, compare with cuBLAS",
         description="Run one kernel on fresh random inputs: C poisoned with NaN, every element checked written, "
                     "relative error against a float64 reference, median time over repeats (rotating buffers so the "
-                    "L2 does not flatter small sizes), TFLOP/s, %% of the FFMA peak, and cuBLAS (true FP32) timed "
-                    "in the same run. Needs a GPU. Exit status 1 when the result is wrong.",
-        epilog="examples:\n  regtile run --preset zorder --m 4096 --n 4096 --k 4096\n"
+                    "L2 does not flatter small sizes), TFLOP/s, % of the FFMA peak, and cuBLAS (true FP32) timed "
+                    "in the same run. Without --preset or config flags it runs the kernel regtile.sgemm would "
+                    "choose for the shape (the best `regtile tune` stored for it on this GPU, else the default "
+                    "kernel) and says which. Needs a GPU. Exit status 1 when the result is wrong.",
+        epilog="examples:\n  regtile run --m 4096 --n 4096 --k 4096              (regtile.sgemm's choice)\n"
+               "  regtile run --preset zorder --m 4096 --n 4096 --k 4096\n"
                "  regtile run --preset pad --m 1000 --n 1023 --k 33 --alpha 0.5 --beta -1.5\n"
                "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
                "  regtile run --preset zorder --split-k 4 --m 8192 --n 128 --k 8192\n"
@@ -28,43 +33,71 @@ def register(sub) -> None:
     p.add_argument("--m", type=int, required=True, help="rows of A and C")
     p.add_argument("--n", type=int, required=True, help="columns of B and C (SGEMV: columns of A)")
     p.add_argument("--k", type=int, help="columns of A, rows of B (SGEMM only)")
-    p.add_argument("--alpha", type=float, default=1.0)
-    p.add_argument("--beta", type=float, default=0.0)
+    p.add_argument("--alpha", type=float, default=1.0, help="C = alpha*A*B + beta*C (default 1)")
+    p.add_argument("--beta", type=float, default=0.0,
+                   help="C = alpha*A*B + beta*C (default 0; nonzero: C starts from random values)")
     p.add_argument("--repeat", type=int, default=20, help="timed launches (median reported; default 20)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--no-cublas", action="store_true", help="skip the cuBLAS comparison")
+    p.add_argument("--cublas", action=argparse.BooleanOptionalAction, default=True,
+                   help="time cuBLAS (true FP32) in the same run; --no-cublas skips it")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 
 
 def _sizes(args, sgemv: bool):
-    if args.m < 1 or args.n < 1:
-        raise UsageError(f"--m {args.m} --n {args.n}: sizes must be >= 1")
+    check_sizes(args, "mn")
     if sgemv:
         if args.k is not None:
             raise UsageError("--k is an SGEMM size; SGEMV takes --m and --n")
     else:
         if args.k is None:
-            raise UsageError("SGEMM needs --k")
-        if args.k < 1:
-            raise UsageError(f"--k {args.k}: sizes must be >= 1")
+            raise UsageError("SGEMM needs --k (for SGEMV: --kernel sgemv or an sgemv preset)")
+        check_sizes(args, "k")
     if args.repeat < 0:
         raise UsageError(f"--repeat {args.repeat}: must be >= 0")
 
 
+def _chosen_kernel(args, arch: str):
+    """(label, config, backend, why) of the kernel regtile.sgemm/sgemv would launch for the
+    shape: runtime/gemm.py's own choice, asked, not copied."""
+    if args.kernel == "sgemv":
+        from ..codegen.sgemv_config import config_for_shape
+        return "sgemv-auto", config_for_shape(args.m, args.n), "cuda", "regtile.sgemv's kernel for the shape"
+    from ..runtime import driver
+    from ..runtime.gemm import choose_sgemm_kernel, default_sgemm_kernel
+    cfg, backend = choose_sgemm_kernel(args.m, args.n, args.k, arch)
+    if (cfg, backend) == default_sgemm_kernel(args.m, args.n, arch, driver.device().sm_count):
+        return "default", cfg, backend, "regtile.sgemm's default kernel for the shape (nothing tuned for it)"
+    return "tuned", cfg, backend, "the best config `regtile tune` stored for the shape on this GPU"
+
+
 def run(args) -> int:
-    label, cfg = config_from_args(args)
-    sgemv = isinstance(cfg, SgemvConfig)
-    _sizes(args, sgemv)
+    chosen = not kernel_given(args)
+    if chosen:  # regtile.sgemm's (or sgemv's) own choice; sizes checked before any GPU work
+        _sizes(args, args.kernel == "sgemv")
+    else:
+        label, cfg = config_from_args(args)
+        _sizes(args, isinstance(cfg, SgemvConfig))
     from ..runtime import driver
     dev = driver.device()
-    if not args.no_cublas and args.repeat:
+    if args.cublas and args.repeat:
         _require_cublas()  # before any GPU work: a missing cuBLAS is refused, not found after the timing
     arch = args.arch if args.arch else dev.arch
+    why = None
+    if chosen:
+        label, cfg, backend, why = _chosen_kernel(args, arch)
+        if args.backend not in (None, backend):
+            raise UsageError(f"--backend {args.backend}: {why} is a {backend} kernel; give --preset or config "
+                             f"flags to choose the backend")
+        args.backend = backend
+        print(f"regtile: {why}: {cfg.describe()} ({backend})", file=sys.stderr)
+    sgemv = isinstance(cfg, SgemvConfig)
     if sgemv:
         out = _run_sgemv(args, cfg, label, dev, arch)
     else:
         out = _run_sgemm(args, cfg, label, dev, arch)
+    if why:
+        out["chosen"] = f"{why}: {cfg.describe()} ({backend_from_args(args)})"
     if args.json:
         print(json.dumps(out, indent=2))
     else:
@@ -85,9 +118,9 @@ def _run_sgemm(args, cfg, label, dev, arch):
     from ..runtime import bench
     work = bench.GemmWorkload(args.m, args.n, args.k, seed=args.seed)
     try:
-        print(f"regtile: {label} {args.m}x{args.n}x{args.k} on {dev.name}...", file=sys.stderr)
-        res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
-                                        backend=backend_from_args(args))
+        with progress.task(f"{label} {args.m}x{args.n}x{args.k} on {dev.name}: compile, check, time"):
+            res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
+                                            backend=backend_from_args(args))
         out = {"kind": "sgemm", "label": label, "kernel": art.name, "arch": arch, "device": dev.name,
                "backend": backend_from_args(args),
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
@@ -100,7 +133,7 @@ def _run_sgemm(args, cfg, label, dev, arch):
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
             out["ffma_peak_tflops"] = peak
-        if not args.no_cublas and args.repeat:
+        if args.cublas and args.repeat:
             cres, blas = bench.measure_cublas(work, args.alpha, args.beta, args.repeat)
             out["cublas"] = {"library": blas.describe(), "result": cres.to_dict()}
             out["x_cublas"] = cres.ms / res.ms
@@ -131,7 +164,7 @@ def _run_sgemv(args, cfg, label, dev, arch):
                "rotating_sets": work.sets, "result": res}
         if res.get("gbps") and "H100" in dev.name:
             out["pct_of_copy_bw"] = 100 * res["gbps"] / (bench.H100_COPY_TBPS * 1e3)
-        if not args.no_cublas and args.repeat:
+        if args.cublas and args.repeat:
             from ..runtime.cublas import shared
             blas = shared(int(work.stream.handle))
             cres = bench.check_and_time_gemv(bench.gemv_cublas_launcher(blas, work, args.alpha, args.beta), work,
@@ -147,6 +180,8 @@ def _print(out: dict) -> None:
     r = out["result"]
     print(f"kernel   {out['kernel']} ({out['label']}, {out['arch']}, {out['registers']} registers) "
           f"on {out['device']}, {out['driver']}")
+    if out.get("chosen"):
+        print(f"chosen   {out['chosen']}")
     if out.get("reduce_kernel"):
         print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
     for key in ("edge_split", "stream_k"):

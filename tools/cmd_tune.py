@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 
+from . import progress
 from .options import UsageError, check_sizes
 
 
@@ -23,15 +24,15 @@ def register(sub) -> None:
                "  regtile tune --m 4096 --n 4096 --k 4096 --retime\n"
                "  regtile tune --m 4096 --n 4096 --k 4096 --backend ptx --sass-pass",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--m", type=int, required=True)
-    p.add_argument("--n", type=int, required=True)
-    p.add_argument("--k", type=int, required=True)
+    p.add_argument("--m", type=int, required=True, help="rows of A and C")
+    p.add_argument("--n", type=int, required=True, help="columns of B and C")
+    p.add_argument("--k", type=int, required=True, help="columns of A, rows of B")
     p.add_argument("--budget", type=int, default=24, help="configs to time at most (default 24)")
     p.add_argument("--repeat", type=int, default=10, help="timed launches per config (default 10)")
     p.add_argument("--jobs", type=int, default=None, help="parallel compile processes (default: CPU count)")
     p.add_argument("--backend", choices=("cuda", "ptx"), default="cuda",
                    help="search kernels of the CUDA C (default) or the PTX backend")
-    p.add_argument("--sass-pass", action="store_true",
+    p.add_argument("--sass-pass", action=argparse.BooleanOptionalAction, default=False,
                    help="every candidate rewritten by the SASS register-bank pass (sm_90; docs/sass-pass.md); "
                         "stored as configs of their own, so the best with and without the pass compete")
     p.add_argument("--retime", action="store_true", help="time configs already measured for this shape again")
@@ -43,6 +44,8 @@ def run(args) -> int:
     check_sizes(args)
     if args.budget < 1 or args.repeat < 1:
         raise UsageError("--budget and --repeat must be >= 1")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: must be >= 1")
     from ..runtime import bench, driver, tuning_db
     from ..runtime.cache import cache_dir
     from ..runtime.cublas import require
@@ -60,12 +63,14 @@ def run(args) -> int:
     if args.sass_pass:
         configs = [c.replace(sass_pass=True) for c in configs]
 
-    def progress(i, total, c):
-        status = "ok" if c.spill_free else ("error" if c.error else "spills")
-        print(f"\rcompile {i}/{total} ({status})", end="", file=sys.stderr, flush=True)
+    compiling = progress.Counter(len(configs), "compile")
 
-    compiled = compile_all(configs, dev.arch, args.jobs, progress, backend=args.backend)
-    print(file=sys.stderr)
+    def compiled_one(i, total, c):
+        compiling.i = i
+        compiling.show("ok" if c.spill_free else ("error" if c.error else "spills"))
+
+    compiled = compile_all(configs, dev.arch, args.jobs, compiled_one, backend=args.backend)
+    compiling.done()
     survivors = prune_by_banks(compiled)
     todo = [c for c in survivors if args.retime or tuning_db.measured(dev.name, c.config, m, n, k, args.backend) is None]
     todo = todo[:args.budget]
@@ -73,16 +78,18 @@ def run(args) -> int:
     print(f"{len(configs)} configs, {spill_free} spill-free, {len(survivors)} after choosing each one's FFMA order "
           f"by the register-bank analysis, timing {len(todo)}", file=sys.stderr)
     work = bench.GemmWorkload(m, n, k)
+    timing = progress.Counter(len(todo), "time")
     try:
         cres, blas = bench.measure_cublas(work, repeat=args.repeat, check=False)
         for i, c in enumerate(todo, 1):
+            timing.step(c.config.describe()[:60])
             res, art = bench.measure_config(c.config, work, repeat=args.repeat, arch=dev.arch, backend=args.backend)
             entry = {"ms": res.ms, "tflops": res.tflops, "rel_err": res.rel_err, "ok": res.ok,
                      "registers": art.resources.registers, "cublas_ms": cres.ms}
             tuning_db.record(dev.name, c.config, m, n, k, entry, args.backend)
-            print(f"time {i}/{len(todo)}: {res.tflops:.1f} TFLOP/s ({cres.ms / res.ms:.3f}x cuBLAS)"
-                  f"{'' if res.ok else ' WRONG'}", file=sys.stderr, flush=True)
+            timing.show(f"{res.tflops:.1f} TFLOP/s ({cres.ms / res.ms:.3f}x cuBLAS){'' if res.ok else ' WRONG'}")
     finally:
+        timing.done()
         work.close()
     found = tuning_db.best(dev.name, m, n, k, args.backend)
     if found is None:

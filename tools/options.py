@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from ..codegen.config import SgemmConfig
+from ..codegen.config import ConfigError, SgemmConfig
 from ..codegen.edges import edge_config
 from ..errors import InputError
 from ..codegen.emit import BACKENDS
@@ -17,13 +17,46 @@ class UsageError(InputError):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
-def _bool(s: str) -> bool:
-    v = s.strip().lower()
-    if v in ("1", "true", "yes", "on"):
-        return True
-    if v in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true/false, got {s!r}")
+# The kernels take M, N, K and the leading dimensions as 32-bit ints (runtime/arrays.py).
+INT32_MAX = 2**31 - 1
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def switch_flags(parser: argparse.ArgumentParser) -> set:
+    """The positive option strings (--sass-pass) of every on/off switch of the parser and
+    its subcommands: the switches normalize_switches rewrites."""
+    found = set()
+    for action in parser._actions:
+        if isinstance(action, argparse.BooleanOptionalAction):
+            found.update(o for o in action.option_strings if not o.startswith("--no-"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= switch_flags(sub)
+    return found
+
+
+def normalize_switches(argv, switches: set) -> list:
+    """On/off config fields are switches, `--split-tile` / `--no-split-tile`, on every
+    command.  The older `--split-tile true|false` (or `=true`) is still read, as the switch
+    it means; any other word after a switch is refused, naming both forms."""
+    out, i = [], 0
+    argv = list(argv)
+    while i < len(argv):
+        tok = argv[i]
+        flag, eq, value = tok.partition("=")
+        if flag in switches:
+            if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                value, eq = argv[i + 1], "="
+                i += 1
+            if eq:
+                v = value.strip().lower()
+                if v not in _TRUE + _FALSE:
+                    raise UsageError(f"{flag} is a switch: write {flag} or --no-{flag[2:]} (got {value!r})")
+                tok = flag if v in _TRUE else "--no-" + flag[2:]
+        out.append(tok)
+        i += 1
+    return out
 
 
 def _warps(s: str):
@@ -73,23 +106,31 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
                    help="kernel family for config flags without a preset (default sgemm)")
     for f in dataclasses.fields(SgemmConfig):
         flag = "--" + f.name.replace("_", "-")
-        typ = _FLAG_TYPES.get(f.name) or (_bool if f.type in ("bool", bool) else
-                                          str if f.name in ("mapping", "ffma_order") else int)
-        extra = {"nargs": "?", "const": True} if typ is _bool else {}  # `--sass-pass` alone means true
+        if f.type in ("bool", bool):  # a switch: --split-tile / --no-split-tile (None: the preset's)
+            g.add_argument(flag, dest=f"cfg_{f.name}", action=argparse.BooleanOptionalAction, default=None,
+                           help=_HELP.get(f.name))
+            continue
+        typ = _FLAG_TYPES.get(f.name) or (str if f.name in ("mapping", "ffma_order") else int)
         g.add_argument(flag, dest=f"cfg_{f.name}", type=typ, default=None, metavar=f.name.upper(),
-                       help=_HELP.get(f.name), **extra)
+                       help=_HELP.get(f.name))
     gv = p.add_argument_group("sgemv kernel", "SGEMV config fields (--vec is shared)")
     for name, help_text in _SGEMV_HELP.items():
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
     if backend:
-        p.add_argument("--backend", choices=BACKENDS, default="cuda",
+        p.add_argument("--backend", choices=BACKENDS, default=None,
                        help="kernel text: cuda (CUDA C through NVRTC, default) or ptx (PTX from the same plan, "
                             "through nvJitLink; SGEMM with register fragments)")
     if arch:
         p.add_argument("--arch", default=None if arch_from_device else DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
                        help="target architecture (default: the GPU's)" if arch_from_device
                        else f"target architecture (default {DEFAULT_ARCH})")
+
+
+def kernel_given(args: argparse.Namespace) -> bool:
+    """A preset or any config flag on the command line (else a command may choose the kernel)."""
+    return bool(args.preset) or any(v is not None for k, v in vars(args).items()
+                                    if k.startswith(("cfg_", "sv_")))
 
 
 def config_from_args(args: argparse.Namespace):
@@ -111,15 +152,24 @@ def config_from_args(args: argparse.Namespace):
                          f"or choose an sgemv preset")
     if args.preset:
         base = get_preset(args.preset).config
-        name = args.preset
-        if overrides:
-            return name + "-custom", base.replace(**overrides)
-        return name, base
+        cfg = _override(base, overrides)
+        return (args.preset if cfg == base else args.preset + "-custom"), cfg
     if not overrides:
         raise UsageError("choose a kernel: --preset NAME or config flags (e.g. --bm 128 --bn 128 --tm 8 --tn 8)")
     if "warps" not in overrides:
         overrides["warps"] = None
     return "custom", SgemmConfig(**overrides)
+
+
+def _override(base: SgemmConfig, overrides: dict) -> SgemmConfig:
+    """The preset with the flags' fields.  A new tile size with the preset's warp layout
+    that no longer fits it takes the default layout for the tile, unless --warps was given."""
+    try:
+        return base.replace(**overrides)
+    except ConfigError as e:
+        if "warps" in overrides or base.warps is None or "warps" not in str(e):
+            raise
+        return base.replace(**overrides, warps=None)
 
 
 def backend_from_args(args: argparse.Namespace) -> str:
@@ -137,19 +187,45 @@ def _sgemv_config(args, overrides: dict, sv: dict):
         sv["vec"] = vec
     if args.preset:
         base = get_preset(args.preset).config
-        return (args.preset + "-custom", base.replace(**sv)) if sv else (args.preset, base)
+        cfg = base.replace(**sv)
+        return (args.preset if cfg == base else args.preset + "-custom"), cfg
     return "custom-sgemv", SgemvConfig(**sv)
 
 
+TOTALS_SIZE = 4096
+
+
 def add_totals_size_args(p: argparse.ArgumentParser) -> None:
-    """--m/--n/--k of the problem the static analyses' totals are scaled to."""
-    for dim, default in (("m", 4096), ("n", 4096), ("k", 4096)):
-        p.add_argument(f"--{dim}", type=int, default=default,
-                       help=f"problem {dim.upper()} for the analyses' totals (default {default})")
+    """--m/--n/--k of the problem the static analyses' totals are scaled to (None until
+    fill_totals_sizes: an SGEMV kernel refuses a --k it would ignore)."""
+    for dim in "mnk":
+        p.add_argument(f"--{dim}", type=int, default=None,
+                       help=f"problem {dim.upper()} for the analyses' totals (default {TOTALS_SIZE})"
+                            + ("; SGEMM only" if dim == "k" else ""))
+
+
+def fill_totals_sizes(args, sgemv: bool) -> None:
+    """The analyses' sizes: --k refused for an SGEMV kernel (it has no K), defaults filled."""
+    if sgemv and args.k is not None:
+        raise UsageError(f"--k {args.k}: an SGEMV kernel has no K (y = alpha*A*x + beta*y, A is M x N); "
+                         f"drop --k")
+    check_sizes(args)
+    for dim in "mnk":
+        if getattr(args, dim) is None:
+            setattr(args, dim, TOTALS_SIZE)
+
+
+def check_size(flag: str, value) -> None:
+    """A problem size: 1 .. INT32_MAX (the kernels' M, N, K are 32-bit ints)."""
+    if value is None:
+        return
+    if value < 1:
+        raise UsageError(f"{flag} {value}: sizes must be >= 1")
+    if value > INT32_MAX:
+        raise UsageError(f"{flag} {value}: sizes must be at most {INT32_MAX} (the kernels take M, N and K "
+                         f"as 32-bit ints)")
 
 
 def check_sizes(args, dims: str = "mnk") -> None:
     for dim in dims:
-        value = getattr(args, dim)
-        if value is not None and value < 1:
-            raise UsageError(f"--{dim} {value}: sizes must be >= 1")
+        check_size(f"--{dim}", getattr(args, dim))

@@ -1,6 +1,7 @@
 """Plots of committed benchmark tables (matplotlib, the `plot` extra).
 
-    python3 -m regtile.tools.plots ladder docs/ladder.md --out docs/ladder.png
+    regtile plot ladder docs/ladder.md --out docs/ladder.png
+    (python3 -m regtile.tools.plots ..., main below: the older spelling, kept for scripts)
 """
 from __future__ import annotations
 

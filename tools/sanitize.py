@@ -1,8 +1,8 @@
 """Launch every preset once at small and edge sizes, for compute-sanitizer.
 
-On the device machine:
-    compute-sanitizer --tool memcheck  --error-exitcode 9 python3 -m regtile.tools.sanitize
-    compute-sanitizer --tool racecheck --error-exitcode 9 python3 -m regtile.tools.sanitize
+On a machine with a GPU (`regtile sanitize`; `python3 -m regtile.tools.sanitize` is the same):
+    compute-sanitizer --tool memcheck  --error-exitcode 9 regtile sanitize
+    compute-sanitizer --tool racecheck --error-exitcode 9 regtile sanitize
 Each launch is also checked against float64 (every element written), so a run
 that the sanitizer passes is a run that computed the right thing.  `--backend`
 picks the CUDA C (default) or PTX backend where the build has one; `--sass-pass` runs the
@@ -38,19 +38,27 @@ def _sizes(which: str, small, edge):
     return {"small": small, "edge": edge, "all": small + edge}[which]
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.sanitize", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", default="cuda", choices=("cuda", "ptx"))
     p.add_argument("--presets", help="comma-separated presets (default: all)")
-    p.add_argument("--sass-pass", action="store_true",
+    p.add_argument("--sass-pass", action=argparse.BooleanOptionalAction, default=False,
                    help="SGEMM presets rewritten by the SASS register-bank pass (sm_90; SGEMV skipped)")
     p.add_argument("--split-k", type=int, default=1, metavar="S",
                    help="SGEMM presets as split-K kernels with S K ranges (CUDA C backend; SGEMV skipped)")
     p.add_argument("--auto", action="store_true",
                    help="also the kernels regtile.sgemm/sgemv choose when nothing is tuned")
-    p.add_argument("--sizes", default="all", choices=("small", "edge", "all"))
-    args = p.parse_args(argv)
+    p.add_argument("--sizes", default="all", choices=("small", "edge", "all"),
+                   help="small: odd sizes (scalar paths); edge: aligned rows, whole and partial tiles; all (default)")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.sanitize", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_args(p)
+    return run(p.parse_args(argv))
+
+
+def run(args) -> int:
     from ..codegen.presets import all_preset_names, get_preset
     from ..codegen.sgemv_config import SgemvConfig, config_for_shape
     from ..runtime import bench, driver

@@ -1,10 +1,12 @@
 """The performance issue's sweep and the SASS pass's before/after table, from one run.
 
-    python3 -m regtile.tools.sweep --shapes        best generated kernel per shape of the
-                                                   issue's sweep, cuBLAS in the same run
-    python3 -m regtile.tools.sweep --pass-table    for each kernel: register-bank conflict
-                                                   share and time without and with the pass
+    regtile sweep --shapes        best generated kernel per shape of the issue's sweep,
+                                  cuBLAS in the same run
+    regtile sweep --pass-table    for each kernel: register-bank conflict share and time
+                                  without and with the pass
     --json FILE writes the raw rows; --out FILE the markdown table.  (GPU)
+`python3 -m regtile.tools.sweep` (main below) is the older spelling of the same, kept for
+scripts; the command line's `regtile sweep` (tools/cmd_sweep.py) is the one to use.
 
 Candidates are fixed here, named, so that a table row says which kernel won and
 `regtile run` can rebuild it (the printed command).  Split-K variants are added where

@@ -1,6 +1,8 @@
 """ncu_compare: the CSV format, the comparison's explanations, and the committed H100 data."""
 from pathlib import Path
 
+import pytest
+
 from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS
 from regtile.lab import ncu_compare as nc
 
@@ -38,6 +40,7 @@ def test_parse_the_committed_csv():
     assert t2.metrics["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"] == 36.09
 
 
+@pytest.mark.slow
 def test_exact_interference_and_flags():
     from regtile.codegen.emit_cuda import kernel_name
     from regtile.codegen.presets import get_preset
@@ -62,6 +65,7 @@ def test_exact_interference_and_flags():
     assert [n.split(":")[0] for n in c.notes] == ["note", "FLAG"]
 
 
+@pytest.mark.slow
 def test_committed_data_every_ideal_and_instruction_count_is_exact():
     comps = _compare(CSV.read_text())
     for c in comps:
@@ -81,6 +85,7 @@ def test_committed_data_every_ideal_and_instruction_count_is_exact():
     assert flagged == {"smem", "tile1d", "tile2d", "tile2d-reg", "vec4", "zorder"}
 
 
+@pytest.mark.slow
 def test_markdown_and_cli(tmp_path, capsys):
     text = CSV.read_text()
     small = "### " + "### ".join(s for s in text.split("### ")[1:] if s.startswith(("tile2d ", "pad ")))

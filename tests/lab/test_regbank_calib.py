@@ -10,6 +10,9 @@ from regtile.lab import regbank_variants as rc
 from regtile.sass import banks as reg_banks
 from regtile.sass.disasm import function_of
 
+# The calibration tool's variants take ~10 s to build: the whole file is the exhaustive tier.
+pytestmark = pytest.mark.slow
+
 SMALL = 256  # FFMAs per iteration in most tests (fast; a multiple of 32 for the 32-accumulator base)
 
 
