@@ -244,10 +244,13 @@ def as_matrix(obj, name: str) -> Matrix:
         if batch <= 1:
             bstride = 0
     rows, cols = int(shape[-2]), int(shape[-1])
-    ld, colmajor = _layout(name, rows, cols, int(strides[-2]), int(strides[-1]))
+    empty = rows == 0 or cols == 0 or (len(shape) == 3 and batch == 0)
+    if empty:  # nothing is read or written: any strides
+        ld, colmajor = max(cols, 1), False
+    else:
+        ld, colmajor = _layout(name, rows, cols, int(strides[-2]), int(strides[-1]))
     if max(ld, rows, cols) > INT_MAX:
         raise INPUT_TOO_BIG(name)
-    empty = rows == 0 or cols == 0 or (len(shape) == 3 and batch == 0)
     if ptr is not None and not empty:
         if ptr == 0:
             raise InputError(f"{name}: device pointer is null (a {rows}x{cols} array needs memory)")

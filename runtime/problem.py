@@ -82,9 +82,9 @@ def resolve(A, B, C=None, transa: bool = False, transb: bool = False, beta: floa
     batch = 0
     if batched:
         sizes = {x.name: _batch_of(x) for x in (a, b, c) if x is not None}
-        batch = c_batch = sizes.get("C", None)
-        if batch is None:
-            batch = max(sizes.values())
+        c_batch = sizes.get("C", None)
+        others = {v for v in sizes.values() if v != 1}  # 1 broadcasts, 0 is an empty batch
+        batch = c_batch if c_batch is not None else (max(others) if others else 1)
         for name, size in sizes.items():
             if size not in (1, batch):
                 raise InputError(f"batch sizes do not match: {', '.join(f'{k}: {v}' for k, v in sizes.items())} "
