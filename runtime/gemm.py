@@ -204,7 +204,7 @@ def _remember(table: dict, key: tuple, value: tuple) -> None:
     table[key] = value
 
 
-def _plan_for(p: Problem, config, backend, arch, cache=None) -> GemmPlan:
+def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) -> GemmPlan:
     """The cached plan of the kernel-level problem.  The process-wide cache keys on the
     kernel choice too; a Gemm object's own cache has one choice (and skips hashing it)."""
     batch = p.batch if p.batch > 1 else 0
@@ -215,8 +215,15 @@ def _plan_for(p: Problem, config, backend, arch, cache=None) -> GemmPlan:
     key = (p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc, batch, p.strides, choice)
     plan = cache.get(key)
     if plan is None:
-        plan = cache.put(key, GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
-                                       batch, p.strides, config=config, backend=backend, arch=arch))
+        # a first call inside a CUDA graph capture: load the module outside the graph
+        mode = driver.relaxed_capture() if driver.stream_capturing(stream) else None
+        try:
+            plan = GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
+                            batch, p.strides, config=config, backend=backend, arch=arch)
+        finally:
+            if mode is not None:
+                driver.restore_capture(mode)
+        cache.put(key, plan)
     return plan
 
 
@@ -278,7 +285,7 @@ class Gemm:
 
     def describe(self) -> str:
         m, n, k = self.shape
-        return f"regtile.Gemm {m}x{n}x{k}: {self.config.describe() if hasattr(self.config, 'describe') else self.config} ({self.backend})"
+        return f"regtile.Gemm {m}x{n}x{k} ({self.backend}): {self.config}"
 
 
 def run_device(p: Problem, alpha: float, beta: float, stream: int, config=None, backend=None, arch=None,
@@ -290,10 +297,10 @@ def run_device(p: Problem, alpha: float, beta: float, stream: int, config=None, 
         zeros = _zeros(max(p.kernel_m, p.kernel_n))
         z = dataclasses.replace(p, k=1, trans_a=False, trans_b=False, lda=1, ldb=max(p.kernel_n, 1),
                                 strides=(0, 0, p.strides[2]))
-        _plan_for(z, config, backend, arch, cache).launch(zeros, zeros, p.c.ptr, 0.0, beta, stream)
+        _plan_for(z, config, backend, arch, cache, stream).launch(zeros, zeros, p.c.ptr, 0.0, beta, stream)
         return None
     a, b, c = p.pointers()
-    plan = _plan_for(p, config, backend, arch, cache)
+    plan = _plan_for(p, config, backend, arch, cache, stream)
     plan.launch(a, b, c, alpha, beta, stream)
     return plan
 
