@@ -216,7 +216,7 @@ def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) ->
     plan = cache.get(key)
     if plan is None:
         # a first call inside a CUDA graph capture: load the module outside the graph
-        mode = driver.relaxed_capture() if driver.stream_capturing(stream) else None
+        mode = driver.relaxed_capture() if stream and driver.stream_capturing(stream) else None
         try:
             plan = GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
                             batch, p.strides, config=config, backend=backend, arch=arch)

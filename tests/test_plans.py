@@ -107,6 +107,7 @@ class FakePlan:
 def test_plan_cache_builds_once_per_problem(monkeypatch):
     monkeypatch.setattr(gemm, "GemmPlan", FakePlan)
     monkeypatch.setattr(gemm, "plan_cache", plans.PlanCache())
+    monkeypatch.setattr(gemm.driver, "stream_capturing", lambda stream: False)
     FakePlan.built.clear()
     A, B, C = Dev((64, 32)), Dev((32, 48)), Dev((64, 48))
     for _ in range(3):
