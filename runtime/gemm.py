@@ -293,7 +293,10 @@ def run_device(p: Problem, alpha: float, beta: float, stream: int, config=None, 
     """Enqueue the (kernel-level, non-empty) problem `p` on `stream`; its plan (None for k == 0)."""
     if p.torch_device_mismatch():
         raise InputError("operands on a CUDA device other than 0: regtile runs on device 0")
-    if p.k == 0:  # C = beta C: the same kernels on k = 1 with zero operands and alpha 0
+    if p.k == 0:  # C = beta C: a kernel on k = 1 with zero operands and alpha 0 (graph-capturable,
+        # stream-ordered); the zorder CUDA C preset unless a config was given: every size is tested on it
+        if config is None:
+            config, backend = get_preset(DEFAULT_SGEMM_PRESET).config, "cuda"
         zeros = _zeros(max(p.kernel_m, p.kernel_n))
         z = dataclasses.replace(p, k=1, trans_a=False, trans_b=False, lda=1, ldb=max(p.kernel_n, 1),
                                 strides=(0, 0, p.strides[2]))
