@@ -83,12 +83,23 @@ class GemmPlan:
         self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
         self.lda, self.ldb, self.ldc = lda, ldb, ldc
         self.batch, self.strides = batch, tuple(strides)
+        from ..codegen.config import ConfigError
         arch = arch or _arch_of_device()
+        given = config is not None
         if config is None:
             config, chosen = choose_sgemm_kernel(m, n, k, arch)
             backend = backend or chosen
         self.backend = backend or "cuda"
-        self.config = kernel_config(config, trans_a, trans_b, batch > 0)
+        try:
+            self.config = kernel_config(config, trans_a, trans_b, batch > 0)
+        except ConfigError as e:
+            if given:
+                raise InputError(f"config cannot run this layout or batch: {e}") from None
+            # the shape's kernel has no form for this layout/batch: the zorder preset has
+            from ..codegen.presets import get_preset
+            from .gemm import DEFAULT_SGEMM_PRESET
+            self.config = kernel_config(get_preset(DEFAULT_SGEMM_PRESET).config, trans_a, trans_b, batch > 0)
+            self.backend = "cuda"
         # TEMPORARY until the batched kernels land (SgemmConfig.batched): one launch per entry
         self._loop = batch > 0 and not has_batched_kernels()
         self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
@@ -103,7 +114,7 @@ class GemmPlan:
 
     def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
         m, n, k = self.m, self.n, self.k
-        common = dict(workspace=workspace, trans_a=self.trans_a, trans_b=self.trans_b)
+        common = dict(workspace=workspace)  # the edge parts' offsets follow the kernel's own layouts
         if self.batch and self._loop:
             sa, sb, sc = self.strides
             return [SgemmLaunch(self.kernel, m, n, k, 0.0, 4 * i * sa, self.lda, 4 * i * sb, self.ldb, 0.0,

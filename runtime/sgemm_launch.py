@@ -85,11 +85,10 @@ class SgemmLaunch:
     """C = alpha A B + beta C for one set of device pointers, packed once."""
 
     def __init__(self, kernel, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,
-                 beta: float, c: int, ldc: int, workspace: int = 0, trans_a: bool = False, trans_b: bool = False,
+                 beta: float, c: int, ldc: int, workspace: int = 0,
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0)):
-        """trans_a/trans_b: the layouts `kernel` was generated for (they move the edge parts'
-        pointers); batch > 0: a batched kernel (SgemmConfig.batched), `strides` its operands'
-        batch strides in elements, the batch index in blockIdx.z."""
+        """batch > 0: a batched kernel (SgemmConfig.batched), `strides` its operands' batch
+        strides in elements, the batch index in blockIdx.z."""
         self.shape = (m, n, k)
         self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
         # the unpacked form of `steps` (kernel, grid, args), for runtime/plans.py's fast packing
@@ -98,14 +97,12 @@ class SgemmLaunch:
         self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
         self.edges: Optional[EdgePlan] = edge_plan(kernel, m, n)
         self.work_lists: List[object] = []  # stream-K work lists and flags, one per stream-K part
+        ta, tb = getattr(kernel.source, "trans_a", False), getattr(kernel.source, "trans_b", False)
         for kk, row0, col0, rows, cols in _parts(kernel, m, n, self.edges):
-            # a part is the SGEMM of C[row0:, col0:] = op(A)[row0:, :] op(B)[:, col0:]: offsets
-            # in bytes of float32 (op(A)'s row row0 is A's column row0 when A is transposed),
-            # the same leading dimensions
-            a_off = row0 if trans_a else row0 * lda
-            b_off = col0 * ldb if trans_b else col0
-            self._one(kk, rows, cols, k, alpha, a + 4 * a_off, lda, b + 4 * b_off, ldb, beta,
-                      c + 4 * (row0 * ldc + col0), ldc, workspace)
+            # a part is the SGEMM of C[row0:, col0:] = op(A)[row0:, :] op(B)[:, col0:]: offsets in
+            # bytes of float32, the same leading dimensions (codegen/edges.part_offsets)
+            self._one(kk, rows, cols, k, alpha, a + 4 * (row0 if ta else row0 * lda), lda,
+                      b + 4 * (col0 * ldb if tb else col0), ldb, beta, c + 4 * (row0 * ldc + col0), ldc, workspace)
 
     def _one(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         if kernel.source.geometry.stream_k:
