@@ -22,6 +22,9 @@ import time
 
 
 def _commit() -> str:
+    import os
+    if os.environ.get("REGTILE_COMMIT"):  # a copy without .git (the device machine's)
+        return os.environ["REGTILE_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     except Exception:

@@ -276,10 +276,10 @@ _raw_launch = None  # (callable, "ctypes" | "bindings")
 
 
 def _launcher():
-    """cuLaunchKernel as a plain callable returning an int CUresult.  libcuda through ctypes
-    by default: cuda-bindings' cuLaunchKernel wraps every argument (CUfunction, CUstream,
-    the kernelParams helper) and its CUresult enum, which costs a few microseconds a launch
-    (docs/overhead.md measures both); REGTILE_LAUNCH=bindings selects cuda-bindings."""
+    """cuLaunchKernel as a plain callable returning an int CUresult: libcuda through ctypes
+    by default, cuda-bindings' cuLaunchKernel with REGTILE_LAUNCH=bindings.  docs/overhead.md
+    measures both on the H100 (pack + launch 7.5 us with ctypes, 6.5 us with cuda-bindings;
+    the GPU tests ran on ctypes, hence the default until they run on the other)."""
     global _raw_launch
     if _raw_launch is not None:
         return _raw_launch
