@@ -17,12 +17,20 @@ from .codegen.presets import PRESETS, get_preset
 # is the SGEMM ladder alone
 from .codegen.presets import all_preset_names as preset_names
 from .codegen.sgemv_config import SgemvConfig
-from .runtime.gemm import sgemm, sgemv
+from .runtime.gemm import Gemm, sgemm, sgemv
 from . import runtime  # noqa: F401  (regtile.runtime.* reachable as attributes)
+
+
+def __getattr__(name):
+    # regtile.torch (the custom op, mm, linear) imports torch: only when asked for
+    if name == "torch":
+        import importlib
+        return importlib.import_module(".torch_ops", __name__ + ".runtime")
+    raise AttributeError(f"module 'regtile' has no attribute {name!r}")
 
 __version__ = "0.1.0"
 __all__ = ["SgemmConfig", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset", "preset_names",
-           "sgemm", "sgemv", "__version__",
+           "Gemm", "sgemm", "sgemv", "__version__",
            # errors (regtile.errors): every one derives from RegtileError
            "RegtileError", "ConfigError", "InputError", "ArchError", "CompileError", "SpillError", "SassError",
            "NoGpuError", "DriverError", "LaunchError", "CublasUnavailable"]

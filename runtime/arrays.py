@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
@@ -66,7 +66,11 @@ def _from_cai(obj, name: str):
     itemsize = 4
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
-        strides = tuple(int(np.prod(shape[i + 1:])) * itemsize for i in range(len(shape)))
+        acc, rev = itemsize, []
+        for d in reversed(shape):
+            rev.append(acc)
+            acc *= d
+        strides = tuple(reversed(rev))
     ptr = int(cai["data"][0])
     return shape, tuple(int(s) // itemsize if s % itemsize == 0 else -1 for s in strides), ptr, \
         tuple(int(s) % itemsize for s in strides)
@@ -141,3 +145,119 @@ def as_operand(obj, name: str, ndim: int = 2) -> Operand:
     if ptr is not None and ptr % 4:
         raise InputError(f"{name}: device pointer {ptr:#x} is not 4-byte aligned")
     return Operand(name, rows, cols, ld, ptr, host, obj)
+
+
+# ---- GEMM operands: any layout with one unit stride, 2-D or batched 3-D ---------------
+@dataclass
+class Matrix:
+    """A float32 matrix operand of sgemm as the caller passed it (before transa/transb):
+    `rows` x `cols`, element (i, j) at i*ld + j (`colmajor` False) or j*ld + i (True),
+    optionally `batch` of them `bstride` elements apart (0: one matrix broadcast)."""
+    name: str
+    rows: int
+    cols: int
+    ld: int
+    colmajor: bool
+    batch: int  # 0 for a 2-D operand
+    bstride: int
+    ptr: Optional[int]  # device pointer, None for host arrays
+    host: Optional[np.ndarray]
+    owner: Any
+    torch_device: Optional[int] = None  # the CUDA device index of a torch tensor
+    ndim: int = 2
+
+    @property
+    def on_device(self) -> bool:
+        return self.ptr is not None
+
+
+def _torch_meta(obj, name: str):
+    """shape, strides (elements), pointer of a torch tensor without __cuda_array_interface__
+    (which refuses requires_grad tensors and costs a dict): a few attribute reads."""
+    if str(obj.dtype) != "torch.float32":
+        raise InputError(f"{name}: dtype {obj.dtype}, expected torch.float32; convert with .float()")
+    if not obj.is_cuda:
+        raise InputError(f"{name}: a torch tensor on {obj.device}; pass CUDA tensors (or numpy arrays for host data)")
+    return tuple(obj.shape), tuple(obj.stride()), obj.data_ptr(), obj.get_device()
+
+
+def is_torch_tensor(obj) -> bool:
+    t = type(obj)
+    return t.__module__.startswith("torch") and hasattr(obj, "data_ptr") and hasattr(obj, "stride")
+
+
+def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
+    """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements, or InputError.
+    Row-major (cs == 1, rs >= cols) is preferred; a column-major view (rs == 1,
+    cs >= rows: a transpose, Fortran order) is used in place with the flag set."""
+    if rs < 0 or cs < 0:
+        raise InputError(f"{name}: negative strides ({rs}, {cs}); pass a copy")
+    if cols <= 1 or cs == 1:
+        ld = rs if rows > 1 else max(cols, 1)
+        if ld >= cols:
+            return max(ld, 1), False
+    if rows <= 1 or rs == 1:
+        ld = cs if cols > 1 else max(rows, 1)
+        if ld >= rows:
+            return max(ld, 1), True
+    if cols > 1 and cs != 1 and rs != 1:
+        raise InputError(f"{name}: strides ({rs}, {cs}): neither the column stride nor the row stride is 1; "
+                         f"pass a copy with one contiguous dimension")
+    raise InputError(f"{name}: strides ({rs}, {cs}) overlap for a {rows}x{cols} matrix (the leading "
+                     f"dimension is smaller than the contiguous side); pass a copy")
+
+
+def as_matrix(obj, name: str) -> Matrix:
+    """Check a GEMM operand: 2-D (rows, cols) or 3-D (batch, rows, cols), float32, one unit
+    stride among the last two; zero sizes are allowed (sgemm treats them as BLAS does)."""
+    torch_dev = None
+    if isinstance(obj, np.ndarray):
+        if obj.dtype != np.float32:
+            raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
+        shape, ptr, host = obj.shape, None, obj
+        if any(s % 4 for s in obj.strides):
+            raise InputError(f"{name}: strides are not whole float32 elements")
+        strides = tuple(s // 4 for s in obj.strides)
+    elif is_torch_tensor(obj):
+        shape, strides, ptr, torch_dev = _torch_meta(obj, name)
+        host = None
+    elif hasattr(obj, "__cuda_array_interface__"):
+        shape, strides, ptr, rem = _from_cai(obj, name)
+        if any(rem):
+            raise InputError(f"{name}: strides are not whole float32 elements")
+        host = None
+    elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        shape, strides, ptr, _ = _from_dlpack(obj, name)
+        host = None
+    else:
+        raise InputError(f"{name}: {type(obj).__name__} is neither a numpy array nor a device array "
+                         f"(torch tensor, __cuda_array_interface__ or DLPack)")
+    if len(shape) not in (2, 3):
+        raise InputError(f"{name}: {len(shape)}-D array, expected 2-D (rows, cols) or 3-D (batch, rows, cols)")
+    if any(int(d) < 0 for d in shape):
+        raise InputError(f"{name}: shape {tuple(shape)} has a negative dimension")
+    batch, bstride = 0, 0
+    if len(shape) == 3:
+        batch, bstride = int(shape[0]), int(strides[0])
+        if bstride < 0:
+            raise InputError(f"{name}: negative batch stride {bstride}")
+        if batch <= 1:
+            bstride = 0
+    rows, cols = int(shape[-2]), int(shape[-1])
+    empty = rows == 0 or cols == 0 or (len(shape) == 3 and batch == 0)
+    if empty:  # nothing is read or written: any strides
+        ld, colmajor = max(cols, 1), False
+    else:
+        ld, colmajor = _layout(name, rows, cols, int(strides[-2]), int(strides[-1]))
+    if max(ld, rows, cols) > INT_MAX:
+        raise INPUT_TOO_BIG(name)
+    if ptr is not None and not empty:
+        if ptr == 0:
+            raise InputError(f"{name}: device pointer is null (a {rows}x{cols} array needs memory)")
+        if ptr % 4:
+            raise InputError(f"{name}: device pointer {ptr:#x} is not 4-byte aligned")
+    return Matrix(name, rows, cols, ld, colmajor, batch, bstride, ptr, host, obj, torch_dev, len(shape))
+
+
+def INPUT_TOO_BIG(name: str) -> InputError:
+    return InputError(f"{name}: dimensions and leading dimension must fit in a 32-bit int")

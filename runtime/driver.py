@@ -182,7 +182,7 @@ def copy_device(dst: int, src: int, nbytes: int, stream: int = 0) -> None:
 
 
 # ---- modules and launches -----------------------------------------------------------
-_C_TYPES = {"int": np.int32, "float": np.float32}
+_C_TYPES = {"int": np.int32, "float": np.float32, "long long": np.int64}
 
 
 class LoadedKernel:
@@ -269,6 +269,117 @@ def load(artifact, label: str = "") -> LoadedKernel:
         kernel = LoadedKernel(artifact, label)
         _modules[key] = kernel
     return kernel
+
+
+# ---- the hot launch path (runtime/plans.py) -------------------------------------------
+_STRUCT = {"int": "i", "float": "f", "long long": "q"}
+_CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED = 201, 3
+_raw_launch = None  # (callable, "ctypes" | "bindings")
+
+
+def _launcher():
+    """cuLaunchKernel as a plain callable returning an int CUresult: libcuda through ctypes
+    by default, cuda-bindings' cuLaunchKernel with REGTILE_LAUNCH=bindings.  docs/overhead.md
+    measures both on the H100 (pack + launch 7.5 us with ctypes, 6.5 us with cuda-bindings;
+    the GPU tests ran on ctypes, hence the default until they run on the other)."""
+    global _raw_launch
+    if _raw_launch is not None:
+        return _raw_launch
+    import ctypes
+    import os
+    if os.environ.get("REGTILE_LAUNCH", "ctypes") != "bindings":
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+            fn = lib.cuLaunchKernel
+            fn.restype = ctypes.c_int
+            fn.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+            _raw_launch = (fn, "ctypes")
+            return _raw_launch
+        except (OSError, AttributeError):
+            pass
+    cu = _cu()
+
+    def via_bindings(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        return int(cu.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, 0)[0])
+    _raw_launch = (via_bindings, "bindings")
+    return _raw_launch
+
+
+class PackedLaunch:
+    """One launch of a kernel whose arguments sit in one buffer packed at construction;
+    a call rewrites only the per-call fields (the operands' pointers, alpha, beta) and
+    launches: no numpy, no driver-object wrapping.  `dynamic` maps a parameter name
+    (A, B, C, alpha, beta) to the index of its value in the call's tuple; a pointer's
+    value in `args` is its offset from that base (an edge part, a batch entry)."""
+
+    __slots__ = ("kernel", "grid", "buf", "params", "fields", "func", "block", "smem", "_keep")
+
+    def __init__(self, kernel: "LoadedKernel", grid, args: Sequence, dynamic: Dict[str, int]):
+        import ctypes
+        import struct
+        params = kernel.source.params
+        if len(args) != len(params):
+            raise LaunchError(f"{kernel.source.name} takes {len(params)} arguments, got {len(args)}")
+        offsets, off = [], 0
+        codes = []
+        for (_, ctype), value in zip(params, args):
+            code = "Q" if "*" in ctype else _STRUCT[ctype]
+            size = struct.calcsize(code)
+            off = -(-off // size) * size  # the C alignment of each argument
+            offsets.append(off)
+            codes.append(code)
+            off += size
+        self.buf = ctypes.create_string_buffer(max(off, 8))
+        base = ctypes.addressof(self.buf)
+        self.fields = []
+        for (pname, _), value, code, o in zip(params, args, codes, offsets):
+            packer = struct.Struct("<" + code).pack_into
+            packer(self.buf, o, int(value) if code in "Qiq" else float(value))
+            if pname in dynamic:
+                self.fields.append((packer, o, dynamic[pname], int(value) if code == "Q" else None))
+        self.params = (ctypes.c_void_p * max(len(params), 1))(*[base + o for o in offsets])
+        self._keep = kernel
+        self.kernel = kernel
+        self.grid = tuple(int(g) for g in grid)
+        self.func = int(kernel.function)
+        self.block = tuple(kernel.source.geometry.block)
+        self.smem = kernel.source.geometry.dynamic_smem_bytes
+
+    def __call__(self, values: tuple, stream: int) -> None:
+        buf = self.buf
+        for packer, o, i, add in self.fields:
+            packer(buf, o, values[i] + add if add is not None else values[i])
+        launch = _launcher()[0]
+        gx, gy, gz = self.grid
+        bx, by, bz = self.block
+        err = launch(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
+        if err:
+            if err in (_CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED):
+                device()  # a thread that never used the GPU: make the primary context current
+                err = launch(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
+            if err:
+                cu = _cu()
+                raise LaunchError(f"cuLaunchKernel of {self.kernel.describe_launch(self.grid)} failed: "
+                                  f"{_name(cu.CUresult(err))}")
+
+
+def stream_capturing(stream: int) -> bool:
+    """Whether `stream` is being captured into a CUDA graph."""
+    cu = _cu()
+    status = check(cu.cuStreamIsCapturing(stream), "cuStreamIsCapturing")
+    return status != cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
+
+
+def relaxed_capture():
+    """Switch this thread to relaxed stream-capture mode (allocations allowed during a
+    capture, made outside the graph); returns the mode to give restore_capture."""
+    cu = _cu()
+    return check(cu.cuThreadExchangeStreamCaptureMode(cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
+                 "cuThreadExchangeStreamCaptureMode")
+
+
+def restore_capture(mode) -> None:
+    check(_cu().cuThreadExchangeStreamCaptureMode(mode), "cuThreadExchangeStreamCaptureMode")
 
 
 class Stream:

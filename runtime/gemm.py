@@ -7,18 +7,21 @@ operands (__cuda_array_interface__ / DLPack) are used in place.
 """
 from __future__ import annotations
 
+import dataclasses
 import numbers
-from typing import Optional, Tuple
+import sys
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
 from . import driver
-from .arrays import Operand, as_operand
-from .compiler import check_arch, compile_config
+from .arrays import Operand
+from .compiler import check_arch
 from .errors import InputError
-from .sgemm_launch import SgemmLaunch, shared_workspace, workspace_bytes
+from .plans import GemmPlan, PlanCache, plan_cache
+from .problem import Problem, current_torch_stream, kernel_problem, resolve, stream_handle
 
 DEFAULT_SGEMM_PRESET = "zorder"
 
@@ -53,22 +56,36 @@ def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096) -> 
     return choose_kernel(m, n, k, arch, sms)
 
 
-def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
-    """The fastest config `regtile tune` stored for this shape and device on either backend,
-    else default_sgemm_kernel."""
-    from .tuning_db import best
-    dev = driver.device()
-    found = []
-    for backend in ("cuda", "ptx"):
+_tuned_tables: Dict[str, Dict[str, tuple]] = {}
+
+
+def _tuned(device_name: str) -> Dict[str, tuple]:
+    """The tuning database of this device, read once per process: shape "MxNxK" ->
+    (ms, config, backend) of its fastest correct entry on either backend."""
+    table = _tuned_tables.get(device_name)
+    if table is None:
+        from .tuning_db import entries
+        table = {}
         try:
-            hit = best(dev.name, m, n, k, backend)
+            for backend in ("cuda", "ptx"):
+                for cfg, shapes in entries(device_name, backend):
+                    for shape, r in shapes.items():
+                        if r and r.get("ok") and r.get("ms") and (shape not in table or r["ms"] < table[shape][0]):
+                            table[shape] = (r["ms"], cfg, backend)
         except Exception:  # an unreadable tuning store is no reason to refuse the GEMM
-            hit = None
-        if hit:
-            found.append((hit[1]["ms"], hit[0], backend))
-    if found:
-        _, cfg, backend = min(found, key=lambda t: t[0])
-        return cfg, backend
+            pass
+        _tuned_tables[device_name] = table
+    return table
+
+
+def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
+    """The fastest config `regtile tune` stored for this shape and device on either backend
+    (the store is read once per process: clear_caches() forgets it), else
+    default_sgemm_kernel."""
+    dev = driver.device()
+    hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
+    if hit is not None:
+        return hit[1], hit[2]
     return default_sgemm_kernel(m, n, arch, dev.sm_count, k)
 
 
@@ -77,60 +94,228 @@ def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
     return choose_sgemm_kernel(m, n, k, _arch_of_device())[0]
 
 
-def check_sgemm_args(A, B, C, alpha, beta):
-    """(a, b, c, alpha, beta, m, n, k) or InputError; touches no GPU."""
-    alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
-    a, b = as_operand(A, "A"), as_operand(B, "B")
-    m, k = a.rows, a.cols
-    if b.rows != k:
-        raise InputError(f"shapes do not match: A is {m}x{k}, B is {b.rows}x{b.cols} (B needs {k} rows)")
-    n = b.cols
-    c = None
-    if C is None:
-        if beta != 0.0:
-            raise InputError(f"beta={beta} needs C: pass the C to accumulate into")
-    else:
-        c = as_operand(C, "C")
-        if (c.rows, c.cols) != (m, n):
-            raise InputError(f"C is {c.rows}x{c.cols}, expected {m}x{n} (A {m}x{k} @ B {k}x{n})")
-        if c.host is not None and not c.host.flags.writeable:
-            raise InputError("C is a read-only numpy array")
-    _same_place((a, b, c))
-    return a, b, c, alpha, beta, m, n, k
+def clear_caches() -> None:
+    """Forget the cached plans and the tuning database read (after `regtile tune` in-process)."""
+    plan_cache.clear()
+    _tuned_tables.clear()
+    _fast_plans.clear()
+
+
+def check_sgemm_args(A, B, C, alpha, beta, transa: bool = False, transb: bool = False) -> Problem:
+    """The checked problem (runtime/problem.py) or InputError; touches no GPU."""
+    _scalar(alpha, "alpha")
+    return resolve(A, B, C, transa, transb, _scalar(beta, "beta"))
 
 
 def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[SgemmConfig] = None,
-          arch: Optional[str] = None, stream=0, backend: Optional[str] = None):
-    """C = alpha * A @ B + beta * C in FP32 with a generated kernel: `config` (built by
-    `backend`, default CUDA C), else the fastest one `regtile tune` stored for this shape,
-    else default_sgemm_kernel's choice.
+          arch: Optional[str] = None, stream=None, backend: Optional[str] = None,
+          transa: bool = False, transb: bool = False):
+    """C = alpha op(A) op(B) + beta C in FP32 with a generated kernel, op(X) = X^T when
+    trans<x> (BLAS's transa/transb).  The kernel: `config` (built by `backend`, default
+    CUDA C), else the fastest one `regtile tune` stored for the shape, else
+    default_sgemm_kernel's choice; it is compiled and planned once per shape and layout
+    (runtime/plans.py), later calls only launch.
 
-    Host operands: returns a numpy array (C itself when given, written in place).
-    Device operands: writes C in place (allocate it when beta == 0 and C is None is
-    not supported for device inputs: pass C) and returns it."""
-    a, b, c, alpha, beta, m, n, k = check_sgemm_args(A, B, C, alpha, beta)
+    Operands: 2-D (rows, cols) or 3-D (batch, rows, cols; a batch of 1 or a batch stride
+    of 0 broadcasts), float32, row-major or column-major views (transposes, Fortran order)
+    used in place; a column-major C too.  Device arrays (torch tensors, parameters
+    included, cupy, __cuda_array_interface__, DLPack): the GEMM is enqueued on `stream`
+    (default: torch's current stream for torch tensors, else the legacy stream 0) and the
+    call returns C without synchronising.  Host (numpy) arrays: copied to the device and
+    back, C (allocated when None) returned.  m, n or batch 0: nothing is done; k == 0:
+    C = beta C."""
+    fast = _fast_key(A, B, C, transa, transb, config, backend, arch)
+    if fast is not None:
+        hit = _fast_plans.get(fast)
+        if hit is not None and type(alpha) in _REAL and type(beta) in _REAL:
+            return _fast_launch(hit, A, B, C, alpha, beta, stream)
     if config is not None and not isinstance(config, SgemmConfig):
         raise InputError(f"config: expected an SgemmConfig, got {type(config).__name__}")
-    if a.on_device and c is None:
-        raise InputError("device operands: pass C (the output buffer) as well")
     if backend not in (None, "cuda", "ptx"):
         raise InputError(f"backend={backend!r}: must be 'cuda' or 'ptx'")
-    arch = check_arch(arch) if arch else _arch_of_device()  # a bad arch is refused before any GPU lookup
-    if config is not None:
-        cfg, backend = config, backend or "cuda"
-    else:
-        cfg, chosen = choose_sgemm_kernel(m, n, k, arch)
-        backend = backend or chosen
-    kernel = driver.load(compile_config(cfg, arch, backend=backend))
-    if a.on_device:
-        # split-K: the partials go to a workspace shared by calls, held until the sync below
-        with shared_workspace.get(workspace_bytes(kernel, m, n, k)) as ws:
-            launch = SgemmLaunch(kernel, m, n, k, alpha, a.ptr, a.ld, b.ptr, b.ld, beta, c.ptr, c.ld, ws)
-            launch(int(stream))
-            driver.check(driver._cu().cuStreamSynchronize(stream),
-                         f"cuStreamSynchronize after {launch.describe()}", driver.LaunchError)
+    alpha = _scalar(alpha, "alpha")
+    p = resolve(A, B, C, transa, transb, _scalar(beta, "beta"))
+    if p.on_device and p.c is None:
+        raise InputError("device operands: pass C (the output buffer) as well")
+    if arch:
+        arch = check_arch(arch)  # a bad arch is refused before any GPU lookup
+    if not p.on_device:
+        return host_sgemm(p, alpha, beta, transa, transb, config, backend, arch)
+    if p.empty or (p.k == 0 and beta == 1.0):
         return C
-    return _host_gemm(kernel, a, b, c, alpha, beta, m, n, k)
+    kernel_problem(p, transa, transb)
+    plan = run_device(p, alpha, beta, stream_handle(stream, p.a), config, backend, arch)
+    if fast is not None and plan is not None:
+        _remember(_fast_plans, fast, (plan, p.swapped, p.a.torch_device))
+    return C
+
+
+# ---- the cached call: torch tensors whose metadata was seen before -----------------------
+_REAL = (float, int)
+_FAST_SIZE = 1024
+_fast_plans: Dict[tuple, tuple] = {}
+_torch_types: Optional[tuple] = None
+
+
+def _torch_tensor_types() -> tuple:
+    """torch.Tensor and nn.Parameter once torch is imported (regtile never imports it here)."""
+    global _torch_types
+    if _torch_types is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return ()
+        _torch_types = (torch.Tensor, torch.nn.Parameter)
+    return _torch_types
+
+
+def _fast_key(A, B, C, transa, transb, config, backend, arch):
+    """A key of everything sgemm's checks and plan depend on, from a few attribute reads,
+    when A, B and C are torch tensors (None otherwise: the full path)."""
+    tt = _torch_types or _torch_tensor_types()
+    if type(A) not in tt or type(B) not in tt or type(C) not in tt:
+        return None
+    return (A.dtype, A.shape, A.stride(), A.get_device(), B.dtype, B.shape, B.stride(), B.get_device(),
+            C.dtype, C.shape, C.stride(), C.get_device(), transa, transb, config, backend, arch)
+
+
+def _fast_launch(hit, A, B, C, alpha, beta, stream):
+    plan, swapped, dev = hit
+    s = current_torch_stream(dev) if stream is None else stream_handle(stream)
+    if swapped:
+        plan.launch(B.data_ptr(), A.data_ptr(), C.data_ptr(), float(alpha), float(beta), s)
+    else:
+        plan.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), float(alpha), float(beta), s)
+    return C
+
+
+def _remember(table: dict, key: tuple, value: tuple) -> None:
+    if len(table) >= _FAST_SIZE:
+        table.clear()
+    table[key] = value
+
+
+def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) -> GemmPlan:
+    """The cached plan of the kernel-level problem.  The process-wide cache keys on the
+    kernel choice too; a Gemm object's own cache has one choice (and skips hashing it)."""
+    batch = p.batch if p.batch > 1 else 0
+    if cache is None:
+        cache, choice = plan_cache, (config, backend, arch)
+    else:
+        choice = None
+    key = (p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc, batch, p.strides, choice)
+    plan = cache.get(key)
+    if plan is None:
+        # a first call inside a CUDA graph capture: load the module outside the graph
+        mode = driver.relaxed_capture() if stream and driver.stream_capturing(stream) else None
+        try:
+            plan = GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
+                            batch, p.strides, config=config, backend=backend, arch=arch)
+        finally:
+            if mode is not None:
+                driver.restore_capture(mode)
+        cache.put(key, plan)
+    return plan
+
+
+class Gemm:
+    """An explicit plan, in the spirit of nvmath-python's plan/execute and cuBLASLt:
+
+        plan = regtile.Gemm(m, n, k)            # op(A) m x k, op(B) k x n; kernel chosen once
+        plan(A, B, C, alpha=1.0, beta=0.0, stream=None)   # enqueue, returns C
+
+    `transa`/`transb` as in sgemm, `batch` > 0 for 3-D operands.  The kernel (config,
+    backend) is chosen and compiled at construction; each operand layout (leading
+    dimensions, row/column-major) gets its plan on first use and keeps it as long as this
+    object lives (a CUDA graph that captured a call stays valid while the object does)."""
+
+    def __init__(self, m: int, n: int, k: int, transa: bool = False, transb: bool = False, batch: int = 0,
+                 config: Optional[SgemmConfig] = None, backend: Optional[str] = None, arch: Optional[str] = None):
+        for name, v in (("m", m), ("n", n), ("k", k), ("batch", batch)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+                raise InputError(f"{name}={v!r}: expected an int >= 0")
+        if config is not None and not isinstance(config, SgemmConfig):
+            raise InputError(f"config: expected an SgemmConfig, got {type(config).__name__}")
+        if backend not in (None, "cuda", "ptx"):
+            raise InputError(f"backend={backend!r}: must be 'cuda' or 'ptx'")
+        self.shape, self.transa, self.transb, self.batch = (int(m), int(n), int(k)), bool(transa), bool(transb), batch
+        self.arch = check_arch(arch) if arch else _arch_of_device()
+        if config is None:
+            config, chosen = choose_sgemm_kernel(max(m, 1), max(n, 1), max(k, 1), self.arch)
+            backend = backend or chosen
+        self.config, self.backend = config, backend or "cuda"
+        self._plans = PlanCache(size=64)
+        self._fast: Dict[tuple, tuple] = {}
+
+    def __call__(self, A, B, C, alpha: float = 1.0, beta: float = 0.0, stream=None):
+        fast = _fast_key(A, B, C, self.transa, self.transb, None, None, None)
+        if fast is not None:
+            hit = self._fast.get(fast)
+            if hit is not None and type(alpha) in _REAL and type(beta) in _REAL:
+                return _fast_launch(hit, A, B, C, alpha, beta, stream)
+        alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
+        p = resolve(A, B, C, self.transa, self.transb, beta)
+        if (p.m, p.n, p.k) != self.shape or (p.batch if p.batched else 0) != self.batch:
+            raise InputError(f"operands make a {p.m}x{p.n}x{p.k} (batch {p.batch}) GEMM; this plan is "
+                             f"{'x'.join(map(str, self.shape))} (batch {self.batch})")
+        if not p.on_device:
+            from .host_gemm import run_host
+            return run_host(p, alpha, beta, self.transa, self.transb,
+                            lambda q, s: run_device(q, alpha, beta, s, self.config, self.backend, self.arch,
+                                                    self._plans))
+        if p.c is None:
+            raise InputError("device operands: pass C (the output buffer) as well")
+        if p.empty or (p.k == 0 and beta == 1.0):
+            return C
+        kernel_problem(p, self.transa, self.transb)
+        plan = run_device(p, alpha, beta, stream_handle(stream, p.a), self.config, self.backend, self.arch,
+                          self._plans)
+        if fast is not None and plan is not None:
+            _remember(self._fast, fast, (plan, p.swapped, p.a.torch_device))
+        return C
+
+    def describe(self) -> str:
+        m, n, k = self.shape
+        return f"regtile.Gemm {m}x{n}x{k} ({self.backend}): {self.config}"
+
+
+def run_device(p: Problem, alpha: float, beta: float, stream: int, config=None, backend=None, arch=None,
+               cache=None) -> None:
+    """Enqueue the (kernel-level, non-empty) problem `p` on `stream`; its plan (None for k == 0)."""
+    if p.torch_device_mismatch():
+        raise InputError("operands on a CUDA device other than 0: regtile runs on device 0")
+    if p.k == 0:  # C = beta C: a kernel on k = 1 with zero operands and alpha 0 (graph-capturable,
+        # stream-ordered); the zorder CUDA C preset unless a config was given: every size is tested on it
+        if config is None:
+            config, backend = get_preset(DEFAULT_SGEMM_PRESET).config, "cuda"
+        zeros = _zeros(max(p.kernel_m, p.kernel_n))
+        z = dataclasses.replace(p, k=1, trans_a=False, trans_b=False, lda=1, ldb=max(p.kernel_n, 1),
+                                strides=(0, 0, p.strides[2]))
+        _plan_for(z, config, backend, arch, cache, stream).launch(zeros, zeros, p.c.ptr, 0.0, beta, stream)
+        return None
+    a, b, c = p.pointers()
+    plan = _plan_for(p, config, backend, arch, cache, stream)
+    plan.launch(a, b, c, alpha, beta, stream)
+    return plan
+
+
+_zero_buf: Optional[driver.DeviceBuffer] = None
+
+
+def _zeros(count: int) -> int:
+    """A device buffer of at least `count` zero floats (k == 0's operands), kept."""
+    global _zero_buf
+    if _zero_buf is None or _zero_buf.nbytes < 4 * count:
+        buf = driver.DeviceBuffer(4 * max(count, 1024))
+        driver.check(driver._cu().cuMemsetD32(buf.ptr, 0, buf.nbytes // 4), "cuMemsetD32")
+        _zero_buf = buf
+    return _zero_buf.ptr
+
+
+def host_sgemm(p: Problem, alpha, beta, transa, transb, config, backend, arch):
+    """numpy operands: uploaded as their bytes are (a transposed or Fortran-order array is
+    a column-major operand), C downloaded back; synchronises."""
+    from .host_gemm import run_host
+    return run_host(p, alpha, beta, transa, transb, lambda q, s: run_device(q, alpha, beta, s, config, backend, arch))
 
 
 def _dense(op: Operand) -> np.ndarray:
@@ -139,23 +324,6 @@ def _dense(op: Operand) -> np.ndarray:
     if arr.flags.c_contiguous:
         return arr
     return np.ascontiguousarray(arr)
-
-
-def _host_gemm(kernel, a, b, c, alpha, beta, m, n, k):
-    ha, hb = _dense(a), _dense(b)
-    out = c.host if c is not None else np.empty((m, n), dtype=np.float32)
-    hc = np.ascontiguousarray(out) if c is not None else out
-    with driver.to_device(ha) as da, driver.to_device(hb) as db, driver.DeviceBuffer(hc.nbytes) as dc, \
-            shared_workspace.get(workspace_bytes(kernel, m, n, k)) as ws:
-        if beta != 0.0:
-            dc.upload(hc)
-        launch = SgemmLaunch(kernel, m, n, k, alpha, da.ptr, ha.shape[1], db.ptr, hb.shape[1], beta, dc.ptr, n, ws)
-        launch()
-        driver.synchronize(launch.describe())
-        dc.download(hc)
-    if hc is not out:
-        out[...] = hc
-    return out
 
 
 # sgemv moved to runtime/gemv.py; imported back for callers of regtile.runtime.gemm.sgemv.

@@ -85,9 +85,15 @@ class SgemmLaunch:
     """C = alpha A B + beta C for one set of device pointers, packed once."""
 
     def __init__(self, kernel, m: int, n: int, k: int, alpha: float, a: int, lda: int, b: int, ldb: int,
-                 beta: float, c: int, ldc: int, workspace: int = 0):
+                 beta: float, c: int, ldc: int, workspace: int = 0,
+                 batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0)):
+        """batch > 0: a batched kernel (SgemmConfig.batched), `strides` its operands' batch
+        strides in elements, the batch index in blockIdx.z."""
         self.shape = (m, n, k)
         self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
+        # the unpacked form of `steps` (kernel, grid, args), for runtime/plans.py's fast packing
+        self.calls: List[Tuple[object, Tuple[int, int, int], tuple]] = []
+        self._batch = (batch, tuple(int(s) for s in strides)) if batch else None
         self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
         self.edges: Optional[EdgePlan] = edge_plan(kernel, m, n)
         self.work_lists: List[object] = []  # stream-K work lists and flags, one per stream-K part
@@ -100,11 +106,21 @@ class SgemmLaunch:
 
     def _one(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         if kernel.source.geometry.stream_k:
+            if self._batch is not None:
+                raise LaunchError(f"{kernel.label}: stream-K has no batched form")
             self._stream_k(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace)
             return
         if kernel.reduce is None:
-            self._add(kernel, m, n, (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
+            args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+            if self._batch is not None:
+                batch, strides = self._batch
+                gx, gy, _ = kernel.source.geometry.grid(m, n)
+                self._step(kernel, (gx, gy, batch), args + strides)
+                return
+            self._add(kernel, m, n, args)
             return
+        if self._batch is not None:
+            raise LaunchError(f"{kernel.label}: split-K has no batched form")
         if not workspace:
             raise LaunchError(f"{kernel.label}: split-K needs a workspace of "
                               f"{workspace_bytes(kernel, m, n, k)} bytes; none was given")
@@ -121,7 +137,7 @@ class SgemmLaunch:
             self.plan = plan
         args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
         if plan.whole_tiles:
-            self.steps.append((kernel, (plan.whole_tiles, 1, 1), kernel.pack(args)))
+            self._step(kernel, (plan.whole_tiles, 1, 1), args)
         if not plan.ranges:
             return
         if plan.slots and not workspace:
@@ -131,11 +147,14 @@ class SgemmLaunch:
         self.work_lists.append(work_list)
         items = work_list.ptr
         starts, flags = items + plan.starts_offset, items + plan.flags_offset
-        self.steps.append((kernel.ranges, (plan.ranges, 1, 1),
-                           kernel.ranges.pack(args + (items, starts, flags, workspace))))
+        self._step(kernel.ranges, (plan.ranges, 1, 1), args + (items, starts, flags, workspace))
 
     def _add(self, kernel, m, n, args):
-        self.steps.append((kernel, kernel.source.geometry.grid(m, n), kernel.pack(args)))
+        self._step(kernel, kernel.source.geometry.grid(m, n), args)
+
+    def _step(self, kernel, grid, args):
+        self.steps.append((kernel, grid, kernel.pack(args)))
+        self.calls.append((kernel, grid, args))
 
     def __call__(self, stream: int = 0) -> None:
         for kernel, grid, packed in self.steps:

@@ -1,0 +1,156 @@
+"""Per-call host cost of regtile's cached call path against torch.mm (issue 19, item 1).
+
+    python benchmarks/overhead.py [--sizes 256 1024] [--calls 200] [--rounds 7] [--json out.json]
+
+For each size (M = N = K), after warm-up, in interleaved rounds (median reported):
+  async_us  host time of one call: N calls back to back without synchronising, / N
+            (the GPU runs behind; N stays below the launch queue's depth)
+  sync_us   wall time of call + synchronise, per call (includes the kernel)
+Variants: torch.mm(out=), regtile.sgemm, a regtile.Gemm object, the plan's launch
+alone (GemmPlan.launch with integer pointers: the packing + cuLaunchKernel floor), the
+same through cuda-bindings' cuLaunchKernel instead of ctypes, and cuda.core's launch of
+the same kernel (evidence for docs/overhead.md's choice).  Needs torch and a GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+
+def _commit() -> str:
+    import os
+    if os.environ.get("REGTILE_COMMIT"):  # a copy without .git (the device machine's)
+        return os.environ["REGTILE_COMMIT"]
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except Exception:
+        return "?"
+
+
+def _cuda_core_launcher(plan, A, B, C, stream_handle):
+    """cuda.core's launch of the plan's first kernel (same arguments), or None if unavailable."""
+    try:
+        import numpy as np
+        try:
+            from cuda.core import Device, LaunchConfig, ObjectCode, Stream, launch
+        except ImportError:
+            from cuda.core.experimental import Device, LaunchConfig, ObjectCode, Stream, launch
+        dev = Device(0)
+        dev.set_current()
+        bound = plan._bound[stream_handle]
+        pl = bound.launches[0]
+        kern = ObjectCode.from_cubin(pl.kernel.artifact.cubin).get_kernel(pl.kernel.source.name)
+        stream = Stream.from_handle(stream_handle)
+        cfg = LaunchConfig(grid=pl.grid, block=pl.block, shmem_size=pl.smem)
+        m, n, k = plan.m, plan.n, plan.k
+        if pl.kernel.source.params[-1][0] == "partials":
+            return "a stream-K ranges launch first: not compared"
+        args = [np.int32(m), np.int32(n), np.int32(k), np.float32(1.0), A.data_ptr(), np.int32(plan.lda),
+                B.data_ptr(), np.int32(plan.ldb), np.float32(0.0), C.data_ptr(), np.int32(plan.ldc)]
+        if len(pl.kernel.source.params) != len(args):
+            return "argument lists differ: not compared"
+        fn = lambda: launch(stream, cfg, kern, *args)  # noqa: E731
+        fn()
+        return fn
+    except Exception as e:  # noqa: BLE001 - optional evidence only
+        return f"cuda.core launch not measured: {type(e).__name__}: {e}"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024])
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    import torch
+    import regtile
+    from regtile.runtime import driver
+    from regtile.runtime.gemm import _fast_plans
+    torch.backends.cuda.matmul.allow_tf32 = False
+    dev = torch.cuda.get_device_name(0)
+    results = {"device": dev, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit(),
+               "calls": args.calls, "rounds": args.rounds, "sizes": {}}
+    for s in args.sizes:
+        A, B, C = (torch.randn(s, s, device="cuda") for _ in range(3))
+        t0 = time.perf_counter()
+        regtile.sgemm(A, B, C)
+        torch.cuda.synchronize()
+        first_ms = (time.perf_counter() - t0) * 1e3
+        ref = A.double() @ B.double()
+        err = ((C.double() - ref).norm() / ref.norm()).item()
+        plan_obj = regtile.Gemm(s, s, s)
+        plan_obj(A, B, C)
+        stream = torch.cuda.current_stream().cuda_stream
+        gplan = next(v[0] for k, v in _fast_plans.items() if k[1] == A.shape)
+        pa, pb, pc = A.data_ptr(), B.data_ptr(), C.data_ptr()
+
+        def raw():
+            gplan.launch(pa, pb, pc, 1.0, 0.0, stream)
+        variants = {
+            "torch.mm": lambda: torch.mm(A, B, out=C),
+            "regtile.sgemm": lambda: regtile.sgemm(A, B, C),
+            "regtile.Gemm": lambda: plan_obj(A, B, C),
+            "plan.launch (ctypes)": raw,
+        }
+        ctypes_launch = driver._launcher()
+
+        def via_bindings():
+            driver._raw_launch = None
+            import os
+            os.environ["REGTILE_LAUNCH"] = "bindings"
+            driver._launcher()
+            os.environ.pop("REGTILE_LAUNCH")
+        core = _cuda_core_launcher(gplan, A, B, C, stream)
+        if callable(core):
+            variants["cuda.core launch"] = core
+        else:
+            print(core, file=sys.stderr)
+        for fn in variants.values():
+            for _ in range(20):
+                fn()
+        torch.cuda.synchronize()
+        rows = {name: {"async": [], "sync": []} for name in list(variants) + ["plan.launch (cuda-bindings)"]}
+        for _ in range(args.rounds):
+            for name, fn in list(variants.items()) + [("plan.launch (cuda-bindings)", raw)]:
+                if name == "plan.launch (cuda-bindings)":
+                    via_bindings()
+                torch.cuda.synchronize()
+                t = time.perf_counter()
+                for _ in range(args.calls):
+                    fn()
+                rows[name]["async"].append((time.perf_counter() - t) / args.calls * 1e6)
+                torch.cuda.synchronize()
+                t = time.perf_counter()
+                for _ in range(args.calls // 4):
+                    fn()
+                    torch.cuda.synchronize()
+                rows[name]["sync"].append((time.perf_counter() - t) / (args.calls // 4) * 1e6)
+                if name == "plan.launch (cuda-bindings)":
+                    driver._raw_launch = ctypes_launch
+        torch.cuda.synchronize()
+        results["sizes"][str(s)] = {
+            "first_call_ms": first_ms, "rel_err": err, "kernel": gplan.describe(),
+            "launches": len(gplan._bound[stream].launches), "cuda_core": "measured" if callable(core) else core,
+            "variants": {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
+                                "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    print(f"# {dev}, {results['date']}, commit {results['commit']}, {args.calls} calls x {args.rounds} rounds")
+    print("| size | variant | async host us/call | synced us/call |")
+    print("|---|---|---:|---:|")
+    for s, r in results["sizes"].items():
+        for name, v in r["variants"].items():
+            print(f"| {s}^3 | {name} | {v['async_us']:.1f} | {v['sync_us']:.1f} |")
+        print(f"| {s}^3 | (first call {r['first_call_ms']:.0f} ms, rel err {r['rel_err']:.1e}, "
+              f"{r['launches']} launch(es): {r['kernel']}) | | |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

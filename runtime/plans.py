@@ -1,0 +1,196 @@
+"""Launch plans: plan once, launch many.
+
+A GemmPlan is everything one SGEMM shape needs on this GPU, built once: the kernel
+(compiled and loaded), its launches (runtime/sgemm_launch.SgemmLaunch: an edge split's
+parts, stream-K's two launches, split-K's reduction) with their arguments packed into
+buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
+split-K / stream-K workspace and the stream-K work list with its flags.  Two streams
+running the same plan concurrently therefore never share a workspace, and nothing is
+freed or synchronised between calls.
+
+A call on a plan writes five fields (the three operands' pointers, alpha, beta) and
+calls cuLaunchKernel once per launch: no code generation, no hashing, no disk, no
+host-device copy, no synchronisation (docs/overhead.md measures it against torch.mm).
+
+CUDA graphs: a call records only kernel launches, so it can be captured.  The first
+call of a plan on a stream allocates that stream's workspace and uploads its work list;
+do it before capturing (as torch asks for warm-up before torch.cuda.graph).  When it
+happens during a capture anyway, the allocation is made outside the graph (relaxed
+capture mode, kept by the plan for the graph's replays).  A captured graph points into
+its plan's workspace: keep the plan (a regtile.Gemm, or the cached plan behind
+regtile.sgemm, which holds PLAN_CACHE_SIZE shapes) alive while the graph is replayed.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Dict, List, Optional, Tuple
+
+from . import driver
+from .errors import InputError, LaunchError
+from .sgemm_launch import SgemmLaunch, workspace_bytes
+
+PLAN_CACHE_SIZE = 256
+_DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
+
+
+def has_layout_kernels() -> bool:
+    """Whether the generator takes trans_a / trans_b (op(A), op(B) = T generated into the kernel)."""
+    from ..codegen.config import SgemmConfig
+    return hasattr(SgemmConfig(), "trans_a")
+
+
+def has_batched_kernels() -> bool:
+    from ..codegen.config import SgemmConfig
+    return hasattr(SgemmConfig(), "batched")
+
+
+def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
+    """`cfg` (chosen for the shape) generated for these layouts and, batched, as the batched
+    kernel (blockIdx.z = batch entry; split-K, stream-K and the edge split have no batched form)."""
+    fields = {}
+    if has_layout_kernels():
+        fields.update(trans_a=bool(trans_a), trans_b=bool(trans_b))
+    elif trans_a or trans_b:
+        raise InputError("a transposed (column-major) operand needs the layout kernels (SgemmConfig.trans_a/"
+                         "trans_b), which this build of regtile lacks; pass row-major operands")
+    if batched and has_batched_kernels():
+        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False)
+    return cfg.replace(**fields) if fields else cfg
+
+
+class _Bound:
+    """A plan's launches on one stream: their packed arguments, workspace and work lists."""
+    __slots__ = ("launches", "keep", "lock")
+
+    def __init__(self, launches, keep):
+        self.launches = launches
+        self.keep = keep
+        self.lock = threading.Lock()
+
+
+class GemmPlan:
+    """C = alpha op(A) op(B) + beta C for one kernel-level problem: C row-major m x n (ldc),
+    op(A) m x k (trans_a: stored column-major, lda), op(B) k x n (trans_b), `batch` > 0
+    problems `strides` (elements; 0 broadcasts) apart.  Built once; call launch() per GEMM."""
+
+    def __init__(self, m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, ldc: int,
+                 batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
+                 backend: Optional[str] = None, arch: Optional[str] = None):
+        from .compiler import compile_config
+        from .gemm import _arch_of_device, choose_sgemm_kernel
+        self.m, self.n, self.k = m, n, k
+        self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
+        self.lda, self.ldb, self.ldc = lda, ldb, ldc
+        self.batch, self.strides = batch, tuple(strides)
+        from ..codegen.config import ConfigError
+        arch = arch or _arch_of_device()
+        given = config is not None
+        if config is None:
+            config, chosen = choose_sgemm_kernel(m, n, k, arch)
+            backend = backend or chosen
+        self.backend = backend or "cuda"
+        try:
+            self.config = kernel_config(config, trans_a, trans_b, batch > 0)
+        except ConfigError as e:
+            if given:
+                raise InputError(f"config cannot run this layout or batch: {e}") from None
+            # the shape's kernel has no form for this layout/batch: the zorder preset has
+            from ..codegen.presets import get_preset
+            from .gemm import DEFAULT_SGEMM_PRESET
+            self.config = kernel_config(get_preset(DEFAULT_SGEMM_PRESET).config, trans_a, trans_b, batch > 0)
+            self.backend = "cuda"
+        # TEMPORARY until the batched kernels land (SgemmConfig.batched): one launch per entry
+        self._loop = batch > 0 and not has_batched_kernels()
+        self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
+        self.arch = arch
+        self._bound: Dict[int, _Bound] = {}
+        self._lock = threading.Lock()
+
+    def describe(self) -> str:
+        ops = ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
+        b = f" x{self.batch}" if self.batch else ""
+        return f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
+
+    def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
+        m, n, k = self.m, self.n, self.k
+        common = dict(workspace=workspace)  # the edge parts' offsets follow the kernel's own layouts
+        if self.batch and self._loop:
+            sa, sb, sc = self.strides
+            return [SgemmLaunch(self.kernel, m, n, k, 0.0, 4 * i * sa, self.lda, 4 * i * sb, self.ldb, 0.0,
+                                4 * i * sc, self.ldc, **common) for i in range(self.batch)]
+        return [SgemmLaunch(self.kernel, m, n, k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
+                            batch=self.batch, strides=self.strides, **common)]
+
+    def _bind(self, stream: int) -> _Bound:
+        """The stream's workspace and work lists (allocated once per plan and stream)."""
+        with self._lock:
+            bound = self._bound.get(stream)
+            if bound is not None:
+                return bound
+            capturing = driver.stream_capturing(stream)
+            mode = driver.relaxed_capture() if capturing else None
+            try:
+                nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
+                ws = driver.DeviceBuffer(nbytes) if nbytes else None
+                sets = self._launch_sets(ws.ptr if ws else 0)
+            except Exception as e:
+                if capturing:
+                    raise LaunchError(f"regtile {self.describe()}: the first call on a stream allocates its "
+                                      f"workspace, which failed during CUDA graph capture ({e}); call once on "
+                                      f"this stream before capturing (warm-up)") from e
+                raise
+            finally:
+                if mode is not None:
+                    driver.restore_capture(mode)
+            launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
+            bound = _Bound(tuple(launches), (ws, sets))
+            self._bound[stream] = bound
+            return bound
+
+    def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
+        """Enqueue the GEMM on `stream` (a CUstream handle as an int); returns at once."""
+        bound = self._bound.get(stream)
+        if bound is None:
+            bound = self._bind(stream)
+        values = (a, b, c, alpha, beta)
+        with bound.lock:  # the packed buffers are rewritten per call
+            for launch in bound.launches:
+                launch(values, stream)
+
+    def workspace_streams(self) -> List[int]:
+        return list(self._bound)
+
+
+class PlanCache:
+    """The plans behind regtile.sgemm: least recently used first out, PLAN_CACHE_SIZE kept."""
+
+    def __init__(self, size: int = PLAN_CACHE_SIZE):
+        self.size = size
+        self._plans: "OrderedDict[tuple, GemmPlan]" = OrderedDict()
+        self._lock = threading.Lock()
+        self.misses = 0
+
+    def get(self, key: tuple) -> Optional[GemmPlan]:
+        plan = self._plans.get(key)
+        if plan is not None:
+            self._plans.move_to_end(key)
+        return plan
+
+    def put(self, key: tuple, plan: GemmPlan) -> GemmPlan:
+        with self._lock:
+            self.misses += 1
+            self._plans[key] = plan
+            while len(self._plans) > self.size:
+                self._plans.popitem(last=False)
+        return plan
+
+    def clear(self) -> None:
+        with self._lock:
+            self._plans.clear()
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+
+plan_cache = PlanCache()

@@ -1,0 +1,309 @@
+"""The library call path on the GPU (issue 19): layouts through views, column-major C,
+batches with broadcast, CUDA graph capture and replay, user streams, zero sizes, the
+torch op with autograd (a small MLP trained against torch), and cached calls that do no
+compile and no allocation.  float64 references on fresh random data; outputs poisoned."""
+import numpy as np
+import pytest
+
+import regtile
+from regtile.runtime import compiler, driver, plans
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+torch.backends.cuda.matmul.allow_tf32 = False
+
+needs_layouts = pytest.mark.skipif(not plans.has_layout_kernels(),
+                                   reason="transposed operands need SgemmConfig.trans_a/trans_b (helper 'layouts')")
+
+
+def _err(got, ref):
+    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def _poison(shape, colmajor=False):
+    if colmajor:
+        return torch.full(tuple(reversed(shape)), float("nan"), device="cuda").t()
+    return torch.full(shape, float("nan"), device="cuda")
+
+
+def _operand(rows, cols, colmajor, pad=0):
+    """A rows x cols float32 view: row-major (ld cols + pad) or column-major (a transposed
+    view of a (cols, rows + pad) tensor)."""
+    if colmajor:
+        return torch.randn(cols, rows + pad, device="cuda")[:, :rows].t()
+    return torch.randn(rows, cols + pad, device="cuda")[:, :cols]
+
+
+LAYOUTS = [(False, False), pytest.param(True, False, marks=needs_layouts),
+           pytest.param(False, True, marks=needs_layouts), pytest.param(True, True, marks=needs_layouts)]
+
+
+@pytest.mark.parametrize("a_col, b_col", LAYOUTS)
+@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (1000, 777, 129), (33, 2049, 65), (2048, 2048, 512)])
+def test_layouts_through_views(a_col, b_col, m, n, k):
+    A, B = _operand(m, k, a_col, pad=3), _operand(k, n, b_col, pad=5)
+    C = _poison((m, n))
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+@pytest.mark.parametrize("transa, transb", LAYOUTS)
+def test_blas_trans_flags(transa, transb):
+    m, n, k = 300, 200, 100
+    A = torch.randn((k, m) if transa else (m, k), device="cuda")
+    B = torch.randn((n, k) if transb else (k, n), device="cuda")
+    C = torch.randn(m, n, device="cuda")
+    C0 = C.clone()
+    regtile.sgemm(A, B, C, alpha=0.5, beta=-1.5, transa=transa, transb=transb)
+    ref = 0.5 * ((A.t() if transa else A).double() @ (B.t() if transb else B).double()) - 1.5 * C0.double()
+    torch.cuda.synchronize()
+    assert _err(C, ref) <= 1e-5
+
+
+def test_column_major_c_with_column_major_operands():
+    """C^T = B^T A^T: the N,N kernel on swapped operands, no copy."""
+    m, n, k = 513, 257, 129
+    A, B = _operand(m, k, True), _operand(k, n, True)
+    C = _poison((m, n), colmajor=True)
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+@needs_layouts
+def test_column_major_c_with_row_major_operands():
+    m, n, k = 300, 500, 70
+    A, B = _operand(m, k, False), _operand(k, n, False)
+    C = _poison((m, n), colmajor=True)
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+@pytest.mark.parametrize("batch, m, n, k", [(8, 128, 128, 128), (3, 100, 70, 33), (4, 1024, 1024, 64)])
+@pytest.mark.parametrize("broadcast", [None, "A", "B"])
+def test_batched(batch, m, n, k, broadcast):
+    A = torch.randn(1 if broadcast == "A" else batch, m, k, device="cuda")
+    B = torch.randn(1 if broadcast == "B" else batch, k, n, device="cuda")
+    if broadcast == "A":
+        A = A.expand(batch, m, k)  # batch stride 0
+    C = _poison((batch, m, n))
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
+
+
+def test_batched_2d_operand_broadcasts():
+    A = torch.randn(5, 64, 32, device="cuda")
+    W = torch.randn(32, 48, device="cuda")
+    C = _poison((5, 64, 48))
+    regtile.sgemm(A, W, C)
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ W.double()) <= 1e-5
+
+
+def test_graph_capture_and_replay():
+    m = n = k = 512
+    A, B, C = (torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda"))
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):  # warm-up on the capture stream: the plan and its workspace
+        regtile.sgemm(A, B, C)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=s):
+        regtile.sgemm(A, B, C, alpha=2.0)
+    for _ in range(2):
+        A.copy_(torch.randn(m, k, device="cuda"))
+        B.copy_(torch.randn(k, n, device="cuda"))
+        C.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert _err(C, 2.0 * (A.double() @ B.double())) <= 1e-5
+
+
+def test_graph_capture_on_a_fresh_stream_without_warm_up():
+    """The first call on a stream during a capture: its workspace is allocated outside the graph."""
+    m, n, k = 384, 640, 200  # a shape no other test plans
+    A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        regtile.sgemm(A, B, C)
+    C.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+def test_user_streams_run_concurrently_with_their_own_workspaces():
+    m = n = k = 1024
+    streams = [torch.cuda.Stream() for _ in range(3)]
+    ops = [(torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), _poison((m, n))) for _ in streams]
+    torch.cuda.synchronize()
+    for _ in range(3):
+        for s, (A, B, C) in zip(streams, ops):
+            regtile.sgemm(A, B, C, stream=s)  # an explicit torch.cuda.Stream
+    for s in streams:
+        s.synchronize()
+    for A, B, C in ops:
+        assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+def test_current_torch_stream_is_the_default():
+    A, B, C = torch.randn(256, 256, device="cuda"), torch.randn(256, 256, device="cuda"), _poison((256, 256))
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        regtile.sgemm(A, B, C)
+        C2 = C * 2  # ordered after the GEMM on the same stream
+    s.synchronize()
+    assert _err(C2, 2 * (A.double() @ B.double())) <= 1e-5
+
+
+def test_parameters_with_requires_grad_are_accepted():
+    W = torch.nn.Parameter(torch.randn(64, 32, device="cuda"))
+    X = torch.randn(32, 16, device="cuda")
+    C = _poison((64, 16))
+    regtile.sgemm(W, X, C)
+    torch.cuda.synchronize()
+    assert _err(C, W.detach().double() @ X.double()) <= 1e-5
+
+
+@pytest.mark.parametrize("m, n, k", [(0, 5, 7), (5, 0, 7), (0, 0, 0)])
+def test_zero_m_or_n_is_a_no_op(m, n, k):
+    A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.randn(m, n, device="cuda")
+    assert regtile.sgemm(A, B, C, beta=0.5) is C
+
+
+@pytest.mark.parametrize("beta", [0.0, 1.0, -2.5])
+def test_k_zero_scales_c(beta):
+    A, B = torch.randn(70, 0, device="cuda"), torch.randn(0, 90, device="cuda")
+    C = torch.randn(70, 90, device="cuda")
+    ref = beta * C.double() if beta else torch.zeros(70, 90, dtype=torch.float64, device="cuda")
+    if beta == 0.0:
+        C.fill_(float("nan"))  # beta 0: C is not read
+    regtile.sgemm(A, B, C, beta=beta)
+    torch.cuda.synchronize()
+    assert torch.allclose(C.double(), ref)
+
+
+@pytest.mark.parametrize("beta", [0.0, 3.0])
+def test_host_zero_sizes(beta):
+    C = np.ones((4, 3), np.float32)
+    out = regtile.sgemm(np.zeros((4, 0), np.float32), np.zeros((0, 3), np.float32), C, beta=beta)
+    assert out is C and np.all(C == beta)
+    assert regtile.sgemm(np.zeros((0, 5), np.float32), np.zeros((5, 3), np.float32)).shape == (0, 3)
+
+
+def test_host_fortran_order_everything():
+    rng = np.random.default_rng()
+    A = np.asfortranarray(rng.standard_normal((130, 70), dtype=np.float32))
+    B = np.asfortranarray(rng.standard_normal((70, 90), dtype=np.float32))
+    C = np.asfortranarray(rng.standard_normal((130, 90), dtype=np.float32))
+    ref = 1.5 * (A.astype(np.float64) @ B) + 0.5 * C
+    out = regtile.sgemm(A, B, C, alpha=1.5, beta=0.5)
+    assert out is C and np.linalg.norm(C - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+@needs_layouts
+def test_host_transposed_views():
+    rng = np.random.default_rng()
+    A = rng.standard_normal((70, 130), dtype=np.float32).T
+    B = rng.standard_normal((90, 70), dtype=np.float32).T
+    out = regtile.sgemm(A, B)
+    ref = A.astype(np.float64) @ B
+    assert np.linalg.norm(out - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+def test_host_batched():
+    rng = np.random.default_rng()
+    A = rng.standard_normal((3, 40, 30), dtype=np.float32)
+    B = rng.standard_normal((30, 20), dtype=np.float32)
+    out = regtile.sgemm(A, B)
+    ref = A.astype(np.float64) @ B
+    assert out.shape == (3, 40, 20) and np.linalg.norm(out - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+def test_cached_call_compiles_and_allocates_nothing(monkeypatch):
+    A, B, C = torch.randn(200, 300, device="cuda"), torch.randn(300, 400, device="cuda"), _poison((200, 400))
+    regtile.sgemm(A, B, C)
+    calls = {"compile": 0, "alloc": 0}
+    real_compile, real_init = compiler.compile_config, driver.DeviceBuffer.__init__
+
+    def counting_compile(*a, **k):
+        calls["compile"] += 1
+        return real_compile(*a, **k)
+
+    def counting_init(self, *a, **k):
+        calls["alloc"] += 1
+        real_init(self, *a, **k)
+    monkeypatch.setattr(compiler, "compile_config", counting_compile)
+    monkeypatch.setattr(driver.DeviceBuffer, "__init__", counting_init)
+    for _ in range(3):
+        regtile.sgemm(A, B, C)
+        regtile.sgemm(A.clone(), B, C)  # new pointers, same metadata
+    torch.cuda.synchronize()
+    assert calls == {"compile": 0, "alloc": 0}
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
+def test_gemm_object_and_its_checks():
+    plan = regtile.Gemm(128, 96, 64)
+    A, B, C = torch.randn(128, 64, device="cuda"), torch.randn(64, 96, device="cuda"), _poison((128, 96))
+    assert plan(A, B, C) is C
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+    with pytest.raises(regtile.InputError, match="this plan is 128x96x64"):
+        plan(A[:100], B, C[:100])
+
+
+def test_torch_op_forward_and_compile_without_graph_breaks():
+    x, w = torch.randn(64, 128, device="cuda"), torch.randn(128, 32, device="cuda")
+    y = regtile.torch.mm(x, w)
+    torch.cuda.synchronize()
+    assert _err(y, x.double() @ w.double()) <= 1e-5
+    explain = torch._dynamo.explain(lambda a, b: torch.relu(regtile.torch.mm(a, b)))(x, w)
+    assert explain.graph_break_count == 0
+    f = torch.compile(lambda a, b: torch.relu(regtile.torch.mm(a, b)))
+    assert _err(f(x, w), torch.relu(x.double() @ w.double())) <= 1e-5
+
+
+@needs_layouts
+def test_torch_op_gradients():
+    x = torch.randn(48, 80, device="cuda", requires_grad=True)
+    w = torch.randn(80, 24, device="cuda", requires_grad=True)
+    regtile.torch.mm(x, w).square().sum().backward()
+    gx, gw = x.grad.clone(), w.grad.clone()
+    x.grad = w.grad = None
+    (x.double() @ w.double()).square().sum().backward()
+    assert _err(gx, x.grad) <= 1e-5 and _err(gw, w.grad) <= 1e-5
+
+
+@needs_layouts
+def test_mlp_trains_like_torch():
+    """A two-layer MLP trained a few steps with regtile's linear matches torch's losses."""
+    torch.manual_seed(0)
+    X, Y = torch.randn(256, 64, device="cuda"), torch.randn(256, 16, device="cuda")
+
+    def make():
+        torch.manual_seed(1)
+        return torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 16)).cuda()
+
+    def train(model, use_regtile):
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        losses = []
+        for _ in range(8):
+            h = X
+            for layer in model:
+                if isinstance(layer, torch.nn.Linear) and use_regtile:
+                    h = regtile.torch.linear(h, layer.weight, layer.bias)
+                else:
+                    h = layer(h)
+            loss = torch.nn.functional.mse_loss(h, Y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+    ours, theirs = train(make(), True), train(make(), False)
+    assert np.allclose(ours, theirs, rtol=1e-4), (ours, theirs)
