@@ -12,6 +12,7 @@ from regtile import errors
 
 # The installed packages (pyproject's package-dir maps each to its own folder, so walking
 # regtile.__path__ alone would not reach them).
+OPTIONAL = {"torch"}
 PACKAGES = ("regtile", "regtile.codegen", "regtile.sass", "regtile.runtime", "regtile.tools", "regtile.lab")
 
 
@@ -20,7 +21,11 @@ def _modules():
         pkg = importlib.import_module(pkg_name)
         yield pkg
         for info in pkgutil.iter_modules(pkg.__path__, pkg_name + "."):
-            yield importlib.import_module(info.name)
+            try:
+                yield importlib.import_module(info.name)
+            except ModuleNotFoundError as e:  # an optional dependency (torch for runtime.torch_ops)
+                if e.name not in OPTIONAL:
+                    raise
 
 
 def _exception_classes():
