@@ -203,7 +203,7 @@ def _table_data(path: str = TABLE_PATH) -> dict:
 
 def model_tflops() -> Dict[str, float]:
     """The model's per-member throughput fitted with the table (fit_model_tflops)."""
-    return _table_data().get("model_tflops", {})
+    return _table_data(TABLE_PATH).get("model_tflops", {})
 
 
 @functools.lru_cache(maxsize=1)

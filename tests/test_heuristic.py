@@ -43,20 +43,27 @@ def test_suite_shapes_take_their_measured_winner():
         assert h.choose_member(e["m"], e["n"], e["k"], 132) == e["best"], e
 
 
-def test_choice_is_a_valid_config_for_any_shape_and_fast():
+def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeypatch):
+    """Any shape gets a valid member from the committed table and the model alone: no file is
+    opened and no process started after the table is loaded (the speed is benchmarked, not
+    timed here)."""
+    import builtins
+    import subprocess
+    h.load_table()
     rng = random.Random(20)
     shapes = [tuple(int(2 ** rng.uniform(0, 17)) for _ in range(3)) for _ in range(300)]
-    t0 = time.perf_counter()
+
+    def refuse(*a, **k):
+        raise AssertionError("the heuristic opened a file or started a process")
+    monkeypatch.setattr(builtins, "open", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    first = []
     for m, n, k in shapes:
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132)
         assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx")
         assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
-    per_call = (time.perf_counter() - t0) / len(shapes)
-    assert per_call < 2e-3, f"{per_call * 1e6:.0f} us a choice (uncached)"
-    t0 = time.perf_counter()
-    for m, n, k in shapes:
-        h.choose_kernel(m, n, k, "sm_90", 132)
-    assert (time.perf_counter() - t0) / len(shapes) < 50e-6  # cached
+        first.append((cfg, backend))
+    assert [h.choose_kernel(m, n, k, "sm_90", 132) for m, n, k in shapes] == first  # deterministic
 
 
 def test_large_shapes_keep_the_large_kernel_and_other_archs_keep_todays():

@@ -94,16 +94,13 @@ def test_invalid_sgemv_t_configs(kwargs, needle):
         SgemvTConfig(**kwargs)
 
 
-def test_choose_gemv_is_fast_and_covers_both_ops():
-    import time
-    t = time.perf_counter()
+def test_choose_gemv_covers_both_ops():
     for m in (1, 2, 3, 7, 32, 300, 4096, 16384, 1 << 20):
         for n in (1, 3, 16, 77, 128, 4096, 50000, 1 << 20):
             for op in ("N", "T"):
                 cfg, splits = choose_gemv(m, n, op, 132)
                 assert isinstance(cfg, SgemvTConfig if op == "T" else SgemvConfig)
                 assert 1 <= splits <= 1024
-    assert (time.perf_counter() - t) / 144 < 1e-4  # microseconds a shape, no tuning run
     with pytest.raises(ConfigError, match="op='X'"):
         choose_gemv(4, 4, "X")
 
