@@ -14,8 +14,6 @@ the tuner's rule (tools/tune.py split_k_options) offers them for the shape.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import sys
 from typing import List, Sequence, Tuple
@@ -177,37 +175,9 @@ def pass_markdown(rows: Sequence[dict], sizes: Sequence[int], header: Sequence[s
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python3 -m regtile.tools.sweep", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--shapes", action="store_true", help="the performance issue's sweep")
-    g.add_argument("--pass-table", action="store_true", help="the SASS pass: before/after per kernel")
-    p.add_argument("--sizes", default="4096,8192", help="--pass-table: cube sizes (default 4096,8192)")
-    p.add_argument("--repeat", type=int, default=10)
-    p.add_argument("--json", help="write the raw rows here")
-    p.add_argument("--out", help="write the markdown table here")
-    args = p.parse_args(argv)
-    from ..runtime import driver
-    from .cmd_bench import header
-    dev = driver.device()
-
-    def progress(msg):
-        print(msg, file=sys.stderr, flush=True)
-    if args.shapes:
-        rows = sweep_shapes(args.repeat, progress)
-        text = shapes_table(rows, header(dev))
-    else:
-        sizes = [int(s) for s in args.sizes.split(",")]
-        rows = pass_table(sizes, args.repeat, progress)
-        text = pass_markdown(rows, sizes, header(dev))
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"device": dev.name, "rows": rows}, f, indent=1)
-    return 0
+    """The older spelling `python3 -m regtile.tools.sweep ...`: the same as `regtile sweep ...`."""
+    from .cli import main as cli_main
+    return cli_main(["sweep"] + list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":
