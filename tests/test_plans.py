@@ -277,3 +277,46 @@ def test_a_given_config_that_cannot_run_the_layout_is_refused(fake_gpu):
     with pytest.raises(InputError, match="config cannot run this layout or batch: registers"):
         regtile.sgemm(Dev((64, 32)), Dev((48, 32)), Dev((64, 48)), config=cfg, transb=True)
     assert fake_gpu == []
+
+
+def test_gemv_plan_packs_once_and_writes_the_per_call_fields(monkeypatch):
+    """GemvPlan's launches are packed once per (stream, incx, incy); a call writes A, lda, x, y,
+    alpha and beta into the packed buffers (read back here through the launch's params)."""
+    import ctypes
+    import struct
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS, SGEMV_PARAMS
+    from regtile.runtime import driver, gemv
+
+    def kernel(params, fn):
+        geo = SimpleNamespace(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0)
+        return SimpleNamespace(source=SimpleNamespace(params=params, geometry=geo, name="regtile_sgemv_fake"),
+                               function=fn, describe_launch=lambda grid: "fake")
+    main = kernel(SGEMV_PARAMS, 11)
+    main.reduce = kernel(REDUCE_PARAMS, 22)
+    seen = []
+
+    def fake_launch(func, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        n = len(SGEMV_PARAMS if func == 11 else REDUCE_PARAMS)
+        addrs = [params[i] for i in range(n)]
+        seen.append((func, (gx, gy, gz), stream, addrs))
+        return 0
+    monkeypatch.setattr(driver, "_raw_launch", (fake_launch, "fake"))
+    monkeypatch.setattr(driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
+    plan = gemv.GemvPlan(main, 64, 1000, "N", splits=4)
+    plan.launch(2.0, 0xA0, 1003, 0xB0, 1, 0.5, 0xC0, 3, stream=9)
+    plan.launch(3.0, 0xA4, 1001, 0xB8, 1, 0.0, 0xC8, 3, stream=9)
+    assert len(plan._packed) == 1 and [s[0] for s in seen] == [11, 22, 11, 22]
+    func, grid, stream, addrs = seen[2]
+    assert grid == (16, 4, 1) and stream == 9
+    read = lambda i, code: struct.unpack(code, ctypes.string_at(addrs[i], struct.calcsize(code)))[0]  # noqa: E731
+    assert (read(0, "<i"), read(1, "<i"), read(2, "<f"), read(3, "<Q"), read(4, "<i")) == (64, 1000, 3.0, 0xA4, 1001)
+    assert (read(5, "<Q"), read(6, "<i"), read(7, "<f"), read(8, "<Q"), read(9, "<i"), read(10, "<Q")) == \
+        (0xB8, 1, 0.0, 0xC8, 3, 0x5000)
+    _, rgrid, _, raddrs = seen[3]
+    rread = lambda i, code: struct.unpack(code, ctypes.string_at(raddrs[i], struct.calcsize(code)))[0]  # noqa: E731
+    assert (rread(0, "<i"), rread(1, "<i"), rread(2, "<f"), rread(3, "<Q"), rread(4, "<f"), rread(5, "<Q"),
+            rread(6, "<i")) == (64, 4, 3.0, 0x5000, 0.0, 0xC8, 3)
+    plan.launch(1.0, 0xA0, 1000, 0xB0, -1, 0.0, 0xC0, 1, stream=9)  # other increments: packed anew
+    assert len(plan._packed) == 2
