@@ -9,7 +9,14 @@ For each size (M = N = K), after warm-up, in interleaved rounds (median reported
 Variants: torch.mm(out=), regtile.sgemm, a regtile.Gemm object, the plan's launch
 alone (GemmPlan.launch with integer pointers: the packing + cuLaunchKernel floor), the
 same through cuda-bindings' cuLaunchKernel instead of ctypes, and cuda.core's launch of
-the same kernel (evidence for docs/overhead.md's choice).  Needs torch and a GPU.
+the same kernel (evidence for docs/overhead.md's choice).
+
+--gemv N: the GEMV calls on an N x N matrix (y = A x), the same two columns: torch.mv(out=),
+regtile.sgemv on torch tensors (cached path), its full path (the metadata cache emptied each
+call: every check, the plan from its cache), the code before the cached path when
+`regtile.runtime.gemv_before` is importable (a copy of the old runtime/gemv.py placed there
+for the measurement, not part of the package), and the decode GEMM 1 x N x N (x @ W^T)
+through regtile.sgemm (its plan runs the GEMV) against torch.mm.  Needs torch and a GPU.
 """
 from __future__ import annotations
 
@@ -66,6 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--gemv", type=int, nargs="*", default=[4096])
     args = ap.parse_args(argv)
     import torch
     import regtile
@@ -138,6 +146,7 @@ def main(argv=None) -> int:
             "launches": len(gplan._bound[stream].launches), "cuda_core": "measured" if callable(core) else core,
             "variants": {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
                                 "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}}
+    results["gemv"] = {str(g): _gemv_rows(g, args) for g in args.gemv}
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -149,7 +158,71 @@ def main(argv=None) -> int:
             print(f"| {s}^3 | {name} | {v['async_us']:.1f} | {v['sync_us']:.1f} |")
         print(f"| {s}^3 | (first call {r['first_call_ms']:.0f} ms, rel err {r['rel_err']:.1e}, "
               f"{r['launches']} launch(es): {r['kernel']}) | | |")
+    for g, r in results["gemv"].items():
+        for name, v in r["variants"].items():
+            print(f"| gemv {g}x{g} | {name} | {v['async_us']:.1f} | {v['sync_us']:.1f} |")
+        print(f"| gemv {g}x{g} | (rel err {r['rel_err']:.1e}; sgemm 1x{g}x{g}: {r['kernel']}) | | |")
     return 0
+
+
+def _time_variants(variants: dict, calls: int, rounds: int) -> dict:
+    """Per variant, the median async (host) and synced per-call microseconds over interleaved rounds."""
+    import torch
+    for fn in variants.values():
+        for _ in range(20):
+            fn()
+    torch.cuda.synchronize()
+    rows = {name: {"async": [], "sync": []} for name in variants}
+    for _ in range(rounds):
+        for name, fn in variants.items():
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            rows[name]["async"].append((time.perf_counter() - t) / calls * 1e6)
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(calls // 4):
+                fn()
+                torch.cuda.synchronize()
+            rows[name]["sync"].append((time.perf_counter() - t) / (calls // 4) * 1e6)
+    return {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
+                   "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}
+
+
+def _gemv_rows(size: int, args) -> dict:
+    import torch
+    import regtile
+    from regtile.runtime import gemv
+    A, x, y = torch.randn(size, size, device="cuda"), torch.randn(size, device="cuda"), torch.empty(size, device="cuda")
+    regtile.sgemv(A, x, y)
+    torch.cuda.synchronize()
+    ref = A.double() @ x.double()
+    err = ((y.double() - ref).norm() / ref.norm()).item()
+    xr, W, C = x.view(1, size), torch.randn(size, size, device="cuda"), torch.empty(1, size, device="cuda")
+
+    def full():
+        gemv._fast.clear()
+        regtile.sgemv(A, x, y)
+    variants = {
+        "torch.mv(A, x, out=y)": lambda: torch.mv(A, x, out=y),
+        "regtile.sgemv (cached path)": lambda: regtile.sgemv(A, x, y),
+        "regtile.sgemv (full path)": full,
+    }
+    try:
+        import importlib
+        before = importlib.import_module("regtile.runtime.gemv_before")
+        before.sgemv(A, x, y, stream=torch.cuda.current_stream().cuda_stream)
+        s = torch.cuda.current_stream().cuda_stream
+        variants["regtile.sgemv before (old gemv.py)"] = lambda: before.sgemv(A, x, y, stream=s)
+    except ImportError:
+        pass
+    variants["torch.mm(x, W^T) 1xNxN"] = lambda: torch.mm(xr, W.t(), out=C)
+    variants["regtile.sgemm(x, W^T) 1xNxN"] = lambda: regtile.sgemm(xr, W.t(), C)
+    regtile.sgemm(xr, W.t(), C)
+    from regtile.runtime.gemm import _fast_plans
+    plan = next(v[0] for k, v in _fast_plans.items() if k[1] == xr.shape)
+    return {"rel_err": err, "kernel": plan.describe(), "variants": _time_variants(variants, args.calls, args.rounds)}
 
 
 if __name__ == "__main__":

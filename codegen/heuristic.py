@@ -272,17 +272,82 @@ def _choose(m: int, n: int, k: int, arch: str, sm_count: int) -> Tuple[SgemmConf
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
                   batch: int = 1) -> Tuple[SgemmConfig, str]:
-    """(config, backend) for M x N x K on `arch` with `sm_count` SMs.  The layout flags are
-    passed into the config where SgemmConfig has them (the kernel choice ignores them: the
-    table was fitted on row-major A and B)."""
+    """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
+    (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
+    table / model picks (fitted on row-major A and B: the layout does not change the member)."""
+    if batch > 1:
+        return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     cfg, backend = _choose(int(m), int(n), int(max(k, 1)), arch, int(sm_count))
-    flags = {"trans_a": bool(trans_a), "trans_b": bool(trans_b)}
-    if batch != 1:
-        flags["batched"] = True
-    changes = {f: v for f, v in flags.items() if hasattr(cfg, f) and getattr(cfg, f) != v}
-    if changes:
-        cfg = cfg.replace(**changes)
-    return cfg, backend
+    return with_layout(cfg, trans_a, trans_b), backend
+
+
+# ---- layouts and batches -------------------------------------------------------------------
+def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = False) -> SgemmConfig:
+    """`cfg` generated for op(A), op(B) (and, batched, as the batched kernel: blockIdx.z is the
+    batch entry, so split-K, stream-K and the edge split, whose work is per matrix, are off).
+
+    trans_b: with pad_b=4 where the config takes it: B^T lands in Bs a float at a time, lanes
+    2t and 2t+1 four rows apart, one bank; four floats of padding make those stores
+    conflict-free in every member (codegen/smem_banks.py; e.g. 128x128: 4 conflicts a warp
+    k-tile -> 0, 64x64: 64 -> 32) and docs/layouts.md measured NT at 4096^3 / 8192^3 1.012 /
+    1.032x cuBLAS with it against 1.007 / 1.017 without.
+
+    The one real refusal: the register rule refuses B^T's extra copy register at min_blocks=2
+    on the 128x128 8x8 tiles (129 estimated against a cap of 128: the zorder preset spilled 20
+    bytes there as NT, codegen/config.register_estimate).  Such a member runs at min_blocks=1,
+    its registers then uncapped; any other ConfigError is raised."""
+    from .config import ConfigError
+    fields = {"trans_a": bool(trans_a), "trans_b": bool(trans_b)}
+    if batched:
+        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False)
+    tries = [fields]
+    if trans_b and cfg.pad_b == 0 and cfg.stages and cfg.vec == 4:
+        tries.insert(0, dict(fields, pad_b=4))
+    if cfg.min_blocks > 1:
+        tries += [dict(f, min_blocks=1) for f in tries]
+    first = None
+    for f in tries:
+        changes = {name: v for name, v in f.items() if getattr(cfg, name) != v}
+        try:
+            return cfg.replace(**changes) if changes else cfg
+        except ConfigError as e:
+            first = first or e
+    raise first
+
+
+# Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
+# with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
+# whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):
+# 64 x 128^3 is fastest on 64x64 tiles (256 blocks; 128x128 makes 64, half the SMs idle),
+# 16 x 512^3 and 8 x 1024x1024x64 on 128x128 (256 / 512 blocks), 128x256 ties there and wins
+# only where its blocks fill the SMs twice over.
+BATCHED_MEMBERS = (("wide-128x256", 2), ("sq-128x128", 1), ("plain-64x64", 0.5), ("plain-32x32", 0))
+
+
+def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int, trans_a: bool = False,
+                   trans_b: bool = False) -> Tuple[SgemmConfig, str]:
+    """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry):
+    BATCHED_MEMBERS's rule by the count of blocks, generated batched for the layouts."""
+    if arch != "sm_90":
+        mem = get_member("cuda-zorder")
+        return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
+    name = batched_member(m, n, k, batch, sm_count)
+    mem = get_member(name)
+    return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
+
+
+def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
+    """The member choose_batched runs (see BATCHED_MEMBERS)."""
+    small = m * n <= SMALL_MN
+    for name, fill in BATCHED_MEMBERS:
+        c = get_member(name).config
+        if _pad(m, n, c.bm, c.bn) > (SMALL_MAX_PAD if small else MAX_PAD):
+            continue
+        if name == "wide-128x256" and 2 * batch * m * n * k < HUGE_FLOPS:
+            continue  # ties 128x128 below this size (docs/layouts.md)
+        if batch * _ceil(m, c.bm) * _ceil(n, c.bn) >= fill * sm_count:
+            return name
+    return BATCHED_MEMBERS[-1][0]
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[str, object]:

@@ -48,12 +48,14 @@ def _arch_of_device() -> str:
     return arch
 
 
-def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096) -> Tuple[SgemmConfig, str]:
+def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, trans_a: bool = False,
+                         trans_b: bool = False, batch: int = 0) -> Tuple[SgemmConfig, str]:
     """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
-    (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere; sm_80..89
-    keep the zorder preset through CUDA C).  `k` defaults for callers that know only M x N."""
+    (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere, a
+    batched member by the count of blocks for batch > 1; sm_80..89 keep the zorder preset
+    through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N."""
     from ..codegen.heuristic import choose_kernel
-    return choose_kernel(m, n, k, arch, sms)
+    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1)
 
 
 _tuned_tables: Dict[str, Dict[str, tuple]] = {}
@@ -78,15 +80,19 @@ def _tuned(device_name: str) -> Dict[str, tuple]:
     return table
 
 
-def choose_sgemm_kernel(m: int, n: int, k: int, arch: str) -> Tuple[SgemmConfig, str]:
+def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False, trans_b: bool = False,
+                        batch: int = 0) -> Tuple[SgemmConfig, str]:
     """The fastest config `regtile tune` stored for this shape and device on either backend
-    (the store is read once per process: clear_caches() forgets it), else
-    default_sgemm_kernel."""
+    (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
+    read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
+    config comes generated for the layouts and the batch (codegen/heuristic.with_layout)."""
     dev = driver.device()
-    hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
-    if hit is not None:
-        return hit[1], hit[2]
-    return default_sgemm_kernel(m, n, arch, dev.sm_count, k)
+    if batch <= 1:
+        hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
+        if hit is not None:
+            from ..codegen.heuristic import with_layout
+            return with_layout(hit[1], trans_a, trans_b), hit[2]
+    return default_sgemm_kernel(m, n, arch, dev.sm_count, k, trans_a, trans_b, batch)
 
 
 def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
@@ -112,9 +118,10 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
           transa: bool = False, transb: bool = False):
     """C = alpha op(A) op(B) + beta C in FP32 with a generated kernel, op(X) = X^T when
     trans<x> (BLAS's transa/transb).  The kernel: `config` (built by `backend`, default
-    CUDA C), else the fastest one `regtile tune` stored for the shape, else
-    default_sgemm_kernel's choice; it is compiled and planned once per shape and layout
-    (runtime/plans.py), later calls only launch.
+    CUDA C), else, for m == 1 or n == 1 (one GEMM, not a batch), the SGEMV family's kernel
+    (runtime/gemv.gemv_route), else the fastest one `regtile tune` stored for the shape,
+    else default_sgemm_kernel's choice for the shape, layouts and batch; it is compiled and
+    planned once per shape and layout (runtime/plans.py), later calls only launch.
 
     Operands: 2-D (rows, cols) or 3-D (batch, rows, cols; a batch of 1 or a batch stride
     of 0 broadcasts), float32, row-major or column-major views (transposes, Fortran order)
@@ -220,13 +227,15 @@ def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) ->
 class Gemm:
     """An explicit plan, in the spirit of nvmath-python's plan/execute and cuBLASLt:
 
-        plan = regtile.Gemm(m, n, k)            # op(A) m x k, op(B) k x n; kernel chosen once
+        plan = regtile.Gemm(m, n, k)            # op(A) m x k, op(B) k x n
         plan(A, B, C, alpha=1.0, beta=0.0, stream=None)   # enqueue, returns C
 
-    `transa`/`transb` as in sgemm, `batch` > 0 for 3-D operands.  The kernel (config,
-    backend) is chosen and compiled at construction; each operand layout (leading
-    dimensions, row/column-major) gets its plan on first use and keeps it as long as this
-    object lives (a CUDA graph that captured a call stays valid while the object does)."""
+    `transa`/`transb` as in sgemm, `batch` > 0 for 3-D operands.  Without a `config`, the
+    kernel is chosen as regtile.sgemm chooses it (the layouts and the batch included: an
+    m == 1 or n == 1 GEMM runs the GEMV family) per operand layout (leading dimensions,
+    row/column-major), compiled and planned on first use; each plan is kept as long as this
+    object lives (a CUDA graph that captured a call stays valid while the object does).
+    describe() names what runs."""
 
     def __init__(self, m: int, n: int, k: int, transa: bool = False, transb: bool = False, batch: int = 0,
                  config: Optional[SgemmConfig] = None, backend: Optional[str] = None, arch: Optional[str] = None):
@@ -239,10 +248,7 @@ class Gemm:
             raise InputError(f"backend={backend!r}: must be 'cuda' or 'ptx'")
         self.shape, self.transa, self.transb, self.batch = (int(m), int(n), int(k)), bool(transa), bool(transb), batch
         self.arch = check_arch(arch) if arch else _arch_of_device()
-        if config is None:
-            config, chosen = choose_sgemm_kernel(max(m, 1), max(n, 1), max(k, 1), self.arch)
-            backend = backend or chosen
-        self.config, self.backend = config, backend or "cuda"
+        self.config, self.backend = config, backend
         self._plans = PlanCache(size=64)
         self._fast: Dict[tuple, tuple] = {}
 
@@ -273,9 +279,18 @@ class Gemm:
             _remember(self._fast, fast, (plan, p.swapped, p.a.torch_device))
         return C
 
+    def plans(self):
+        """The plans made so far (one per operand layout met)."""
+        return list(self._plans._plans.values())
+
     def describe(self) -> str:
         m, n, k = self.shape
-        return f"regtile.Gemm {m}x{n}x{k} ({self.backend}): {self.config}"
+        head = f"regtile.Gemm {m}x{n}x{k}" + (f" x{self.batch}" if self.batch else "")
+        made = self.plans()
+        if made:
+            return head + ": " + "; ".join(p.describe() for p in made)
+        what = f"{self.config} ({self.backend or 'cuda'})" if self.config is not None else "chosen on first call"
+        return f"{head}: {what}"
 
 
 def run_device(p: Problem, alpha: float, beta: float, stream: int, config=None, backend=None, arch=None,

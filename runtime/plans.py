@@ -4,7 +4,9 @@ A GemmPlan is everything one SGEMM shape needs on this GPU, built once: the kern
 (compiled and loaded), its launches (runtime/sgemm_launch.SgemmLaunch: an edge split's
 parts, stream-K's two launches, split-K's reduction) with their arguments packed into
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
-split-K / stream-K workspace and the stream-K work list with its flags.  Two streams
+split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
+GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV
+family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest.  Two streams
 running the same plan concurrently therefore never share a workspace, and nothing is
 freed or synchronised between calls.
 
@@ -34,29 +36,15 @@ PLAN_CACHE_SIZE = 256
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
 
 
-def has_layout_kernels() -> bool:
-    """Whether the generator takes trans_a / trans_b (op(A), op(B) = T generated into the kernel)."""
-    from ..codegen.config import SgemmConfig
-    return hasattr(SgemmConfig(), "trans_a")
-
-
-def has_batched_kernels() -> bool:
-    from ..codegen.config import SgemmConfig
-    return hasattr(SgemmConfig(), "batched")
-
-
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
-    """`cfg` (chosen for the shape) generated for these layouts and, batched, as the batched
-    kernel (blockIdx.z = batch entry; split-K, stream-K and the edge split have no batched form)."""
-    fields = {}
-    if has_layout_kernels():
-        fields.update(trans_a=bool(trans_a), trans_b=bool(trans_b))
-    elif trans_a or trans_b:
-        raise InputError("a transposed (column-major) operand needs the layout kernels (SgemmConfig.trans_a/"
-                         "trans_b), which this build of regtile lacks; pass row-major operands")
-    if batched and has_batched_kernels():
+    """A given `cfg` generated for these layouts and, batched, as the batched kernel
+    (blockIdx.z = batch entry; split-K, stream-K and the edge split have no batched form).
+    A given config is taken as it is: a refusal (ConfigError) is the caller's to see."""
+    fields = dict(trans_a=bool(trans_a), trans_b=bool(trans_b))
+    if batched:
         fields.update(batched=True, stream_k=False, split_k=1, edge_split=False)
-    return cfg.replace(**fields) if fields else cfg
+    changes = {f: v for f, v in fields.items() if getattr(cfg, f) != v}
+    return cfg.replace(**changes) if changes else cfg
 
 
 class _Bound:
@@ -77,50 +65,48 @@ class GemmPlan:
     def __init__(self, m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, ldc: int,
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
                  backend: Optional[str] = None, arch: Optional[str] = None):
+        from ..codegen.config import ConfigError
         from .compiler import compile_config
         from .gemm import _arch_of_device, choose_sgemm_kernel
         self.m, self.n, self.k = m, n, k
         self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
         self.lda, self.ldb, self.ldc = lda, ldb, ldc
         self.batch, self.strides = batch, tuple(strides)
-        from ..codegen.config import ConfigError
-        arch = arch or _arch_of_device()
-        given = config is not None
-        if config is None:
-            config, chosen = choose_sgemm_kernel(m, n, k, arch)
-            backend = backend or chosen
-        self.backend = backend or "cuda"
-        try:
-            self.config = kernel_config(config, trans_a, trans_b, batch > 0)
-        except ConfigError as e:
-            if given:
-                raise InputError(f"config cannot run this layout or batch: {e}") from None
-            # the shape's kernel has no form for this layout/batch: the zorder preset has
-            from ..codegen.presets import get_preset
-            from .gemm import DEFAULT_SGEMM_PRESET
-            self.config = kernel_config(get_preset(DEFAULT_SGEMM_PRESET).config, trans_a, trans_b, batch > 0)
-            self.backend = "cuda"
-        # TEMPORARY until the batched kernels land (SgemmConfig.batched): one launch per entry
-        self._loop = batch > 0 and not has_batched_kernels()
-        self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
-        self.arch = arch
+        self.arch = arch = arch or _arch_of_device()
         self._bound: Dict[int, _Bound] = {}
         self._lock = threading.Lock()
+        self.gemv = None
+        if config is None and backend is None and batch == 0 and k >= 1 and (m == 1 or n == 1):
+            # a GEMV (one row or one column of C): the SGEMV family streams the matrix once at
+            # the memory bound, where a GEMM tile pads 63 of 64 rows (issue 20)
+            from .gemv import gemv_route
+            self.gemv = gemv_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
+            self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
+            return
+        if config is None:
+            # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
+            # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
+            self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch)
+            self.backend = backend or chosen
+        else:
+            try:
+                self.config = kernel_config(config, trans_a, trans_b, batch > 0)
+            except ConfigError as e:
+                raise InputError(f"config cannot run this layout or batch: {e}") from None
+            self.backend = backend or "cuda"
+        self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
 
     def describe(self) -> str:
+        """The problem and what runs it: the kernel's label and backend, or the GEMV plan."""
         ops = ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
         b = f" x{self.batch}" if self.batch else ""
+        if self.gemv is not None:
+            return f"{self.m}x{self.n}x{self.k} {ops}{b}: GEMV {self.gemv.plan.describe()} (cuda)"
         return f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
 
     def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
-        m, n, k = self.m, self.n, self.k
-        common = dict(workspace=workspace)  # the edge parts' offsets follow the kernel's own layouts
-        if self.batch and self._loop:
-            sa, sb, sc = self.strides
-            return [SgemmLaunch(self.kernel, m, n, k, 0.0, 4 * i * sa, self.lda, 4 * i * sb, self.ldb, 0.0,
-                                4 * i * sc, self.ldc, **common) for i in range(self.batch)]
-        return [SgemmLaunch(self.kernel, m, n, k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
-                            batch=self.batch, strides=self.strides, **common)]
+        return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
+                            workspace=workspace, batch=self.batch, strides=self.strides)]
 
     def _bind(self, stream: int) -> _Bound:
         """The stream's workspace and work lists (allocated once per plan and stream)."""
@@ -150,6 +136,9 @@ class GemmPlan:
 
     def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
         """Enqueue the GEMM on `stream` (a CUstream handle as an int); returns at once."""
+        if self.gemv is not None:
+            self.gemv.launch(a, b, c, alpha, beta, stream)
+            return
         bound = self._bound.get(stream)
         if bound is None:
             bound = self._bind(stream)
@@ -159,6 +148,8 @@ class GemmPlan:
                 launch(values, stream)
 
     def workspace_streams(self) -> List[int]:
+        if self.gemv is not None:
+            return self.gemv.plan.workspace_streams()
         return list(self._bound)
 
 

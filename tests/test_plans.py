@@ -144,7 +144,179 @@ def test_zero_sizes_on_device_launch_nothing(monkeypatch):
     assert FakePlan.built == []
 
 
-def test_transposed_operands_refused_clearly_without_layout_kernels(monkeypatch):
-    monkeypatch.setattr(plans, "has_layout_kernels", lambda: False)
-    with pytest.raises(InputError, match="layout kernels"):
-        plans.kernel_config(regtile.SgemmConfig(), True, False, False)
+# ---- routing and config selection (the loader, compiler and device faked) -----------------
+class FakeGemv:
+    """gemv.plan_for's stand-in: records the plan asked for and its launches."""
+    made = []
+
+    def __init__(self, m, n, op, incx, incy, arch=None):
+        self.args = (m, n, op, incx, incy)
+        self.config, self.launches, self.kernel = ("sgemv", op), [], None
+        FakeGemv.made.append(self)
+
+    def launch(self, *args):
+        self.launches.append(args)
+
+    def describe(self):
+        return f"fake sgemv op {self.args[2]}"
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """A 132-SM sm_90 without a GPU: compile_config and driver.load record the configs built."""
+    from types import SimpleNamespace
+    from regtile.runtime import compiler, gemv
+    built = []
+    monkeypatch.setattr(gemm.driver, "device", lambda: SimpleNamespace(arch="sm_90", sm_count=132, name="fake"))
+    monkeypatch.setattr(gemm, "_tuned", lambda name: {})
+    monkeypatch.setattr(gemm.driver, "stream_capturing", lambda stream: False)
+    monkeypatch.setattr(compiler, "compile_config", lambda cfg, arch, backend="cuda": built.append((cfg, backend)))
+    monkeypatch.setattr(plans.driver, "load", lambda artifact: SimpleNamespace(label="fake kernel"))
+    monkeypatch.setattr(gemv, "plan_for", lambda *a, **k: FakeGemv(*a, **k))
+    monkeypatch.setattr(gemm, "plan_cache", plans.PlanCache())
+    # a GEMM plan's launches on a stream: none (nothing to pack without a kernel)
+    monkeypatch.setattr(plans.GemmPlan, "_bind", lambda self, stream: plans._Bound((), None))
+    FakeGemv.made.clear()
+    return built
+
+
+# (m, n, k, transa, transb) -> the GEMV asked for (rows, cols, op, incx, incy), which operand is
+# the matrix and its ld: C row-major (ldc = n), A and B dense
+GEMV_CASES = [
+    ((1, 48, 32, False, False), (32, 48, "T", 1, 1), "B", 48),  # y = B^T a
+    ((1, 48, 32, True, False), (32, 48, "T", 1, 1), "B", 48),   # A stored 32 x 1: its column, stride 1
+    ((1, 48, 32, False, True), (48, 32, "N", 1, 1), "B", 32),   # y = B a, B stored 48 x 32
+    ((1, 48, 32, True, True), (48, 32, "N", 1, 1), "B", 32),
+    ((40, 1, 32, False, False), (40, 32, "N", 1, 1), "A", 32),  # y = A b, b's column (ldb 1)
+    ((40, 1, 32, True, False), (32, 40, "T", 1, 1), "A", 40),   # y = A^T b, A stored 32 x 40
+    ((40, 1, 32, False, True), (40, 32, "N", 1, 1), "A", 32),
+    ((40, 1, 32, True, True), (32, 40, "T", 1, 1), "A", 40),
+]
+
+
+@pytest.mark.parametrize("case, want, mat, ld", GEMV_CASES)
+def test_m_or_n_one_routes_to_the_gemv_family(fake_gpu, case, want, mat, ld):
+    m, n, k, ta, tb = case
+    A = Dev((k, m) if ta else (m, k), ptr=0xA000)
+    B = Dev((n, k) if tb else (k, n), ptr=0xB000)
+    C = Dev((m, n), ptr=0xC000)
+    for _ in range(2):
+        regtile.sgemm(A, B, C, alpha=2.0, beta=0.5, transa=ta, transb=tb, stream=5)
+    assert fake_gpu == [] and len(FakeGemv.made) == 1  # no GEMM kernel built; the GEMV planned once
+    g = FakeGemv.made[0]
+    assert g.args == want
+    alpha, mptr, mld, x, incx, beta, y, incy, stream = g.launches[-1]
+    assert (mptr, x) == ((0xA000, 0xB000) if mat == "A" else (0xB000, 0xA000))
+    assert (alpha, beta, y, mld, stream) == (2.0, 0.5, 0xC000, ld, 5) and len(g.launches) == 2
+    plan = next(iter(gemm.plan_cache._plans.values()))
+    assert "GEMV fake sgemv" in plan.describe()
+
+
+def test_gemv_route_not_taken_for_batches_configs_or_k_zero(fake_gpu):
+    C = Dev((3, 1, 48))
+    regtile.sgemm(Dev((3, 1, 32)), Dev((32, 48)), C)  # a batch of row vectors: the batched GEMM
+    regtile.sgemm(Dev((1, 32)), Dev((32, 48)), Dev((1, 48)), config=regtile.SgemmConfig())
+    assert FakeGemv.made == [] and len(fake_gpu) == 2
+    assert fake_gpu[0][0].batched and fake_gpu[1][0] == regtile.SgemmConfig()
+
+
+def test_strided_column_of_b_and_row_of_transposed_a(fake_gpu):
+    """n == 1 reads B's column at stride ldb; m == 1 with A^T reads A's column at stride lda."""
+    regtile.sgemm(Dev((40, 32)), Dev((32, 1), strides=(4 * 7, 4)), Dev((40, 1)))
+    regtile.sgemm(Dev((32, 1), strides=(4 * 9, 4)), Dev((32, 48)), Dev((1, 48)), transa=True)
+    assert [g.args for g in FakeGemv.made] == [(40, 32, "N", 7, 1), (32, 48, "T", 9, 1)]
+
+
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_batched_plans_choose_a_batched_member_for_the_layout(fake_gpu, ta, tb):
+    from regtile.codegen import heuristic
+    A = Dev((16, 512, 512), strides=(4 * 512 * 512, 4, 4 * 512)) if ta else Dev((16, 512, 512))
+    B = Dev((16, 512, 512), strides=(4 * 512 * 512, 4, 4 * 512)) if tb else Dev((16, 512, 512))
+    regtile.sgemm(A, B, Dev((16, 512, 512)))
+    (cfg, backend), = fake_gpu
+    want, want_backend = heuristic.choose_batched(512, 512, 512, 16, "sm_90", 132, ta, tb)
+    assert (cfg, backend) == (want, want_backend)
+    assert cfg.batched and not cfg.stream_k and not cfg.edge_split and cfg.split_k == 1
+    assert (cfg.trans_a, cfg.trans_b) == (ta, tb) and (cfg.bm, cfg.bn) == (128, 128)
+    assert cfg.pad_b == (4 if tb else 0)
+
+
+def test_batched_member_by_the_count_of_blocks():
+    from regtile.codegen.heuristic import batched_member
+    assert batched_member(128, 128, 128, 64, 132) == "plain-64x64"  # 128x128 tiles: 64 blocks, half the SMs
+    assert batched_member(512, 512, 512, 16, 132) == "sq-128x128"   # 256 blocks
+    assert batched_member(1024, 1024, 64, 8, 132) == "sq-128x128"
+    assert batched_member(4096, 4096, 4096, 8, 132) == "wide-128x256"
+    assert batched_member(64, 64, 64, 4, 132) == "plain-32x32"
+
+
+def test_layout_fallback_only_where_the_register_rule_refuses():
+    """B^T at min_blocks=2 on 128x128 8x8 is refused (129 registers estimated, cap 128): the chosen
+    member runs at min_blocks=1; everywhere else the member keeps its min_blocks; B^T gets pad_b=4."""
+    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.presets import FAMILY
+    sq = FAMILY["sq-128x128"].config
+    assert with_layout(sq, False, True).min_blocks == 1 and with_layout(sq, True, False).min_blocks == 2
+    for name, mem in FAMILY.items():
+        for ta in (False, True):
+            for tb in (False, True):
+                for batched in (False, True):
+                    cfg = with_layout(mem.config, ta, tb, batched)
+                    assert (cfg.trans_a, cfg.trans_b, cfg.batched) == (ta, tb, batched)
+                    if not tb:
+                        assert cfg.min_blocks == mem.config.min_blocks and cfg.pad_b == mem.config.pad_b
+                    elif mem.config.stages and mem.config.vec == 4:
+                        assert cfg.pad_b == 4
+
+
+def test_a_given_config_that_cannot_run_the_layout_is_refused(fake_gpu):
+    """A config the caller gave is not changed behind their back: the register rule's refusal
+    of B^T at min_blocks=2 is an InputError naming the constraint."""
+    cfg = regtile.get_preset("zorder").config
+    assert cfg.min_blocks == 2
+    with pytest.raises(InputError, match="config cannot run this layout or batch: registers"):
+        regtile.sgemm(Dev((64, 32)), Dev((48, 32)), Dev((64, 48)), config=cfg, transb=True)
+    assert fake_gpu == []
+
+
+def test_gemv_plan_packs_once_and_writes_the_per_call_fields(monkeypatch):
+    """GemvPlan's launches are packed once per (stream, incx, incy); a call writes A, lda, x, y,
+    alpha and beta into the packed buffers (read back here through the launch's params)."""
+    import ctypes
+    import struct
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS, SGEMV_PARAMS
+    from regtile.runtime import driver, gemv
+
+    def kernel(params, fn):
+        geo = SimpleNamespace(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0)
+        return SimpleNamespace(source=SimpleNamespace(params=params, geometry=geo, name="regtile_sgemv_fake"),
+                               function=fn, describe_launch=lambda grid: "fake")
+    main = kernel(SGEMV_PARAMS, 11)
+    main.reduce = kernel(REDUCE_PARAMS, 22)
+    seen = []
+
+    def fake_launch(func, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        n = len(SGEMV_PARAMS if func == 11 else REDUCE_PARAMS)
+        addrs = [params[i] for i in range(n)]
+        seen.append((func, (gx, gy, gz), stream, addrs))
+        return 0
+    monkeypatch.setattr(driver, "_raw_launch", (fake_launch, "fake"))
+    monkeypatch.setattr(driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
+    plan = gemv.GemvPlan(main, 64, 1000, "N", splits=4)
+    plan.launch(2.0, 0xA0, 1003, 0xB0, 1, 0.5, 0xC0, 3, stream=9)
+    plan.launch(3.0, 0xA4, 1001, 0xB8, 1, 0.0, 0xC8, 3, stream=9)
+    assert len(plan._packed) == 1 and [s[0] for s in seen] == [11, 22, 11, 22]
+    func, grid, stream, addrs = seen[2]
+    assert grid == (16, 4, 1) and stream == 9
+    read = lambda i, code: struct.unpack(code, ctypes.string_at(addrs[i], struct.calcsize(code)))[0]  # noqa: E731
+    assert (read(0, "<i"), read(1, "<i"), read(2, "<f"), read(3, "<Q"), read(4, "<i")) == (64, 1000, 3.0, 0xA4, 1001)
+    assert (read(5, "<Q"), read(6, "<i"), read(7, "<f"), read(8, "<Q"), read(9, "<i"), read(10, "<Q")) == \
+        (0xB8, 1, 0.0, 0xC8, 3, 0x5000)
+    _, rgrid, _, raddrs = seen[3]
+    rread = lambda i, code: struct.unpack(code, ctypes.string_at(raddrs[i], struct.calcsize(code)))[0]  # noqa: E731
+    assert (rread(0, "<i"), rread(1, "<i"), rread(2, "<f"), rread(3, "<Q"), rread(4, "<f"), rread(5, "<Q"),
+            rread(6, "<i")) == (64, 4, 3.0, 0x5000, 0.0, 0xC8, 3)
+    plan.launch(1.0, 0xA0, 1000, 0xB0, -1, 0.0, 0xC0, 1, stream=9)  # other increments: packed anew
+    assert len(plan._packed) == 2

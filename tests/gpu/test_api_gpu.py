@@ -12,8 +12,6 @@ pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
 torch.backends.cuda.matmul.allow_tf32 = False
 
-needs_layouts = pytest.mark.skipif(not plans.has_layout_kernels(),
-                                   reason="transposed operands need SgemmConfig.trans_a/trans_b (helper 'layouts')")
 
 
 def _err(got, ref):
@@ -34,8 +32,7 @@ def _operand(rows, cols, colmajor, pad=0):
     return torch.randn(rows, cols + pad, device="cuda")[:, :cols]
 
 
-LAYOUTS = [(False, False), pytest.param(True, False, marks=needs_layouts),
-           pytest.param(False, True, marks=needs_layouts), pytest.param(True, True, marks=needs_layouts)]
+LAYOUTS = [(False, False), (True, False), (False, True), (True, True)]
 
 
 @pytest.mark.parametrize("a_col, b_col", LAYOUTS)
@@ -71,7 +68,6 @@ def test_column_major_c_with_column_major_operands():
     assert _err(C, A.double() @ B.double()) <= 1e-5
 
 
-@needs_layouts
 def test_column_major_c_with_row_major_operands():
     m, n, k = 300, 500, 70
     A, B = _operand(m, k, False), _operand(k, n, False)
@@ -205,7 +201,6 @@ def test_host_fortran_order_everything():
     assert out is C and np.linalg.norm(C - ref) / np.linalg.norm(ref) <= 1e-5
 
 
-@needs_layouts
 def test_host_transposed_views():
     rng = np.random.default_rng()
     A = rng.standard_normal((70, 130), dtype=np.float32).T
@@ -268,7 +263,6 @@ def test_torch_op_forward_and_compile_without_graph_breaks():
     assert _err(f(x, w), torch.relu(x.double() @ w.double())) <= 1e-5
 
 
-@needs_layouts
 def test_torch_op_gradients():
     x = torch.randn(48, 80, device="cuda", requires_grad=True)
     w = torch.randn(80, 24, device="cuda", requires_grad=True)
@@ -279,7 +273,6 @@ def test_torch_op_gradients():
     assert _err(gx, x.grad) <= 1e-5 and _err(gw, w.grad) <= 1e-5
 
 
-@needs_layouts
 def test_mlp_trains_like_torch():
     """A two-layer MLP trained a few steps with regtile's linear matches torch's losses."""
     torch.manual_seed(0)
@@ -307,3 +300,103 @@ def test_mlp_trains_like_torch():
         return losses
     ours, theirs = train(make(), True), train(make(), False)
     assert np.allclose(ours, theirs, rtol=1e-4), (ours, theirs)
+
+
+# ---- m == 1 / n == 1: the GEMV family through sgemm's cached plans -------------------------
+@pytest.mark.parametrize("transa, transb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("m, n, k", [(1, 7680, 2560), (1, 333, 1001), (4097, 1, 515), (1, 1, 64), (1, 64, 1)])
+def test_gemv_route_all_layouts(m, n, k, transa, transb):
+    """op(A) op(B) with one row or one column of C, every layout through the BLAS flags and
+    views, alpha and beta: the plan runs the SGEMV family (describe says so)."""
+    A = torch.randn((k, m) if transa else (m, k), device="cuda")
+    B = torch.randn((n, k) if transb else (k, n), device="cuda")
+    C = torch.randn(m, n, device="cuda")
+    C0 = C.clone()
+    regtile.sgemm(A, B, C, alpha=0.75, beta=-0.5, transa=transa, transb=transb)
+    ref = 0.75 * ((A.t() if transa else A).double() @ (B.t() if transb else B).double()) - 0.5 * C0.double()
+    torch.cuda.synchronize()
+    assert _err(C, ref) <= 1e-5
+    opA, opB = (A.t() if transa else A), (B.t() if transb else B)
+    D = _poison((m, n))
+    regtile.sgemm(opA, opB, D)  # the same product through transposed views
+    torch.cuda.synchronize()
+    assert _err(D, opA.double() @ opB.double()) <= 1e-5
+    described = [p.describe() for p in plans.plan_cache._plans.values() if (p.m, p.n, p.k) in ((m, n, k), (n, m, k))]
+    assert described and all("GEMV" in d for d in described), described
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (2048, 1, 700)])
+def test_gemv_route_column_major_c_and_cached_calls(m, n, k, monkeypatch):
+    A, B = _operand(m, k, True, pad=3), _operand(k, n, False, pad=1)
+    C = _poison((m, n), colmajor=True)
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, A.double() @ B.double()) <= 1e-5
+    monkeypatch.setattr(compiler, "compile_config", lambda *a, **k: pytest.fail("a cached GEMV call compiled"))
+    for _ in range(3):
+        C.fill_(float("nan"))
+        A2 = _operand(m, k, True, pad=3)
+        regtile.sgemm(A2, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, A2.double() @ B.double()) <= 1e-5
+
+
+def test_gemv_route_through_gemm_object_and_host():
+    plan = regtile.Gemm(1, 512, 768, transb=True)
+    x, W = torch.randn(1, 768, device="cuda"), torch.randn(512, 768, device="cuda")
+    C = _poison((1, 512))
+    plan(x, W, C)
+    torch.cuda.synchronize()
+    assert _err(C, x.double() @ W.double().t()) <= 1e-5
+    assert "GEMV" in plan.describe()
+    rng = np.random.default_rng()
+    for a, b in ((rng.standard_normal((1, 300), dtype=np.float32), rng.standard_normal((300, 200), dtype=np.float32)),
+                 (rng.standard_normal((400, 300), dtype=np.float32), np.asfortranarray(rng.standard_normal((300, 1), dtype=np.float32))),
+                 (rng.standard_normal((300, 1), dtype=np.float32).T, rng.standard_normal((200, 300), dtype=np.float32).T)):
+        out = regtile.sgemm(a, b)
+        ref = a.astype(np.float64) @ b
+        assert np.linalg.norm(out - ref) / np.linalg.norm(ref) <= 1e-5
+
+
+def test_gemv_route_through_the_torch_op():
+    x, w = torch.randn(1, 1024, device="cuda", requires_grad=True), torch.randn(2048, 1024, device="cuda", requires_grad=True)
+    y = regtile.torch.linear(x, w)  # x @ w^T: a GEMV on w
+    torch.cuda.synchronize()
+    assert _err(y.detach(), x.detach().double() @ w.detach().double().t()) <= 1e-5
+    g = torch.randn_like(y)
+    y.backward(g)  # dx = g @ w (1 row: GEMV), dw = g^T x (an outer product, k = 1)
+    torch.cuda.synchronize()
+    assert _err(x.grad, g.double() @ w.detach().double()) <= 1e-5
+    assert _err(w.grad, g.double().t() @ x.detach().double()) <= 1e-5
+
+
+@pytest.mark.parametrize("batch, m, n, k", [(64, 128, 128, 128), (16, 512, 512, 512), (8, 1024, 1024, 64),
+                                             (5, 1, 300, 200)])
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, True), (False, True)])
+def test_batched_choice_every_layout(batch, m, n, k, ta, tb):
+    """The batched member choose_batched picks (a batched form, by the count of blocks), in the
+    layouts, against float64."""
+    A = torch.randn(batch, k, m, device="cuda").transpose(1, 2) if ta else torch.randn(batch, m, k, device="cuda")
+    B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
+    C = _poison((batch, m, n))
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
+    made = [p for p in plans.plan_cache._plans.values() if (p.m, p.n, p.k, p.batch) == (m, n, k, batch)]
+    assert made and all(p.config.batched and not p.config.stream_k for p in made)
+
+
+def test_sgemv_cached_torch_path_matches_the_full_path():
+    """regtile.sgemv's torch fast path (metadata seen before): same results, strided x and y,
+    negative increments, the current stream."""
+    A = torch.randn(700, 900, device="cuda")
+    x, y = torch.randn(2 * 900, device="cuda"), torch.randn(3 * 700, device="cuda")
+    for _ in range(3):
+        x.normal_()
+        y0 = y.clone()
+        regtile.sgemv(A, x, y, alpha=1.5, beta=0.5, incx=-2, incy=3)
+        xs = x[::2].flip(0).double()
+        ref = y0.double().clone()
+        ref[::3] = 1.5 * (A.double() @ xs) + 0.5 * y0[::3].double()
+        torch.cuda.synchronize()
+        assert _err(y, ref) <= 1e-5
