@@ -253,6 +253,14 @@ def kernel_launcher(kernel, work: GemmWorkload, alpha: float, beta: float):
     return launch
 
 
+def plan_launcher(plan, work: GemmWorkload, alpha: float, beta: float):
+    """launch(i, stream): what regtile.sgemm launches for the shape (a runtime/plans.GemmPlan:
+    its kernel choice, stream-K / split-K / edge split, or the GEMV route for m or n == 1)."""
+    def launch(i, stream):
+        plan.launch(work.a[i].ptr, work.b[i].ptr, work.c[i].ptr, alpha, beta, stream)
+    return launch
+
+
 def cublas_launcher(blas, work: GemmWorkload, alpha: float, beta: float):
     m, n, k = work.m, work.n, work.k
 

@@ -7,6 +7,7 @@ Modules are loaded once per cubin (keyed by its sha256).
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence, Tuple
@@ -142,7 +143,11 @@ class DeviceBuffer:
             finally:
                 self.ptr = 0
 
-    __del__ = close
+    def __del__(self):
+        # At interpreter exit the context goes with the process, and cuda.bindings may already
+        # be unimportable (a buffer held by a module global would print a traceback).
+        if self.ptr and not sys.is_finalizing():
+            self.close()
 
     def __enter__(self):
         return self

@@ -255,30 +255,45 @@ def test_show_with_json(capsys):
 
 
 def test_run_without_a_preset_runs_and_names_regtile_sgemms_choice(monkeypatch, capsys):
+    """`regtile run --m --n --k` times regtile.sgemm's own plan (runtime/plans.GemmPlan: the
+    shape's kernel choice, or the GEMV route for m or n == 1) and names what it chose."""
     from types import SimpleNamespace
-    from regtile.runtime import bench, driver
+    from regtile.runtime import bench, driver, plans
     from regtile.runtime.gemm import default_sgemm_kernel
 
     class Reached(Exception):
         pass
-    seen = {}
+    seen = []
 
-    def measure(cfg, work, alpha, beta, repeat, arch, backend="cuda"):
-        seen.update(cfg=cfg, backend=backend, arch=arch)
+    class FakePlan:
+        def __init__(self, m, n, k, trans_a, trans_b, lda, ldb, ldc, arch=None):
+            seen.append(dict(shape=(m, n, k), layouts=(trans_a, trans_b), lds=(lda, ldb, ldc), arch=arch))
+            self.config, self.kernel = SimpleNamespace(describe=lambda: "gemv"), None
+
+        def describe(self):
+            return "the GEMV plan"
+
+    def timed(launch, work, alpha, beta, repeat, **kw):
         raise Reached
     monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132,
                                                                   driver_version="CUDA 13.0"))
     monkeypatch.setattr(bench, "GemmWorkload", lambda *a, **k: SimpleNamespace(close=lambda: None))
-    monkeypatch.setattr(bench, "measure_config", measure)
+    monkeypatch.setattr(bench, "check_and_time", timed)
+    monkeypatch.setattr(plans, "GemmPlan", FakePlan)
     with pytest.raises(Reached):
         main(["run", "--m", "4096", "--n", "4096", "--k", "4096", "--no-cublas"])
+    assert seen == [dict(shape=(4096, 4096, 4096), layouts=(False, False), lds=(4096, 4096, 4096), arch="sm_90")]
     cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132)
-    assert seen == {"cfg": cfg, "backend": backend, "arch": "sm_90"}
     err = capsys.readouterr().err
     assert "regtile.sgemm's default kernel" in err and cfg.describe() in err
     line = _refused(capsys, ["run", "--m", "4096", "--n", "4096", "--k", "4096", "--no-cublas",
                              "--backend", "cuda" if backend == "ptx" else "ptx"])
     assert "--backend" in line and "give --preset" in line
+    seen.clear()
+    with pytest.raises(Reached):  # m == 1: regtile.sgemm's GEMV route, named
+        main(["run", "--m", "1", "--n", "7680", "--k", "2560", "--no-cublas"])
+    assert [s["shape"] for s in seen] == [(1, 7680, 2560)]  # one plan: named, then timed
+    assert "GEMV route" in capsys.readouterr().err
 
 
 def test_progress_only_on_a_terminal_and_never_with_json(monkeypatch):

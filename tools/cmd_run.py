@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..codegen.config import SgemmConfig
 from ..codegen.sgemv_config import SgemvConfig
 from . import progress
 from .options import UsageError, add_kernel_args, backend_from_args, check_sizes, config_from_args, kernel_given
@@ -65,6 +66,10 @@ def _chosen_kernel(args, arch: str):
         return "sgemv-auto", config_for_shape(args.m, args.n), "cuda", "regtile.sgemv's kernel for the shape"
     from ..runtime import driver
     from ..runtime.gemm import choose_sgemm_kernel, default_sgemm_kernel
+    if args.m == 1 or args.n == 1:  # regtile.sgemm runs these as GEMVs (runtime/gemv.gemv_route)
+        from ..runtime.plans import GemmPlan
+        plan = args.plan = GemmPlan(args.m, args.n, args.k, False, False, args.k, args.n, args.n, arch=arch)
+        return "default", plan.config, "cuda", f"regtile.sgemm's GEMV route for m or n == 1 ({plan.describe()})"
     cfg, backend = choose_sgemm_kernel(args.m, args.n, args.k, arch)
     if (cfg, backend) == default_sgemm_kernel(args.m, args.n, arch, driver.device().sm_count):
         return "default", cfg, backend, "regtile.sgemm's default kernel for the shape (nothing tuned for it)"
@@ -91,7 +96,7 @@ def run(args) -> int:
                              f"flags to choose the backend")
         args.backend = backend
         print(f"regtile: {why}: {cfg.describe()} ({backend})", file=sys.stderr)
-    sgemv = isinstance(cfg, SgemvConfig)
+    sgemv = args.kernel == "sgemv" if chosen else isinstance(cfg, SgemvConfig)
     if sgemv:
         out = _run_sgemv(args, cfg, label, dev, arch)
     else:
@@ -119,16 +124,20 @@ def _run_sgemm(args, cfg, label, dev, arch):
     work = bench.GemmWorkload(args.m, args.n, args.k, seed=args.seed)
     try:
         with progress.task(f"{label} {args.m}x{args.n}x{args.k} on {dev.name}: compile, check, time"):
-            res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
-                                            backend=backend_from_args(args))
+            if label in ("default", "tuned"):  # exactly what regtile.sgemm launches (its cached plan)
+                res, art = _measure_plan(work, args, arch)
+            else:
+                res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
+                                                backend=backend_from_args(args))
         out = {"kind": "sgemm", "label": label, "kernel": art.name, "arch": arch, "device": dev.name,
                "backend": backend_from_args(args),
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
                "rotating_sets": work.sets, "result": res.to_dict()}
-        if art.source.reduce is not None:  # split-K: timed with its reduction
+        if getattr(cfg, "split_k", 1) > 1:  # split-K: timed with its reduction
             out["reduce_kernel"] = art.source.reduce.name
             out["split_k"] = cfg.split_k
-        out.update(_launch_plans(art, args.m, args.n, args.k))
+        if isinstance(cfg, SgemmConfig):  # not the GEMV route: its edge split and stream-K plan
+            out.update(_launch_plans(art, args.m, args.n, args.k))
         peak = bench.peak_tflops(dev.name)
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
@@ -140,6 +149,17 @@ def _run_sgemm(args, cfg, label, dev, arch):
         return out
     finally:
         work.close()
+
+
+def _measure_plan(work, args, arch):
+    """(Result, artifact) of regtile.sgemm's own plan for the shape (row-major operands)."""
+    from ..runtime import bench
+    from ..runtime.plans import GemmPlan
+    m, n, k = args.m, args.n, args.k
+    plan = getattr(args, "plan", None) or GemmPlan(m, n, k, False, False, k, n, n, arch=arch)
+    res = bench.check_and_time(bench.plan_launcher(plan, work, args.alpha, args.beta), work, args.alpha, args.beta,
+                               args.repeat)
+    return res, plan.kernel.artifact
 
 
 def _launch_plans(art, m: int, n: int, k: int) -> dict:
