@@ -40,7 +40,7 @@ TARGET_MS = 2.0  # GPU time of one timed batch, at most MAX_BATCH launches
 MAX_BATCH = 40
 HOST_US_PER_LAUNCH = 40e-6  # the GPU sleeps this long per queued launch (host enqueue cost, generous)
 CLOCK_HZ = 1.98e9
-GEMV_NOTE = "m = 1 or n = 1: a GEMV, to be routed to the GEMV family (timed here with the GEMM family)"
+GEMV_NOTE = "m = 1 or n = 1: regtile.sgemm runs it as a GEMV (runtime/gemv.gemv_route)"
 
 
 def load_suite(path: Optional[str] = None) -> List[dict]:
@@ -136,6 +136,12 @@ class ShapeBench:
                                 self.c[i].data_ptr(), n, ws) for i in range(self.sets)]
         return lambda i: launches[i](0)
 
+    def library(self, plan) -> Callable[[int], None]:
+        """What regtile.sgemm launches for the shape: its cached plan (runtime/plans.GemmPlan:
+        the heuristic's member, or the GEMV route for m or n == 1), on the default stream."""
+        a, b, c = self.a, self.b, self.c
+        return lambda i: plan.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
+
     def close(self):
         self.a = self.b = self.c = []
         self._ref = self._ws = None
@@ -199,7 +205,6 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
                      workers: int = 16) -> List[dict]:
     from ..codegen import heuristic
     from ..runtime import driver
-    from ..runtime.compiler import compile_config
     t0 = time.time()
     dev_sms, arch = None, "sm_90"
     plan = []
@@ -319,35 +324,35 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
                   workers: int = 16) -> List[dict]:
     from ..runtime import driver
-    from ..runtime.compiler import compile_config
     from ..runtime.gemm import choose_sgemm_kernel
+    from ..runtime.plans import GemmPlan
     t0 = time.time()
     torch = _setup_torch()
     dev = driver.device()
     chosen = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite]
     errs = compile_all(chosen, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
-    rows, loaded = [], {}
+    rows = []
     for idx, (s, (cfg, backend)) in enumerate(zip(suite, chosen)):
         if time.time() - t0 > budget_s:
             _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
             break
         m, n, k = s["m"], s["n"], s["k"]
-        key = config_key(cfg, backend)
-        if key not in loaded:
-            loaded[key] = driver.load(compile_config(cfg, dev.arch, backend=backend))
+        plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
         bench = ShapeBench(torch, m, n, k, seed=idx)
         try:
-            fn = bench.regtile(loaded[key])
+            fn = bench.library(plan)
             ok, err, _ = bench.check(fn)
             times = time_interleaved(torch, {"cublas": bench.cublas(), "regtile": fn}, bench.sets, rounds)
         finally:
             bench.close()
         r_us, c_us = statistics.median(times["regtile"]), statistics.median(times["cublas"])
         row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
-               "x_cublas": round(c_us / r_us, 4), "kernel": _label(cfg, backend, m, n, k, dev.arch, dev.sm_count),
+               "x_cublas": round(c_us / r_us, 4),
+               "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
+                          else _label(cfg, backend, m, n, k, dev.arch, dev.sm_count)),
                "group": s.get("group", ""), "ok": ok, "rel_err": err}
-        if m == 1 or n == 1:
+        if plan.gemv is not None:
             row["note"] = GEMV_NOTE
         rows.append(row)
         _dump(json_path, rows)
@@ -375,7 +380,7 @@ def summary_markdown(rows: Sequence[dict], header: Sequence[str] = ()) -> str:
     out += ["", "| m | n | k | group | regtile us | cuBLAS us | x cuBLAS | kernel |",
             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        flag = " (GEMV: to be routed)" if "note" in r else ""
+        flag = " (GEMV route)" if "note" in r else ""
         out.append(f"| {r['m']} | {r['n']} | {r['k']} | {r.get('group', '')} | {r['regtile_us']:.1f} | "
                    f"{r['cublas_us']:.1f} | {r['x_cublas']:.3f}{'' if r.get('ok', True) else ' WRONG'} | "
                    f"{r['kernel']}{flag} |")
