@@ -105,8 +105,10 @@ class FamilyMember:
     config: SgemmConfig
     backend: str
     summary: str
-    # split-K members: blocks an SM the split aims at (codegen/heuristic.py split_for)
+    # split-K members: blocks an SM the split aims at, and the k-tiles each split keeps at
+    # least (codegen/heuristic.py split_for)
     fill: int = 1
+    min_ktiles: int = 8
 
 
 def _z(**kw) -> SgemmConfig:
@@ -183,6 +185,15 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  fill=2),
     FamilyMember("splitk-128x128", _z(warps=(4, 2), min_blocks=2), "cuda",
                  "128x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM", fill=2),
+    # third round: tiny outputs with long K (65x33x4097, 700x35x2048) ran 64 blocks of 64x64
+    # with 8+ k-tiles each, latency-bound: smaller tiles and splits of >= 4 k-tiles put 2-6x
+    # more blocks on the SMs, each with a shorter chain of dependent k-tiles
+    FamilyMember("splitk-32x32-f4", _z(bm=32, bn=32, bk=16, tm=4, tn=4, split_tile=False), "cuda",
+                 "32x32x16 4x4, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    FamilyMember("splitk-32x64-f4", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
+                 "32x64x16 4x4, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    FamilyMember("splitk-64x64-k4", _z(bm=64, bn=64, bk=16), "cuda",
+                 "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
