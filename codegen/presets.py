@@ -5,6 +5,7 @@ optimisation path from the naive kernel to the z-order kernel.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Tuple, Union
 
@@ -197,6 +198,11 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
+# Every PTX member takes its edge tiles' copies on the edge vector path (config.py
+# edge_vector_path): measured in issue 20's third round (docs/shapes.md), it took 2000^3 from
+# 0.83x to 0.96x cuBLAS and 1000^3 from 0.96x to 1.09x; the interior tiles' code is unchanged.
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True)) if m.backend == "ptx" else m
+                for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 
