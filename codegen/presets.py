@@ -198,11 +198,14 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
-# Every PTX member takes its edge tiles' copies on the edge vector path (config.py
+# The PTX members take their edge tiles' copies on the edge vector path (config.py
 # edge_vector_path): measured in issue 20's third round (docs/shapes.md), it took 2000^3 from
-# 0.83x to 0.96x cuBLAS and 1000^3 from 0.96x to 1.09x; the interior tiles' code is unchanged.
-_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True)) if m.backend == "ptx" else m
-                for m in _FAMILY)
+# 0.83x to 0.96x cuBLAS and 1000^3 from 0.96x to 1.09x.  Not the two 128x256 8x16 kernels: their
+# interior PTX is the same, but ptxas then allocates the whole kernel differently and their main
+# loop ran 3-6% slower on aligned shapes (2048^3 336 -> 356 us, 8192^3 20.6 -> 21.8 ms).
+_NO_EDGE_VECTOR_PATH = ("wide-128x256", "wide-128x256-noedge")
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True))
+                if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 
