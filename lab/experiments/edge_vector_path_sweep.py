@@ -6,7 +6,9 @@ tiles' copies without a write behind an in-flight float4), and the new small spl
         --json OUT.json
 
 Same arguments as `python3 -m regtile.tools.shape_sweep`; the "-ev" copies exist only in this
-process (the family itself is left as committed)."""
+process (the family itself is left as committed).  Run 1 used it at e7e5673, when no member had the
+flag; since acfe15e every PTX member but the two 128x256 ones has it, so it now adds only
+those two (the comparison that showed them slower with it)."""
 from __future__ import annotations
 
 import dataclasses
