@@ -92,6 +92,14 @@ class SgemmConfig:
     # grid padding tiles, this kernel takes the tile-aligned interior and a small-tile
     # stream-K kernel in the same module the bottom and right strips.
     edge_split: bool = False
+    # Edge tiles' copies (PTX backend, vec 4): where the operand's rows are aligned and its
+    # extent along the vectors is a multiple of 4 (block-uniform), a path of zeros and
+    # predicated float4 loads, else one of zeros and predicated float loads.  Without it an
+    # edge tile tries the float4, then zeroes/loads the same registers per float where the
+    # float4 did not run: ptxas cannot prove the two exclusive and waits for the float4 in
+    # flight (FSEL on its registers), so every k-tile of an edge tile exposes the global
+    # latency (docs/shapes.md).
+    edge_vector_path: bool = False
     # Operand layouts (issue 19): op(A) = A^T when trans_a (A stored K x M row-major, i.e.
     # op(A)'s element (i, p) at A[p * lda + i]), op(B) = B^T when trans_b ((p, j) at
     # B[j * ldb + p]).  The copy reads each operand along its contiguous dimension and lands
@@ -221,6 +229,8 @@ class SgemmConfig:
             del d["stream_k"]
         if not self.edge_split:
             del d["edge_split"]
+        if not self.edge_vector_path:
+            del d["edge_vector_path"]
         for name in ("trans_a", "trans_b", "batched"):  # the default layouts keep their names
             if not d[name]:
                 del d[name]
@@ -263,6 +273,8 @@ class SgemmConfig:
         if self.edge_split:
             bm, bn = EDGE_TILE
             parts.append(f"edge split (ragged edges by a {bm}x{bn} stream-K kernel)")
+        if self.edge_vector_path:
+            parts.append("edge copies: a float4-or-zero path, no write behind a load")
         if self.trans_a or self.trans_b:
             parts.append(f"layout {self.layout} (op(A) {'A^T' if self.trans_a else 'A'}, "
                          f"op(B) {'B^T' if self.trans_b else 'B'})")

@@ -297,9 +297,48 @@ class _Kernel(LoopsMixin, StreamKMixin):
                        f"{operand} copy {r}")
             b.emit(f"bra.uni {done};")
             b.place(edge)
-            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+            if cfg.edge_vector_path:
+                self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+            else:
+                for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+                    self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
             b.place(done)
+
+    def _limits(self, operand: str):
+        """(line limit, offset limit) of the operand's layout: the bounds of its copies."""
+        return self.element(operand, *((self.p["M"], self.p["K"]) if operand == "A" else (self.p["K"], self.p["N"])))
+
+    def _load_edge_split_paths(self, operand: str, copies, ptrs, k0: str, done: str) -> None:
+        """An edge tile's copies with edge_vector_path (config.py): where the operand's rows are
+        aligned and its extent along the vectors is a multiple of 4 (block-uniform), every
+        vector is wholly inside or wholly outside: zeros, then the float4 where inside; else
+        each float (zero, then its load).  No load's registers are written again behind it,
+        so nothing waits for a load before the shared-memory store."""
+        b = self.b
+        scalar = b.label(f"{operand.lower()}_edge_floats")
+        _, clim = self._limits(operand)
+        whole = self.setp("eq", b.op("and.b32", clim, 3), 0, self.vec_ok_pred[operand])
+        b.emit(f"@!{whole} bra.uni {scalar};", f"{operand}: vectors wholly inside or outside: float4 or zeros")
+        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+            rowv, colv = self._edge_coords(copy, grow, gcol, k0)
+            rlim, clim = self._limits(copy.operand)
+            regs = [_r(x) for x in copy.regs]
+            last = b.op("add.s32", colv, copy.width - 1)
+            pv = self.setp("lt", last, clim, self.setp("lt", rowv, rlim))
+            for reg in regs:
+                b.emit(f"mov.f32 {reg}, {_ZERO};")
+            b.emit(f"@{pv} ld.global.nc.v4.f32 {{{', '.join(regs)}}}, [{ptr}];",
+                   f"{copy.operand} copy {r}: vector inside")
+        b.emit(f"bra.uni {done};")
+        b.place(scalar)
+        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+            self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
+
+    def _edge_coords(self, copy: GlobalCopy, grow: str, gcol: str, k0: str):
+        """(line, offset) of a copy's first float at k-tile k0 (k0 moves the one K runs along)."""
+        if self.k_in_line(copy.operand):
+            return self.b.op("add.s32", k0, grow), gcol
+        return grow, self.b.op("add.s32", k0, gcol)
 
     def _load_scalars(self, copy: GlobalCopy, r: int, grow: str, gcol: str, ptr: str, k0: str,
                       vec_ok: Optional[str]) -> None:

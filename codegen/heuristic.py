@@ -58,12 +58,14 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, fill: int = 1) -> int:
+def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, fill: int = 1,
+              min_ktiles: int = 8) -> int:
     """Split-K count for a CUDA C split-K member: the smallest power of two whose blocks fill
-    the SMs `fill` times, each split keeping at least 8 k-tiles; 1 where the tiles already do."""
+    the SMs `fill` times, each split keeping at least `min_ktiles` k-tiles; 1 where the tiles
+    already do."""
     tiles = _ceil(m, bm) * _ceil(n, bn)
     s = 1
-    while tiles * s < fill * sm_count and s * 2 <= MAX_SPLIT_K and _ceil(k, bk) >= 8 * s * 2:
+    while tiles * s < fill * sm_count and s * 2 <= MAX_SPLIT_K and _ceil(k, bk) >= min_ktiles * s * 2:
         s *= 2
     return s
 
@@ -73,7 +75,7 @@ def member_config(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[Sge
     mem = get_member(name)
     cfg = mem.config
     if name.startswith("splitk-"):
-        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill))
+        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill, mem.min_ktiles))
     return cfg, mem.backend
 
 
@@ -134,7 +136,7 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
         busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // 8))
         launches = 2 if tiles % sm_count else 1
     elif name.startswith("splitk-"):
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill)
+        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles)
         busy = min(sm_count, tiles * s)
         launches = 2 if s > 1 else 1
     else:

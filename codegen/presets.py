@@ -5,6 +5,7 @@ optimisation path from the naive kernel to the z-order kernel.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Tuple, Union
 
@@ -105,8 +106,10 @@ class FamilyMember:
     config: SgemmConfig
     backend: str
     summary: str
-    # split-K members: blocks an SM the split aims at (codegen/heuristic.py split_for)
+    # split-K members: blocks an SM the split aims at, and the k-tiles each split keeps at
+    # least (codegen/heuristic.py split_for)
     fill: int = 1
+    min_ktiles: int = 8
 
 
 def _z(**kw) -> SgemmConfig:
@@ -183,9 +186,26 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  fill=2),
     FamilyMember("splitk-128x128", _z(warps=(4, 2), min_blocks=2), "cuda",
                  "128x128x8 8x8, CUDA C, split-K aiming at 2 blocks an SM", fill=2),
+    # third round: tiny outputs with long K (65x33x4097, 700x35x2048) ran 64 blocks of 64x64
+    # with 8+ k-tiles each, latency-bound: smaller tiles and splits of >= 4 k-tiles put 2-6x
+    # more blocks on the SMs, each with a shorter chain of dependent k-tiles
+    FamilyMember("splitk-32x32-f4", _z(bm=32, bn=32, bk=16, tm=4, tn=4, split_tile=False), "cuda",
+                 "32x32x16 4x4, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    FamilyMember("splitk-32x64-f4", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
+                 "32x64x16 4x4, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    FamilyMember("splitk-64x64-k4", _z(bm=64, bn=64, bk=16), "cuda",
+                 "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
+# The PTX members take their edge tiles' copies on the edge vector path (config.py
+# edge_vector_path): measured in issue 20's third round (docs/shapes.md), it took 2000^3 from
+# 0.83x to 0.96x cuBLAS and 1000^3 from 0.96x to 1.09x.  Not the two 128x256 8x16 kernels: their
+# interior PTX is the same, but ptxas then allocates the whole kernel differently and their main
+# loop ran 3-6% slower on aligned shapes (2048^3 336 -> 356 us, 8192^3 20.6 -> 21.8 ms).
+_NO_EDGE_VECTOR_PATH = ("wide-128x256", "wide-128x256-noedge")
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True))
+                if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 

@@ -158,3 +158,43 @@ def test_describe_plans_names_the_split_and_the_interiors_stream_k(monkeypatch):
     assert plans["edge_split"].startswith("edge split: main 4096x4096")
     assert plans["stream_k"] == sgemm_launch.stream_k_plan(kernel, 4096, 4096, 4097).describe()  # the interior's
     assert sgemm_launch.describe_plans(_FakeKernel(emit(BEST.replace(stream_k=False), "ptx")), 64, 64, 64) == {}
+
+
+# ---- the edge vector path (config.py edge_vector_path) ------------------------------------
+def _writes_behind_vector_loads(text: str) -> int:
+    """Instructions that write a register of a predicated float4 operand load (ld.global.nc) before the code
+    leaves that copy block (its next branch): each makes ptxas wait for the load in flight."""
+    import re
+    count, pending = 0, set()
+    for line in text.splitlines():
+        body = line.split("//")[0].strip()
+        if not body or body.endswith(":") or "bra" in body.split()[:2] or (body.startswith("@") and " bra" in body):
+            pending = set()
+            continue
+        m = re.match(r"(@!?%\w+\s+)?([\w.]+)\s+(.*);", body)
+        if not m:
+            continue
+        op, args = m.group(2), m.group(3)
+        if op.startswith("ld.global.nc") and op.endswith(".v4.f32") and m.group(1):  # operand copies
+            pending = set(re.findall(r"%\w+", args.split("}")[0]))
+            continue
+        dst = re.findall(r"%\w+", args.split(",")[0])
+        if op.startswith(("st.", "bar")) or not dst:
+            continue
+        if dst[0] in pending:
+            count += 1
+    return count
+
+
+def test_edge_vector_path_writes_nothing_behind_a_vector_load():
+    from regtile.codegen.emit_ptx import emit_sgemm_ptx
+    from regtile.codegen.presets import get_member
+    cfg = get_member("sq-128x128").config.replace(stream_k=False, sass_pass=False)
+    assert cfg.edge_vector_path  # the family's PTX members take it
+    old = emit_sgemm_ptx(cfg.replace(edge_vector_path=False), "sm_90").text
+    new = emit_sgemm_ptx(cfg, "sm_90").text
+    assert _writes_behind_vector_loads(old) > 0  # the hazard the flag removes
+    assert _writes_behind_vector_loads(new) == 0
+    assert "wholly inside or outside" in new and "wholly inside or outside" not in old
+    # the interior tiles' unchecked float4 loads are the same
+    assert old.count("float4, unchecked") == new.count("float4, unchecked")

@@ -69,7 +69,9 @@ def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeyp
 def test_large_shapes_keep_the_large_kernel_and_other_archs_keep_todays():
     for s in (4096, 8192):
         cfg, backend = h.choose_kernel(s, s, s, "sm_90", 132)
-        assert (backend, cfg.bm, cfg.bn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, True, True)
+        # the 128x256 kernel or its 256x128 transpose (within 1-2% of each other there: the
+        # table keeps whichever a sweep measured faster)
+        assert (backend, cfg.bm * cfg.bn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128 * 256, True, True)
     for arch in ("sm_80", "sm_86", "sm_89"):
         assert h.choose_kernel(16, 4096, 4096, arch, 108) == (get_preset("zorder").config, "cuda")
 

@@ -1,7 +1,7 @@
 """Issue 20's kernel family on the GPU against float64, with the method of the other GPU tests
 (tests/gpu/gpu_helpers.check_config: fresh random operands, C and any workspace NaN-poisoned,
 every element checked written): every member on ragged shapes - skinny, few tiles (all K
-dealt out by stream-K / split over K), edges in M, N and K - then regtile.sgemm with nothing
+dealt out by stream-K / split over K), edges in M, N and K, with rows aligned or not - then regtile.sgemm with nothing
 tuned (the shape heuristic's choice) on shapes of each kind."""
 import pytest
 
@@ -12,7 +12,10 @@ from gpu_helpers import check_config, check_host_sgemm
 pytestmark = pytest.mark.gpu
 
 # skinny m / skinny n with long ragged K; few tiles; ragged edges in all three; tiny
-SHAPES = [(3, 517, 2053), (517, 5, 2053), (33, 65, 4097), (257, 130, 61), (1000, 1001, 333), (1, 1, 1)]
+SHAPES = [(3, 517, 2053), (517, 5, 2053), (33, 65, 4097), (257, 130, 61), (1000, 1001, 333), (1, 1, 1),
+          # aligned rows (every size a multiple of 4), ragged against every tile and k-tile: the
+          # edge vector path (config.py edge_vector_path) on M, N and K edges
+          (300, 260, 1004)]
 
 
 @pytest.mark.parametrize("m, n, k", SHAPES)
