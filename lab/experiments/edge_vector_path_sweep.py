@@ -2,7 +2,7 @@
 each PTX member also as "<member>-ev" with edge_vector_path=True (codegen/config.py: the edge
 tiles' copies without a write behind an in-flight float4), and the new small split-K members.
 
-    python3 lab/experiments/edge_vector_path_sweep.py --candidates --suite benchmarks/shapes-round3.json \
+    python3 -m lab.experiments.edge_vector_path_sweep --candidates --suite benchmarks/shapes-round3.json \
         --json OUT.json
 
 Same arguments as `python3 -m regtile.tools.shape_sweep`; the "-ev" copies exist only in this
@@ -16,6 +16,8 @@ import sys
 
 from regtile.codegen import presets
 
+from . import program
+
 
 def add_edge_vector_copies() -> None:
     for name, mem in list(presets.FAMILY.items()):
@@ -25,7 +27,13 @@ def add_edge_vector_copies() -> None:
                 mem, name=name + "-ev", config=c.replace(edge_vector_path=True), summary=mem.summary + ", edge vector path")
 
 
-if __name__ == "__main__":
+def _run(argv):
     add_edge_vector_copies()
     from regtile.tools import shape_sweep
-    sys.exit(shape_sweep.main())
+    return shape_sweep.main(argv)
+
+
+main = program(_run, "the arguments of python3 -m regtile.tools.shape_sweep")
+
+if __name__ == "__main__":
+    sys.exit(main())
