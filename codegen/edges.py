@@ -16,7 +16,7 @@ stream-K), and an SGEMM whose padding the cost model below finds worth it runs a
 three SGEMMs on sub-matrices of the same A, B and C (pointer offsets, the same leading
 dimensions: rows row0.. of op(A) start at A + row0 * lda, or A + row0 with trans_a; columns
 col0.. of op(B) at B + col0, or B + col0 * ldb with trans_b: part_offsets), one after the other on one stream.  Every element of C is written by exactly
-one of them (tests/test_edges.py).
+one of them (tests/codegen/test_edges.py).
 
 Cost model: time in units of "padded C elements of the main kernel's interior tiles" (K
 cancels).  The full grid costs its interior tiles plus EDGE_TILE_COST per element of its

@@ -106,7 +106,7 @@ def b_copy_coords(cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntL
 
     trans_b: the tile is BN lines of BK floats (B stored N x K), read along K; a line's
     vectors go to consecutive threads (lanes 2t, 2t+1 read one 32-byte sector at BK=8,
-    vec 4), and each float lands in its own row of Bs (scalar stores: tests/test_layouts.py
+    vec 4), and each float lands in its own row of Bs (scalar stores: tests/codegen/test_layouts.py
     reports their bank conflicts)."""
     if cfg.trans_b:
         n, k = _copy_line(cfg.bk, cfg, tid, r)
@@ -118,7 +118,7 @@ def a_copy_element(cfg: SgemmConfig, tid: IntLike, r: int, e: int) -> Tuple[IntL
     """(m, k) of float e of the r-th A vector of thread `tid`.  Each coordinate from its own
     a_copy_coords call: the PTX ranges kernel (no common subexpressions inside its item
     loop) has always printed the two computations, and the default kernels' text is kept
-    byte for byte (tests/test_layouts_golden.py); ptxas merges them."""
+    byte for byte (tests/codegen/test_layouts_golden.py); ptxas merges them."""
     dm, dk = a_vector_step(cfg)
     return a_copy_coords(cfg, tid, r)[0] + e * dm, a_copy_coords(cfg, tid, r)[1] + e * dk
 

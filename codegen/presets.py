@@ -99,7 +99,7 @@ def get_preset(name: str) -> Preset:
 # workspace (the small-problem path).  `splitk-*` members are CUDA C split-K kernels whose
 # split the heuristic sets per shape (codegen/heuristic.py split_for); they are the family's
 # K-splitting path on the CUDA C backend (sm_80..89).  codegen/heuristic.py picks a member
-# per shape; tests/test_family.py compiles each without spills.
+# per shape; tests/codegen/test_family.py compiles each without spills.
 @dataclass(frozen=True)
 class FamilyMember:
     name: str

@@ -146,7 +146,7 @@ def _make_instruction(off: int, body: str, lo: int, hi: int) -> Instruction:
 
 def split_operands(s: str, opening: str = "[(", closing: str = "])") -> List[str]:
     """Split an operand list at the commas outside brackets, each operand stripped.
-    SASS groups with [] and (); PTX (tests/ptx_sim.py) with {} and []."""
+    SASS groups with [] and (); PTX (tests/codegen/ptx_sim.py) with {} and []."""
     out, depth, cur = [], 0, ""
     for ch in s:
         if ch in opening:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 
 # Hypothesis: CI runs a fixed set of examples (derandomized, no example database), so a
 # run is deterministic and its cost bounded; REGTILE_HYPOTHESIS=explore draws fresh
-# examples (tests/test_properties.py: ten times as many) to look for new counterexamples.
+# examples (tests/codegen/test_properties.py: ten times as many) to look for new counterexamples.
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True,

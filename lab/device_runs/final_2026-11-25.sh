@@ -10,7 +10,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit $(cat .regtile_rev 2>/dev/null || echo unknown) $(date -u +%FT%TZ)"
 ( time timeout ${SUITE_S:-240} python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
 echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; tail -3 $OUT/pytest_gpu.log
-timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/test_determinism.py > $OUT/determinism.log 2>&1
+timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/runtime/test_determinism.py > $OUT/determinism.log 2>&1
 echo "determinism: rc $?"; tail -3 $OUT/determinism.log
 timeout ${SWEEP_S:-200} python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
   --budget-s $(( ${SWEEP_S:-200} - 30 )) > $OUT/sweep.log 2>&1

@@ -1,6 +1,6 @@
 """Issue 20's kernel family (codegen/presets.py FAMILY): every member is a valid config of the
 one generator and compiles without spills - on sm_90 here (without the SASS pass, which
-renames registers after ptxas and cannot add spills; its own tests are tests/test_sass_pass.py),
+renames registers after ptxas and cannot add spills; its own tests are tests/sass/test_sass_pass.py),
 on every supported arch behind `slow`."""
 import pytest
 

@@ -12,7 +12,8 @@ from regtile.codegen import heuristic as h
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.presets import FAMILY, get_preset
 
-SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks", "shapes.json")
+SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
+                     "shapes.json")
 
 
 def test_pure_module_imports_no_runtime():

@@ -1,8 +1,8 @@
 """Operand layouts (trans_a, trans_b) and strided batches generated into the kernels (issue 19
 items 3, 4): the config fields, the copy mapping, the PTX backend's results on the CPU
-interpreter (tests/ptx_sim.py) against float64, and compiles on both backends without spills.
+interpreter (tests/codegen/ptx_sim.py) against float64, and compiles on both backends without spills.
 
-The default layouts' text is pinned by tests/test_layouts_golden.py."""
+The default layouts' text is pinned by tests/codegen/test_layouts_golden.py."""
 import sys
 from pathlib import Path
 

@@ -7,7 +7,7 @@ invariants hold on it.
 Hypothesis runs under the derandomized "ci" profile of tests/conftest.py: the same
 examples on every run, so CI is deterministic (REGTILE_HYPOTHESIS=explore draws fresh
 ones, more of them).  Validation's register rules come from a sweep of the space
-(codegen/config.py, register_estimate); tests/test_config.py holds configs of that sweep
+(codegen/config.py, register_estimate); tests/codegen/test_config.py holds configs of that sweep
 which spilled, and which validation must therefore refuse."""
 import dataclasses
 import os
@@ -134,7 +134,7 @@ def test_validation_is_total_and_plan_invariants_hold(d):
     assert sorted(plan.regs.ffma_order) == [(i, j) for i in range(cfg.tm) for j in range(cfg.tn)]
 
 
-@pytest.mark.slow  # ~30 compiles; tests/test_codegen.py and test_ptx_backend.py compile presets in the fast tier
+@pytest.mark.slow  # ~30 compiles; tests/codegen/test_codegen.py and test_ptx_backend.py compile presets in the fast tier
 @settings(max_examples=30 * SCALE, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(near_valid_configs())
 def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
@@ -147,7 +147,7 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
             assert backend == "ptx" and ("frag_regs" in str(e) or "split_k" in str(e)), e
             continue
         # The SASS register-bank pass rewrites ptxas's cubin afterwards and never adds
-        # registers or spills (tests/test_sass_pass.py); compiling without it keeps this
+        # registers or spills (tests/sass/test_sass_pass.py); compiling without it keeps this
         # test cheap.  The source is the one the pass would get (sass_pass sets -0.0 inits).
         art = compile_source(dataclasses.replace(src, sass_pass=False), "sm_90")
         res = art.resources

@@ -3,7 +3,7 @@ PTX that nvJitLink compiles for sm_80 and sm_90 with no spills; the SASS main lo
 holds one k-tile of FFMAs and the plan's LDS.128; the PTX's FFMA order is the plan's;
 parameters and launch geometry are the CUDA C backend's; refused configs raise
 ConfigError; and the kernels compute C = alpha A B + beta C on a CPU PTX interpreter
-(tests/ptx_sim.py: bounds, alignment and shared-memory races checked on every access)."""
+(tests/codegen/ptx_sim.py: bounds, alignment and shared-memory races checked on every access)."""
 import dataclasses
 import random
 import re

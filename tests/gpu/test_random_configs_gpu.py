@@ -1,5 +1,5 @@
 """Issue 8 on the GPU: a sample of the configs validation accepts - which therefore compile
-for sm_90 without spills, on both backends (tests/test_properties.py) - runs correct
+for sm_90 without spills, on both backends (tests/codegen/test_properties.py) - runs correct
 against float64 at random sizes, alpha and beta, split-K included.  Hypothesis runs the
 derandomized "ci" profile (tests/conftest.py): the same sample on every run."""
 

@@ -59,7 +59,7 @@ def test_inspect_text_and_show(capsys):
 ])
 def test_bad_input_is_one_line_and_exit_2(args, needle, capsys):
     # in process (a fresh interpreter per case cost a second each); test_unwritable_out_is_refused
-    # and tests/test_bad_inputs.py go through `python -m regtile.tools.cli` itself
+    # and tests/api/test_bad_inputs.py go through `python -m regtile.tools.cli` itself
     rc = main(args)
     err = capsys.readouterr().err
     assert rc == 2, err
