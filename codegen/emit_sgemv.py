@@ -32,12 +32,16 @@ REDUCE_PARAMS = (
 )
 REDUCE_THREADS = 256
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
-# outputs a block), below it a thread (REDUCE_THREADS outputs a block).
+# outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
+# REDUCE_COLS thread rows share each output's splits (measured at 92e3c85 on the H100: a thread
+# an output cost 4096x4096 op T, 16 splits, about 2 us of its 25.7).
 REDUCE_WARP_SPLITS = 32
+REDUCE_COLS = 32
 
 
 def reduce_outputs_per_block(splits: int) -> int:
-    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_THREADS
+    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_COLS
+
 # beta == 0 ignores y (BLAS): y may hold NaN.
 _STORE = "alpha * {s} + (beta != 0.f ? beta * y[{i}] : 0.f)"
 _XYZW = "xyzw"
@@ -141,6 +145,7 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
 def _reduce_source(name: str) -> KernelSource:
     rname = f"{name}_reduce"
     text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
+                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS,
                   params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                                    for pname, ctype in REDUCE_PARAMS))
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,

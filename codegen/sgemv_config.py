@@ -209,7 +209,7 @@ def _pow2_at_least(v: int, cap: int) -> int:
     return p
 
 
-def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
+def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
     lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
     A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
@@ -218,7 +218,15 @@ def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
     vec = 4 if n >= 4 else 1
     tx = _pow2_at_least(-(-n // vec), 32)
     ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
-    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=4 if m >= 4 * ty else 1)
+    unroll = 4 if m >= 4 * ty else 1
+    if tx == 32 and n % 128 == 0 and n // 128 < sms and m >= 16 * ty:
+        # Whole float4 strips, too few to fill the GPU (the rows are split): 8 rows in flight.
+        # Measured on the H100 (--probe, commit a15749d): 2560x7680 28.67 us against 29.06 at
+        # unroll 4, 4096x4096 25.15 / 25.65, 16384x4096 89.09 / 89.59, 16384x128 6.75 / 7.11,
+        # 1Mx128 177.5 / 179.3; wider matrices (one split, many strips) lost with it
+        # (16384x50000 1276 / 1140, 300x1M 451 / 407), as did 16-wide strips (16384x16 4.74 / 4.09).
+        unroll = 8
+    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll)
 
 
 def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -264,5 +272,5 @@ def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
     column-sweep kernel (op T), and the row/column-range split."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
-    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n)
+    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n, sms)
     return cfg, splits_for(cfg, m, n, sms)

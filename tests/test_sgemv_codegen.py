@@ -118,6 +118,9 @@ def test_decode_shape_transposed():
     cfg, splits = choose_gemv(2560, 7680, "T", 132)
     assert (cfg.threads_x, cfg.vec, cfg.strip) == (32, 4, 128)
     assert splits * 60 * cfg.threads // 32 >= 132 * 64
+    assert cfg.unroll == 8  # few whole strips, split rows: 8 rows in flight (measured, docs/sgemv.md)
+    assert choose_gemv(16384, 50000, "T", 132)[0].unroll == 4  # many strips: 8 lost there
+    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 4  # 16-wide strips: 8 lost there
     narrow = config_for_shape_t(1_000_003, 3)
     assert narrow.vec == 1 and narrow.threads_x == 4  # no lane without a column
     assert config_for_shape_t(2, 1 << 20).threads_y == 2  # no idle thread rows
@@ -140,7 +143,8 @@ def test_reduce_kernel_warp_per_output_for_many_splits():
     from regtile.codegen.emit_sgemv import REDUCE_WARP_SPLITS, reduce_outputs_per_block
     src = emit_cuda(SgemvConfig()).reduce
     assert "__shfl_xor_sync" in src.text and f"splits >= {REDUCE_WARP_SPLITS}" in src.text
-    assert reduce_outputs_per_block(REDUCE_WARP_SPLITS) == 8 and reduce_outputs_per_block(2) == 256
+    assert reduce_outputs_per_block(REDUCE_WARP_SPLITS) == 8 and reduce_outputs_per_block(2) == 32
+    assert "__syncthreads" in src.text  # fewer splits: thread rows meet in shared memory
 
 
 def test_splits_fill_whole_waves():
