@@ -48,7 +48,10 @@ _XYZW = "xyzw"
 
 
 def kernel_name(cfg) -> str:
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
+    fields = cfg.to_dict()
+    if not fields.get("stage_cols", 1):
+        del fields["stage_cols"]  # the names of configs from before the field stay as they were
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
         return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
@@ -161,6 +164,8 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     """The module of `cfg`: its GEMV kernel and, as `reduce`, the split reduction."""
     if isinstance(cfg, SgemvTConfig):
         return _emit_t(cfg)
+    if cfg.stage_cols:
+        return _emit_staged(cfg)
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
@@ -236,5 +241,39 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)
+
+
+def _emit_staged(cfg: SgemvConfig) -> KernelSource:
+    """Many short rows (SgemvConfig.stage_cols): a warp copies its 32 contiguous rows to shared
+    memory with `unroll` float4 loads a lane in flight, then lane l sums row r0 + l from there,
+    x from the block's shared copy; `unroll` partial sums a lane."""
+    name = kernel_name(cfg)
+    U, W = cfg.unroll, cfg.warps_per_block
+    sums = [f"s{u}" for u in range(U)]
+    # predicated: the whole copy in ceil(nv / (32 * unroll)) round trips, no one-load tail loop
+    copy = [f"const bool in{u} = k + {32 * u} < nv;" for u in range(U)]
+    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {32 * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
+             for u in range(U)]
+    copy += [f"if (in{u}) dst4[k + {32 * u}] = v{u};" for u in range(U)]
+    staged = [f"s{u} = fmaf(a[c + {u}], xsh[c + {u}], s{u});" for u in range(U)]
+    direct = [f"const float a{u} = __ldcs(a + c + {u}); const float x{u} = __ldg(x + (long long)(c + {u}) * incx);"
+              for u in range(U)]
+    direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
+    text = render(
+        "sgemv_staged.cu.j2",
+        name=name,
+        header=[f"regtile SGEMV kernel {name} (rows staged in shared memory)",
+                "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), 1, 1)"],
+        threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
+        params=_params(), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
+        store=_store(cfg, "sum", "row", "row < M"),
+    )
+    reduce = _reduce_source(name)
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
+                         whole_rows=True)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)

@@ -15,6 +15,7 @@ from typing import Optional
 from .config import ConfigError, check_fields
 
 WARP = 32
+STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,26 @@ class SgemvConfig:
     # Rows expected not 16-byte aligned (N % 4 != 0 with lda == N): the scalar loop is then the
     # hot path and keeps `unroll` predicated loads in flight (vec 1 configs always do).
     ragged_rows: bool = False
+    # > 0: the staged-rows kernel (templates/sgemv_staged.cu.j2) for many short rows, unaligned
+    # ones especially: a warp copies its 32 rows (contiguous in memory, 32 * lda floats) to shared
+    # memory with float4 loads, then each lane sums one row from there.  The value is the widest
+    # lda staged (shared memory: warps_per_block x 32 x stage_cols floats); wider ones, or an A
+    # not 16-byte aligned, take a direct path (a lane a row, scalar loads).  Needs rows_per_warp=32.
+    stage_cols: int = 0
 
     def __post_init__(self):
         if not isinstance(self.ragged_rows, bool):
             raise ConfigError(f"ragged_rows={self.ragged_rows!r}: must be True or False")
+        if not isinstance(self.stage_cols, int) or isinstance(self.stage_cols, bool) or self.stage_cols < 0:
+            raise ConfigError(f"stage_cols={self.stage_cols!r}: must be a non-negative integer")
+        if self.stage_cols:
+            if self.rows_per_warp != 32 or self.row_groups != 1 or self.warps_per_row != 1:
+                raise ConfigError(f"stage_cols={self.stage_cols}: needs rows_per_warp=32 (a lane a row), "
+                                  f"row_groups=1 and warps_per_row=1")
+            if 4 * self.stage_cols * (32 * self.warps_per_block + 1) > STAGE_SMEM_BYTES:
+                raise ConfigError(f"stage_cols={self.stage_cols}: {self.warps_per_block} warps x 32 rows x "
+                                  f"{self.stage_cols} floats exceed the {STAGE_SMEM_BYTES} bytes of static "
+                                  f"shared memory")
         for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -91,6 +108,7 @@ class SgemvConfig:
                 f"{self.row_groups} row group(s) a warp, "
                 + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
                 + ("ragged rows, " if self.ragged_rows else "")
+                + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
 
@@ -123,6 +141,8 @@ def config_for_width(n: int) -> SgemvConfig:
 # one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
 # cuBLAS with one warp a row, 1.02x with four.
 TARGET_WARPS = 16384
+# Staged rows (SgemvConfig.stage_cols) from this many warps of 32 rows on: about 16 an SM.
+STAGED_MIN_WARPS = 16 * 132
 
 
 def config_for_shape(m: int, n: int) -> SgemvConfig:
@@ -131,6 +151,14 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     if m < 1:
         raise ConfigError(f"M={m}: must be >= 1")
     cfg = config_for_width(n)
+    if cfg.ragged_rows and 16 <= n < 128 and m // WARP >= STAGED_MIN_WARPS:
+        # Many short unaligned rows: a warp per row read 77 scalars a row (1Mx77 at 59% of copy
+        # bandwidth, 0.81x cuBLAS, commit a15749d); staged, a warp's 32 rows are one contiguous
+        # 16-byte aligned block read with float4 loads.  Not for fewer rows: a warp then stages
+        # 32 of them, too few warps to keep the loads in flight (4096x77 stays at 1.12x).
+        stage = -(-n // 4) * 4
+        warps = next(w for w in (4, 2, 1) if 4 * stage * (32 * w + 1) <= STAGE_SMEM_BYTES)
+        return SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=warps, unroll=8, stage_cols=stage)
     if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
         return cfg
     split = 1

@@ -152,3 +152,31 @@ def test_splits_fill_whole_waves():
     assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 4  # 1564 blocks: 2.96 waves of 528
     dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
     assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
+
+
+def test_staged_rows_config_and_rule():
+    with pytest.raises(ConfigError, match="rows_per_warp=32"):
+        SgemvConfig(rows_per_warp=1, stage_cols=80)
+    with pytest.raises(ConfigError, match="static shared memory"):
+        SgemvConfig(rows_per_warp=32, warps_per_block=8, stage_cols=80)
+    cfg, splits = choose_gemv(1 << 20, 77, "N", 132)
+    assert cfg.stage_cols >= 77 and cfg.rows_per_warp == 32 and splits == 1
+    assert choose_gemv(4096, 77, "N", 132)[0].stage_cols == 0  # too few warps of 32 rows
+    assert choose_gemv(1 << 20, 128, "N", 132)[0].stage_cols == 0  # aligned rows: float4 already
+    # configs without the field keep their kernel names (and so their cached builds)
+    from regtile.codegen.emit_sgemv import kernel_name
+    assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k != "stage_cols")))
+        .encode()).hexdigest()[:10]
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_90"], fast={"sm_90"}))
+def test_staged_rows_compile(arch):
+    cfg = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
+    src = emit_cuda(cfg)
+    art = compile_source(src, arch)
+    assert art.resources.spill_free and art.resources.barriers == 1
+    assert art.resources.static_smem_bytes == 4 * 80 * (32 * 4 + 1)
+    if arch == "sm_90":
+        mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+        assert mix.get("LDG.128", 0) >= 8 and mix.get("STS.128", 0) >= 8  # `unroll` float4 copies in flight
