@@ -49,8 +49,9 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    if not fields.get("stage_cols", 1):
-        del fields["stage_cols"]  # the names of configs from before the field stay as they were
+    for new_field in ("stage_cols", "share_x"):
+        if new_field in fields and not fields[new_field]:
+            del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
         return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
@@ -100,6 +101,26 @@ def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
              for u in range(U)]
     for u in range(U):
         lines += [f"s{g}_{u} = fmaf(va{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
+    return lines
+
+
+def _shared_body(cfg: SgemvConfig) -> List[str]:
+    """One step of the joint float4 loop (share_x): `unroll` loads of x, and of A for every
+    row group, in flight; each x load feeds all groups' FMAs."""
+    L, U, G = cfg.row_lanes, cfg.unroll, cfg.row_groups
+    lines = [f"const float4 vx{u} = __ldg(x4 + i + {u * L});" for u in range(U)]
+    lines += [f"const float4 va{g}_{u} = __ldcs(a4_{g} + i + {u * L});" for g in range(G) for u in range(U)]
+    for g in range(G):
+        for u in range(U):
+            lines += [f"s{g}_{u} = fmaf(va{g}_{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
+    return lines
+
+
+def _shared_tail(cfg: SgemvConfig) -> List[str]:
+    lines = ["const float4 vx = __ldg(x4 + i);"]
+    lines += [f"const float4 va{g} = __ldcs(a4_{g} + i);" for g in range(cfg.row_groups)]
+    for g in range(cfg.row_groups):
+        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in _XYZW]
     return lines
 
 
@@ -181,13 +202,15 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         params=_params(),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
               f"+ lane / {cfg.lanes_per_row}") if S == 1 else
-             f"blockIdx.x * {cfg.warps_per_block // S} + warp / {S}",
+             f"(blockIdx.x * {cfg.warps_per_block // S} + warp / {S}) * {cfg.row_groups}",
         sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
         step_vec=U * L, last_vec=(U - 1) * L, scalar_step=U * L if _scalar_in_flight(cfg) else L,
         group_setup=_group_setup(cfg),
         short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
         groups=groups,
+        shared_x=cfg.share_x, shared_body=_shared_body(cfg) if cfg.share_x else [],
+        shared_tail=_shared_tail(cfg) if cfg.share_x else [],
     )
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,

@@ -40,10 +40,17 @@ class SgemvConfig:
     # lda staged (shared memory: warps_per_block x 32 x stage_cols floats); wider ones, or an A
     # not 16-byte aligned, take a direct path (a lane a row, scalar loads).  Needs rows_per_warp=32.
     stage_cols: int = 0
+    # The row groups' float4 loops run as one: each x load serves row_groups rows (long rows,
+    # where x no longer stays in L1 and every A load came with an x load from L2).
+    share_x: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.ragged_rows, bool):
-            raise ConfigError(f"ragged_rows={self.ragged_rows!r}: must be True or False")
+        for name in ("ragged_rows", "share_x"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
+            raise ConfigError(f"share_x: needs row_groups >= 2 and vec=4 without stage_cols (got "
+                              f"{self.row_groups}, {self.vec}, {self.stage_cols})")
         if not isinstance(self.stage_cols, int) or isinstance(self.stage_cols, bool) or self.stage_cols < 0:
             raise ConfigError(f"stage_cols={self.stage_cols!r}: must be a non-negative integer")
         if self.stage_cols:
@@ -67,11 +74,11 @@ class SgemvConfig:
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.unroll > 16:
             raise ConfigError(f"unroll={self.unroll}: at most 16 loads in flight per lane (registers)")
-        if self.warps_per_row > 1 and (self.rows_per_warp != 1 or self.row_groups != 1
+        if self.warps_per_row > 1 and (self.rows_per_warp != 1 or (self.row_groups != 1 and not self.share_x)
                                        or self.warps_per_block % self.warps_per_row):
-            raise ConfigError(f"warps_per_row={self.warps_per_row}: needs rows_per_warp=1, row_groups=1 and "
-                              f"warps_per_block a multiple of it (got {self.rows_per_warp}, {self.row_groups}, "
-                              f"{self.warps_per_block})")
+            raise ConfigError(f"warps_per_row={self.warps_per_row}: needs rows_per_warp=1, row_groups=1 (or "
+                              f"share_x) and warps_per_block a multiple of it (got {self.rows_per_warp}, "
+                              f"{self.row_groups}, {self.warps_per_block})")
         if self.row_groups > 16:
             raise ConfigError(f"row_groups={self.row_groups}: at most 16 row groups per warp (registers)")
 
@@ -108,6 +115,7 @@ class SgemvConfig:
                 f"{self.row_groups} row group(s) a warp, "
                 + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
                 + ("ragged rows, " if self.ragged_rows else "")
+                + ("x shared by the groups, " if self.share_x else "")
                 + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
@@ -141,6 +149,9 @@ def config_for_width(n: int) -> SgemvConfig:
 # one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
 # cuBLAS with one warp a row, 1.02x with four.
 TARGET_WARPS = 16384
+# Row pairs sharing x loads (SgemvConfig.share_x): for rows this long, this many of them.
+SHARE_X_COLS = 32768
+SHARE_X_ROWS = (64, 4096)
 # Staged rows (SgemvConfig.stage_cols) from this many warps of 32 rows on: about 16 an SM.
 STAGED_MIN_WARPS = 16 * 132
 
@@ -166,7 +177,13 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         split *= 2
     if split == 1:
         return cfg
-    return cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+    cfg = cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+    if SHARE_X_ROWS[0] <= m < SHARE_X_ROWS[1] and n >= SHARE_X_COLS:
+        # x (>= 128 KB) leaves L1 between rows: each A float4 came with an x float4 from L2
+        # (300x1M at 93% of copy bandwidth, 0.947x cuBLAS, commit a15749d); two rows a warp
+        # share each x load.  Fewer rows keep one (a row pair would halve their few warps).
+        cfg = cfg.replace(row_groups=2, share_x=True)
+    return cfg
 
 
 @dataclass(frozen=True)
@@ -269,10 +286,10 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
         warps = max(1, cfg.threads // WARP) * grid_x
         most = m // (cfg.threads_y * cfg.unroll * 2)
     else:
-        if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
+        if cfg.rows_per_warp != 1 or (cfg.row_groups != 1 and not cfg.share_x):
             return 1  # short rows: many rows, one warp holds several
         grid_x = -(-m // cfg.rows_per_block)
-        warps = m * cfg.warps_per_row
+        warps = -(-m // cfg.row_groups) * cfg.warps_per_row
         most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
     if blocks_per_sm:
         slots = sms * blocks_per_sm

@@ -166,7 +166,7 @@ def test_staged_rows_config_and_rule():
     # configs without the field keep their kernel names (and so their cached builds)
     from regtile.codegen.emit_sgemv import kernel_name
     assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k != "stage_cols")))
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x"))))
         .encode()).hexdigest()[:10]
 
 
@@ -180,3 +180,23 @@ def test_staged_rows_compile(arch):
     if arch == "sm_90":
         mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
         assert mix.get("LDG.128", 0) >= 8 and mix.get("STS.128", 0) >= 8  # `unroll` float4 copies in flight
+
+
+def test_shared_x_config_and_rule():
+    with pytest.raises(ConfigError, match="share_x"):
+        SgemvConfig(share_x=True)  # one row group: nothing to share
+    cfg, splits = choose_gemv(300, 1 << 20, "N", 132)
+    assert cfg.share_x and cfg.row_groups == 2 and cfg.warps_per_row > 1 and splits > 1
+    assert not choose_gemv(32, 1 << 20, "N", 132)[0].share_x  # few rows keep their warps
+    assert not choose_gemv(16384, 4096, "N", 132)[0].share_x
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_90"], fast={"sm_90"}))
+def test_shared_x_compiles(arch):
+    cfg = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True)
+    src = emit_cuda(cfg)
+    art = compile_source(src, arch)
+    assert art.resources.spill_free
+    if arch == "sm_90":
+        mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+        assert mix.get("LDG.128", 0) >= 12  # 4 x and 2 x 4 A float4 loads a step

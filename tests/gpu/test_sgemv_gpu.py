@@ -265,3 +265,29 @@ def test_staged_rows(m, n, lda, shift, incx):
         bad = torch.isnan(ref)
         assert torch.equal(torch.isnan(y), bad)  # exactly the NaN row
         _close(y[~bad], ref[~bad])
+
+
+@pytest.mark.parametrize("cfg", [
+    SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True),
+    SgemvConfig(vec=4, warps_per_block=8, unroll=2, warps_per_row=2, row_groups=4, share_x=True),
+    SgemvConfig(vec=4, warps_per_block=4, unroll=4, row_groups=2, share_x=True),
+])
+@pytest.mark.parametrize("m, n", [(1, 1), (3, 4099), (7, 4100), (129, 1000), (301, 50000)])
+def test_shared_x(cfg, m, n):
+    """share_x: row groups reading each x float4 once (odd M: a group without a row), split or not."""
+    _run(m, n, "N", 0.5, -1.0, config=cfg)
+
+
+def test_shared_x_strided_and_misaligned():
+    cfg = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True)
+    m, n = 65, 20000
+    A = torch.randn(m, n + 1, device="cuda")[:, :n]  # lda = n + 1: the scalar path
+    xb = torch.randn(2 * n, device="cuda")
+    y = torch.full((m,), NAN, device="cuda")
+    A[5, 7] = NAN
+    regtile.sgemv(A, xb, y, incx=-2, config=cfg)
+    torch.cuda.synchronize()
+    ref = A.double() @ xb[torch.arange(n, device="cuda").flip(0) * 2].double()
+    bad = torch.isnan(ref)
+    assert torch.equal(torch.isnan(y), bad)
+    _close(y[~bad], ref[~bad])
