@@ -134,6 +134,8 @@ def _auto_probes(m: int, n: int, op: str, splits: int):
             out.append((f"{s} splits", None, s))
     if op == "T" and cfg.unroll == 4 and m >= 16 * cfg.threads_y:
         out.append(("u8", cfg.replace(unroll=8), None))
+    if op == "T" and cfg.unroll == 8:
+        out.append(("u4", cfg.replace(unroll=4), None))
     return out
 
 
