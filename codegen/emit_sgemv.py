@@ -33,8 +33,10 @@ REDUCE_PARAMS = (
 REDUCE_THREADS = 256
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
-# REDUCE_COLS thread rows share each output's splits (measured at 92e3c85 on the H100: a thread
-# an output cost 4096x4096 op T, 16 splits, about 2 us of its 25.7).
+# REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
+# output (docs/sgemv.md, 7550ec7 against a15749d): 7x50000 op N, 12 splits, 4.83 -> 4.49 us;
+# but 300x50000 op T, 50000 outputs x 4 splits, 25.47 -> 26.53 us (1563 blocks, half their
+# thread rows idle): a thread an output is the better choice once the outputs fill the SMs.
 REDUCE_WARP_SPLITS = 32
 REDUCE_COLS = 32
 
