@@ -32,19 +32,29 @@ REDUCE_PARAMS = (
 )
 REDUCE_THREADS = 256
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
-# outputs a block), below it a thread (REDUCE_THREADS outputs a block).
+# outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
+# REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
+# output (docs/sgemv.md, 7550ec7 against a15749d): 7x50000 op N, 12 splits, 4.83 -> 4.49 us;
+# but 300x50000 op T, 50000 outputs x 4 splits, 25.47 -> 26.53 us (1563 blocks, half their
+# thread rows idle): a thread an output is the better choice once the outputs fill the SMs.
 REDUCE_WARP_SPLITS = 32
+REDUCE_COLS = 32
 
 
 def reduce_outputs_per_block(splits: int) -> int:
-    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_THREADS
+    return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_COLS
+
 # beta == 0 ignores y (BLAS): y may hold NaN.
 _STORE = "alpha * {s} + (beta != 0.f ? beta * y[{i}] : 0.f)"
 _XYZW = "xyzw"
 
 
 def kernel_name(cfg) -> str:
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
+    fields = cfg.to_dict()
+    for new_field in ("stage_cols", "share_x"):
+        if new_field in fields and not fields[new_field]:
+            del fields[new_field]  # the names of configs from before the field stay as they were
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
         return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
@@ -96,6 +106,26 @@ def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
     return lines
 
 
+def _shared_body(cfg: SgemvConfig) -> List[str]:
+    """One step of the joint float4 loop (share_x): `unroll` loads of x, and of A for every
+    row group, in flight; each x load feeds all groups' FMAs."""
+    L, U, G = cfg.row_lanes, cfg.unroll, cfg.row_groups
+    lines = [f"const float4 vx{u} = __ldg(x4 + i + {u * L});" for u in range(U)]
+    lines += [f"const float4 va{g}_{u} = __ldcs(a4_{g} + i + {u * L});" for g in range(G) for u in range(U)]
+    for g in range(G):
+        for u in range(U):
+            lines += [f"s{g}_{u} = fmaf(va{g}_{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
+    return lines
+
+
+def _shared_tail(cfg: SgemvConfig) -> List[str]:
+    lines = ["const float4 vx = __ldg(x4 + i);"]
+    lines += [f"const float4 va{g} = __ldcs(a4_{g} + i);" for g in range(cfg.row_groups)]
+    for g in range(cfg.row_groups):
+        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in _XYZW]
+    return lines
+
+
 def _scalar_in_flight(cfg: SgemvConfig) -> bool:
     return cfg.vec == 1 or cfg.ragged_rows
 
@@ -141,6 +171,7 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
 def _reduce_source(name: str) -> KernelSource:
     rname = f"{name}_reduce"
     text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
+                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS,
                   params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                                    for pname, ctype in REDUCE_PARAMS))
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
@@ -156,6 +187,8 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     """The module of `cfg`: its GEMV kernel and, as `reduce`, the split reduction."""
     if isinstance(cfg, SgemvTConfig):
         return _emit_t(cfg)
+    if cfg.stage_cols:
+        return _emit_staged(cfg)
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
@@ -171,13 +204,15 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         params=_params(),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
               f"+ lane / {cfg.lanes_per_row}") if S == 1 else
-             f"blockIdx.x * {cfg.warps_per_block // S} + warp / {S}",
+             f"(blockIdx.x * {cfg.warps_per_block // S} + warp / {S}) * {cfg.row_groups}",
         sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
         step_vec=U * L, last_vec=(U - 1) * L, scalar_step=U * L if _scalar_in_flight(cfg) else L,
         group_setup=_group_setup(cfg),
         short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
         groups=groups,
+        shared_x=cfg.share_x, shared_body=_shared_body(cfg) if cfg.share_x else [],
+        shared_tail=_shared_tail(cfg) if cfg.share_x else [],
     )
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
@@ -231,5 +266,39 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)
+
+
+def _emit_staged(cfg: SgemvConfig) -> KernelSource:
+    """Many short rows (SgemvConfig.stage_cols): a warp copies its 32 contiguous rows to shared
+    memory with `unroll` float4 loads a lane in flight, then lane l sums row r0 + l from there,
+    x from the block's shared copy; `unroll` partial sums a lane."""
+    name = kernel_name(cfg)
+    U, W = cfg.unroll, cfg.warps_per_block
+    sums = [f"s{u}" for u in range(U)]
+    # predicated: the whole copy in ceil(nv / (32 * unroll)) round trips, no one-load tail loop
+    copy = [f"const bool in{u} = k + {32 * u} < nv;" for u in range(U)]
+    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {32 * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
+             for u in range(U)]
+    copy += [f"if (in{u}) dst4[k + {32 * u}] = v{u};" for u in range(U)]
+    staged = [f"s{u} = fmaf(a[c + {u}], xsh[c + {u}], s{u});" for u in range(U)]
+    direct = [f"const float a{u} = __ldcs(a + c + {u}); const float x{u} = __ldg(x + (long long)(c + {u}) * incx);"
+              for u in range(U)]
+    direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
+    text = render(
+        "sgemv_staged.cu.j2",
+        name=name,
+        header=[f"regtile SGEMV kernel {name} (rows staged in shared memory)",
+                "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), 1, 1)"],
+        threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
+        params=_params(), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
+        store=_store(cfg, "sum", "row", "row < M"),
+    )
+    reduce = _reduce_source(name)
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
+                         whole_rows=True)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)

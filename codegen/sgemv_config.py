@@ -15,6 +15,7 @@ from typing import Optional
 from .config import ConfigError, check_fields
 
 WARP = 32
+STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,33 @@ class SgemvConfig:
     # Rows expected not 16-byte aligned (N % 4 != 0 with lda == N): the scalar loop is then the
     # hot path and keeps `unroll` predicated loads in flight (vec 1 configs always do).
     ragged_rows: bool = False
+    # > 0: the staged-rows kernel (templates/sgemv_staged.cu.j2) for many short rows, unaligned
+    # ones especially: a warp copies its 32 rows (contiguous in memory, 32 * lda floats) to shared
+    # memory with float4 loads, then each lane sums one row from there.  The value is the widest
+    # lda staged (shared memory: warps_per_block x 32 x stage_cols floats); wider ones, or an A
+    # not 16-byte aligned, take a direct path (a lane a row, scalar loads).  Needs rows_per_warp=32.
+    stage_cols: int = 0
+    # The row groups' float4 loops run as one: each x load serves row_groups rows (long rows,
+    # where x no longer stays in L1 and every A load came with an x load from L2).
+    share_x: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.ragged_rows, bool):
-            raise ConfigError(f"ragged_rows={self.ragged_rows!r}: must be True or False")
+        for name in ("ragged_rows", "share_x"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
+            raise ConfigError(f"share_x: needs row_groups >= 2 and vec=4 without stage_cols (got "
+                              f"{self.row_groups}, {self.vec}, {self.stage_cols})")
+        if not isinstance(self.stage_cols, int) or isinstance(self.stage_cols, bool) or self.stage_cols < 0:
+            raise ConfigError(f"stage_cols={self.stage_cols!r}: must be a non-negative integer")
+        if self.stage_cols:
+            if self.rows_per_warp != 32 or self.row_groups != 1 or self.warps_per_row != 1:
+                raise ConfigError(f"stage_cols={self.stage_cols}: needs rows_per_warp=32 (a lane a row), "
+                                  f"row_groups=1 and warps_per_row=1")
+            if 4 * self.stage_cols * (32 * self.warps_per_block + 1) > STAGE_SMEM_BYTES:
+                raise ConfigError(f"stage_cols={self.stage_cols}: {self.warps_per_block} warps x 32 rows x "
+                                  f"{self.stage_cols} floats exceed the {STAGE_SMEM_BYTES} bytes of static "
+                                  f"shared memory")
         for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -50,11 +74,11 @@ class SgemvConfig:
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.unroll > 16:
             raise ConfigError(f"unroll={self.unroll}: at most 16 loads in flight per lane (registers)")
-        if self.warps_per_row > 1 and (self.rows_per_warp != 1 or self.row_groups != 1
+        if self.warps_per_row > 1 and (self.rows_per_warp != 1 or (self.row_groups != 1 and not self.share_x)
                                        or self.warps_per_block % self.warps_per_row):
-            raise ConfigError(f"warps_per_row={self.warps_per_row}: needs rows_per_warp=1, row_groups=1 and "
-                              f"warps_per_block a multiple of it (got {self.rows_per_warp}, {self.row_groups}, "
-                              f"{self.warps_per_block})")
+            raise ConfigError(f"warps_per_row={self.warps_per_row}: needs rows_per_warp=1, row_groups=1 (or "
+                              f"share_x) and warps_per_block a multiple of it (got {self.rows_per_warp}, "
+                              f"{self.row_groups}, {self.warps_per_block})")
         if self.row_groups > 16:
             raise ConfigError(f"row_groups={self.row_groups}: at most 16 row groups per warp (registers)")
 
@@ -91,6 +115,8 @@ class SgemvConfig:
                 f"{self.row_groups} row group(s) a warp, "
                 + (f"{self.warps_per_row} warps a row, " if self.warps_per_row > 1 else "")
                 + ("ragged rows, " if self.ragged_rows else "")
+                + ("x shared by the groups, " if self.share_x else "")
+                + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}")
 
@@ -123,6 +149,11 @@ def config_for_width(n: int) -> SgemvConfig:
 # one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
 # cuBLAS with one warp a row, 1.02x with four.
 TARGET_WARPS = 16384
+# Row pairs sharing x loads (SgemvConfig.share_x): for rows this long, this many of them.
+SHARE_X_COLS = 32768
+SHARE_X_ROWS = (64, 4096)
+# Staged rows (SgemvConfig.stage_cols) from this many warps of 32 rows on: about 16 an SM.
+STAGED_MIN_WARPS = 16 * 132
 
 
 def config_for_shape(m: int, n: int) -> SgemvConfig:
@@ -131,6 +162,14 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     if m < 1:
         raise ConfigError(f"M={m}: must be >= 1")
     cfg = config_for_width(n)
+    if cfg.ragged_rows and 16 <= n < 128 and m // WARP >= STAGED_MIN_WARPS:
+        # Many short unaligned rows: a warp per row read 77 scalars a row (1Mx77 at 59% of copy
+        # bandwidth, 0.81x cuBLAS, commit a15749d); staged, a warp's 32 rows are one contiguous
+        # 16-byte aligned block read with float4 loads.  Not for fewer rows: a warp then stages
+        # 32 of them, too few warps to keep the loads in flight (4096x77 stays at 1.12x).
+        stage = -(-n // 4) * 4
+        warps = next(w for w in (4, 2, 1) if 4 * stage * (32 * w + 1) <= STAGE_SMEM_BYTES)
+        return SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=warps, unroll=8, stage_cols=stage)
     if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
         return cfg
     split = 1
@@ -138,7 +177,13 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         split *= 2
     if split == 1:
         return cfg
-    return cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+    cfg = cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
+    if SHARE_X_ROWS[0] <= m < SHARE_X_ROWS[1] and n >= SHARE_X_COLS:
+        # x (>= 128 KB) leaves L1 between rows: each A float4 came with an x float4 from L2
+        # (300x1M at 93% of copy bandwidth, 0.947x cuBLAS, commit a15749d); two rows a warp
+        # share each x load.  Fewer rows keep one (a row pair would halve their few warps).
+        cfg = cfg.replace(row_groups=2, share_x=True)
+    return cfg
 
 
 @dataclass(frozen=True)
@@ -209,7 +254,7 @@ def _pow2_at_least(v: int, cap: int) -> int:
     return p
 
 
-def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
+def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
     lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
     A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
@@ -218,7 +263,15 @@ def config_for_shape_t(m: int, n: int) -> SgemvTConfig:
     vec = 4 if n >= 4 else 1
     tx = _pow2_at_least(-(-n // vec), 32)
     ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
-    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=4 if m >= 4 * ty else 1)
+    unroll = 4 if m >= 4 * ty else 1
+    if tx == 32 and n % 128 == 0 and n // 128 < sms and m >= 16 * ty:
+        # Whole float4 strips, too few to fill the GPU (the rows are split): 8 rows in flight.
+        # Measured on the H100 (--probe, commit a15749d): 2560x7680 28.67 us against 29.06 at
+        # unroll 4, 4096x4096 25.15 / 25.65, 16384x4096 89.09 / 89.59, 16384x128 6.75 / 7.11,
+        # 1Mx128 177.5 / 179.3; wider matrices (one split, many strips) lost with it
+        # (16384x50000 1276 / 1140, 300x1M 451 / 407), as did 16-wide strips (16384x16 4.74 / 4.09).
+        unroll = 8
+    return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll)
 
 
 def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -233,10 +286,10 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
         warps = max(1, cfg.threads // WARP) * grid_x
         most = m // (cfg.threads_y * cfg.unroll * 2)
     else:
-        if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
+        if cfg.rows_per_warp != 1 or (cfg.row_groups != 1 and not cfg.share_x):
             return 1  # short rows: many rows, one warp holds several
         grid_x = -(-m // cfg.rows_per_block)
-        warps = m * cfg.warps_per_row
+        warps = -(-m // cfg.row_groups) * cfg.warps_per_row
         most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
     if blocks_per_sm:
         slots = sms * blocks_per_sm
@@ -264,5 +317,5 @@ def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
     column-sweep kernel (op T), and the row/column-range split."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
-    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n)
+    cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n, sms)
     return cfg, splits_for(cfg, m, n, sms)

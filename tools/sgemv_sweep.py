@@ -110,9 +110,33 @@ def _probes():
         (16384, 50000, "N"): [("n u8", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=8), None),
                               ("n 2 warps a row", N(rows_per_warp=1, vec=4, warps_per_block=8, unroll=4,
                                                     warps_per_row=2), None)],
-        (300, 50000, "N"): [("12 splits", None, 12), ("1 split", None, 1)],
-        (1 << 20, 77, "N"): [("2 rows a warp", N(rows_per_warp=2, vec=4, warps_per_block=4, unroll=3), None)],
+        (300, 50000, "N"): [("12 splits", None, 12), ("1 split", None, 1),
+                            ("one row a warp group (no share_x)", N(vec=4, warps_per_block=4, unroll=4,
+                                                                    warps_per_row=4), None)],
+        (300, 1 << 20, "N"): [("one row a warp group (no share_x)", N(vec=4, warps_per_block=4, unroll=4,
+                                                                      warps_per_row=4), None)],
+        (1 << 20, 77, "N"): [("r1 u3 ragged (unstaged)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=3,
+                                                          ragged_rows=True), None), ("2 rows a warp", N(rows_per_warp=2, vec=4, warps_per_block=4, unroll=3), None),
+                             ("8 warps u3 ragged", N(rows_per_warp=1, vec=4, warps_per_block=8, unroll=3,
+                                                    ragged_rows=True), None)],
+        (1 << 20, 77, "T"): [("t32x8 vec1", T(32, 8, 1, 4), None), ("t16x16", T(16, 16, 4, 4), None)],
     }
+
+
+def _auto_probes(m: int, n: int, op: str, splits: int):
+    """Generic alternatives (--probe): other split counts around the rule's, and for op T
+    twice the rows in flight (unroll 8) at the rule's split for that config."""
+    from ..codegen.sgemv_config import choose_gemv
+    cfg = choose_gemv(m, n, op)[0]
+    out = []
+    if splits > 1:
+        for s in sorted({max(1, splits // 4), max(1, splits // 2), min(1024, splits * 2)} - {splits}):
+            out.append((f"{s} splits", None, s))
+    if op == "T" and cfg.unroll == 4 and m >= 16 * cfg.threads_y:
+        out.append(("u8", cfg.replace(unroll=8), None))
+    if op == "T" and cfg.unroll == 8:
+        out.append(("u4", cfg.replace(unroll=4), None))
+    return out
 
 
 def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> dict:
@@ -170,7 +194,7 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
         call_us = (time.perf_counter() - t0) / 20 * 1e6  # host time of the whole library call
         stream.synchronize()
         alts = [(label, plan_for(m, n, op, config=cfg, splits=sp)) for label, cfg, sp in
-                (_probes().get((m, n, op), []) if probe else [])]
+                ((_probes().get((m, n, op), []) + _auto_probes(m, n, op, plan.splits)) if probe else [])]
         ap, xp, yp = [t.data_ptr() for t in A], [t.data_ptr() for t in X], [t.data_ptr() for t in Y]
         # regtile.sgemv's device path without the Python argument checks: the cached plan
         def launcher(p):

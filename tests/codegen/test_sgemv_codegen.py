@@ -118,6 +118,9 @@ def test_decode_shape_transposed():
     cfg, splits = choose_gemv(2560, 7680, "T", 132)
     assert (cfg.threads_x, cfg.vec, cfg.strip) == (32, 4, 128)
     assert splits * 60 * cfg.threads // 32 >= 132 * 64
+    assert cfg.unroll == 8  # few whole strips, split rows: 8 rows in flight (measured, docs/sgemv.md)
+    assert choose_gemv(16384, 50000, "T", 132)[0].unroll == 4  # many strips: 8 lost there
+    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 4  # 16-wide strips: 8 lost there
     narrow = config_for_shape_t(1_000_003, 3)
     assert narrow.vec == 1 and narrow.threads_x == 4  # no lane without a column
     assert config_for_shape_t(2, 1 << 20).threads_y == 2  # no idle thread rows
@@ -140,7 +143,8 @@ def test_reduce_kernel_warp_per_output_for_many_splits():
     from regtile.codegen.emit_sgemv import REDUCE_WARP_SPLITS, reduce_outputs_per_block
     src = emit_cuda(SgemvConfig()).reduce
     assert "__shfl_xor_sync" in src.text and f"splits >= {REDUCE_WARP_SPLITS}" in src.text
-    assert reduce_outputs_per_block(REDUCE_WARP_SPLITS) == 8 and reduce_outputs_per_block(2) == 256
+    assert reduce_outputs_per_block(REDUCE_WARP_SPLITS) == 8 and reduce_outputs_per_block(2) == 32
+    assert "__syncthreads" in src.text  # fewer splits: thread rows meet in shared memory
 
 
 def test_splits_fill_whole_waves():
@@ -148,3 +152,51 @@ def test_splits_fill_whole_waves():
     assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 4  # 1564 blocks: 2.96 waves of 528
     dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
     assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
+
+
+def test_staged_rows_config_and_rule():
+    with pytest.raises(ConfigError, match="rows_per_warp=32"):
+        SgemvConfig(rows_per_warp=1, stage_cols=80)
+    with pytest.raises(ConfigError, match="static shared memory"):
+        SgemvConfig(rows_per_warp=32, warps_per_block=8, stage_cols=80)
+    cfg, splits = choose_gemv(1 << 20, 77, "N", 132)
+    assert cfg.stage_cols >= 77 and cfg.rows_per_warp == 32 and splits == 1
+    assert choose_gemv(4096, 77, "N", 132)[0].stage_cols == 0  # too few warps of 32 rows
+    assert choose_gemv(1 << 20, 128, "N", 132)[0].stage_cols == 0  # aligned rows: float4 already
+    # configs without the field keep their kernel names (and so their cached builds)
+    from regtile.codegen.emit_sgemv import kernel_name
+    assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x"))))
+        .encode()).hexdigest()[:10]
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_90"], fast={"sm_90"}))
+def test_staged_rows_compile(arch):
+    cfg = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
+    src = emit_cuda(cfg)
+    art = compile_source(src, arch)
+    assert art.resources.spill_free and art.resources.barriers == 1
+    assert art.resources.static_smem_bytes == 4 * 80 * (32 * 4 + 1)
+    if arch == "sm_90":
+        mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+        assert mix.get("LDG.128", 0) >= 8 and mix.get("STS.128", 0) >= 8  # `unroll` float4 copies in flight
+
+
+def test_shared_x_config_and_rule():
+    with pytest.raises(ConfigError, match="share_x"):
+        SgemvConfig(share_x=True)  # one row group: nothing to share
+    cfg, splits = choose_gemv(300, 1 << 20, "N", 132)
+    assert cfg.share_x and cfg.row_groups == 2 and cfg.warps_per_row > 1 and splits > 1
+    assert not choose_gemv(32, 1 << 20, "N", 132)[0].share_x  # few rows keep their warps
+    assert not choose_gemv(16384, 4096, "N", 132)[0].share_x
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_90"], fast={"sm_90"}))
+def test_shared_x_compiles(arch):
+    cfg = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True)
+    src = emit_cuda(cfg)
+    art = compile_source(src, arch)
+    assert art.resources.spill_free
+    if arch == "sm_90":
+        mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+        assert mix.get("LDG.128", 0) >= 12  # 4 x and 2 x 4 A float4 loads a step

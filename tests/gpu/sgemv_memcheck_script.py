@@ -6,14 +6,20 @@ regtile's own device buffers, each checked against float64:
 """
 import numpy as np
 
+from regtile.codegen.sgemv_config import SgemvConfig
 from regtile.runtime import driver
 from regtile.runtime.gemv import plan_for
 
-CASES = [(2, 1 << 16, "N", 1, 1), (3000, 5, "T", 2, -3), (77, 1000, "T", -1, 1), (129, 77, "N", 3, 2),
-         (1000, 3, "T", 1, 1), (5, 4099, "N", -2, 1), (4097, 33, "T", 1, 2)]
+STAGED = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
+SHARED_X = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True)
+CASES = [(2, 1 << 16, "N", 1, 1, None), (3000, 5, "T", 2, -3, None), (77, 1000, "T", -1, 1, None),
+         (129, 77, "N", 3, 2, None), (1000, 3, "T", 1, 1, None), (5, 4099, "N", -2, 1, None),
+         (4097, 33, "T", 1, 2, None), (4096, 4096, "T", 1, 1, None),
+         (1001, 77, "N", 1, 1, STAGED), (45, 75, "N", -1, 2, STAGED), (1, 77, "N", 1, 1, STAGED),
+         (67, 40001, "N", 1, 1, SHARED_X), (5, 4099, "N", 2, -1, SHARED_X)]
 rng = np.random.default_rng(0)
 bad = 0
-for m, n, op, incx, incy in CASES:
+for m, n, op, incx, incy, cfg in CASES:
     xlen, ylen = (n, m) if op == "N" else (m, n)
     A = rng.standard_normal((m, n), dtype=np.float32)
     xb = rng.standard_normal(1 + (xlen - 1) * abs(incx), dtype=np.float32)
@@ -22,7 +28,7 @@ for m, n, op, incx, incy in CASES:
     yi = np.arange(ylen) * abs(incy)
     xi, yi = (xi if incx > 0 else xi[::-1]), (yi if incy > 0 else yi[::-1])
     ref = 0.5 * ((A.T if op == "T" else A).astype(np.float64) @ xb[xi]) + 0.25 * yb[yi]
-    plan = plan_for(m, n, op, incx, incy)
+    plan = plan_for(m, n, op, incx, incy, config=cfg)
     with driver.to_device(A) as da, driver.to_device(xb) as dx, driver.to_device(yb) as dy:
         x0 = dx.ptr + (0 if incx > 0 else 4 * (xlen - 1) * -incx)
         y0 = dy.ptr + (0 if incy > 0 else 4 * (ylen - 1) * -incy)
@@ -33,5 +39,6 @@ for m, n, op, incx, incy in CASES:
     err = np.linalg.norm(out[yi] - ref) / np.linalg.norm(ref)
     ok = err <= 1e-5
     bad += not ok
-    print(f"{m}x{n} op {op} incx {incx} incy {incy} splits {plan.splits}: err {err:.1e} {'ok' if ok else 'WRONG'}")
+    print(f"{m}x{n} op {op} incx {incx} incy {incy} {plan.kernel.source.name} splits {plan.splits}: err {err:.1e} {'ok' if ok else 'WRONG'}")
 print("memcheck script done,", bad, "wrong")
+raise SystemExit(1 if bad else 0)

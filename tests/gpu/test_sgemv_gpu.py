@@ -232,3 +232,62 @@ def test_rows_split_across_warps(warps_per_row, m, n):
 @pytest.mark.parametrize("m, n", [(1, 1), (1000, 129), (5, 4099)])
 def test_t_configs(cfg, m, n):
     _run(m, n, "T", 0.5, -1.0, config=cfg)
+
+
+STAGED = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
+
+
+@pytest.mark.parametrize("m, n, lda, shift, incx", [
+    (1000, 77, 77, 0, 1),     # the staged path, a last warp of 8 rows
+    (33, 77, 80, 0, -2),      # padded rows (lda 80 <= stage_cols), backwards x
+    (70000, 77, 77, 0, 1),    # many blocks
+    (100, 5, 5, 0, 3),        # rows shorter than a float4, strided x
+    (1, 77, 77, 0, 1),
+    (300, 77, 96, 0, 1),      # lda above stage_cols: the direct path
+    (300, 77, 77, 1, 1),      # A not 16-byte aligned: the direct path
+])
+def test_staged_rows(m, n, lda, shift, incx):
+    """SgemvConfig.stage_cols: rows copied to shared memory by their warp, a lane a row;
+    alpha/beta, NaN in A poisoning exactly its row, beta == 0 over a NaN y."""
+    g = torch.Generator(device="cuda").manual_seed(m + n + lda)
+    buf = torch.randn(m * lda + shift, device="cuda", generator=g)
+    A = buf[shift:].view(m, lda)[:, :n]
+    A[m // 2, n // 3] = NAN
+    xb = torch.randn(1 + (n - 1) * abs(incx), device="cuda", generator=g)
+    xi = torch.arange(n, device="cuda") * abs(incx)
+    x = xb[xi if incx > 0 else xi.flip(0)]
+    for beta in (0.0, 0.5):
+        y0 = torch.randn(m, device="cuda", generator=g)
+        y = y0.clone() if beta else torch.full((m,), NAN, device="cuda")
+        regtile.sgemv(A, xb, y, alpha=1.5, beta=beta, incx=incx, config=STAGED)
+        torch.cuda.synchronize()
+        ref = 1.5 * (A.double() @ x.double()) + (beta * y0.double() if beta else 0.0)
+        bad = torch.isnan(ref)
+        assert torch.equal(torch.isnan(y), bad)  # exactly the NaN row
+        _close(y[~bad], ref[~bad])
+
+
+@pytest.mark.parametrize("cfg", [
+    SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True),
+    SgemvConfig(vec=4, warps_per_block=8, unroll=2, warps_per_row=2, row_groups=4, share_x=True),
+    SgemvConfig(vec=4, warps_per_block=4, unroll=4, row_groups=2, share_x=True),
+])
+@pytest.mark.parametrize("m, n", [(1, 1), (3, 4099), (7, 4100), (129, 1000), (301, 50000)])
+def test_shared_x(cfg, m, n):
+    """share_x: row groups reading each x float4 once (odd M: a group without a row), split or not."""
+    _run(m, n, "N", 0.5, -1.0, config=cfg)
+
+
+def test_shared_x_strided_and_misaligned():
+    cfg = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True)
+    m, n = 65, 20000
+    A = torch.randn(m, n + 1, device="cuda")[:, :n]  # lda = n + 1: the scalar path
+    xb = torch.randn(2 * n, device="cuda")
+    y = torch.full((m,), NAN, device="cuda")
+    A[5, 7] = NAN
+    regtile.sgemv(A, xb, y, incx=-2, config=cfg)
+    torch.cuda.synchronize()
+    ref = A.double() @ xb[torch.arange(n, device="cuda").flip(0) * 2].double()
+    bad = torch.isnan(ref)
+    assert torch.equal(torch.isnan(y), bad)
+    _close(y[~bad], ref[~bad])
