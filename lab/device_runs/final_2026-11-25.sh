@@ -16,3 +16,12 @@ timeout ${SWEEP_S:-200} python3 -m regtile.tools.shape_sweep --json $OUT/shape-s
   --budget-s $(( ${SWEEP_S:-200} - 30 )) > $OUT/sweep.log 2>&1
 echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; tail -2 $OUT/sweep.log
 head -14 $OUT/shapes_table.md
+# after the first integration run: the SGEMV suite, the call path's shapes and host cost
+if [ -n "${WITH_BENCH:-}" ]; then
+  timeout 120 python3 -m regtile.tools.sgemv_sweep --out $OUT/sgemv-sweep.json > $OUT/sgemv.log 2>&1
+  echo "sgemv sweep: rc $?"; tail -4 $OUT/sgemv.log
+  timeout 90 python3 benchmarks/callpath_bench.py --json $OUT/callpath.json > $OUT/callpath.log 2>&1
+  echo "callpath: rc $?"; tail -22 $OUT/callpath.log
+  timeout 60 python3 benchmarks/overhead.py --json $OUT/overhead.json > $OUT/overhead.log 2>&1
+  echo "overhead: rc $?"; tail -12 $OUT/overhead.log
+fi
