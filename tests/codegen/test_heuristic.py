@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from tiers import tiered
 
 from regtile.codegen import heuristic as h
 from regtile.codegen.config import SgemmConfig
@@ -130,3 +131,17 @@ def test_model_throughputs_are_fitted_for_every_sm_90_member():
     fitted = h.model_tflops()
     assert set(fitted) == set(FAMILY) - {"cuda-zorder"}
     assert fitted["wide-128x256"] > fitted["sq-64x64"] > fitted["plain-32x32"]  # bigger tiles, more FLOP/s
+
+
+@pytest.mark.parametrize("member, layout", tiered(
+    [(m, lay) for m, _ in h.BATCHED_MEMBERS for lay in ("NN", "NT", "TN", "TT")],
+    fast={("sq-128x128", "NN")}))  # the one that spilled batched at min_blocks=2 (2026-11-25)
+def test_batched_members_compile_without_spills_in_every_layout(member, layout):
+    """What choose_batched can return builds spill-free: with_layout's batched form of each
+    member (validation refuses what would spill, and with_layout then drops min_blocks)."""
+    from regtile.codegen.presets import get_member
+    from regtile.runtime.compiler import compile_config
+    m = get_member(member)
+    cfg = h.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
+    art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
+    assert cfg.batched and art.resources.spill_free
