@@ -3,8 +3,6 @@ import json
 import math
 import os
 import random
-import sys
-import time
 
 import pytest
 from tiers import tiered
