@@ -165,7 +165,10 @@ class PlanCache:
     def get(self, key: tuple) -> Optional[GemmPlan]:
         plan = self._plans.get(key)
         if plan is not None:
-            self._plans.move_to_end(key)
+            try:
+                self._plans.move_to_end(key)
+            except KeyError:  # evicted by another thread in between: still a valid plan
+                pass
         return plan
 
     def put(self, key: tuple, plan: GemmPlan) -> GemmPlan:
