@@ -202,10 +202,12 @@ class SgemmConfig:
             # Measured (sm_90, CUDA C): the zorder preset, estimated at its cap of 128, spilled
             # 20 bytes as NT and not as NN, TN or TT; the other layouts cost nothing extra.
             e32 += 32 * self.b_loads_per_thread
-        if self.batched:
-            # the batch entry's operand offsets (blockIdx.z x three 64-bit strides).  Measured
-            # (sm_90, PTX, 2026-11-25): the 128x128 8x8 member at min_blocks=2, estimated at its
-            # cap of 128, spilled 32 bytes batched and not unbatched.
+        if self.batched and self.edge_vector_path:
+            # the batch entry's operand offsets (blockIdx.z x three 64-bit strides) beside the
+            # edge tiles' two load paths.  Measured (sm_90, PTX, 2026-11-25): the 128x128 8x8
+            # member at min_blocks=2, estimated at its cap of 128, spilled 32 bytes batched with
+            # edge_vector_path, and not unbatched; the zorder preset batched (no edge_vector_path)
+            # compiled spill-free on both backends.
             e32 += 32
         return -(-e32 // 32)
 
