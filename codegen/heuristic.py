@@ -301,7 +301,12 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     from .config import ConfigError
     fields = {"trans_a": bool(trans_a), "trans_b": bool(trans_b)}
     if batched:
-        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False)
+        # without the edge tiles' vector path and the pass: the 128x128 member with them ran
+        # 16 x 512^3 / 8 x 1024x1024x64 at 0.898 / 0.983x torch.bmm (min_blocks=1, which it
+        # needs batched) against 0.986 / 1.071x without (the zorder preset's kernel, min_blocks=2;
+        # H100, 2026-11-25, docs/layouts.md)
+        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False,
+                      sass_pass=False)
     tries = [fields]
     if trans_b and cfg.pad_b == 0 and cfg.stages and cfg.vec == 4:
         tries.insert(0, dict(fields, pad_b=4))
