@@ -1,0 +1,75 @@
+"""The PTX kernel's bounds-checked global loads of an edge tile (a mixin of emit_ptx._Kernel):
+each copy's float4 where the whole vector is inside and aligned, else each float; with
+edge_vector_path (config.py) the block-uniform split into a float4 path and a per-float path,
+so that no load's registers are written again behind it."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .plan import GlobalCopy
+from .ptx_builder import ZERO as _ZERO, _addr, _r
+
+
+class EdgeLoadsMixin:
+    def _limits(self, operand: str):
+        """(line limit, offset limit) of the operand's layout: the bounds of its copies."""
+        return self.element(operand, *((self.p["M"], self.p["K"]) if operand == "A" else (self.p["K"], self.p["N"])))
+
+    def _load_edge_split_paths(self, operand: str, copies, ptrs, k0: str, done: str) -> None:
+        """An edge tile's copies with edge_vector_path (config.py): where the operand's rows are
+        aligned and its extent along the vectors is a multiple of 4 (block-uniform), every
+        vector is wholly inside or wholly outside: zeros, then the float4 where inside; else
+        each float (zero, then its load).  No load's registers are written again behind it,
+        so nothing waits for a load before the shared-memory store."""
+        b = self.b
+        scalar = b.label(f"{operand.lower()}_edge_floats")
+        _, clim = self._limits(operand)
+        whole = self.setp("eq", b.op("and.b32", clim, 3), 0, self.vec_ok_pred[operand])
+        b.emit(f"@!{whole} bra.uni {scalar};", f"{operand}: vectors wholly inside or outside: float4 or zeros")
+        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+            rowv, colv = self._edge_coords(copy, grow, gcol, k0)
+            rlim, clim = self._limits(copy.operand)
+            regs = [_r(x) for x in copy.regs]
+            last = b.op("add.s32", colv, copy.width - 1)
+            pv = self.setp("lt", last, clim, self.setp("lt", rowv, rlim))
+            for reg in regs:
+                b.emit(f"mov.f32 {reg}, {_ZERO};")
+            b.emit(f"@{pv} ld.global.nc.v4.f32 {{{', '.join(regs)}}}, [{ptr}];",
+                   f"{copy.operand} copy {r}: vector inside")
+        b.emit(f"bra.uni {done};")
+        b.place(scalar)
+        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+            self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
+
+    def _edge_coords(self, copy: GlobalCopy, grow: str, gcol: str, k0: str):
+        """(line, offset) of a copy's first float at k-tile k0 (k0 moves the one K runs along)."""
+        if self.k_in_line(copy.operand):
+            return self.b.op("add.s32", k0, grow), gcol
+        return grow, self.b.op("add.s32", k0, gcol)
+
+    def _load_scalars(self, copy: GlobalCopy, r: int, grow: str, gcol: str, ptr: str, k0: str,
+                      vec_ok: Optional[str]) -> None:
+        """One copy with bounds checks: the float4 when the whole vector is inside and
+        aligned (vec_ok given), else each float, zero outside the matrix."""
+        b = self.b
+        # grow, gcol: the copy's (line, offset) at k = 0; k0 moves the one K runs along.
+        # Plain layouts: A (block_m + row < M) && (k0 + col + e < K), B (k0 + row < K) &&
+        # (block_n + col + e < N); the vector runs along the offset.
+        rlim, clim = self._limits(copy.operand)
+        rowv, colv = self._edge_coords(copy, grow, gcol, k0)
+        row_ok = self.setp("lt", rowv, rlim)
+        regs = [_r(x) for x in copy.regs]
+        pv = None
+        if vec_ok is not None and copy.width > 1:
+            last = b.op("add.s32", colv, copy.width - 1)
+            pv = self.setp("lt", last, clim, b.op("and.pred", row_ok, vec_ok, typ=".pred"))
+            b.emit(f"@{pv} ld.global.nc.v4.f32 {{{', '.join(regs)}}}, [{ptr}];",
+                   f"{copy.operand} copy {r}: whole vector inside, aligned")
+        # the per-float path: only where the vector load did not run
+        scalar_ok = row_ok if pv is None else self.setp("lt", rowv, rlim, f"!{pv}")
+        for e, reg in enumerate(regs):
+            ce = colv if e == 0 else b.op("add.s32", colv, e)
+            pe = self.setp("lt", ce, clim, scalar_ok)
+            b.emit(f"mov.f32 {reg}, {_ZERO};" if pv is None else f"@!{pv} mov.f32 {reg}, {_ZERO};")
+            b.emit(f"@{pe} ld.global.nc.f32 {reg}, {_addr(ptr, 4 * e)};",
+                   f"{copy.operand} copy {r}, element {e}" if copy.width > 1 else f"{copy.operand} copy {r}")
