@@ -8,12 +8,31 @@ checks run (and fail) before any launch, also on machines without a GPU.
 from __future__ import annotations
 
 import ctypes
+import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from .errors import InputError
+
+# The cached calls' fast path (runtime/gemm.py, runtime/gemv.py): scalars taken as they are,
+# and how many operand-metadata keys each remembers.
+REAL = (float, int)
+FAST_SIZE = 1024
+_torch_types: Optional[tuple] = None
+
+
+def torch_tensor_types() -> tuple:
+    """torch.Tensor and nn.Parameter once the caller has imported torch (regtile never imports
+    it for this); () before that."""
+    global _torch_types
+    if _torch_types is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return ()
+        _torch_types = (torch.Tensor, torch.nn.Parameter)
+    return _torch_types
 
 INT_MAX = 2**31 - 1
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-import sys
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 import numpy as np
 
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
 from . import driver
-from .arrays import Operand
+from .arrays import FAST_SIZE, REAL, Operand, torch_tensor_types
 from .compiler import check_arch
 from .errors import InputError
+from .choice import _arch_of_device, choose_sgemm_kernel, default_sgemm_kernel, forget_tuned  # noqa: F401
 from .plans import GemmPlan, PlanCache, plan_cache
 from .problem import Problem, current_torch_stream, kernel_problem, resolve, stream_handle
 
@@ -40,61 +40,6 @@ def _same_place(ops) -> bool:
     return places.pop()
 
 
-def _arch_of_device() -> str:
-    from ..codegen.hardware import SUPPORTED_ARCHS
-    arch = driver.device().arch
-    if arch not in SUPPORTED_ARCHS:
-        raise InputError(f"the GPU is {arch}; regtile builds for {', '.join(SUPPORTED_ARCHS)}")
-    return arch
-
-
-def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, trans_a: bool = False,
-                         trans_b: bool = False, batch: int = 0) -> Tuple[SgemmConfig, str]:
-    """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
-    (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere, a
-    batched member by the count of blocks for batch > 1; sm_80..89 keep the zorder preset
-    through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N."""
-    from ..codegen.heuristic import choose_kernel
-    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1)
-
-
-_tuned_tables: Dict[str, Dict[str, tuple]] = {}
-
-
-def _tuned(device_name: str) -> Dict[str, tuple]:
-    """The tuning database of this device, read once per process: shape "MxNxK" ->
-    (ms, config, backend) of its fastest correct entry on either backend."""
-    table = _tuned_tables.get(device_name)
-    if table is None:
-        from .tuning_db import entries
-        table = {}
-        try:
-            for backend in ("cuda", "ptx"):
-                for cfg, shapes in entries(device_name, backend):
-                    for shape, r in shapes.items():
-                        if r and r.get("ok") and r.get("ms") and (shape not in table or r["ms"] < table[shape][0]):
-                            table[shape] = (r["ms"], cfg, backend)
-        except Exception:  # an unreadable tuning store is no reason to refuse the GEMM
-            pass
-        _tuned_tables[device_name] = table
-    return table
-
-
-def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False, trans_b: bool = False,
-                        batch: int = 0) -> Tuple[SgemmConfig, str]:
-    """The fastest config `regtile tune` stored for this shape and device on either backend
-    (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
-    read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
-    config comes generated for the layouts and the batch (codegen/heuristic.with_layout)."""
-    dev = driver.device()
-    if batch <= 1:
-        hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
-        if hit is not None:
-            from ..codegen.heuristic import with_layout
-            return with_layout(hit[1], trans_a, trans_b), hit[2]
-    return default_sgemm_kernel(m, n, arch, dev.sm_count, k, trans_a, trans_b, batch)
-
-
 def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
     """The config part of choose_sgemm_kernel (kept for callers that build with CUDA C)."""
     return choose_sgemm_kernel(m, n, k, _arch_of_device())[0]
@@ -103,7 +48,7 @@ def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
 def clear_caches() -> None:
     """Forget the cached plans and the tuning database read (after `regtile tune` in-process)."""
     plan_cache.clear()
-    _tuned_tables.clear()
+    forget_tuned()
     _fast_plans.clear()
 
 
@@ -134,7 +79,7 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     fast = _fast_key(A, B, C, transa, transb, config, backend, arch)
     if fast is not None:
         hit = _fast_plans.get(fast)
-        if hit is not None and type(alpha) in _REAL and type(beta) in _REAL:
+        if hit is not None and type(alpha) in REAL and type(beta) in REAL:
             return _fast_launch(hit, A, B, C, alpha, beta, stream)
     if config is not None and not isinstance(config, SgemmConfig):
         raise InputError(f"config: expected an SgemmConfig, got {type(config).__name__}")
@@ -158,27 +103,13 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
 
 
 # ---- the cached call: torch tensors whose metadata was seen before -----------------------
-_REAL = (float, int)
-_FAST_SIZE = 1024
 _fast_plans: Dict[tuple, tuple] = {}
-_torch_types: Optional[tuple] = None
-
-
-def _torch_tensor_types() -> tuple:
-    """torch.Tensor and nn.Parameter once torch is imported (regtile never imports it here)."""
-    global _torch_types
-    if _torch_types is None:
-        torch = sys.modules.get("torch")
-        if torch is None:
-            return ()
-        _torch_types = (torch.Tensor, torch.nn.Parameter)
-    return _torch_types
 
 
 def _fast_key(A, B, C, transa, transb, config, backend, arch):
     """A key of everything sgemm's checks and plan depend on, from a few attribute reads,
     when A, B and C are torch tensors (None otherwise: the full path)."""
-    tt = _torch_types or _torch_tensor_types()
+    tt = torch_tensor_types()
     if type(A) not in tt or type(B) not in tt or type(C) not in tt:
         return None
     return (A.dtype, A.shape, A.stride(), A.get_device(), B.dtype, B.shape, B.stride(), B.get_device(),
@@ -196,7 +127,7 @@ def _fast_launch(hit, A, B, C, alpha, beta, stream):
 
 
 def _remember(table: dict, key: tuple, value: tuple) -> None:
-    if len(table) >= _FAST_SIZE:
+    if len(table) >= FAST_SIZE:
         table.clear()
     table[key] = value
 
@@ -256,7 +187,7 @@ class Gemm:
         fast = _fast_key(A, B, C, self.transa, self.transb, None, None, None)
         if fast is not None:
             hit = self._fast.get(fast)
-            if hit is not None and type(alpha) in _REAL and type(beta) in _REAL:
+            if hit is not None and type(alpha) in REAL and type(beta) in REAL:
                 return _fast_launch(hit, A, B, C, alpha, beta, stream)
         alpha, beta = _scalar(alpha, "alpha"), _scalar(beta, "beta")
         p = resolve(A, B, C, self.transa, self.transb, beta)

@@ -17,7 +17,6 @@ stream, calls on different streams get different workspaces.
 """
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Dict, Optional, Tuple
 
@@ -26,7 +25,7 @@ import numpy as np
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.sgemv_config import SgemvConfig, SgemvTConfig, choose_gemv, splits_for
 from . import driver
-from .arrays import INT_MAX, Operand, as_operand
+from .arrays import FAST_SIZE, INT_MAX, REAL, Operand, as_operand, torch_tensor_types
 from .compiler import check_arch, compile_config
 from .errors import InputError
 from .problem import current_torch_stream, stream_handle
@@ -256,28 +255,14 @@ def _first(ptr: int, count: int, inc: int) -> int:
     return ptr if inc > 0 else ptr + 4 * (count - 1) * (-inc)
 
 
-_REAL = (float, int)
-_FAST_SIZE = 1024
 # torch operands seen before: their metadata -> (plan, lda, x offset, incx, y offset, incy, device)
 _fast: Dict[tuple, tuple] = {}
-_torch_types: Optional[tuple] = None
-
-
-def _torch_tensor_types() -> tuple:
-    """torch.Tensor and nn.Parameter once torch is imported (regtile never imports it here)."""
-    global _torch_types
-    if _torch_types is None:
-        torch = sys.modules.get("torch")
-        if torch is None:
-            return ()
-        _torch_types = (torch.Tensor, torch.nn.Parameter)
-    return _torch_types
 
 
 def _fast_key(A, x, y, trans, incx, incy, config, arch):
     """A key of everything sgemv's checks and plan depend on, from a few attribute reads, when
     A, x and y are torch tensors (None otherwise: the full path)."""
-    tt = _torch_types or _torch_tensor_types()
+    tt = torch_tensor_types()
     if type(A) not in tt or type(x) not in tt or type(y) not in tt:
         return None
     return (A.dtype, A.shape, A.stride(), A.get_device(), x.dtype, x.shape, x.stride(), x.get_device(),
@@ -298,7 +283,7 @@ def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config=None, arch
     fast = _fast_key(A, x, y, trans, incx, incy, config, arch)
     if fast is not None:
         hit = _fast.get(fast)
-        if hit is not None and type(alpha) in _REAL and type(beta) in _REAL:
+        if hit is not None and type(alpha) in REAL and type(beta) in REAL:
             plan, lda, xoff, ix, yoff, iy, dev = hit
             s = current_torch_stream(dev) if stream is None else stream_handle(stream)
             plan.launch(float(alpha), A.data_ptr(), lda, x.data_ptr() + xoff, ix, float(beta), y.data_ptr() + yoff,
@@ -323,7 +308,7 @@ def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config=None, arch
     xp, yp = _first(xv.ptr, xlen, incx), _first(yv.ptr, ylen, incy)
     plan.launch(alpha, a.ptr, a.ld, xp, incx, beta, yp, incy, s)
     if fast is not None and dev is not None and dev >= 0:
-        if len(_fast) >= _FAST_SIZE:
+        if len(_fast) >= FAST_SIZE:
             _fast.clear()
         _fast[fast] = (plan, a.ld, xp - xv.ptr, incx, yp - yv.ptr, incy, dev)
     return y

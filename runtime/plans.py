@@ -67,7 +67,7 @@ class GemmPlan:
                  backend: Optional[str] = None, arch: Optional[str] = None):
         from ..codegen.config import ConfigError
         from .compiler import compile_config
-        from .gemm import _arch_of_device, choose_sgemm_kernel
+        from .choice import _arch_of_device, choose_sgemm_kernel
         self.m, self.n, self.k = m, n, k
         self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
         self.lda, self.ldb, self.ldc = lda, ldb, ldc

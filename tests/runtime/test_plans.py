@@ -165,10 +165,10 @@ class FakeGemv:
 def fake_gpu(monkeypatch):
     """A 132-SM sm_90 without a GPU: compile_config and driver.load record the configs built."""
     from types import SimpleNamespace
-    from regtile.runtime import compiler, gemv
+    from regtile.runtime import choice, compiler, gemv
     built = []
     monkeypatch.setattr(gemm.driver, "device", lambda: SimpleNamespace(arch="sm_90", sm_count=132, name="fake"))
-    monkeypatch.setattr(gemm, "_tuned", lambda name: {})
+    monkeypatch.setattr(choice, "_tuned", lambda name: {})
     monkeypatch.setattr(gemm.driver, "stream_capturing", lambda stream: False)
     monkeypatch.setattr(compiler, "compile_config", lambda cfg, arch, backend="cuda": built.append((cfg, backend)))
     monkeypatch.setattr(plans.driver, "load", lambda artifact: SimpleNamespace(label="fake kernel"))

@@ -1,0 +1,73 @@
+"""Kernel choice for regtile.sgemm and its plans: what `regtile tune` stored for the shape on this
+GPU (the tuning database, read once per process), else the shape heuristic's family member
+(codegen/heuristic.py), generated for the operands' layouts and batch.  Used by runtime/plans.py
+(a plan's kernel) and runtime/gemm.py (regtile.sgemm), and by `regtile run` to name the choice."""
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+from ..codegen.config import SgemmConfig
+from . import driver
+from .errors import InputError
+
+
+def _arch_of_device() -> str:
+    from ..codegen.hardware import SUPPORTED_ARCHS
+    arch = driver.device().arch
+    if arch not in SUPPORTED_ARCHS:
+        raise InputError(f"the GPU is {arch}; regtile builds for {', '.join(SUPPORTED_ARCHS)}")
+    return arch
+
+
+def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, trans_a: bool = False,
+                         trans_b: bool = False, batch: int = 0) -> Tuple[SgemmConfig, str]:
+    """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
+    (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere, a
+    batched member by the count of blocks for batch > 1; sm_80..89 keep the zorder preset
+    through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N."""
+    from ..codegen.heuristic import choose_kernel
+    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1)
+
+
+_tuned_tables: Dict[str, Dict[str, tuple]] = {}
+
+
+def _tuned(device_name: str) -> Dict[str, tuple]:
+    """The tuning database of this device, read once per process: shape "MxNxK" ->
+    (ms, config, backend) of its fastest correct entry on either backend."""
+    table = _tuned_tables.get(device_name)
+    if table is None:
+        from .tuning_db import entries
+        table = {}
+        try:
+            for backend in ("cuda", "ptx"):
+                for cfg, shapes in entries(device_name, backend):
+                    for shape, r in shapes.items():
+                        if r and r.get("ok") and r.get("ms") and (shape not in table or r["ms"] < table[shape][0]):
+                            table[shape] = (r["ms"], cfg, backend)
+        except Exception:  # an unreadable tuning store is no reason to refuse the GEMM
+            pass
+        _tuned_tables[device_name] = table
+    return table
+
+
+def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False, trans_b: bool = False,
+                        batch: int = 0) -> Tuple[SgemmConfig, str]:
+    """The fastest config `regtile tune` stored for this shape and device on either backend
+    (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
+    read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
+    config comes generated for the layouts and the batch (codegen/heuristic.with_layout)."""
+    dev = driver.device()
+    if batch <= 1:
+        hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
+        if hit is not None:
+            from ..codegen.heuristic import with_layout
+            return with_layout(hit[1], trans_a, trans_b), hit[2]
+    return default_sgemm_kernel(m, n, arch, dev.sm_count, k, trans_a, trans_b, batch)
+
+
+
+
+def forget_tuned() -> None:
+    """Read the tuning database again on the next choice (after `regtile tune` in-process)."""
+    _tuned_tables.clear()
