@@ -179,27 +179,24 @@ def store(key: str, inputs: dict, entry: Entry, rebuild: dict) -> None:
 
 
 # ---- the folder as a whole (`regtile cache info|verify|clear`) ------------------------------
-def entry_files(folder: Optional[Path] = None) -> Iterator[Path]:
+def _files(folder: Optional[Path], keep) -> Iterator[Path]:
     folder = folder or cache_dir()
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return
     for name in names:
-        if name.endswith(SUFFIX) and not name.startswith("."):
+        if keep(name):
             yield folder / name
+
+
+def entry_files(folder: Optional[Path] = None) -> Iterator[Path]:
+    return _files(folder, lambda name: name.endswith(SUFFIX) and not name.startswith("."))
 
 
 def temporary_files(folder: Optional[Path] = None) -> Iterator[Path]:
     """Leftovers of writers stopped between their write and their rename."""
-    folder = folder or cache_dir()
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return
-    for name in names:
-        if name.startswith(".") and name.endswith(".tmp"):
-            yield folder / name
+    return _files(folder, lambda name: name.startswith(".") and name.endswith(".tmp"))
 
 
 def read(path: Path) -> Tuple[Optional[Stored], str]:
