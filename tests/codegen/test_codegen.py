@@ -2,32 +2,22 @@
 what the config asks for (read from the real cubin)."""
 
 import pytest
+from compiled import CompiledPresets
 from tiers import tiered
 
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.emit_cuda import emit_sgemm_cuda
 from regtile.codegen.presets import get_preset, preset_names
 from regtile.runtime.compiler import CompileError, compile_source
-from regtile.runtime.sass import function_of, instruction_mix
+from regtile.runtime.sass import instruction_mix
 from regtile.codegen.kernel import KernelSource
 
 VEC4_AND_LATER = ("vec4", "dbuf", "pad", "zorder")
 
 
-class _Built(dict):
-    """(name, arch) -> (source, artifact, parsed SASS function), compiled when first asked."""
-
-    def __missing__(self, key):
-        name, arch = key
-        src = emit_sgemm_cuda(get_preset(name).config)
-        art = compile_source(src, arch)
-        self[key] = (src, art, function_of(art.cubin, src.name)[1])
-        return self[key]
-
-
 @pytest.fixture(scope="module")
 def built():
-    return _Built()
+    return CompiledPresets(emit_sgemm_cuda)
 
 
 @pytest.mark.parametrize("name, arch", tiered([(n, a) for n in preset_names() for a in ("sm_80", "sm_90")],

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ptx_sim
+from compiled import CompiledPresets
 from tiers import tiered
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
@@ -23,26 +24,15 @@ from regtile.codegen.plan import make_plan
 from regtile.codegen.presets import get_preset, preset_names
 from regtile.runtime.compiler import CompileError, compile_source
 from regtile.runtime.cubin_info import kernel_info
-from regtile.runtime.sass import function_of, instruction_mix
+from regtile.runtime.sass import instruction_mix
 
 PTX_PRESETS = tuple(n for n in preset_names() if get_preset(n).config.frag_regs)
 VEC4 = tuple(n for n in PTX_PRESETS if get_preset(n).config.vec == 4)
 
 
-class _Built(dict):
-    """(name, arch) -> (source, artifact, parsed SASS function), compiled when first asked."""
-
-    def __missing__(self, key):
-        name, arch = key
-        src = emit_sgemm_ptx(get_preset(name).config)
-        art = compile_source(src, arch)
-        self[key] = (src, art, function_of(art.cubin, src.name)[1])
-        return self[key]
-
-
 @pytest.fixture(scope="module")
 def built():
-    return _Built()
+    return CompiledPresets(emit_sgemm_ptx)
 
 
 def test_every_frag_regs_preset_is_covered():
