@@ -11,12 +11,11 @@ import dataclasses
 import numbers
 from typing import Dict, Optional
 
-import numpy as np
 
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
 from . import driver
-from .arrays import FAST_SIZE, REAL, Operand, torch_tensor_types
+from .arrays import FAST_SIZE, REAL, torch_tensor_types
 from .compiler import check_arch
 from .errors import InputError
 from .choice import _arch_of_device, choose_sgemm_kernel, default_sgemm_kernel, forget_tuned  # noqa: F401
@@ -38,11 +37,6 @@ def _same_place(ops) -> bool:
         names = ", ".join(f"{op.name} ({'device' if op.on_device else 'host'})" for op in ops if op is not None)
         raise InputError(f"operands mix host and device arrays: {names}; pass all numpy or all device arrays")
     return places.pop()
-
-
-def choose_sgemm_config(m: int, n: int, k: int) -> SgemmConfig:
-    """The config part of choose_sgemm_kernel (kept for callers that build with CUDA C)."""
-    return choose_sgemm_kernel(m, n, k, _arch_of_device())[0]
 
 
 def clear_caches() -> None:
@@ -262,14 +256,6 @@ def host_sgemm(p: Problem, alpha, beta, transa, transb, config, backend, arch):
     a column-major operand), C downloaded back; synchronises."""
     from .host_gemm import run_host
     return run_host(p, alpha, beta, transa, transb, lambda q, s: run_device(q, alpha, beta, s, config, backend, arch))
-
-
-def _dense(op: Operand) -> np.ndarray:
-    """The host matrix as a dense (rows x ld) float32 buffer to upload."""
-    arr = op.host
-    if arr.flags.c_contiguous:
-        return arr
-    return np.ascontiguousarray(arr)
 
 
 # sgemv moved to runtime/gemv.py; imported back for callers of regtile.runtime.gemm.sgemv.

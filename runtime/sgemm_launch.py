@@ -7,23 +7,17 @@ Used by regtile.sgemm (runtime/gemm.py) and by the measurement method (runtime/b
 so `regtile run`, `bench` and `tune` launch and time exactly what the library runs.
 Split-K needs a workspace of split_k * M * N floats (codegen/splitk.py), stream-K one for
 its partial tiles (codegen/streamk.py; its work list lives in a buffer of the launch);
-callers pass its device pointer: bench keeps one per workload, regtile.sgemm one per process
-(`shared_workspace`, grown as needed, kept up to KEEP_BYTES).
+callers pass its device pointer: bench keeps one per workload, regtile.sgemm's plans one per
+stream (runtime/plans.py).
 """
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from ..codegen.edges import EdgePlan, plan_for_source
 from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
-
-# A workspace up to this size stays allocated between regtile.sgemm calls; a larger
-# one (split-K on a large M x N) is freed after its call.
-KEEP_BYTES = 256 * 2**20
 
 
 def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
@@ -164,34 +158,3 @@ class SgemmLaunch:
         """The launches, for error messages."""
         m, n, k = self.shape
         return " then ".join(kernel.describe_launch(grid) for kernel, grid, _ in self.steps) + f" on {m}x{n}x{k}"
-
-
-class _Workspace:
-    """A device buffer for split-K partials, reused by the calls that fit in it.  Its
-    lock is held from the launches to the synchronisation that ends each call, so two
-    threads never share it while a kernel reads it."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._buf: Optional[driver.DeviceBuffer] = None
-
-    @contextmanager
-    def get(self, nbytes: int) -> Iterator[int]:
-        if nbytes <= 0:
-            yield 0
-            return
-        with self._lock:
-            if self._buf is None or self._buf.nbytes < nbytes:
-                if self._buf is not None:
-                    self._buf.close()
-                    self._buf = None
-                self._buf = driver.DeviceBuffer(nbytes)
-            try:
-                yield self._buf.ptr
-            finally:
-                if self._buf.nbytes > KEEP_BYTES:
-                    self._buf.close()
-                    self._buf = None
-
-
-shared_workspace = _Workspace()

@@ -214,10 +214,12 @@ def test_split_launch_runs_partials_then_reduction_on_one_workspace():
     assert one.launched[0][1]["C"] == 33 and one.launched[0][0] == (2, 3, 1)
 
 
-def test_no_workspace_for_one_pass_needs_no_gpu():
-    from regtile.runtime.sgemm_launch import shared_workspace
-    with shared_workspace.get(0) as ws:
-        assert ws == 0
+def test_workspace_only_for_split_k_needs_no_gpu():
+    from regtile.codegen.emit import emit
+    from regtile.runtime.sgemm_launch import workspace_bytes
+    z = get_preset("zorder").config
+    assert workspace_bytes(emit(z, "cuda"), 64, 64, 512) == 0
+    assert workspace_bytes(emit(z.replace(split_k=2), "cuda"), 64, 64, 512) == 4 * 2 * 64 * 64
 
 
 # ---- the tuner --------------------------------------------------------------------------------
