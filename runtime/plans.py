@@ -19,8 +19,12 @@ call of a plan on a stream allocates that stream's workspace and uploads its wor
 do it before capturing (as torch asks for warm-up before torch.cuda.graph).  When it
 happens during a capture anyway, the allocation is made outside the graph (relaxed
 capture mode, kept by the plan for the graph's replays).  A captured graph points into
-its plan's workspace: keep the plan (a regtile.Gemm, or the cached plan behind
-regtile.sgemm, which holds PLAN_CACHE_SIZE shapes) alive while the graph is replayed.
+its plan's workspace and work lists, so a plan that owns such device state and is
+launched during a capture is pinned for the life of the process (`captured_plans`):
+evicting it from regtile.sgemm's cache, or dropping a regtile.Gemm, then frees nothing a
+graph still uses.  Until a plan is pinned, its calls ask the driver whether the stream is
+capturing (cuStreamIsCapturing, about a microsecond); plans without device state
+(no split-K, stream-K or work list) never ask: a graph keeps their kernel's parameters.
 """
 from __future__ import annotations
 
@@ -34,6 +38,9 @@ from .sgemm_launch import SgemmLaunch, workspace_bytes
 
 PLAN_CACHE_SIZE = 256
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
+# Plans whose workspace or work lists a CUDA graph captured: kept alive while the process runs,
+# as a graph may be replayed at any time (module docstring).
+captured_plans: List["GemmPlan"] = []
 
 
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
@@ -49,12 +56,14 @@ def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
 
 class _Bound:
     """A plan's launches on one stream: their packed arguments, workspace and work lists."""
-    __slots__ = ("launches", "keep", "lock")
+    __slots__ = ("launches", "keep", "lock", "watch_capture")
 
-    def __init__(self, launches, keep):
+    def __init__(self, launches, keep, device_state: bool = False):
         self.launches = launches
         self.keep = keep
         self.lock = threading.Lock()
+        # device memory that a captured graph would point into: check for captures until pinned
+        self.watch_capture = device_state
 
 
 class GemmPlan:
@@ -130,7 +139,8 @@ class GemmPlan:
                 if mode is not None:
                     driver.restore_capture(mode)
             launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
-            bound = _Bound(tuple(launches), (ws, sets))
+            device_state = ws is not None or any(s.work_lists for s in sets)
+            bound = _Bound(tuple(launches), (ws, sets), device_state)
             self._bound[stream] = bound
             return bound
 
@@ -142,10 +152,20 @@ class GemmPlan:
         bound = self._bound.get(stream)
         if bound is None:
             bound = self._bind(stream)
+        if bound.watch_capture and driver.stream_capturing(stream):
+            self._pin()
         values = (a, b, c, alpha, beta)
         with bound.lock:  # the packed buffers are rewritten per call
             for launch in bound.launches:
                 launch(values, stream)
+
+    def _pin(self) -> None:
+        """A graph holds this plan's device state: keep the plan for the life of the process."""
+        with self._lock:
+            if not any(p is self for p in captured_plans):
+                captured_plans.append(self)
+            for bound in self._bound.values():
+                bound.watch_capture = False
 
     def workspace_streams(self) -> List[int]:
         if self.gemv is not None:

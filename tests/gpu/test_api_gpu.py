@@ -132,6 +132,34 @@ def test_graph_capture_on_a_fresh_stream_without_warm_up():
     assert _err(C, A.double() @ B.double()) <= 1e-5
 
 
+def test_a_captured_plan_outlives_the_cache():
+    """A graph points into its plan's workspace and work lists: evicting the plan from
+    regtile.sgemm's cache must free neither (runtime/plans.captured_plans pins it)."""
+    import gc
+    import weakref
+    m, n, k = 1536, 1280, 768  # a shape no other test plans; its plan owns device state (asserted)
+    A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
+    before = len(plans.captured_plans)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        regtile.sgemm(A, B, C)
+    assert len(plans.captured_plans) == before + 1, "the captured plan was not pinned"
+    plan = plans.captured_plans[-1]
+    assert (plan.m, plan.n, plan.k) == (m, n, k)
+    ref = weakref.ref(plan)
+    del plan
+    regtile.runtime.gemm.clear_caches()
+    gc.collect()
+    assert ref() is not None
+    torch.empty(64 << 20, device="cuda").fill_(float("nan"))  # reuse freed memory, if any was freed
+    for _ in range(2):
+        A.copy_(torch.randn(m, k, device="cuda"))
+        C.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        assert _err(C, A.double() @ B.double()) <= 1e-5
+
+
 def test_user_streams_run_concurrently_with_their_own_workspaces():
     m = n = k = 1024
     streams = [torch.cuda.Stream() for _ in range(3)]

@@ -1,5 +1,7 @@
 """The call path without a GPU: layout detection, the kernel problem (column-major C's
 swap, batch strides, trans flags), argument errors, plan-cache hits and zero sizes on host."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -327,3 +329,21 @@ def test_gemv_plan_packs_once_and_writes_the_per_call_fields(monkeypatch):
             rread(6, "<i")) == (64, 4, 3.0, 0x5000, 0.0, 0xC8, 3)
     plan.launch(1.0, 0xA0, 1000, 0xB0, -1, 0.0, 0xC0, 1, stream=9)  # other increments: packed anew
     assert len(plan._packed) == 2
+
+
+@pytest.mark.parametrize("device_state", [True, False])
+def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monkeypatch, device_state):
+    """A captured graph points into a plan's workspace and work lists (runtime/plans.py): a plan
+    owning them is kept for the life of the process once a capture launches it; the check costs
+    a driver call only for such plans, and stops once pinned."""
+    asked, launched = [], []
+    monkeypatch.setattr(plans.driver, "stream_capturing", lambda stream: asked.append(stream) or True)
+    plan = plans.GemmPlan.__new__(plans.GemmPlan)
+    plan.gemv, plan._lock = None, threading.Lock()
+    plan._bound = {7: plans._Bound((lambda values, stream: launched.append(stream),), None, device_state)}
+    monkeypatch.setattr(plans, "captured_plans", [])
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    assert launched == [7, 7]
+    assert plans.captured_plans == ([plan] if device_state else [])
+    assert asked == ([7] if device_state else [])
