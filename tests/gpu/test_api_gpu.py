@@ -347,7 +347,7 @@ def test_gemv_route_all_layouts(m, n, k, transa, transb):
     # elementwise, against the size of the terms: with m = n = 1 the result is one scalar that
     # may cancel to near zero, where a norm-relative error measures the cancellation, not regtile
     mag = 0.75 * (a.abs() @ b.abs()) + 0.5 * C0.double().abs()
-    assert ((C.double() - ref).abs() <= 1e-6 * mag).all(), (C, ref)
+    assert ((C.double() - ref).abs() <= 2e-6 * mag).all(), (C, ref)
     opA, opB = (A.t() if transa else A), (B.t() if transb else B)
     D = _poison((m, n))
     regtile.sgemm(opA, opB, D)  # the same product through transposed views
