@@ -55,6 +55,8 @@ def _cases(torch):
                 zz = _chosen(s, s, s, True, False)[0].replace(ffma_order="zigzag")
                 variants["TN zigzag (before)"] = (lambda A=A, B=B, C=C, cfg=zz:
                                                   regtile.sgemm(A, B, C, config=cfg, backend="ptx"))
+                variants["TN 256x128 swirl"] = (lambda A=A, B=B, C=C, cfg=_tall_swirl_tn():
+                                                regtile.sgemm(A, B, C, config=cfg, backend="ptx"))
             out.append((f"{s}^3", lay, lambda A=A, B=B, Ct=Ct: torch.mm(A, B, out=Ct), variants,
                         (C, lambda A=A, B=B: A.double() @ B.double())))
     for b, m, n, k in BATCHES:
@@ -85,6 +87,13 @@ def _chosen(m, n, k, ta, tb, batch=0):
     return choose_sgemm_kernel(m, n, k, driver.device().arch, ta, tb, batch)
 
 
+def _tall_swirl_tn():
+    """The 256x128 16x8 member (SASS pass, stream-K) as TN in the swirl order: a TN candidate."""
+    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.presets import FAMILY
+    return with_layout(FAMILY["tall-256x128"].config, True, False).replace(ffma_order="swirl")
+
+
 def _compile_one(item):
     from regtile.runtime.compiler import compile_config
     cfg, backend, arch = item
@@ -107,6 +116,7 @@ def precompile(workers: int) -> None:
                 items.append(_chosen(s, s, s, ta, tb) + (arch,))
         cfg, be = _chosen(s, s, s, True, False)
         items.append((cfg.replace(ffma_order="zigzag"), be, arch))
+        items.append((_tall_swirl_tn(), "ptx", arch))
     for b, m, n, k in BATCHES:
         items.append(_chosen(m, n, k, False, False, b) + (arch,))
     for name in ("sq-128x128", "plain-64x64", "wide-128x256"):
