@@ -291,8 +291,10 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
 # schedules the A^T copy's loop differently.  Of 14 TN candidates (tiles 128x256 / 256x128 /
 # 128x128, bk 16, pads, stream-K off, a grouped tile order, FFMA orders, warp layouts), swirl
 # was the fastest at both sizes: 1.017 / 1.001x cuBLAS's TN at 4096^3 / 8192^3 against
-# 0.993 / 0.970x with zigzag (lab/experiments/tn_batched_sweep.py; the other layouts keep
-# zigzag, measured >= 1.0x with it).
+# 0.993 / 0.970x with zigzag (lab/experiments/tn_batched_sweep.py), and through regtile.sgemm
+# 1.012 / 0.997x against 0.988 / 0.969x (ee43c8b, benchmarks/callpath_bench.py): at 8192^3 it
+# ties cuBLAS's TN kernel (cutlass 256x128 nt), as fast as regtile's NN there.  The other layouts
+# keep zigzag (measured >= 1.0x with it).
 SWIRL_TN_TILE = (128, 256, 8, 16)
 
 
@@ -320,7 +322,8 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
         # min_blocks=2, and at min_blocks=1 ran 16 x 512^3 / 8 x 1024x1024x64 at 0.898 / 0.983x
         # torch.bmm (H100, 2026-11-25, ae2143a).  The SASS pass stays: the same 128x128 kernel at
         # min_blocks=2 ran 1.007 / 1.071x torch.bmm with it against 0.996 / 1.060x without
-        # (H100, 2026-11-25, f141e16, docs/layouts.md: lab/experiments/tn_batched_sweep.py).
+        # (H100, 2026-11-25, f141e16, lab/experiments/tn_batched_sweep.py), 0.985 / 1.060x
+        # against 0.973 / 1.059x through regtile.sgemm (ee43c8b; docs/layouts.md).
         fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False)
     elif (trans_a and not trans_b and cfg.sass_pass and cfg.ffma_order == "zigzag"
           and (cfg.bm, cfg.bn, cfg.tm, cfg.tn) == SWIRL_TN_TILE):
