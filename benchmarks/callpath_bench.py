@@ -1,9 +1,9 @@
 """regtile.sgemm as a library call against torch (cuBLAS) on the shapes issues 19/20 name:
-decode GEMMs (1 x N x K, planned as GEMVs), 4096^3 in the four layouts through views, and
+decode GEMMs (1 x N x K, planned as GEMVs), 4096^3 and 8192^3 in the four layouts through views, and
 strided batches against torch.bmm (the batched member choose_batched picks, plus other
 batched members for comparison).
 
-    python benchmarks/callpath_bench.py [--rounds 9] [--reps 20] [--json out.json]
+    python benchmarks/callpath_bench.py [--rounds 9] [--reps 20] [--json out.json] [--precompile 16]
 
 Each case is checked against torch's float64 result first.  Then interleaved rounds: per
 round and variant, `reps` back-to-back calls between two CUDA events on torch's current
@@ -45,15 +45,21 @@ def _cases(torch):
             out.append((f"{m}x{n}x{k}", lay, lambda x=x, W=W, Ct=Ct: torch.mm(x, W, out=Ct),
                         {"regtile.sgemm": lambda x=x, W=W, C=C: regtile.sgemm(x, W, C)},
                         (C, lambda x=x, W=W: x.double() @ W.double())))
-    s = 4096
-    for lay in ("NN", "NT", "TN", "TT"):
-        A = torch.randn(s, s, device=dev) if lay[0] == "N" else torch.randn(s, s, device=dev).t()
-        B = torch.randn(s, s, device=dev) if lay[1] == "N" else torch.randn(s, s, device=dev).t()
-        C, Ct = torch.empty(s, s, device=dev), torch.empty(s, s, device=dev)
-        out.append((f"{s}^3", lay, lambda A=A, B=B, Ct=Ct: torch.mm(A, B, out=Ct),
-                    {"regtile.sgemm": lambda A=A, B=B, C=C: regtile.sgemm(A, B, C)},
-                    (C, lambda A=A, B=B: A.double() @ B.double())))
-    for b, m, n, k in ((64, 128, 128, 128), (16, 512, 512, 512), (8, 1024, 1024, 64)):
+    for s in CUBES:
+        for lay in ("NN", "NT", "TN", "TT"):
+            A = torch.randn(s, s, device=dev) if lay[0] == "N" else torch.randn(s, s, device=dev).t()
+            B = torch.randn(s, s, device=dev) if lay[1] == "N" else torch.randn(s, s, device=dev).t()
+            C, Ct = torch.empty(s, s, device=dev), torch.empty(s, s, device=dev)
+            variants = {"regtile.sgemm": lambda A=A, B=B, C=C: regtile.sgemm(A, B, C)}
+            if lay == "TN":  # the TN kernel before heuristic.SWIRL_TN_TILE, for comparison
+                zz = _chosen(s, s, s, True, False)[0].replace(ffma_order="zigzag")
+                variants["TN zigzag (before)"] = (lambda A=A, B=B, C=C, cfg=zz:
+                                                  regtile.sgemm(A, B, C, config=cfg, backend="ptx"))
+                variants["TN 256x128 swirl"] = (lambda A=A, B=B, C=C, cfg=_tall_swirl_tn():
+                                                regtile.sgemm(A, B, C, config=cfg, backend="ptx"))
+            out.append((f"{s}^3", lay, lambda A=A, B=B, Ct=Ct: torch.mm(A, B, out=Ct), variants,
+                        (C, lambda A=A, B=B: A.double() @ B.double())))
+    for b, m, n, k in BATCHES:
         A, B = torch.randn(b, m, k, device=dev), torch.randn(b, k, n, device=dev)
         C, Ct = torch.empty(b, m, n, device=dev), torch.empty(b, m, n, device=dev)
         variants = {"regtile.sgemm": lambda A=A, B=B, C=C: regtile.sgemm(A, B, C)}
@@ -70,6 +76,58 @@ def _cases(torch):
     return out
 
 
+CUBES = (4096, 8192)
+BATCHES = ((64, 128, 128, 128), (16, 512, 512, 512), (8, 1024, 1024, 64))
+
+
+def _chosen(m, n, k, ta, tb, batch=0):
+    """(config, backend) regtile.sgemm chooses on this GPU (runtime/choice.py)."""
+    from regtile.runtime import driver
+    from regtile.runtime.choice import choose_sgemm_kernel
+    return choose_sgemm_kernel(m, n, k, driver.device().arch, ta, tb, batch)
+
+
+def _tall_swirl_tn():
+    """The 256x128 16x8 member (SASS pass, stream-K) as TN in the swirl order: a TN candidate."""
+    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.presets import FAMILY
+    return with_layout(FAMILY["tall-256x128"].config, True, False).replace(ffma_order="swirl")
+
+
+def _compile_one(item):
+    from regtile.runtime.compiler import compile_config
+    cfg, backend, arch = item
+    compile_config(cfg, arch, backend=backend)
+
+
+def precompile(workers: int) -> None:
+    """Compile the SGEMM kernels of the layout and batched cases in `workers` processes (the
+    disk cache then serves the timed process)."""
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.presets import FAMILY, get_preset
+    from regtile.runtime import driver
+    arch = driver.device().arch
+    items = []
+    for s in CUBES:
+        for ta in (False, True):
+            for tb in (False, True):
+                items.append(_chosen(s, s, s, ta, tb) + (arch,))
+        cfg, be = _chosen(s, s, s, True, False)
+        items.append((cfg.replace(ffma_order="zigzag"), be, arch))
+        items.append((_tall_swirl_tn(), "ptx", arch))
+    for b, m, n, k in BATCHES:
+        items.append(_chosen(m, n, k, False, False, b) + (arch,))
+    for name in ("sq-128x128", "plain-64x64", "wide-128x256"):
+        items.append((with_layout(FAMILY[name].config, False, False, batched=True), FAMILY[name].backend, arch))
+    items.append((get_preset("zorder").config.replace(batched=True), "ptx", arch))
+    items = list(dict.fromkeys(items))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as ex:
+        list(ex.map(_compile_one, items))
+    print(f"precompiled {len(items)} kernels", flush=True)
+
+
 def _plan_of(torch, fn):
     """describe() of the plan sgemm's last call ran (the cached fast-path table)."""
     from regtile.runtime.gemm import _fast_plans
@@ -81,7 +139,11 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--precompile", type=int, default=0, metavar="N",
+                    help="compile the SGEMM kernels first in N processes")
     args = ap.parse_args(argv)
+    if args.precompile:
+        precompile(args.precompile)
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -110,15 +172,16 @@ def main(argv=None) -> int:
                 fn()
         torch.cuda.synchronize()
         times = {name: [] for name in timed}
+        reps = max(3, args.reps // 4) if shape == "8192^3" else args.reps  # 20 ms a call there
         for _ in range(args.rounds):
             for name, fn in timed.items():
                 e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 e0.record()
-                for _ in range(args.reps):
+                for _ in range(reps):
                     fn()
                 e1.record()
                 e1.synchronize()
-                times[name].append(e0.elapsed_time(e1) / args.reps)
+                times[name].append(e0.elapsed_time(e1) / reps)
         med = {name: statistics.median(t) for name, t in times.items()}
         row["torch_ms"] = med["torch"]
         for name in variants:
