@@ -15,6 +15,13 @@ from typing import Optional
 from .config import ConfigError, check_fields
 
 WARP = 32
+FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace,
+fences, and bumps its output block's counter (one unsigned a block column, after the partials in
+the workspace); the block that finds all other splits done sums the partials in split order
+(fixed, so deterministic: the counter only orders, no float atomics), writes y and sets the
+counter back to 0 for the next launch or graph replay.  Saves the reduce kernel's launch
+(about 2 us in a graph) on small split GEMVs."""
+
 STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
@@ -43,9 +50,12 @@ class SgemvConfig:
     # The row groups' float4 loops run as one: each x load serves row_groups rows (long rows,
     # where x no longer stays in L1 and every A load came with an x load from L2).
     share_x: bool = False
+    # Splits (gridDim.y > 1) in one launch: the last block of a row block to finish sums the
+    # splits' partials (FUSED_REDUCE_DOC).  Off: the module's reduce kernel, a second launch.
+    fused_reduce: bool = False
 
     def __post_init__(self):
-        for name in ("ragged_rows", "share_x"):
+        for name in ("ragged_rows", "share_x", "fused_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
         if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
@@ -118,7 +128,8 @@ class SgemvConfig:
                 + ("x shared by the groups, " if self.share_x else "")
                 + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
-                f"({self.rows_per_block} rows), unroll {self.unroll}")
+                f"({self.rows_per_block} rows), unroll {self.unroll}"
+                + (", splits reduced in one launch" if self.fused_reduce else ""))
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -200,8 +211,11 @@ class SgemvTConfig:
     threads_y: int = 8
     vec: int = 4
     unroll: int = 4
+    fused_reduce: bool = False  # splits in one launch (FUSED_REDUCE_DOC), as SgemvConfig's
 
     def __post_init__(self):
+        if not isinstance(self.fused_reduce, bool):
+            raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -239,7 +253,8 @@ class SgemvTConfig:
 
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
-                f"(vec {self.vec}), unroll {self.unroll} rows")
+                f"(vec {self.vec}), unroll {self.unroll} rows"
+                + (", splits reduced in one launch" if self.fused_reduce else ""))
 
 
 OPS = ("N", "T")
@@ -278,33 +293,53 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     """Blocks along gridDim.y: 1 unless the grid of one split leaves SMs idle; then as many
     splits as fit one wave of resident blocks (sms * blocks_per_sm, the occupancy of the
     compiled kernel, when the runtime knows it; else about two waves of the H100's warp
-    slots, sms * 64 * 2 warps), each split still at least two loop steps long.  One wave:
-    measured on the H100, 16384x4096 op T with 66 splits (four waves of short blocks) ran at
-    0.92x cuBLAS."""
+    slots, sms * 64 * 2 warps), each split at least two loop steps long, or one where two
+    would leave SMs without a block.  One wave: measured on the H100, 16384x4096 op T with 66
+    splits (four waves of short blocks) ran at 0.92x cuBLAS.  One step where SMs would idle:
+    measured at 7550ec7, 7x50000 op N 4.22 us with 24 splits (168 blocks) against 4.49 with 12
+    (84 blocks), 4096x77 op T 3.96 against 4.72 (128 blocks against 64); where two steps
+    already fill the SMs, one lost (16384x128 op T 7.17 against 6.88, 1Mx1 op T 7.43 / 6.59)."""
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x
-        most = m // (cfg.threads_y * cfg.unroll * 2)
+        step = cfg.threads_y * cfg.unroll
+        length = m
     else:
         if cfg.rows_per_warp != 1 or (cfg.row_groups != 1 and not cfg.share_x):
             return 1  # short rows: many rows, one warp holds several
         grid_x = -(-m // cfg.rows_per_block)
         warps = -(-m // cfg.row_groups) * cfg.warps_per_row
-        most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
+        step = cfg.row_lanes * cfg.vec * cfg.unroll
+        length = n
+    most = length // (2 * step)
+    if grid_x * most < sms:
+        # two loop steps a split would leave SMs without a block: one step is enough
+        most = min(length // step, -(-sms // grid_x))
     if blocks_per_sm:
         slots = sms * blocks_per_sm
         wanted = slots // grid_x
         if 0 < grid_x < slots and _wave_efficiency(grid_x, max(1, wanted), slots) < 0.85:
             # one wave leaves many slots idle (16384x50000 op T: 391 strips for 528 slots, 83.8%
-            # of copy bandwidth measured): the fewest splits that fill whole waves to >= 95%
-            for s in range(max(1, wanted) + 1, max(1, min(most, MAX_SPLITS)) + 1):
-                if _wave_efficiency(grid_x, s, slots) >= 0.95:
-                    wanted = s
-                    break
+            # of copy bandwidth measured): the fewest splits that fill whole waves to >= 95%,
+            # and at least LONG_WAVES waves while a split keeps LONG_STEPS loop steps (the last
+            # wave's ragged end is then a quarter of a block or less: 16384x50000 op T, 8
+            # splits 1111 us against 4 splits 1141, commit 7550ec7; 300x50000 op T, whose
+            # splits would be one step long, lost with 8: 27.6 us against 26.5)
+            top = max(1, min(most, MAX_SPLITS))
+            whole = [s for s in range(max(1, wanted) + 1, top + 1) if _wave_efficiency(grid_x, s, slots) >= 0.95]
+            if whole:
+                wanted = whole[0]
+                longer = [s for s in whole if grid_x * s >= LONG_WAVES * slots and length // (s * step) >= LONG_STEPS]
+                if longer:
+                    wanted = longer[0]
     else:
         target = 2 * 64 * sms
         wanted = 1 if warps >= target // 2 else -(-target // warps)
     return max(1, min(wanted, most, MAX_SPLITS))
+
+
+LONG_WAVES = 4
+LONG_STEPS = 32
 
 
 def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
@@ -318,4 +353,12 @@ def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n, sms)
-    return cfg, splits_for(cfg, m, n, sms)
+    splits = splits_for(cfg, m, n, sms)
+    if splits > 1 and FUSED_REDUCE:
+        # a split GEMV in one launch (FUSED_REDUCE_DOC); the runtime's split, from the compiled
+        # kernel's occupancy, may still come out 1: the finish is then skipped (gridDim.y == 1)
+        cfg = cfg.replace(fused_reduce=True)
+    return cfg, splits
+
+
+FUSED_REDUCE = True  # the shape rule's splits reduce in one launch
