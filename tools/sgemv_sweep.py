@@ -113,6 +113,8 @@ def _probes():
         (300, 50000, "T"): [("1 split", None, 1)],
         (300, 1 << 20, "N"): [("share_x u8", N(unroll=8, row_groups=2, **share, **f), None),
                               ("share_x 4 groups", N(unroll=4, row_groups=4, **share, **f), None),
+                              ("share_x 8 warps a row", N(vec=4, warps_per_block=8, unroll=4, warps_per_row=8,
+                                                          row_groups=2, share_x=True, **f), None),
                               ("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
         (4096, 4096, "T"): [("u4", T(32, 8, 4, 4, **f), None)],
         (2560, 7680, "T"): [("u4", T(32, 8, 4, 4, **f), None), ("t16x16u4", T(16, 16, 4, 4, **f), None)],
