@@ -160,6 +160,8 @@ def config_for_width(n: int) -> SgemvConfig:
 # one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
 # cuBLAS with one warp a row, 1.02x with four.
 TARGET_WARPS = 16384
+# Rows at least this long, one warp each, keep 8 float4 loads a lane in flight.
+LONG_ROW_COLS = 4096
 # Row pairs sharing x loads (SgemvConfig.share_x): for rows this long, this many of them.
 SHARE_X_COLS = 32768
 SHARE_X_ROWS = (64, 4096)
@@ -187,6 +189,11 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
         split *= 2
     if split == 1:
+        if n >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:
+            # long rows, a warp each: 8 float4 loads a lane in flight (measured on the H100 in two
+            # runs, 7550ec7 and 0bf45f3: 16384x50000 1077.5 / 1077.6 us against 1093.5 / 1093.5 at
+            # unroll 4, 16384x4096 88.0 against 90.1)
+            return cfg.replace(unroll=8)
         return cfg
     cfg = cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
     if SHARE_X_ROWS[0] <= m < SHARE_X_ROWS[1] and n >= SHARE_X_COLS:
@@ -312,9 +319,15 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
         step = cfg.row_lanes * cfg.vec * cfg.unroll
         length = n
     most = length // (2 * step)
-    if grid_x * most < sms:
-        # two loop steps a split would leave SMs without a block: one step is enough
+    if most >= 2 and grid_x * most < sms:
+        # two loop steps a split would leave SMs without a block: one step is enough (not for
+        # rows of fewer than 4 steps: 1x4096 and 32x4096 op N ran 2.81 / 3.24 us with 2 splits
+        # against 2.63 / 2.86 with one, commit 0bf45f3)
         most = min(length // step, -(-sms // grid_x))
+        if isinstance(cfg, SgemvTConfig):
+            # whole steps a split: 16384x128 op T, 132 splits of 125 rows (one step of 64 and
+            # 61 rows left), ran 9.42 us against 6.88 with 128 (0bf45f3 against 7550ec7)
+            most = -(-length // (step * -(-length // (most * step))))
     if blocks_per_sm:
         slots = sms * blocks_per_sm
         wanted = slots // grid_x
@@ -325,7 +338,9 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
             # wave's ragged end is then a quarter of a block or less: 16384x50000 op T, 8
             # splits 1111 us against 4 splits 1141, commit 7550ec7; 300x50000 op T, whose
             # splits would be one step long, lost with 8: 27.6 us against 26.5)
-            top = max(1, min(most, MAX_SPLITS))
+            # Splits shorter than FILL_STEPS steps are not worth it: 300x50000 op T (75 rows a
+            # split, 2.3 steps) ran 26.35 us with 4 splits against 25.48 with one (0bf45f3).
+            top = max(1, min(most, MAX_SPLITS, length // (FILL_STEPS * step)))
             whole = [s for s in range(max(1, wanted) + 1, top + 1) if _wave_efficiency(grid_x, s, slots) >= 0.95]
             if whole:
                 wanted = whole[0]
@@ -340,6 +355,7 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
 
 LONG_WAVES = 4
 LONG_STEPS = 32
+FILL_STEPS = 4
 
 
 def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
@@ -354,11 +370,13 @@ def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n, sms)
     splits = splits_for(cfg, m, n, sms)
-    if splits > 1 and FUSED_REDUCE:
-        # a split GEMV in one launch (FUSED_REDUCE_DOC); the runtime's split, from the compiled
-        # kernel's occupancy, may still come out 1: the finish is then skipped (gridDim.y == 1)
+    if splits > 1 and getattr(cfg, "share_x", False):
+        # Measured on the H100 (commit 0bf45f3, docs/sgemv.md), one launch against two:
+        # slower everywhere (its last block sums the partials alone, latency bound: 4096x77
+        # op T 6.95 against 3.93 us, 16384x128 op T 12.54 / 9.42, 7x50000 op N 5.09 / 4.18,
+        # 2560x7680 op T 29.32 / 28.77), except on the share_x kernel, where ptxas gives the
+        # variant with the __noinline__ finish 48 registers against 60: 10 blocks an SM instead
+        # of 8 (300x1M op N 414.9 us, one wave of 8 splits, against 427.9 with two launches
+        # at 8 splits and 442.9 at 7; 300x50000 op N 24.94 against 24.93).
         cfg = cfg.replace(fused_reduce=True)
     return cfg, splits
-
-
-FUSED_REDUCE = True  # the shape rule's splits reduce in one launch

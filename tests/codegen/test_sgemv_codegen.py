@@ -152,7 +152,8 @@ def test_splits_fill_whole_waves():
     cfg = config_for_shape_t(16384, 50000)  # 391 strips of 128 columns
     # 4 splits fill 2.96 waves of 528; long splits take whole waves >= 4: 8 (5.9 waves)
     assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 8
-    assert splits_for(config_for_shape_t(300, 50000), 300, 50000, 132, blocks_per_sm=4) == 4  # short splits: 4
+    # 300 rows: whole waves would take splits of 2.3 steps (FILL_STEPS): one split
+    assert splits_for(config_for_shape_t(300, 50000), 300, 50000, 132, blocks_per_sm=4) == 1
     dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
     assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
 
@@ -211,7 +212,8 @@ def test_splits_one_step_only_where_sms_would_idle():
     t77 = config_for_shape_t(4096, 77)
     assert splits_for(t77, 4096, 77, 132, blocks_per_sm=4) == 128  # one step each (was 64: 64 SMs)
     t128 = config_for_shape_t(16384, 128)
-    assert splits_for(t128, 16384, 128, 132, blocks_per_sm=2) == 132
+    assert splits_for(t128, 16384, 128, 132, blocks_per_sm=2) == 128  # op T: whole steps (not 132)
+    assert choose_gemv(1, 4096, "N", 132)[1] == 1 and choose_gemv(32, 4096, "N", 132)[1] == 1  # < 4 steps a row
     t1 = config_for_shape_t(1 << 20, 1)  # two steps already fill the SMs: unchanged
     assert splits_for(t1, 1 << 20, 1, 132, blocks_per_sm=8) == 512
 
@@ -221,7 +223,8 @@ def test_fused_reduce_config_rule_and_text():
     with pytest.raises(ConfigError, match="fused_reduce"):
         SgemvTConfig(fused_reduce=1)
     for m, n, op in [(7, 50000, "N"), (4096, 4096, "T"), (1 << 20, 16, "T"), (2048, 2048, "T")]:
-        assert choose_gemv(m, n, op, 132)[0].fused_reduce  # split shapes: one launch
+        assert not choose_gemv(m, n, op, 132)[0].fused_reduce  # two launches: faster where measured
+    assert choose_gemv(300, 1 << 20, "N", 132)[0].fused_reduce  # share_x: the one-launch variant
     assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
     assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
     assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
@@ -246,3 +249,18 @@ def test_fused_reduce_costs_no_registers():
         plain = compile_source(emit_cuda(cfg), "sm_90").resources
         fused = compile_source(emit_cuda(cfg.replace(fused_reduce=True)), "sm_90").resources
         assert fused.spill_free and fused.registers <= plain.registers
+
+
+def test_rule_choices_measured_at_0bf45f3():
+    assert choose_gemv(16384, 4096, "N", 132)[0].unroll == 8  # long rows, a warp each
+    assert choose_gemv(16384, 50000, "N", 132)[0].unroll == 8
+    assert choose_gemv(4096, 4096, "N", 132)[0].unroll == 4  # several warps a row: unchanged
+    t = config_for_shape_t(300, 50000)  # whole waves would need splits of 2.3 steps: one split
+    assert splits_for(t, 300, 50000, 132, blocks_per_sm=4) == 1
+
+
+def test_t_tail_is_one_predicated_step():
+    text = emit_cuda(SgemvTConfig(32, 8, 4, 4)).text
+    assert "for (; i < r1; i += 8)" not in text  # no one-row-at-a-time loop
+    assert "const bool p3 = (i + 24) < r1;" in text and "if (i < r1) {" in text
+    assert "if (i < r1) {" not in emit_cuda(SgemvTConfig(32, 8, 4, 1)).text  # unroll 1: the loop covers all rows

@@ -391,3 +391,26 @@ def test_fused_split_nan_inf_and_strides(op):
     fin = torch.isfinite(ref)
     assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
     assert torch.equal(yb[1::2], yb0[1::2])
+
+
+@pytest.mark.parametrize("m, n, cfg, splits", [
+    (16384, 128, SgemvTConfig(32, 8, 4, 8), 132),   # 125 rows a split: one step of 64, 61 rows left
+    (2048, 6144, SgemvTConfig(32, 8, 4, 8), 5),     # 410 rows: 26 left
+    (1000, 129, SgemvTConfig(32, 8, 4, 4), 3),      # a ragged strip (scalar loads) with a tail
+    (1 << 20, 16, SgemvTConfig(4, 64, 4, 4), 528),  # 1986 rows: 194 left, 64 thread rows
+    (70, 77, SgemvTConfig(32, 8, 4, 4), 1),         # fewer rows than one step: the tail alone
+])
+def test_t_tail_rows(m, n, cfg, splits):
+    """Op T rows left after the unrolled loop (fewer than `unroll` a thread): one predicated
+    step; alpha/beta, beta == 0 over NaN y, both reduce modes where split."""
+    s = torch.cuda.current_stream().cuda_stream
+    A = torch.randn(m, n, device="cuda")
+    for c in (cfg, cfg.replace(fused_reduce=True)) if splits > 1 else (cfg,):
+        plan = plan_for(m, n, "T", config=c, splits=splits)
+        for alpha, beta in ((1.0, 0.0), (0.5, -2.0)):
+            x = torch.randn(m, device="cuda")
+            y0 = torch.randn(n, device="cuda")
+            y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
+            plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
+            torch.cuda.synchronize()
+            _close(y, _ref(A, x, True, alpha, beta, y0))
