@@ -81,7 +81,7 @@ def _finish(cfg, name: str, count: str, outputs: int):
     lines).  After the partials are stored, each block fences and counts; the last block of
     the block column calls {name}_finish, which sums the partials of its outputs
     [blockIdx.x * outputs, + outputs): thread (c, r) sums splits r, r + R, ... of output c
-    (fixed order), the R sums meet in shared memory in r order.  A __noinline__ function: inline,
+    (fixed order), the R sums meet in shared memory in a fixed tree.  A __noinline__ function: inline,
     ptxas gave the whole kernel 8-13 more registers (t32x8 u4: 72 against 64, a block an SM
     fewer).  Partials are read with __ldcg (L2): another block on this SM may have brought the
     same lines into L1 before the last split wrote them."""
@@ -103,7 +103,18 @@ def _finish(cfg, name: str, count: str, outputs: int):
                "#pragma unroll 4",
                f"            for (int k = fr; k < (int)gridDim.y; k += {R}) s += __ldcg(W + (size_t)k * count + i);",
                "        }"]
-        if R > 1:
+        if R > 1 and R & (R - 1) == 0 and P * R == cfg.threads:
+            # a fixed tree over the R rows (log2 R barriers): summed one after another by row 0,
+            # 7x50000 op N (R = 128) spent about 127 dependent shared-memory loads there
+            fn += ["        part[fr][fc] = s;",
+                   "        __syncthreads();",
+                   f"        for (int h = {R // 2}; h > 0; h >>= 1) {{",
+                   "            if (fr < h) part[fr][fc] += part[fr + h][fc];",
+                   "            __syncthreads();",
+                   "        }",
+                   "        if (mine && fr == 0) {",
+                   "            s = part[0][fc];"]
+        elif R > 1:
             fn += [f"        if (fr < {R}) part[fr][fc] = s;",
                    "        __syncthreads();",
                    "        if (mine && fr == 0) {",
@@ -117,20 +128,23 @@ def _finish(cfg, name: str, count: str, outputs: int):
             fn.append("        __syncthreads();  // part is reused by the next round")
         fn.append("    }")
     fn.append("}")
+    # The barrier orders the block's partial stores before thread 0's fence, which is cumulative
+    # (as cooperative groups' grid sync does it); thread 0's second fence orders the counter
+    # before the reads of the other splits' partials, the barrier passes that on.
     call = ["if (gridDim.y > 1) {  // one launch: the last split of this block column sums them all",
             "    __shared__ bool last;",
-            "    __threadfence();  // this block's partials reach L2 before its count",
             "    __syncthreads();",
             "    if (threadIdx.x == 0) {",
+            "        __threadfence();  // this block's partials reach L2 before its count",
             f"        unsigned* const done = reinterpret_cast<unsigned*>(W + (size_t)gridDim.y * {count}) + blockIdx.x;",
             "        last = atomicAdd(done, 1u) == gridDim.y - 1u;",
-            "        if (last) *done = 0u;  // every other split has counted: ready for the next launch",
+            "        if (last) {",
+            "            *done = 0u;  // every other split has counted: ready for the next launch",
+            "            __threadfence();",
+            "        }",
             "    }",
             "    __syncthreads();",
-            "    if (last) {",
-            "        __threadfence();",
-            f"        {name}_finish(W, {count}, alpha, beta, y, incy);",
-            "    }",
+            f"    if (last) {name}_finish(W, {count}, alpha, beta, y, incy);",
             "}"]
     return fn, call
 

@@ -112,7 +112,8 @@ def _probes():
         (300, 50000, "T"): [("4 splits (7550ec7)", None, 4)],
         (300, 1 << 20, "N"): [("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
         (4096, 4096, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
-        (2560, 7680, "T"): [("t16x16u4", T(16, 16, 4, 4), None)],
+        (2560, 7680, "T"): [("t16x16u4", T(16, 16, 4, 4), None), ("one launch", T(32, 8, 4, 8, **f), None)],
+        (2048, 2048, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
         (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)],
         (1 << 20, 77, "T"): [("one launch", T(32, 8, 4, 4, **f), None)],
         (16384, 50000, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
@@ -126,7 +127,8 @@ def _probes():
         (16384, 128, "T"): [("132 splits", None, 132)],
         (4096, 77, "T"): [("64 splits (7550ec7)", None, 64), ("one launch", T(32, 8, 4, 4, **f), None)],
         (768, 768, "T"): [("6 splits (7550ec7)", None, 6), ("one launch", T(32, 8, 4, 8, **f), None)],
-        (2048, 6144, "T"): [("one launch", T(32, 8, 4, 8, **f), None), ("t32x8u4", T(32, 8, 4, 4), None)],
+        (2048, 6144, "T"): [("one launch", T(32, 8, 4, 8, **f), None), ("t32x8u4", T(32, 8, 4, 4), None),
+                            ("4 splits", None, 4), ("8 splits", None, 8)],
     }
 
 

@@ -233,12 +233,13 @@ def test_fused_reduce_config_rule_and_text():
     src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
     fin = f"__device__ __noinline__ void {src.name}_finish("
     assert fin in src.text and "atomicAdd(done, 1u) == gridDim.y - 1u" in src.text
-    assert "if (last) *done = 0u;" in src.text and "__ldcg(W + (size_t)k * count + i)" in src.text
+    assert "*done = 0u;" in src.text and "__ldcg(W + (size_t)k * count + i)" in src.text
     assert "__threadfence();" in src.text and "if (ty != 0) return;" not in src.text  # all threads reach the count
     assert "_finish(" not in emit_cuda(SgemvTConfig(4, 64, 4, 4)).text
     assert finish_layout(16, 256) == (16, 16) and finish_layout(1, 128) == (1, 128) and finish_layout(512, 256) == (256, 1)
     n = emit_cuda(SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, fused_reduce=True))
     assert "(size_t)gridDim.y * M) + blockIdx.x" in n.text and "float part[128][1]" in n.text
+    assert "for (int h = 64; h > 0; h >>= 1)" in n.text  # 128 split rows meet in a fixed tree
 
 
 @pytest.mark.slow
