@@ -15,12 +15,14 @@ from typing import Optional
 from .config import ConfigError, check_fields
 
 WARP = 32
-FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace,
-fences, and bumps its output block's counter (one unsigned a block column, after the partials in
-the workspace); the block that finds all other splits done sums the partials in split order
-(fixed, so deterministic: the counter only orders, no float atomics), writes y and sets the
-counter back to 0 for the next launch or graph replay.  Saves the reduce kernel's launch
-(about 2 us in a graph) on small split GEMVs."""
+FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
+after a barrier its thread 0 fences and bumps the block column's counter (one unsigned a column,
+after the partials in the workspace); the block that finds all other splits done sums the
+partials in a fixed order (deterministic: the counter only orders, no float atomics), writes y
+and sets the counter back to 0 for the next launch or graph replay.  It saves the reduce
+kernel's launch, but measured slower than two launches on every split shape of the suite except
+the share_x kernel (docs/sgemv.md: the last block's fence, atomic and partials' round trips cost
+more than the ~1 us launch gap in a CUDA graph)."""
 
 STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
