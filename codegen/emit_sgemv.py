@@ -51,7 +51,7 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x"):
+    for new_field in ("stage_cols", "share_x", "fused_reduce"):
         if new_field in fields and not fields[new_field]:
             del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
@@ -67,6 +67,86 @@ def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
             + _STORE.format(s=sum_expr, i=f"(long long)({index}) * incy") + ";",
             f"    else W[(size_t)blockIdx.y * {'M' if isinstance(cfg, SgemvConfig) else 'N'} + ({index})] = {sum_expr};",
             "}"]
+
+
+def finish_layout(outputs: int, threads: int):
+    """(P, R): the last block's threads as P output columns x R split rows (R = threads // P;
+    more outputs than threads take ceil(outputs / P) rounds)."""
+    p = min(outputs, threads)
+    return p, threads // p
+
+
+def _finish(cfg, name: str, count: str, outputs: int):
+    """fused_reduce (sgemv_config.FUSED_REDUCE_DOC): (the device function, the kernel's last
+    lines).  After the partials are stored, each block fences and counts; the last block of
+    the block column calls {name}_finish, which sums the partials of its outputs
+    [blockIdx.x * outputs, + outputs): thread (c, r) sums splits r, r + R, ... of output c
+    (fixed order), the R sums meet in shared memory in a fixed tree.  A __noinline__ function: inline,
+    ptxas gave the whole kernel 8-13 more registers (t32x8 u4: 72 against 64, a block an SM
+    fewer).  Partials are read with __ldcg (L2): another block on this SM may have brought the
+    same lines into L1 before the last split wrote them."""
+    if not cfg.fused_reduce:
+        return [], []
+    P, R = finish_layout(outputs, cfg.threads)
+    fn = [f"__device__ __noinline__ void {name}_finish(const float* __restrict__ W, int count, float alpha, "
+          "float beta, float* __restrict__ y, int incy)",
+          "{",
+          f"    __shared__ float part[{R}][{P}];",
+          f"    const int fc = threadIdx.x % {P}, fr = threadIdx.x / {P};"]
+    for b in range(0, outputs, P):
+        inside = f"fr < {R}" + (f" && {b} + fc < {outputs}" if b + P > outputs else "")
+        fn += ["    {",
+               f"        const int i = blockIdx.x * {outputs} + {b} + fc;",
+               f"        const bool mine = {inside} && i < count;",
+               "        float s = 0.f;",
+               "        if (mine) {",
+               "#pragma unroll 4",
+               f"            for (int k = fr; k < (int)gridDim.y; k += {R}) s += __ldcg(W + (size_t)k * count + i);",
+               "        }"]
+        if R > 1 and R & (R - 1) == 0 and P * R == cfg.threads:
+            # a fixed tree over the R rows (log2 R barriers): summed one after another by row 0,
+            # 7x50000 op N (R = 128) spent about 127 dependent shared-memory loads there
+            fn += ["        part[fr][fc] = s;",
+                   "        __syncthreads();",
+                   f"        for (int h = {R // 2}; h > 0; h >>= 1) {{",
+                   "            if (fr < h) part[fr][fc] += part[fr + h][fc];",
+                   "            __syncthreads();",
+                   "        }",
+                   "        if (mine && fr == 0) {",
+                   "            s = part[0][fc];"]
+        elif R > 1:
+            fn += [f"        if (fr < {R}) part[fr][fc] = s;",
+                   "        __syncthreads();",
+                   "        if (mine && fr == 0) {",
+                   f"            for (int k = 1; k < {R}; ++k) s += part[k][fc];"]
+        else:
+            fn += ["        if (mine) {"]
+        fn += ["            const long long at = (long long)i * incy;",
+               "            y[at] = " + _STORE.format(s="s", i="at") + ";",
+               "        }"]
+        if R > 1 and b + P < outputs:
+            fn.append("        __syncthreads();  // part is reused by the next round")
+        fn.append("    }")
+    fn.append("}")
+    # The barrier orders the block's partial stores before thread 0's fence, which is cumulative
+    # (as cooperative groups' grid sync does it); thread 0's second fence orders the counter
+    # before the reads of the other splits' partials, the barrier passes that on.
+    call = ["if (gridDim.y > 1) {  // one launch: the last split of this block column sums them all",
+            "    __shared__ bool last;",
+            "    __syncthreads();",
+            "    if (threadIdx.x == 0) {",
+            "        __threadfence();  // this block's partials reach L2 before its count",
+            f"        unsigned* const done = reinterpret_cast<unsigned*>(W + (size_t)gridDim.y * {count}) + blockIdx.x;",
+            "        last = atomicAdd(done, 1u) == gridDim.y - 1u;",
+            "        if (last) {",
+            "            *done = 0u;  // every other split has counted: ready for the next launch",
+            "            __threadfence();",
+            "        }",
+            "    }",
+            "    __syncthreads();",
+            f"    if (last) {name}_finish(W, {count}, alpha, beta, y, incy);",
+            "}"]
+    return fn, call
 
 
 def _sums(cfg: SgemvConfig, g: int) -> List[str]:
@@ -191,6 +271,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         return _emit_staged(cfg)
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
+    finish = _finish(cfg, name, "M", cfg.rows_per_block)
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
@@ -213,6 +294,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         groups=groups,
         shared_x=cfg.share_x, shared_body=_shared_body(cfg) if cfg.share_x else [],
         shared_tail=_shared_tail(cfg) if cfg.share_x else [],
+        finish_fn=finish[0], finish=finish[1],
     )
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
@@ -245,9 +327,35 @@ def _t_body(cfg: SgemvTConfig, vector: bool) -> List[str]:
     return lines
 
 
+def _t_tail(cfg: SgemvTConfig, vector: bool) -> List[str]:
+    """The rows left after the unrolled loop (fewer than `unroll` a thread: i, i + threads_y,
+    ... < r1) in one predicated step, all loads in flight.  Before, a loop took them one row a
+    thread at a time, a round trip each: 16384x128 op T with 132 splits (125 rows a split, one
+    step of 64 and 61 left: about 8 serial rows a thread) ran 9.42 us against 6.88 with 128
+    splits (two whole steps), commit 0bf45f3."""
+    TY, U = cfg.threads_y, cfg.unroll
+    lines = []
+    for u in range(U):
+        row = f"(i + {u * TY})"
+        lines.append(f"const bool p{u} = {row} < r1;")
+        lines.append(f"const float xv{u} = p{u} ? __ldg(x + (long long){row} * incx) : 0.f;")
+        if vector:
+            lines.append(f"const float4 av{u} = p{u} ? __ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+                         " : make_float4(0.f, 0.f, 0.f, 0.f);")
+        else:
+            lines += [f"const float av{u}_{c} = (p{u} && c{c}) ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;"
+                      for c in range(cfg.vec)]
+    for u in range(U):
+        for c in range(cfg.vec):
+            comp = f"av{u}.{_XYZW[c]}" if vector else f"av{u}_{c}"
+            lines.append(f"s{u}[{c}] = fmaf({comp}, xv{u}, s{u}[{c}]);")
+    return lines
+
+
 def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     name = kernel_name(cfg)
     reduce = _reduce_source(name)
+    finish = _finish(cfg, name, "N", cfg.strip)
     V = cfg.vec
     text = render(
         "sgemv_t.cu.j2",
@@ -262,8 +370,11 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
         vector_body=_t_body(cfg, True) if V == 4 else [],
         scalar_body=_t_body(cfg, False),
+        vector_tail=_t_tail(cfg, True) if V == 4 and cfg.unroll > 1 else [],
+        scalar_tail=_t_tail(cfg, False) if cfg.unroll > 1 else [],
         strip=cfg.strip,
         stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
+        finish_fn=finish[0], finish=finish[1],
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,

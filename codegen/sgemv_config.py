@@ -15,6 +15,15 @@ from typing import Optional
 from .config import ConfigError, check_fields
 
 WARP = 32
+FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
+after a barrier its thread 0 fences and bumps the block column's counter (one unsigned a column,
+after the partials in the workspace); the block that finds all other splits done sums the
+partials in a fixed order (deterministic: the counter only orders, no float atomics), writes y
+and sets the counter back to 0 for the next launch or graph replay.  It saves the reduce
+kernel's launch, but measured slower than two launches on every split shape of the suite except
+the share_x kernel (docs/sgemv.md: the last block's fence, atomic and partials' round trips cost
+more than the ~1 us launch gap in a CUDA graph)."""
+
 STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
@@ -43,9 +52,12 @@ class SgemvConfig:
     # The row groups' float4 loops run as one: each x load serves row_groups rows (long rows,
     # where x no longer stays in L1 and every A load came with an x load from L2).
     share_x: bool = False
+    # Splits (gridDim.y > 1) in one launch: the last block of a row block to finish sums the
+    # splits' partials (FUSED_REDUCE_DOC).  Off: the module's reduce kernel, a second launch.
+    fused_reduce: bool = False
 
     def __post_init__(self):
-        for name in ("ragged_rows", "share_x"):
+        for name in ("ragged_rows", "share_x", "fused_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
         if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
@@ -118,7 +130,8 @@ class SgemvConfig:
                 + ("x shared by the groups, " if self.share_x else "")
                 + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
-                f"({self.rows_per_block} rows), unroll {self.unroll}")
+                f"({self.rows_per_block} rows), unroll {self.unroll}"
+                + (", splits reduced in one launch" if self.fused_reduce else ""))
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -149,6 +162,8 @@ def config_for_width(n: int) -> SgemvConfig:
 # one warp a row leaves warp slots empty; measured (docs/sgemv.md): 4096x16384 at 0.98x
 # cuBLAS with one warp a row, 1.02x with four.
 TARGET_WARPS = 16384
+# Rows at least this long, one warp each, keep 8 float4 loads a lane in flight.
+LONG_ROW_COLS = 4096
 # Row pairs sharing x loads (SgemvConfig.share_x): for rows this long, this many of them.
 SHARE_X_COLS = 32768
 SHARE_X_ROWS = (64, 4096)
@@ -176,6 +191,11 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
         split *= 2
     if split == 1:
+        if n >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:
+            # long rows, a warp each: 8 float4 loads a lane in flight (measured on the H100 in two
+            # runs, 7550ec7 and 0bf45f3: 16384x50000 1077.5 / 1077.6 us against 1093.5 / 1093.5 at
+            # unroll 4, 16384x4096 88.0 against 90.1)
+            return cfg.replace(unroll=8)
         return cfg
     cfg = cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
     if SHARE_X_ROWS[0] <= m < SHARE_X_ROWS[1] and n >= SHARE_X_COLS:
@@ -200,8 +220,11 @@ class SgemvTConfig:
     threads_y: int = 8
     vec: int = 4
     unroll: int = 4
+    fused_reduce: bool = False  # splits in one launch (FUSED_REDUCE_DOC), as SgemvConfig's
 
     def __post_init__(self):
+        if not isinstance(self.fused_reduce, bool):
+            raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -239,7 +262,8 @@ class SgemvTConfig:
 
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
-                f"(vec {self.vec}), unroll {self.unroll} rows")
+                f"(vec {self.vec}), unroll {self.unroll} rows"
+                + (", splits reduced in one launch" if self.fused_reduce else ""))
 
 
 OPS = ("N", "T")
@@ -278,33 +302,62 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     """Blocks along gridDim.y: 1 unless the grid of one split leaves SMs idle; then as many
     splits as fit one wave of resident blocks (sms * blocks_per_sm, the occupancy of the
     compiled kernel, when the runtime knows it; else about two waves of the H100's warp
-    slots, sms * 64 * 2 warps), each split still at least two loop steps long.  One wave:
-    measured on the H100, 16384x4096 op T with 66 splits (four waves of short blocks) ran at
-    0.92x cuBLAS."""
+    slots, sms * 64 * 2 warps), each split at least two loop steps long, or one where two
+    would leave SMs without a block.  One wave: measured on the H100, 16384x4096 op T with 66
+    splits (four waves of short blocks) ran at 0.92x cuBLAS.  One step where SMs would idle:
+    measured at 7550ec7, 7x50000 op N 4.22 us with 24 splits (168 blocks) against 4.49 with 12
+    (84 blocks), 4096x77 op T 3.96 against 4.72 (128 blocks against 64); where two steps
+    already fill the SMs, one lost (16384x128 op T 7.17 against 6.88, 1Mx1 op T 7.43 / 6.59)."""
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x
-        most = m // (cfg.threads_y * cfg.unroll * 2)
+        step = cfg.threads_y * cfg.unroll
+        length = m
     else:
         if cfg.rows_per_warp != 1 or (cfg.row_groups != 1 and not cfg.share_x):
             return 1  # short rows: many rows, one warp holds several
         grid_x = -(-m // cfg.rows_per_block)
         warps = -(-m // cfg.row_groups) * cfg.warps_per_row
-        most = n // (cfg.row_lanes * cfg.vec * cfg.unroll * 2)
+        step = cfg.row_lanes * cfg.vec * cfg.unroll
+        length = n
+    most = length // (2 * step)
+    if most >= 2 and grid_x * most < sms:
+        # two loop steps a split would leave SMs without a block: one step is enough (not for
+        # rows of fewer than 4 steps: 1x4096 and 32x4096 op N ran 2.81 / 3.24 us with 2 splits
+        # against 2.63 / 2.86 with one, commit 0bf45f3)
+        most = min(length // step, -(-sms // grid_x))
+        if isinstance(cfg, SgemvTConfig):
+            # whole steps a split: 16384x128 op T, 132 splits of 125 rows (one step of 64 and
+            # 61 rows left), ran 9.42 us against 6.88 with 128 (0bf45f3 against 7550ec7)
+            most = -(-length // (step * -(-length // (most * step))))
     if blocks_per_sm:
         slots = sms * blocks_per_sm
         wanted = slots // grid_x
         if 0 < grid_x < slots and _wave_efficiency(grid_x, max(1, wanted), slots) < 0.85:
             # one wave leaves many slots idle (16384x50000 op T: 391 strips for 528 slots, 83.8%
-            # of copy bandwidth measured): the fewest splits that fill whole waves to >= 95%
-            for s in range(max(1, wanted) + 1, max(1, min(most, MAX_SPLITS)) + 1):
-                if _wave_efficiency(grid_x, s, slots) >= 0.95:
-                    wanted = s
-                    break
+            # of copy bandwidth measured): the fewest splits that fill whole waves to >= 95%,
+            # and at least LONG_WAVES waves while a split keeps LONG_STEPS loop steps (the last
+            # wave's ragged end is then a quarter of a block or less: 16384x50000 op T, 8
+            # splits 1111 us against 4 splits 1141, commit 7550ec7; 300x50000 op T, whose
+            # splits would be one step long, lost with 8: 27.6 us against 26.5)
+            # Splits shorter than FILL_STEPS steps are not worth it: 300x50000 op T (75 rows a
+            # split, 2.3 steps) ran 26.35 us with 4 splits against 25.48 with one (0bf45f3).
+            top = max(1, min(most, MAX_SPLITS, length // (FILL_STEPS * step)))
+            whole = [s for s in range(max(1, wanted) + 1, top + 1) if _wave_efficiency(grid_x, s, slots) >= 0.95]
+            if whole:
+                wanted = whole[0]
+                longer = [s for s in whole if grid_x * s >= LONG_WAVES * slots and length // (s * step) >= LONG_STEPS]
+                if longer:
+                    wanted = longer[0]
     else:
         target = 2 * 64 * sms
         wanted = 1 if warps >= target // 2 else -(-target // warps)
     return max(1, min(wanted, most, MAX_SPLITS))
+
+
+LONG_WAVES = 4
+LONG_STEPS = 32
+FILL_STEPS = 4
 
 
 def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
@@ -318,4 +371,14 @@ def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     cfg = config_for_shape(m, n) if op == "N" else config_for_shape_t(m, n, sms)
-    return cfg, splits_for(cfg, m, n, sms)
+    splits = splits_for(cfg, m, n, sms)
+    if splits > 1 and getattr(cfg, "share_x", False):
+        # Measured on the H100 (commit 0bf45f3, docs/sgemv.md), one launch against two:
+        # slower everywhere (its last block sums the partials alone, latency bound: 4096x77
+        # op T 6.95 against 3.93 us, 16384x128 op T 12.54 / 9.42, 7x50000 op N 5.09 / 4.18,
+        # 2560x7680 op T 29.32 / 28.77), except on the share_x kernel, where ptxas gives the
+        # variant with the __noinline__ finish 48 registers against 60: 10 blocks an SM instead
+        # of 8 (300x1M op N 414.9 us, one wave of 8 splits, against 427.9 with two launches
+        # at 8 splits and 442.9 at 7; 300x50000 op N 24.94 against 24.93).
+        cfg = cfg.replace(fused_reduce=True)
+    return cfg, splits

@@ -72,6 +72,9 @@ class GemvPlan:
         if self.grid[0] > INT_MAX or self.grid[1] > 65535:
             raise InputError(f"{m}x{n} op {op}: grid {self.grid} exceeds the launch limits")
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
+        # one launch (config.fused_reduce): the kernel's last block a column sums the partials;
+        # its counters (grid[0] unsigneds) follow the partials in the workspace
+        self.fused = self.splits > 1 and bool(getattr(config, "fused_reduce", False))
         self._ws: Dict[int, driver.DeviceBuffer] = {}
         self._packed: Dict[tuple, tuple] = {}
         self._args_lock = threading.Lock()
@@ -85,7 +88,11 @@ class GemvPlan:
             with self._args_lock:
                 buf = self._ws.get(stream)
                 if buf is None:
-                    buf = self._ws.setdefault(stream, driver.DeviceBuffer(4 * self.splits * self.count))
+                    counters = self.grid[0] if self.fused else 0
+                    buf = driver.DeviceBuffer(4 * (self.splits * self.count + counters))
+                    if counters:
+                        _zero_u32(buf.ptr + 4 * self.splits * self.count, counters)
+                    buf = self._ws.setdefault(stream, buf)
         return buf.ptr
 
     def workspace_streams(self):
@@ -105,7 +112,7 @@ class GemvPlan:
                     driver.restore_capture(mode)
             launches = [driver.PackedLaunch(self.kernel, self.grid,
                                             (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
-            if self.splits > 1:
+            if self.splits > 1 and not self.fused:
                 launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
                                                     (self.count, self.splits, 0.0, w, 0.0, 0, incy), _DYNAMIC))
             packed = self._packed.setdefault(key, tuple(launches))
@@ -121,7 +128,21 @@ class GemvPlan:
 
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.m}x{self.n}, grid {self.grid}"
-                + (f", {self.splits} splits + reduce" if self.splits > 1 else ""))
+                + (f", {self.splits} splits" + (" (one launch)" if self.fused else " + reduce")
+                   if self.splits > 1 else ""))
+
+
+def _zero_u32(ptr: int, count: int) -> None:
+    """Zero `count` words now, on a private non-blocking stream: the workspace may be made
+    while the caller's stream is being captured (relaxed mode), and a memset on that stream
+    would land in the graph, one on the legacy stream would order against it."""
+    cu = driver._cu()
+    s = driver.check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
+    try:
+        driver.fill_u32(ptr, 0, count, s)
+        driver.check(cu.cuStreamSynchronize(s), "cuStreamSynchronize")
+    finally:
+        driver.check(cu.cuStreamDestroy(s), "cuStreamDestroy")
 
 
 def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config=None,

@@ -36,7 +36,10 @@ _PAIRS = [(2, 128), (1, 4096), (3, 1 << 20), (2, 1 << 20), (7, 50000), (32, 4096
           (300, 50000), (300, 1 << 20), (4096, 4096), (4096, 77), (16384, 16), (16384, 128), (16384, 4096),
           (16384, 50000), (1 << 20, 1), (1 << 20, 3), (1 << 20, 16), (1 << 20, 77), (1 << 20, 128)]
 SUITE = [(m, n, op) for (m, n) in _PAIRS for op in ("N", "T")]
+# the m = 1 GEMMs of issue 20 (x @ W, W stored k x n: op T on W): 1x7680x2560, 1x768x768,
+# 1x2048x2048, 1x6144x2048
 EXTRA = [(2560, 7680, "T")]
+DECODE = [(768, 768, "T"), (2048, 2048, "T"), (2048, 6144, "T")]
 BATCH = 20
 ROTATE_BYTES = 128 << 20  # more than twice the H100's 50 MB L2
 
@@ -102,41 +105,82 @@ def _probes():
     """Alternatives timed beside the shape rule's choice with --probe (label: config, splits;
     splits None: the rule's split for that config), to show what the rule gave up."""
     from ..codegen.sgemv_config import SgemvConfig as N, SgemvTConfig as T
+    f = dict(fused_reduce=True)
+    share = dict(vec=4, warps_per_block=4, warps_per_row=4, share_x=True)
     return {
-        (2560, 7680, "T"): [("t32x8u8", T(32, 8, 4, 8), None), ("t32x8u4 16 splits", T(32, 8, 4, 4), 16),
-                            ("t32x4u4", T(32, 4, 4, 4), None), ("t16x16u4", T(16, 16, 4, 4), None)],
-        (16384, 4096, "T"): [("t32x8u8", T(32, 8, 4, 8), None), ("t32x8u4 32 splits", T(32, 8, 4, 4), 32)],
-        (1 << 20, 128, "T"): [("t32x8u8", T(32, 8, 4, 8), None), ("t32x8u4 1024 splits", T(32, 8, 4, 4), 1024)],
-        (16384, 50000, "N"): [("n u8", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=8), None),
-                              ("n 2 warps a row", N(rows_per_warp=1, vec=4, warps_per_block=8, unroll=4,
-                                                    warps_per_row=2), None)],
-        (300, 50000, "N"): [("12 splits", None, 12), ("1 split", None, 1),
-                            ("one row a warp group (no share_x)", N(vec=4, warps_per_block=4, unroll=4,
-                                                                    warps_per_row=4), None)],
-        (300, 1 << 20, "N"): [("one row a warp group (no share_x)", N(vec=4, warps_per_block=4, unroll=4,
-                                                                      warps_per_row=4), None)],
-        (1 << 20, 77, "N"): [("r1 u3 ragged (unstaged)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=3,
-                                                          ragged_rows=True), None), ("2 rows a warp", N(rows_per_warp=2, vec=4, warps_per_block=4, unroll=3), None),
-                             ("8 warps u3 ragged", N(rows_per_warp=1, vec=4, warps_per_block=8, unroll=3,
-                                                    ragged_rows=True), None)],
-        (1 << 20, 77, "T"): [("t32x8 vec1", T(32, 8, 1, 4), None), ("t16x16", T(16, 16, 4, 4), None)],
+        (32, 4096, "T"): [("t16x16u2", T(16, 16, 4, 2), 1), ("t8x32u1", T(8, 32, 4, 1), 1)],
+        (300, 50000, "T"): [("4 splits (7550ec7)", None, 4)],
+        (300, 1 << 20, "N"): [("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
+        (4096, 4096, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
+        (2560, 7680, "T"): [("t16x16u4", T(16, 16, 4, 4), None), ("one launch", T(32, 8, 4, 8, **f), None)],
+        (2048, 2048, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
+        (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)],
+        (1 << 20, 77, "T"): [("one launch", T(32, 8, 4, 4, **f), None)],
+        (16384, 50000, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
+        (16384, 4096, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
+        (7, 50000, "N"): [("12 splits (7550ec7)", None, 12), ("one launch", N(vec=4, warps_per_block=4, unroll=4,
+                                                                              warps_per_row=4, **f), None),
+                          ("a block of 32 warps a row, no split", N(vec=4, warps_per_block=32, unroll=4,
+                                                                    warps_per_row=32), 1),
+                          ("a block of 16 warps a row, no split", N(vec=4, warps_per_block=16, unroll=2,
+                                                                    warps_per_row=16), 1)],
+        (16384, 128, "T"): [("132 splits", None, 132)],
+        (4096, 77, "T"): [("64 splits (7550ec7)", None, 64), ("one launch", T(32, 8, 4, 4, **f), None)],
+        (768, 768, "T"): [("6 splits (7550ec7)", None, 6), ("one launch", T(32, 8, 4, 8, **f), None)],
+        (2048, 6144, "T"): [("one launch", T(32, 8, 4, 8, **f), None), ("t32x8u4", T(32, 8, 4, 4), None),
+                            ("4 splits", None, 4), ("8 splits", None, 8)],
     }
 
 
 def _auto_probes(m: int, n: int, op: str, splits: int):
-    """Generic alternatives (--probe): other split counts around the rule's, and for op T
-    twice the rows in flight (unroll 8) at the rule's split for that config."""
+    """Generic alternatives (--probe): other split counts around the rule's, the same split
+    with the reduce kernel (two launches) instead of the one-launch finish, and for op T twice
+    the rows in flight (unroll 8) at the rule's split for that config."""
     from ..codegen.sgemv_config import choose_gemv
     cfg = choose_gemv(m, n, op)[0]
     out = []
     if splits > 1:
-        for s in sorted({max(1, splits // 4), max(1, splits // 2), min(1024, splits * 2)} - {splits}):
+        for s in sorted({max(1, splits // 2), min(1024, splits * 2)} - {splits}):
             out.append((f"{s} splits", None, s))
+        if getattr(cfg, "fused_reduce", False):
+            out.append(("two launches", cfg.replace(fused_reduce=False), splits))
     if op == "T" and cfg.unroll == 4 and m >= 16 * cfg.threads_y:
         out.append(("u8", cfg.replace(unroll=8), None))
     if op == "T" and cfg.unroll == 8:
         out.append(("u4", cfg.replace(unroll=4), None))
     return out
+
+
+def _configs(shapes, probe: bool):
+    from ..codegen.sgemv_config import choose_gemv
+    out = []
+    for (m, n, op) in shapes:
+        cfg, splits = choose_gemv(m, n, op)
+        out.append(cfg)
+        if probe:
+            out += [c for _, c, _ in _probes().get((m, n, op), []) + _auto_probes(m, n, op, max(2, splits)) if c]
+    return list(dict.fromkeys(out))
+
+
+def _compile_one(args):
+    from ..runtime.compiler import compile_config
+    cfg, arch = args
+    compile_config(cfg, arch)
+    return cfg
+
+
+def precompile(shapes, probe: bool, jobs: int) -> None:
+    """Every kernel the run loads, compiled into the cache by `jobs` processes (the sweep
+    itself compiles one at a time)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from ..runtime import driver
+    arch = driver.device().arch
+    cfgs = _configs(shapes, probe)
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(_compile_one, [(c, arch) for c in cfgs]))
+    print(f"precompiled {len(cfgs)} kernels in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
 
 def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> dict:
@@ -193,8 +237,12 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
             sgemv(A[0], X[0], Y[0], trans=trans, stream=s)
         call_us = (time.perf_counter() - t0) / 20 * 1e6  # host time of the whole library call
         stream.synchronize()
-        alts = [(label, plan_for(m, n, op, config=cfg, splits=sp)) for label, cfg, sp in
-                ((_probes().get((m, n, op), []) + _auto_probes(m, n, op, plan.splits)) if probe else [])]
+        alts = []
+        for label, cfg, sp in ((_probes().get((m, n, op), []) + _auto_probes(m, n, op, plan.splits)) if probe else []):
+            try:
+                alts.append((label, plan_for(m, n, op, config=cfg, splits=sp)))
+            except Exception as e:  # a probe that does not build is reported, not fatal
+                progress(f"  probe {label} skipped: {type(e).__name__}: {e}")
         ap, xp, yp = [t.data_ptr() for t in A], [t.data_ptr() for t in X], [t.data_ptr() for t in Y]
         # regtile.sgemv's device path without the Python argument checks: the cached plan
         def launcher(p):
@@ -276,12 +324,20 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="docs/data/sgemv-sweep.json", help="JSON file to write")
     p.add_argument("--rounds", type=int, default=11)
     p.add_argument("--quick", action="store_true", help="shapes below 64 MB only, 5 rounds")
-    p.add_argument("--no-extra", action="store_true", help="without the decode shape of issue 20")
+    p.add_argument("--no-extra", action="store_true", help="without the decode shapes of issue 20")
     p.add_argument("--probe", action="store_true", help="also time a few alternatives to the rule's choice")
+    p.add_argument("--shapes", default="", help="only these, e.g. 7x50000N,4096x4096T")
+    p.add_argument("--precompile", type=int, default=0, metavar="JOBS",
+                   help="first compile every kernel the run will load, JOBS processes at once (into the cache)")
     args = p.parse_args(argv)
-    shapes = SUITE + ([] if args.no_extra else EXTRA)
+    shapes = SUITE + ([] if args.no_extra else EXTRA + DECODE)
+    if args.shapes:
+        want = {w.strip().upper() for w in args.shapes.split(",") if w.strip()}
+        shapes = [sh for sh in shapes if f"{sh[0]}X{sh[1]}{sh[2]}" in want]
     if args.quick:
         shapes = [s for s in shapes if 4 * s[0] * s[1] < 64 << 20]
+    if args.precompile:
+        precompile(shapes, args.probe, args.precompile)
     data = measure(shapes, 5 if args.quick else args.rounds, progress=lambda t: print(t, file=sys.stderr, flush=True),
                    probe=args.probe)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -80,7 +80,8 @@ def test_shape_rule_splits_few_long_rows_across_warps():
 
 
 # ---- the family: op T, splits, the shape rule over both -----------------------------
-from regtile.codegen.sgemv_config import SgemvTConfig, choose_gemv, config_for_shape_t, splits_for  # noqa: E402
+from regtile.codegen.sgemv_config import (SgemvTConfig, choose_gemv, config_for_shape, config_for_shape_t,  # noqa: E402
+                                          splits_for)
 
 
 @pytest.mark.parametrize("kwargs, needle", [
@@ -149,7 +150,10 @@ def test_reduce_kernel_warp_per_output_for_many_splits():
 
 def test_splits_fill_whole_waves():
     cfg = config_for_shape_t(16384, 50000)  # 391 strips of 128 columns
-    assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 4  # 1564 blocks: 2.96 waves of 528
+    # 4 splits fill 2.96 waves of 528; long splits take whole waves >= 4: 8 (5.9 waves)
+    assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 8
+    # 300 rows: whole waves would take splits of 2.3 steps (FILL_STEPS): one split
+    assert splits_for(config_for_shape_t(300, 50000), 300, 50000, 132, blocks_per_sm=4) == 1
     dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
     assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
 
@@ -166,7 +170,7 @@ def test_staged_rows_config_and_rule():
     # configs without the field keep their kernel names (and so their cached builds)
     from regtile.codegen.emit_sgemv import kernel_name
     assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x"))))
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x", "fused_reduce"))))
         .encode()).hexdigest()[:10]
 
 
@@ -200,3 +204,64 @@ def test_shared_x_compiles(arch):
     if arch == "sm_90":
         mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
         assert mix.get("LDG.128", 0) >= 12  # 4 x and 2 x 4 A float4 loads a step
+
+
+def test_splits_one_step_only_where_sms_would_idle():
+    n7 = config_for_shape(7, 50000)  # 7 blocks (4 warps a row): two steps a split gave 12 splits, 84 blocks
+    assert splits_for(n7, 7, 50000, 132, blocks_per_sm=12) == 19  # ceil(132 / 7): every SM a block
+    t77 = config_for_shape_t(4096, 77)
+    assert splits_for(t77, 4096, 77, 132, blocks_per_sm=4) == 128  # one step each (was 64: 64 SMs)
+    t128 = config_for_shape_t(16384, 128)
+    assert splits_for(t128, 16384, 128, 132, blocks_per_sm=2) == 128  # op T: whole steps (not 132)
+    assert choose_gemv(1, 4096, "N", 132)[1] == 1 and choose_gemv(32, 4096, "N", 132)[1] == 1  # < 4 steps a row
+    t1 = config_for_shape_t(1 << 20, 1)  # two steps already fill the SMs: unchanged
+    assert splits_for(t1, 1 << 20, 1, 132, blocks_per_sm=8) == 512
+
+
+def test_fused_reduce_config_rule_and_text():
+    from regtile.codegen.emit_sgemv import finish_layout, kernel_name
+    with pytest.raises(ConfigError, match="fused_reduce"):
+        SgemvTConfig(fused_reduce=1)
+    for m, n, op in [(7, 50000, "N"), (4096, 4096, "T"), (1 << 20, 16, "T"), (2048, 2048, "T")]:
+        assert not choose_gemv(m, n, op, 132)[0].fused_reduce  # two launches: faster where measured
+    assert choose_gemv(300, 1 << 20, "N", 132)[0].fused_reduce  # share_x: the one-launch variant
+    assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
+    assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
+    assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
+        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k != "fused_reduce")))
+        .encode()).hexdigest()[:10]  # configs from before the field keep their names
+    src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
+    fin = f"__device__ __noinline__ void {src.name}_finish("
+    assert fin in src.text and "atomicAdd(done, 1u) == gridDim.y - 1u" in src.text
+    assert "*done = 0u;" in src.text and "__ldcg(W + (size_t)k * count + i)" in src.text
+    assert "__threadfence();" in src.text and "if (ty != 0) return;" not in src.text  # all threads reach the count
+    assert "_finish(" not in emit_cuda(SgemvTConfig(4, 64, 4, 4)).text
+    assert finish_layout(16, 256) == (16, 16) and finish_layout(1, 128) == (1, 128) and finish_layout(512, 256) == (256, 1)
+    n = emit_cuda(SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, fused_reduce=True))
+    assert "(size_t)gridDim.y * M) + blockIdx.x" in n.text and "float part[128][1]" in n.text
+    assert "for (int h = 64; h > 0; h >>= 1)" in n.text  # 128 split rows meet in a fixed tree
+
+
+@pytest.mark.slow
+def test_fused_reduce_costs_no_registers():
+    """The finish is a __noinline__ function: inline, ptxas gave t32x8 u4 72 registers, not 64
+    (a block an SM fewer)."""
+    for cfg in (SgemvTConfig(32, 8, 4, 4), SgemvTConfig(4, 64, 4, 4)):
+        plain = compile_source(emit_cuda(cfg), "sm_90").resources
+        fused = compile_source(emit_cuda(cfg.replace(fused_reduce=True)), "sm_90").resources
+        assert fused.spill_free and fused.registers <= plain.registers
+
+
+def test_rule_choices_measured_at_0bf45f3():
+    assert choose_gemv(16384, 4096, "N", 132)[0].unroll == 8  # long rows, a warp each
+    assert choose_gemv(16384, 50000, "N", 132)[0].unroll == 8
+    assert choose_gemv(4096, 4096, "N", 132)[0].unroll == 4  # several warps a row: unchanged
+    t = config_for_shape_t(300, 50000)  # whole waves would need splits of 2.3 steps: one split
+    assert splits_for(t, 300, 50000, 132, blocks_per_sm=4) == 1
+
+
+def test_t_tail_is_one_predicated_step():
+    text = emit_cuda(SgemvTConfig(32, 8, 4, 4)).text
+    assert "for (; i < r1; i += 8)" not in text  # no one-row-at-a-time loop
+    assert "const bool p3 = (i + 24) < r1;" in text and "if (i < r1) {" in text
+    assert "if (i < r1) {" not in emit_cuda(SgemvTConfig(32, 8, 4, 1)).text  # unroll 1: the loop covers all rows

@@ -10,7 +10,7 @@ from regtile.codegen.presets import get_preset, sgemv_preset_names
 from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
 from regtile.runtime import bench, driver
 from regtile.runtime.gemv import gemv_for_gemm, plan_for
-from regtile.tools.sgemv_sweep import EXTRA, SUITE
+from regtile.tools.sgemv_sweep import DECODE, EXTRA, SUITE
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -45,7 +45,7 @@ def _run(m, n, op, alpha=1.0, beta=0.0, config=None):
     _close(y, _ref(A, x, trans, alpha, beta, y0))
 
 
-QUICK = [s for s in SUITE + EXTRA if s[0] * s[1] <= 80 << 20]
+QUICK = [s for s in SUITE + EXTRA + DECODE if s[0] * s[1] <= 80 << 20]
 
 
 @pytest.mark.parametrize("m, n, op", QUICK)
@@ -291,3 +291,126 @@ def test_shared_x_strided_and_misaligned():
     bad = torch.isnan(ref)
     assert torch.equal(torch.isnan(y), bad)
     _close(y[~bad], ref[~bad])
+
+
+# ---- splits in one launch (fused_reduce: the last block of a column sums the partials) ----
+FUSED_CASES = [  # (m, n, op, config, splits): more outputs than threads, one output a block, many splits
+    (7, 50000, "N", SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, fused_reduce=True), 24),
+    (301, 40001, "N", SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, row_groups=2, share_x=True,
+                                  fused_reduce=True), 9),
+    (1000, 130, "N", SgemvConfig(vec=4, warps_per_block=8, unroll=2, fused_reduce=True), 3),
+    (4096, 77, "T", SgemvTConfig(32, 8, 4, 4, fused_reduce=True), 128),
+    (1_000_003, 3, "T", SgemvTConfig(4, 64, 1, 4, fused_reduce=True), 1024),
+    (2560, 1000, "T", SgemvTConfig(32, 8, 4, 8, fused_reduce=True), 5),
+    (33, 300, "T", SgemvTConfig(8, 32, 4, 1, fused_reduce=True), 2),
+]
+
+
+def _fused_plan(m, n, op, cfg, splits):
+    plan = plan_for(m, n, op, config=cfg, splits=splits)
+    assert plan.fused and plan.splits == splits
+    assert "one launch" in plan.describe() and len(plan._pack(torch.cuda.current_stream().cuda_stream, 1, 1)) == 1
+    return plan
+
+
+@pytest.mark.parametrize("m, n, op, cfg, splits", FUSED_CASES)
+def test_fused_split_repeated_launches(m, n, op, cfg, splits):
+    """Several launches in a row (the counters must be back at 0 after each, or a later launch
+    finds no last block and y keeps its NaN), alpha/beta and beta == 0 over NaN, and the same
+    inputs giving the same bits (the split order is fixed)."""
+    plan = _fused_plan(m, n, op, cfg, splits)
+    s = torch.cuda.current_stream().cuda_stream
+    trans = op == "T"
+    xlen, ylen = (m, n) if trans else (n, m)
+    A = torch.randn(m, n, device="cuda")
+    outs = []
+    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
+        x = torch.randn(xlen, device="cuda") if rep < 3 else x
+        y0 = torch.randn(ylen, device="cuda")
+        y = y0.clone() if beta else torch.full((ylen,), NAN, device="cuda")
+        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
+        torch.cuda.synchronize()
+        _close(y, _ref(A, x, trans, alpha, beta, y0))
+        outs.append(y)
+    assert torch.equal(outs[2], outs[3])  # same inputs, same bits
+
+
+@pytest.mark.parametrize("m, n, op, cfg, splits", [FUSED_CASES[0], FUSED_CASES[3], FUSED_CASES[5]])
+def test_fused_split_graph_replay(m, n, op, cfg, splits):
+    """A CUDA graph captured around the plan's first launch (its workspace and zeroed counters
+    made during the capture), replayed with new x each time, then an ordinary launch."""
+    cfg = cfg.replace(unroll=max(1, cfg.unroll // 2))  # a plan of its own: built inside the capture
+    trans = op == "T"
+    xlen, ylen = (m, n) if trans else (n, m)
+    A = torch.randn(m, n, device="cuda")
+    x = torch.randn(xlen, device="cuda")
+    y = torch.full((ylen,), NAN, device="cuda")
+    plan = plan_for(m, n, op, config=cfg, splits=splits)  # compiled outside the capture
+    assert plan.fused
+    stream = torch.cuda.Stream()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=stream):
+        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
+    for _ in range(3):
+        x.copy_(torch.randn(xlen, device="cuda"))
+        y.fill_(NAN)
+        g.replay()
+        torch.cuda.synchronize()
+        _close(y, _ref(A, x, trans))
+    y.fill_(NAN)
+    with torch.cuda.stream(stream):
+        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
+    torch.cuda.synchronize()
+    _close(y, _ref(A, x, trans))
+
+
+@pytest.mark.parametrize("op", ["N", "T"])
+def test_fused_split_nan_inf_and_strides(op):
+    """A NaN and an Inf in A through the one-launch finish (exactly their outputs turn NaN / Inf),
+    strided and backwards y with its gaps untouched."""
+    m, n = (5, 30000) if op == "N" else (20000, 300)
+    trans = op == "T"
+    cfg = (SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, fused_reduce=True) if op == "N"
+           else SgemvTConfig(32, 8, 4, 4, fused_reduce=True))
+    xlen, ylen = (m, n) if trans else (n, m)
+    A = torch.randn(m, n, device="cuda")
+    A[m // 2, n // 3] = NAN
+    A[m // 3, n // 2] = float("inf")
+    x = torch.randn(xlen, device="cuda")
+    yb = torch.randn(1 + (ylen - 1) * 2, device="cuda")
+    yb0 = yb.clone()
+    regtile.sgemv(A, x, yb, alpha=1.0, beta=0.5, trans=trans, incy=-2, config=cfg)
+    torch.cuda.synchronize()
+    plan = plan_for(m, n, op, 1, -2, config=cfg)
+    assert plan.fused and plan.splits > 1
+    yi = (torch.arange(ylen, device="cuda") * 2).flip(0)
+    ref = _ref(A, x, trans) + 0.5 * yb0[yi].double()
+    yd = yb[yi].double()
+    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
+    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
+    fin = torch.isfinite(ref)
+    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
+    assert torch.equal(yb[1::2], yb0[1::2])
+
+
+@pytest.mark.parametrize("m, n, cfg, splits", [
+    (16384, 128, SgemvTConfig(32, 8, 4, 8), 132),   # 125 rows a split: one step of 64, 61 rows left
+    (2048, 6144, SgemvTConfig(32, 8, 4, 8), 5),     # 410 rows: 26 left
+    (1000, 129, SgemvTConfig(32, 8, 4, 4), 3),      # a ragged strip (scalar loads) with a tail
+    (1 << 20, 16, SgemvTConfig(4, 64, 4, 4), 528),  # 1986 rows: 194 left, 64 thread rows
+    (70, 77, SgemvTConfig(32, 8, 4, 4), 1),         # fewer rows than one step: the tail alone
+])
+def test_t_tail_rows(m, n, cfg, splits):
+    """Op T rows left after the unrolled loop (fewer than `unroll` a thread): one predicated
+    step; alpha/beta, beta == 0 over NaN y, both reduce modes where split."""
+    s = torch.cuda.current_stream().cuda_stream
+    A = torch.randn(m, n, device="cuda")
+    for c in (cfg, cfg.replace(fused_reduce=True)) if splits > 1 else (cfg,):
+        plan = plan_for(m, n, "T", config=c, splits=splits)
+        for alpha, beta in ((1.0, 0.0), (0.5, -2.0)):
+            x = torch.randn(m, device="cuda")
+            y0 = torch.randn(n, device="cuda")
+            y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
+            plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
+            torch.cuda.synchronize()
+            _close(y, _ref(A, x, True, alpha, beta, y0))
