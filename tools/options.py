@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
-from ..codegen.config import ConfigError, SgemmConfig
+from ..codegen.config import ConfigError, SgemmConfig, flat_fields
 from ..codegen.edges import edge_config
 from ..errors import InputError
 from ..codegen.emit import BACKENDS
@@ -104,7 +103,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
                    help=f"named config: {', '.join(all_preset_names())}")
     g.add_argument("--kernel", choices=("sgemm", "sgemv"), default=None,
                    help="kernel family for config flags without a preset (default sgemm)")
-    for f in dataclasses.fields(SgemmConfig):
+    for f in flat_fields():  # the three parts' fields, spelt flat
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):  # a switch: --split-tile / --no-split-tile (None: the preset's)
             g.add_argument(flag, dest=f"cfg_{f.name}", action=argparse.BooleanOptionalAction, default=None,
