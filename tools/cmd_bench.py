@@ -11,7 +11,7 @@ from typing import List, Optional
 
 from ..codegen.presets import get_preset, preset_names
 from . import progress
-from .options import UsageError, check_size
+from .options import UsageError, check_size, command_parser
 from .outpaths import check_writable_file
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
@@ -25,15 +25,19 @@ SGEMV_SHAPES = ("16384x16", "16384x32", "16384x128", "1048576x16", "1048576x128"
                 "4096x16384", "65536x1024")
 
 
+DESCRIPTION = """Time kernels against cuBLAS (true FP32) in one run, with the method of `regtile run`,
+and print a markdown table (device, driver, date and commit in its header). Needs a GPU."""
+EXAMPLES = """examples:
+  regtile bench --ladder
+  regtile bench --ladder --sizes 4096 --out docs/ladder.md
+  regtile bench --presets zorder,zorder-256x128 --shapes 4096x4096x4096,8192x128x8192
+  regtile bench --sgemv
+  regtile bench --ladder --json"""
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "bench", help="benchmark the ladder (or configs, or SGEMV shapes) against cuBLAS on the GPU",
-        description="Time kernels against cuBLAS (true FP32) in one run, with the method of `regtile run`, and "
-                    "print a markdown table (device, driver, date and commit in its header). Needs a GPU.",
-        epilog="examples:\n  regtile bench --ladder\n  regtile bench --ladder --sizes 4096 --out docs/ladder.md\n"
-               "  regtile bench --presets zorder,zorder-256x128 --shapes 4096x4096x4096,8192x128x8192\n"
-               "  regtile bench --sgemv\n  regtile bench --ladder --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "bench", "benchmark the ladder (or configs, or SGEMV shapes) against cuBLAS on the GPU",
+                       DESCRIPTION, EXAMPLES)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--ladder", action="store_true", help="every SGEMM preset, in ladder order")
     what.add_argument("--presets", help="comma-separated SGEMM presets")

@@ -22,6 +22,14 @@ INT32_MAX = 2**31 - 1
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
+def command_parser(sub, name: str, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """One subcommand's parser (every cmd_*.py's register): its one-line `help`, its
+    `description` (prose over several lines, printed as one paragraph) and its `epilog`
+    (the examples, printed as written)."""
+    return sub.add_parser(name, help=help, description=description.replace("\n", " "), epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def switch_flags(parser: argparse.ArgumentParser) -> set:
     """The positive option strings (--sass-pass) of every on/off switch of the parser and
     its subcommands: the switches normalize_switches rewrites."""
