@@ -35,8 +35,8 @@ from operator import attrgetter
 from typing import Dict, Tuple
 
 from ..errors import ConfigError  # noqa: F401  (defined with every regtile error; importable from here)
-from .tile_config import (FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, TileConfig,  # noqa: F401  (re-exported)
-                          check_bools, check_fields, part_digest)
+from .config_base import ConfigDict, check_bools, check_fields  # noqa: F401  (check_fields: re-exported)
+from .tile_config import FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, TileConfig  # noqa: F401  (re-exported)
 
 # split_k upper bound: each split writes, and the reduce kernel reads, an M x N fp32
 # partial, so workspace traffic grows with split_k while the gain stops once the
@@ -48,7 +48,7 @@ EDGE_TILE = (64, 64)
 
 
 @dataclass(frozen=True)
-class Decomposition:
+class Decomposition(ConfigDict):
     """How one GEMM is split over blocks and kernels beyond the plain tile grid.  Each field
     adds kernels or launches to the module (a reduce kernel, a work-list launch, an edge
     kernel); none changes what a block computes of its tile."""
@@ -65,6 +65,11 @@ class Decomposition:
     # grid padding tiles, this kernel takes the tile-aligned interior and a small-tile
     # stream-K kernel in the same module the bottom and right strips.
     edge_split: bool = False
+
+    WHAT = "decomposition"
+    # all left out of to_dict at their defaults: one-pass configs keep the dict, hence the
+    # kernel name, cache entries and tuning-DB digests they had before split-K existed
+    OPT_IN = ("split_k", "stream_k", "edge_split")
 
     def __post_init__(self):
         s = self.split_k
@@ -83,24 +88,6 @@ class Decomposition:
         """Any split at all (a plain grid of tiles when False)."""
         return self.split_k > 1 or self.stream_k or self.edge_split
 
-    def replace(self, **changes) -> "Decomposition":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        # fields at their defaults left out: one-pass configs keep the dict, hence the kernel
-        # name, cache entries and tuning-DB digests they had before split-K existed
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if getattr(self, f.name) != f.default}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Decomposition":
-        check_fields(cls, d, "decomposition")
-        return cls(**d)
-
-    @property
-    def digest(self) -> str:
-        return part_digest("decomposition", self.to_dict())
-
     def describe_parts(self) -> list:
         parts = []
         if self.split_k > 1:
@@ -114,7 +101,7 @@ class Decomposition:
 
 
 @dataclass(frozen=True)
-class BuildOptions:
+class BuildOptions(ConfigDict):
     """What is done to the kernel after ptxas.  (The backend and the target arch are the
     arguments of emit() and compile(), chosen per call, and stay out of the config.)"""
     # The SASS register-bank pass (regtile.sass.bank_pass, sm_90, run by runtime/sass_stage.py):
@@ -124,25 +111,11 @@ class BuildOptions:
     # time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
     sass_pass: bool = False
 
+    WHAT = "build options"
+    OPT_IN = ("sass_pass",)  # left out at False: configs without the pass keep their names and digests
+
     def __post_init__(self):
         check_bools(self, ("sass_pass",))
-
-    def replace(self, **changes) -> "BuildOptions":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        # left out at False: configs without the pass keep their names and digests
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if getattr(self, f.name) != f.default}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "BuildOptions":
-        check_fields(cls, d, "build options")
-        return cls(**d)
-
-    @property
-    def digest(self) -> str:
-        return part_digest("build", self.to_dict())
 
     def describe_parts(self) -> list:
         return ["SASS register-bank pass"] if self.sass_pass else []

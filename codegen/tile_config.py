@@ -19,13 +19,11 @@ Every failed check raises ConfigError naming the constraint, the value and a fix
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..errors import ConfigError
+from .config_base import ConfigDict, check_bools
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
@@ -33,34 +31,12 @@ FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
 
 
-def check_fields(cls, d: dict, what: str) -> None:
-    """Refuse keys that are not fields of the dataclass `cls` (from_dict of every config)."""
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(d) - known)
-    if unknown:
-        raise ConfigError(f"unknown {what} field(s) {unknown}; known fields: {sorted(known)}")
-
-
-def check_bools(obj, names) -> None:
-    """Switches must be True or False (a 0/1 or a string would hash and name differently)."""
-    for name in names:
-        if not isinstance(getattr(obj, name), bool):
-            raise ConfigError(f"{name}={getattr(obj, name)!r}: must be True or False")
-
-
-def part_digest(kind: str, d: dict) -> str:
-    """A stable digest of one config part: its kind and its to_dict (fields at their
-    defaults left out where to_dict leaves them out, so a new opt-in field keeps the
-    digests of the configs that do not use it)."""
-    return hashlib.sha256(json.dumps({kind: d}, sort_keys=True).encode()).hexdigest()[:16]
-
-
 def _is_pow2(x: int) -> bool:
     return x > 0 and (x & (x - 1)) == 0
 
 
 @dataclass(frozen=True)
-class TileConfig:
+class TileConfig(ConfigDict):
     bm: int = 128
     bn: int = 128
     bk: int = 8
@@ -112,6 +88,7 @@ class TileConfig:
     # problem's form, like the layouts: it changes the block's operand offsets and parameters.
     batched: bool = False
 
+    WHAT = "tile config"
     # fields left out of to_dict at False: tiles without them keep their names and digests
     OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched")
 
@@ -229,29 +206,6 @@ class TileConfig:
     def layout(self) -> str:
         """BLAS-style layout name: "NN", "NT", "TN" or "TT" (op(A), op(B))."""
         return ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
-
-    def replace(self, **changes) -> "TileConfig":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["warps"] = list(self.warps)
-        for name in self.OPT_IN:
-            if not d[name]:
-                del d[name]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "TileConfig":
-        check_fields(cls, d, "tile config")
-        d = dict(d)
-        if d.get("warps") is not None:
-            d["warps"] = tuple(d["warps"])
-        return cls(**d)
-
-    @property
-    def digest(self) -> str:
-        return part_digest("tile", self.to_dict())
 
     def describe_parts(self) -> list:
         wm, wn = self.warps
