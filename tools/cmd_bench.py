@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -13,6 +12,7 @@ from ..codegen.presets import get_preset, preset_names
 from . import progress
 from .options import UsageError, check_size, command_parser
 from .outpaths import check_writable_file
+from .report import commit
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
 # The naive rung runs at about 5 TFLOP/s on the H100 (docs/ladder.md: 5.1 at 4096^3), so
@@ -131,19 +131,6 @@ def load_ncu(path: str) -> dict:
             raise UsageError(f"--ncu {path}: entry {name!r} has neither ld_conflicts nor st_conflicts")
         out[name] = row
     return out
-
-
-def commit() -> str:
-    """The git commit of this source tree ($REGTILE_COMMIT where the tree travelled without .git)."""
-    import os
-    if os.environ.get("REGTILE_COMMIT"):
-        return os.environ["REGTILE_COMMIT"]
-    try:
-        here = Path(__file__).resolve().parent.parent
-        return subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=5).stdout.strip() or "unknown"
-    except Exception:
-        return "unknown"
 
 
 def header(dev) -> List[str]:
