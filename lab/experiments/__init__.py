@@ -39,6 +39,17 @@ def load_ptx(cfg):
     return driver.load(compile_config(cfg, "sm_90", backend="ptx"))
 
 
+def workloads(shapes):
+    """(shape, its GemmWorkload: rotating operand sets) for each M x N x K, each closed after its turn."""
+    from regtile.runtime import bench
+    for shape in shapes:
+        work = bench.GemmWorkload(*shape)
+        try:
+            yield shape, work
+        finally:
+            work.close()
+
+
 def time_kernel(kern, work, rnd: int):
     """One loaded kernel on the workload (alpha 1, beta 0, 20 timed launches), its result checked
     against float64 in round 0."""
@@ -54,14 +65,18 @@ def cublas_ms(work) -> float:
     return bench.measure_cublas(work, repeat=20, check=False)[0].ms
 
 
-def time_steps(launch, work):
-    """Each launch of an SgemmLaunch alone (timing only): [(index, kernel label, grid, ms)]."""
+def time_steps(out: dict, prefix: str, kern, work) -> None:
+    """A stream-K kernel's launches on the workload's first set: the plan (out[prefix + " plan"])
+    and each launch alone, timing only (out[prefix + " step J LABEL grid GRID"], a round each)."""
     from regtile.runtime import bench
-    rows = []
+    from regtile.runtime.sgemm_launch import SgemmLaunch
+    m, n, k, ws = work.m, work.n, work.k, work.workspace(1 << 28)
+    launch = SgemmLaunch(kern, m, n, k, 1.0, work.a[0].ptr, k, work.b[0].ptr, n, 0.0, work.c[0].ptr, n, ws)
+    out[f"{prefix} plan"] = launch.plan.describe()
     for j, (kk, grid, packed) in enumerate(launch.steps):
         one = lambda i, s, kk=kk, grid=grid, packed=packed: kk.launch(grid, (), s, packed=packed)  # noqa: E731
-        rows.append((j, kk.label, grid, bench.check_and_time(one, work, 1.0, 0.0, 20, check=False).ms))
-    return rows
+        ms = bench.check_and_time(one, work, 1.0, 0.0, 20, check=False).ms
+        out.setdefault(f"{prefix} step {j} {kk.label} grid {grid}", []).append(ms)
 
 
 def save(out: dict, filename: str) -> None:

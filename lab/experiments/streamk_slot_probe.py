@@ -1,14 +1,12 @@
 """Where do the stream-K ranges lose? step times + cuBLAS, several shapes."""
 import sys
 
-from . import best_config, cublas_ms, load_ptx, program, save, time_kernel, time_steps
+from . import best_config, cublas_ms, load_ptx, program, save, time_kernel, time_steps, workloads
 
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
     from regtile.codegen.presets import get_preset
-    from regtile.runtime import bench
-    from regtile.runtime.sgemm_launch import SgemmLaunch
     Z2 = get_preset("zorder-256x128").config.replace(sass_pass=True)
     K = {"W": load_ptx(best_config()), "W-SK": load_ptx(best_config(stream_k=True)),
          "Z2": load_ptx(Z2), "Z2-SK": load_ptx(Z2.replace(stream_k=True))}
@@ -16,23 +14,13 @@ def _run(argv):
             ((4097, 4097, 4097), ("W", "W-SK")), ((4096, 4096, 4097), ("W", "W-SK")),
             ((4096, 4096, 4096), ("W", "W-SK")), ((1536, 2816, 4096), ("W",))]
     out = {}
-    for shape, names in jobs:
-        m, n, k = shape
-        work = bench.GemmWorkload(m, n, k)
-        try:
-            for rnd in range(3):
-                out.setdefault(f"{shape} cublas", []).append(cublas_ms(work))
-                for name in names:
-                    kern = K[name]
-                    out.setdefault(f"{shape} {name}", []).append(time_kernel(kern, work, rnd).ms)
-                    if "SK" not in name or rnd: continue
-                    ws = work.workspace(1 << 28)
-                    L = SgemmLaunch(kern, m, n, k, 1.0, work.a[0].ptr, k, work.b[0].ptr, n, 0.0, work.c[0].ptr, n, ws)
-                    out[f"{shape} {name} plan"] = L.plan.describe()
-                    for j, label, grid, ms in time_steps(L, work):
-                        out.setdefault(f"{shape} {name} step {j} {label} grid {grid}", []).append(ms)
-        finally:
-            work.close()
+    for shape, work in workloads(dict(jobs)):
+        for rnd in range(3):
+            out.setdefault(f"{shape} cublas", []).append(cublas_ms(work))
+            for name in dict(jobs)[shape]:
+                out.setdefault(f"{shape} {name}", []).append(time_kernel(K[name], work, rnd).ms)
+                if "SK" in name and rnd == 0:
+                    time_steps(out, f"{shape} {name}", K[name], work)
     save(out, "probe1.json")
 
 
