@@ -162,6 +162,15 @@ class SgemmConfig:
                 part = dataclasses.replace(part, **changes)
             object.__setattr__(self, name, part)
         self._check_across()
+        # the hash of every field, computed once: the cached call path hashes a given config per call
+        object.__setattr__(self, "_hash", hash((self.tile, self.decomposition, self.build)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        # rebuilt from its parts (pickle, copy): the cached hash is per process (string hashing)
+        return (type(self), (self.tile, self.decomposition, self.build))
 
     def _check_across(self):
         """The constraints between the tile and the decomposition."""

@@ -3,7 +3,9 @@
 Each part validates itself (a ConfigError naming the constraint), round-trips through its
 dict, and has a stable digest; SgemmConfig checks the rules across parts, keeps the flat
 spelling (keywords, attributes, replace, the flat dict) and reads old flat dicts."""
+import copy
 import dataclasses
+import pickle
 import re
 
 import pytest
@@ -75,6 +77,10 @@ def test_replace_changes_one_part_and_keeps_the_others():
 def test_equality_and_hash_are_those_of_every_field():
     a, b = SgemmConfig(bm=64, tm=4), SgemmConfig(tile=TileConfig(bm=64, tm=4))
     assert a == b and hash(a) == hash(b) and len({a, b, a.replace(sass_pass=True)}) == 2
+    assert hash(a) == hash((a.tile, a.decomposition, a.build))  # cached once, the same value
+    # pickle and copy rebuild it from its parts (the cached hash belongs to one process)
+    c = pickle.loads(pickle.dumps(a))
+    assert c == a and hash(c) == hash(a) and copy.deepcopy(a) == a and repr(c) == repr(a)
 
 
 @pytest.mark.parametrize("cfg", ALL, ids=lambda c: c.describe()[:40])
