@@ -9,7 +9,8 @@ Stages (each artifact can be printed or saved): config -> plan -> emit
 """
 from .errors import (ArchError, CompileError, ConfigError, CublasUnavailable, DriverError, InputError, LaunchError,
                      NoGpuError, RegtileError, SassError, SpillError)
-from .codegen.config import SgemmConfig
+# an SgemmConfig is a TileConfig, a Decomposition and BuildOptions (codegen/config.py)
+from .codegen.config import BuildOptions, Decomposition, SgemmConfig, TileConfig
 from .codegen.emit_cuda import emit_sgemm_cuda
 from .codegen.plan import make_plan
 from .codegen.presets import PRESETS, get_preset
@@ -29,7 +30,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'regtile' has no attribute {name!r}")
 
 __version__ = "0.1.0"
-__all__ = ["SgemmConfig", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset", "preset_names",
+__all__ = ["SgemmConfig", "TileConfig", "Decomposition", "BuildOptions", "SgemvConfig", "emit_sgemm_cuda", "make_plan", "PRESETS", "get_preset", "preset_names",
            "Gemm", "sgemm", "sgemv", "__version__",
            # errors (regtile.errors): every one derives from RegtileError
            "RegtileError", "ConfigError", "InputError", "ArchError", "CompileError", "SpillError", "SassError",

@@ -13,21 +13,11 @@ Needs torch and a GPU.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 
-
-def _commit() -> str:
-    if os.environ.get("REGTILE_COMMIT"):
-        return os.environ["REGTILE_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except Exception:
-        return "?"
+from regtile.tools.report import commit, finish
 
 
 def _cases(torch):
@@ -148,7 +138,7 @@ def main(argv=None) -> int:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     results = {"device": torch.cuda.get_device_name(0), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "commit": _commit(), "torch": torch.__version__, "rounds": args.rounds, "reps": args.reps, "rows": []}
+               "commit": commit(), "torch": torch.__version__, "rounds": args.rounds, "reps": args.reps, "rows": []}
     for shape, lay, ref_fn, variants, (C, ref) in _cases(torch):
         row = {"shape": shape, "layout": lay, "variants": {}}
         kernels = {}
@@ -190,19 +180,15 @@ def main(argv=None) -> int:
         results["rows"].append(row)
         print(f"{shape} {lay}: torch {med['torch']:.4f} ms; " + "; ".join(
             f"{n} {med[n]:.4f} ({med['torch'] / med[n]:.3f}x)" for n in variants), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    print(f"# {results['device']}, {results['date']}, commit {results['commit']}, torch {results['torch']}")
-    print("| shape | layout | variant | kernel | regtile ms | torch ms | speedup | rel err |")
-    print("|---|---|---|---|---:|---:|---:|---:|")
+    rows = []
     for r in results["rows"]:
         for name, v in r["variants"].items():
-            if "ms" in v:
-                print(f"| {r['shape']} | {r['layout']} | {name} | {v['kernel']} | {v['ms']:.4f} | {r['torch_ms']:.4f} | "
-                      f"**{v['speedup']:.3f}** | {v['rel_err']:.1e} |")
-            else:
-                print(f"| {r['shape']} | {r['layout']} | {name} | {v.get('error')} | | | | |")
+            rows.append([r["shape"], r["layout"], name, v["kernel"], f"{v['ms']:.4f}", f"{r['torch_ms']:.4f}",
+                         f"**{v['speedup']:.3f}**", f"{v['rel_err']:.1e}"] if "ms" in v else
+                        [r["shape"], r["layout"], name, v.get("error"), "", "", "", ""])
+    finish(results, args.json, f"# {results['device']}, {results['date']}, commit {results['commit']}, "
+           f"torch {results['torch']}", ["shape", "layout", "variant", "kernel", "regtile ms", "torch ms", "speedup",
+                                         "rel err"], rows, right_from=4)
     return 0
 
 

@@ -21,21 +21,11 @@ through regtile.sgemm (its plan runs the GEMV) against torch.mm.  Needs torch an
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 import sys
 import time
 
-
-def _commit() -> str:
-    import os
-    if os.environ.get("REGTILE_COMMIT"):  # a copy without .git (the device machine's)
-        return os.environ["REGTILE_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except Exception:
-        return "?"
+from regtile.tools.report import commit, finish
 
 
 def _cuda_core_launcher(plan, A, B, C, stream_handle):
@@ -81,7 +71,7 @@ def main(argv=None) -> int:
     from regtile.runtime.gemm import _fast_plans
     torch.backends.cuda.matmul.allow_tf32 = False
     dev = torch.cuda.get_device_name(0)
-    results = {"device": dev, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit(),
+    results = {"device": dev, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit(),
                "calls": args.calls, "rounds": args.rounds, "sizes": {}}
     for s in args.sizes:
         A, B, C = (torch.randn(s, s, device="cuda") for _ in range(3))
@@ -147,21 +137,17 @@ def main(argv=None) -> int:
             "variants": {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
                                 "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}}
     results["gemv"] = {str(g): _gemv_rows(g, args) for g in args.gemv}
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-    print(f"# {dev}, {results['date']}, commit {results['commit']}, {args.calls} calls x {args.rounds} rounds")
-    print("| size | variant | async host us/call | synced us/call |")
-    print("|---|---|---:|---:|")
+    rows = []
     for s, r in results["sizes"].items():
-        for name, v in r["variants"].items():
-            print(f"| {s}^3 | {name} | {v['async_us']:.1f} | {v['sync_us']:.1f} |")
-        print(f"| {s}^3 | (first call {r['first_call_ms']:.0f} ms, rel err {r['rel_err']:.1e}, "
-              f"{r['launches']} launch(es): {r['kernel']}) | | |")
+        rows += [[f"{s}^3", name, f"{v['async_us']:.1f}", f"{v['sync_us']:.1f}"] for name, v in r["variants"].items()]
+        rows.append([f"{s}^3", f"(first call {r['first_call_ms']:.0f} ms, rel err {r['rel_err']:.1e}, "
+                               f"{r['launches']} launch(es): {r['kernel']})", "", ""])
     for g, r in results["gemv"].items():
-        for name, v in r["variants"].items():
-            print(f"| gemv {g}x{g} | {name} | {v['async_us']:.1f} | {v['sync_us']:.1f} |")
-        print(f"| gemv {g}x{g} | (rel err {r['rel_err']:.1e}; sgemm 1x{g}x{g}: {r['kernel']}) | | |")
+        rows += [[f"gemv {g}x{g}", name, f"{v['async_us']:.1f}", f"{v['sync_us']:.1f}"]
+                 for name, v in r["variants"].items()]
+        rows.append([f"gemv {g}x{g}", f"(rel err {r['rel_err']:.1e}; sgemm 1x{g}x{g}: {r['kernel']})", "", ""])
+    finish(results, args.json, f"# {dev}, {results['date']}, commit {results['commit']}, {args.calls} calls x "
+           f"{args.rounds} rounds", ["size", "variant", "async host us/call", "synced us/call"], rows, right_from=2)
     return 0
 
 

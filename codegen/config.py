@@ -1,25 +1,43 @@
-"""The SGEMM tile configuration: a frozen, hashable dataclass validated on creation.
+"""The SGEMM configuration: a tile, a decomposition and build options, each frozen and validated.
 
-C = alpha * A @ B + beta * C with A (M x K), B (K x N) and C (M x N) row-major,
-each with its own leading dimension.  A block computes a BM x BN tile of C in
-k-steps of BK; each thread owns a TM x TN register tile of it.  Warps tile the
-block (warps_m x warps_n); inside a warp the 32 lanes form an LY x LX grid whose
-lane -> (row, col) order is the thread mapping (`linear` or `zorder`).
+An SgemmConfig is three parts, each a frozen, hashable dataclass validated on creation,
+with its own to_dict / from_dict and digest:
+
+- TileConfig (codegen/tile_config.py): what the kernel computes per thread, warp and
+  block: tile shape, thread mapping, shared-memory and register plan, operand layouts,
+  batch form, the occupancy hint.  Changing it changes the per-block kernel.
+- Decomposition: how the problem is split over blocks and kernels: split-K (a reduce
+  kernel after the main one), stream-K (a second, work-list launch) and the edge split
+  (an edge kernel beside the interior).  Changing it changes the module's kernels and
+  their launches, not the tile's arithmetic.
+- BuildOptions: what happens to the compiled kernel after ptxas (the SASS register-bank
+  pass).  The emitters read one thing of it: with the pass the accumulators start at -0.0
+  (see sass_pass below), so the text differs there and only there.
+
+The constraints between parts (split-K or stream-K against the tile's loop, a batch
+against any split) are checked where the parts meet, in SgemmConfig.
+
+SgemmConfig keeps the flat spelling of the single dataclass it was: `SgemmConfig(bm=64,
+split_k=4)` routes each keyword to its part, `cfg.bm` / `cfg.split_k` read through it,
+`cfg.replace(...)` and `dataclasses.replace(cfg, ...)` take flat keywords, and to_dict()
+is the flat dict that kernel names, the tuning database and committed JSON were written
+with; from_dict() reads it, or the nested {"tile", "decomposition", "build"} form.
+Equality and hash are those of the three parts, i.e. of every field, as before.
 
 Every failed check raises ConfigError naming the constraint, the value and a fix.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from operator import attrgetter
+from typing import Dict, Tuple
 
 from ..errors import ConfigError  # noqa: F401  (defined with every regtile error; importable from here)
-from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
+from .config_base import ConfigDict, check_bools, check_fields  # noqa: F401  (check_fields: re-exported)
+from .tile_config import FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, TileConfig  # noqa: F401  (re-exported)
 
-MAPPINGS = ("linear", "zorder")
-FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
-MAX_COPIES_PER_THREAD = 8
 # split_k upper bound: each split writes, and the reduce kernel reads, an M x N fp32
 # partial, so workspace traffic grows with split_k while the gain stops once the
 # blocks fill the SMs (132 on the H100; 32 splits of 5 blocks already do).
@@ -29,61 +47,16 @@ MAX_SPLIT_K = 32
 EDGE_TILE = (64, 64)
 
 
-def check_fields(cls, d: dict, what: str) -> None:
-    """Refuse keys that are not fields of the dataclass `cls` (from_dict of every config)."""
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(d) - known)
-    if unknown:
-        raise ConfigError(f"unknown {what} field(s) {unknown}; known fields: {sorted(known)}")
-
-
-def _is_pow2(x: int) -> bool:
-    return x > 0 and (x & (x - 1)) == 0
-
-
 @dataclass(frozen=True)
-class SgemmConfig:
-    bm: int = 128
-    bn: int = 128
-    bk: int = 8
-    tm: int = 8
-    tn: int = 8
-    # (warps_m, warps_n); None derives the row-major layout of the seed kernels:
-    # as many lanes along N as the block has thread columns, up to 32.
-    warps: Optional[Tuple[int, int]] = None
-    mapping: str = "linear"
-    # Thread tile made of 4x4 pieces spread over the warp tile (maxas / seed 001's
-    # z-order kernel) instead of TM contiguous rows and TN contiguous columns.
-    split_tile: bool = False
-    # Shared-memory stages: 0 reads operands straight from global memory (the naive
-    # kernel), 1 is load-sync-compute-sync, 2 double-buffers with one barrier a step.
-    stages: int = 1
-    a_transposed: bool = False  # As stored [BK][BM + pad_a] instead of [BM][BK + pad_a]
-    pad_a: int = 0  # floats added to each As row
-    pad_b: int = 0  # floats added to each Bs row
-    vec: int = 1  # width of global loads and fragment loads: 1 or 4 floats
-    frag_regs: bool = True  # A/B fragments held in registers for the outer product
-    reg_prefetch: bool = False  # fragments double-buffered: load k+1 while computing k
-    # __launch_bounds__ occupancy hint: blocks per SM that ptxas must fit in the
-    # register file (caps registers at 65536 / (threads * min_blocks)).  Applied on
-    # sm_90, where it was measured; sm_80..89 builds get 1 (their ptxas spills at
-    # the same cap for the double-buffered kernels).
-    min_blocks: int = 1
-    # Source order of the FFMAs of one k-slice (codegen/plan.py FFMA_ORDERS).  ptxas
-    # keeps much of it, and its register allocation (hence register-bank conflicts)
-    # follows: docs/register-banks.md.
-    ffma_order: str = "zigzag"
+class Decomposition(ConfigDict):
+    """How one GEMM is split over blocks and kernels beyond the plain tile grid.  Each field
+    adds kernels or launches to the module (a reduce kernel, a work-list launch, an edge
+    kernel); none changes what a block computes of its tile."""
     # Split-K (codegen/splitk.py): blockIdx.z picks one of split_k contiguous K ranges;
     # each writes its partial tile to a workspace [split_k, M, N] and a second kernel
     # sums them in split order (deterministic): C = alpha * sum + beta * C.  For shapes
     # whose ceil(M/BM) * ceil(N/BN) blocks leave SMs idle.  1 = one pass, as before.
     split_k: int = 1
-    # The SASS register-bank pass (runtime/sass_pass.py, sm_90): after ptxas, registers
-    # are renamed inside the cubin so that the main loop's FFMAs read at most one
-    # uncached register per bank.  The emitters help it: accumulators start at -0.0
-    # (x + -0.0 == x for every x, +0.0 included), which ptxas materialises one register
-    # at a time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
-    sass_pass: bool = False
     # Stream-K (codegen/streamk.py, PTX backend): the whole waves of tiles as usual, then
     # the tiles of a partial last wave (at most 90% full) dealt out as even K ranges over
     # every SM, each split tile summed in K order by its first piece (deterministic).
@@ -92,187 +65,31 @@ class SgemmConfig:
     # grid padding tiles, this kernel takes the tile-aligned interior and a small-tile
     # stream-K kernel in the same module the bottom and right strips.
     edge_split: bool = False
-    # Edge tiles' copies (PTX backend, vec 4): where the operand's rows are aligned and its
-    # extent along the vectors is a multiple of 4 (block-uniform), a path of zeros and
-    # predicated float4 loads, else one of zeros and predicated float loads.  Without it an
-    # edge tile tries the float4, then zeroes/loads the same registers per float where the
-    # float4 did not run: ptxas cannot prove the two exclusive and waits for the float4 in
-    # flight (FSEL on its registers), so every k-tile of an edge tile exposes the global
-    # latency (docs/shapes.md).
-    edge_vector_path: bool = False
-    # Operand layouts (issue 19): op(A) = A^T when trans_a (A stored K x M row-major, i.e.
-    # op(A)'s element (i, p) at A[p * lda + i]), op(B) = B^T when trans_b ((p, j) at
-    # B[j * ldb + p]).  The copy reads each operand along its contiguous dimension and lands
-    # it in the same shared layout (As/Bs), so only the global -> shared copy changes.
-    trans_a: bool = False
-    trans_b: bool = False
-    # Strided batch: blockIdx.z is the batch index; three more parameters after ldc
-    # (long long stride_a, stride_b, stride_c, in floats; 0 broadcasts an operand).
-    batched: bool = False
+
+    WHAT = "decomposition"
+    # all left out of to_dict at their defaults: one-pass configs keep the dict, hence the
+    # kernel name, cache entries and tuning-DB digests they had before split-K existed
+    OPT_IN = ("split_k", "stream_k", "edge_split")
 
     def __post_init__(self):
-        self._check_ints()
-        if self.warps is None:
-            object.__setattr__(self, "warps", self._default_warps())
-        else:
-            object.__setattr__(self, "warps", tuple(int(w) for w in self.warps))
-        self._validate()
-
-    # ---- derived quantities -------------------------------------------------
-    @property
-    def threads(self) -> int:
-        return (self.bm // self.tm) * (self.bn // self.tn)
-
-    @property
-    def lanes_m(self) -> int:
-        """LY: lanes of a warp along M."""
-        return self.bm // (self.warps[0] * self.tm)
+        s = self.split_k
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
+            raise ConfigError(f"split_k={s!r}: must be an integer >= 1 (1 = one pass over K, no reduction)")
+        if s > MAX_SPLIT_K:
+            raise ConfigError(f"split_k={s}: at most {MAX_SPLIT_K} K ranges; each split adds an M x N partial to the "
+                              f"workspace and to the reduction; use a smaller block tile to get more blocks")
+        check_bools(self, ("stream_k", "edge_split"))
+        if self.stream_k and s > 1:
+            raise ConfigError(f"stream_k=True with split_k={s}: two ways of splitting K; stream-K already "
+                              f"splits the tiles that need it - use split_k=1")
 
     @property
-    def lanes_n(self) -> int:
-        """LX: lanes of a warp along N."""
-        return self.bn // (self.warps[1] * self.tn)
+    def splits(self) -> bool:
+        """Any split at all (a plain grid of tiles when False)."""
+        return self.split_k > 1 or self.stream_k or self.edge_split
 
-    @property
-    def warp_tile(self) -> Tuple[int, int]:
-        return (self.bm // self.warps[0], self.bn // self.warps[1])
-
-    @property
-    def piece_m(self) -> int:
-        """Rows of one contiguous piece of the thread tile."""
-        return 4 if self.split_tile else self.tm
-
-    @property
-    def piece_n(self) -> int:
-        return 4 if self.split_tile else self.tn
-
-    @property
-    def as_shape(self) -> Tuple[int, int]:
-        """(rows, row stride) of one As buffer, in floats."""
-        if self.a_transposed:
-            return (self.bk, self.bm + self.pad_a)
-        return (self.bm, self.bk + self.pad_a)
-
-    @property
-    def bs_shape(self) -> Tuple[int, int]:
-        return (self.bk, self.bn + self.pad_b)
-
-    @property
-    def smem_floats_per_stage(self) -> int:
-        (ar, ac), (br, bc) = self.as_shape, self.bs_shape
-        return ar * ac + br * bc
-
-    @property
-    def smem_bytes(self) -> int:
-        return 4 * self.stages * self.smem_floats_per_stage
-
-    @property
-    def a_loads_per_thread(self) -> int:
-        return (self.bm * self.bk) // (self.vec * self.threads)
-
-    @property
-    def b_loads_per_thread(self) -> int:
-        return (self.bk * self.bn) // (self.vec * self.threads)
-
-    def register_estimate(self) -> int:
-        """Registers ptxas needs for this kernel without spilling, as validation models them.
-
-        Fitted (issue 8) to ptxas 13.0's sm_90 reports, both backends, for about 7,000
-        configs of the whole space (scratch sweep: every spill of the sample lies above
-        the register cap by this estimate, the presets and the default kernel below it):
-        accumulators count whole; fragment registers a quarter (ptxas re-reads fragments
-        from shared memory before it spills); every k-slice of the unrolled k-tile 1/16 of
-        a fragment (loads scheduled early); without shared memory the operands 1.75
-        registers each; staging of the double-buffered copy 3/4 a float (it lives across
-        the compute); every global->shared copy 8 (pointer, shared offset, bounds
-        predicate, the loaded value's address arithmetic); FFMA orders other than zigzag
-        keep fragments live longer, 10 registers per 32 fragment registers; 26 of overhead
-        (indices, M/N/K, alpha/beta, loop state).  Units of 1/32 register, rounded up."""
-        tt, nbuf = self.tm + self.tn, 2 if self.reg_prefetch else 1
-        frags = tt * nbuf if self.frag_regs else self.bk * tt
-        copies = (self.a_loads_per_thread + self.b_loads_per_thread) if self.stages else 0
-        e32 = 32 * self.tm * self.tn + 8 * frags + 32 * 26 + 256 * copies
-        e32 += 2 * self.bk * tt if self.stages else 56 * tt
-        if self.stages == 2:
-            e32 += 24 * copies * self.vec
-        if self.ffma_order != "zigzag":
-            e32 += 10 * tt * nbuf
-        if self.trans_b and self.stages and self.vec > 1:
-            # B^T lands in Bs a float at a time: one more register a copy (their addresses).
-            # Measured (sm_90, CUDA C): the zorder preset, estimated at its cap of 128, spilled
-            # 20 bytes as NT and not as NN, TN or TT; the other layouts cost nothing extra.
-            e32 += 32 * self.b_loads_per_thread
-        if self.batched and self.edge_vector_path:
-            # the batch entry's operand offsets (blockIdx.z x three 64-bit strides) beside the
-            # edge tiles' two load paths.  Measured (sm_90, PTX, 2026-11-25): the 128x128 8x8
-            # member at min_blocks=2, estimated at its cap of 128, spilled 32 bytes batched with
-            # edge_vector_path, and not unbatched; the zorder preset batched (no edge_vector_path)
-            # compiled spill-free on both backends.
-            e32 += 32
-        return -(-e32 // 32)
-
-    def register_cap(self) -> int:
-        """Registers a thread may have at most: what `threads` x `min_blocks` blocks leave of
-        the SM's 64K (allocated 8 at a time), at most 255; blocks of 512 threads or more
-        count as 64 (ptxas aims at two such blocks an SM and spills to get there: sampled
-        512-thread kernels needing 65-80 registers were squeezed into 64)."""
-        warps = self.threads // 32
-        cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // (256 * warps * self.min_blocks) * 8)
-        return min(cap, 64) if self.threads >= 512 else cap
-
-    def replace(self, **changes) -> "SgemmConfig":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d["warps"] = list(self.warps)
-        if self.split_k == 1:
-            # left out at its default: one-pass configs keep the dict, hence the kernel
-            # name, cache entries and tuning-DB digests they had before split-K existed
-            del d["split_k"]
-        if not self.sass_pass:
-            del d["sass_pass"]  # likewise: configs without the pass keep their names and digests
-        if not self.stream_k:
-            del d["stream_k"]
-        if not self.edge_split:
-            del d["edge_split"]
-        if not self.edge_vector_path:
-            del d["edge_vector_path"]
-        for name in ("trans_a", "trans_b", "batched"):  # the default layouts keep their names
-            if not d[name]:
-                del d[name]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SgemmConfig":
-        check_fields(cls, d, "config")
-        d = dict(d)
-        if d.get("warps") is not None:
-            d["warps"] = tuple(d["warps"])
-        return cls(**d)
-
-    def describe(self) -> str:
-        wm, wn = self.warps
-        parts = [f"block {self.bm}x{self.bn}x{self.bk}", f"thread tile {self.tm}x{self.tn}",
-                 f"{self.threads} threads", f"warps {wm}x{wn} (lanes {self.lanes_m}x{self.lanes_n}, {self.mapping})"]
-        if self.split_tile:
-            parts.append("thread tile in 4x4 pieces")
-        parts.append(f"smem stages {self.stages}")
-        if self.stages:
-            parts.append("As transposed" if self.a_transposed else "As row-major")
-            if self.pad_a or self.pad_b:
-                parts.append(f"pad A {self.pad_a} B {self.pad_b}")
-        parts.append(f"vec {self.vec}")
-        if not self.frag_regs:
-            parts.append("no register fragments")
-        if self.reg_prefetch:
-            parts.append("register prefetch")
-        if self.min_blocks > 1:
-            parts.append(f"min {self.min_blocks} blocks/SM")
-        if self.ffma_order != "zigzag":
-            parts.append(f"FFMA order {self.ffma_order}")
-        if self.sass_pass:
-            parts.append("SASS register-bank pass")
+    def describe_parts(self) -> list:
+        parts = []
         if self.split_k > 1:
             parts.append(f"split-K {self.split_k} (K ranges over blockIdx.z, partials summed by a reduce kernel)")
         if self.stream_k:
@@ -280,162 +97,159 @@ class SgemmConfig:
         if self.edge_split:
             bm, bn = EDGE_TILE
             parts.append(f"edge split (ragged edges by a {bm}x{bn} stream-K kernel)")
-        if self.edge_vector_path:
-            parts.append("edge copies: a float4-or-zero path, no write behind a load")
-        if self.trans_a or self.trans_b:
-            parts.append(f"layout {self.layout} (op(A) {'A^T' if self.trans_a else 'A'}, "
-                         f"op(B) {'B^T' if self.trans_b else 'B'})")
-        if self.batched:
-            parts.append("strided batch (blockIdx.z, strides in floats)")
-        return ", ".join(parts)
+        return parts
 
-    @property
-    def layout(self) -> str:
-        """BLAS-style layout name: "NN", "NT", "TN" or "TT" (op(A), op(B))."""
-        return ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
 
-    # ---- validation ---------------------------------------------------------
-    def _check_ints(self):
-        for name in ("bm", "bn", "bk", "tm", "tn"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"{name}={v!r}: must be a positive integer")
-        if not isinstance(self.min_blocks, int) or isinstance(self.min_blocks, bool) or self.min_blocks < 1:
-            raise ConfigError(f"min_blocks={self.min_blocks!r}: must be an integer >= 1")
-        for name in ("pad_a", "pad_b"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
-        for name in ("trans_a", "trans_b", "batched"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
-        s = self.split_k
-        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
-            raise ConfigError(f"split_k={s!r}: must be an integer >= 1 (1 = one pass over K, no reduction)")
-        if s > MAX_SPLIT_K:
-            raise ConfigError(f"split_k={s}: at most {MAX_SPLIT_K} K ranges; each split adds an M x N partial to the "
-                              f"workspace and to the reduction; use a smaller block tile to get more blocks")
+@dataclass(frozen=True)
+class BuildOptions(ConfigDict):
+    """What is done to the kernel after ptxas.  (The backend and the target arch are the
+    arguments of emit() and compile(), chosen per call, and stay out of the config.)"""
+    # The SASS register-bank pass (regtile.sass.bank_pass, sm_90, run by runtime/sass_stage.py):
+    # after ptxas, registers are renamed inside the cubin so that the main loop's FFMAs read at
+    # most one uncached register per bank.  The emitters help it: accumulators start at -0.0
+    # (x + -0.0 == x for every x, +0.0 included), which ptxas materialises one register at a
+    # time, where +0.0 becomes CS2R pairs that would pin accumulators in place.
+    sass_pass: bool = False
 
-    def _default_warps(self) -> Tuple[int, int]:
-        cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
-        rows = self.bm // self.tm if self.bm % self.tm == 0 else 1
-        lanes_n = min(32, cols) if cols > 0 else 1
-        lanes_m = max(1, 32 // lanes_n)
-        wn = max(1, cols // lanes_n)
-        wm = max(1, rows // lanes_m)
-        return (wm, wn)
+    WHAT = "build options"
+    OPT_IN = ("sass_pass",)  # left out at False: configs without the pass keep their names and digests
 
-    def _validate(self):
-        c = self
-        if c.bm % c.tm:
-            raise ConfigError(f"tile divisibility: bm={c.bm} is not a multiple of tm={c.tm}; choose tm dividing bm")
-        if c.bn % c.tn:
-            raise ConfigError(f"tile divisibility: bn={c.bn} is not a multiple of tn={c.tn}; choose tn dividing bn")
-        t = c.threads
-        if t % 32:
-            raise ConfigError(f"threads per block (bm/tm)*(bn/tn) = {t} is not a multiple of 32 (a whole number of warps); "
-                              f"change bm, bn, tm or tn")
-        if t > MAX_THREADS_PER_BLOCK:
-            raise ConfigError(f"threads per block (bm/tm)*(bn/tn) = {t} exceeds {MAX_THREADS_PER_BLOCK}; "
-                              f"use a larger thread tile (tm, tn) or a smaller block tile")
-        wm, wn = c.warps
-        if wm < 1 or wn < 1 or wm * wn * 32 != t:
-            raise ConfigError(f"warps={c.warps}: warps_m*warps_n must equal threads/32 = {t // 32}")
-        if c.bm % (wm * c.tm) or c.bn % (wn * c.tn):
-            raise ConfigError(f"warps={c.warps}: the warp tile must hold whole thread tiles "
-                              f"(bm % (warps_m*tm) == 0 and bn % (warps_n*tn) == 0)")
-        if c.lanes_m * c.lanes_n != 32:
-            raise ConfigError(f"warps={c.warps}: a warp covers {c.lanes_m}x{c.lanes_n} thread tiles, not 32; "
-                              f"pick warps so that (bm/(warps_m*tm)) * (bn/(warps_n*tn)) == 32")
-        if c.ffma_order not in FFMA_ORDERS:
-            raise ConfigError(f"ffma_order={c.ffma_order!r}: must be one of {FFMA_ORDERS}")
-        if c.mapping not in MAPPINGS:
-            raise ConfigError(f"mapping={c.mapping!r}: must be one of {MAPPINGS}")
-        if c.mapping == "zorder" and (c.lanes_m % 2 or not _is_pow2(c.lanes_n)):
-            raise ConfigError(f"mapping='zorder' needs an even number of lanes along M and a power of two along N; "
-                              f"this warp is {c.lanes_m}x{c.lanes_n}: change warps")
-        if c.split_tile and (c.tm % 4 or c.tn % 4 or c.tm < 8 and c.tn < 8):
-            raise ConfigError(f"split_tile needs tm and tn multiples of 4 and at least one of them >= 8 "
-                              f"(got tm={c.tm}, tn={c.tn})")
-        if c.stages not in (0, 1, 2):
-            raise ConfigError(f"stages={c.stages}: must be 0 (no shared memory), 1 or 2")
-        if c.vec not in (1, 4):
-            raise ConfigError(f"vec={c.vec}: vector width must be 1 or 4 floats")
-        if c.reg_prefetch and not c.frag_regs:
-            raise ConfigError("reg_prefetch needs frag_regs: only register fragments can be double-buffered")
-        if c.stages == 0:
-            if c.vec != 1 or c.a_transposed or c.pad_a or c.pad_b or c.reg_prefetch:
-                raise ConfigError("stages=0 reads operands straight from global memory: vec must be 1, and "
-                                  "a_transposed, pad_a, pad_b and reg_prefetch are shared-memory options")
-        else:
-            for side, n in (("A", c.bm * c.bk), ("B", c.bk * c.bn)):
-                if n % (c.vec * t):
-                    raise ConfigError(f"global->shared copy of {side}: the tile's {n} floats are not a multiple of "
-                                      f"vec*threads = {c.vec * t}; change bk or the vector width")
-                per_thread = n // (c.vec * t)
-                if per_thread > MAX_COPIES_PER_THREAD:
-                    raise ConfigError(f"global->shared copy of {side}: {per_thread} loads per thread per k-tile, more "
-                                      f"than {MAX_COPIES_PER_THREAD} (their staging registers crowd out the tile); "
-                                      f"use vec=4, more threads (smaller tm/tn) or a smaller bk")
-        if c.vec == 4:
-            if c.trans_a and c.bm % 4:
-                raise ConfigError(f"vec=4 with trans_a loads A along M in float4: bm={c.bm} must be a multiple of 4")
-            if c.bk % 4 or c.bn % 4:
-                raise ConfigError(f"vec=4 loads rows of A along K and of B along N in float4: bk={c.bk} and bn={c.bn} "
-                                  f"must be multiples of 4")
-            if c.piece_n % 4 or c.piece_m % 4:
-                raise ConfigError(f"vec=4 fragment loads need thread-tile pieces of 4 (tm={c.tm}, tn={c.tn}); "
-                                  f"use tm, tn multiples of 4")
-            if not c.a_transposed:
-                raise ConfigError("vec=4 fragment loads of A need a_transposed=True (a column of A is contiguous only "
-                                  "in the transposed tile)")
-            if c.as_shape[1] % 4 or c.bs_shape[1] % 4:
-                raise ConfigError(f"vec=4 shared rows must stay 16-byte aligned: pad_a={c.pad_a} and pad_b={c.pad_b} "
-                                  f"must be multiples of 4")
-        if c.smem_bytes > MAX_SMEM_PER_BLOCK:
-            raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
-                              f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")
-        # ---- registers (issue 8): whatever validation accepts must compile for sm_90
-        # without spills, on both backends.  ptxas's allocation cannot be computed here;
-        # these rules come from compiling a broad sample of the space (both backends,
-        # sm_90) and refuse every spilling config found there, while keeping the presets,
-        # the default kernel and the autotuner's spill-free configs but its block tiles
-        # 128x256 and 256x128 at bk=16 (246-255 registers, spilling in some warp layouts).
-        mb, t = c.min_blocks, c.threads
-        if mb * t > 2048:  # threads an sm_90 SM runs (min_blocks applies on sm_90 only)
-            raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads are {mb * t} threads, more than the 2048 "
-                              f"an SM runs; ptxas cannot honour the hint: lower min_blocks")
-        cap = c.register_cap()
-        if mb > 1 and cap < 128:
-            # sampled: ptxas spilled in 424 of 678 configs whose min_blocks cap sits below 128
-            raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads cap registers at {cap} a thread; below "
-                              f"128 ptxas spills in most of the space: lower min_blocks or use fewer threads")
-        if c.stream_k and c.split_k > 1:
-            raise ConfigError(f"stream_k=True with split_k={c.split_k}: two ways of splitting K; stream-K already "
-                              f"splits the tiles that need it - use split_k=1")
-        if c.stream_k and c.stages == 0:
+    def __post_init__(self):
+        check_bools(self, ("sass_pass",))
+
+    def describe_parts(self) -> list:
+        return ["SASS register-bank pass"] if self.sass_pass else []
+
+
+# part name -> its class, in SgemmConfig's field order
+PARTS: Dict[str, type] = {"tile": TileConfig, "decomposition": Decomposition, "build": BuildOptions}
+# flat field -> the part holding it
+HOME: Dict[str, str] = {f.name: part for part, cls in PARTS.items() for f in dataclasses.fields(cls)}
+# The flat fields in the order of the single dataclass SgemmConfig was (repr, to_dict keys).
+FLAT_FIELDS: Tuple[str, ...] = (
+    "bm", "bn", "bk", "tm", "tn", "warps", "mapping", "split_tile", "stages", "a_transposed", "pad_a", "pad_b",
+    "vec", "frag_regs", "reg_prefetch", "min_blocks", "ffma_order", "split_k", "sass_pass", "stream_k",
+    "edge_split", "edge_vector_path", "trans_a", "trans_b", "batched")
+assert set(FLAT_FIELDS) == set(HOME), "every part field has a place in the flat spelling"
+
+
+def flat_fields() -> Tuple[dataclasses.Field, ...]:
+    """The dataclass fields of the three parts in FLAT_FIELDS order (for CLI flags, strategies)."""
+    by_name = {f.name: f for cls in PARTS.values() for f in dataclasses.fields(cls)}
+    return tuple(by_name[name] for name in FLAT_FIELDS)
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class SgemmConfig:
+    """One SGEMM kernel's configuration: its tile, its decomposition and its build options
+    (module docstring).  Built from parts, flat keywords (each routed to its part), or both:
+    a flat keyword then changes the given part."""
+    tile: TileConfig
+    decomposition: Decomposition
+    build: BuildOptions
+
+    def __init__(self, tile: TileConfig = None, decomposition: Decomposition = None, build: BuildOptions = None,
+                 **flat):
+        unknown = sorted(set(flat) - set(HOME))
+        if unknown:
+            raise ConfigError(f"unknown config field(s) {unknown}; known fields: {sorted(HOME)} "
+                              f"(or the parts tile=, decomposition=, build=)")
+        given = {"tile": tile, "decomposition": decomposition, "build": build}
+        for name, cls in PARTS.items():
+            part, changes = given[name], {k: v for k, v in flat.items() if HOME[k] == name}
+            if part is None:
+                part = cls(**changes)
+            elif not isinstance(part, cls):
+                raise ConfigError(f"{name}={part!r}: must be a {cls.__name__}")
+            elif changes:
+                part = dataclasses.replace(part, **changes)
+            object.__setattr__(self, name, part)
+        self._check_across()
+        # the hash of every field, computed once: the cached call path hashes a given config per call
+        object.__setattr__(self, "_hash", hash((self.tile, self.decomposition, self.build)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        # rebuilt from its parts (pickle, copy): the cached hash is per process (string hashing)
+        return (type(self), (self.tile, self.decomposition, self.build))
+
+    def _check_across(self):
+        """The constraints between the tile and the decomposition."""
+        t, d = self.tile, self.decomposition
+        if d.stream_k and t.stages == 0:
             raise ConfigError("stream_k=True needs a shared-memory loop (stages 1 or 2); stages=0 reads operands "
                               "straight from global memory and has no per-item prologue to restart")
-        if c.split_k > 1 and c.stages < 2 and c.ffma_order != "zigzag":
+        if d.split_k > 1 and t.stages < 2 and t.ffma_order != "zigzag":
             # sampled: such kernels spilled at 40-128 registers, far under their caps (ptxas
-            # trading a few spills for an occupancy step); with zigzag, none beyond the rules below
-            raise ConfigError(f"split_k={c.split_k}: a split-K kernel without the double-buffered loop (stages="
-                              f"{c.stages}) needs ffma_order='zigzag' (got {c.ffma_order!r}); ptxas spills its "
+            # trading a few spills for an occupancy step); with zigzag, none beyond the tile's rules
+            raise ConfigError(f"split_k={d.split_k}: a split-K kernel without the double-buffered loop (stages="
+                              f"{t.stages}) needs ffma_order='zigzag' (got {t.ffma_order!r}); ptxas spills its "
                               f"K-range state otherwise")
-        if c.batched and (c.split_k > 1 or c.stream_k or c.edge_split):
+        if t.batched and d.splits:
             raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
                               "the batch index, and the split-K / stream-K work lists and the edge parts are per "
                               "matrix); use split_k=1, stream_k=False and edge_split=False for batches")
-        copies = c.a_loads_per_thread + c.b_loads_per_thread if c.stages else 0
-        if c.vec == 1 and copies > MAX_COPIES_PER_THREAD:
-            raise ConfigError(f"global->shared copy: {copies} scalar loads per thread per k-tile (A and B together), "
-                              f"more than {MAX_COPIES_PER_THREAD}; ptxas spills their addresses: use vec=4, more "
-                              f"threads or a smaller bk")
-        regs = c.register_estimate()
-        if regs > cap:
-            why = (f"{t} threads x min_blocks={mb} leave {cap} a thread" if cap < MAX_REGISTERS_PER_THREAD
-                   else f"a thread can have {cap}")
-            raise ConfigError(f"registers: this kernel needs about {regs} registers a thread ({c.tm}x{c.tn} "
-                              f"accumulators, fragments, {copies} global->shared copies, staging: register_estimate) "
-                              f"but {why}: ptxas would spill; use a smaller thread tile, a smaller bk, vec=4, "
-                              f"fewer threads or a lower min_blocks")
+
+    def replace(self, **changes) -> "SgemmConfig":
+        """A copy with flat fields and/or whole parts (tile=, decomposition=, build=) changed."""
+        return type(self)(**{**{name: getattr(self, name) for name in PARTS}, **changes})
+
+    # ---- the tile's derived quantities, read through ---------------------------------
+    def register_estimate(self) -> int:
+        return self.tile.register_estimate()
+
+    def register_cap(self) -> int:
+        return self.tile.register_cap()
+
+    # ---- serialisation, digests, description -----------------------------------------
+    def to_dict(self, nested: bool = False) -> dict:
+        """The flat dict (kernel names, the tuning database and committed JSON use it: opt-in
+        fields at their defaults left out), or with nested=True one dict per part."""
+        if nested:
+            return {name: getattr(self, name).to_dict() for name in PARTS}
+        d = {}
+        for name in PARTS:
+            d.update(getattr(self, name).to_dict())
+        return {k: d[k] for k in FLAT_FIELDS if k in d}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SgemmConfig":
+        """Reads the flat dict or the nested one ({"tile": {...}, "decomposition": {...}, "build": {...}})."""
+        parts = {name: PARTS[name].from_dict(d[name]) for name in PARTS if name in d}
+        flat = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k not in PARTS}
+        return cls(**parts, **flat)  # an unknown flat key is refused there, by name
+
+    @property
+    def digest(self) -> str:
+        """One digest of the whole config (the three parts' digests combined)."""
+        return hashlib.sha256(" ".join(getattr(self, name).digest for name in PARTS).encode()).hexdigest()[:16]
+
+    @property
+    def kernel_digest(self) -> str:
+        """The digest of what the emitted kernels compute: tile and decomposition (build
+        options act after ptxas; the pass's -0.0 accumulator start is its one trace in the text)."""
+        return hashlib.sha256(f"{self.tile.digest} {self.decomposition.digest}".encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        return ", ".join(self.tile.describe_parts() + self.build.describe_parts()
+                         + self.decomposition.describe_parts() + self.tile.describe_layout())
+
+    def __repr__(self) -> str:
+        # the flat repr of the single dataclass it was (logs, and seeds derived from it, unchanged)
+        return f"SgemmConfig({', '.join(f'{k}={getattr(self, k)!r}' for k in FLAT_FIELDS)})"
+
+
+def _read_through(part: str, name: str) -> property:
+    return property(attrgetter(f"{part}.{name}"), doc=f"{part}.{name}")
+
+
+# Flat read access: cfg.bm is cfg.tile.bm, cfg.split_k is cfg.decomposition.split_k, ...
+for _name, _part in HOME.items():
+    setattr(SgemmConfig, _name, _read_through(_part, _name))
+# ... and the tile's derived quantities (threads, warp_tile, smem_bytes, layout, ...).
+for _name in ("threads", "lanes_m", "lanes_n", "warp_tile", "piece_m", "piece_n", "as_shape", "bs_shape",
+              "smem_floats_per_stage", "smem_bytes", "a_loads_per_thread", "b_loads_per_thread", "layout"):
+    setattr(SgemmConfig, _name, _read_through("tile", _name))
+del _name, _part

@@ -11,9 +11,12 @@ Only non-negative integers flow through these functions, so C's `/` and `%` on
 """
 from __future__ import annotations
 
+import operator
 from typing import Union
 
 IntLike = Union[int, "Sym"]
+# C's operators on constants (non-negative: `/` and `%` agree with Python's // and %)
+_FOLD = {"+": operator.add, "*": operator.mul, "/": operator.floordiv, "%": operator.mod}
 
 
 def _wrap(x: IntLike) -> "Sym":
@@ -42,33 +45,22 @@ class Sym:
 
     @staticmethod
     def _bin(a: IntLike, op: str, b: IntLike) -> IntLike:
+        if op not in _FOLD:
+            raise ValueError(op)
         a, b = _wrap(a), _wrap(b)
         if a.const is not None and b.const is not None:
-            return {"+": a.const + b.const, "*": a.const * b.const,
-                    "/": a.const // b.const, "%": a.const % b.const}[op]
+            return _FOLD[op](a.const, b.const)
         if op == "+":
-            if a.const == 0:
-                return b
-            if b.const == 0:
-                return a
-            return Sym(f"{a.text} + {b.text}", atom=False)
-        if op == "*":
             if a.const == 0 or b.const == 0:
-                return 0
-            if a.const == 1:
-                return b
-            if b.const == 1:
-                return a
-            return Sym(f"{a._paren()} * {b._paren()}", atom=False)
-        if op == "/":
-            if b.const == 1:
-                return a
-            return Sym(f"{a._paren()} / {b._paren()}", atom=False)
-        if op == "%":
-            if b.const == 1:
-                return 0
-            return Sym(f"{a._paren()} % {b._paren()}", atom=False)
-        raise ValueError(op)
+                return b if a.const == 0 else a
+            return Sym(f"{a.text} + {b.text}", atom=False)
+        if (op == "*" and (a.const == 0 or b.const == 0)) or (op == "%" and b.const == 1):
+            return 0  # x*0, 0*x, x%1
+        if op in "*/" and b.const == 1:
+            return a  # x*1, x/1
+        if op == "*" and a.const == 1:
+            return b  # 1*x
+        return Sym(f"{a._paren()} {op} {b._paren()}", atom=False)
 
     def __add__(self, o): return Sym._bin(self, "+", o)
     def __radd__(self, o): return Sym._bin(o, "+", self)

@@ -82,10 +82,10 @@ def all_preset_names() -> Tuple[str, ...]:
 
 
 def get_preset(name: str) -> Preset:
-    found = PRESETS.get(name) or SGEMV_PRESETS.get(name)
-    if found is None:
-        raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(all_preset_names())}")
-    return found
+    try:
+        return PRESETS[name] if name in PRESETS else SGEMV_PRESETS[name]
+    except KeyError:
+        raise ConfigError(f"unknown preset {name!r}; known presets: {', '.join(all_preset_names())}") from None
 
 
 # ---- the shape family (issue 20) ------------------------------------------------------

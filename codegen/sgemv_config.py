@@ -8,11 +8,11 @@ flight before the first FMA; the lanes of a row reduce with warp shuffles.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
-from .config import ConfigError, check_fields
+from .config import ConfigError
+from .config_base import ConfigDict
 
 WARP = 32
 FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
@@ -28,7 +28,8 @@ STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
 @dataclass(frozen=True)
-class SgemvConfig:
+class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
+    WHAT = "sgemv config"
     rows_per_warp: int = 1
     vec: int = 4
     warps_per_block: int = 4
@@ -110,17 +111,6 @@ class SgemvConfig:
     @property
     def rows_per_block(self) -> int:
         return self.warps_per_block // self.warps_per_row * self.rows_per_warp * self.row_groups
-
-    def replace(self, **changes) -> "SgemvConfig":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SgemvConfig":
-        check_fields(cls, d, "sgemv config")
-        return cls(**d)
 
     def describe(self) -> str:
         return (f"sgemv: {self.rows_per_warp} row(s) per warp ({self.lanes_per_row} lanes a row), vec {self.vec}, "
@@ -207,7 +197,7 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
 
 
 @dataclass(frozen=True)
-class SgemvTConfig:
+class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     """y = alpha * A^T x + beta * y, A row-major M x N (the m = 1 GEMM x^T B, the decode step).
 
     A block is `threads_x` x `threads_y` threads.  Thread (tx, ty) owns `vec` adjacent columns
@@ -216,6 +206,7 @@ class SgemvTConfig:
     `unroll` rows in flight, each feeding its own partial sums.  The threads_y partial sums of a
     column meet in shared memory in ty order (deterministic); with gridDim.y > 1 each row range
     writes its column sums to the workspace and the module's reduce kernel sums them."""
+    WHAT = "sgemv-t config"
     threads_x: int = 32
     threads_y: int = 8
     vec: int = 4
@@ -248,17 +239,6 @@ class SgemvTConfig:
     def strip(self) -> int:
         """Columns one block covers."""
         return self.threads_x * self.vec
-
-    def replace(self, **changes) -> "SgemvTConfig":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SgemvTConfig":
-        check_fields(cls, d, "sgemv-t config")
-        return cls(**d)
 
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "

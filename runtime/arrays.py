@@ -117,31 +117,51 @@ def _from_dlpack(obj, name: str):
     return shape, strides, int(t.data or 0) + int(t.byte_offset), (0,) * t.ndim
 
 
-def as_operand(obj, name: str, ndim: int = 2) -> Operand:
-    """Check a matrix (ndim=2) or vector (ndim=1) argument; InputError names what is wrong."""
+def _torch_meta(obj, name: str):
+    """shape, strides (elements), pointer of a torch tensor without __cuda_array_interface__
+    (which refuses requires_grad tensors and costs a dict): a few attribute reads."""
+    if str(obj.dtype) != "torch.float32":
+        raise InputError(f"{name}: dtype {obj.dtype}, expected torch.float32; convert with .float()")
+    if not obj.is_cuda:
+        raise InputError(f"{name}: a torch tensor on {obj.device}; pass CUDA tensors (or numpy arrays for host data)")
+    return tuple(obj.shape), tuple(obj.stride()), obj.data_ptr(), obj.get_device()
+
+
+def is_torch_tensor(obj) -> bool:
+    t = type(obj)
+    return t.__module__.startswith("torch") and hasattr(obj, "data_ptr") and hasattr(obj, "stride")
+
+
+def array_meta(obj, name: str):
+    """(shape, strides in elements, device pointer or None, host array or None, torch device or
+    None) of a float32 numpy array, torch tensor, __cuda_array_interface__ or DLPack array; the
+    one reader of operand metadata (as_operand and as_matrix check their own shapes on it)."""
     if isinstance(obj, np.ndarray):
         if obj.dtype != np.float32:
             raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
-        if obj.ndim != ndim:
-            raise InputError(f"{name}: {obj.ndim}-D array, expected {ndim}-D")
-        shape, strides, ptr, rem = obj.shape, tuple(s // 4 for s in obj.strides), None, \
-            tuple(s % 4 for s in obj.strides)
-        host = obj
+        shape, ptr, host, torch_dev, rem = obj.shape, None, obj, None, tuple(s % 4 for s in obj.strides)
+        strides = tuple(s // 4 for s in obj.strides)
+    elif is_torch_tensor(obj):
+        (shape, strides, ptr, torch_dev), host, rem = _torch_meta(obj, name), None, ()
     elif hasattr(obj, "__cuda_array_interface__"):
-        shape, strides, ptr, rem = _from_cai(obj, name)
-        host = None
+        (shape, strides, ptr, rem), host, torch_dev = _from_cai(obj, name), None, None
     elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-        shape, strides, ptr, rem = _from_dlpack(obj, name)
-        host = None
+        (shape, strides, ptr, rem), host, torch_dev = _from_dlpack(obj, name), None, None
     else:
         raise InputError(f"{name}: {type(obj).__name__} is neither a numpy array nor a device array "
-                         f"(__cuda_array_interface__ or DLPack)")
+                         f"(torch tensor, __cuda_array_interface__ or DLPack)")
+    if any(rem):
+        raise InputError(f"{name}: strides are not whole float32 elements")
+    return shape, strides, ptr, host, torch_dev
+
+
+def as_operand(obj, name: str, ndim: int = 2) -> Operand:
+    """Check a matrix (ndim=2) or vector (ndim=1) argument; InputError names what is wrong."""
+    shape, strides, ptr, host, _ = array_meta(obj, name)
     if len(shape) != ndim:
         raise InputError(f"{name}: {len(shape)}-D array, expected {ndim}-D")
     if any(int(d) < 1 for d in shape):
         raise InputError(f"{name}: shape {tuple(shape)} has a zero or negative dimension; sizes must be >= 1")
-    if any(r for r in rem):
-        raise InputError(f"{name}: strides are not whole float32 elements")
     if ndim == 1:
         (n,), (s,) = shape, strides
         if n > 1 and s != 1:
@@ -190,21 +210,6 @@ class Matrix:
         return self.ptr is not None
 
 
-def _torch_meta(obj, name: str):
-    """shape, strides (elements), pointer of a torch tensor without __cuda_array_interface__
-    (which refuses requires_grad tensors and costs a dict): a few attribute reads."""
-    if str(obj.dtype) != "torch.float32":
-        raise InputError(f"{name}: dtype {obj.dtype}, expected torch.float32; convert with .float()")
-    if not obj.is_cuda:
-        raise InputError(f"{name}: a torch tensor on {obj.device}; pass CUDA tensors (or numpy arrays for host data)")
-    return tuple(obj.shape), tuple(obj.stride()), obj.data_ptr(), obj.get_device()
-
-
-def is_torch_tensor(obj) -> bool:
-    t = type(obj)
-    return t.__module__.startswith("torch") and hasattr(obj, "data_ptr") and hasattr(obj, "stride")
-
-
 def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
     """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements, or InputError.
     Row-major (cs == 1, rs >= cols) is preferred; a column-major view (rs == 1,
@@ -229,28 +234,7 @@ def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, boo
 def as_matrix(obj, name: str) -> Matrix:
     """Check a GEMM operand: 2-D (rows, cols) or 3-D (batch, rows, cols), float32, one unit
     stride among the last two; zero sizes are allowed (sgemm treats them as BLAS does)."""
-    torch_dev = None
-    if isinstance(obj, np.ndarray):
-        if obj.dtype != np.float32:
-            raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
-        shape, ptr, host = obj.shape, None, obj
-        if any(s % 4 for s in obj.strides):
-            raise InputError(f"{name}: strides are not whole float32 elements")
-        strides = tuple(s // 4 for s in obj.strides)
-    elif is_torch_tensor(obj):
-        shape, strides, ptr, torch_dev = _torch_meta(obj, name)
-        host = None
-    elif hasattr(obj, "__cuda_array_interface__"):
-        shape, strides, ptr, rem = _from_cai(obj, name)
-        if any(rem):
-            raise InputError(f"{name}: strides are not whole float32 elements")
-        host = None
-    elif hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
-        shape, strides, ptr, _ = _from_dlpack(obj, name)
-        host = None
-    else:
-        raise InputError(f"{name}: {type(obj).__name__} is neither a numpy array nor a device array "
-                         f"(torch tensor, __cuda_array_interface__ or DLPack)")
+    shape, strides, ptr, host, torch_dev = array_meta(obj, name)
     if len(shape) not in (2, 3):
         raise InputError(f"{name}: {len(shape)}-D array, expected 2-D (rows, cols) or 3-D (batch, rows, cols)")
     if any(int(d) < 0 for d in shape):

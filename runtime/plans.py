@@ -47,11 +47,12 @@ def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
     """A given `cfg` generated for these layouts and, batched, as the batched kernel
     (blockIdx.z = batch entry; split-K, stream-K and the edge split have no batched form).
     A given config is taken as it is: a refusal (ConfigError) is the caller's to see."""
-    fields = dict(trans_a=bool(trans_a), trans_b=bool(trans_b))
-    if batched:
-        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False)
-    changes = {f: v for f, v in fields.items() if getattr(cfg, f) != v}
-    return cfg.replace(**changes) if changes else cfg
+    from ..codegen.config import Decomposition
+    tile = cfg.tile.replace(trans_a=bool(trans_a), trans_b=bool(trans_b), batched=cfg.batched or batched)
+    decomposition = Decomposition() if batched else cfg.decomposition  # a batch is never split
+    if tile == cfg.tile and decomposition == cfg.decomposition:
+        return cfg
+    return cfg.replace(tile=tile, decomposition=decomposition)
 
 
 class _Bound:

@@ -3,30 +3,32 @@ access of one k-slice touches, and the shared-memory bank model's totals (no GPU
 no compile).  --sass compiles and adds the register-bank analysis of the SASS."""
 from __future__ import annotations
 
-import argparse
 import json
 
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
 from . import pictures, progress
-from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, config_from_args,
-                      fill_totals_sizes)
+from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, command_parser,
+                      config_from_args, fill_totals_sizes)
+
+
+DESCRIPTION = """Text pictures of one warp's lanes over its warp tile and of the banks each
+shared-memory store and fragment load of one k-slice touches (digit = distinct 4-byte words in that
+bank: 1 is one wavefront, 2+ serialize), then the static model's wavefronts and bank conflicts for an M
+x N x K problem in Nsight Compute's metric names. Run it on two presets to compare mappings (linear vs
+zorder)."""
+EXAMPLES = """examples:
+  regtile banks --preset vec4
+  regtile banks --preset zorder
+  regtile banks --preset pad --kslice 3 --warp 1
+  regtile banks --preset zorder --png zorder-banks.png   (needs matplotlib)
+  regtile banks --preset zorder --sass                   (compiles; register banks too)"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "banks", help="draw a config's lane mapping and shared-memory banks; bank-conflict totals",
-        description="Text pictures of one warp's lanes over its warp tile and of the banks each "
-                    "shared-memory store and fragment load of one k-slice touches (digit = distinct "
-                    "4-byte words in that bank: 1 is one wavefront, 2+ serialize), then the static "
-                    "model's wavefronts and bank conflicts for an M x N x K problem in Nsight Compute's "
-                    "metric names. Run it on two presets to compare mappings (linear vs zorder).",
-        epilog="examples:\n  regtile banks --preset vec4\n  regtile banks --preset zorder\n"
-               "  regtile banks --preset pad --kslice 3 --warp 1\n"
-               "  regtile banks --preset zorder --png zorder-banks.png   (needs matplotlib)\n"
-               "  regtile banks --preset zorder --sass                   (compiles; register banks too)",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "banks", "draw a config's lane mapping and shared-memory banks; bank-conflict totals",
+                       DESCRIPTION, EXAMPLES)
     add_kernel_args(p)
     p.add_argument("--kslice", type=int, default=0, help="k-slice whose fragment loads are drawn (default 0)")
     p.add_argument("--warp", type=int, default=0, help="warp of the block to draw (default 0)")

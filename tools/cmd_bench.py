@@ -4,15 +4,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import List, Optional
 
 from ..codegen.presets import get_preset, preset_names
 from . import progress
-from .options import UsageError, check_size
+from .options import UsageError, check_size, command_parser
 from .outpaths import check_writable_file
+from .report import commit
 
 DEFAULT_SIZES = (1024, 2048, 4096, 8192)
 # The naive rung runs at about 5 TFLOP/s on the H100 (docs/ladder.md: 5.1 at 4096^3), so
@@ -25,15 +25,19 @@ SGEMV_SHAPES = ("16384x16", "16384x32", "16384x128", "1048576x16", "1048576x128"
                 "4096x16384", "65536x1024")
 
 
+DESCRIPTION = """Time kernels against cuBLAS (true FP32) in one run, with the method of `regtile run`,
+and print a markdown table (device, driver, date and commit in its header). Needs a GPU."""
+EXAMPLES = """examples:
+  regtile bench --ladder
+  regtile bench --ladder --sizes 4096 --out docs/ladder.md
+  regtile bench --presets zorder,zorder-256x128 --shapes 4096x4096x4096,8192x128x8192
+  regtile bench --sgemv
+  regtile bench --ladder --json"""
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "bench", help="benchmark the ladder (or configs, or SGEMV shapes) against cuBLAS on the GPU",
-        description="Time kernels against cuBLAS (true FP32) in one run, with the method of `regtile run`, and "
-                    "print a markdown table (device, driver, date and commit in its header). Needs a GPU.",
-        epilog="examples:\n  regtile bench --ladder\n  regtile bench --ladder --sizes 4096 --out docs/ladder.md\n"
-               "  regtile bench --presets zorder,zorder-256x128 --shapes 4096x4096x4096,8192x128x8192\n"
-               "  regtile bench --sgemv\n  regtile bench --ladder --json",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "bench", "benchmark the ladder (or configs, or SGEMV shapes) against cuBLAS on the GPU",
+                       DESCRIPTION, EXAMPLES)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--ladder", action="store_true", help="every SGEMM preset, in ladder order")
     what.add_argument("--presets", help="comma-separated SGEMM presets")
@@ -127,19 +131,6 @@ def load_ncu(path: str) -> dict:
             raise UsageError(f"--ncu {path}: entry {name!r} has neither ld_conflicts nor st_conflicts")
         out[name] = row
     return out
-
-
-def commit() -> str:
-    """The git commit of this source tree ($REGTILE_COMMIT where the tree travelled without .git)."""
-    import os
-    if os.environ.get("REGTILE_COMMIT"):
-        return os.environ["REGTILE_COMMIT"]
-    try:
-        here = Path(__file__).resolve().parent.parent
-        return subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=5).stdout.strip() or "unknown"
-    except Exception:
-        return "unknown"
 
 
 def header(dev) -> List[str]:

@@ -2,7 +2,6 @@
 rebuild of its entries compared byte for byte, and its removal (runtime/cache.py)."""
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import json
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..runtime import cache as _cache
-from .options import UsageError
+from .options import UsageError, command_parser
 
 EPILOG = """examples:
   regtile cache info
@@ -26,32 +25,33 @@ The cache is $REGTILE_CACHE_DIR, else $XDG_CACHE_HOME/regtile, else ~/.cache/reg
 """
 
 
+CACHE_DESCRIPTION = """Inspect, verify or clear the on-disk compile cache. Each entry records the inputs
+of its key (stage, compiler version, arch, options, kernel names, source hash; for the SASS pass its
+version, code digest and bank model) and what a rebuild compiles; an entry whose inputs differ from a
+compile's is never served. No GPU needed."""
+INFO_DESCRIPTION = """Where the cache is, its size, and its entries by stage; entries this install would
+refuse (malformed, or built by another compiler or pass version: 'stale') are counted apart."""
+VERIFY_DESCRIPTION = """Rebuild each entry from what it records (NVRTC or nvJitLink in a fresh worker,
+or the SASS pass) and compare PTX, cubin and log byte for byte. Exit status 0: every rebuilt entry
+matched; 1: a mismatch or a failed rebuild; 2: bad input. Malformed and stale entries are reported, not
+rebuilt (they are never served)."""
+CLEAR_DESCRIPTION = """Remove every cache entry and leftover temporary file from the cache folder,
+without asking (like every regtile command); other files are left alone. Says what was removed."""
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "cache", help="the compile cache: info, verify (rebuild and compare), clear",
-        description="Inspect, verify or clear the on-disk compile cache. Each entry records the inputs of its "
-                    "key (stage, compiler version, arch, options, kernel names, source hash; for the SASS pass "
-                    "its version, code digest and bank model) and what a rebuild compiles; an entry whose inputs "
-                    "differ from a compile's is never served. No GPU needed.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "cache", "the compile cache: info, verify (rebuild and compare), clear",
+                       CACHE_DESCRIPTION, EPILOG)
     actions = p.add_subparsers(dest="cache_action", metavar="ACTION", parser_class=type(p))
 
-    info = actions.add_parser("info", help="where the cache is, its size and entries",
-                              description="Where the cache is, its size, and its entries by stage; entries this "
-                                          "install would refuse (malformed, or built by another compiler or pass "
-                                          "version: 'stale') are counted apart.",
-                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    info = command_parser(actions, "info", "where the cache is, its size and entries",
+                          INFO_DESCRIPTION, EPILOG)
     info.add_argument("--list", action="store_true", help="one line per entry (key, stage, arch, kernel, size, state)")
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(handler=run_info)
 
-    verify = actions.add_parser("verify", help="rebuild entries and compare their bytes",
-                                description="Rebuild each entry from what it records (NVRTC or nvJitLink in a fresh "
-                                            "worker, or the SASS pass) and compare PTX, cubin and log byte for byte. "
-                                            "Exit status 0: every rebuilt entry matched; 1: a mismatch or a failed "
-                                            "rebuild; 2: bad input. Malformed and stale entries are reported, not "
-                                            "rebuilt (they are never served).",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    verify = command_parser(actions, "verify", "rebuild entries and compare their bytes",
+                            VERIFY_DESCRIPTION, EPILOG)
     verify.add_argument("--key", action="append", default=[], metavar="PREFIX",
                         help="only entries whose key starts with PREFIX (hex; repeatable)")
     verify.add_argument("--remove", action="store_true",
@@ -59,11 +59,8 @@ def register(sub) -> None:
     verify.add_argument("--json", action="store_true", help="print JSON (one object at the end)")
     verify.set_defaults(handler=run_verify)
 
-    clear = actions.add_parser("clear", help="remove the cache's entries (no confirmation)",
-                               description="Remove every cache entry and leftover temporary file from the cache "
-                                           "folder, without asking (like every regtile command); other files are "
-                                           "left alone. Says what was removed.",
-                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    clear = command_parser(actions, "clear", "remove the cache's entries (no confirmation)",
+                           CLEAR_DESCRIPTION, EPILOG)
     clear.add_argument("--stale", action="store_true",
                        help="remove only entries this install never loads (malformed, or another compiler or pass "
                             "version)")

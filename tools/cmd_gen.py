@@ -9,20 +9,22 @@ from pathlib import Path
 
 from . import progress
 from .artifacts import build, write_all
-from .options import UsageError, add_kernel_args, backend_from_args, config_from_args
+from .options import UsageError, add_kernel_args, backend_from_args, command_parser, config_from_args
+
+
+DESCRIPTION = """Generate one kernel and write NAME.cu (CUDA C), NAME.ptx, NAME.cubin, NAME.sass
+(nvdisasm) and NAME.json (config, launch geometry, resources). With --backend ptx the kernel is emitted
+as PTX (NAME.ptx, no NAME.cu) and compiled by nvJitLink. No GPU needed."""
+EXAMPLES = """examples:
+  regtile gen --preset zorder --out build/zorder
+  regtile gen --preset zorder --arch sm_80 --out build/zorder80
+  regtile gen --preset zorder --backend ptx --out build/zorder-ptx
+  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile --out build/k"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "gen", help="generate a kernel: NAME.cu, .ptx, .cubin, .sass, .json",
-        description="Generate one kernel and write NAME.cu (CUDA C), NAME.ptx, NAME.cubin, NAME.sass "
-                    "(nvdisasm) and NAME.json (config, launch geometry, resources). With --backend ptx the "
-                    "kernel is emitted as PTX (NAME.ptx, no NAME.cu) and compiled by nvJitLink. No GPU needed.",
-        epilog="examples:\n  regtile gen --preset zorder --out build/zorder\n"
-               "  regtile gen --preset zorder --arch sm_80 --out build/zorder80\n"
-               "  regtile gen --preset zorder --backend ptx --out build/zorder-ptx\n"
-               "  regtile gen --preset pad --mapping zorder --warps 4x2 --split-tile --out build/k",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p = command_parser(sub, "gen", "generate a kernel: NAME.cu, .ptx, .cubin, .sass, .json",
+                       DESCRIPTION, EXAMPLES)
     add_kernel_args(p, backend=True)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.add_argument("--name", help="file stem, a plain file name (default: the preset name; with config flags that "

@@ -1,7 +1,6 @@
 """`regtile inspect`: config, resources, the main loop's SASS mix, and the bank analyses."""
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 
@@ -10,25 +9,28 @@ from ..codegen.plan import make_plan
 from .artifacts import Built, build
 from . import progress
 from .options import (UsageError, add_kernel_args, add_totals_size_args, backend_from_args, check_sizes,
-                      config_from_args, fill_totals_sizes)
+                      command_parser, config_from_args, fill_totals_sizes)
 
 SHOW = ("cuda", "ptx", "sass", "loop")
+DESCRIPTION = """Compile one kernel (no GPU needed) and report: its config and launch geometry;
+registers, spills, stack and shared memory (ptxas); the SASS instruction mix of the main loop (FFMA;
+LDS, STS, LDG by width; BAR); and, where available, the shared-memory and register-bank analyses. --show
+prints an artifact instead."""
+EXAMPLES = """examples:
+  regtile inspect --preset zorder
+  regtile inspect --preset zorder --json
+  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048
+  regtile inspect --preset zorder --show sass
+  regtile inspect --preset zorder --show cuda
+  regtile inspect --preset zorder --backend ptx
+  regtile inspect --preset zorder --compare-backends
+  regtile inspect --preset zorder --min-blocks 1 --backend ptx --rank-orders
+  regtile inspect --preset zorder --backend ptx --sass-pass"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "inspect", help="show a kernel's config, resources, main-loop SASS mix and bank analyses",
-        description="Compile one kernel (no GPU needed) and report: its config and launch geometry; "
-                    "registers, spills, stack and shared memory (ptxas); the SASS instruction mix of the "
-                    "main loop (FFMA; LDS, STS, LDG by width; BAR); and, where available, the "
-                    "shared-memory and register-bank analyses. --show prints an artifact instead.",
-        epilog="examples:\n  regtile inspect --preset zorder\n  regtile inspect --preset zorder --json\n"
-               "  regtile inspect --preset vec4 --m 2048 --n 2048 --k 2048\n"
-               "  regtile inspect --preset zorder --show sass\n  regtile inspect --preset zorder --show cuda\n"
-               "  regtile inspect --preset zorder --backend ptx\n  regtile inspect --preset zorder --compare-backends\n"
-               "  regtile inspect --preset zorder --min-blocks 1 --backend ptx --rank-orders\n"
-               "  regtile inspect --preset zorder --backend ptx --sass-pass",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "inspect", "show a kernel's config, resources, main-loop SASS mix and bank analyses",
+                       DESCRIPTION, EXAMPLES)
     add_kernel_args(p, backend=True)
     add_totals_size_args(p)
     p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS "

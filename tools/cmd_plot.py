@@ -1,21 +1,21 @@
 """`regtile plot`: pictures of committed benchmark tables (tools/plots.py; matplotlib)."""
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from .options import UsageError
+from .options import UsageError, command_parser
 from .outpaths import check_writable_file
 
 
+DESCRIPTION = """Draw a markdown table written by `regtile bench` as a PNG: `ladder` draws TFLOP/s per
+kernel and size, cuBLAS beside them. Needs matplotlib (pip install 'regtile[plot]'); no GPU."""
+EXAMPLES = """examples:
+  regtile plot ladder docs/ladder.md --out docs/ladder.png"""
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "plot", help="draw a benchmark table as a PNG (e.g. docs/ladder.md; needs matplotlib)",
-        description="Draw a markdown table written by `regtile bench` as a PNG: `ladder` draws TFLOP/s per "
-                    "kernel and size, cuBLAS beside them. Needs matplotlib (pip install 'regtile[plot]'); "
-                    "no GPU.",
-        epilog="examples:\n  regtile plot ladder docs/ladder.md --out docs/ladder.png",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "plot", "draw a benchmark table as a PNG (e.g. docs/ladder.md; needs matplotlib)",
+                       DESCRIPTION, EXAMPLES)
     p.add_argument("kind", choices=["ladder"], help="what to draw: ladder (a `regtile bench --ladder` table)")
     p.add_argument("table", type=Path, help="the markdown file holding the table")
     p.add_argument("--out", type=Path, required=True, metavar="PNG", help="the PNG to write")

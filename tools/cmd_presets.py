@@ -5,13 +5,19 @@ import json
 
 from ..codegen.emit import kernel_kind
 from ..codegen.presets import all_preset_names, get_preset
+from .options import command_parser
+
+
+DESCRIPTION = """List every named config that --preset accepts: the optimisation ladder of the seeds
+(SGEMM), in order, then the shape-specialised SGEMV kernels."""
+EXAMPLES = """examples:
+  regtile presets
+  regtile presets --json"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser("presets", help="list the named configs (the SGEMM ladder in order, then SGEMV)",
-                       description="List every named config that --preset accepts: the optimisation ladder "
-                                   "of the seeds (SGEMM), in order, then the shape-specialised SGEMV kernels.",
-                       epilog="examples:\n  regtile presets\n  regtile presets --json")
+    p = command_parser(sub, "presets", "list the named configs (the SGEMM ladder in order, then SGEMV)",
+                       DESCRIPTION, EXAMPLES)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=run)
 

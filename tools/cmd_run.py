@@ -9,27 +9,30 @@ import sys
 from ..codegen.config import SgemmConfig
 from ..codegen.sgemv_config import SgemvConfig
 from . import progress
-from .options import UsageError, add_kernel_args, backend_from_args, check_sizes, config_from_args, kernel_given
+from .options import (UsageError, add_kernel_args, backend_from_args, check_sizes, command_parser, config_from_args,
+                      kernel_given)
+
+
+DESCRIPTION = """Run one kernel on fresh random inputs: C poisoned with NaN, every element checked
+written, relative error against a float64 reference, median time over repeats (rotating buffers so the
+L2 does not flatter small sizes), TFLOP/s, % of the FFMA peak, and cuBLAS (true FP32) timed in the same
+run. Without --preset or config flags it runs the kernel regtile.sgemm would choose for the shape (the
+best `regtile tune` stored for it on this GPU, else the default kernel) and says which. Needs a GPU.
+Exit status 1 when the result is wrong."""
+EXAMPLES = """examples:
+  regtile run --m 4096 --n 4096 --k 4096              (regtile.sgemm's choice)
+  regtile run --preset zorder --m 4096 --n 4096 --k 4096
+  regtile run --preset pad --m 1000 --n 1023 --k 33 --alpha 0.5 --beta -1.5
+  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json
+  regtile run --preset zorder --split-k 4 --m 8192 --n 128 --k 8192
+  regtile run --preset zorder --bn 256 --tn 16 --min-blocks 1 --sass-pass --stream-k --edge-split \\
+      --backend ptx --m 4097 --n 4097 --k 4097
+  regtile run --preset sgemv-n128 --m 16384 --n 128"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "run", help="run a kernel on the GPU: check against float64, time it, compare with cuBLAS",
-        description="Run one kernel on fresh random inputs: C poisoned with NaN, every element checked written, "
-                    "relative error against a float64 reference, median time over repeats (rotating buffers so the "
-                    "L2 does not flatter small sizes), TFLOP/s, % of the FFMA peak, and cuBLAS (true FP32) timed "
-                    "in the same run. Without --preset or config flags it runs the kernel regtile.sgemm would "
-                    "choose for the shape (the best `regtile tune` stored for it on this GPU, else the default "
-                    "kernel) and says which. Needs a GPU. Exit status 1 when the result is wrong.",
-        epilog="examples:\n  regtile run --m 4096 --n 4096 --k 4096              (regtile.sgemm's choice)\n"
-               "  regtile run --preset zorder --m 4096 --n 4096 --k 4096\n"
-               "  regtile run --preset pad --m 1000 --n 1023 --k 33 --alpha 0.5 --beta -1.5\n"
-               "  regtile run --preset zorder --m 8192 --n 8192 --k 8192 --repeat 10 --json\n"
-               "  regtile run --preset zorder --split-k 4 --m 8192 --n 128 --k 8192\n"
-               "  regtile run --preset zorder --bn 256 --tn 16 --min-blocks 1 --sass-pass --stream-k --edge-split \\\n"
-               "      --backend ptx --m 4097 --n 4097 --k 4097\n"
-               "  regtile run --preset sgemv-n128 --m 16384 --n 128",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "run", "run a kernel on the GPU: check against float64, time it, compare with cuBLAS",
+                       DESCRIPTION, EXAMPLES)
     add_kernel_args(p, arch_from_device=True, backend=True)
     p.add_argument("--m", type=int, required=True, help="rows of A and C")
     p.add_argument("--n", type=int, required=True, help="columns of B and C (SGEMV: columns of A)")

@@ -2,25 +2,26 @@
 before/after table (tools/sweep.py); cuBLAS timed in the same run."""
 from __future__ import annotations
 
-import argparse
 import json
 
 from . import progress
-from .options import UsageError
+from .options import UsageError, command_parser
 from .outpaths import check_writable_file
 
 
+DESCRIPTION = """--shapes: for each shape of the performance sweep (square 1024..8192, skinny, ragged),
+time a fixed, named set of generated kernels (and split-K variants where the tuner's rule offers them)
+against cuBLAS and print the best per shape with the command that rebuilds it. --pass-table: each kernel
+with and without the SASS register-bank pass. Prints a markdown table (device, driver, date and commit
+in its header). Needs a GPU."""
+EXAMPLES = """examples:
+  regtile sweep --shapes --out docs/sweep.md --json docs/data/sweep.json
+  regtile sweep --pass-table --sizes 4096,8192"""
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "sweep", help="the shape sweep (best generated kernel per shape vs cuBLAS) or the SASS pass table (GPU)",
-        description="--shapes: for each shape of the performance sweep (square 1024..8192, skinny, ragged), "
-                    "time a fixed, named set of generated kernels (and split-K variants where the tuner's rule "
-                    "offers them) against cuBLAS and print the best per shape with the command that rebuilds it. "
-                    "--pass-table: each kernel with and without the SASS register-bank pass. Prints a markdown "
-                    "table (device, driver, date and commit in its header). Needs a GPU.",
-        epilog="examples:\n  regtile sweep --shapes --out docs/sweep.md --json docs/data/sweep.json\n"
-               "  regtile sweep --pass-table --sizes 4096,8192",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "sweep", "the shape sweep (best generated kernel per shape vs cuBLAS) or the SASS pass table (GPU)",
+                       DESCRIPTION, EXAMPLES)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--shapes", action="store_true", help="the shape sweep")
     g.add_argument("--pass-table", action="store_true", help="the SASS pass: before/after per kernel")

@@ -6,24 +6,25 @@ import json
 import sys
 
 from . import progress
-from .options import UsageError, check_sizes
+from .options import UsageError, check_sizes, command_parser
+
+
+DESCRIPTION = """Search z-order, double-buffered SGEMM configs for M x N x K (with split-K variants
+where a config's grid covers at most half the SMs, CUDA C backend; with stream-K variants where its last
+wave of tiles is partial, PTX backend): configs that validation refuses or that spill are dropped before
+any timing; the rest compile in parallel processes and are timed on the GPU (method of `regtile run`),
+up to --budget of them. Each result is stored on disk, one file per config and device, so adding configs
+never retunes the others; regtile.sgemm then uses the best config for that shape. Needs a GPU."""
+EXAMPLES = """examples:
+  regtile tune --m 4096 --n 4096 --k 4096
+  regtile tune --m 8192 --n 128 --k 8192 --budget 20 --json
+  regtile tune --m 4096 --n 4096 --k 4096 --retime
+  regtile tune --m 4096 --n 4096 --k 4096 --backend ptx --sass-pass"""
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "tune", help="autotune SGEMM for a shape: prune, compile in parallel, time on the GPU, keep the best",
-        description="Search z-order, double-buffered SGEMM configs for M x N x K (with split-K variants where a "
-                    "config's grid covers at most half the SMs, CUDA C backend; with stream-K variants where its last "
-                    "wave of tiles is partial, PTX backend): configs that validation refuses "
-                    "or that spill are dropped before any timing; the rest compile in parallel processes and are "
-                    "timed on the GPU (method of `regtile run`), up to --budget of them. Each result is stored on "
-                    "disk, one file per config and device, so adding configs never retunes the others; "
-                    "regtile.sgemm then uses the best config for that shape. Needs a GPU.",
-        epilog="examples:\n  regtile tune --m 4096 --n 4096 --k 4096\n"
-               "  regtile tune --m 8192 --n 128 --k 8192 --budget 20 --json\n"
-               "  regtile tune --m 4096 --n 4096 --k 4096 --retime\n"
-               "  regtile tune --m 4096 --n 4096 --k 4096 --backend ptx --sass-pass",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(sub, "tune", "autotune SGEMM for a shape: prune, compile in parallel, time on the GPU, keep the best",
+                       DESCRIPTION, EXAMPLES)
     p.add_argument("--m", type=int, required=True, help="rows of A and C")
     p.add_argument("--n", type=int, required=True, help="columns of B and C")
     p.add_argument("--k", type=int, required=True, help="columns of A, rows of B")

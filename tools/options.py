@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
-from ..codegen.config import ConfigError, SgemmConfig
+from ..codegen.config import ConfigError, SgemmConfig, flat_fields
 from ..codegen.edges import edge_config
 from ..errors import InputError
 from ..codegen.emit import BACKENDS
@@ -21,6 +20,14 @@ class UsageError(InputError):
 INT32_MAX = 2**31 - 1
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def command_parser(sub, name: str, help: str, description: str, epilog: str) -> argparse.ArgumentParser:
+    """One subcommand's parser (every cmd_*.py's register): its one-line `help`, its
+    `description` (prose over several lines, printed as one paragraph) and its `epilog`
+    (the examples, printed as written)."""
+    return sub.add_parser(name, help=help, description=description.replace("\n", " "), epilog=epilog,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def switch_flags(parser: argparse.ArgumentParser) -> set:
@@ -104,7 +111,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
                    help=f"named config: {', '.join(all_preset_names())}")
     g.add_argument("--kernel", choices=("sgemm", "sgemv"), default=None,
                    help="kernel family for config flags without a preset (default sgemm)")
-    for f in dataclasses.fields(SgemmConfig):
+    for f in flat_fields():  # the three parts' fields, spelt flat
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):  # a switch: --split-tile / --no-split-tile (None: the preset's)
             g.add_argument(flag, dest=f"cfg_{f.name}", action=argparse.BooleanOptionalAction, default=None,

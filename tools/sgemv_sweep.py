@@ -27,10 +27,11 @@ import datetime
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .report import commit
 
 _PAIRS = [(2, 128), (1, 4096), (3, 1 << 20), (2, 1 << 20), (7, 50000), (32, 4096), (32, 1 << 20),
           (300, 50000), (300, 1 << 20), (4096, 4096), (4096, 77), (16384, 16), (16384, 128), (16384, 4096),
@@ -42,17 +43,6 @@ EXTRA = [(2560, 7680, "T")]
 DECODE = [(768, 768, "T"), (2048, 2048, "T"), (2048, 6144, "T")]
 BATCH = 20
 ROTATE_BYTES = 128 << 20  # more than twice the H100's 50 MB L2
-
-
-def _commit() -> str:
-    import os
-    if os.environ.get("REGTILE_COMMIT"):
-        return os.environ["REGTILE_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, timeout=10).stdout.strip() or "unknown"
-    except Exception:
-        return "unknown"
 
 
 class _Timer:
@@ -297,7 +287,7 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
         del A, X, Y
         torch.cuda.empty_cache()
     blas.close()
-    return {"device": dev.name, "driver": dev.driver_version, "commit": _commit(),
+    return {"device": dev.name, "driver": dev.driver_version, "commit": commit(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "cublas": blas.describe(), "batch": BATCH, "rounds": rounds,
             "floor_us_back_to_back": round(floor_batch, 2), "floor_us_one_launch": round(floor_one, 2),

@@ -22,3 +22,79 @@ def program(run, args_help=None):
         run(list(getattr(args, "argv", [])) + rest)
         return 0
     return main
+
+
+# ---- what the experiments share (imports inside: --help needs no GPU) -------------------
+def best_config(**changes):
+    """The best kernel of docs/perf-log.md (issue 9): the zorder preset widened to 128x256x8 8x16,
+    one block an SM, SASS pass (PTX backend, sm_90), with `changes` on top."""
+    from regtile.codegen.presets import get_preset
+    return get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True).replace(**changes)
+
+
+def load_ptx(cfg):
+    """cfg compiled through the PTX backend for sm_90 and loaded."""
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_config
+    return driver.load(compile_config(cfg, "sm_90", backend="ptx"))
+
+
+def workloads(shapes):
+    """(shape, its GemmWorkload: rotating operand sets) for each M x N x K, each closed after its turn."""
+    from regtile.runtime import bench
+    for shape in shapes:
+        work = bench.GemmWorkload(*shape)
+        try:
+            yield shape, work
+        finally:
+            work.close()
+
+
+def time_kernel(kern, work, rnd: int):
+    """One loaded kernel on the workload (alpha 1, beta 0, 20 timed launches), its result checked
+    against float64 in round 0."""
+    from regtile.runtime import bench
+    r = bench.check_and_time(bench.kernel_launcher(kern, work, 1.0, 0.0), work, 1.0, 0.0, 20, check=(rnd == 0))
+    assert r.ok or rnd, (kern.label, r.rel_err, r.unwritten)
+    return r
+
+
+def cublas_ms(work) -> float:
+    """cuBLAS on the same workload (20 timed launches, unchecked)."""
+    from regtile.runtime import bench
+    return bench.measure_cublas(work, repeat=20, check=False)[0].ms
+
+
+def time_steps(out: dict, prefix: str, kern, work) -> None:
+    """A stream-K kernel's launches on the workload's first set: the plan (out[prefix + " plan"])
+    and each launch alone, timing only (out[prefix + " step J LABEL grid GRID"], a round each)."""
+    from regtile.runtime import bench
+    from regtile.runtime.sgemm_launch import SgemmLaunch
+    m, n, k, ws = work.m, work.n, work.k, work.workspace(1 << 28)
+    launch = SgemmLaunch(kern, m, n, k, 1.0, work.a[0].ptr, k, work.b[0].ptr, n, 0.0, work.c[0].ptr, n, ws)
+    out[f"{prefix} plan"] = launch.plan.describe()
+    for j, (kk, grid, packed) in enumerate(launch.steps):
+        one = lambda i, s, kk=kk, grid=grid, packed=packed: kk.launch(grid, (), s, packed=packed)  # noqa: E731
+        ms = bench.check_and_time(one, work, 1.0, 0.0, 20, check=False).ms
+        out.setdefault(f"{prefix} step {j} {kk.label} grid {grid}", []).append(ms)
+
+
+def save(out: dict, filename: str) -> None:
+    """Print each result (a list of rounds as its median and the rounds) and write them all as
+    JSON to $OUT/filename (the current folder without $OUT)."""
+    import json
+    import os
+    import statistics
+    for key, v in out.items():
+        print(key, f"{statistics.median(v):.4f} {[round(x, 4) for x in v]}" if isinstance(v, list) else v, flush=True)
+    with open(os.path.join(os.environ.get("OUT", "."), filename), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+def interleaved(arts: dict, args, filename: str) -> int:
+    """The variants (compiled artifacts, results wrong on purpose) timed against cuBLAS in
+    interleaved rounds, check=False, unless --dry (built and checked through nvdisasm only)."""
+    if not args.dry:
+        from regtile.tools import interleave
+        interleave.run(arts, args.sizes or [4096], filename, check=False)
+    return 0

@@ -1,26 +1,23 @@
 """Prototype: big-tile kernel on the block-aligned interior, small-tile stream-K kernel on the strips."""
 import sys
 
-from . import program
+from . import best_config, cublas_ms, load_ptx, program, save, time_kernel
 
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
-    import json, os, statistics, sys
     from regtile.codegen.presets import get_preset
-    from regtile.runtime import bench, driver
-    from regtile.runtime.compiler import compile_config
+    from regtile.runtime import bench
     from regtile.runtime.sgemm_launch import SgemmLaunch, workspace_bytes
     z = get_preset("zorder").config
-    W = z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True)
     EDGES = {"e64x64x8_4x8": z.replace(bm=64, bn=64, tm=4, tn=8, warps=None, min_blocks=1, stream_k=True),
              "e64x64x16_8x8": z.replace(bm=64, bn=64, bk=16, warps=None, min_blocks=1, stream_k=True)}
     try:
         EDGES["e32x128x16_4x8"] = z.replace(bm=32, bn=128, bk=16, tm=4, tn=8, warps=None, min_blocks=1, stream_k=True)
     except Exception as e:
         print("no 32x128:", e)
-    main = driver.load(compile_config(W, "sm_90", backend="ptx"))
-    edges = {k: driver.load(compile_config(c, "sm_90", backend="ptx")) for k, c in EDGES.items()}
+    main = load_ptx(best_config(stream_k=True))
+    edges = {k: load_ptx(c) for k, c in EDGES.items()}
 
     def split_launcher(edge, work, alpha, beta):
         m, n, k = work.m, work.n, work.k
@@ -51,11 +48,9 @@ def _run(argv):
         work = bench.GemmWorkload(m, n, k)
         try:
             for rnd in range(3):
-                c, _ = bench.measure_cublas(work, repeat=20, check=False)
-                out.setdefault(f"{shape} cublas", []).append(c.ms)
-                r = bench.check_and_time(bench.kernel_launcher(main, work, 1.0, 0.0), work, 1.0, 0.0, 20, check=(rnd == 0))
-                assert r.ok or rnd
-                out.setdefault(f"{shape} main whole", []).append(c.ms / r.ms)
+                c_ms = cublas_ms(work)
+                out.setdefault(f"{shape} cublas", []).append(c_ms)
+                out.setdefault(f"{shape} main whole", []).append(c_ms / time_kernel(main, work, rnd).ms)
                 for name, e in edges.items():
                     for ab in ((1.0, 0.0),) + (((0.5, -1.5),) if rnd == 0 else ()):
                         fn, Ls = split_launcher(e, work, *ab)
@@ -64,7 +59,7 @@ def _run(argv):
                             print(shape, name, ab, "ok" if r.ok else f"WRONG {r.rel_err} {r.unwritten}", flush=True)
                             assert r.ok
                         if ab[1] == 0:
-                            out.setdefault(f"{shape} split {name}", []).append(c.ms / r.ms)
+                            out.setdefault(f"{shape} split {name}", []).append(c_ms / r.ms)
                     if rnd == 0:
                         for j, L in enumerate(Ls):
                             for kk, grid, packed in L.steps:
@@ -73,9 +68,7 @@ def _run(argv):
                                 out[f"{shape} split {name} part {j} {kk.label} grid {grid}"] = rr.ms
         finally:
             work.close()
-    for key, v in out.items():
-        print(key, f"{statistics.median(v):.4f} {[round(x,4) for x in v]}" if isinstance(v, list) else f"{v:.4f} ms", flush=True)
-    json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "edge_proto.json"), "w"), indent=1)
+    save(out, "edge_proto.json")
 
 
 main = program(_run, "shapes MxNxK (default 4097x4097x4097)")

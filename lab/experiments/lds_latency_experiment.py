@@ -19,12 +19,12 @@ import argparse
 import dataclasses
 import sys
 
-from regtile.codegen.presets import get_preset
 from regtile.runtime.compiler import compile_config
 from regtile.sass import cubin as cubin_info
 from regtile.sass.disasm import function_of
 from regtile.sass.fields import put_instruction
 
+from . import best_config, interleaved
 from .nop_ablation_experiment import _args, with_nops
 
 SIZE_FIELD = 0x7 << 9  # in the high word
@@ -49,17 +49,12 @@ def narrowed(art, bits: int):
 
 def main(argv=None) -> int:
     args = _args(argv, "lds_latency_experiment")
-    cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
-    art = compile_config(cfg, "sm_90", backend="ptx")
+    art = compile_config(best_config(), "sm_90", backend="ptx")
     arts = {"full +pass": art, "LDS->NOP": with_nops(art, ("LDS",))[0]}
     for bits in (64, 32):
         arts[f"LDS.128 -> LDS.{bits}"], n = narrowed(art, bits)
         print(f"LDS.128 -> LDS.{bits}: {n} loads", flush=True)
-    if args.dry:
-        return 0
-    from regtile.tools import interleave
-    interleave.run(arts, args.sizes or [4096], "lds_latency.json", check=False)
-    return 0
+    return interleaved(arts, args, "lds_latency.json")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,13 @@ import argparse
 import dataclasses
 import sys
 
-from regtile.codegen.presets import get_preset
 from regtile.runtime.compiler import compile_config
 from regtile.sass import cubin as cubin_info
 from regtile.sass.disasm import function_of
 from regtile.sass.fields import put_instruction
 from regtile.sass.isa import CONTROL_SHIFT  # the controls: high word, bit 41 up
+
+from . import best_config, interleaved
 
 NOP_LO = 0x7918  # sm_90 NOP (read off a ptxas cubin); its high word holds only controls
 
@@ -80,8 +81,7 @@ def _args(argv, prog):
 
 def main(argv=None) -> int:
     args = _args(argv, "nop_ablation_experiment")
-    cfg = get_preset("zorder").config.replace(bn=256, tn=16, min_blocks=1, sass_pass=True)
-    art = compile_config(cfg, "sm_90", backend="ptx")
+    art = compile_config(best_config(), "sm_90", backend="ptx")
     variants = {"full +pass": ((), False), "LDS->NOP": (("LDS",), False), "LDS->NOP stall 1": (("LDS",), True),
                 "STS+BAR->NOP": (("STS", "BAR"), False), "STS+BAR->NOP stall 1": (("STS", "BAR"), True),
                 "LDG->NOP": (("LDG",), False), "LDS+STS+BAR+LDG->NOP stall 1": (("LDS", "STS", "BAR", "LDG"), True)}
@@ -91,11 +91,7 @@ def main(argv=None) -> int:
         print(f"{name:32s} {n} loop instructions replaced", flush=True)
     arts["LDS broadcast (one address)"], n = broadcast_lds(art)
     print(f"{'LDS broadcast (one address)':32s} {n} LDS read one address", flush=True)
-    if args.dry:
-        return 0
-    from regtile.tools import interleave
-    interleave.run(arts, args.sizes or [4096], "nop_ablation.json", check=False)
-    return 0
+    return interleaved(arts, args, "nop_ablation.json")
 
 
 if __name__ == "__main__":

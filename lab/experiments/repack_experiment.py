@@ -2,21 +2,15 @@
 then the edge-split best kernel on the copies."""
 import sys
 
-from . import program
+from . import best_config, cublas_ms, load_ptx, program, save, time_kernel
 
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
-    import json, os, statistics, sys
-    import numpy as np
     from cuda.bindings import driver as cu
-    from regtile.codegen.presets import get_preset
     from regtile.runtime import bench, driver
-    from regtile.runtime.compiler import compile_config
     from regtile.runtime.sgemm_launch import SgemmLaunch, workspace_bytes
-    z = get_preset("zorder").config
-    E = z.replace(bn=256, tn=16, min_blocks=1, sass_pass=True, stream_k=True, edge_split=True)
-    kern = driver.load(compile_config(E, "sm_90", backend="ptx"))
+    kern = load_ptx(best_config(stream_k=True, edge_split=True))
 
     def copy2d(dst, dpitch, src, spitch, width, height, stream):
         p = cu.CUDA_MEMCPY2D()
@@ -50,24 +44,20 @@ def _run(argv):
             def copies(i, s):
                 repack(i, s)
             for rnd in range(3):
-                c, _ = bench.measure_cublas(work, repeat=20, check=False)
-                out.setdefault(f"{shape} cublas ms", []).append(c.ms)
-                r0 = bench.check_and_time(bench.kernel_launcher(kern, work, 1.0, 0.0), work, 1.0, 0.0, 20, check=(rnd == 0))
-                assert r0.ok or rnd
-                out.setdefault(f"{shape} edges x", []).append(c.ms / r0.ms)
+                c_ms = cublas_ms(work)
+                out.setdefault(f"{shape} cublas ms", []).append(c_ms)
+                out.setdefault(f"{shape} edges x", []).append(c_ms / time_kernel(kern, work, rnd).ms)
                 r1 = bench.check_and_time(both, work, 1.0, 0.0, 20, check=(rnd == 0))
                 if rnd == 0:
                     print(shape, "repack ok" if r1.ok else f"WRONG {r1.rel_err}", flush=True)
-                out.setdefault(f"{shape} repack+edges x", []).append(c.ms / r1.ms)
+                out.setdefault(f"{shape} repack+edges x", []).append(c_ms / r1.ms)
                 r2 = bench.check_and_time(copies, work, 1.0, 0.0, 20, check=False)
                 out.setdefault(f"{shape} copies ms", []).append(r2.ms)
         finally:
             for b in bufA + bufB:
                 b.close()
             work.close()
-    for key, v in out.items():
-        print(key, f"{statistics.median(v):.4f} {[round(x, 4) for x in v]}", flush=True)
-    json.dump(out, open(os.path.join(os.environ.get("OUT", "."), "repack_proto.json"), "w"), indent=1)
+    save(out, "repack_proto.json")
 
 
 main = program(_run, "shapes MxNxK (default 4097x4097x4097)")

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from regtile.codegen import mapping as mp
-from regtile.codegen.config import ConfigError, SgemmConfig
+from regtile.codegen.config import FLAT_FIELDS, ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.plan import ThreadVars, make_plan
 from regtile.runtime.compiler import compile_source, spilled_bytes
@@ -24,7 +24,7 @@ from regtile.runtime.sass import function_of, instruction_mix
 
 # REGTILE_HYPOTHESIS=explore (tests/conftest.py): ten times the examples, fresh ones
 SCALE = 10 if os.environ.get("REGTILE_HYPOTHESIS") == "explore" else 1
-FIELDS = {f.name for f in dataclasses.fields(SgemmConfig)}
+FIELDS = set(FLAT_FIELDS)
 CONSTRAINTS = {"threads", "shared memory", "registers", "warp", "global->shared copy", "tile divisibility"}
 TILE = [16, 32, 64, 128, 256]
 THREAD_TILE = [1, 2, 4, 8, 16]
