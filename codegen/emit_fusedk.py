@@ -96,6 +96,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     a_one_iters, a_one_guard = _iters(cfg.bm * cfg.bk, threads)
     b_vec_iters, b_vec_guard = _iters(cfg.bk * cfg.bn // 4, threads)
     b_one_iters, b_one_guard = _iters(cfg.bk * cfg.bn, threads)
+    red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
     split = cfg.split_k
     header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
               f"C = alpha A B + beta C, row-major; block tile {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile "
@@ -109,7 +110,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   min_blocks=max(1, cfg.min_blocks),
                   a_vec_iters=a_vec_iters, a_vec_guard=a_vec_guard, a_one_iters=a_one_iters,
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
-                  b_one_iters=b_one_iters, b_one_guard=b_one_guard,
+                  b_one_iters=b_one_iters, b_one_guard=b_one_guard, red_iters=red_iters, red_guard=red_guard,
                   params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                                    for pname, ctype in FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

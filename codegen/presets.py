@@ -223,6 +223,9 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     FamilyMember("fused-128x32-f1", _f(bm=128, bn=32, tm=8, tn=4), "fusedk",
                  "128x32x32 8x4, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n)", fill=1,
                  min_ktiles=4, max_split=16),
+    FamilyMember("fused-256x32", _f(bm=256, bn=32, bk=16, tm=8, tn=8), "fusedk",
+                 "256x32x16 8x8, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n: twice the FFMAs "
+                 "per fragment load of 128x32 8x4)", fill=1, min_ktiles=4, max_split=16),
     FamilyMember("fused-64x128", _f(bm=64, bn=128, tm=8, tn=8), "fusedk",
                  "64x128x32 8x8, fused split-K aiming at 2 blocks an SM, <= 8 splits (skinny m)", fill=2,
                  min_ktiles=4, max_split=8),
