@@ -76,3 +76,12 @@ def test_a_fused_member_compiles_without_spills():
 def test_heuristic_names_the_backend_of_the_emitter():
     from regtile.codegen.emit_fusedk import BACKEND
     assert heuristic.FUSED == BACKEND and {FAMILY[n].backend for n in FUSED} == {BACKEND}
+
+
+def test_fused_members_are_candidates_only_on_16_byte_rows():
+    """K and N multiples of 4 (row-major A and B rows 16-byte aligned): elsewhere the copies go
+    per float, measured 2-2.5x slower (docs/shapes.md, round 4)."""
+    def fused(m, n, k):
+        return [c for c in heuristic.candidate_names(m, n, k) if FAMILY[c].backend == "fusedk"]
+    assert "fused-128x32-f1" in fused(32768, 32, 4096)
+    assert fused(32768, 33, 4096) == [] and fused(32768, 32, 4095) == [] and fused(65, 33, 4097) == []
