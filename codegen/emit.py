@@ -46,6 +46,9 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
             raise ConfigError("edge_split=True: the CUDA C backend emits no edge kernel; use --backend ptx for the "
                               "edge split")
         return emit_cuda(cfg)
+    if backend == "fusedk":  # the fused split-K kernel (codegen/emit_fusedk.py)
+        from .emit_fusedk import emit_sgemm_fusedk
+        return emit_sgemm_fusedk(cfg)
     if backend == "ptx":
         if not isinstance(cfg, SgemmConfig):
             raise ConfigError(f"backend 'ptx' emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")

@@ -33,6 +33,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .config import MAX_SPLIT_K, SgemmConfig
 from .presets import FAMILY, get_member
 
+FUSED = "fusedk"  # the fused split-K members' backend (codegen/emit_fusedk.BACKEND; not imported: no emitter here)
+
 TABLE_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "heuristic_table.json")
 NEIGHBOURS = 3
 # log2 units summed over m, n, k: beyond it the model decides.  Chosen by leaving each suite
@@ -59,13 +61,14 @@ def _ceil(a: int, b: int) -> int:
 
 
 def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, fill: int = 1,
-              min_ktiles: int = 8) -> int:
-    """Split-K count for a CUDA C split-K member: the smallest power of two whose blocks fill
-    the SMs `fill` times, each split keeping at least `min_ktiles` k-tiles; 1 where the tiles
-    already do."""
+              min_ktiles: int = 8, max_split: int = MAX_SPLIT_K) -> int:
+    """Split-K count for a split-K member (CUDA C or fused): the smallest power of two whose
+    blocks fill the SMs `fill` times, each split keeping at least `min_ktiles` k-tiles, at
+    most `max_split`; 1 where the tiles already do."""
     tiles = _ceil(m, bm) * _ceil(n, bn)
     s = 1
-    while tiles * s < fill * sm_count and s * 2 <= MAX_SPLIT_K and _ceil(k, bk) >= min_ktiles * s * 2:
+    cap = min(MAX_SPLIT_K, max_split)
+    while tiles * s < fill * sm_count and s * 2 <= cap and _ceil(k, bk) >= min_ktiles * s * 2:
         s *= 2
     return s
 
@@ -74,8 +77,9 @@ def member_config(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[Sge
     """(config, backend) of a family member for this shape: split-K members get their split."""
     mem = get_member(name)
     cfg = mem.config
-    if name.startswith("splitk-"):
-        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill, mem.min_ktiles))
+    if name.startswith("splitk-") or mem.backend == FUSED:
+        cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill, mem.min_ktiles,
+                                            mem.max_split))
     return cfg, mem.backend
 
 
@@ -83,13 +87,18 @@ def _pad(m: int, n: int, bm: int, bn: int) -> float:
     return _ceil(m, bm) * bm * _ceil(n, bn) * bn / float(m * n)
 
 
-def candidate_names(m: int, n: int, k: int, sm_count: int = 132) -> List[str]:
-    """The members worth timing (and choosing) for M x N x K on sm_90."""
+def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = True) -> List[str]:
+    """The members worth timing (and choosing) for M x N x K on sm_90 (fused=False: without the
+    fused split-K members, which take row-major A and B only)."""
     out = []
     huge = 2 * m * n * k >= HUGE_FLOPS
     for name, mem in FAMILY.items():
         c = mem.config
         if name == "cuda-zorder":
+            continue
+        if mem.backend == FUSED:
+            if fused and _fused_candidate(c, m, n, k, sm_count):
+                out.append(name)
             continue
         if name.startswith("skinny-m") or name.startswith("splitk-32x128"):
             if m <= 64 and n >= 128:
@@ -115,6 +124,23 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132) -> List[str]:
     return out
 
 
+def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> bool:
+    """Fused split-K where its tiles leave SMs idle (fewer than two an SM) and K is worth
+    splitting, with the padding rule of the other members; only where row-major A and B have
+    16-byte rows (K and N multiples of 4): on other rows its copies go per float, and device
+    runs 1-2 of round 4 measured it 2-2.5x slower there (1009x1013x1019 118 us against
+    wide-64x128's 65, 513x129x16383 245 against 113, 65x33x4097 24 against 12)."""
+    if k < 256 or 2 * m * n * k >= HUGE_FLOPS or k % 4 or n % 4:
+        return False
+    if _ceil(m, c.bm) * _ceil(n, c.bn) >= 2 * sm_count:
+        return False
+    if c.bn < 64 < n and c.bm > c.bn:
+        return False  # the tall narrow tiles are for skinny n
+    if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
+        return False
+    return _pad(m, n, c.bm, c.bn) <= (SMALL_MAX_PAD if m * n <= SMALL_MN else MAX_PAD)
+
+
 def _tflops(area: int) -> float:
     for a, t in _TILE_TFLOPS:
         if area >= a:
@@ -135,10 +161,10 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
     if c.stream_k:
         busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // 8))
         launches = 2 if tiles % sm_count else 1
-    elif name.startswith("splitk-"):
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles)
+    elif name.startswith("splitk-") or mem.backend == FUSED:
+        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
         busy = min(sm_count, tiles * s)
-        launches = 2 if s > 1 else 1
+        launches = 2 if s > 1 and mem.backend != FUSED else 1
     else:
         busy = tiles / _ceil(tiles, sm_count)
     traffic = 4.0 * (m * k * _ceil(n, c.bn) + k * n * _ceil(m, c.bm)) / 2 + 4.0 * m * n
@@ -256,8 +282,8 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int) -> str:
-    names = candidate_names(m, n, k, sm_count)
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
+    names = candidate_names(m, n, k, sm_count, fused)
     picked = table_choice(m, n, k, names)
     if picked is not None:
         return picked
@@ -280,7 +306,14 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     cfg, backend = _choose(int(m), int(n), int(max(k, 1)), arch, int(sm_count))
+    if backend == FUSED and (trans_a or trans_b):  # fused split-K reads row-major A and B only
+        cfg, backend = _choose_unfused(int(m), int(n), int(max(k, 1)), int(sm_count))
     return with_layout(cfg, trans_a, trans_b), backend
+
+
+@functools.lru_cache(maxsize=1024)
+def _choose_unfused(m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
+    return member_config(choose_member(m, n, k, sm_count, fused=False), m, n, k, sm_count)
 
 
 # ---- layouts and batches -------------------------------------------------------------------

@@ -110,6 +110,8 @@ class FamilyMember:
     # least (codegen/heuristic.py split_for)
     fill: int = 1
     min_ktiles: int = 8
+    # and the most splits (fused split-K: the last split of a tile reads all S partials)
+    max_split: int = 32
 
 
 def _z(**kw) -> SgemmConfig:
@@ -118,6 +120,12 @@ def _z(**kw) -> SgemmConfig:
     kw.setdefault("warps", None)
     kw.setdefault("min_blocks", 1)
     return PRESETS["zorder"].config.replace(**kw)
+
+
+def _f(**kw) -> SgemmConfig:
+    """A fused split-K member's config (backend "fusedk"): BK 32, no register staging."""
+    kw.setdefault("bk", 32)
+    return _z(stages=1, reg_prefetch=False, split_tile=False, **kw)
 
 
 _WIDE = _z(bn=256, tn=16, warps=(4, 2))  # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md)
@@ -195,6 +203,38 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  "32x64x16 4x4, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
     FamilyMember("splitk-64x64-k4", _z(bm=64, bn=64, bk=16), "cuda",
                  "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    # fourth round: fused split-K (backend "fusedk", codegen/emit_fusedk.py): one launch, a
+    # cp.async ring, the last split of a tile sums the partials in order.  For the shapes the
+    # split-K second launch and per-float copies kept below cuBLAS: tiny outputs with long K,
+    # skinny n / m at 32-64.  (stages=1, no register prefetch: the config's staging design is
+    # the SGEMM emitters'; this kernel's ring depth is its own, emit_fusedk.depth.)
+    FamilyMember("fused-32x32", _f(bm=32, bn=32, tm=4, tn=4), "fusedk",
+                 "32x32x32 4x4, fused split-K aiming at 4 blocks an SM, >= 2 k-tiles a split", fill=4, min_ktiles=2),
+    FamilyMember("fused-32x32-k8", _f(bm=32, bn=32, tm=4, tn=4), "fusedk",
+                 "32x32x32 4x4, fused split-K aiming at 4 blocks an SM, >= 8 k-tiles a split", fill=4, min_ktiles=8),
+    FamilyMember("fused-32x64", _f(bm=32, bn=64, tm=4, tn=4), "fusedk",
+                 "32x64x32 4x4, fused split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
+    FamilyMember("fused-64x64", _f(bm=64, bn=64, tm=8, tn=4), "fusedk",
+                 "64x64x32 8x4, fused split-K aiming at 2 blocks an SM, <= 16 splits", fill=2, min_ktiles=4,
+                 max_split=16),
+    FamilyMember("fused-128x32", _f(bm=128, bn=32, tm=8, tn=4), "fusedk",
+                 "128x32x32 8x4, fused split-K aiming at 2 blocks an SM, <= 16 splits (skinny n)", fill=2,
+                 min_ktiles=4, max_split=16),
+    FamilyMember("fused-128x32-f1", _f(bm=128, bn=32, tm=8, tn=4), "fusedk",
+                 "128x32x32 8x4, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n)", fill=1,
+                 min_ktiles=4, max_split=16),
+    FamilyMember("fused-256x32", _f(bm=256, bn=32, bk=16, tm=8, tn=8), "fusedk",
+                 "256x32x16 8x8, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n: twice the FFMAs "
+                 "per fragment load of 128x32 8x4)", fill=1, min_ktiles=4, max_split=16),
+    FamilyMember("fused-64x128", _f(bm=64, bn=128, tm=8, tn=8), "fusedk",
+                 "64x128x32 8x8, fused split-K aiming at 2 blocks an SM, <= 8 splits (skinny m)", fill=2,
+                 min_ktiles=4, max_split=8),
+    FamilyMember("fused-128x64", _f(bm=128, bn=64, tm=8, tn=8), "fusedk",
+                 "128x64x32 8x8, fused split-K aiming at 2 blocks an SM, <= 8 splits (skinny n)", fill=2,
+                 min_ktiles=4, max_split=8),
+    FamilyMember("fused-128x128", _f(bm=128, bn=128, tm=8, tn=8), "fusedk",
+                 "128x128x32 8x8, fused split-K aiming at 2 blocks an SM, <= 4 splits", fill=2, min_ktiles=4,
+                 max_split=4),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )

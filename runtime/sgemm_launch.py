@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
+import numpy as np
+
 from ..codegen.edges import EdgePlan, plan_for_source
+from ..codegen.emit_fusedk import FUSEDK_PARAMS
 from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
 from .errors import LaunchError
@@ -68,6 +71,8 @@ def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
 
 def _workspace_one(kernel, m: int, n: int, k: int) -> int:
     source = getattr(kernel, "source", kernel)
+    if source.params == FUSEDK_PARAMS:  # fused split-K: the partials, W[z] for each split
+        return 4 * source.geometry.splits * m * n if source.geometry.splits > 1 else 0
     if source.geometry.stream_k:
         return stream_k_plan(kernel, m, n, k).workspace_bytes
     if getattr(source, "reduce", None) is None:
@@ -103,6 +108,9 @@ class SgemmLaunch:
             if self._batch is not None:
                 raise LaunchError(f"{kernel.label}: stream-K has no batched form")
             self._stream_k(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace)
+            return
+        if kernel.source.params == FUSEDK_PARAMS:
+            self._fused(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace)
             return
         if kernel.reduce is None:
             args = (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -142,6 +150,25 @@ class SgemmLaunch:
         items = work_list.ptr
         starts, flags = items + plan.starts_offset, items + plan.flags_offset
         self._step(kernel.ranges, (plan.ranges, 1, 1), args + (items, starts, flags, workspace))
+
+    def _fused(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
+        """Fused split-K (codegen/emit_fusedk.py): one launch; with splits, the partials in the
+        caller's workspace and one arrival counter per output tile in a buffer of this launch
+        (uploaded as zeros once; the kernel leaves them at 0, like stream-K's flags)."""
+        g = kernel.source.geometry
+        counters = 0
+        if g.splits > 1:
+            if self._batch is not None:
+                raise LaunchError(f"{kernel.label}: split-K has no batched form")
+            if not workspace:
+                raise LaunchError(f"{kernel.label}: fused split-K needs a workspace of "
+                                  f"{workspace_bytes(kernel, m, n, k)} bytes; none was given")
+            gx, gy, _ = g.grid(m, n)
+            buf = driver.to_device(np.zeros(max(gx * gy, 1), dtype=np.int32))
+            self.work_lists.append(buf)
+            counters = buf.ptr
+        self._add(kernel, m, n, (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace if g.splits > 1 else 0,
+                                 counters))
 
     def _add(self, kernel, m, n, args):
         self._step(kernel, kernel.source.geometry.grid(m, n), args)

@@ -55,6 +55,7 @@ def _distinct(arch, split_k=2):
 
 # one member of each kind in the fast tier (a compile of every member takes ~20 s)
 FAST_MEMBERS = {"plain-32x32", "skinny-m16", "splitk-64x64", "sq-64x64", "tall-256x128", "wide-128x256"}
+# (the fused split-K members: one compiles in tests/codegen/test_fusedk.py's fast tier)
 
 
 @pytest.mark.parametrize("name", tiered(list(FAMILY), fast=FAST_MEMBERS))

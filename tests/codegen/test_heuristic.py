@@ -60,7 +60,7 @@ def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeyp
     first = []
     for m, n, k in shapes:
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132)
-        assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx")
+        assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx", "fusedk")
         assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
         first.append((cfg, backend))
     assert [h.choose_kernel(m, n, k, "sm_90", 132) for m, n, k in shapes] == first  # deterministic

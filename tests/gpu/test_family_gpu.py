@@ -25,7 +25,7 @@ def test_member_is_right_on_ragged_shapes(name, m, n, k):
     check_config(cfg, m, n, k, backend=backend, what=f"{name} (split_k={cfg.split_k})")
 
 
-@pytest.mark.parametrize("name", ["wide-128x256", "skinny-m16", "skinny-n32", "splitk-32x128", "plain-32x32",
+@pytest.mark.parametrize("name", ["wide-128x256", "skinny-m16", "skinny-n32", "splitk-32x128", "plain-32x32", "fused-128x32",
                                   "sq-128x128-edges"])
 def test_member_alpha_beta(name):
     cfg, backend = member_config(name, 129, 257, 1031, 132)

@@ -1,0 +1,116 @@
+"""The fused split-K kernel (backend "fusedk", issue 20): one launch, no reduce kernel.
+
+For the shapes where the tiles leave SMs idle and K is long - tiny outputs (700x35x2048,
+65x33x4097), skinny n or m (32768x32x4096, 48x2048x8192) - the CUDA C split-K path costs a
+second launch and a workspace round trip, and its copies go per float when rows are not
+16-byte aligned.  This kernel (templates/sgemm_fusedk.cu.j2):
+
+- copies A and B with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
+  flight), float4 where the operand's rows are 16-byte aligned, else per float; ragged
+  edges zero-filled by the copy's source size (no separate edge path);
+- computes a TM x TN thread tile (rows ty, ty + BM/TM, ...; columns in float4 groups);
+- with split_k = S > 1 (grid z): each split writes its partial tile to W[z] (M x N), then a
+  __threadfence and an arrival on the tile's counter; the last of the S blocks to arrive
+  sums W[0] + ... + W[S-1] in that order (deterministic, no float atomics), writes C and
+  zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
+
+Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
+(one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
+them with the launch, as stream-K's flags).  Row-major A and B only (no trans_a / trans_b,
+no batch): codegen/heuristic.py runs another member for those layouts.
+"""
+from __future__ import annotations
+
+import hashlib
+
+from .config import ConfigError, SgemmConfig
+from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry
+from .templates import render
+
+BACKEND = "fusedk"
+FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
+A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s in distinct banks
+# the ring's depth: 4 stages where they take at most DEEP_SMEM (three blocks an SM of 228 KB), else 3
+# where they take at most MAX_SMEM (two blocks an SM), else 2
+DEEP_SMEM = 72 * 1024
+MAX_SMEM = 110 * 1024
+
+
+def stage_bytes(cfg: SgemmConfig) -> int:
+    return 4 * (cfg.bm * (cfg.bk + A_PAD) + cfg.bk * cfg.bn)
+
+
+def depth(cfg: SgemmConfig) -> int:
+    """Stages of the cp.async ring (DEEP_SMEM, MAX_SMEM)."""
+    if 4 * stage_bytes(cfg) <= DEEP_SMEM:
+        return 4
+    return 3 if 3 * stage_bytes(cfg) <= MAX_SMEM else 2
+
+
+def check(cfg: SgemmConfig) -> None:
+    """The constraints of the template, each named."""
+    if not isinstance(cfg, SgemmConfig):
+        raise ConfigError(f"backend 'fusedk' emits SGEMM kernels only; got {type(cfg).__name__}")
+    if cfg.trans_a or cfg.trans_b or cfg.batched:
+        raise ConfigError("backend 'fusedk': row-major A and B, not batched (trans_a / trans_b / batched must be "
+                          "False)")
+    if cfg.stream_k or cfg.edge_split:
+        raise ConfigError("backend 'fusedk' splits K itself (split_k): stream_k and edge_split must be False")
+    if cfg.bk % 4 or cfg.tn % 4:
+        raise ConfigError(f"backend 'fusedk': BK ({cfg.bk}) and TN ({cfg.tn}) must be multiples of 4 (float4 "
+                          f"fragments along K and N)")
+    if cfg.bm % cfg.tm or cfg.bn % cfg.tn:
+        raise ConfigError(f"backend 'fusedk': TM ({cfg.tm}) must divide BM ({cfg.bm}), TN ({cfg.tn}) BN ({cfg.bn})")
+    threads = (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
+    if not 32 <= threads <= 1024 or threads % 32:
+        raise ConfigError(f"backend 'fusedk': (BM/TM) x (BN/TN) = {threads} threads; must be a multiple of 32 "
+                          f"in 32..1024")
+    if depth(cfg) * stage_bytes(cfg) > 227 * 1024:
+        raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
+                          f"of shared memory a block may have")
+
+
+def kernel_name(cfg: SgemmConfig) -> str:
+    digest = hashlib.sha1(repr(sorted(cfg.to_dict().items())).encode()).hexdigest()[:10]
+    return f"regtile_fusedk_{cfg.bm}x{cfg.bn}x{cfg.bk}_{cfg.tm}x{cfg.tn}_s{cfg.split_k}_{digest}"
+
+
+def geometry(cfg: SgemmConfig) -> LaunchGeometry:
+    threads = (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
+    return LaunchGeometry(block=(threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
+                          dynamic_smem_bytes=depth(cfg) * stage_bytes(cfg), splits=cfg.split_k)
+
+
+def _iters(total: int, threads: int):
+    """(copies a thread makes, whether the last round needs a bound check)."""
+    return -(-total // threads), total % threads != 0
+
+
+def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
+    check(cfg)
+    geo = geometry(cfg)
+    threads = geo.block[0]
+    name = kernel_name(cfg)
+    d = depth(cfg)
+    a_vec_iters, a_vec_guard = _iters(cfg.bm * cfg.bk // 4, threads)
+    a_one_iters, a_one_guard = _iters(cfg.bm * cfg.bk, threads)
+    b_vec_iters, b_vec_guard = _iters(cfg.bk * cfg.bn // 4, threads)
+    b_one_iters, b_one_guard = _iters(cfg.bk * cfg.bn, threads)
+    red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
+    split = cfg.split_k
+    header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
+              f"C = alpha A B + beta C, row-major; block tile {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile "
+              f"{cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring ({geo.dynamic_smem_bytes} bytes)",
+              f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
+    if split > 1:
+        header.append(f"split-K {split} in one launch: partials to W[z], the last split of a tile to arrive "
+                      f"(counters) sums W[0..{split - 1}] in order and writes C")
+    text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
+                  tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
+                  min_blocks=max(1, cfg.min_blocks),
+                  a_vec_iters=a_vec_iters, a_vec_guard=a_vec_guard, a_one_iters=a_one_iters,
+                  a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
+                  b_one_iters=b_one_iters, b_one_guard=b_one_guard, red_iters=red_iters, red_guard=red_guard,
+                  params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
+                                   for pname, ctype in FUSEDK_PARAMS))
+    return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

@@ -1,0 +1,87 @@
+"""The fused split-K kernel (backend "fusedk", codegen/emit_fusedk.py) on the CPU: what the
+emitter refuses, what its text and launch geometry promise (one launch, the last split sums in
+split order and zeroes its counter), the launch path's workspace, and the heuristic keeping
+it off transposed layouts.  Compiled: one member in the fast tier (tests/codegen/test_family.py
+compiles every member behind `slow`)."""
+import pytest
+
+from regtile.codegen.config import ConfigError
+from regtile.codegen.emit import emit
+from regtile.codegen.emit_fusedk import FUSEDK_PARAMS, depth, stage_bytes
+from regtile.codegen import heuristic
+from regtile.codegen.heuristic import member_config, split_for
+from regtile.codegen.presets import FAMILY
+from regtile.runtime.compiler import compile_config
+from regtile.runtime.sgemm_launch import workspace_bytes
+
+FUSED = [name for name, m in FAMILY.items() if m.backend == "fusedk"]
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_fused_members_emit_one_launch_within_shared_memory(name):
+    cfg = FAMILY[name].config.replace(split_k=4)
+    src = emit(cfg, "fusedk")
+    assert src.params == FUSEDK_PARAMS and src.reduce is None and src.ranges is None
+    g = src.geometry
+    assert g.splits == 4 and g.grid(100, 70) == (-(-70 // cfg.bn), -(-100 // cfg.bm), 4)
+    assert g.dynamic_smem_bytes == depth(cfg) * stage_bytes(cfg) <= 110 * 1024
+    assert g.block[0] == (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
+
+
+def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
+    text = emit(FAMILY["fused-32x32"].config.replace(split_k=8), "fusedk").text
+    assert "atomicAdd(counter, 1)" in text and "atomicExch(counter, 0)" in text
+    assert "__threadfence()" in text and "for (int p = 1; p < SPLITS; ++p)" in text
+    assert "atomicAdd(W" not in text and "atomicAdd(C" not in text  # no float atomics
+    one = emit(FAMILY["fused-32x32"].config, "fusedk").text
+    assert "atomicAdd" not in one  # split 1: C written directly
+
+
+@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k"])
+def test_fusedk_refuses_what_it_does_not_do(field):
+    cfg = FAMILY["fused-64x64"].config.replace(**{field: True})
+    with pytest.raises(ConfigError, match="fusedk"):
+        emit(cfg, "fusedk")
+
+
+def test_workspace_is_the_partials_only_with_splits():
+    cfg = FAMILY["fused-128x32"].config
+    assert workspace_bytes(emit(cfg, "fusedk"), 1000, 32, 4096) == 0
+    assert workspace_bytes(emit(cfg.replace(split_k=4), "fusedk"), 1000, 32, 4096) == 4 * 4 * 1000 * 32
+
+
+def test_split_respects_the_members_cap():
+    m = FAMILY["fused-64x128"]
+    assert split_for(48, 2048, 8192, 64, 128, 32, 132, m.fill, m.min_ktiles, m.max_split) == m.max_split
+    cfg, backend = member_config("fused-64x128", 48, 2048, 8192, 132)
+    assert backend == "fusedk" and cfg.split_k == m.max_split
+
+
+def test_transposed_layouts_never_get_the_fused_kernel(monkeypatch):
+    fused_cfg, _ = member_config("fused-32x32", 700, 35, 2048, 132)
+    monkeypatch.setattr(heuristic, "_choose", lambda *a: (fused_cfg, "fusedk"))
+    heuristic._choose_unfused.cache_clear()
+    assert heuristic.choose_kernel(700, 35, 2048, "sm_90", 132)[1] == "fusedk"
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, ta, tb)
+        assert backend != "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
+
+
+def test_a_fused_member_compiles_without_spills():
+    cfg, backend = member_config("fused-32x32", 65, 33, 4097, 132)
+    art = compile_config(cfg, "sm_90", backend=backend)
+    assert cfg.split_k > 1 and art.resources.spill_free
+
+
+def test_heuristic_names_the_backend_of_the_emitter():
+    from regtile.codegen.emit_fusedk import BACKEND
+    assert heuristic.FUSED == BACKEND and {FAMILY[n].backend for n in FUSED} == {BACKEND}
+
+
+def test_fused_members_are_candidates_only_on_16_byte_rows():
+    """K and N multiples of 4 (row-major A and B rows 16-byte aligned): elsewhere the copies go
+    per float, measured 2-2.5x slower (docs/shapes.md, round 4)."""
+    def fused(m, n, k):
+        return [c for c in heuristic.candidate_names(m, n, k) if FAMILY[c].backend == "fusedk"]
+    assert "fused-128x32-f1" in fused(32768, 32, 4096)
+    assert fused(32768, 33, 4096) == [] and fused(32768, 32, 4095) == [] and fused(65, 33, 4097) == []
