@@ -55,3 +55,16 @@ def test_old_tools_names_resolve_to_the_lab():
     from regtile.tools import register_sweep
     assert register_sweep is importlib.import_module("regtile.lab.register_sweep")
     assert tools.ncu_source is importlib.import_module("regtile.lab.ncu_source")
+
+
+def test_cublas_kernels_takes_the_losing_shapes_of_a_sweep(tmp_path, monkeypatch):
+    """lab.experiments.cublas_kernels profiles the shapes below 1.0x, worst first, or those given."""
+    import json
+    monkeypatch.syspath_prepend(str(ROOT))
+    from lab.experiments import cublas_kernels
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps([{"m": 1, "n": 2, "k": 3, "x_cublas": 0.9}, {"m": 4, "n": 5, "k": 6, "x_cublas": 1.2},
+                                 {"m": 7, "n": 8, "k": 9, "x_cublas": 0.5}]))
+    shapes, rows, calls = cublas_kernels._shapes(["--sweep", str(sweep), "--calls", "2"])
+    assert shapes == [(7, 8, 9), (1, 2, 3)] and calls == 2 and len(rows) == 3
+    assert cublas_kernels._shapes(["--sweep", str(sweep), "65x33x4097"])[0] == [(65, 33, 4097)]

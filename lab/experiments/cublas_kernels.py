@@ -1,0 +1,78 @@
+"""Which cuBLAS kernels torch.mm runs for the suite shapes where regtile is below cuBLAS
+(issue 20 asks, for a shape that cannot beat cuBLAS, what cuBLAS does there).
+
+Reads a shape sweep (default docs/data/shape-sweep.json: rows {m, n, k, x_cublas, kernel}),
+takes the shapes below 1.0x (or those given as MxNxK arguments), runs torch.mm (TF32 off,
+row-major, as the sweep does) under torch.profiler (CUPTI: the same kernel names ncu shows) and
+writes, per shape, each kernel launched with its grid and its median duration over the
+profiled calls.  Writes cublas_kernels.json under $OUT (or the current folder).
+
+    python3 -m lab.experiments.cublas_kernels [--sweep FILE] [--calls N] [MxNxK ...]
+"""
+import json
+import os
+import statistics
+
+from . import program
+
+
+def _shapes(argv):
+    sweep, calls, given = "docs/data/shape-sweep.json", 5, []
+    it = iter(argv)
+    for a in it:
+        if a == "--sweep":
+            sweep = next(it)
+        elif a == "--calls":
+            calls = int(next(it))
+        else:
+            given.append(tuple(int(x) for x in a.lower().split("x")))
+    rows = {}
+    if os.path.exists(sweep):
+        with open(sweep) as f:
+            for r in json.load(f):
+                rows[(r["m"], r["n"], r["k"])] = r
+    shapes = given or sorted((s for s, r in rows.items() if r["x_cublas"] < 1.0), key=lambda s: rows[s]["x_cublas"])
+    return shapes, rows, calls
+
+
+def run(argv):
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+    torch.backends.cuda.matmul.allow_tf32 = False
+    shapes, rows, calls = _shapes(argv)
+    out = []
+    for m, n, k in shapes:
+        a = torch.randn(m, k, device="cuda")
+        b = torch.randn(k, n, device="cuda")
+        c = torch.empty(m, n, device="cuda")
+        for _ in range(3):
+            torch.mm(a, b, out=c)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                torch.mm(a, b, out=c)
+            torch.cuda.synchronize()
+        kernels = {}
+        for e in prof.events():
+            if e.device_type.name != "CUDA" or e.device_time <= 0:
+                continue
+            kernels.setdefault(e.name, []).append(e.device_time)
+        entry = {"m": m, "n": n, "k": k,
+                 "kernels": [{"name": name, "launches_per_call": len(t) / calls, "median_us": statistics.median(t)}
+                             for name, t in kernels.items()]}
+        r = rows.get((m, n, k))
+        if r:
+            entry.update(x_cublas=r["x_cublas"], regtile_kernel=r["kernel"], cublas_us_sweep=r["cublas_us"])
+        out.append(entry)
+        names = "; ".join(f"{x['name'][:70]} {x['median_us']:.1f}us" for x in entry["kernels"])
+        print(f"{m}x{n}x{k}: {names}", flush=True)
+    path = os.path.join(os.environ.get("OUT", "."), "cublas_kernels.json")
+    with open(path, "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "shapes": out}, f, indent=1)
+    print(f"wrote {path}")
+
+
+main = program(run, "--sweep FILE, --calls N, or MxNxK shapes")
+
+if __name__ == "__main__":
+    raise SystemExit(main())
