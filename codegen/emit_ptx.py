@@ -53,18 +53,17 @@ from typing import Dict, List, Optional, Tuple
 
 from . import mapping as mp
 from .config import ConfigError, SgemmConfig
-from .emit_cuda import _frag_bases, _header, geometry, kernel_name
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource, with_batch
 from .plan import SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .program import KernelProgram, OperandLoads, geometry, header_lines, kernel_name, kernel_program
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
-from .ptx_loops import LoopsMixin
+from .ptx_loops import FFMA, LoopsMixin
 from .ptx_streamk import StreamKMixin
 
 PTX_VERSION = "8.0"
-FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
@@ -88,6 +87,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
     def __init__(self, cfg: SgemmConfig, arch: str):
         self.cfg, self.arch = cfg, arch
         self.plan: SgemmPlan = make_plan(cfg)
+        self.prog: KernelProgram = kernel_program(self.plan)
         self.name = kernel_name_ptx(cfg)
         self.b = Builder()
         self.stage_bytes = 4 * cfg.smem_floats_per_stage
@@ -202,12 +202,13 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
 
     def smem_setup(self) -> None:
         """Shared addresses (32-bit, .shared window): stage 0 of every store and the
-        fragment bases A (row0, k=0), B (k=0, col0) - emit_cuda._frag_bases."""
+        fragment bases A (row0, k=0), B (k=0, col0) of the program."""
         b = self.b
         self.smem = self.named("smem_base")
         b.emit(f"mov.u32 {self.smem}, smem;")
         self.frag_base = {}
-        for operand, (name, base) in _frag_bases(self.cfg).items():
+        for operand, fb in self.prog.frag_bases.items():
+            name, base = fb.name, fb.offset
             reg, c = _split(base(self.tv))
             off = b.op("shl.b32", reg, 2) if reg else None
             dst = self.named(f"{name}0")
@@ -273,19 +274,20 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         return x.materialize() if isinstance(x, PVal) else self.b.op("mov.b32", int(x))
 
     # -- the k-tile pieces
-    def load_tile(self, k0: str) -> None:
-        """Global -> staging registers for one k-tile at k0, bounds-checked as emit_cuda's
-        _load_global: vec 4 takes the unchecked float4 loads when the whole tile of the
-        operand is inside the matrix with aligned rows (block-uniform), else checks each
-        vector, then each float; vec 1 checks each float."""
+    def load_tile(self, k0: str, operands: Tuple[OperandLoads, ...]) -> None:
+        """Global -> staging registers for one k-tile at k0, as the program's guards say:
+        "tile", the unchecked float4 loads when the whole tile of the operand is inside the
+        matrix with aligned rows (block-uniform), else each vector, then each float (or the
+        split paths, ptx_edges.py); "element", each float."""
         b, cfg = self.b, self.cfg
         a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
-        for operand, koff in (("A", a_koff), ("B", b_koff)):
+        for loads, koff in zip(operands, (a_koff, b_koff)):
+            operand = loads.operand
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
                 continue
             ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
-            if cfg.vec == 1:
+            if loads.guard == "element":
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
@@ -298,7 +300,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                        f"{operand} copy {r}")
             b.emit(f"bra.uni {done};")
             b.place(edge)
-            if cfg.edge_vector_path:
+            if loads.split_paths:
                 self._load_edge_split_paths(operand, copies, ptrs, k0, done)
             else:
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
@@ -323,14 +325,16 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             out[operand] = base if stage_off is None else self.b.op("add.s32", base, stage_off)
         return out
 
-    def slice_loads(self, kk: int, ptrs: Dict[str, str]) -> None:
+    def slice_loads(self, loads, ptrs: Dict[str, str]) -> None:
+        """The program's fragment loads (FragLoad): base register + immediate where its
+        offset is a constant distance from the fragment base, else the full offset."""
         b = self.b
-        for access in self.plan.a_frag_loads[kk] + self.plan.b_frag_loads[kk]:
+        for load in loads:
+            access = load.access
             base, base_imm = self.frag_base[access.operand]
-            delta = self._frag_delta(access)
             regs = [_r(x) for x in access.regs]
-            if delta is not None:
-                at = _addr(ptrs[access.operand], base_imm + 4 * delta)
+            if load.at.delta is not None:
+                at = _addr(ptrs[access.operand], base_imm + 4 * load.at.delta)
             else:  # not a constant distance from the fragment base: the full offset
                 reg, c = _split(access.offset(self.tv))
                 stage = b.op("sub.s32", ptrs[access.operand], self.frag_base[access.operand][0])
@@ -340,37 +344,11 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             else:
                 b.emit(f"ld.shared.v{access.width}.f32 {{{', '.join(regs)}}}, {at};", access.what)
 
-    def _frag_delta(self, access: SmemAccess) -> Optional[int]:
-        """offset - fragment base, when the same for every thread of the block (then
-        the load is base register + immediate), else None."""
-        key = id(access)
-        if key not in self._deltas:
-            _, base = _frag_bases(self.cfg)[access.operand]
-            deltas = {access.offset(tv) - base(tv) for tv in self._numeric}
-            self._deltas[key] = deltas.pop() if len(deltas) == 1 else None
-        return self._deltas[key]
-
-    def ffmas(self, buf: int) -> None:
-        r = self.plan.regs
-        for i, j in r.ffma_order:
-            c = _r(r.acc[i][j])
-            self.b.emit(f"{FFMA} {c}, {_r(r.frag_a[buf][i])}, {_r(r.frag_b[buf][j])}, {c};")
-
-    def steps(self, steps, ptrs: Dict[str, str]) -> None:
-        for kind, arg in steps:
-            if kind == "comment":
-                self.b.comment(arg)
-            elif kind == "loads":
-                self.slice_loads(arg, ptrs)
-            else:
-                self.ffmas(arg)
-
     # -- the whole kernel
     def body(self) -> None:
         cfg, b, r = self.cfg, self.b, self.plan.regs
         b.memo = {}
-        self._deltas: Dict[int, Optional[int]] = {}
-        self._numeric = [ThreadVars.numeric(cfg, t) for t in range(cfg.threads)] if cfg.stages else []
+        self._ptrs: Dict[str, str] = {}
         self.params()
         self.thread_values()
         b.comment("register plan: accumulators")
@@ -384,13 +362,13 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 for x in buf:
                     self.f32(x)
         if cfg.stages == 0:
-            self.loop_stages0()
+            self.k_loop()
         else:
             for copy in self.plan.a_copies + self.plan.b_copies:
                 for x in copy.regs:
                     self.f32(x)
             self.vec_ok_pred = {}
-            if cfg.vec == 4:
+            if self.prog.load_guard == "tile":
                 # block-uniform halves of a_tile_full / b_tile_full (the k0 test is per tile).
                 # Stream-K moves A by kt_begin * BK floats and B by that many rows: with
                 # BK % 4 == 0 (vec 4 needs it) the alignment stays as tested here.
@@ -412,7 +390,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         b.emit("ret;")
 
     def zero_accumulators(self) -> None:
-        init = _NEG_ZERO if self.cfg.sass_pass else _ZERO  # config.py, sass_pass: no CS2R pairs
+        init = {"-0": _NEG_ZERO, "0": _ZERO}[self.prog.acc_init]
         for row in self.plan.regs.acc:
             for a in row:
                 self.b.emit(f"mov.f32 {_r(a)}, {init};")
@@ -422,7 +400,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         sources."""
         cfg, b = self.cfg, self.b
         self.tile_ok = {}
-        if cfg.vec == 4:
+        if self.prog.load_guard == "tile":
             m_end = b.op("add.s32", self.block_m, cfg.bm)
             n_end = b.op("add.s32", self.block_n, cfg.bn)
             self.tile_ok["A"] = self.setp("le", m_end, self.p["M"], self.vec_ok_pred["A"])
@@ -430,11 +408,12 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         self.copy_setup()
 
     def k_loop(self) -> None:
-        (self.loop_stages1 if self.cfg.stages == 1 else self.loop_stages2)()
+        """The program's k-loop (stages 0, 1 or 2)."""
+        self.render(self.prog.main)
 
     def module_header(self) -> List[str]:
         cfg = self.cfg
-        out = ["//"] + [f"// {ln}".rstrip() for ln in _header(self.plan, self.name)]
+        out = ["//"] + [f"// {ln}".rstrip() for ln in header_lines(self.plan, self.name)]
         out += ["//", f"// FFMA issue order per k-slice: plan.regs.ffma_order ({cfg.ffma_order}), {FFMA} "
                       f"%c<i>_<j>, %a<buf>_<i>, %b<buf>_<j>, %c<i>_<j>",
                 "//", "",
