@@ -15,7 +15,7 @@ from . import mapping as mp
 from . import program as pg
 from .config import SgemmConfig
 from .expr import Sym, _wrap, c_expr
-from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, with_batch
+from .kernel import KernelSource
 from .plan import GlobalCopy, SmemAccess, ThreadVars, make_plan, require_sgemm_config
 from .program import geometry, kernel_name  # noqa: F401  (the kernel's symbol and launch, for callers)
 from . import splitk
@@ -159,7 +159,7 @@ _STAGE = {"only": "smem", "first": "smem", "next": "smem + ((kt + 1) & 1) * {sf}
 class _Renderer:
     def __init__(self, prog: pg.KernelProgram):
         self.prog, self.cfg = prog, prog.cfg
-        self.split = self.cfg.split_k > 1
+        self.split = prog.k_range == "split"
 
     def lines(self, steps) -> List[str]:
         out: List[str] = []
@@ -289,8 +289,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     prog = pg.kernel_program(plan)
     name = kernel_name(cfg)
     r = plan.regs
-    split = cfg.split_k > 1
-    params = with_batch(SGEMM_PARAMS, cfg.batched)
+    split = prog.k_range == "split"
+    params = prog.params
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
     out = _Renderer(prog)
     acc_init = {"-0": "-0.f", "0": "0.f"}[prog.acc_init]
@@ -300,7 +300,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in (SPLITK_PARAMS if split else params)),
+                         for pname, ctype in params),
         prologue=(splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
                  (BATCH_PROLOGUE if cfg.batched else []),
         staged=bool(cfg.stages),
@@ -323,7 +323,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     reduce = splitk.emit_reduce(cfg.split_k)
     geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SPLITK_PARAMS, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
+                        params=params, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 
 _VEC_OK = ["// float4 global accesses need 16-byte aligned rows",

@@ -1,23 +1,20 @@
-"""PTX backend: lays the same plan as emit_cuda.py out as PTX text.
+"""PTX renderer: spells the kernel program (codegen/program.py) as PTX text.
 
-Same config, same plan (codegen/plan.py), same kernel parameters (kernel.SGEMM_PARAMS)
-and launch geometry as the CUDA C backend, so the runtime launches either.  What the
-PTX decides that NVVM otherwise decides for the CUDA C kernel:
+The program is the CUDA C renderer's too (codegen/emit_cuda.py): same steps, same guards,
+same kernel parameters and launch geometry, so the runtime launches either.  What the PTX
+spells that NVVM otherwise decides for the CUDA C kernel:
 
 - registers: the register plan's names become PTX registers (`%c0_0` accumulators,
   `%a0_3` / `%b1_7` fragments of buffer 0 / 1, `%ga0_1` / `%gb0_1` staging), so the
   PTX ptxas reads is the plan, not NVVM's renumbering of it;
-- FFMA order: one `fma.rn.f32` per entry of plan.regs.ffma_order, per k-slice, in
+- FFMA order: one `fma.rn.f32` per (accumulator, A, B) of the program's Ffmas steps, in
   that order (the CUDA C backend's order reaches ptxas only through NVVM);
 - memory: `ld.global.nc.v4.f32` / `ld.shared.v4.f32` / `st.shared.v4.f32` where the
   plan's accesses are 4 wide, scalar otherwise; every address is an index function
-  of codegen/mapping.py evaluated on `PVal` symbols (below) that emit the PTX
-  integer arithmetic as they are combined - no index formula is written here.
-
-Bounds checks mirror emit_cuda.py: an interior tile (block-uniform test per k-tile)
-takes unchecked float4 loads, an edge tile checks each vector, then each float;
-rows of C outside M and columns outside N are never touched; C is not read when
-beta == 0; float4 global accesses only with 16-byte aligned rows.
+  of codegen/mapping.py evaluated on `PVal` symbols (ptx_builder.py) that emit the PTX
+  integer arithmetic as they are combined - no index formula is written here;
+- branches: the program's guards (interior tile, edge tile, rows and columns of C) become
+  predicates and uniform branches.
 
 Targeting: `.version 8.0` (CUDA 12.0's PTX ISA; every instruction used here is much
 older, sm_90 needs >= 7.8), so any driver from 12.0 on can JIT the text and nvJitLink
@@ -27,14 +24,16 @@ CUDA C backend's __launch_bounds__) - carry a marker, and `for_arch` rewrites th
 the compile step (runtime/compiler.py) builds any supported arch from one KernelSource
 just as NVRTC does from one CUDA C text.
 
-Stream-K (config.stream_k; codegen/streamk.py): the module holds the one-pass kernel with
-tile = block index (mode "linear") and a work-list kernel (mode "ranges") that loops over
-(tile, K range) items and sums split tiles through partial slots and flags.
+Stream-K (config.stream_k; codegen/streamk.py): the module holds the program's two entries
+(program.entry_programs): the whole tiles (tile = block index) and the work-list kernel
+(WorkItems) that loops over (tile, K range) items and sums split tiles through partial slots
+and flags.
 
-Modules: this one holds the kernel's setup (parameters, thread values, copies, shared
-addresses, the k-tile pieces) and the module text; codegen/ptx_builder.py the instruction
-builder and PVal; codegen/ptx_loops.py the k-loops and the epilogue; codegen/ptx_streamk.py
-the stream-K work-list kernel's item loop and fix-up (mixins of one _Kernel class).
+Modules: this one holds an entry's setup (parameters, thread values, copies, shared
+addresses, the tile loads and fragment loads) and the module text; codegen/ptx_builder.py the
+instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
+epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_edges.py an
+edge tile's loads (mixins of one _Kernel class).
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
@@ -42,8 +41,8 @@ or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctai
 
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
-prefetch within and across k-tiles (emit_cuda.crosses_tiles, through the shared
-emit_cuda.ktile_schedule).  frag_regs=False is refused (ConfigError).
+prefetch within and across k-tiles (program.ktile_schedule).  frag_regs=False (FFMAs on
+shared-memory operands, SmemFfmas) is refused (ConfigError).
 """
 from __future__ import annotations
 
@@ -55,9 +54,9 @@ from . import mapping as mp
 from .config import ConfigError, SgemmConfig
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource, with_batch
-from .plan import SgemmPlan, SmemAccess, ThreadVars, make_plan
-from .program import KernelProgram, OperandLoads, geometry, header_lines, kernel_name, kernel_program
+from .kernel import KernelSource
+from .plan import SmemAccess, ThreadVars
+from .program import KernelProgram, OperandLoads, entry_programs, geometry, header_lines, kernel_name
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_loops import FFMA, LoopsMixin
@@ -84,22 +83,14 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 # ---- the kernel -----------------------------------------------------------------------
 class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
-    def __init__(self, cfg: SgemmConfig, arch: str):
-        self.cfg, self.arch = cfg, arch
-        self.plan: SgemmPlan = make_plan(cfg)
-        self.prog: KernelProgram = kernel_program(self.plan)
-        self.name = kernel_name_ptx(cfg)
-        self.b = Builder()
-        self.stage_bytes = 4 * cfg.smem_floats_per_stage
-        # "grid": tile (blockIdx.y, blockIdx.x), the one-pass kernel; "linear": block b is tile
-        # b (tile_n fastest), stream-K's whole tiles; "ranges": stream-K's work-list kernel
-        self.mode = "grid"
-        self.param_list = with_batch(SGEMM_PARAMS, cfg.batched)
+    """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
-    def as_mode(self, mode: str, name: str) -> "_Kernel":
-        self.mode, self.name = mode, name
-        self.param_list = with_batch(STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS, self.cfg.batched)
-        return self
+    def __init__(self, prog: KernelProgram, arch: str, name: str):
+        self.prog, self.arch, self.name = prog, arch, name
+        self.cfg, self.plan = prog.cfg, prog.plan
+        self.param_list = prog.params
+        self.b = Builder()
+        self.stage_bytes = 4 * self.cfg.smem_floats_per_stage
 
     # -- helpers
     def v(self, reg: str) -> PVal:
@@ -145,7 +136,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                              ".b64" if t in (".u64", ".s64") else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
-        for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.mode == "ranges" else ()):
+        for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.prog.tiles == "items" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
@@ -179,14 +170,14 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         tid = self.tid = self.named("tid_x")
         b.emit(f"mov.u32 {tid}, %tid.x;")
         self.block_m, self.block_n = self.named("block_m"), self.named("block_n")
-        if self.mode == "linear":  # stream-K's whole tiles: block b is tile b, tile_n fastest
+        if self.prog.tiles == "whole_tiles":  # stream-K's whole tiles: block b is tile b, tile_n fastest
             tiles_n = b.op("div.u32", b.op("add.s32", self.p["N"], cfg.bn - 1), cfg.bn)
             bid = b.op("mov.u32", "%ctaid.x")
             b.emit(f"div.u32 {self.block_m}, {bid}, {tiles_n};")
             b.emit(f"rem.u32 {self.block_n}, {bid}, {tiles_n};")
             b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
             b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
-        elif self.mode == "grid":  # "ranges": from each work item (item_loop)
+        elif self.prog.tiles == "grid":  # "items": from each work item (ptx_streamk)
             b.emit(f"mov.u32 {self.block_m}, %ctaid.y;")
             b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
             b.emit(f"mov.u32 {self.block_n}, %ctaid.x;")
@@ -355,7 +346,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         for row in r.acc:
             for a in row:
                 self.f32(a)
-        if self.mode != "ranges":
+        if self.prog.tiles != "items":  # zeroed per item
             self.zero_accumulators()
         for bufs in (r.frag_a, r.frag_b):
             for buf in bufs:
@@ -375,8 +366,8 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
             self.smem_setup()
-            if self.mode == "ranges":
-                self.item_loop()
+            if self.prog.tiles == "items":
+                self.render(self.prog.main)
                 return
             self.k_tiles = self.named("k_tiles")
             kt1 = b.op("add.s32", self.p["K"], cfg.bk - 1)
@@ -386,7 +377,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             self.k_loop()
         b.memo = None
         b.comment("epilogue: C = alpha * acc + beta * C")
-        self.epilogue()
+        self.epilogue(self.prog.epilogue)
         b.emit("ret;")
 
     def zero_accumulators(self) -> None:
@@ -491,26 +482,21 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
 
 def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSource]:
     """(module header lines, KernelSource whose text is the module's entries without the
-    header).  Stream-K (codegen/streamk.py): two entries - the whole tiles (the one-pass
-    kernel, tile = block index) and the K ranges of the last wave's tiles."""
-    k = _Kernel(cfg, arch)
-    if not cfg.stream_k:
-        header = k.module_header()
-        return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
-                                    geometry=geometry(cfg), params=k.param_list,
-                                    trans_a=cfg.trans_a, trans_b=cfg.trans_b)
-    name = k.name
-    whole = k.as_mode("linear", name)
-    header = whole.module_header()
-    whole_text = "\n".join(whole.entry()) + "\n"
-    ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
-    ranges_text = "\n".join(ranges.entry()) + "\n"
-    geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
-    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo,
-                              params=ranges.param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
-    return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
-                                geometry=geo, params=whole.param_list, ranges=ranges_src,
-                                trans_a=cfg.trans_a, trans_b=cfg.trans_b)
+    header): the program's entries (program.entry_programs), stream-K's "ranges" among them."""
+    name = kernel_name_ptx(cfg)
+    kernels = [(role, _Kernel(prog, arch, name if role == "main" else f"{name}_{role}"))
+               for role, prog in entry_programs(cfg)]
+    header = kernels[0][1].module_header()
+    texts = ["\n".join(k.entry()) + "\n" for _, k in kernels]
+    geo = geometry(cfg)
+    if cfg.stream_k:
+        geo = dataclasses.replace(geo, stream_k=True, tile_k=cfg.bk)
+    others = [(role, KernelSource(name=k.name, language="ptx", text=t, geometry=geo, params=k.param_list,
+                                  trans_a=cfg.trans_a, trans_b=cfg.trans_b))
+              for (role, k), t in zip(kernels[1:], texts[1:])]
+    return header, KernelSource(name=name, language="ptx", text="\n".join(texts), geometry=geo,
+                                params=kernels[0][1].param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b,
+                                **dict(others))
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:

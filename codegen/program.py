@@ -25,8 +25,8 @@ from . import mapping as mp
 from . import splitk
 from .config import SgemmConfig
 from .expr import IntLike
-from .kernel import LaunchGeometry
-from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars
+from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, STREAMK_PARAMS, LaunchGeometry, with_batch
+from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 
 Offset = Callable[[ThreadVars], IntLike]
 
@@ -190,7 +190,25 @@ class Epilogue:
     rows: Tuple[StoreRow, ...]
 
 
+@dataclass(frozen=True)
+class WorkItems:
+    """Stream-K's work-list kernel (codegen/streamk.py): for each of the block's items (tile,
+    k-tile range, slot, first, count) the accumulators zeroed, the tile's copies set up and
+    `steps` (the k-loop) run over the item's K range.  Then a later piece of a split tile
+    (slot >= 0) stores its accumulators to partial slot `slot` and raises the slot's flag; the
+    tile's first piece (count > 0) waits for the flags of slots first .. first+count-1, adds
+    them in K order (deterministic) and stores `epilogue`; a whole tile stores `epilogue`."""
+    steps: tuple
+    epilogue: Epilogue
+
+
 # ---- the program ----------------------------------------------------------------------
+# How a block finds its output tile (KernelProgram.tiles): "grid", tile (blockIdx.y,
+# blockIdx.x), split-K's split blockIdx.z; "whole_tiles", block b is tile b (tile_n fastest):
+# stream-K's whole tiles; "items", from each item of the block's work list (WorkItems).
+TILES = ("grid", "whole_tiles", "items")
+
+
 @dataclass(frozen=True)
 class FragBase:
     """Per-thread fragment base offset of an operand: A at (row0, k=0), B at (k=0, col0)."""
@@ -201,6 +219,11 @@ class FragBase:
 @dataclass(frozen=True)
 class KernelProgram:
     plan: SgemmPlan
+    tiles: str  # TILES
+    # the K the k-loop runs over: "all" (0 .. K), "split" (split-K: blockIdx.z's range,
+    # splitk.k_begin, K rebound to its length), "item" (stream-K: each work item's range)
+    k_range: str
+    params: Tuple[Tuple[str, str], ...]  # the kernel's parameters, in order (codegen/kernel.py)
     # "-0" with the SASS pass: ptxas zeroes +0.0 accumulators two at a time (CS2R), which
     # pins them into pairs (config.py, sass_pass); "0" otherwise.
     acc_init: str
@@ -363,10 +386,31 @@ def epilogue(plan: SgemmPlan, target: str) -> Epilogue:
     return Epilogue(target, vector, rows)
 
 
-def kernel_program(plan: SgemmPlan) -> KernelProgram:
+def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
+    """The program of one kernel of the plan: the one-pass or split-K kernel ("grid"), or
+    one of stream-K's two ("whole_tiles", "items")."""
     cfg = plan.cfg
-    return KernelProgram(plan=plan, acc_init="-0" if cfg.sass_pass else "0", frag_bases=frag_bases(cfg),
-                         load_guard=load_guard(cfg), main=main_loop(plan), epilogue=epilogue(plan, "workspace" if cfg.split_k > 1 else "C"))
+    if tiles not in TILES:
+        raise ValueError(f"tiles={tiles!r}: one of {TILES}")
+    split = cfg.split_k > 1
+    params = SPLITK_PARAMS if split else with_batch(STREAMK_PARAMS if tiles == "items" else SGEMM_PARAMS,
+                                                    cfg.batched)
+    loop, out = main_loop(plan), epilogue(plan, "workspace" if split else "C")
+    k_range = "split" if split else "item" if tiles == "items" else "all"
+    return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range, acc_init="-0" if cfg.sass_pass else "0",
+                         frag_bases=frag_bases(cfg), load_guard=load_guard(cfg),
+                         main=(WorkItems(loop, out),) if tiles == "items" else loop, epilogue=out)
+
+
+def entry_programs(cfg: SgemmConfig) -> Tuple[Tuple[str, KernelProgram], ...]:
+    """The SGEMM kernels of one config's module by role, in text order: "main"; with stream-K
+    the whole tiles as "main" and the work list's K ranges as "ranges".  (Split-K's "reduce"
+    is splitk.emit_reduce's own kernel; the edge split's "edge" is the entries of
+    edges.edge_config(cfg).)"""
+    plan = make_plan(cfg)
+    if cfg.stream_k:
+        return ("main", kernel_program(plan, "whole_tiles")), ("ranges", kernel_program(plan, "items"))
+    return (("main", kernel_program(plan)),)
 
 
 def walk(steps):

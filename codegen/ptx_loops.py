@@ -135,11 +135,11 @@ class LoopsMixin:
         b.emit(f"@{more} bra.uni {top};")
 
     # -- epilogue
-    def epilogue(self) -> None:
+    def epilogue(self, e: pg.Epilogue) -> None:
         """The program's epilogue (target C): per row, the row's skip when outside M; per
         group, the float4 where inside N and C's rows aligned, else each float (< N); C read
         only when beta != 0."""
-        b, e = self.b, self.prog.epilogue
+        b = self.b
         assert e.target == "C", "the PTX backend stores to C only (split-K is refused in emit.py)"
         step = 4 if e.vector else 1
         alpha, beta = self.p["alpha"], self.p["beta"]
