@@ -282,7 +282,7 @@ BATCH_PROLOGUE = [
 
 def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     """The kernel of `cfg`; with split_k > 1 the split-K partial kernel, its text
-    followed by the reduce kernel's (one module), which KernelSource.reduce also
+    followed by the reduce kernel's (one module), which the module's "reduce" entry also
     holds with its own parameters and launch geometry (codegen/splitk.py)."""
     require_sgemm_config(cfg, "emit_sgemm_cuda")
     plan = make_plan(cfg)
@@ -323,7 +323,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     reduce = splitk.emit_reduce(cfg.split_k)
     geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=params, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
+                        params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 
 _VEC_OK = ["// float4 global accesses need 16-byte aligned rows",

@@ -476,7 +476,7 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
         if ".extern .shared .align 16 .b8 smem[];" not in header:
             text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
         text += "\n" + edge.text
-        src = dataclasses.replace(src, edge=edge)
+        src = dataclasses.replace(src, entries=src.entries + (("edge", edge),))
     return dataclasses.replace(src, text=text)
 
 
@@ -495,8 +495,8 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
                                   trans_a=cfg.trans_a, trans_b=cfg.trans_b))
               for (role, k), t in zip(kernels[1:], texts[1:])]
     return header, KernelSource(name=name, language="ptx", text="\n".join(texts), geometry=geo,
-                                params=kernels[0][1].param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b,
-                                **dict(others))
+                                params=kernels[0][1].param_list, entries=tuple(others),
+                                trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 
 def ffma_sequence(text: str) -> List[Tuple[str, str, str, str]]:
