@@ -161,6 +161,14 @@ class KernelSource:
         """The module's entry of `role` (ENTRY_ROLES), None where it has none."""
         return dict(self.entries).get(role)
 
+    def kernels(self, prefix: str = "") -> Tuple[Tuple[str, "KernelSource"], ...]:
+        """Every kernel of the module by role path, in text order: ("main", self), then each
+        entry and the entries of those ("edge/ranges": an edge split's work-list kernel)."""
+        out: Tuple[Tuple[str, "KernelSource"], ...] = ((prefix or "main", self),)
+        for role, src in self.entries:
+            out += src.kernels(f"{prefix}/{role}" if prefix else role)
+        return out
+
     @property
     def reduce(self) -> Optional["KernelSource"]:
         return self.entry("reduce")
