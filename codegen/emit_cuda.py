@@ -126,8 +126,8 @@ def _relative(ref: pg.SmemRef, bases) -> str:
     return f"cur[{c_expr(ref.offset(TV))}]"
 
 
-def _load_shared(load: pg.FragLoad, bases) -> str:
-    at, access = _relative(load.at, bases), load.access
+def _load_shared(access: SmemAccess, ref: pg.SmemRef, bases) -> str:
+    at = _relative(ref, bases)
     if access.width == 1:
         return f"{access.regs[0]} = {at};"
     unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(access.regs))
@@ -174,14 +174,12 @@ class _Renderer:
         return [f"// {s.text}"]
 
     def _LoadFrags(self, s: pg.LoadFrags):
-        return [_load_shared(ld, self.prog.frag_bases) for ld in s.loads]
+        return [_load_shared(access, ref, self.prog.frag_bases) for access, ref in s.loads]
 
     def _Ffmas(self, s: pg.Ffmas):
-        return [f"{c} = fmaf({a}, {b}, {c});" for c, a, b in s.ops]
-
-    def _SmemFfmas(self, s: pg.SmemFfmas):
-        bases = self.prog.frag_bases
-        return [f"{c} = fmaf({_relative(a, bases)}, {_relative(b, bases)}, {c});" for c, a, b in s.ops]
+        def spell(x):  # a fragment register, or a float of shared memory
+            return x if isinstance(x, str) else _relative(x, self.prog.frag_bases)
+        return [f"{c} = fmaf({spell(a)}, {spell(b)}, {c});" for c, a, b in s.ops]
 
     def _LoadTile(self, s: pg.LoadTile):
         cfg = self.cfg

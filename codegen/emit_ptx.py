@@ -42,7 +42,7 @@ or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctai
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
 prefetch within and across k-tiles (program.ktile_schedule).  frag_regs=False (FFMAs on
-shared-memory operands, SmemFfmas) is refused (ConfigError).
+shared-memory operands: Ffmas with SmemRef operands) is refused (ConfigError).
 """
 from __future__ import annotations
 
@@ -317,15 +317,14 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         return out
 
     def slice_loads(self, loads, ptrs: Dict[str, str]) -> None:
-        """The program's fragment loads (FragLoad): base register + immediate where its
+        """The program's fragment loads (LoadFrags): base register + immediate where the
         offset is a constant distance from the fragment base, else the full offset."""
         b = self.b
-        for load in loads:
-            access = load.access
+        for access, ref in loads:
             base, base_imm = self.frag_base[access.operand]
             regs = [_r(x) for x in access.regs]
-            if load.at.delta is not None:
-                at = _addr(ptrs[access.operand], base_imm + 4 * load.at.delta)
+            if ref.delta is not None:
+                at = _addr(ptrs[access.operand], base_imm + 4 * ref.delta)
             else:  # not a constant distance from the fragment base: the full offset
                 reg, c = _split(access.offset(self.tv))
                 stage = b.op("sub.s32", ptrs[access.operand], self.frag_base[access.operand][0])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from . import mapping as mp
 from . import splitk
@@ -49,33 +49,20 @@ class SmemRef:
 
 
 @dataclass(frozen=True)
-class FragLoad:
-    """One shared -> register fragment load of the plan (plan.a/b_frag_loads)."""
-    access: SmemAccess
-    at: SmemRef
-
-
-@dataclass(frozen=True)
 class LoadFrags:
-    """The fragment loads of k-slice kk."""
+    """The shared -> register fragment loads of k-slice kk (plan.a/b_frag_loads[kk]), each
+    with where it reads (the access's offset, and its distance from the fragment base)."""
     kk: int
-    loads: Tuple[FragLoad, ...]
+    loads: Tuple[Tuple[SmemAccess, SmemRef], ...]
 
 
 @dataclass(frozen=True)
 class Ffmas:
-    """One k-slice's FFMAs from fragment buffer `buffer`: (accumulator, A, B) registers in
-    issue order (plan.regs.ffma_order)."""
-    buffer: int
-    ops: Tuple[Tuple[str, str, str], ...]
-
-
-@dataclass(frozen=True)
-class SmemFfmas:
-    """frag_regs=False (the seed's tile2d): one k-slice's FFMAs naming their operands in
-    shared memory, (accumulator, A, B) in issue order."""
-    kk: int
-    ops: Tuple[Tuple[str, SmemRef, SmemRef], ...]
+    """One k-slice's FFMAs in issue order (plan.regs.ffma_order): (accumulator, A, B), the
+    operands registers of fragment buffer `buffer`, or with frag_regs=False (the seed's
+    tile2d: buffer None) floats of shared memory (SmemRef) that the FFMA names itself."""
+    buffer: Optional[int]
+    ops: Tuple[Tuple[str, Union[str, SmemRef], Union[str, SmemRef]], ...]
 
 
 @dataclass(frozen=True)
@@ -122,15 +109,17 @@ class DirectLoad:
 
 # ---- containers -----------------------------------------------------------------------
 @dataclass(frozen=True)
-class Scope:
+class Block:
+    """Steps in order; the containers below that hold nothing else are Blocks."""
+    steps: tuple
+
+
+class Scope(Block):
     """Steps whose names stay local (the CUDA C renderer's braces)."""
-    steps: tuple
 
 
-@dataclass(frozen=True)
-class IfNext:
+class IfNext(Block):
     """Steps that run only when tile kt + 1 exists (stage 2)."""
-    steps: tuple
 
 
 @dataclass(frozen=True)
@@ -148,17 +137,13 @@ class TileLoop:
     steps: tuple
 
 
-@dataclass(frozen=True)
-class Pipeline:
+class Pipeline(Block):
     """Two shared stages: tile kt+1 travels global -> registers while tile kt is computed,
     then lands in the other stage; one barrier per k-tile."""
-    steps: tuple
 
 
-@dataclass(frozen=True)
-class KLoop:
+class KLoop(Block):
     """stages=0: for k in 0 .. K-1, operands straight from global memory."""
-    steps: tuple
 
 
 # ---- the epilogue ---------------------------------------------------------------------
@@ -282,19 +267,19 @@ def _ffmas(plan: SgemmPlan, buf: int) -> Ffmas:
     return Ffmas(buf, tuple((r.acc[i][j], r.frag_a[buf][i], r.frag_b[buf][j]) for i, j in r.ffma_order))
 
 
-def _smem_ffmas(plan: SgemmPlan, refs: _Refs, kk: int) -> SmemFfmas:
+def _smem_ffmas(plan: SgemmPlan, refs: _Refs, kk: int) -> Ffmas:
     cfg, r = plan.cfg, plan.regs
     ops = []
     for i, j in r.ffma_order:
         a = refs.ref("A", lambda tv, i=i: mp.as_index(cfg, mp.tile_row(cfg, tv.row0, i), kk))
         b = refs.ref("B", lambda tv, j=j: mp.bs_index(cfg, kk, mp.tile_col(cfg, tv.col0, j)))
         ops.append((r.acc[i][j], a, b))
-    return SmemFfmas(kk, tuple(ops))
+    return Ffmas(None, tuple(ops))
 
 
 def _loads(plan: SgemmPlan, refs: _Refs, kk: int) -> LoadFrags:
     accesses = plan.a_frag_loads[kk] + plan.b_frag_loads[kk]
-    return LoadFrags(kk, tuple(FragLoad(a, refs.ref(a.operand, a.offset)) for a in accesses))
+    return LoadFrags(kk, tuple((a, refs.ref(a.operand, a.offset)) for a in accesses))
 
 
 def ktile_schedule(plan: SgemmPlan, refs: Optional[_Refs] = None):
