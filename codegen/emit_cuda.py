@@ -45,42 +45,43 @@ def _element(copy: GlobalCopy):
     return (mp.a_element, "lda", "A") if copy.operand == "A" else (mp.b_element, "ldb", "B")
 
 
-def _copy_global(cfg: SgemmConfig, copy: GlobalCopy, r: int, k0: str):
-    """(m, k) of A's (or (k, n) of B's) copy r in the whole matrix at k-tile start `k0`."""
-    _, row_n, col_n = _copy_names(copy, r)
-    if copy.operand == "A":
-        return Sym("block_m") + Sym(row_n), (Sym(k0) + Sym(col_n) if k0 else Sym(col_n))
-    return (Sym(k0) + Sym(row_n) if k0 else Sym(row_n)), Sym("block_n") + Sym(col_n)
+def _copy_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, k0: str):
+    """(m, k) of A's (or (k, n) of B's) copy r in the whole matrix at k-tile start `k0` (""
+    for k = 0): each dimension's origin (program.TileDim) + the copy's tile coordinate."""
+    out = []
+    for dim, name in zip(prog.dims[copy.operand], _copy_names(copy, r)[1:]):
+        origin = k0 if dim.origin == "k0" else dim.origin
+        out.append(Sym(origin) + Sym(name) if origin else Sym(name))
+    return tuple(out)
 
 
-def _copy_setup(cfg: SgemmConfig, copies, split: bool = False) -> List[str]:
+def _copy_setup(prog: pg.KernelProgram, copies, split: bool = False) -> List[str]:
     """Before the k-loop: each copy's tile coordinates and source pointer at k = 0.
     Per k-tile the pointer only advances (by BK along K: floats or rows, as the
     operand's layout has it), so the loop carries no 64-bit index arithmetic.  Split-K:
     k = 0 is the split's k_begin, folded in here (a shifted base pointer would stay live
     in registers)."""
-    lines = []
+    cfg, lines = prog.cfg, []
     for r, copy in enumerate(copies):
         src, row_n, col_n = _copy_names(copy, r)
         row, col = (c_expr(x) for x in copy.coords(TV))
         element, ld, ptr = _element(copy)
-        base = _global_at(ptr, *element(cfg, *_copy_global(cfg, copy, r, "k_begin" if split else "")), ld)
+        base = _global_at(ptr, *element(cfg, *_copy_global(prog, copy, r, "k_begin" if split else "")), ld)
         lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
                   f"const float* const {src} = {base};"]
     return lines
 
 
-def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int, tile_guard: bool) -> List[str]:
+def _load_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, tile_guard: bool) -> List[str]:
     """Global -> staging registers for one vector of a tile, bounds-checked (the program's
     OperandLoads guard): "tile", the float4 in an interior tile or where the whole vector
     is inside and aligned, else each float; "element", each float.  The vector runs along
     the operand's unit stride (mapping.a/b_element's offset)."""
-    src, row_n, col_n = _copy_names(copy, r)
+    cfg, src = prog.cfg, _copy_names(copy, r)[0]
     element, ld, _ = _element(copy)
     ok = f"{copy.operand.lower()}_vec_ok"
-    gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(cfg, copy, r, "k0")))
-    rlim, clim = (c_expr(x) for x in (element(cfg, Sym("M"), Sym("K")) if copy.operand == "A"
-                                      else element(cfg, Sym("K"), Sym("N"))))
+    gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(prog, copy, r, "k0")))
+    rlim, clim = (c_expr(x) for x in element(cfg, *(Sym(d.bound) for d in prog.dims[copy.operand])))
     k_line, k_off = element(cfg, Sym("k0"), 0) if copy.operand == "B" else element(cfg, 0, Sym("k0"))
     at = _global_at(src, k_line, k_off, ld)
     lines = [f"{{  // {copy.operand} copy {r}",
@@ -103,11 +104,11 @@ def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int, tile_guard: bool) -
     return lines
 
 
-def _tile_flags(cfg: SgemmConfig) -> List[str]:
+def _tile_flags(loads) -> List[str]:
     """Block-uniform tests, once per k-tile: is the whole A (B) tile inside the
     matrix with 16-byte aligned rows?  Then every vector load of it is safe."""
-    return [f"const bool a_tile_full = a_vec_ok && block_m + {cfg.bm} <= M && k0 + {cfg.bk} <= K;",
-            f"const bool b_tile_full = b_vec_ok && k0 + {cfg.bk} <= K && block_n + {cfg.bn} <= N;"]
+    return [f"const bool {o.operand.lower()}_tile_full = {o.operand.lower()}_vec_ok && "
+            + " && ".join(f"{d.origin} + {d.extent} <= {d.bound}" for d in o.dims) + ";" for o in loads]
 
 
 def _store_shared(access: SmemAccess, buf: str) -> str:
@@ -184,11 +185,10 @@ class _Renderer:
     def _LoadTile(self, s: pg.LoadTile):
         cfg = self.cfg
         out = [f"const int k0 = {_K0[s.tile].format(bk=cfg.bk)};"]
-        if any(o.guard == "tile" for o in s.operands):
-            out += _tile_flags(cfg)
+        out += _tile_flags([o for o in s.operands if o.guard == "tile"])
         for o in s.operands:
             for r, c in enumerate(o.copies):
-                out += _load_global(cfg, c, r, o.guard == "tile")
+                out += _load_global(self.prog, c, r, o.guard == "tile")
         return out
 
     def _StoreTile(self, s: pg.StoreTile):
@@ -309,7 +309,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
         vec_ok=_VEC_OK if prog.load_guard == "tile" else [],
-        copy_setup=_copy_setup(cfg, plan.a_copies, split) + _copy_setup(cfg, plan.b_copies, split),
+        copy_setup=_copy_setup(prog, plan.a_copies, split) + _copy_setup(prog, plan.b_copies, split),
         c_vec_ok=_C_VEC_OK if prog.load_guard == "tile" and prog.epilogue.target == "C" else [],
         main=out.lines(prog.main),
         epilogue=out.epilogue(),

@@ -226,16 +226,18 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 row, col = self._reg(row), self._reg(col)
                 p = copy.operand.lower()
                 b.comment(f"{copy.operand} copy {r}: tile ({srow}, {scol})")
-                if copy.operand == "A":  # (m, k) = (block_m + tile row, tile col)
-                    grow = self.named(f"a_grow{r}")
-                    b.emit(f"add.s32 {grow}, {self.block_m}, {row};", "block_m + tile row")
-                    gcol = self.named(f"a_col{r}")
-                    b.emit(f"mov.b32 {gcol}, {col};")
-                else:  # (k, n) = (tile row, block_n + tile col)
-                    grow = self.named(f"b_row{r}")
-                    b.emit(f"mov.b32 {grow}, {row};")
-                    gcol = self.named(f"b_gcol{r}")
-                    b.emit(f"add.s32 {gcol}, {self.block_n}, {col};", "block_n + tile col")
+                # (m, k) of A, (k, n) of B at k = 0: the block's origin + the tile coordinate in
+                # the block's dimension, the tile coordinate alone along K (program.TileDim)
+                at = []
+                for dim, x, what in zip(self.prog.dims[copy.operand], (row, col), ("row", "col")):
+                    if dim.origin == "k0":
+                        reg = self.named(f"{p}_{what}{r}")
+                        b.emit(f"mov.b32 {reg}, {x};")
+                    else:
+                        reg = self.named(f"{p}_g{what}{r}")
+                        b.emit(f"add.s32 {reg}, {getattr(self, dim.origin)}, {x};", f"{dim.origin} + tile {what}")
+                    at.append(reg)
+                grow, gcol = at
                 # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
                 line, off = self.element(copy.operand, grow, gcol)
                 src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
@@ -270,7 +272,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         "tile", the unchecked float4 loads when the whole tile of the operand is inside the
         matrix with aligned rows (block-uniform), else each vector, then each float (or the
         split paths, ptx_edges.py); "element", each float."""
-        b, cfg = self.b, self.cfg
+        b = self.b
         a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
         for loads, koff in zip(operands, (a_koff, b_koff)):
             operand = loads.operand
@@ -283,8 +285,9 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
             edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
-            kend = b.op("add.s32", k0, cfg.bk)
-            full = self.setp("le", kend, self.p["K"], self.tile_ok[operand])
+            kdim = next(d for d in loads.dims if d.origin == "k0")
+            kend = b.op("add.s32", k0, kdim.extent)
+            full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
             b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
             for (copy, r, *_), ptr in zip(copies, ptrs):
                 b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];",
@@ -388,13 +391,13 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        cfg, b = self.cfg, self.b
+        b = self.b
         self.tile_ok = {}
-        if self.prog.load_guard == "tile":
-            m_end = b.op("add.s32", self.block_m, cfg.bm)
-            n_end = b.op("add.s32", self.block_n, cfg.bn)
-            self.tile_ok["A"] = self.setp("le", m_end, self.p["M"], self.vec_ok_pred["A"])
-            self.tile_ok["B"] = self.setp("le", n_end, self.p["N"], self.vec_ok_pred["B"])
+        if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
+            ends = {op: (d, b.op("add.s32", getattr(self, d.origin), d.extent))
+                    for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
+            for op, (d, end) in ends.items():
+                self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
         self.copy_setup()
 
     def k_loop(self) -> None:

@@ -66,6 +66,23 @@ class Ffmas:
 
 
 @dataclass(frozen=True)
+class TileDim:
+    """One dimension of an operand's tile, in op(A)'s (m, k) or op(B)'s (k, n) order: it
+    starts at `origin` ("block_m" / "block_n", the block's output tile; "k0", the k-tile's
+    first k), spans `extent` and is guarded against `bound` ("M", "N", "K").  A copy's
+    element is origin + its tile coordinate; an interior tile has origin + extent <= bound
+    in both dimensions."""
+    origin: str
+    extent: int
+    bound: str
+
+
+def tile_dims(cfg: SgemmConfig, operand: str) -> Tuple[TileDim, TileDim]:
+    k = TileDim("k0", cfg.bk, "K")
+    return (TileDim("block_m", cfg.bm, "M"), k) if operand == "A" else (k, TileDim("block_n", cfg.bn, "N"))
+
+
+@dataclass(frozen=True)
 class OperandLoads:
     """Global -> staging registers of one operand's copies for one k-tile.  guard "tile": an
     interior tile (the whole operand tile inside the matrix, rows 16-byte aligned: a
@@ -74,6 +91,7 @@ class OperandLoads:
     split_paths (config.edge_vector_path, PTX): an edge tile whose vectors are wholly inside or
     outside takes a path of its own (ptx_edges.py); the values loaded are the same."""
     operand: str
+    dims: Tuple[TileDim, TileDim]
     copies: Tuple[GlobalCopy, ...]
     guard: str
     split_paths: bool
@@ -216,6 +234,7 @@ class KernelProgram:
     # the guard of every tile load (OperandLoads): "tile" (vec 4) or "element"; with "tile"
     # the operands' alignment is tested once, the tile's extent per block and k-tile
     load_guard: str
+    dims: Dict[str, Tuple[TileDim, TileDim]]  # each operand's tile (tile_dims)
     main: tuple  # the k-loop (main_loop)
     epilogue: Epilogue
 
@@ -327,7 +346,7 @@ def load_guard(cfg: SgemmConfig) -> str:
 def _load_tile(plan: SgemmPlan, tile: str) -> LoadTile:
     cfg = plan.cfg
     guard = load_guard(cfg)
-    return LoadTile(tile, tuple(OperandLoads(op, copies, guard, cfg.edge_vector_path)
+    return LoadTile(tile, tuple(OperandLoads(op, tile_dims(cfg, op), copies, guard, cfg.edge_vector_path)
                                 for op, copies in (("A", plan.a_copies), ("B", plan.b_copies))))
 
 
@@ -384,6 +403,7 @@ def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
     k_range = "split" if split else "item" if tiles == "items" else "all"
     return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range, acc_init="-0" if cfg.sass_pass else "0",
                          frag_bases=frag_bases(cfg), load_guard=load_guard(cfg),
+                         dims={op: tile_dims(cfg, op) for op in ("A", "B")},
                          main=(WorkItems(loop, out),) if tiles == "items" else loop, epilogue=out)
 
 
