@@ -143,13 +143,12 @@ def _frag_pointers(prog: pg.KernelProgram, buf: str) -> List[str]:
 def _naive_load(cfg: SgemmConfig, load: pg.DirectLoad, split: bool) -> str:
     """stages=0: a fragment straight from global memory at k (split-K: k counts from the
     split's k_begin)."""
-    kk = "(k_begin + k)" if split else "k"
-    idx = load.index(TV)
-    if load.operand == "A":
-        at = _global_at("", *mp.a_element(cfg, Sym("block_m") + idx, Sym(kk)), "lda")
-        return f"{load.reg} = (block_m + {c_expr(idx)} < M) ? A[{at[3:]}] : 0.f;"
-    at = _global_at("", *mp.b_element(cfg, Sym(kk), Sym("block_n") + idx), "ldb")
-    return f"{load.reg} = (block_n + {c_expr(idx)} < N) ? B[{at[3:]}] : 0.f;"
+    kk = Sym("(k_begin + k)" if split else "k")
+    idx, dim = load.index(TV), load.block_dim
+    coords = [kk if d.origin == "k0" else Sym(d.origin) + idx for d in load.dims]
+    element, ld, ptr = (mp.a_element, "lda", "A") if load.operand == "A" else (mp.b_element, "ldb", "B")
+    at = _global_at("", *element(cfg, *coords), ld)
+    return f"{load.reg} = ({dim.origin} + {c_expr(idx)} < {dim.bound}) ? {ptr}[{at[3:]}] : 0.f;"
 
 
 # ---- the program's steps as statements -------------------------------------------------
@@ -254,7 +253,8 @@ class _Renderer:
                     continue
                 lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
                 if partial:
-                    lines.append(f"        *reinterpret_cast<float4*>(crow + {col}) = make_float4({', '.join(g.accs)});")
+                    accs = ", ".join(g.accs)
+                    lines.append(f"        *reinterpret_cast<float4*>(crow + {col}) = make_float4({accs});")
                 else:
                     lines.append(f"        float4* dst = reinterpret_cast<float4*>(crow + {col});")
                     lines.append("        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);")

@@ -119,10 +119,16 @@ class Barrier:
 @dataclass(frozen=True)
 class DirectLoad:
     """stages=0: fragment register `reg` straight from global memory at k, zero outside the
-    matrix: A's row `index` (guarded < M) or B's column `index` (guarded < N)."""
+    matrix: the element of op(A) (m, k) or op(B) (k, n) whose block dimension (the TileDim of
+    `dims` not along K) is its origin + `index` (A's row, B's column), guarded < its bound."""
     operand: str
+    dims: Tuple["TileDim", "TileDim"]
     reg: str
     index: Offset
+
+    @property
+    def block_dim(self) -> "TileDim":
+        return next(d for d in self.dims if d.origin != "k0")
 
 
 # ---- containers -----------------------------------------------------------------------
@@ -358,9 +364,10 @@ def main_loop(plan: SgemmPlan) -> tuple:
     """The k-loop of the config's stages (0, 1 or 2)."""
     cfg, r = plan.cfg, plan.regs
     if cfg.stages == 0:
-        a = tuple(DirectLoad("A", r.frag_a[0][i], lambda tv, i=i: mp.tile_row(cfg, tv.row0, i))
+        a_dims, b_dims = tile_dims(cfg, "A"), tile_dims(cfg, "B")
+        a = tuple(DirectLoad("A", a_dims, r.frag_a[0][i], lambda tv, i=i: mp.tile_row(cfg, tv.row0, i))
                   for i in range(cfg.tm))
-        b = tuple(DirectLoad("B", r.frag_b[0][j], lambda tv, j=j: mp.tile_col(cfg, tv.col0, j))
+        b = tuple(DirectLoad("B", b_dims, r.frag_b[0][j], lambda tv, j=j: mp.tile_col(cfg, tv.col0, j))
                   for j in range(cfg.tn))
         return (KLoop(a + b + (_ffmas(plan, 0),)),)
     preload, body, tail = ktile_schedule(plan)
@@ -401,7 +408,8 @@ def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
                                                     cfg.batched)
     loop, out = main_loop(plan), epilogue(plan, "workspace" if split else "C")
     k_range = "split" if split else "item" if tiles == "items" else "all"
-    return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range, acc_init="-0" if cfg.sass_pass else "0",
+    return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range,
+                         acc_init="-0" if cfg.sass_pass else "0",
                          frag_bases=frag_bases(cfg), load_guard=load_guard(cfg),
                          dims={op: tile_dims(cfg, op) for op in ("A", "B")},
                          main=(WorkItems(loop, out),) if tiles == "items" else loop, epilogue=out)

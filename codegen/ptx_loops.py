@@ -108,10 +108,9 @@ class LoopsMixin:
         ptrs = []
         count = {"A": 0, "B": 0}
         for d in direct:
-            base, bound, lim, ld = (("block_m", "M", "Ag", "lda") if d.operand == "A" else
-                                    ("block_n", "N", "Bg", "ldb"))
-            g = b.op("add.s32", getattr(self, base), self._reg(d.index(self.tv)))
-            ok = self.setp("lt", g, self.p[bound])
+            lim, ld = ("Ag", "lda") if d.operand == "A" else ("Bg", "ldb")
+            g = b.op("add.s32", getattr(self, d.block_dim.origin), self._reg(d.index(self.tv)))
+            ok = self.setp("lt", g, self.p[d.block_dim.bound])
             ptr = self.named(f"{d.operand.lower()}_ptr{count[d.operand]}", ".b64")
             count[d.operand] += 1
             at = self.wide_addr(self.p[lim], g) if line[d.operand] else self.wide_addr(self.p[lim], g, self.p[ld])
