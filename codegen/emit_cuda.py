@@ -40,9 +40,9 @@ def _global_at(ptr: str, line, off, ld: str) -> str:
     return head if isinstance(off, int) and off == 0 else f"{head} + {c_expr(off)}"
 
 
-def _element(copy: GlobalCopy):
+def _element(operand: str):
     """(mapping.a_element or b_element, its leading dimension, the operand's pointer)."""
-    return (mp.a_element, "lda", "A") if copy.operand == "A" else (mp.b_element, "ldb", "B")
+    return (mp.a_element, "lda", "A") if operand == "A" else (mp.b_element, "ldb", "B")
 
 
 def _copy_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, k0: str):
@@ -65,7 +65,7 @@ def _copy_setup(prog: pg.KernelProgram, copies, split: bool = False) -> List[str
     for r, copy in enumerate(copies):
         src, row_n, col_n = _copy_names(copy, r)
         row, col = (c_expr(x) for x in copy.coords(TV))
-        element, ld, ptr = _element(copy)
+        element, ld, ptr = _element(copy.operand)
         base = _global_at(ptr, *element(cfg, *_copy_global(prog, copy, r, "k_begin" if split else "")), ld)
         lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
                   f"const float* const {src} = {base};"]
@@ -78,7 +78,7 @@ def _load_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, tile_guard: b
     is inside and aligned, else each float; "element", each float.  The vector runs along
     the operand's unit stride (mapping.a/b_element's offset)."""
     cfg, src = prog.cfg, _copy_names(copy, r)[0]
-    element, ld, _ = _element(copy)
+    element, ld, _ = _element(copy.operand)
     ok = f"{copy.operand.lower()}_vec_ok"
     gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(prog, copy, r, "k0")))
     rlim, clim = (c_expr(x) for x in element(cfg, *(Sym(d.bound) for d in prog.dims[copy.operand])))
@@ -146,7 +146,7 @@ def _naive_load(cfg: SgemmConfig, load: pg.DirectLoad, split: bool) -> str:
     kk = Sym("(k_begin + k)" if split else "k")
     idx, dim = load.index(TV), load.block_dim
     coords = [kk if d.origin == "k0" else Sym(d.origin) + idx for d in load.dims]
-    element, ld, ptr = (mp.a_element, "lda", "A") if load.operand == "A" else (mp.b_element, "ldb", "B")
+    element, ld, ptr = _element(load.operand)
     at = _global_at("", *element(cfg, *coords), ld)
     return f"{load.reg} = ({dim.origin} + {c_expr(idx)} < {dim.bound}) ? {ptr}[{at[3:]}] : 0.f;"
 
