@@ -1,35 +1,28 @@
-"""CUDA C backend: lays a plan out as kernel text through templates/sgemm.cu.j2.
+"""CUDA C renderer: spells the kernel program (codegen/program.py) as CUDA C text, laid out by
+templates/sgemm.cu.j2.
 
-Every statement is decided here, from the plan and the index functions of
-mapping.py evaluated on symbols; the template only places the lines.
+The program decides every step (which copies happen when, the fragment loads, the FFMA walk,
+the epilogue and its guards); here each step becomes statements, with the addresses of
+mapping.py's index functions evaluated on symbols (expr.Sym) and printed as C.  The template
+only places the lines.
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from typing import List
 
 from . import mapping as mp
+from . import program as pg
 from .config import SgemmConfig
 from .expr import Sym, _wrap, c_expr
-from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, KernelSource, LaunchGeometry, with_batch
-from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan, require_sgemm_config
+from .kernel import KernelSource
+from .plan import GlobalCopy, SmemAccess, ThreadVars, make_plan, require_sgemm_config
+from .program import geometry, kernel_name  # noqa: F401  (the kernel's symbol and launch, for callers)
 from . import splitk
 from .templates import render
 
 TV = ThreadVars.symbolic()
 _XYZW = "xyzw"
-
-
-def kernel_name(cfg: SgemmConfig) -> str:
-    """A stable symbol derived from the config alone (same config, same name)."""
-    digest = hashlib.sha1(repr(sorted(cfg.to_dict().items())).encode()).hexdigest()[:10]
-    return f"regtile_sgemm_{cfg.bm}x{cfg.bn}x{cfg.bk}_{cfg.tm}x{cfg.tn}_{digest}"
-
-
-def geometry(cfg: SgemmConfig) -> LaunchGeometry:
-    return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
-                          dynamic_smem_bytes=cfg.smem_bytes, batched=cfg.batched)
 
 
 # ---- statements -------------------------------------------------------------------
@@ -47,47 +40,48 @@ def _global_at(ptr: str, line, off, ld: str) -> str:
     return head if isinstance(off, int) and off == 0 else f"{head} + {c_expr(off)}"
 
 
-def _element(copy: GlobalCopy):
+def _element(operand: str):
     """(mapping.a_element or b_element, its leading dimension, the operand's pointer)."""
-    return (mp.a_element, "lda", "A") if copy.operand == "A" else (mp.b_element, "ldb", "B")
+    return (mp.a_element, "lda", "A") if operand == "A" else (mp.b_element, "ldb", "B")
 
 
-def _copy_global(cfg: SgemmConfig, copy: GlobalCopy, r: int, k0: str):
-    """(m, k) of A's (or (k, n) of B's) copy r in the whole matrix at k-tile start `k0`."""
-    _, row_n, col_n = _copy_names(copy, r)
-    if copy.operand == "A":
-        return Sym("block_m") + Sym(row_n), (Sym(k0) + Sym(col_n) if k0 else Sym(col_n))
-    return (Sym(k0) + Sym(row_n) if k0 else Sym(row_n)), Sym("block_n") + Sym(col_n)
+def _copy_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, k0: str):
+    """(m, k) of A's (or (k, n) of B's) copy r in the whole matrix at k-tile start `k0` (""
+    for k = 0): each dimension's origin (program.TileDim) + the copy's tile coordinate."""
+    out = []
+    for dim, name in zip(prog.dims[copy.operand], _copy_names(copy, r)[1:]):
+        origin = k0 if dim.origin == "k0" else dim.origin
+        out.append(Sym(origin) + Sym(name) if origin else Sym(name))
+    return tuple(out)
 
 
-def _copy_setup(cfg: SgemmConfig, copies, split: bool = False) -> List[str]:
+def _copy_setup(prog: pg.KernelProgram, copies, split: bool = False) -> List[str]:
     """Before the k-loop: each copy's tile coordinates and source pointer at k = 0.
     Per k-tile the pointer only advances (by BK along K: floats or rows, as the
     operand's layout has it), so the loop carries no 64-bit index arithmetic.  Split-K:
     k = 0 is the split's k_begin, folded in here (a shifted base pointer would stay live
     in registers)."""
-    lines = []
+    cfg, lines = prog.cfg, []
     for r, copy in enumerate(copies):
         src, row_n, col_n = _copy_names(copy, r)
         row, col = (c_expr(x) for x in copy.coords(TV))
-        element, ld, ptr = _element(copy)
-        base = _global_at(ptr, *element(cfg, *_copy_global(cfg, copy, r, "k_begin" if split else "")), ld)
+        element, ld, ptr = _element(copy.operand)
+        base = _global_at(ptr, *element(cfg, *_copy_global(prog, copy, r, "k_begin" if split else "")), ld)
         lines += [f"const int {row_n} = {row}, {col_n} = {col};  // {copy.operand} tile coordinates of copy {r}",
                   f"const float* const {src} = {base};"]
     return lines
 
 
-def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int) -> List[str]:
-    """Global -> staging registers for one vector of a tile, bounds-checked.
-    A vector load is used only when the whole vector is inside the matrix and the
-    matrix rows are 16-byte aligned; otherwise each float is loaded on its own.
-    The vector runs along the operand's unit stride (mapping.a/b_element's offset)."""
-    src, row_n, col_n = _copy_names(copy, r)
-    element, ld, _ = _element(copy)
+def _load_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, tile_guard: bool) -> List[str]:
+    """Global -> staging registers for one vector of a tile, bounds-checked (the program's
+    OperandLoads guard): "tile", the float4 in an interior tile or where the whole vector
+    is inside and aligned, else each float; "element", each float.  The vector runs along
+    the operand's unit stride (mapping.a/b_element's offset)."""
+    cfg, src = prog.cfg, _copy_names(copy, r)[0]
+    element, ld, _ = _element(copy.operand)
     ok = f"{copy.operand.lower()}_vec_ok"
-    gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(cfg, copy, r, "k0")))
-    rlim, clim = (c_expr(x) for x in (element(cfg, Sym("M"), Sym("K")) if copy.operand == "A"
-                                      else element(cfg, Sym("K"), Sym("N"))))
+    gr, gc = (c_expr(x) for x in element(cfg, *_copy_global(prog, copy, r, "k0")))
+    rlim, clim = (c_expr(x) for x in element(cfg, *(Sym(d.bound) for d in prog.dims[copy.operand])))
     k_line, k_off = element(cfg, Sym("k0"), 0) if copy.operand == "B" else element(cfg, 0, Sym("k0"))
     at = _global_at(src, k_line, k_off, ld)
     lines = [f"{{  // {copy.operand} copy {r}",
@@ -95,7 +89,7 @@ def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int) -> List[str]:
     w = copy.width
     scalar = [f"{reg} = ({gr} < {rlim} && {gc} + {e} < {clim}) ? src[{e}] : 0.f;"
               for e, reg in enumerate(copy.regs)]
-    if w == 1:
+    if not tile_guard:
         lines += ["    " + s for s in scalar]
     else:
         # Interior tiles (a block-uniform test, made once per k-tile) take the
@@ -110,13 +104,11 @@ def _load_global(cfg: SgemmConfig, copy: GlobalCopy, r: int) -> List[str]:
     return lines
 
 
-def _tile_flags(cfg: SgemmConfig) -> List[str]:
+def _tile_flags(loads) -> List[str]:
     """Block-uniform tests, once per k-tile: is the whole A (B) tile inside the
     matrix with 16-byte aligned rows?  Then every vector load of it is safe."""
-    if cfg.vec == 1:
-        return []
-    return [f"const bool a_tile_full = a_vec_ok && block_m + {cfg.bm} <= M && k0 + {cfg.bk} <= K;",
-            f"const bool b_tile_full = b_vec_ok && k0 + {cfg.bk} <= K && block_n + {cfg.bn} <= N;"]
+    return [f"const bool {o.operand.lower()}_tile_full = {o.operand.lower()}_vec_ok && "
+            + " && ".join(f"{d.origin} + {d.extent} <= {d.bound}" for d in o.dims) + ";" for o in loads]
 
 
 def _store_shared(access: SmemAccess, buf: str) -> str:
@@ -127,202 +119,153 @@ def _store_shared(access: SmemAccess, buf: str) -> str:
             f"  // {access.what}")
 
 
-def _frag_bases(cfg: SgemmConfig):
-    """Per-thread fragment base offsets: A at (row0, k=0), B at (k=0, col0).  Every
-    fragment load of a k-tile is then base pointer + a constant, which ptxas folds
-    into the LDS's immediate offset."""
-    return {"A": ("a_frag", lambda tv: mp.as_index(cfg, tv.row0, 0)),
-            "B": ("b_frag", lambda tv: mp.bs_index(cfg, 0, tv.col0))}
+def _relative(ref: pg.SmemRef, bases) -> str:
+    """`a_frag[delta]` where the program found a constant distance from the fragment base,
+    else `cur[full expression]`."""
+    if ref.delta is not None:
+        return f"{bases[ref.operand].name}[{ref.delta}]"
+    return f"cur[{c_expr(ref.offset(TV))}]"
 
 
-def _relative(cfg: SgemmConfig, operand: str, offset) -> str:
-    """`ptr[delta]` for a shared-memory offset function, where delta is the same
-    for every thread (checked over the whole block), else `cur[full expression]`."""
-    name, base = _frag_bases(cfg)[operand]
-    deltas = set()
-    for tid in range(cfg.threads):
-        tv = ThreadVars.numeric(cfg, tid)
-        deltas.add(offset(tv) - base(tv))
-    if len(deltas) == 1:
-        return f"{name}[{deltas.pop()}]"
-    return f"cur[{c_expr(offset(TV))}]"
-
-
-def _load_shared(cfg: SgemmConfig, access: SmemAccess) -> str:
-    at = _relative(cfg, access.operand, access.offset)
+def _load_shared(access: SmemAccess, ref: pg.SmemRef, bases) -> str:
+    at = _relative(ref, bases)
     if access.width == 1:
         return f"{access.regs[0]} = {at};"
     unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(access.regs))
     return f"{{ const float4 v = *reinterpret_cast<const float4*>(&{at}); {unpack} }}"
 
 
-def _ffmas(plan: SgemmPlan, buf: int) -> List[str]:
-    r = plan.regs
-    return [f"{r.acc[i][j]} = fmaf({r.frag_a[buf][i]}, {r.frag_b[buf][j]}, {r.acc[i][j]});"
-            for i, j in r.ffma_order]
+def _frag_pointers(prog: pg.KernelProgram, buf: str) -> List[str]:
+    return [f"const float* const {base.name} = {buf} + {c_expr(base.offset(TV))};"
+            for base in prog.frag_bases.values()]
 
 
-def _ffmas_from_smem(plan: SgemmPlan, kk: int) -> List[str]:
-    """frag_regs=False (seed's tile2d): each FFMA names its operands in shared memory."""
-    cfg, r = plan.cfg, plan.regs
-    out = []
-    for i, j in r.ffma_order:
-        a = _relative(cfg, "A", lambda tv, i=i: mp.as_index(cfg, mp.tile_row(cfg, tv.row0, i), kk))
-        b = _relative(cfg, "B", lambda tv, j=j: mp.bs_index(cfg, kk, mp.tile_col(cfg, tv.col0, j)))
-        out.append(f"{r.acc[i][j]} = fmaf({a}, {b}, {r.acc[i][j]});")
-    return out
+def _naive_load(cfg: SgemmConfig, load: pg.DirectLoad, split: bool) -> str:
+    """stages=0: a fragment straight from global memory at k (split-K: k counts from the
+    split's k_begin)."""
+    kk = Sym("(k_begin + k)" if split else "k")
+    idx, dim = load.index(TV), load.block_dim
+    coords = [kk if d.origin == "k0" else Sym(d.origin) + idx for d in load.dims]
+    element, ld, ptr = _element(load.operand)
+    at = _global_at("", *element(cfg, *coords), ld)
+    return f"{load.reg} = ({dim.origin} + {c_expr(idx)} < {dim.bound}) ? {ptr}[{at[3:]}] : 0.f;"
 
 
-def crosses_tiles(cfg: SgemmConfig) -> bool:
-    """Register prefetch across k-tiles (seed 000): with two shared stages and an
-    even BK, slice 0 of tile kt+1 is loaded right after the barrier, into the
-    fragment buffer that slice BK-1 of tile kt does not use, so the FFMAs of that
-    last slice hide the load's latency instead of the next tile waiting for it."""
-    return cfg.stages == 2 and cfg.reg_prefetch and cfg.bk % 2 == 0
+# ---- the program's steps as statements -------------------------------------------------
+_K0 = {"first": "0", "this": "kt * {bk}", "next": "(kt + 1) * {bk}"}
+_STAGE = {"only": "smem", "first": "smem", "next": "smem + ((kt + 1) & 1) * {sf}"}
 
 
-def _frag_pointers(cfg: SgemmConfig, buf: str) -> List[str]:
-    return [f"const float* const {name} = {buf} + {c_expr(base(TV))};"
-            for name, base in _frag_bases(cfg).values()]
+class _Renderer:
+    def __init__(self, prog: pg.KernelProgram):
+        self.prog, self.cfg = prog, prog.cfg
+        self.split = prog.k_range == "split"
 
+    def lines(self, steps) -> List[str]:
+        out: List[str] = []
+        for step in steps:
+            out += getattr(self, "_" + type(step).__name__)(step)
+        return out
 
-def _slice_loads(plan: SgemmPlan, kk: int) -> List[str]:
-    cfg = plan.cfg
-    return [_load_shared(cfg, a) for a in plan.a_frag_loads[kk] + plan.b_frag_loads[kk]]
+    def _inner(self, steps) -> List[str]:
+        return ["    " + ln for ln in self.lines(steps)]
 
+    def _Comment(self, s: pg.Comment):
+        return [f"// {s.text}"]
 
-def ktile_schedule(cfg: SgemmConfig):
-    """(preload, body, tail): the BK k-slices of one tile with register fragments,
-    unrolled, as steps that each backend lays out as text: ("comment", text),
-    ("loads", kk) - the fragment loads of k-slice kk (plan.a/b_frag_loads[kk]) -
-    and ("ffmas", buf) - one k-slice's FFMAs from fragment buffer buf.
+    def _LoadFrags(self, s: pg.LoadFrags):
+        return [_load_shared(access, ref, self.prog.frag_bases) for access, ref in s.loads]
 
-    With register prefetch the loads of slice kk+1 go into the other fragment
-    buffer before the FFMAs of slice kk.  When the prefetch crosses tiles, slice 0
-    is loaded before the loop (preload) and after each barrier, and the FFMAs of
-    the last slice (tail) run after the barrier; otherwise preload and tail are
-    empty and the body loads slice 0 itself."""
-    nbuf = 2 if cfg.reg_prefetch else 1
-    cross = crosses_tiles(cfg)
-    body = []
-    if nbuf == 2 and not cross:
-        body += [("comment", "k-slice 0 fragments"), ("loads", 0)]
-    last = cfg.bk - 1
-    for kk in range(cfg.bk if not cross else last):
-        body.append(("comment", f"k-slice {kk}"))
-        if nbuf == 2:
-            if kk + 1 < cfg.bk:
-                body += [("comment", f"prefetch k-slice {kk + 1} fragments into buffer {(kk + 1) % 2}"),
-                         ("loads", kk + 1)]
-        else:
-            body.append(("loads", kk))
-        body.append(("ffmas", kk % nbuf))
-    if not cross:
-        return [], body, []
-    preload = [("comment", "k-slice 0 fragments of the next tile (buffer 0)"), ("loads", 0)]
-    tail = [("comment", f"k-slice {last} (buffer {last % 2}), after the barrier"), ("ffmas", last % 2)]
-    return preload, body, tail
+    def _Ffmas(self, s: pg.Ffmas):
+        def spell(x):  # a fragment register, or a float of shared memory
+            return x if isinstance(x, str) else _relative(x, self.prog.frag_bases)
+        return [f"{c} = fmaf({spell(a)}, {spell(b)}, {c});" for c, a, b in s.ops]
 
+    def _LoadTile(self, s: pg.LoadTile):
+        cfg = self.cfg
+        out = [f"const int k0 = {_K0[s.tile].format(bk=cfg.bk)};"]
+        out += _tile_flags([o for o in s.operands if o.guard == "tile"])
+        for o in s.operands:
+            for r, c in enumerate(o.copies):
+                out += _load_global(self.prog, c, r, o.guard == "tile")
+        return out
 
-def _render_steps(plan: SgemmPlan, steps) -> List[str]:
-    out: List[str] = []
-    for kind, arg in steps:
-        out += [f"// {arg}"] if kind == "comment" else \
-            _slice_loads(plan, arg) if kind == "loads" else _ffmas(plan, arg)
-    return out
+    def _StoreTile(self, s: pg.StoreTile):
+        head = f"float* const st = {_STAGE[s.stage].format(sf=self.cfg.smem_floats_per_stage)};"
+        return [head] + [_store_shared(a, "st") for c in s.copies for a in c.stores]
 
+    def _Barrier(self, s):
+        return ["__syncthreads();"]
 
-def _compute_ktile(plan: SgemmPlan):
-    """(preload, body, tail) of one k-tile as CUDA C lines (see ktile_schedule)."""
-    cfg = plan.cfg
-    body: List[str] = _frag_pointers(cfg, "cur")
-    if not cfg.frag_regs:
-        for kk in range(cfg.bk):
-            body.append(f"// k-slice {kk}")
-            body += _ffmas_from_smem(plan, kk)
-        return [], body, []
-    preload, main, tail = ktile_schedule(cfg)
-    return _render_steps(plan, preload), body + _render_steps(plan, main), _render_steps(plan, tail)
+    def _Scope(self, s: pg.Scope):
+        return ["{"] + self._inner(s.steps) + ["}"]
 
+    def _IfNext(self, s: pg.IfNext):
+        return ["if (has_next) {"] + self._inner(s.steps) + ["}"]
 
-def _naive_kstep(plan: SgemmPlan, split: bool = False) -> List[str]:
-    """stages=0: one k at a time, operands straight from global memory (split-K:
-    k counts from the split's k_begin)."""
-    cfg, r = plan.cfg, plan.regs
-    kk = "(k_begin + k)" if split else "k"
-    lines = []
-    for i in range(cfg.tm):
-        row = c_expr(mp.tile_row(cfg, TV.row0, i))
-        at = _global_at("", *mp.a_element(cfg, Sym("block_m") + mp.tile_row(cfg, TV.row0, i), Sym(kk)), "lda")
-        lines.append(f"{r.frag_a[0][i]} = (block_m + {row} < M) ? A[{at[3:]}] : 0.f;")
-    for j in range(cfg.tn):
-        col = c_expr(mp.tile_col(cfg, TV.col0, j))
-        at = _global_at("", *mp.b_element(cfg, Sym(kk), Sym("block_n") + mp.tile_col(cfg, TV.col0, j)), "ldb")
-        lines.append(f"{r.frag_b[0][j]} = (block_n + {col} < N) ? B[{at[3:]}] : 0.f;")
-    return lines + _ffmas(plan, 0)
+    def _Compute(self, s: pg.Compute):
+        sf = self.cfg.smem_floats_per_stage
+        decl, buf = {"only": ("const float* const cur = smem;", "cur"), "first": (None, "smem"),
+                     "this": (None, "cur"),
+                     "next": (f"const float* const nxt = smem + ((kt + 1) & 1) * {sf};", "nxt")}[s.stage]
+        return ([decl] if decl else []) + _frag_pointers(self.prog, buf) + self.lines(s.steps)
 
+    def _TileLoop(self, s: pg.TileLoop):
+        head = ["for (int kt = 0; kt < k_tiles; ++kt) {"]
+        if s.stages == 2:
+            head += [f"    const float* const cur = smem + (kt & 1) * {self.cfg.smem_floats_per_stage};",
+                     "    const bool has_next = kt + 1 < k_tiles;"]
+        return head + self._inner(s.steps) + ["}"]
 
-def _epilogue(plan: SgemmPlan, partial: bool = False) -> List[str]:
-    """C = alpha * acc + beta * C, bounds-checked; C is not read when beta == 0
-    (BLAS semantics: C may hold NaN then).  float4 stores where a 4-column piece
-    is inside the matrix and C's rows are 16-byte aligned.  partial (split-K): the
-    accumulators themselves, to this split's workspace tile (_partial_epilogue)."""
-    if partial:
-        return _partial_epilogue(plan)
-    cfg, r = plan.cfg, plan.regs
-    vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
-    step = 4 if vec_store else 1
-    lines = []
-    for i in range(cfg.tm):
-        row = c_expr(mp.tile_row(cfg, TV.row0, i))
-        lines.append(f"if (block_m + {row} < M) {{")
-        lines.append(f"    float* crow = C + (size_t)(block_m + {row}) * ldc + block_n;")
-        for j in range(0, cfg.tn, step):
-            col = c_expr(mp.tile_col(cfg, TV.col0, j))
-            accs = r.acc[i][j:j + step]
-            scalar = [f"if (block_n + {col} + {e} < N) crow[{col} + {e}] = alpha * {a} + "
-                      f"(beta != 0.f ? beta * crow[{col} + {e}] : 0.f);" for e, a in enumerate(accs)]
-            if step == 1:
-                lines += ["    " + s.replace(" + 0", "") for s in scalar]
-                continue
-            lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
-            lines.append(f"        float4* dst = reinterpret_cast<float4*>(crow + {col});")
-            lines.append("        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);")
-            lines.append("        if (beta != 0.f) o = *dst;")
-            comps = ", ".join(f"alpha * {a} + beta * o.{_XYZW[e]}" for e, a in enumerate(accs))
-            lines.append(f"        *dst = make_float4({comps});")
-            lines.append("    } else {")
-            lines += ["        " + s for s in scalar]
-            lines.append("    }")
-        lines.append("}")
-    return lines
+    def _Pipeline(self, s: pg.Pipeline):
+        return ["// two shared-memory stages: tile kt+1 travels global -> registers while tile kt",
+                "// is computed, then lands in the other stage; one barrier per k-tile."] + self.lines(s.steps)
 
+    def _KLoop(self, s: pg.KLoop):
+        return ["for (int k = 0; k < K; ++k) {"] + self._inner(s.steps) + ["}"]
 
-def _partial_epilogue(plan: SgemmPlan) -> List[str]:
-    """Split-K: W[split] = acc over the same elements as the one-pass epilogue (rows
-    < M, columns < N), float4 where a 4-column piece is inside and aligned."""
-    cfg, r = plan.cfg, plan.regs
-    vec_store = cfg.vec == 4 and cfg.piece_n % 4 == 0
-    step = 4 if vec_store else 1
-    lines = splitk.partial_store_setup(cfg.vec == 4)
-    for i in range(cfg.tm):
-        row = c_expr(mp.tile_row(cfg, TV.row0, i))
-        lines.append(f"if (block_m + {row} < M) {{")
-        lines.append(f"    float* crow = Wz + (size_t)(block_m + {row}) * N + block_n;")
-        for j in range(0, cfg.tn, step):
-            col = c_expr(mp.tile_col(cfg, TV.col0, j))
-            accs = r.acc[i][j:j + step]
-            scalar = [f"if (block_n + {col} + {e} < N) crow[{col} + {e}] = {a};" for e, a in enumerate(accs)]
-            if step == 1:
-                lines += ["    " + s.replace(" + 0", "") for s in scalar]
-                continue
-            lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
-            lines.append(f"        *reinterpret_cast<float4*>(crow + {col}) = make_float4({', '.join(accs)});")
-            lines.append("    } else {")
-            lines += ["        " + s for s in scalar]
-            lines.append("    }")
-        lines.append("}")
-    return lines
+    def _DirectLoad(self, s: pg.DirectLoad):
+        return [_naive_load(self.cfg, s, self.split)]
+
+    def epilogue(self) -> List[str]:
+        """C = alpha * acc + beta * C (C read only when beta != 0), or split-K's partial tile
+        W[split] = acc: every row under M, every column under N; a float4 group's vector store
+        where the piece is inside N and the rows aligned (c_vec_ok), else its floats."""
+        e = self.prog.epilogue
+        partial = e.target == "workspace"
+        lines = ["// epilogue: W[split] = acc (the reduce kernel applies alpha and beta)" if partial else
+                 "// epilogue: C = alpha * acc + beta * C"]
+        if partial:
+            lines += splitk.partial_store_setup(self.prog.load_guard == "tile")
+        dest, ld = ("Wz", "N") if partial else ("C", "ldc")
+        for row in e.rows:
+            rexpr = c_expr(row.row(TV))
+            lines.append(f"if (block_m + {rexpr} < M) {{")
+            lines.append(f"    float* crow = {dest} + (size_t)(block_m + {rexpr}) * {ld} + block_n;")
+            for g in row.groups:
+                col = c_expr(g.col(TV))
+                value = (lambda a, e_: a) if partial else \
+                    (lambda a, e_: f"alpha * {a} + (beta != 0.f ? beta * crow[{col} + {e_}] : 0.f)")
+                scalar = [f"if (block_n + {col} + {k} < N) crow[{col} + {k}] = {value(a, k)};"
+                          for k, a in enumerate(g.accs)]
+                if len(g.accs) == 1:
+                    lines += ["    " + x.replace(" + 0", "") for x in scalar]
+                    continue
+                lines.append(f"    if (c_vec_ok && block_n + {col} + 3 < N) {{")
+                if partial:
+                    accs = ", ".join(g.accs)
+                    lines.append(f"        *reinterpret_cast<float4*>(crow + {col}) = make_float4({accs});")
+                else:
+                    lines.append(f"        float4* dst = reinterpret_cast<float4*>(crow + {col});")
+                    lines.append("        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);")
+                    lines.append("        if (beta != 0.f) o = *dst;")
+                    comps = ", ".join(f"alpha * {a} + beta * o.{_XYZW[k]}" for k, a in enumerate(g.accs))
+                    lines.append(f"        *dst = make_float4({comps});")
+                lines.append("    } else {")
+                lines += ["        " + x for x in scalar]
+                lines.append("    }")
+            lines.append("}")
+        return lines
 
 
 # Strided batch: the batch's matrices, before anything reads a pointer (the float4 tests
@@ -335,81 +278,41 @@ BATCH_PROLOGUE = [
 ]
 
 
-def _header(plan: SgemmPlan, name: str) -> List[str]:
-    cfg, r = plan.cfg, plan.regs
-    lines = [f"regtile SGEMM kernel {name}",
-             "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions."
-             if not (cfg.trans_a or cfg.trans_b) else
-             f"C = alpha * op(A) @ op(B) + beta * C, layout {cfg.layout}: op(A) (M x K) "
-             f"{'= A^T, A stored K x M' if cfg.trans_a else 'row-major'}, op(B) (K x N) "
-             f"{'= B^T, B stored N x K' if cfg.trans_b else 'row-major'}, C (M x N) row-major; leading dimensions.",
-             f"config: {cfg.describe()}",
-             f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})"
-             f"{f', {cfg.split_k}' if cfg.split_k > 1 else ', batch' if cfg.batched else ''}), "
-             f"dynamic shared memory {cfg.smem_bytes} bytes",
-             "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
-                 f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]
-    grid = [[0] * cfg.lanes_n for _ in range(cfg.lanes_m)]
-    for lane in range(32):
-        ly, lx = mp.lane_coords(cfg, lane)
-        grid[ly][lx] = lane
-    lines += ["  " + " ".join(f"{v:2d}" for v in row) for row in grid]
-    rows = sorted({mp.tile_row(cfg, 0, i) for i in range(cfg.tm)})
-    cols = sorted({mp.tile_col(cfg, 0, j) for j in range(cfg.tn)})
-    lines += ["", f"thread tile rows: row0 + {rows}", f"thread tile cols: col0 + {cols}",
-              "", f"register plan: accumulators {r.acc[0][0]}..{r.acc[-1][-1]} ({cfg.tm * cfg.tn}), "
-                  f"A fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_a)}, "
-                  f"B fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_b)}",
-              f"FFMA order per k-slice ({cfg.ffma_order}, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
-    if cfg.split_k > 1:
-        lines += splitk.header_lines(cfg.bk, cfg.split_k, None)
-    return lines
-
-
 def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     """The kernel of `cfg`; with split_k > 1 the split-K partial kernel, its text
-    followed by the reduce kernel's (one module), which KernelSource.reduce also
+    followed by the reduce kernel's (one module), which the module's "reduce" entry also
     holds with its own parameters and launch geometry (codegen/splitk.py)."""
     require_sgemm_config(cfg, "emit_sgemm_cuda")
     plan = make_plan(cfg)
+    prog = pg.kernel_program(plan)
     name = kernel_name(cfg)
     r = plan.regs
-    split = cfg.split_k > 1
-    params = with_batch(SGEMM_PARAMS, cfg.batched)
+    split = prog.k_range == "split"
+    params = prog.params
     staging = [reg for c in plan.a_copies + plan.b_copies for reg in c.regs]
-    # -0.0 for the SASS pass: ptxas zeroes +0.0 accumulators two at a time (CS2R), which
-    # pins them into pairs (config.py, sass_pass).
-    acc_init = "-0.f" if cfg.sass_pass else "0.f"
-    preload, compute, tail = _compute_ktile(plan) if cfg.stages else ([], [], [])
+    out = _Renderer(prog)
+    acc_init = {"-0": "-0.f", "0": "0.f"}[prog.acc_init]
     ctx = dict(
         name=name,
-        header=_header(plan, name),
+        header=pg.header_lines(plan, name),
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in (SPLITK_PARAMS if split else params)),
-        batch_prologue=BATCH_PROLOGUE if cfg.batched else [],
-        split_prologue=splitk.partial_prologue(cfg.bk, cfg.split_k) if split else [],
-        bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, stages=cfg.stages,
-        stage_floats=cfg.smem_floats_per_stage,
+                         for pname, ctype in params),
+        prologue=(splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
+                 (BATCH_PROLOGUE if cfg.batched else []),
+        staged=bool(cfg.stages),
+        bm=cfg.bm, bn=cfg.bn, bk=cfg.bk,
         row0=c_expr(mp.thread_origin(cfg, TV.tid)[0]),
         col0=c_expr(mp.thread_origin(cfg, TV.tid)[1]),
         acc_decls=[", ".join(f"{a} = {acc_init}" for a in row) for row in r.acc],
         frag_decls=[", ".join(b) for b in r.frag_a + r.frag_b],
         staging_decl=", ".join(staging),
-        vec=cfg.vec,
-        split=split,
-        copy_setup=_copy_setup(cfg, plan.a_copies, split) + _copy_setup(cfg, plan.b_copies, split),
-        load_tile=_tile_flags(cfg) + [ln for copies in (plan.a_copies, plan.b_copies)
-                                      for r, c in enumerate(copies) for ln in _load_global(cfg, c, r)],
-        store_tile=[_store_shared(s, "st") for c in plan.a_copies + plan.b_copies for s in c.stores],
-        compute=compute,
-        preload=preload,
-        compute_tail=tail,
-        frag_pointers_first=_frag_pointers(cfg, "smem"),
-        frag_pointers_next=_frag_pointers(cfg, "nxt"),
-        naive_step=_naive_kstep(plan, split) if cfg.stages == 0 else [],
-        epilogue=_epilogue(plan, partial=split),
+        vec_ok=_VEC_OK if prog.load_guard == "tile" else [],
+        copy_setup=_copy_setup(prog, plan.a_copies, split) + _copy_setup(prog, plan.b_copies, split),
+        c_vec_ok=_C_VEC_OK if prog.load_guard == "tile" and prog.epilogue.target == "C" else [],
+        main=out.lines(prog.main),
+        epilogue=out.epilogue(),
     )
     text = render("sgemm.cu.j2", **ctx)
     if not split:
@@ -418,4 +321,11 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     reduce = splitk.emit_reduce(cfg.split_k)
     geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SPLITK_PARAMS, reduce=reduce, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
+                        params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)
+
+
+_VEC_OK = ["// float4 global accesses need 16-byte aligned rows",
+           "const bool a_vec_ok = (lda % 4 == 0) && (reinterpret_cast<size_t>(A) % 16 == 0);",
+           "const bool b_vec_ok = (ldb % 4 == 0) && (reinterpret_cast<size_t>(B) % 16 == 0);"]
+_C_VEC_OK = ["const bool c_vec_ok = (ldc % 4 == 0) && (reinterpret_cast<size_t>(C) % 16 == 0);"]
+

@@ -1,23 +1,20 @@
-"""PTX backend: lays the same plan as emit_cuda.py out as PTX text.
+"""PTX renderer: spells the kernel program (codegen/program.py) as PTX text.
 
-Same config, same plan (codegen/plan.py), same kernel parameters (kernel.SGEMM_PARAMS)
-and launch geometry as the CUDA C backend, so the runtime launches either.  What the
-PTX decides that NVVM otherwise decides for the CUDA C kernel:
+The program is the CUDA C renderer's too (codegen/emit_cuda.py): same steps, same guards,
+same kernel parameters and launch geometry, so the runtime launches either.  What the PTX
+spells that NVVM otherwise decides for the CUDA C kernel:
 
 - registers: the register plan's names become PTX registers (`%c0_0` accumulators,
   `%a0_3` / `%b1_7` fragments of buffer 0 / 1, `%ga0_1` / `%gb0_1` staging), so the
   PTX ptxas reads is the plan, not NVVM's renumbering of it;
-- FFMA order: one `fma.rn.f32` per entry of plan.regs.ffma_order, per k-slice, in
+- FFMA order: one `fma.rn.f32` per (accumulator, A, B) of the program's Ffmas steps, in
   that order (the CUDA C backend's order reaches ptxas only through NVVM);
 - memory: `ld.global.nc.v4.f32` / `ld.shared.v4.f32` / `st.shared.v4.f32` where the
   plan's accesses are 4 wide, scalar otherwise; every address is an index function
-  of codegen/mapping.py evaluated on `PVal` symbols (below) that emit the PTX
-  integer arithmetic as they are combined - no index formula is written here.
-
-Bounds checks mirror emit_cuda.py: an interior tile (block-uniform test per k-tile)
-takes unchecked float4 loads, an edge tile checks each vector, then each float;
-rows of C outside M and columns outside N are never touched; C is not read when
-beta == 0; float4 global accesses only with 16-byte aligned rows.
+  of codegen/mapping.py evaluated on `PVal` symbols (ptx_builder.py) that emit the PTX
+  integer arithmetic as they are combined - no index formula is written here;
+- branches: the program's guards (interior tile, edge tile, rows and columns of C) become
+  predicates and uniform branches.
 
 Targeting: `.version 8.0` (CUDA 12.0's PTX ISA; every instruction used here is much
 older, sm_90 needs >= 7.8), so any driver from 12.0 on can JIT the text and nvJitLink
@@ -27,14 +24,16 @@ CUDA C backend's __launch_bounds__) - carry a marker, and `for_arch` rewrites th
 the compile step (runtime/compiler.py) builds any supported arch from one KernelSource
 just as NVRTC does from one CUDA C text.
 
-Stream-K (config.stream_k; codegen/streamk.py): the module holds the one-pass kernel with
-tile = block index (mode "linear") and a work-list kernel (mode "ranges") that loops over
-(tile, K range) items and sums split tiles through partial slots and flags.
+Stream-K (config.stream_k; codegen/streamk.py): the module holds the program's two entries
+(program.entry_programs): the whole tiles (tile = block index) and the work-list kernel
+(WorkItems) that loops over (tile, K range) items and sums split tiles through partial slots
+and flags.
 
-Modules: this one holds the kernel's setup (parameters, thread values, copies, shared
-addresses, the k-tile pieces) and the module text; codegen/ptx_builder.py the instruction
-builder and PVal; codegen/ptx_loops.py the k-loops and the epilogue; codegen/ptx_streamk.py
-the stream-K work-list kernel's item loop and fix-up (mixins of one _Kernel class).
+Modules: this one holds an entry's setup (parameters, thread values, copies, shared
+addresses, the tile loads and fragment loads) and the module text; codegen/ptx_builder.py the
+instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
+epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_edges.py an
+edge tile's loads (mixins of one _Kernel class).
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
@@ -42,8 +41,8 @@ or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctai
 
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
 As transposed or not, padding, linear and z-order lanes, split tiles, register
-prefetch within and across k-tiles (emit_cuda.crosses_tiles, through the shared
-emit_cuda.ktile_schedule).  frag_regs=False is refused (ConfigError).
+prefetch within and across k-tiles (program.ktile_schedule).  frag_regs=False (FFMAs on
+shared-memory operands: Ffmas with SmemRef operands) is refused (ConfigError).
 """
 from __future__ import annotations
 
@@ -53,18 +52,17 @@ from typing import Dict, List, Optional, Tuple
 
 from . import mapping as mp
 from .config import ConfigError, SgemmConfig
-from .emit_cuda import _frag_bases, _header, geometry, kernel_name
 from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from .kernel import SGEMM_PARAMS, STREAMK_PARAMS, KernelSource, with_batch
-from .plan import SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .kernel import KernelSource
+from .plan import SmemAccess, ThreadVars
+from .program import KernelProgram, OperandLoads, entry_programs, geometry, header_lines, kernel_name
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
-from .ptx_loops import LoopsMixin
+from .ptx_loops import FFMA, LoopsMixin
 from .ptx_streamk import StreamKMixin
 
 PTX_VERSION = "8.0"
-FFMA = "fma.rn.f32"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
@@ -85,21 +83,14 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 # ---- the kernel -----------------------------------------------------------------------
 class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
-    def __init__(self, cfg: SgemmConfig, arch: str):
-        self.cfg, self.arch = cfg, arch
-        self.plan: SgemmPlan = make_plan(cfg)
-        self.name = kernel_name_ptx(cfg)
-        self.b = Builder()
-        self.stage_bytes = 4 * cfg.smem_floats_per_stage
-        # "grid": tile (blockIdx.y, blockIdx.x), the one-pass kernel; "linear": block b is tile
-        # b (tile_n fastest), stream-K's whole tiles; "ranges": stream-K's work-list kernel
-        self.mode = "grid"
-        self.param_list = with_batch(SGEMM_PARAMS, cfg.batched)
+    """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
-    def as_mode(self, mode: str, name: str) -> "_Kernel":
-        self.mode, self.name = mode, name
-        self.param_list = with_batch(STREAMK_PARAMS if mode == "ranges" else SGEMM_PARAMS, self.cfg.batched)
-        return self
+    def __init__(self, prog: KernelProgram, arch: str, name: str):
+        self.prog, self.arch, self.name = prog, arch, name
+        self.cfg, self.plan = prog.cfg, prog.plan
+        self.param_list = prog.params
+        self.b = Builder()
+        self.stage_bytes = 4 * self.cfg.smem_floats_per_stage
 
     # -- helpers
     def v(self, reg: str) -> PVal:
@@ -145,7 +136,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                              ".b64" if t in (".u64", ".s64") else ".b32")
             b.emit(f"ld.param{t} {reg}, [{self.pname(pname)}];")
             self.p[pname] = reg
-        for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.mode == "ranges" else ()):
+        for ptr in ("A", "B", "C") + (("items", "starts", "flags", "partials") if self.prog.tiles == "items" else ()):
             g = self.named(ptr, ".b64")
             b.emit(f"cvta.to.global.u64 {g}, {self.p[ptr]};")
             self.p[ptr + "g"] = g
@@ -179,14 +170,14 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         tid = self.tid = self.named("tid_x")
         b.emit(f"mov.u32 {tid}, %tid.x;")
         self.block_m, self.block_n = self.named("block_m"), self.named("block_n")
-        if self.mode == "linear":  # stream-K's whole tiles: block b is tile b, tile_n fastest
+        if self.prog.tiles == "whole_tiles":  # stream-K's whole tiles: block b is tile b, tile_n fastest
             tiles_n = b.op("div.u32", b.op("add.s32", self.p["N"], cfg.bn - 1), cfg.bn)
             bid = b.op("mov.u32", "%ctaid.x")
             b.emit(f"div.u32 {self.block_m}, {bid}, {tiles_n};")
             b.emit(f"rem.u32 {self.block_n}, {bid}, {tiles_n};")
             b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
             b.emit(f"mul.lo.s32 {self.block_n}, {self.block_n}, {cfg.bn};")
-        elif self.mode == "grid":  # "ranges": from each work item (item_loop)
+        elif self.prog.tiles == "grid":  # "items": from each work item (ptx_streamk)
             b.emit(f"mov.u32 {self.block_m}, %ctaid.y;")
             b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
             b.emit(f"mov.u32 {self.block_n}, %ctaid.x;")
@@ -202,12 +193,13 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
 
     def smem_setup(self) -> None:
         """Shared addresses (32-bit, .shared window): stage 0 of every store and the
-        fragment bases A (row0, k=0), B (k=0, col0) - emit_cuda._frag_bases."""
+        fragment bases A (row0, k=0), B (k=0, col0) of the program."""
         b = self.b
         self.smem = self.named("smem_base")
         b.emit(f"mov.u32 {self.smem}, smem;")
         self.frag_base = {}
-        for operand, (name, base) in _frag_bases(self.cfg).items():
+        for operand, fb in self.prog.frag_bases.items():
+            name, base = fb.name, fb.offset
             reg, c = _split(base(self.tv))
             off = b.op("shl.b32", reg, 2) if reg else None
             dst = self.named(f"{name}0")
@@ -234,16 +226,18 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 row, col = self._reg(row), self._reg(col)
                 p = copy.operand.lower()
                 b.comment(f"{copy.operand} copy {r}: tile ({srow}, {scol})")
-                if copy.operand == "A":  # (m, k) = (block_m + tile row, tile col)
-                    grow = self.named(f"a_grow{r}")
-                    b.emit(f"add.s32 {grow}, {self.block_m}, {row};", "block_m + tile row")
-                    gcol = self.named(f"a_col{r}")
-                    b.emit(f"mov.b32 {gcol}, {col};")
-                else:  # (k, n) = (tile row, block_n + tile col)
-                    grow = self.named(f"b_row{r}")
-                    b.emit(f"mov.b32 {grow}, {row};")
-                    gcol = self.named(f"b_gcol{r}")
-                    b.emit(f"add.s32 {gcol}, {self.block_n}, {col};", "block_n + tile col")
+                # (m, k) of A, (k, n) of B at k = 0: the block's origin + the tile coordinate in
+                # the block's dimension, the tile coordinate alone along K (program.TileDim)
+                at = []
+                for dim, x, what in zip(self.prog.dims[copy.operand], (row, col), ("row", "col")):
+                    if dim.origin == "k0":
+                        reg = self.named(f"{p}_{what}{r}")
+                        b.emit(f"mov.b32 {reg}, {x};")
+                    else:
+                        reg = self.named(f"{p}_g{what}{r}")
+                        b.emit(f"add.s32 {reg}, {getattr(self, dim.origin)}, {x};", f"{dim.origin} + tile {what}")
+                    at.append(reg)
+                grow, gcol = at
                 # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
                 line, off = self.element(copy.operand, grow, gcol)
                 src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
@@ -273,32 +267,34 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
         return x.materialize() if isinstance(x, PVal) else self.b.op("mov.b32", int(x))
 
     # -- the k-tile pieces
-    def load_tile(self, k0: str) -> None:
-        """Global -> staging registers for one k-tile at k0, bounds-checked as emit_cuda's
-        _load_global: vec 4 takes the unchecked float4 loads when the whole tile of the
-        operand is inside the matrix with aligned rows (block-uniform), else checks each
-        vector, then each float; vec 1 checks each float."""
-        b, cfg = self.b, self.cfg
+    def load_tile(self, k0: str, operands: Tuple[OperandLoads, ...]) -> None:
+        """Global -> staging registers for one k-tile at k0, as the program's guards say:
+        "tile", the unchecked float4 loads when the whole tile of the operand is inside the
+        matrix with aligned rows (block-uniform), else each vector, then each float (or the
+        split paths, ptx_edges.py); "element", each float."""
+        b = self.b
         a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
-        for operand, koff in (("A", a_koff), ("B", b_koff)):
+        for loads, koff in zip(operands, (a_koff, b_koff)):
+            operand = loads.operand
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
                 continue
             ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
-            if cfg.vec == 1:
+            if loads.guard == "element":
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
             edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
-            kend = b.op("add.s32", k0, cfg.bk)
-            full = self.setp("le", kend, self.p["K"], self.tile_ok[operand])
+            kdim = next(d for d in loads.dims if d.origin == "k0")
+            kend = b.op("add.s32", k0, kdim.extent)
+            full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
             b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
             for (copy, r, *_), ptr in zip(copies, ptrs):
                 b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];",
                        f"{operand} copy {r}")
             b.emit(f"bra.uni {done};")
             b.place(edge)
-            if cfg.edge_vector_path:
+            if loads.split_paths:
                 self._load_edge_split_paths(operand, copies, ptrs, k0, done)
             else:
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
@@ -323,14 +319,15 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             out[operand] = base if stage_off is None else self.b.op("add.s32", base, stage_off)
         return out
 
-    def slice_loads(self, kk: int, ptrs: Dict[str, str]) -> None:
+    def slice_loads(self, loads, ptrs: Dict[str, str]) -> None:
+        """The program's fragment loads (LoadFrags): base register + immediate where the
+        offset is a constant distance from the fragment base, else the full offset."""
         b = self.b
-        for access in self.plan.a_frag_loads[kk] + self.plan.b_frag_loads[kk]:
+        for access, ref in loads:
             base, base_imm = self.frag_base[access.operand]
-            delta = self._frag_delta(access)
             regs = [_r(x) for x in access.regs]
-            if delta is not None:
-                at = _addr(ptrs[access.operand], base_imm + 4 * delta)
+            if ref.delta is not None:
+                at = _addr(ptrs[access.operand], base_imm + 4 * ref.delta)
             else:  # not a constant distance from the fragment base: the full offset
                 reg, c = _split(access.offset(self.tv))
                 stage = b.op("sub.s32", ptrs[access.operand], self.frag_base[access.operand][0])
@@ -340,65 +337,39 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             else:
                 b.emit(f"ld.shared.v{access.width}.f32 {{{', '.join(regs)}}}, {at};", access.what)
 
-    def _frag_delta(self, access: SmemAccess) -> Optional[int]:
-        """offset - fragment base, when the same for every thread of the block (then
-        the load is base register + immediate), else None."""
-        key = id(access)
-        if key not in self._deltas:
-            _, base = _frag_bases(self.cfg)[access.operand]
-            deltas = {access.offset(tv) - base(tv) for tv in self._numeric}
-            self._deltas[key] = deltas.pop() if len(deltas) == 1 else None
-        return self._deltas[key]
-
-    def ffmas(self, buf: int) -> None:
-        r = self.plan.regs
-        for i, j in r.ffma_order:
-            c = _r(r.acc[i][j])
-            self.b.emit(f"{FFMA} {c}, {_r(r.frag_a[buf][i])}, {_r(r.frag_b[buf][j])}, {c};")
-
-    def steps(self, steps, ptrs: Dict[str, str]) -> None:
-        for kind, arg in steps:
-            if kind == "comment":
-                self.b.comment(arg)
-            elif kind == "loads":
-                self.slice_loads(arg, ptrs)
-            else:
-                self.ffmas(arg)
-
     # -- the whole kernel
     def body(self) -> None:
         cfg, b, r = self.cfg, self.b, self.plan.regs
         b.memo = {}
-        self._deltas: Dict[int, Optional[int]] = {}
-        self._numeric = [ThreadVars.numeric(cfg, t) for t in range(cfg.threads)] if cfg.stages else []
+        self._ptrs: Dict[str, str] = {}
         self.params()
         self.thread_values()
         b.comment("register plan: accumulators")
         for row in r.acc:
             for a in row:
                 self.f32(a)
-        if self.mode != "ranges":
+        if self.prog.tiles != "items":  # zeroed per item
             self.zero_accumulators()
         for bufs in (r.frag_a, r.frag_b):
             for buf in bufs:
                 for x in buf:
                     self.f32(x)
         if cfg.stages == 0:
-            self.loop_stages0()
+            self.k_loop()
         else:
             for copy in self.plan.a_copies + self.plan.b_copies:
                 for x in copy.regs:
                     self.f32(x)
             self.vec_ok_pred = {}
-            if cfg.vec == 4:
+            if self.prog.load_guard == "tile":
                 # block-uniform halves of a_tile_full / b_tile_full (the k0 test is per tile).
                 # Stream-K moves A by kt_begin * BK floats and B by that many rows: with
                 # BK % 4 == 0 (vec 4 needs it) the alignment stays as tested here.
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
             self.smem_setup()
-            if self.mode == "ranges":
-                self.item_loop()
+            if self.prog.tiles == "items":
+                self.render(self.prog.main)
                 return
             self.k_tiles = self.named("k_tiles")
             kt1 = b.op("add.s32", self.p["K"], cfg.bk - 1)
@@ -408,11 +379,11 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             self.k_loop()
         b.memo = None
         b.comment("epilogue: C = alpha * acc + beta * C")
-        self.epilogue()
+        self.epilogue(self.prog.epilogue)
         b.emit("ret;")
 
     def zero_accumulators(self) -> None:
-        init = _NEG_ZERO if self.cfg.sass_pass else _ZERO  # config.py, sass_pass: no CS2R pairs
+        init = {"-0": _NEG_ZERO, "0": _ZERO}[self.prog.acc_init]
         for row in self.plan.regs.acc:
             for a in row:
                 self.b.emit(f"mov.f32 {_r(a)}, {init};")
@@ -420,21 +391,22 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        cfg, b = self.cfg, self.b
+        b = self.b
         self.tile_ok = {}
-        if cfg.vec == 4:
-            m_end = b.op("add.s32", self.block_m, cfg.bm)
-            n_end = b.op("add.s32", self.block_n, cfg.bn)
-            self.tile_ok["A"] = self.setp("le", m_end, self.p["M"], self.vec_ok_pred["A"])
-            self.tile_ok["B"] = self.setp("le", n_end, self.p["N"], self.vec_ok_pred["B"])
+        if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
+            ends = {op: (d, b.op("add.s32", getattr(self, d.origin), d.extent))
+                    for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
+            for op, (d, end) in ends.items():
+                self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
         self.copy_setup()
 
     def k_loop(self) -> None:
-        (self.loop_stages1 if self.cfg.stages == 1 else self.loop_stages2)()
+        """The program's k-loop (stages 0, 1 or 2)."""
+        self.render(self.prog.main)
 
     def module_header(self) -> List[str]:
         cfg = self.cfg
-        out = ["//"] + [f"// {ln}".rstrip() for ln in _header(self.plan, self.name)]
+        out = ["//"] + [f"// {ln}".rstrip() for ln in header_lines(self.plan, self.name)]
         out += ["//", f"// FFMA issue order per k-slice: plan.regs.ffma_order ({cfg.ffma_order}), {FFMA} "
                       f"%c<i>_<j>, %a<buf>_<i>, %b<buf>_<j>, %c<i>_<j>",
                 "//", "",
@@ -506,31 +478,26 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
         if ".extern .shared .align 16 .b8 smem[];" not in header:
             text = text.replace(".address_size 64\n", ".address_size 64\n\n.extern .shared .align 16 .b8 smem[];\n", 1)
         text += "\n" + edge.text
-        src = dataclasses.replace(src, edge=edge)
+        src = dataclasses.replace(src, entries=src.entries + (("edge", edge),))
     return dataclasses.replace(src, text=text)
 
 
 def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSource]:
     """(module header lines, KernelSource whose text is the module's entries without the
-    header).  Stream-K (codegen/streamk.py): two entries - the whole tiles (the one-pass
-    kernel, tile = block index) and the K ranges of the last wave's tiles."""
-    k = _Kernel(cfg, arch)
-    if not cfg.stream_k:
-        header = k.module_header()
-        return header, KernelSource(name=k.name, language="ptx", text="\n".join(k.entry()) + "\n",
-                                    geometry=geometry(cfg), params=k.param_list,
-                                    trans_a=cfg.trans_a, trans_b=cfg.trans_b)
-    name = k.name
-    whole = k.as_mode("linear", name)
-    header = whole.module_header()
-    whole_text = "\n".join(whole.entry()) + "\n"
-    ranges = _Kernel(cfg, arch).as_mode("ranges", name + "_ranges")
-    ranges_text = "\n".join(ranges.entry()) + "\n"
-    geo = dataclasses.replace(geometry(cfg), stream_k=True, tile_k=cfg.bk)
-    ranges_src = KernelSource(name=ranges.name, language="ptx", text=ranges_text, geometry=geo,
-                              params=ranges.param_list, trans_a=cfg.trans_a, trans_b=cfg.trans_b)
-    return header, KernelSource(name=name, language="ptx", text=whole_text + "\n" + ranges_text,
-                                geometry=geo, params=whole.param_list, ranges=ranges_src,
+    header): the program's entries (program.entry_programs), stream-K's "ranges" among them."""
+    name = kernel_name_ptx(cfg)
+    kernels = [(role, _Kernel(prog, arch, name if role == "main" else f"{name}_{role}"))
+               for role, prog in entry_programs(cfg)]
+    header = kernels[0][1].module_header()
+    texts = ["\n".join(k.entry()) + "\n" for _, k in kernels]
+    geo = geometry(cfg)
+    if cfg.stream_k:
+        geo = dataclasses.replace(geo, stream_k=True, tile_k=cfg.bk)
+    others = [(role, KernelSource(name=k.name, language="ptx", text=t, geometry=geo, params=k.param_list,
+                                  trans_a=cfg.trans_a, trans_b=cfg.trans_b))
+              for (role, k), t in zip(kernels[1:], texts[1:])]
+    return header, KernelSource(name=name, language="ptx", text="\n".join(texts), geometry=geo,
+                                params=kernels[0][1].param_list, entries=tuple(others),
                                 trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 

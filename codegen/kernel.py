@@ -112,28 +112,74 @@ class LaunchGeometry:
         return d
 
 
-@dataclass(frozen=True)
+# The roles of a module's entries beside its main kernel, and how a listing names them.
+ENTRY_ROLES = {
+    "reduce": "split-K reduction",  # split-K (codegen/splitk.py), GEMV's K split: launched after main
+    "ranges": "stream-K ranges",  # stream-K (codegen/streamk.py): the work list, after the whole tiles
+    "edge": "edge strips",  # edge split (codegen/edges.py): C's ragged edges; its own entries hold its ranges
+}
+
+
+@dataclass(frozen=True, init=False)
 class KernelSource:
-    name: str  # the kernel's extern "C" symbol
+    """One module: the main kernel (name, text of the whole module, geometry, parameters) and
+    its other kernels as named entries, in text order: `entries` holds (role, KernelSource)
+    pairs, roles from ENTRY_ROLES.  `reduce=`, `ranges=` and `edge=` name one entry each, as
+    keywords of the constructor and as properties (None where the module has no such entry)."""
+    name: str  # the main kernel's extern "C" symbol
     language: str  # "cuda" or "ptx"
-    text: str
+    text: str  # the whole module: the main kernel's text and every entry's
     geometry: LaunchGeometry
     params: Tuple[Tuple[str, str], ...]
-    # Split-K: the reduction kernel, launched after this one on the same stream.  Its
-    # text is also part of this text (one module); here it stands alone as well.
-    reduce: Optional["KernelSource"] = None
-    # Stream-K: the work-list kernel for the K ranges of the last wave's tiles (same
-    # module), launched after this one (the whole tiles).
-    ranges: Optional["KernelSource"] = None
-    # Edge split (codegen/edges.py): the small-tile kernel for C's ragged edges (same
-    # module; a stream-K kernel with its own `ranges`).
-    edge: Optional["KernelSource"] = None
+    entries: Tuple[Tuple[str, "KernelSource"], ...]
     # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
-    sass_pass: bool = False
+    sass_pass: bool
     # Operand layouts (config.trans_a / trans_b): what a caller needs to offset sub-matrices
     # (an edge split's parts: codegen/edges.part_offsets).
-    trans_a: bool = False
-    trans_b: bool = False
+    trans_a: bool
+    trans_b: bool
+
+    def __init__(self, name: str, language: str, text: str, geometry: LaunchGeometry,
+                 params: Tuple[Tuple[str, str], ...], entries: Tuple[Tuple[str, "KernelSource"], ...] = (),
+                 sass_pass: bool = False, trans_a: bool = False, trans_b: bool = False, *,
+                 reduce: Optional["KernelSource"] = None, ranges: Optional["KernelSource"] = None,
+                 edge: Optional["KernelSource"] = None):
+        named = tuple((role, src) for role, src in (("reduce", reduce), ("ranges", ranges), ("edge", edge))
+                      if src is not None)
+        entries = tuple(entries) + named
+        for role, _ in entries:
+            if role not in ENTRY_ROLES:
+                raise ValueError(f"entry role {role!r}: one of {tuple(ENTRY_ROLES)}")
+        if len({role for role, _ in entries}) != len(entries):
+            raise ValueError(f"entries name a role twice: {[role for role, _ in entries]}")
+        for field, value in (("name", name), ("language", language), ("text", text), ("geometry", geometry),
+                             ("params", tuple(params)), ("entries", entries), ("sass_pass", sass_pass),
+                             ("trans_a", trans_a), ("trans_b", trans_b)):
+            object.__setattr__(self, field, value)
+
+    def entry(self, role: str) -> Optional["KernelSource"]:
+        """The module's entry of `role` (ENTRY_ROLES), None where it has none."""
+        return dict(self.entries).get(role)
+
+    def kernels(self, prefix: str = "") -> Tuple[Tuple[str, "KernelSource"], ...]:
+        """Every kernel of the module by role path, in text order: ("main", self), then each
+        entry and the entries of those ("edge/ranges": an edge split's work-list kernel)."""
+        out: Tuple[Tuple[str, "KernelSource"], ...] = ((prefix or "main", self),)
+        for role, src in self.entries:
+            out += src.kernels(f"{prefix}/{role}" if prefix else role)
+        return out
+
+    @property
+    def reduce(self) -> Optional["KernelSource"]:
+        return self.entry("reduce")
+
+    @property
+    def ranges(self) -> Optional["KernelSource"]:
+        return self.entry("ranges")
+
+    @property
+    def edge(self) -> Optional["KernelSource"]:
+        return self.entry("edge")
 
     @property
     def suffix(self) -> str:

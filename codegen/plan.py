@@ -4,8 +4,9 @@ The plan is the decided kernel, before any text: which named registers hold the
 accumulators, the A/B fragments (double-buffered for register prefetch) and the
 global->shared staging; the order of the FFMAs of one k-slice; and each global
 load, shared store and shared load with the index function that gives its
-address.  The CUDA C emitter lays the plan out as text; the shared-memory bank
-analysis evaluates the same accesses for each lane.
+address.  The kernel program (codegen/program.py) puts them in order, and the CUDA C and
+PTX renderers spell it; the shared-memory bank analysis evaluates the same accesses for
+each lane.
 """
 from __future__ import annotations
 

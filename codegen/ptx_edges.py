@@ -13,7 +13,7 @@ from .ptx_builder import ZERO as _ZERO, _addr, _r
 class EdgeLoadsMixin:
     def _limits(self, operand: str):
         """(line limit, offset limit) of the operand's layout: the bounds of its copies."""
-        return self.element(operand, *((self.p["M"], self.p["K"]) if operand == "A" else (self.p["K"], self.p["N"])))
+        return self.element(operand, *(self.p[d.bound] for d in self.prog.dims[operand]))
 
     def _load_edge_split_paths(self, operand: str, copies, ptrs, k0: str, done: str) -> None:
         """An edge tile's copies with edge_vector_path (config.py): where the operand's rows are

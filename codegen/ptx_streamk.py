@@ -1,5 +1,6 @@
-"""Stream-K in the PTX backend (a mixin of emit_ptx._Kernel): the work-list kernel's item
-loop, the fix-up of split tiles through partial slots and flags (codegen/streamk.py)."""
+"""Stream-K in the PTX renderer (a mixin of emit_ptx._Kernel): the program's WorkItems step
+(codegen/program.py) - the work-list kernel's item loop, the fix-up of split tiles through
+partial slots and flags (codegen/streamk.py)."""
 from __future__ import annotations
 
 from . import streamk
@@ -8,7 +9,7 @@ from .ptx_builder import _addr, _r
 
 class StreamKMixin:
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
-    def item_loop(self) -> None:
+    def _WorkItems(self, step) -> None:
         """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot, first,
         count) -> the one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed
         to the item's K range.  A later piece of a split tile (slot >= 0) stores its
@@ -53,7 +54,7 @@ class StreamKMixin:
         b.emit(f"sub.s32 {self.k_tiles}, {kt1}, {kt0};")
         self.zero_accumulators()
         self.tile_setup()
-        self.k_loop()
+        self.render(step.steps)
         self.p = full
         partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
         part = self.setp("ge", slot, 0)
@@ -64,7 +65,7 @@ class StreamKMixin:
         self.fixup(first, count, leader)
         b.place(direct)
         b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
-        self.epilogue()
+        self.epilogue(step.epilogue)
         b.emit(f"bra.uni {stored};")
         b.place(partial)
         b.comment("a later piece of a split tile: the accumulators to partial slot `slot` (BM x BN, "

@@ -64,7 +64,7 @@ def workspace_floats(split_k: int, m: int, n: int) -> int:
     return split_k * m * n if split_k > 1 else 0
 
 
-# ---- the partial kernel (emit_cuda.py lays it out) -----------------------------------
+# ---- the partial kernel (the program's k_range "split"; emit_cuda.py spells it) ------
 def partial_prologue(bk: int, split_k: int) -> List[str]:
     """The first lines of the partial kernel: this split's K range, with K rebound to
     its length, so the main loop and its bounds checks are the one-pass kernel's; the

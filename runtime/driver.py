@@ -15,6 +15,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from ..codegen.hardware import DEFAULT_SMEM_PER_BLOCK
+from ..codegen.kernel import ENTRY_ROLES
 from .errors import DriverError, LaunchError, NoGpuError
 
 _lock = threading.Lock()
@@ -191,10 +192,11 @@ _C_TYPES = {"int": np.int32, "float": np.float32, "long long": np.int64}
 
 
 class LoadedKernel:
-    """A cubin loaded into the current context, with its launch geometry.  A split-K
-    kernel's reduction (source.reduce, same module) is loaded beside it as `reduce`, a
-    stream-K module's work-list kernel (source.ranges) as `ranges`, an edge-split module's
-    small-tile kernel (source.edge, with its own `ranges`) as `edge`."""
+    """A cubin loaded into the current context, with its launch geometry.  Each of the
+    module's other entries (source.entries: codegen/kernel.ENTRY_ROLES) is loaded beside it
+    from the same module, in `entries` by role: a split-K kernel's reduction as `reduce`, a
+    stream-K module's work-list kernel as `ranges`, an edge-split module's small-tile kernel
+    (with its own `ranges`) as `edge` (None where the module has no such entry)."""
 
     def __init__(self, artifact, label: str = "", source=None, module=None):
         cu = _cu()
@@ -217,15 +219,9 @@ class LoadedKernel:
             check(cu.cuFuncSetAttribute(
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)
-        reduce = getattr(self.source, "reduce", None)
-        self.reduce = None if reduce is None else \
-            LoadedKernel(artifact, f"{self.label} (split-K reduction)", reduce, self.module)
-        ranges = getattr(self.source, "ranges", None)
-        self.ranges = None if ranges is None else \
-            LoadedKernel(artifact, f"{self.label} (stream-K ranges)", ranges, self.module)
-        edge = getattr(self.source, "edge", None)
-        self.edge = None if edge is None else \
-            LoadedKernel(artifact, f"{self.label} (edge strips)", edge, self.module)
+        self.entries = {role: LoadedKernel(artifact, f"{self.label} ({ENTRY_ROLES[role]})", src, self.module)
+                        for role, src in getattr(self.source, "entries", ())}
+        self.reduce, self.ranges, self.edge = (self.entries.get(role) for role in ("reduce", "ranges", "edge"))
         self._blocks_per_sm: Optional[int] = None
 
     @property

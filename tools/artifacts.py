@@ -51,6 +51,8 @@ class Built:
             "main_loop": {"instruction_mix": loop,
                           "ffma_per_ktile_expected": self._ffma_expected()},
             "whole_kernel": {"instruction_mix": _sass.instruction_mix(self.sass.instructions)},
+            "entries": [{"role": role, "kernel": src.name, "launch": src.geometry.to_dict()}
+                        for role, src in self.source.kernels()[1:]],
             **({"reduce": self.reduce_summary()} if self.source.reduce is not None else {}),
             **({"edge": self.edge_summary()} if getattr(self.source, "edge", None) is not None else {}),
             **({"sass_pass": self.artifact.sass_pass.to_dict()} if self.artifact.sass_pass is not None else {}),

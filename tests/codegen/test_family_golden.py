@@ -1,0 +1,26 @@
+"""Every kernel of the shape family emits byte-identical text (tests/family_cases.py lists
+them: each FAMILY member on both backends, split-K, plain, other layouts and batched).
+
+The digests in family_golden.json were taken at d6f4611, before the emitters became renderers
+of one kernel program (codegen/program.py): a change to one of these texts is then a
+deliberate one (rewrite the JSON with the reason in the commit message, and show the SASS is
+unchanged where only the text moved: docs/architecture.md)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from family_cases import cases, digest
+from tiers import tiered
+
+GOLDEN = json.loads((Path(__file__).parent / "family_golden.json").read_text())
+_FAST = {"ptx:wide-128x256", "cuda:splitk-64x64:split3", "ptx:sq-64x64:TN:batched", "cuda:cuda-zorder:TN"}
+
+
+def test_every_case_has_a_digest():
+    assert sorted(cases()) == sorted(GOLDEN)
+
+
+@pytest.mark.parametrize("key", tiered(sorted(GOLDEN), fast=_FAST))
+def test_family_text_unchanged(key):
+    assert digest(cases()[key]) == GOLDEN[key]

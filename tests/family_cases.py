@@ -1,0 +1,67 @@
+"""The kernels tests/codegen/test_family_golden.py pins: every FAMILY member on its own backend,
+and on the other where it emits; the CUDA C members split (split_k 2, 3); the PTX members
+without stream-K / edge split, and a few members in the other layouts (trans_a, trans_b) and
+batched.  `python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites
+the digests (do it only for a deliberate change of the kernels' text, and say why)."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Dict, Optional, Tuple
+
+from regtile.codegen.config import ConfigError, SgemmConfig
+from regtile.codegen.emit import emit
+from regtile.codegen.presets import FAMILY, PRESETS
+
+_OTHER = {"cuda": "ptx", "ptx": "cuda"}
+_LAYOUT_MEMBERS = ("wide-128x256", "sq-128x128", "sq-64x64", "plain-32x32", "skinny-n16-k32",
+                   "splitk-64x64", "splitk-128x32", "cuda-zorder")
+_LAYOUTS = {"NT": dict(trans_b=True), "TN": dict(trans_a=True), "TT": dict(trans_a=True, trans_b=True)}
+
+
+def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
+    out: Dict[str, Tuple[SgemmConfig, str]] = {}
+    for name, m in FAMILY.items():
+        cfg = m.config
+        out[f"{m.backend}:{name}"] = (cfg, m.backend)
+        plain = cfg.replace(stream_k=False, edge_split=False)
+        out[f"{_OTHER[m.backend]}:{name}:plain"] = (plain, _OTHER[m.backend])
+        if m.backend == "cuda":
+            for s in (2, 3):
+                out[f"cuda:{name}:split{s}"] = (cfg.replace(split_k=s), "cuda")
+        else:
+            out[f"ptx:{name}:plain"] = (plain, "ptx")
+    for name in _LAYOUT_MEMBERS:
+        cfg = FAMILY[name].config
+        for lay, kw in _LAYOUTS.items():
+            for backend in ("cuda", "ptx"):
+                c = cfg if backend == "ptx" else cfg.replace(stream_k=False, edge_split=False)
+                out[f"{backend}:{name}:{lay}"] = (c, backend, kw)
+                if name in ("sq-64x64", "cuda-zorder", "splitk-128x32"):
+                    out[f"{backend}:{name}:{lay}:batched"] = (c, backend, dict(kw, batched=True))
+    for backend in ("cuda", "ptx"):
+        for pname in ("zorder", "vec4", "naive", "tile1d"):
+            out[f"{backend}:preset-{pname}:batched"] = (PRESETS[pname].config, backend, dict(batched=True))
+    return out
+
+
+def make(case) -> Tuple[SgemmConfig, str]:
+    cfg, backend, *kw = case
+    if kw:
+        cfg = cfg.replace(**{k: v for k, v in kw[0].items()}
+                          | ({"stream_k": False, "edge_split": False, "split_k": 1,
+                              "edge_vector_path": False} if kw[0].get("batched") else {}))
+    return cfg, backend
+
+
+def digest(case) -> Optional[str]:
+    """sha256 of the emitted text, or None where the backend refuses the config."""
+    try:
+        cfg, backend = make(case)
+        return hashlib.sha256(emit(cfg, backend).text.encode()).hexdigest()
+    except ConfigError:
+        return None
+
+
+if __name__ == "__main__":
+    print(json.dumps({k: digest(c) for k, c in sorted(cases().items())}, indent=1, sort_keys=True))
