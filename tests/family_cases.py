@@ -22,6 +22,8 @@ _LAYOUTS = {"NT": dict(trans_b=True), "TN": dict(trans_a=True), "TT": dict(trans
 def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
     out: Dict[str, Tuple[SgemmConfig, str]] = {}
     for name, m in FAMILY.items():
+        if m.backend not in _OTHER:
+            continue  # the fused split-K members (backend fusedk): their own template, not the program's renderers
         cfg = m.config
         out[f"{m.backend}:{name}"] = (cfg, m.backend)
         plain = cfg.replace(stream_k=False, edge_split=False)
