@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 
+from regtile.runtime.bench import interleaved_event_ms
 from regtile.tools.report import commit, finish
 
 
@@ -157,21 +158,8 @@ def main(argv=None) -> int:
                 row["variants"][name] = {"error": f"{type(e).__name__}: {e}"[:300]}
                 variants.pop(name)
         timed = {"torch": ref_fn, **variants}
-        for fn in timed.values():
-            for _ in range(3):
-                fn()
-        torch.cuda.synchronize()
-        times = {name: [] for name in timed}
         reps = max(3, args.reps // 4) if shape == "8192^3" else args.reps  # 20 ms a call there
-        for _ in range(args.rounds):
-            for name, fn in timed.items():
-                e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                e0.record()
-                for _ in range(reps):
-                    fn()
-                e1.record()
-                e1.synchronize()
-                times[name].append(e0.elapsed_time(e1) / reps)
+        times = interleaved_event_ms(torch, timed, args.rounds, reps)
         med = {name: statistics.median(t) for name, t in times.items()}
         row["torch_ms"] = med["torch"]
         for name in variants:

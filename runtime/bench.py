@@ -408,3 +408,27 @@ def gemv_kernel_launcher(kernel, work: GemvWorkload, alpha: float, beta: float):
 def gemv_cublas_launcher(blas, work: GemvWorkload, alpha: float, beta: float):
     m, n = work.m, work.n
     return lambda i, stream: blas.sgemv(m, n, alpha, work.a[i].ptr, n, work.x[i].ptr, beta, work.y[i].ptr)
+
+
+def interleaved_event_ms(torch, fns: dict, rounds: int, reps) -> dict:
+    """Per name of `fns` (callables that enqueue work on torch's current stream), the list of
+    `rounds` times in ms per call: each round times every fn in turn, `reps` back-to-back calls
+    between two CUDA events (an int, or {name: int}), after three warm-up calls each.  The
+    interleaving is what makes two kernels' figures comparable: clocks and neighbours drift
+    between rounds, not between the variants of one round."""
+    for fn in fns.values():
+        for _ in range(3):
+            fn()
+    torch.cuda.synchronize()
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            n = reps[name] if isinstance(reps, dict) else reps
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(n):
+                fn()
+            e1.record()
+            e1.synchronize()
+            times[name].append(e0.elapsed_time(e1) / n)
+    return times

@@ -118,7 +118,7 @@ def _patch_swizzle(group: int) -> None:
             return
         lines = self.b.lines
         i = next(j for j in range(start, len(lines)) if f"mov.u32 {self.block_m}, %ctaid.y;" in lines[j])
-        assert f"%ctaid.x" in lines[i + 2], lines[i:i + 4]
+        assert "%ctaid.x" in lines[i + 2], lines[i:i + 4]
         t = [self.b.temp(".b32") for _ in range(12)]
         bm, bn, cfg = self.block_m, self.block_n, self.cfg
         new = [f"mov.u32 {t[0]}, %nctaid.x;", f"mov.u32 {t[1]}, %nctaid.y;", f"mov.u32 {t[2]}, %ctaid.y;",
@@ -166,26 +166,11 @@ def precompile(out_dir=None):
 
 
 # ---- timing ------------------------------------------------------------------------------
-def _events(torch, fn, iters):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters):
-        fn()
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) / iters
-
-
 def _interleaved(torch, fns, rounds, iters):
-    """{name: median ms} over `rounds` rounds, each timing every fn in turn."""
+    """{name: median ms} over `rounds` rounds, each timing every fn in turn (runtime/bench.py)."""
     import statistics
-    for fn in fns.values():
-        fn(), fn()
-    torch.cuda.synchronize()
-    t = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, fn in fns.items():
-            t[k].append(_events(torch, fn, iters))
+    from regtile.runtime.bench import interleaved_event_ms
+    t = interleaved_event_ms(torch, fns, rounds, iters)
     return {k: statistics.median(v) for k, v in t.items()}, t
 
 

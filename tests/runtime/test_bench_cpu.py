@@ -124,3 +124,36 @@ def test_launch_description_names_kernel_and_config():
     for part in ("zorder", "regtile_sgemm_128x128x8_8x8_abc", "grid (8, 8, 1)", "block (256, 1, 1)",
                  "66048 B dynamic shared memory", "sm_90"):
         assert part in text
+
+
+def test_interleaved_event_ms_times_every_variant_in_each_round():
+    """Rounds interleave the variants (a, b, a, b, ...), each timed over its own reps."""
+    from types import SimpleNamespace
+    from regtile.runtime.bench import interleaved_event_ms
+    order, clock = [], [0.0]
+
+    class Event:
+        def __init__(self, enable_timing):
+            self.t = None
+
+        def record(self):
+            self.t = clock[0]
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return other.t - self.t
+
+    cuda = SimpleNamespace(Event=Event, synchronize=lambda: None)
+    fake = SimpleNamespace(cuda=cuda)
+
+    def fn(name, ms):
+        def call():
+            order.append(name)
+            clock[0] += ms
+        return call
+
+    t = interleaved_event_ms(fake, {"a": fn("a", 2.0), "b": fn("b", 0.5)}, rounds=3, reps={"a": 2, "b": 4})
+    assert t == {"a": [2.0] * 3, "b": [0.5] * 3}
+    assert order[6:] == ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4  # after 3 warm-ups each
