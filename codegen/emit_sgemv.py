@@ -51,7 +51,7 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce"):
+    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster"):
         if new_field in fields and not fields[new_field]:
             del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
@@ -147,6 +147,50 @@ def _finish(cfg, name: str, count: str, outputs: int):
             f"    if (last) {name}_finish(W, {count}, alpha, beta, y, incy);",
             "}"]
     return fn, call
+
+
+def _cluster(cfg: SgemvTConfig, name: str):
+    """cluster > 0 (sgemv_config.CLUSTER_DOC): (the helper functions, the kernel's declaration
+    lines, its partial stores, its last lines).  Inline PTX rather than cooperative_groups: no
+    header to find under NVRTC, and the text says which instructions run (barrier.cluster,
+    mapa, %cluster_ctarank)."""
+    C, P = cfg.cluster, cfg.strip
+    per = -(-P // C)
+    fn = ["#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900",
+          "#error \"thread-block clusters (SgemvTConfig.cluster) need sm_90\"",
+          "#endif",
+          f"static __device__ __forceinline__ void {name}_cluster_sync()",
+          "{",
+          "    // every thread of every block of the cluster: shared-memory stores before are",
+          "    // visible to the peers' loads after (release / acquire at cluster scope)",
+          '    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");',
+          '    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");',
+          "}",
+          f"static __device__ __forceinline__ const float* {name}_peer(const float* p, unsigned rank)",
+          "{",
+          "    // the same shared-memory variable in block `rank` of the cluster, as a generic address",
+          "    unsigned long long q;",
+          '    asm("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));',
+          "    return reinterpret_cast<const float*>(q);",
+          "}"]
+    decl = [f"__shared__ float clu[{P}];  // this split's column sums of the strip, read by the cluster"]
+    stores = [[f"clu[first - strip0 + {c} * step_c] = t[{c}];"] for c in range(cfg.vec)]
+    loads = [f"const float v{k} = *{name}_peer(clu + j, {k}u);" for k in range(C)]
+    tail = ["{  // the cluster's splits meet: rank r sums its share of the strip, ranks in order",
+            f"    {name}_cluster_sync();",
+            "    unsigned rank;",
+            '    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));',
+            f"    for (int j = rank * {per} + threadIdx.x; j < min((int)(rank + 1) * {per}, {P}); j += {cfg.threads}) {{",
+            "        if (strip0 + j < N) {"]
+    tail += ["            " + ln for ln in loads]
+    tail += ["            const float s = " + " + ".join(f"v{k}" for k in range(C)) + ";",
+             "            const long long at = (long long)(strip0 + j) * incy;",
+             "            y[at] = " + _STORE.format(s="s", i="at") + ";",
+             "        }",
+             "    }",
+             f"    {name}_cluster_sync();  // no block leaves while a peer may still read its clu",
+             "}"]
+    return fn, decl, stores, tail
 
 
 def _sums(cfg: SgemvConfig, g: int) -> List[str]:
@@ -357,14 +401,21 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     reduce = _reduce_source(name)
     finish = _finish(cfg, name, "N", cfg.strip)
     V = cfg.vec
+    stores = [_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)]
+    decl, attrs = [], ""
+    if cfg.cluster:
+        fn, decl, stores, tail = _cluster(cfg, name)
+        finish = (fn, tail)
+        attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
         name=name,
         header=[f"regtile SGEMV-T kernel {name}",
                 "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
-        threads=cfg.threads, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"
+                + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")],
+        threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
         params=_params(),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
@@ -373,7 +424,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         vector_tail=_t_tail(cfg, True) if V == 4 and cfg.unroll > 1 else [],
         scalar_tail=_t_tail(cfg, False) if cfg.unroll > 1 else [],
         strip=cfg.strip,
-        stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
+        stores=stores,
         finish_fn=finish[0], finish=finish[1],
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)

@@ -24,6 +24,16 @@ kernel's launch, but measured slower than two launches on every split shape of t
 the share_x kernel (docs/sgemv.md: the last block's fence, atomic and partials' round trips cost
 more than the ~1 us launch gap in a CUDA graph)."""
 
+CLUSTER_DOC = """cluster (SgemvTConfig, sm_90): the gridDim.y == cluster splits of one column strip form a
+thread-block cluster (__cluster_dims__(1, cluster, 1), so a plain cuLaunchKernel launches it).
+Each block leaves its strip's partial column sums in its own shared memory; after a cluster
+barrier (release / acquire) rank r sums its 1 / cluster share of the strip's columns over the
+ranks' shared memory (distributed shared memory, mapa) in rank order 0, 1, ... (deterministic)
+and writes y; a second cluster barrier keeps every block's shared memory alive until its peers
+have read it.  No workspace, no fence, no atomics, no second launch."""
+CLUSTER_MAX = 8  # the portable cluster size (larger ones need a non-portable attribute)
+CLUSTER_MIN_ARCH = 90
+
 STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
@@ -221,10 +231,19 @@ class SgemvTConfig:
     vec: int = 4
     unroll: int = 4
     fused_reduce: bool = False  # splits in one launch (FUSED_REDUCE_DOC), as SgemvConfig's
+    # > 0 (sm_90 only): that many splits (gridDim.y == cluster) form one thread-block cluster
+    # and meet in distributed shared memory, in one launch (CLUSTER_DOC).
+    cluster: int = 0
 
     def __post_init__(self):
         if not isinstance(self.fused_reduce, bool):
             raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
+        if not isinstance(self.cluster, int) or isinstance(self.cluster, bool) or not (
+                self.cluster == 0 or 2 <= self.cluster <= CLUSTER_MAX):
+            raise ConfigError(f"cluster={self.cluster!r}: 0 (no cluster) or 2..{CLUSTER_MAX} splits a cluster "
+                              f"(the portable cluster size)")
+        if self.cluster and self.fused_reduce:
+            raise ConfigError("cluster and fused_reduce: two ways of reducing the splits in one launch; pick one")
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -263,7 +282,9 @@ class SgemvTConfig:
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
                 f"(vec {self.vec}), unroll {self.unroll} rows"
-                + (", splits reduced in one launch" if self.fused_reduce else ""))
+                + (", splits reduced in one launch" if self.fused_reduce else "")
+                + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
+                   if self.cluster else ""))
 
 
 OPS = ("N", "T")
@@ -308,6 +329,8 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     measured at 7550ec7, 7x50000 op N 4.22 us with 24 splits (168 blocks) against 4.49 with 12
     (84 blocks), 4096x77 op T 3.96 against 4.72 (128 blocks against 64); where two steps
     already fill the SMs, one lost (16384x128 op T 7.17 against 6.88, 1Mx1 op T 7.43 / 6.59)."""
+    if getattr(cfg, "cluster", 0):
+        return cfg.cluster  # one cluster of splits a column strip (CLUSTER_DOC)
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x
@@ -363,6 +386,31 @@ FILL_STEPS = 4
 def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
     blocks = grid_x * splits
     return blocks / (-(-blocks // slots) * slots)
+
+
+# Splits up to this many become one cluster on sm_90 (at most CLUSTER_MAX of them: 9-16 splits
+# are cut to 8); more stay two launches (the many-split shapes, 4096x77 op T's 128 splits or
+# 1Mx16 op T's 528, are short blocks whose count fills the SMs; 8 of them would not).
+CLUSTER_SPLITS = 16
+
+
+def cluster_choice(cfg, splits: int, arch: str):
+    """(config, splits): an op T split of 2..CLUSTER_SPLITS on sm_90 as one cluster launch
+    (CLUSTER_DOC) of min(splits, CLUSTER_MAX) splits; anything else as it is (other archs keep
+    the reduce kernel).  Measured on the H100: the reduce kernel cost ~1 us a split GEMV
+    (docs/sgemv.md, c367c04: 4096x4096 op T 25.05 us with 8 splits + reduce against cuBLAS 24.42;
+    the fence-and-counter one-launch finish 25.26, slower)."""
+    if (not isinstance(cfg, SgemvTConfig) or cfg.fused_reduce or cfg.cluster or not 2 <= splits <= CLUSTER_SPLITS
+            or arch_number(arch) < CLUSTER_MIN_ARCH):
+        return cfg, splits
+    c = min(splits, CLUSTER_MAX)
+    return cfg.replace(cluster=c), c
+
+
+def arch_number(arch: str) -> int:
+    """'sm_90' -> 90 (0 for a string of another form)."""
+    digits = "".join(ch for ch in str(arch).split("_")[-1] if ch.isdigit())
+    return int(digits) if digits else 0
 
 
 def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):

@@ -228,7 +228,7 @@ def test_fused_reduce_config_rule_and_text():
     assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
     assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
     assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k != "fused_reduce")))
+        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster"))))
         .encode()).hexdigest()[:10]  # configs from before the field keep their names
     src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
     fin = f"__device__ __noinline__ void {src.name}_finish("
@@ -265,3 +265,48 @@ def test_t_tail_is_one_predicated_step():
     assert "for (; i < r1; i += 8)" not in text  # no one-row-at-a-time loop
     assert "const bool p3 = (i + 24) < r1;" in text and "if (i < r1) {" in text
     assert "if (i < r1) {" not in emit_cuda(SgemvTConfig(32, 8, 4, 1)).text  # unroll 1: the loop covers all rows
+
+
+# ---- sm_90 thread-block clusters (SgemvTConfig.cluster, sgemv_config.CLUSTER_DOC) ----
+def test_cluster_config_and_rule():
+    from regtile.codegen.emit_sgemv import kernel_name
+    from regtile.codegen.sgemv_config import cluster_choice
+    for bad in (1, 9, -2, True, 2.0):
+        with pytest.raises(ConfigError, match="cluster"):
+            SgemvTConfig(cluster=bad)
+    with pytest.raises(ConfigError, match="fused_reduce"):
+        SgemvTConfig(cluster=4, fused_reduce=True)
+    t = SgemvTConfig(32, 8, 4, 8)
+    assert cluster_choice(t, 8, "sm_90") == (t.replace(cluster=8), 8)
+    assert cluster_choice(t, 4, "sm_90") == (t.replace(cluster=4), 4)
+    assert cluster_choice(t, 16, "sm_90") == (t.replace(cluster=8), 8)  # 9-16 splits: cut to 8
+    for arch in ("sm_80", "sm_86", "sm_89"):  # other archs keep the reduce kernel
+        assert cluster_choice(t, 8, arch) == (t, 8)
+    assert cluster_choice(t, 128, "sm_90") == (t, 128)  # many short splits: two launches
+    assert cluster_choice(t, 1, "sm_90") == (t, 1)
+    assert cluster_choice(SgemvConfig(warps_per_row=4), 8, "sm_90")[0].warps_per_row == 4  # op N: as it is
+    assert splits_for(t.replace(cluster=4), 4096, 4096, 132, blocks_per_sm=2) == 4
+    assert kernel_name(t) != kernel_name(t.replace(cluster=8))
+
+
+def test_cluster_text():
+    src = emit_cuda(SgemvTConfig(32, 8, 4, 8, cluster=8))
+    assert "__launch_bounds__(256) __cluster_dims__(1, 8, 1)" in src.text
+    assert src.text.count("barrier.cluster.arrive.release.aligned;") == 1  # one helper, called twice
+    assert src.text.count(f"{src.name}_cluster_sync();") == 2
+    assert "mapa.u64" in src.text and "%%cluster_ctarank" in src.text
+    assert "const float s = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;" in src.text  # rank order
+    assert "W[" not in src.text.split(f"{src.name}_reduce(")[0]  # no workspace, no counter
+    assert "atomicAdd" not in src.text and "__threadfence" not in src.text
+    assert "__cluster_dims__" not in emit_cuda(SgemvTConfig(32, 8, 4, 8)).text
+
+
+@pytest.mark.slow
+def test_cluster_compiles_for_sm90_only():
+    cfg = SgemvTConfig(32, 8, 4, 8)
+    plain = compile_source(emit_cuda(cfg), "sm_90").resources
+    art = compile_source(emit_cuda(cfg.replace(cluster=8)), "sm_90")
+    assert art.resources.spill_free and art.resources.registers <= plain.registers
+    from regtile.errors import CompileError
+    with pytest.raises(CompileError, match="need sm_90"):
+        compile_source(emit_cuda(cfg.replace(cluster=4)), "sm_89")
