@@ -396,14 +396,15 @@ CLUSTER_SPLITS = 16
 
 def cluster_choice(cfg, splits: int, arch: str):
     """(config, splits): an op T split of 2..CLUSTER_SPLITS on sm_90 as one cluster launch
-    (CLUSTER_DOC) of min(splits, CLUSTER_MAX) splits; anything else as it is (other archs keep
+    (CLUSTER_DOC) of min(splits, CLUSTER_MAX) splits rounded down to a power of two (2048x6144
+    op T: 5 -> 4; measured with two launches at c367c04, 4 splits 19.70 us against 5 19.82); anything else as it is (other archs keep
     the reduce kernel).  Measured on the H100: the reduce kernel cost ~1 us a split GEMV
     (docs/sgemv.md, c367c04: 4096x4096 op T 25.05 us with 8 splits + reduce against cuBLAS 24.42;
     the fence-and-counter one-launch finish 25.26, slower)."""
     if (not isinstance(cfg, SgemvTConfig) or cfg.fused_reduce or cfg.cluster or not 2 <= splits <= CLUSTER_SPLITS
             or arch_number(arch) < CLUSTER_MIN_ARCH):
         return cfg, splits
-    c = min(splits, CLUSTER_MAX)
+    c = 1 << (min(splits, CLUSTER_MAX).bit_length() - 1)  # a power of two: each rank an equal share
     return cfg.replace(cluster=c), c
 
 

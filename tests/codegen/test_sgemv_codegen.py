@@ -310,3 +310,9 @@ def test_cluster_compiles_for_sm90_only():
     from regtile.errors import CompileError
     with pytest.raises(CompileError, match="need sm_90"):
         compile_source(emit_cuda(cfg.replace(cluster=4)), "sm_89")
+
+
+def test_cluster_rule_powers_of_two():
+    from regtile.codegen.sgemv_config import cluster_choice
+    t = SgemvTConfig(32, 8, 4, 8)
+    assert [cluster_choice(t, s, "sm_90")[1] for s in (2, 3, 5, 6, 7, 12)] == [2, 2, 4, 4, 4, 8]
