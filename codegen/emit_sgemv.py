@@ -61,7 +61,10 @@ def kernel_name(cfg) -> str:
 
 
 def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
-    """gridDim.y == 1: y itself; else the split's partial sum to W."""
+    """gridDim.y == 1: y itself; else the split's partial sum to W (to the block's shared clu
+    in a cluster launch: op N only, op T's stores come from _cluster)."""
+    if isinstance(cfg, SgemvConfig) and cfg.cluster:
+        return [f"if ({active}) clu[({index}) - blockIdx.x * {cfg.rows_per_block}] = {sum_expr};"]
     return [f"if ({active}) {{",
             f"    if (gridDim.y == 1) y[(long long)({index}) * incy] = "
             + _STORE.format(s=sum_expr, i=f"(long long)({index}) * incy") + ";",
@@ -149,12 +152,16 @@ def _finish(cfg, name: str, count: str, outputs: int):
     return fn, call
 
 
-def _cluster(cfg: SgemvTConfig, name: str):
+def _cluster(cfg, name: str):
     """cluster > 0 (sgemv_config.CLUSTER_DOC): (the helper functions, the kernel's declaration
     lines, its partial stores, its last lines).  Inline PTX rather than cooperative_groups: no
     header to find under NVRTC, and the text says which instructions run (barrier.cluster,
     mapa, %cluster_ctarank)."""
-    C, P = cfg.cluster, cfg.strip
+    C = cfg.cluster
+    T = isinstance(cfg, SgemvTConfig)
+    # P outputs a block: a strip's columns (op T), the block's rows (op N); output j of the
+    # block is y[first_out + j], j < P, first_out + j < bound
+    P, first_out, bound = (cfg.strip, "strip0", "N") if T else (cfg.rows_per_block, f"blockIdx.x * {cfg.rows_per_block}", "M")
     per = -(-P // C)
     fn = ["#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900",
           "#error \"thread-block clusters (SgemvTConfig.cluster) need sm_90\"",
@@ -173,18 +180,18 @@ def _cluster(cfg: SgemvTConfig, name: str):
           '    asm("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));',
           "    return reinterpret_cast<const float*>(q);",
           "}"]
-    decl = [f"__shared__ float clu[{P}];  // this split's column sums of the strip, read by the cluster"]
-    stores = [[f"clu[first - strip0 + {c} * step_c] = t[{c}];"] for c in range(cfg.vec)]
+    decl = [f"__shared__ float clu[{P}];  // this split's partial sums of the block's outputs, read by the cluster"]
+    stores = [[f"clu[first - strip0 + {c} * step_c] = t[{c}];"] for c in range(cfg.vec)] if T else []
     loads = [f"const float v{k} = *{name}_peer(clu + j, {k}u);" for k in range(C)]
-    tail = ["{  // the cluster's splits meet: rank r sums its share of the strip, ranks in order",
+    tail = ["{  // the cluster's splits meet: rank r sums its share of the block's outputs, ranks in order",
             f"    {name}_cluster_sync();",
             "    unsigned rank;",
             '    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));',
             f"    for (int j = rank * {per} + threadIdx.x; j < min((int)(rank + 1) * {per}, {P}); j += {cfg.threads}) {{",
-            "        if (strip0 + j < N) {"]
+            f"        if ({first_out} + j < {bound}) {{"]
     tail += ["            " + ln for ln in loads]
     tail += ["            const float s = " + " + ".join(f"v{k}" for k in range(C)) + ";",
-             "            const long long at = (long long)(strip0 + j) * incy;",
+             f"            const long long at = (long long)({first_out} + j) * incy;",
              "            y[at] = " + _STORE.format(s="s", i="at") + ";",
              "        }",
              "    }",
@@ -316,6 +323,10 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     finish = _finish(cfg, name, "M", cfg.rows_per_block)
+    decl, attrs = [], ""
+    if cfg.cluster:
+        fn, decl, _, tail = _cluster(cfg, name)
+        finish, attrs = (fn, tail), f" __cluster_dims__(1, {cfg.cluster}, 1)"
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
@@ -333,7 +344,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
         step_vec=U * L, last_vec=(U - 1) * L, scalar_step=U * L if _scalar_in_flight(cfg) else L,
-        group_setup=_group_setup(cfg),
+        group_setup=decl + _group_setup(cfg), attrs=attrs,
         short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
         groups=groups,
         shared_x=cfg.share_x, shared_body=_shared_body(cfg) if cfg.share_x else [],

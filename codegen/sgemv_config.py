@@ -65,11 +65,17 @@ class SgemvConfig:
     # Splits (gridDim.y > 1) in one launch: the last block of a row block to finish sums the
     # splits' partials (FUSED_REDUCE_DOC).  Off: the module's reduce kernel, a second launch.
     fused_reduce: bool = False
+    # > 0 (sm_90 only): the gridDim.y == cluster splits of a row block form one thread-block
+    # cluster and meet in distributed shared memory (CLUSTER_DOC), as SgemvTConfig's
+    cluster: int = 0
 
     def __post_init__(self):
         for name in ("ragged_rows", "share_x", "fused_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        _check_cluster(self)
+        if self.cluster and self.stage_cols:
+            raise ConfigError(f"cluster={self.cluster}: the staged-rows kernel (stage_cols) has no split")
         if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
             raise ConfigError(f"share_x: needs row_groups >= 2 and vec=4 without stage_cols (got "
                               f"{self.row_groups}, {self.vec}, {self.stage_cols})")
@@ -141,7 +147,18 @@ class SgemvConfig:
                 + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}"
-                + (", splits reduced in one launch" if self.fused_reduce else ""))
+                + (", splits reduced in one launch" if self.fused_reduce else "")
+                + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
+                   if self.cluster else ""))
+
+
+def _check_cluster(cfg) -> None:
+    if not isinstance(cfg.cluster, int) or isinstance(cfg.cluster, bool) or not (
+            cfg.cluster == 0 or 2 <= cfg.cluster <= CLUSTER_MAX):
+        raise ConfigError(f"cluster={cfg.cluster!r}: 0 (no cluster) or 2..{CLUSTER_MAX} splits a cluster "
+                          f"(the portable cluster size)")
+    if cfg.cluster and cfg.fused_reduce:
+        raise ConfigError("cluster and fused_reduce: two ways of reducing the splits in one launch; pick one")
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -238,12 +255,7 @@ class SgemvTConfig:
     def __post_init__(self):
         if not isinstance(self.fused_reduce, bool):
             raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
-        if not isinstance(self.cluster, int) or isinstance(self.cluster, bool) or not (
-                self.cluster == 0 or 2 <= self.cluster <= CLUSTER_MAX):
-            raise ConfigError(f"cluster={self.cluster!r}: 0 (no cluster) or 2..{CLUSTER_MAX} splits a cluster "
-                              f"(the portable cluster size)")
-        if self.cluster and self.fused_reduce:
-            raise ConfigError("cluster and fused_reduce: two ways of reducing the splits in one launch; pick one")
+        _check_cluster(self)
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:

@@ -170,7 +170,7 @@ def test_staged_rows_config_and_rule():
     # configs without the field keep their kernel names (and so their cached builds)
     from regtile.codegen.emit_sgemv import kernel_name
     assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x", "fused_reduce"))))
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x", "fused_reduce", "cluster"))))
         .encode()).hexdigest()[:10]
 
 
@@ -316,3 +316,12 @@ def test_cluster_rule_powers_of_two():
     from regtile.codegen.sgemv_config import cluster_choice
     t = SgemvTConfig(32, 8, 4, 8)
     assert [cluster_choice(t, s, "sm_90")[1] for s in (2, 3, 5, 6, 7, 12)] == [2, 2, 4, 4, 4, 8]
+
+
+def test_cluster_text_op_n():
+    src = emit_cuda(SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4))
+    assert "__launch_bounds__(256) __cluster_dims__(1, 4, 1)" in src.text
+    assert "clu[(row0) - blockIdx.x * 4] = sum;" in src.text and "const float s = v0 + v1 + v2 + v3;" in src.text
+    assert "W[" not in src.text.split(f"{src.name}_reduce(")[0]
+    with pytest.raises(ConfigError, match="cluster"):
+        SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80, cluster=2)

@@ -31,7 +31,9 @@ CASES = [(7, 50000, "N", 1, -1, FUSED_N), (4096, 77, "T", 1, 2, FUSED_T), (10000
 # only these (the device run's time).
 CLUSTER = [(4096, 4096, "T", 1, 1, SgemvTConfig(32, 8, 4, 8, cluster=8)),
            (2500, 1000, "T", -1, 2, SgemvTConfig(32, 8, 4, 4, cluster=4)),
-           (1000, 3, "T", 1, -1, SgemvTConfig(4, 64, 1, 4, cluster=8))]
+           (1000, 3, "T", 1, -1, SgemvTConfig(4, 64, 1, 4, cluster=8)),
+           (7, 50000, "N", 1, -1, SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, cluster=8)),
+           (301, 4099, "N", 2, 1, SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4))]
 if driver.device().arch == "sm_90":
     CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER
 rng = np.random.default_rng(0)

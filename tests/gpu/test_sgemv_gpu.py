@@ -431,10 +431,17 @@ CLUSTER_CASES = [  # (m, n, config): whole float4 strips, a ragged last strip wi
 ]
 
 
-def _cluster_plan(m, n, cfg, incx=1, incy=1):
+CLUSTER_N_CASES = [  # op N: one row a block of 4 warps; 4 rows a block of 8 warps (2 a row), odd sizes
+    (7, 50000, SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, cluster=8)),
+    (301, 4099, SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4)),
+    (2, 1 << 16, SgemvConfig(vec=4, warps_per_block=16, unroll=2, warps_per_row=16, cluster=8)),
+]
+
+
+def _cluster_plan(m, n, cfg, incx=1, incy=1, op="T"):
     if not _sm90():
         pytest.skip("thread-block clusters: sm_90 only")
-    plan = plan_for(m, n, "T", incx, incy, config=cfg)
+    plan = plan_for(m, n, op, incx, incy, config=cfg)
     assert plan.cluster == cfg.cluster == plan.splits and not plan.fused
     assert "one cluster launch" in plan.describe()
     assert len(plan._pack(torch.cuda.current_stream().cuda_stream, incx, incy)) == 1  # no reduce kernel
@@ -442,21 +449,24 @@ def _cluster_plan(m, n, cfg, incx=1, incy=1):
     return plan
 
 
-@pytest.mark.parametrize("m, n, cfg", CLUSTER_CASES)
-def test_cluster_repeated_launches(m, n, cfg):
+@pytest.mark.parametrize("m, n, op, cfg", [c[:2] + ("T",) + c[2:] for c in CLUSTER_CASES]
+                         + [c[:2] + ("N",) + c[2:] for c in CLUSTER_N_CASES])
+def test_cluster_repeated_launches(m, n, op, cfg):
     """Several launches in a row on one plan with fresh x, alpha/beta and beta == 0 over a NaN y,
     and the same inputs giving the same bits (the ranks are summed in a fixed order)."""
-    plan = _cluster_plan(m, n, cfg)
+    plan = _cluster_plan(m, n, cfg, op=op)
     s = torch.cuda.current_stream().cuda_stream
+    trans = op == "T"
+    xlen, ylen = (m, n) if trans else (n, m)
     A = torch.randn(m, n, device="cuda")
     outs = []
     for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(m, device="cuda") if rep < 3 else x
-        y0 = torch.randn(n, device="cuda")
-        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
+        x = torch.randn(xlen, device="cuda") if rep < 3 else x
+        y0 = torch.randn(ylen, device="cuda")
+        y = y0.clone() if beta else torch.full((ylen,), NAN, device="cuda")
         plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
         torch.cuda.synchronize()
-        _close(y, _ref(A, x, True, alpha, beta, y0))
+        _close(y, _ref(A, x, trans, alpha, beta, y0))
         outs.append(y)
     assert torch.equal(outs[2], outs[3])
 
