@@ -1,0 +1,36 @@
+#!/bin/bash
+# The SGEMV cluster run on the H100 (2026-11-25, issue 21), from the repository root on the GPU
+# machine, REGTILE_COMMIT set: the SGEMV GPU tests (while the sweep's kernels compile), the full
+# sweep with probes on the split shapes (cluster against two launches), then compute-sanitizer
+# on the cluster cases with the time left.  Fits 290 s.  Results under $OUT.
+set -u
+export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=${REGTILE_CACHE_DIR:-/tmp/rtc_gemv2}
+OUT=${OUT:-.}
+T0=$(date +%s)
+el() { echo $(( $(date +%s) - T0 )); }
+python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "commit ${REGTILE_COMMIT:-unknown} $(date -u +%FT%TZ)"
+PROBE=4096x4096T,2560x7680T,2048x2048T,2048x6144T,768x768T,16384x4096T,16384x50000T,1048576x16T,16384x16T,32x1048576N,7x50000N
+python3 - > $OUT/precompile.log 2>&1 <<PY &
+from regtile.tools.sgemv_sweep import precompile, SUITE, EXTRA, DECODE, _names
+sh = SUITE + EXTRA + DECODE
+w = _names("$PROBE")
+precompile(sh, {s for s in sh if f"{s[0]}X{s[1]}{s[2]}" in w}, 10)
+PY
+PRE=$!
+timeout 100 python3 -m pytest -q -p no:cacheprovider -n 6 tests/gpu/test_sgemv_gpu.py > $OUT/pytest_gpu.log 2>&1
+echo "gpu tests: rc $? at $(el) s"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_gpu.log | tail -12
+wait $PRE; echo "precompile: $(tail -1 $OUT/precompile.log) at $(el) s"
+BUDGET=$(( 215 - $(el) ))
+timeout $(( BUDGET + 30 )) python3 -m regtile.tools.sgemv_sweep --out $OUT/sgemv-sweep.json --probe-shapes $PROBE \
+  --budget-s $BUDGET > $OUT/sweep.log 2>&1
+echo "sweep: rc $? at $(el) s (budget $BUDGET)"; grep -c "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log
+LEFT=$(( 283 - $(el) ))
+{ echo "## SGEMV_CASES=cluster compute-sanitizer --tool memcheck"; SGEMV_CASES=cluster timeout $LEFT \
+  compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py; echo "rc $?"; } > $OUT/checks.log 2>&1
+LEFT=$(( 288 - $(el) ))
+[ $LEFT -gt 12 ] && { echo "## racecheck"; SGEMV_CASES=cluster timeout $LEFT compute-sanitizer --tool racecheck \
+  --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py; echo "rc $?"; } >> $OUT/checks.log 2>&1
+echo "checks at $(el) s:"; grep -E "SUMMARY|WRONG|^rc|^## |done" $OUT/checks.log
+grep -E "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log | awk '{print $1,$2,$4,$7,$9,$14}' | tail -44
