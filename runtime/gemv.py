@@ -17,6 +17,7 @@ stream, calls on different streams get different workspaces.
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Dict, Optional, Tuple
 
@@ -34,6 +35,9 @@ from .problem import current_torch_stream, stream_handle
 _lock = threading.Lock()
 _plans: Dict[tuple, "GemvPlan"] = {}
 _device_info: Optional[Tuple[str, int]] = None  # (arch, SM count), read once
+# REGTILE_SGEMV_CLUSTER=0: the shape rule keeps the reduce kernel on sm_90 too (to compare, or
+# where a driver refuses cluster launches); explicit cluster configs are unaffected
+_CLUSTER_OFF = os.environ.get("REGTILE_SGEMV_CLUSTER", "") == "0"
 
 
 def _arch_and_sms() -> Tuple[str, int]:
@@ -169,7 +173,7 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
         splits = splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
-        if config is None:
+        if config is None and not _CLUSTER_OFF:
             # sm_90: a split op T as one cluster launch (sgemv_config.cluster_choice).  The split
             # count needs the compiled kernel's occupancy, so the cluster kernel is a second
             # compile (once: the disk cache keeps both)

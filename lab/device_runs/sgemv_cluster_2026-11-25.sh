@@ -19,6 +19,16 @@ w = _names("$PROBE")
 precompile(sh, {s for s in sh if f"{s[0]}X{s[1]}{s[2]}" in w}, 10)
 PY
 PRE=$!
+# a cluster launch that fails would stop the sweep at its first split op T shape: then the rule's
+# reduce kernel (REGTILE_SGEMV_CLUSTER=0) and the failure in the log
+timeout 40 python3 -c "
+import torch, regtile
+A = torch.randn(4096, 4096, device='cuda'); x = torch.randn(4096, device='cuda'); y = torch.empty(4096, device='cuda')
+regtile.sgemv(A, x, y, trans=True); torch.cuda.synchronize()
+from regtile.runtime.gemv import plan_for; print('cluster smoke:', plan_for(4096, 4096, 'T').describe())
+print('err', float(((y.double() - A.double().T @ x.double()).norm() / (A.double().T @ x.double()).norm())))
+" > $OUT/smoke.log 2>&1 || export REGTILE_SGEMV_CLUSTER=0
+echo "smoke: $(tail -2 $OUT/smoke.log | tr '\n' ' ') REGTILE_SGEMV_CLUSTER=${REGTILE_SGEMV_CLUSTER:-}"
 timeout 100 python3 -m pytest -q -p no:cacheprovider -n 6 tests/gpu/test_sgemv_gpu.py > $OUT/pytest_gpu.log 2>&1
 echo "gpu tests: rc $? at $(el) s"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_gpu.log | tail -12
 wait $PRE; echo "precompile: $(tail -1 $OUT/precompile.log) at $(el) s"
@@ -33,4 +43,4 @@ LEFT=$(( 288 - $(el) ))
 [ $LEFT -gt 12 ] && { echo "## racecheck"; SGEMV_CASES=cluster timeout $LEFT compute-sanitizer --tool racecheck \
   --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py; echo "rc $?"; } >> $OUT/checks.log 2>&1
 echo "checks at $(el) s:"; grep -E "SUMMARY|WRONG|^rc|^## |done" $OUT/checks.log
-grep -E "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log | awk '{print $1,$2,$4,$7,$9,$14}' | tail -44
+grep -E "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log | awk '{print $1,$2,$4,$7,$9,$12,$15}' | tail -44
