@@ -321,12 +321,16 @@ def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     tx = _pow2_at_least(-(-n // vec), 32)
     ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
     unroll = 4 if m >= 4 * ty else 1
-    if tx == 32 and n % 128 == 0 and n // 128 < sms and m >= 16 * ty:
+    if vec == 4 and n % (4 * tx) == 0 and n // (4 * tx) < sms and m >= 16 * ty:
         # Whole float4 strips, too few to fill the GPU (the rows are split): 8 rows in flight.
+        # 16-wide strips (t4x64) too since the op T tail of c367c04, measured in two runs
+        # (c367c04, bd3ff88): 1Mx16 26.44 / 26.56 us against 27.60 / 27.65 at unroll 4,
+        # 16384x16 3.91 / 3.94 against 4.04 / 4.06.
         # Measured on the H100 (--probe, commit a15749d): 2560x7680 28.67 us against 29.06 at
         # unroll 4, 4096x4096 25.15 / 25.65, 16384x4096 89.09 / 89.59, 16384x128 6.75 / 7.11,
         # 1Mx128 177.5 / 179.3; wider matrices (one split, many strips) lost with it
-        # (16384x50000 1276 / 1140, 300x1M 451 / 407), as did 16-wide strips (16384x16 4.74 / 4.09).
+        # (16384x50000 1276 / 1140, 300x1M 451 / 407); 16-wide strips lost then, before the tail
+        # change (16384x16 4.74 / 4.09).
         unroll = 8
     return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll)
 
@@ -384,6 +388,13 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
                 longer = [s for s in whole if grid_x * s >= LONG_WAVES * slots and length // (s * step) >= LONG_STEPS]
                 if longer:
                     wanted = longer[0]
+        elif (isinstance(cfg, SgemvConfig) and not cfg.share_x and wanted >= 2
+              and length // (wanted * step) >= TWO_WAVE_STEPS):
+            # op N splits of long rows that fill one wave: two waves of half as long splits.
+            # Measured on the H100 in two runs: 32x1M op N 49.64 / 49.27 us with 98 splits against
+            # 50.40 / 50.08 with 49 (c367c04 and bd3ff88, docs/sgemv.md).  Not share_x (300x1M op N:
+            # 16 splits 413.6 against 414.1 at 8, a tie in one run)
+            wanted *= 2
     else:
         target = 2 * 64 * sms
         wanted = 1 if warps >= target // 2 else -(-target // warps)
@@ -392,6 +403,7 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
 
 LONG_WAVES = 4
 LONG_STEPS = 32
+TWO_WAVE_STEPS = 8
 FILL_STEPS = 4
 
 
@@ -400,24 +412,14 @@ def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
     return blocks / (-(-blocks // slots) * slots)
 
 
-# Splits up to this many become one cluster on sm_90 (at most CLUSTER_MAX of them: 9-16 splits
-# are cut to 8); more stay two launches (the many-split shapes, 4096x77 op T's 128 splits or
-# 1Mx16 op T's 528, are short blocks whose count fills the SMs; 8 of them would not).
-CLUSTER_SPLITS = 16
-
-
-def cluster_choice(cfg, splits: int, arch: str):
-    """(config, splits): an op T split of 2..CLUSTER_SPLITS on sm_90 as one cluster launch
-    (CLUSTER_DOC) of min(splits, CLUSTER_MAX) splits rounded down to a power of two (2048x6144
-    op T: 5 -> 4; measured with two launches at c367c04, 4 splits 19.70 us against 5 19.82); anything else as it is (other archs keep
-    the reduce kernel).  Measured on the H100: the reduce kernel cost ~1 us a split GEMV
-    (docs/sgemv.md, c367c04: 4096x4096 op T 25.05 us with 8 splits + reduce against cuBLAS 24.42;
-    the fence-and-counter one-launch finish 25.26, slower)."""
-    if (not isinstance(cfg, SgemvTConfig) or cfg.fused_reduce or cfg.cluster or not 2 <= splits <= CLUSTER_SPLITS
-            or arch_number(arch) < CLUSTER_MIN_ARCH):
-        return cfg, splits
-    c = 1 << (min(splits, CLUSTER_MAX).bit_length() - 1)  # a power of two: each rank an equal share
-    return cfg.replace(cluster=c), c
+# The shape rule does not pick the cluster form (CLUSTER_DOC): measured on the H100 (bd3ff88,
+# docs/sgemv.md) against two launches at the same split it gained only on small decode shapes
+# (768x768 op T 4.24 against 4.55 us at 8 splits, where 12 splits + reduce ran 4.00) and lost
+# or tied elsewhere: 4096x4096 op T 8 splits u8 29.38 against 25.03 (102 registers, 2 blocks
+# an SM: clusters of 8 leave GPC slots idle; u4 25.00), 16384x4096 102.62 / 89.16, 16384x50000
+# 1125.7 / 1112.3, 2560x7680 28.86 / 28.78, 2048x2048 8.96 / 9.10 (16 splits + reduce 8.89),
+# 2048x6144 19.69 / 19.71.  The reduce kernel in a CUDA graph costs about what the two cluster
+# barriers and the co-scheduling cost.
 
 
 def arch_number(arch: str) -> int:

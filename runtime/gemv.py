@@ -17,15 +17,13 @@ stream, calls on different streams get different workspaces.
 """
 from __future__ import annotations
 
-import os
 import threading
 from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 from ..codegen.emit_sgemv import reduce_outputs_per_block
-from ..codegen.sgemv_config import (SgemvConfig, SgemvTConfig, CLUSTER_MIN_ARCH, arch_number, choose_gemv, cluster_choice,
-                                     splits_for)
+from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, arch_number, choose_gemv, splits_for
 from . import driver
 from .arrays import FAST_SIZE, INT_MAX, REAL, Operand, as_operand, torch_tensor_types
 from .compiler import check_arch, compile_config
@@ -35,9 +33,6 @@ from .problem import current_torch_stream, stream_handle
 _lock = threading.Lock()
 _plans: Dict[tuple, "GemvPlan"] = {}
 _device_info: Optional[Tuple[str, int]] = None  # (arch, SM count), read once
-# REGTILE_SGEMV_CLUSTER=0: the shape rule keeps the reduce kernel on sm_90 too (to compare, or
-# where a driver refuses cluster launches); explicit cluster configs are unaffected
-_CLUSTER_OFF = os.environ.get("REGTILE_SGEMV_CLUSTER", "") == "0"
 
 
 def _arch_and_sms() -> Tuple[str, int]:
@@ -173,14 +168,6 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
         splits = splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
-        if config is None and not _CLUSTER_OFF:
-            # sm_90: a split op T as one cluster launch (sgemv_config.cluster_choice).  The split
-            # count needs the compiled kernel's occupancy, so the cluster kernel is a second
-            # compile (once: the disk cache keeps both)
-            ccfg, csplits = cluster_choice(cfg, splits, dev_arch)
-            if ccfg is not cfg:
-                cfg, splits = ccfg, csplits
-                kernel = driver.load(compile_config(cfg, dev_arch))
     with _lock:
         plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, splits, cfg))
     return plan

@@ -160,6 +160,9 @@ def _auto_probes(m: int, n: int, op: str, splits: int, cfg=None):
             out.append((f"{s} splits", None, s))
         if getattr(cfg, "fused_reduce", False):
             out.append(("two launches", cfg.replace(fused_reduce=False), splits))
+    if op == "T" and 2 <= splits <= 16:  # the sm_90 cluster form (not the rule's: docs/sgemv.md)
+        c = 1 << (min(splits, 8).bit_length() - 1)
+        out.append((f"cluster {c}", cfg.replace(cluster=c), None))
     if op == "T" and cfg.unroll == 4 and m >= 16 * cfg.threads_y:
         out.append(("u8", cfg.replace(unroll=8), None))
     if op == "T" and cfg.unroll == 8:
@@ -168,18 +171,19 @@ def _auto_probes(m: int, n: int, op: str, splits: int, cfg=None):
 
 
 def _configs(shapes, probe, arch: str = "sm_90"):
-    """The kernels a run may load: the rule's, their cluster forms on sm_90 (the split, hence
-    the cluster, is known only from the compiled kernel's occupancy: all three sizes), probes."""
+    """The kernels a run may load: the rule's and, probing, the alternatives and the cluster
+    forms on sm_90 (the split, hence the cluster, is known only from the compiled kernel's
+    occupancy: all three sizes)."""
     from ..codegen.sgemv_config import SgemvTConfig, arch_number, choose_gemv
     out = []
     for (m, n, op) in shapes:
         cfg, splits = choose_gemv(m, n, op)
         out.append(cfg)
-        clusters = []
-        if isinstance(cfg, SgemvTConfig) and splits > 1 and arch_number(arch) >= 90:
-            clusters = [cfg.replace(cluster=c) for c in (2, 4, 8)]
-        out += clusters
         if _probing(probe, m, n, op):
+            clusters = []
+            if isinstance(cfg, SgemvTConfig) and splits > 1 and arch_number(arch) >= 90:
+                clusters = [cfg.replace(cluster=c) for c in (2, 4, 8)]
+            out += clusters
             out += [c for _, c, _ in _probes().get((m, n, op), []) + _auto_probes(m, n, op, max(2, splits)) if c]
             for cc in clusters:
                 out += [c for _, c, _ in _auto_probes(m, n, op, cc.cluster, cc) if c]

@@ -2,7 +2,10 @@
 # The SGEMV cluster run on the H100 (2026-11-25, issue 21), from the repository root on the GPU
 # machine, REGTILE_COMMIT set: the SGEMV GPU tests (while the sweep's kernels compile), the full
 # sweep with probes on the split shapes (cluster against two launches), then compute-sanitizer
-# on the cluster cases with the time left.  Fits 290 s.  Results under $OUT.
+# on the cluster cases with the time left.  Fits 290 s (ran in 61 s at bd3ff88: the sweep took
+# 18 s, precompile's pool broke and the sweep compiled what it needed).  Results under $OUT.
+# As run at bd3ff88, where the rule picked the cluster form for 2-16 op T splits on sm_90; from
+# the next commit on the rule keeps two launches and REGTILE_SGEMV_CLUSTER no longer exists.
 set -u
 export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=${REGTILE_CACHE_DIR:-/tmp/rtc_gemv2}
 OUT=${OUT:-.}

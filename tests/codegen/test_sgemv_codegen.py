@@ -121,7 +121,7 @@ def test_decode_shape_transposed():
     assert splits * 60 * cfg.threads // 32 >= 132 * 64
     assert cfg.unroll == 8  # few whole strips, split rows: 8 rows in flight (measured, docs/sgemv.md)
     assert choose_gemv(16384, 50000, "T", 132)[0].unroll == 4  # many strips: 8 lost there
-    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 4  # 16-wide strips: 8 lost there
+    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 8  # 16-wide strips: 8 won since the op T tail (bd3ff88)
     narrow = config_for_shape_t(1_000_003, 3)
     assert narrow.vec == 1 and narrow.threads_x == 4  # no lane without a column
     assert config_for_shape_t(2, 1 << 20).threads_y == 2  # no idle thread rows
@@ -270,23 +270,33 @@ def test_t_tail_is_one_predicated_step():
 # ---- sm_90 thread-block clusters (SgemvTConfig.cluster, sgemv_config.CLUSTER_DOC) ----
 def test_cluster_config_and_rule():
     from regtile.codegen.emit_sgemv import kernel_name
-    from regtile.codegen.sgemv_config import cluster_choice
     for bad in (1, 9, -2, True, 2.0):
         with pytest.raises(ConfigError, match="cluster"):
             SgemvTConfig(cluster=bad)
+        with pytest.raises(ConfigError, match="cluster"):
+            SgemvConfig(cluster=bad)
     with pytest.raises(ConfigError, match="fused_reduce"):
         SgemvTConfig(cluster=4, fused_reduce=True)
     t = SgemvTConfig(32, 8, 4, 8)
-    assert cluster_choice(t, 8, "sm_90") == (t.replace(cluster=8), 8)
-    assert cluster_choice(t, 4, "sm_90") == (t.replace(cluster=4), 4)
-    assert cluster_choice(t, 16, "sm_90") == (t.replace(cluster=8), 8)  # 9-16 splits: cut to 8
-    for arch in ("sm_80", "sm_86", "sm_89"):  # other archs keep the reduce kernel
-        assert cluster_choice(t, 8, arch) == (t, 8)
-    assert cluster_choice(t, 128, "sm_90") == (t, 128)  # many short splits: two launches
-    assert cluster_choice(t, 1, "sm_90") == (t, 1)
-    assert cluster_choice(SgemvConfig(warps_per_row=4), 8, "sm_90")[0].warps_per_row == 4  # op N: as it is
-    assert splits_for(t.replace(cluster=4), 4096, 4096, 132, blocks_per_sm=2) == 4
+    assert splits_for(t.replace(cluster=4), 4096, 4096, 132, blocks_per_sm=2) == 4  # one cluster a strip
     assert kernel_name(t) != kernel_name(t.replace(cluster=8))
+    # measured no faster than two launches (bd3ff88): the rule never picks it
+    for m, n, op in [(4096, 4096, "T"), (2048, 2048, "T"), (768, 768, "T"), (7, 50000, "N")]:
+        assert choose_gemv(m, n, op, 132)[0].cluster == 0
+
+
+def test_rule_choices_measured_at_bd3ff88():
+    """Applied after two runs agreed (c367c04 and bd3ff88, docs/sgemv.md)."""
+    t16 = config_for_shape_t(1 << 20, 16)  # 16-wide float4 strips: 8 rows in flight
+    assert (t16.threads_x, t16.unroll) == (4, 8)
+    assert splits_for(t16, 1 << 20, 16, 132, blocks_per_sm=2) == 264
+    assert splits_for(config_for_shape_t(16384, 16), 16384, 16, 132, blocks_per_sm=2) == 32
+    n = config_for_shape(32, 1 << 20)  # op N long splits that fill one wave: two waves
+    assert splits_for(n, 32, 1 << 20, 132, blocks_per_sm=12) == 98
+    s = config_for_shape(300, 1 << 20)  # not share_x
+    assert s.share_x and splits_for(s, 300, 1 << 20, 132, blocks_per_sm=10) == 8
+    assert splits_for(config_for_shape(300, 50000), 300, 50000, 132, blocks_per_sm=10) == 8
+    assert config_for_shape_t(4096, 77).unroll == 4  # ragged strips keep 4
 
 
 def test_cluster_text():
@@ -310,12 +320,6 @@ def test_cluster_compiles_for_sm90_only():
     from regtile.errors import CompileError
     with pytest.raises(CompileError, match="need sm_90"):
         compile_source(emit_cuda(cfg.replace(cluster=4)), "sm_89")
-
-
-def test_cluster_rule_powers_of_two():
-    from regtile.codegen.sgemv_config import cluster_choice
-    t = SgemvTConfig(32, 8, 4, 8)
-    assert [cluster_choice(t, s, "sm_90")[1] for s in (2, 3, 5, 6, 7, 12)] == [2, 2, 4, 4, 4, 8]
 
 
 def test_cluster_text_op_n():
