@@ -51,7 +51,7 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce"):
+    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster"):
         if new_field in fields and not fields[new_field]:
             del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
@@ -61,7 +61,10 @@ def kernel_name(cfg) -> str:
 
 
 def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
-    """gridDim.y == 1: y itself; else the split's partial sum to W."""
+    """gridDim.y == 1: y itself; else the split's partial sum to W (to the block's shared clu
+    in a cluster launch: op N only, op T's stores come from _cluster)."""
+    if isinstance(cfg, SgemvConfig) and cfg.cluster:
+        return [f"if ({active}) clu[({index}) - blockIdx.x * {cfg.rows_per_block}] = {sum_expr};"]
     return [f"if ({active}) {{",
             f"    if (gridDim.y == 1) y[(long long)({index}) * incy] = "
             + _STORE.format(s=sum_expr, i=f"(long long)({index}) * incy") + ";",
@@ -147,6 +150,54 @@ def _finish(cfg, name: str, count: str, outputs: int):
             f"    if (last) {name}_finish(W, {count}, alpha, beta, y, incy);",
             "}"]
     return fn, call
+
+
+def _cluster(cfg, name: str):
+    """cluster > 0 (sgemv_config.CLUSTER_DOC): (the helper functions, the kernel's declaration
+    lines, its partial stores, its last lines).  Inline PTX rather than cooperative_groups: no
+    header to find under NVRTC, and the text says which instructions run (barrier.cluster,
+    mapa, %cluster_ctarank)."""
+    C = cfg.cluster
+    T = isinstance(cfg, SgemvTConfig)
+    # P outputs a block: a strip's columns (op T), the block's rows (op N); output j of the
+    # block is y[first_out + j], j < P, first_out + j < bound
+    P, first_out, bound = (cfg.strip, "strip0", "N") if T else (cfg.rows_per_block, f"blockIdx.x * {cfg.rows_per_block}", "M")
+    per = -(-P // C)
+    fn = ["#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900",
+          "#error \"thread-block clusters (SgemvTConfig.cluster) need sm_90\"",
+          "#endif",
+          f"static __device__ __forceinline__ void {name}_cluster_sync()",
+          "{",
+          "    // every thread of every block of the cluster: shared-memory stores before are",
+          "    // visible to the peers' loads after (release / acquire at cluster scope)",
+          '    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");',
+          '    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");',
+          "}",
+          f"static __device__ __forceinline__ const float* {name}_peer(const float* p, unsigned rank)",
+          "{",
+          "    // the same shared-memory variable in block `rank` of the cluster, as a generic address",
+          "    unsigned long long q;",
+          '    asm("mapa.u64 %0, %1, %2;" : "=l"(q) : "l"(reinterpret_cast<unsigned long long>(p)), "r"(rank));',
+          "    return reinterpret_cast<const float*>(q);",
+          "}"]
+    decl = [f"__shared__ float clu[{P}];  // this split's partial sums of the block's outputs, read by the cluster"]
+    stores = [[f"clu[first - strip0 + {c} * step_c] = t[{c}];"] for c in range(cfg.vec)] if T else []
+    loads = [f"const float v{k} = *{name}_peer(clu + j, {k}u);" for k in range(C)]
+    tail = ["{  // the cluster's splits meet: rank r sums its share of the block's outputs, ranks in order",
+            f"    {name}_cluster_sync();",
+            "    unsigned rank;",
+            '    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));',
+            f"    for (int j = rank * {per} + threadIdx.x; j < min((int)(rank + 1) * {per}, {P}); j += {cfg.threads}) {{",
+            f"        if ({first_out} + j < {bound}) {{"]
+    tail += ["            " + ln for ln in loads]
+    tail += ["            const float s = " + " + ".join(f"v{k}" for k in range(C)) + ";",
+             f"            const long long at = (long long)({first_out} + j) * incy;",
+             "            y[at] = " + _STORE.format(s="s", i="at") + ";",
+             "        }",
+             "    }",
+             f"    {name}_cluster_sync();  // no block leaves while a peer may still read its clu",
+             "}"]
+    return fn, decl, stores, tail
 
 
 def _sums(cfg: SgemvConfig, g: int) -> List[str]:
@@ -272,6 +323,10 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     name = kernel_name(cfg)
     L, U, S = cfg.row_lanes, cfg.unroll, cfg.warps_per_row
     finish = _finish(cfg, name, "M", cfg.rows_per_block)
+    decl, attrs = [], ""
+    if cfg.cluster:
+        fn, decl, _, tail = _cluster(cfg, name)
+        finish, attrs = (fn, tail), f" __cluster_dims__(1, {cfg.cluster}, 1)"
     groups = [dict(g=g, vector_body=_vector_body(cfg, g), scalar_body=_scalar_body(cfg, g),
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
@@ -289,7 +344,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         sub=f"lane % {cfg.lanes_per_row}" if S == 1 else f"(warp % {S}) * 32 + lane",
         rows_per_warp=cfg.rows_per_warp, row_groups=cfg.row_groups, lanes=L, unroll=U, vec=cfg.vec,
         step_vec=U * L, last_vec=(U - 1) * L, scalar_step=U * L if _scalar_in_flight(cfg) else L,
-        group_setup=_group_setup(cfg),
+        group_setup=decl + _group_setup(cfg), attrs=attrs,
         short_rows=_short_rows(cfg) if cfg.vec == 4 else [],
         groups=groups,
         shared_x=cfg.share_x, shared_body=_shared_body(cfg) if cfg.share_x else [],
@@ -357,14 +412,21 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     reduce = _reduce_source(name)
     finish = _finish(cfg, name, "N", cfg.strip)
     V = cfg.vec
+    stores = [_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)]
+    decl, attrs = [], ""
+    if cfg.cluster:
+        fn, decl, stores, tail = _cluster(cfg, name)
+        finish = (fn, tail)
+        attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
         name=name,
         header=[f"regtile SGEMV-T kernel {name}",
                 "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
-        threads=cfg.threads, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"
+                + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")],
+        threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
         params=_params(),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
@@ -373,7 +435,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         vector_tail=_t_tail(cfg, True) if V == 4 and cfg.unroll > 1 else [],
         scalar_tail=_t_tail(cfg, False) if cfg.unroll > 1 else [],
         strip=cfg.strip,
-        stores=[_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)],
+        stores=stores,
         finish_fn=finish[0], finish=finish[1],
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)

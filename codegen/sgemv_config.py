@@ -24,6 +24,16 @@ kernel's launch, but measured slower than two launches on every split shape of t
 the share_x kernel (docs/sgemv.md: the last block's fence, atomic and partials' round trips cost
 more than the ~1 us launch gap in a CUDA graph)."""
 
+CLUSTER_DOC = """cluster (SgemvTConfig, sm_90): the gridDim.y == cluster splits of one column strip form a
+thread-block cluster (__cluster_dims__(1, cluster, 1), so a plain cuLaunchKernel launches it).
+Each block leaves its strip's partial column sums in its own shared memory; after a cluster
+barrier (release / acquire) rank r sums its 1 / cluster share of the strip's columns over the
+ranks' shared memory (distributed shared memory, mapa) in rank order 0, 1, ... (deterministic)
+and writes y; a second cluster barrier keeps every block's shared memory alive until its peers
+have read it.  No workspace, no fence, no atomics, no second launch."""
+CLUSTER_MAX = 8  # the portable cluster size (larger ones need a non-portable attribute)
+CLUSTER_MIN_ARCH = 90
+
 STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
 
 
@@ -56,11 +66,17 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     # Splits (gridDim.y > 1) in one launch: the last block of a row block to finish sums the
     # splits' partials (FUSED_REDUCE_DOC).  Off: the module's reduce kernel, a second launch.
     fused_reduce: bool = False
+    # > 0 (sm_90 only): the gridDim.y == cluster splits of a row block form one thread-block
+    # cluster and meet in distributed shared memory (CLUSTER_DOC), as SgemvTConfig's
+    cluster: int = 0
 
     def __post_init__(self):
         for name in ("ragged_rows", "share_x", "fused_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        _check_cluster(self)
+        if self.cluster and self.stage_cols:
+            raise ConfigError(f"cluster={self.cluster}: the staged-rows kernel (stage_cols) has no split")
         if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
             raise ConfigError(f"share_x: needs row_groups >= 2 and vec=4 without stage_cols (got "
                               f"{self.row_groups}, {self.vec}, {self.stage_cols})")
@@ -121,7 +137,18 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
                 + (f"rows staged in shared memory (lda <= {self.stage_cols}), " if self.stage_cols else "")
                 + f"{self.warps_per_block} warps per block "
                 f"({self.rows_per_block} rows), unroll {self.unroll}"
-                + (", splits reduced in one launch" if self.fused_reduce else ""))
+                + (", splits reduced in one launch" if self.fused_reduce else "")
+                + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
+                   if self.cluster else ""))
+
+
+def _check_cluster(cfg) -> None:
+    if not isinstance(cfg.cluster, int) or isinstance(cfg.cluster, bool) or not (
+            cfg.cluster == 0 or 2 <= cfg.cluster <= CLUSTER_MAX):
+        raise ConfigError(f"cluster={cfg.cluster!r}: 0 (no cluster) or 2..{CLUSTER_MAX} splits a cluster "
+                          f"(the portable cluster size)")
+    if cfg.cluster and cfg.fused_reduce:
+        raise ConfigError("cluster and fused_reduce: two ways of reducing the splits in one launch; pick one")
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -212,10 +239,14 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     vec: int = 4
     unroll: int = 4
     fused_reduce: bool = False  # splits in one launch (FUSED_REDUCE_DOC), as SgemvConfig's
+    # > 0 (sm_90 only): that many splits (gridDim.y == cluster) form one thread-block cluster
+    # and meet in distributed shared memory, in one launch (CLUSTER_DOC).
+    cluster: int = 0
 
     def __post_init__(self):
         if not isinstance(self.fused_reduce, bool):
             raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
+        _check_cluster(self)
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -243,7 +274,9 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
                 f"(vec {self.vec}), unroll {self.unroll} rows"
-                + (", splits reduced in one launch" if self.fused_reduce else ""))
+                + (", splits reduced in one launch" if self.fused_reduce else "")
+                + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
+                   if self.cluster else ""))
 
 
 OPS = ("N", "T")
@@ -268,12 +301,16 @@ def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     tx = _pow2_at_least(-(-n // vec), 32)
     ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
     unroll = 4 if m >= 4 * ty else 1
-    if tx == 32 and n % 128 == 0 and n // 128 < sms and m >= 16 * ty:
+    if vec == 4 and n % (4 * tx) == 0 and n // (4 * tx) < sms and m >= 16 * ty:
         # Whole float4 strips, too few to fill the GPU (the rows are split): 8 rows in flight.
+        # 16-wide strips (t4x64) too since the op T tail of c367c04, measured in two runs
+        # (c367c04, bd3ff88): 1Mx16 26.44 / 26.56 us against 27.60 / 27.65 at unroll 4,
+        # 16384x16 3.91 / 3.94 against 4.04 / 4.06.
         # Measured on the H100 (--probe, commit a15749d): 2560x7680 28.67 us against 29.06 at
         # unroll 4, 4096x4096 25.15 / 25.65, 16384x4096 89.09 / 89.59, 16384x128 6.75 / 7.11,
         # 1Mx128 177.5 / 179.3; wider matrices (one split, many strips) lost with it
-        # (16384x50000 1276 / 1140, 300x1M 451 / 407), as did 16-wide strips (16384x16 4.74 / 4.09).
+        # (16384x50000 1276 / 1140, 300x1M 451 / 407); 16-wide strips lost then, before the tail
+        # change (16384x16 4.74 / 4.09).
         unroll = 8
     return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll)
 
@@ -288,6 +325,8 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     measured at 7550ec7, 7x50000 op N 4.22 us with 24 splits (168 blocks) against 4.49 with 12
     (84 blocks), 4096x77 op T 3.96 against 4.72 (128 blocks against 64); where two steps
     already fill the SMs, one lost (16384x128 op T 7.17 against 6.88, 1Mx1 op T 7.43 / 6.59)."""
+    if getattr(cfg, "cluster", 0):
+        return cfg.cluster  # one cluster of splits a column strip (CLUSTER_DOC)
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x
@@ -329,6 +368,13 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
                 longer = [s for s in whole if grid_x * s >= LONG_WAVES * slots and length // (s * step) >= LONG_STEPS]
                 if longer:
                     wanted = longer[0]
+        elif (isinstance(cfg, SgemvConfig) and not cfg.share_x and wanted >= 2
+              and length // (wanted * step) >= TWO_WAVE_STEPS):
+            # op N splits of long rows that fill one wave: two waves of half as long splits.
+            # Measured on the H100 in two runs: 32x1M op N 49.64 / 49.27 us with 98 splits against
+            # 50.40 / 50.08 with 49 (c367c04 and bd3ff88, docs/sgemv.md).  Not share_x (300x1M op N:
+            # 16 splits 413.6 against 414.1 at 8, a tie in one run)
+            wanted *= 2
     else:
         target = 2 * 64 * sms
         wanted = 1 if warps >= target // 2 else -(-target // warps)
@@ -337,12 +383,29 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
 
 LONG_WAVES = 4
 LONG_STEPS = 32
+TWO_WAVE_STEPS = 8
 FILL_STEPS = 4
 
 
 def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
     blocks = grid_x * splits
     return blocks / (-(-blocks // slots) * slots)
+
+
+# The shape rule does not pick the cluster form (CLUSTER_DOC): measured on the H100 (bd3ff88,
+# docs/sgemv.md) against two launches at the same split it gained only on small decode shapes
+# (768x768 op T 4.24 against 4.55 us at 8 splits, where 12 splits + reduce ran 4.00) and lost
+# or tied elsewhere: 4096x4096 op T 8 splits u8 29.38 against 25.03 (102 registers, 2 blocks
+# an SM: clusters of 8 leave GPC slots idle; u4 25.00), 16384x4096 102.62 / 89.16, 16384x50000
+# 1125.7 / 1112.3, 2560x7680 28.86 / 28.78, 2048x2048 8.96 / 9.10 (16 splits + reduce 8.89),
+# 2048x6144 19.69 / 19.71.  The reduce kernel in a CUDA graph costs about what the two cluster
+# barriers and the co-scheduling cost.
+
+
+def arch_number(arch: str) -> int:
+    """'sm_90' -> 90 (0 for a string of another form)."""
+    digits = "".join(ch for ch in str(arch).split("_")[-1] if ch.isdigit())
+    return int(digits) if digits else 0
 
 
 def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):

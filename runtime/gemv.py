@@ -23,7 +23,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from ..codegen.emit_sgemv import reduce_outputs_per_block
-from ..codegen.sgemv_config import SgemvConfig, SgemvTConfig, choose_gemv, splits_for
+from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, arch_number, choose_gemv, splits_for
 from . import driver
 from .arrays import FAST_SIZE, INT_MAX, REAL, Operand, as_operand, torch_tensor_types
 from .compiler import check_arch, compile_config
@@ -75,13 +75,19 @@ class GemvPlan:
         # one launch (config.fused_reduce): the kernel's last block a column sums the partials;
         # its counters (grid[0] unsigneds) follow the partials in the workspace
         self.fused = self.splits > 1 and bool(getattr(config, "fused_reduce", False))
+        # a cluster launch (config.cluster, sm_90): the splits meet in distributed shared memory,
+        # no workspace, no reduce; the kernel's __cluster_dims__ need gridDim.y == cluster
+        self.cluster = int(getattr(config, "cluster", 0) or 0)
+        if self.cluster and self.splits != self.cluster:
+            raise InputError(f"{config.describe()}: needs {self.cluster} splits (one cluster a strip), "
+                             f"got {self.splits}")
         self._ws: Dict[int, driver.DeviceBuffer] = {}
         self._packed: Dict[tuple, tuple] = {}
         self._args_lock = threading.Lock()
 
     def workspace(self, stream: int) -> int:
         """The split partials' buffer of `stream` (0 when there is no split)."""
-        if self.splits == 1:
+        if self.splits == 1 or self.cluster:
             return 0
         buf = self._ws.get(stream)
         if buf is None:
@@ -112,7 +118,7 @@ class GemvPlan:
                     driver.restore_capture(mode)
             launches = [driver.PackedLaunch(self.kernel, self.grid,
                                             (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
-            if self.splits > 1 and not self.fused:
+            if self.splits > 1 and not self.fused and not self.cluster:
                 launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
                                                     (self.count, self.splits, 0.0, w, 0.0, 0, incy), _DYNAMIC))
             packed = self._packed.setdefault(key, tuple(launches))
@@ -128,7 +134,8 @@ class GemvPlan:
 
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.m}x{self.n}, grid {self.grid}"
-                + (f", {self.splits} splits" + (" (one launch)" if self.fused else " + reduce")
+                + (f", {self.splits} splits" + (" (one launch)" if self.fused else
+                                                 " (one cluster launch)" if self.cluster else " + reduce")
                    if self.splits > 1 else ""))
 
 
@@ -156,6 +163,8 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     if sms is None:
         sms = _arch_and_sms()[1]
     cfg = config if config is not None else choose_gemv(m, n, op, sms)[0]
+    if getattr(cfg, "cluster", 0) and arch_number(dev_arch) < CLUSTER_MIN_ARCH:
+        raise InputError(f"{cfg.describe()}: thread-block clusters need sm_{CLUSTER_MIN_ARCH}, this is {dev_arch}")
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
         splits = splits_for(cfg, m, n, sms, kernel.blocks_per_sm)

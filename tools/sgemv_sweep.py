@@ -110,6 +110,12 @@ def _probes():
         (16384, 4096, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
         (7, 50000, "N"): [("12 splits (7550ec7)", None, 12), ("one launch", N(vec=4, warps_per_block=4, unroll=4,
                                                                               warps_per_row=4, **f), None),
+                          ("cluster 8, 4 warps a row", N(vec=4, warps_per_block=4, unroll=4, warps_per_row=4,
+                                                         cluster=8), None),
+                          ("cluster 8, 16 warps a row u2", N(vec=4, warps_per_block=16, unroll=2, warps_per_row=16,
+                                                             cluster=8), None),
+                          ("cluster 8, 8 warps a row", N(vec=4, warps_per_block=8, unroll=4, warps_per_row=8,
+                                                         cluster=8), None),
                           ("a block of 32 warps a row, no split", N(vec=4, warps_per_block=32, unroll=4,
                                                                     warps_per_row=32), 1),
                           ("a block of 16 warps a row, no split", N(vec=4, warps_per_block=16, unroll=2,
@@ -122,11 +128,21 @@ def _probes():
     }
 
 
-def _auto_probes(m: int, n: int, op: str, splits: int):
+def _auto_probes(m: int, n: int, op: str, splits: int, cfg=None):
     """Generic alternatives (--probe): other split counts around the rule's, the same split
     with the reduce kernel (two launches) instead of the one-launch finish, and for op T twice
-    the rows in flight (unroll 8) at the rule's split for that config."""
+    the rows in flight (unroll 8) at the rule's split for that config.  A cluster launch (the
+    plan's config `cfg`, sm_90): two launches at the split the c367c04 rule gave (its config
+    without the cluster, the split from its occupancy) and at the cluster's, and half the cluster."""
     from ..codegen.sgemv_config import choose_gemv
+    if getattr(cfg, "cluster", 0):
+        plain = cfg.replace(cluster=0)
+        out = [("two launches, the c367c04 split", plain, None), ("two launches, same split", plain, cfg.cluster)]
+        if cfg.cluster >= 4:
+            out.append((f"cluster {cfg.cluster // 2}", cfg.replace(cluster=cfg.cluster // 2), None))
+        if cfg.unroll == 8:
+            out.append(("u4 cluster", cfg.replace(unroll=4), None))
+        return out
     cfg = choose_gemv(m, n, op)[0]
     out = []
     if splits > 1:
@@ -134,6 +150,9 @@ def _auto_probes(m: int, n: int, op: str, splits: int):
             out.append((f"{s} splits", None, s))
         if getattr(cfg, "fused_reduce", False):
             out.append(("two launches", cfg.replace(fused_reduce=False), splits))
+    if op == "T" and 2 <= splits <= 16:  # the sm_90 cluster form (not the rule's: docs/sgemv.md)
+        c = 1 << (min(splits, 8).bit_length() - 1)
+        out.append((f"cluster {c}", cfg.replace(cluster=c), None))
     if op == "T" and cfg.unroll == 4 and m >= 16 * cfg.threads_y:
         out.append(("u8", cfg.replace(unroll=8), None))
     if op == "T" and cfg.unroll == 8:
@@ -141,15 +160,29 @@ def _auto_probes(m: int, n: int, op: str, splits: int):
     return out
 
 
-def _configs(shapes, probe: bool):
-    from ..codegen.sgemv_config import choose_gemv
+def _configs(shapes, probe, arch: str = "sm_90"):
+    """The kernels a run may load: the rule's and, probing, the alternatives and the cluster
+    forms on sm_90 (the split, hence the cluster, is known only from the compiled kernel's
+    occupancy: all three sizes)."""
+    from ..codegen.sgemv_config import SgemvTConfig, arch_number, choose_gemv
     out = []
     for (m, n, op) in shapes:
         cfg, splits = choose_gemv(m, n, op)
         out.append(cfg)
-        if probe:
+        if _probing(probe, m, n, op):
+            clusters = []
+            if isinstance(cfg, SgemvTConfig) and splits > 1 and arch_number(arch) >= 90:
+                clusters = [cfg.replace(cluster=c) for c in (2, 4, 8)]
+            out += clusters
             out += [c for _, c, _ in _probes().get((m, n, op), []) + _auto_probes(m, n, op, max(2, splits)) if c]
+            for cc in clusters:
+                out += [c for _, c, _ in _auto_probes(m, n, op, cc.cluster, cc) if c]
     return list(dict.fromkeys(out))
+
+
+def _probing(probe, m: int, n: int, op: str) -> bool:
+    """probe: True (every shape), False, or a set of (m, n, op) (--probe-shapes)."""
+    return probe is True or (bool(probe) and (m, n, op) in probe)
 
 
 def _compile_one(args):
@@ -166,14 +199,16 @@ def precompile(shapes, probe: bool, jobs: int) -> None:
     from concurrent.futures import ProcessPoolExecutor
     from ..runtime import driver
     arch = driver.device().arch
-    cfgs = _configs(shapes, probe)
+    cfgs = _configs(shapes, probe, arch)
     t0 = time.perf_counter()
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         list(pool.map(_compile_one, [(c, arch) for c in cfgs]))
     print(f"precompiled {len(cfgs)} kernels in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
 
-def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> dict:
+def measure(shapes, rounds: int = 11, progress=print, probe=False, budget_s: float = 0.0) -> dict:
+    """budget_s > 0: no new shape after that many seconds (the rows so far are still written)."""
+    start = time.perf_counter()
     import torch
     from ..runtime import cublas, driver
     from ..runtime.gemv import plan_for, sgemv
@@ -207,6 +242,9 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
 
     rows = []
     for (m, n, op) in shapes:
+        if budget_s and time.perf_counter() - start > budget_s:
+            progress(f"budget of {budget_s:.0f} s reached: {m}x{n} {op} and the shapes after it not measured")
+            break
         xlen, ylen = (n, m) if op == "N" else (m, n)
         nbytes = 4 * (m * n + xlen + ylen)
         sets = max(1, min(16, math.ceil(ROTATE_BYTES / nbytes)))
@@ -228,7 +266,8 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
         call_us = (time.perf_counter() - t0) / 20 * 1e6  # host time of the whole library call
         stream.synchronize()
         alts = []
-        for label, cfg, sp in ((_probes().get((m, n, op), []) + _auto_probes(m, n, op, plan.splits)) if probe else []):
+        wanted = _probes().get((m, n, op), []) + _auto_probes(m, n, op, plan.splits, plan.config)
+        for label, cfg, sp in (wanted if _probing(probe, m, n, op) else []):
             try:
                 alts.append((label, plan_for(m, n, op, config=cfg, splits=sp)))
             except Exception as e:  # a probe that does not build is reported, not fatal
@@ -275,7 +314,7 @@ def measure(shapes, rounds: int = 11, progress=print, probe: bool = False) -> di
                "x_cublas": round(cus / rus, 3), "GBps": round(nbytes / (rus * 1e-6) / 1e9, 1),
                "cublas_GBps": round(nbytes / (cus * 1e-6) / 1e9, 1),
                "pct_copy": round(100 * nbytes / (rus * 1e-6) / 1e9 / copy_gbps, 1), "MB": round(nbytes / 1e6, 3),
-               "kernel": plan.kernel.source.name, "splits": plan.splits, "rel_err": rel, "unwritten": unwritten,
+               "kernel": plan.kernel.source.name, "splits": plan.splits, "cluster": plan.cluster, "rel_err": rel, "unwritten": unwritten,
                "ok": unwritten == 0 and rel <= 1e-5, "call_us": round(call_us, 1)}
         if alts:
             row["alternatives"] = {f"{label} ({p.kernel.source.name}, {p.splits} splits)": round(statistics.median(v), 2)
@@ -309,6 +348,10 @@ def table(data: dict) -> str:
     return "\n".join(lines)
 
 
+def _names(text: str) -> set:
+    return {w.strip().upper() for w in text.split(",") if w.strip()}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m regtile.tools.sgemv_sweep", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="docs/data/sgemv-sweep.json", help="JSON file to write")
@@ -316,20 +359,23 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="shapes below 64 MB only, 5 rounds")
     p.add_argument("--no-extra", action="store_true", help="without the decode shapes of issue 20")
     p.add_argument("--probe", action="store_true", help="also time a few alternatives to the rule's choice")
+    p.add_argument("--probe-shapes", default="", help="--probe for these shapes only, e.g. 4096x4096T")
+    p.add_argument("--budget-s", type=float, default=0.0, help="measure no new shape after this many seconds")
     p.add_argument("--shapes", default="", help="only these, e.g. 7x50000N,4096x4096T")
     p.add_argument("--precompile", type=int, default=0, metavar="JOBS",
                    help="first compile every kernel the run will load, JOBS processes at once (into the cache)")
     args = p.parse_args(argv)
     shapes = SUITE + ([] if args.no_extra else EXTRA + DECODE)
     if args.shapes:
-        want = {w.strip().upper() for w in args.shapes.split(",") if w.strip()}
+        want = _names(args.shapes)
         shapes = [sh for sh in shapes if f"{sh[0]}X{sh[1]}{sh[2]}" in want]
     if args.quick:
         shapes = [s for s in shapes if 4 * s[0] * s[1] < 64 << 20]
+    probe = args.probe or {sh for sh in shapes if f"{sh[0]}X{sh[1]}{sh[2]}" in _names(args.probe_shapes)}
     if args.precompile:
-        precompile(shapes, args.probe, args.precompile)
+        precompile(shapes, probe, args.precompile)
     data = measure(shapes, 5 if args.quick else args.rounds, progress=lambda t: print(t, file=sys.stderr, flush=True),
-                   probe=args.probe)
+                   probe=probe, budget_s=args.budget_s)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(data, indent=1) + "\n")
     print(table(data))

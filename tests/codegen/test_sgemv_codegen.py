@@ -121,7 +121,7 @@ def test_decode_shape_transposed():
     assert splits * 60 * cfg.threads // 32 >= 132 * 64
     assert cfg.unroll == 8  # few whole strips, split rows: 8 rows in flight (measured, docs/sgemv.md)
     assert choose_gemv(16384, 50000, "T", 132)[0].unroll == 4  # many strips: 8 lost there
-    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 4  # 16-wide strips: 8 lost there
+    assert choose_gemv(16384, 16, "T", 132)[0].unroll == 8  # 16-wide strips: 8 won since the op T tail (bd3ff88)
     narrow = config_for_shape_t(1_000_003, 3)
     assert narrow.vec == 1 and narrow.threads_x == 4  # no lane without a column
     assert config_for_shape_t(2, 1 << 20).threads_y == 2  # no idle thread rows
@@ -170,7 +170,7 @@ def test_staged_rows_config_and_rule():
     # configs without the field keep their kernel names (and so their cached builds)
     from regtile.codegen.emit_sgemv import kernel_name
     assert kernel_name(SgemvConfig()) == "regtile_sgemv_r1_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x", "fused_reduce"))))
+        "SgemvConfig", sorted((k, v) for k, v in SgemvConfig().to_dict().items() if k not in ("stage_cols", "share_x", "fused_reduce", "cluster"))))
         .encode()).hexdigest()[:10]
 
 
@@ -228,7 +228,7 @@ def test_fused_reduce_config_rule_and_text():
     assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
     assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
     assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k != "fused_reduce")))
+        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster"))))
         .encode()).hexdigest()[:10]  # configs from before the field keep their names
     src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
     fin = f"__device__ __noinline__ void {src.name}_finish("
@@ -265,3 +265,67 @@ def test_t_tail_is_one_predicated_step():
     assert "for (; i < r1; i += 8)" not in text  # no one-row-at-a-time loop
     assert "const bool p3 = (i + 24) < r1;" in text and "if (i < r1) {" in text
     assert "if (i < r1) {" not in emit_cuda(SgemvTConfig(32, 8, 4, 1)).text  # unroll 1: the loop covers all rows
+
+
+# ---- sm_90 thread-block clusters (SgemvTConfig.cluster, sgemv_config.CLUSTER_DOC) ----
+def test_cluster_config_and_rule():
+    from regtile.codegen.emit_sgemv import kernel_name
+    for bad in (1, 9, -2, True, 2.0):
+        with pytest.raises(ConfigError, match="cluster"):
+            SgemvTConfig(cluster=bad)
+        with pytest.raises(ConfigError, match="cluster"):
+            SgemvConfig(cluster=bad)
+    with pytest.raises(ConfigError, match="fused_reduce"):
+        SgemvTConfig(cluster=4, fused_reduce=True)
+    t = SgemvTConfig(32, 8, 4, 8)
+    assert splits_for(t.replace(cluster=4), 4096, 4096, 132, blocks_per_sm=2) == 4  # one cluster a strip
+    assert kernel_name(t) != kernel_name(t.replace(cluster=8))
+    # measured no faster than two launches (bd3ff88): the rule never picks it
+    for m, n, op in [(4096, 4096, "T"), (2048, 2048, "T"), (768, 768, "T"), (7, 50000, "N")]:
+        assert choose_gemv(m, n, op, 132)[0].cluster == 0
+
+
+def test_rule_choices_measured_at_bd3ff88():
+    """Applied after two runs agreed (c367c04 and bd3ff88, docs/sgemv.md)."""
+    t16 = config_for_shape_t(1 << 20, 16)  # 16-wide float4 strips: 8 rows in flight
+    assert (t16.threads_x, t16.unroll) == (4, 8)
+    assert splits_for(t16, 1 << 20, 16, 132, blocks_per_sm=2) == 264
+    assert splits_for(config_for_shape_t(16384, 16), 16384, 16, 132, blocks_per_sm=2) == 32
+    n = config_for_shape(32, 1 << 20)  # op N long splits that fill one wave: two waves
+    assert splits_for(n, 32, 1 << 20, 132, blocks_per_sm=12) == 98
+    s = config_for_shape(300, 1 << 20)  # not share_x
+    assert s.share_x and splits_for(s, 300, 1 << 20, 132, blocks_per_sm=10) == 8
+    assert splits_for(config_for_shape(300, 50000), 300, 50000, 132, blocks_per_sm=10) == 8
+    assert config_for_shape_t(4096, 77).unroll == 4  # ragged strips keep 4
+
+
+def test_cluster_text():
+    src = emit_cuda(SgemvTConfig(32, 8, 4, 8, cluster=8))
+    assert "__launch_bounds__(256) __cluster_dims__(1, 8, 1)" in src.text
+    assert src.text.count("barrier.cluster.arrive.release.aligned;") == 1  # one helper, called twice
+    assert src.text.count(f"{src.name}_cluster_sync();") == 2
+    assert "mapa.u64" in src.text and "%%cluster_ctarank" in src.text
+    assert "const float s = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;" in src.text  # rank order
+    assert "W[" not in src.text.split(f"{src.name}_reduce(")[0]  # no workspace, no counter
+    assert "atomicAdd" not in src.text and "__threadfence" not in src.text
+    assert "__cluster_dims__" not in emit_cuda(SgemvTConfig(32, 8, 4, 8)).text
+
+
+@pytest.mark.slow
+def test_cluster_compiles_for_sm90_only():
+    cfg = SgemvTConfig(32, 8, 4, 8)
+    plain = compile_source(emit_cuda(cfg), "sm_90").resources
+    art = compile_source(emit_cuda(cfg.replace(cluster=8)), "sm_90")
+    assert art.resources.spill_free and art.resources.registers <= plain.registers
+    from regtile.errors import CompileError
+    with pytest.raises(CompileError, match="need sm_90"):
+        compile_source(emit_cuda(cfg.replace(cluster=4)), "sm_89")
+
+
+def test_cluster_text_op_n():
+    src = emit_cuda(SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4))
+    assert "__launch_bounds__(256) __cluster_dims__(1, 4, 1)" in src.text
+    assert "clu[(row0) - blockIdx.x * 4] = sum;" in src.text and "const float s = v0 + v1 + v2 + v3;" in src.text
+    assert "W[" not in src.text.split(f"{src.name}_reduce(")[0]
+    with pytest.raises(ConfigError, match="cluster"):
+        SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80, cluster=2)

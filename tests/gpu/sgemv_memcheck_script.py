@@ -5,6 +5,8 @@ regtile's own device buffers, each checked against float64:
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py
 """
+import os
+
 import numpy as np
 
 from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
@@ -24,6 +26,16 @@ CASES = [(7, 50000, "N", 1, -1, FUSED_N), (4096, 77, "T", 1, 2, FUSED_T), (10000
          (4097, 33, "T", 1, 2, None), (4096, 4096, "T", 1, 1, None),
          (1001, 77, "N", 1, 1, STAGED), (45, 75, "N", -1, 2, STAGED), (1, 77, "N", 1, 1, STAGED),
          (67, 40001, "N", 1, 1, SHARED_X), (5, 4099, "N", 2, -1, SHARED_X)]
+# sm_90 thread-block clusters (SgemvTConfig.cluster): whole strips; a ragged last strip with row
+# tails, backwards x and strided y; vec 1 strips of 4 columns, 3 real.  SGEMV_CASES=cluster runs
+# only these (the device run's time).
+CLUSTER = [(4096, 4096, "T", 1, 1, SgemvTConfig(32, 8, 4, 8, cluster=8)),
+           (2500, 1000, "T", -1, 2, SgemvTConfig(32, 8, 4, 4, cluster=4)),
+           (1000, 3, "T", 1, -1, SgemvTConfig(4, 64, 1, 4, cluster=8)),
+           (7, 50000, "N", 1, -1, SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, cluster=8)),
+           (301, 4099, "N", 2, 1, SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4))]
+if driver.device().arch == "sm_90":
+    CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, op, incx, incy, cfg in CASES:
@@ -50,6 +62,6 @@ for m, n, op, incx, incy, cfg in CASES:
         first = out[yi]
     bad += not ok
     print(f"{m}x{n} op {op} incx {incx} incy {incy} {plan.kernel.source.name} splits {plan.splits}"
-          f"{' (one launch)' if plan.fused else ''}: err {err:.1e} {'ok' if ok else 'WRONG'}")
+          f"{' (one launch)' if plan.fused else ' (one cluster launch)' if plan.cluster else ''}: err {err:.1e} {'ok' if ok else 'WRONG'}")
 print("memcheck script done,", bad, "wrong")
 raise SystemExit(1 if bad else 0)
