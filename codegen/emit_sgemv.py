@@ -353,6 +353,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     )
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
+                         cluster=getattr(cfg, "cluster", 0),
                          whole_rows=True)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
@@ -438,7 +439,8 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         stores=stores,
         finish_fn=finish[0], finish=finish[1],
     )
-    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0,
+                         cluster=cfg.cluster)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
 
@@ -472,6 +474,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     )
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
+                         cluster=getattr(cfg, "cluster", 0),
                          whole_rows=True)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)

@@ -74,6 +74,9 @@ class LaunchGeometry:
     tile_k: int = 0
     # Strided batch: blocks along z are the batch (grid(m, n, batch)).
     batched: bool = False
+    # A thread-block cluster compiled into the kernel (__cluster_dims__(1, cluster, 1), the
+    # SGEMV splits meeting in distributed shared memory): gridDim.y must be `cluster`.
+    cluster: int = 0
 
     def grid(self, m: int, n: int, batch: int = 1) -> Tuple[int, int, int]:
         if self.stream_k:
@@ -109,6 +112,8 @@ class LaunchGeometry:
             d["stream_k"] = True
         if self.batched:
             d["batched"] = True
+        if self.cluster:
+            d["cluster"] = self.cluster
         return d
 
 

@@ -177,7 +177,10 @@ def launcher_for(kernel, m: int, n: int, cfg=None) -> GemvPlan:
     """A plan around an already loaded kernel (bench, sanitize, `regtile run`): op from the
     kernel's family, the split the shape rule gives `cfg` (none without it)."""
     op = "T" if kernel.source.name.startswith("regtile_sgemv_t") else "N"
-    splits = splits_for(cfg, m, n, _arch_and_sms()[1], kernel.blocks_per_sm) if cfg is not None else 1
+    if cfg is not None:
+        splits = splits_for(cfg, m, n, _arch_and_sms()[1], kernel.blocks_per_sm)
+    else:  # a cluster kernel runs exactly its compiled cluster of splits; any other kernel one split
+        splits = kernel.source.geometry.cluster or 1
     return GemvPlan(kernel, m, n, op, splits, cfg)
 
 

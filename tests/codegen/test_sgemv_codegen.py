@@ -329,3 +329,18 @@ def test_cluster_text_op_n():
     assert "W[" not in src.text.split(f"{src.name}_reduce(")[0]
     with pytest.raises(ConfigError, match="cluster"):
         SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80, cluster=2)
+
+
+def test_a_cluster_kernel_says_its_cluster_and_launches_with_it(monkeypatch):
+    """The geometry carries the compiled-in cluster (gridDim.y must equal it), so a launcher
+    built around the loaded kernel without its config (bench, sanitize, `regtile run`) runs
+    exactly one cluster of splits, and a kernel without one runs one split."""
+    from types import SimpleNamespace
+    from regtile.runtime import gemv
+    for cfg, want in ((SgemvTConfig(32, 8, 4, 8, cluster=4), 4), (SgemvConfig(cluster=2), 2), (SgemvTConfig(), 0)):
+        src = emit_cuda(cfg)
+        assert src.geometry.cluster == want
+        made = []
+        monkeypatch.setattr(gemv, "GemvPlan", lambda kernel, m, n, op, splits, cfg: made.append((op, splits)))
+        gemv.launcher_for(SimpleNamespace(source=src), 4096, 4096)
+        assert made == [("T" if isinstance(cfg, SgemvTConfig) else "N", want or 1)]
