@@ -51,7 +51,7 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster"):
+    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster", "warp_reduce"):
         if new_field in fields and not fields[new_field]:
             del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
@@ -428,6 +428,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
                 f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"
                 + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")],
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
+        warp_reduce=cfg.warp_reduce, warps=cfg.threads // 32,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
         params=_params(),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),

@@ -242,10 +242,18 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     # > 0 (sm_90 only): that many splits (gridDim.y == cluster) form one thread-block cluster
     # and meet in distributed shared memory, in one launch (CLUSTER_DOC).
     cluster: int = 0
+    # The threads_y partial sums of a column: first the 32 / threads_x thread rows of a warp by
+    # butterfly shuffles, then the block's warps in shared memory, in warp order (deterministic).
+    # Off: every thread row to shared memory, and threads_x threads sum the threads_y rows one
+    # after another, a chain of threads_y dependent shared-memory loads: fine for threads_y <= 8,
+    # the latency of a whole loop step for the narrow, tall blocks (8 x 32, 4 x 128) that fill
+    # the GPU with column strips alone, without a split.  Needs threads_x < 32 and >= 2 warps.
+    warp_reduce: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.fused_reduce, bool):
-            raise ConfigError(f"fused_reduce={self.fused_reduce!r}: must be True or False")
+        for name in ("fused_reduce", "warp_reduce"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
         _check_cluster(self)
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
@@ -261,6 +269,9 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
             raise ConfigError(f"vec={self.vec}: vector width must be 1 or 4 floats")
         if self.unroll > 8:
             raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight per thread (registers)")
+        if self.warp_reduce and (self.threads_x >= WARP or self.threads < 2 * WARP):
+            raise ConfigError(f"warp_reduce: needs threads_x < {WARP} (several thread rows a warp) and at least "
+                              f"two warps (got {self.threads_x} x {self.threads_y})")
 
     @property
     def threads(self) -> int:
@@ -274,6 +285,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     def describe(self) -> str:
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
                 f"(vec {self.vec}), unroll {self.unroll} rows"
+                + (", thread rows meet by warp shuffles" if self.warp_reduce else "")
                 + (", splits reduced in one launch" if self.fused_reduce else "")
                 + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
                    if self.cluster else ""))

@@ -93,17 +93,35 @@ def _empty_kernel():
 
 def _probes():
     """Alternatives timed beside the shape rule's choice with --probe (label: config, splits;
-    splits None: the rule's split for that config), to show what the rule gave up."""
+    splits None: the rule's split for that config), to show what the rule gave up.  Probes of
+    earlier runs that a later one replaced are in docs/sgemv.md and the dated sweep JSONs."""
     from ..codegen.sgemv_config import SgemvConfig as N, SgemvTConfig as T
     f = dict(fused_reduce=True)
     share = dict(vec=4, warps_per_block=4, warps_per_row=4, share_x=True)
+    w = dict(warp_reduce=True)  # session 3 run 4: op T without a split, strips alone filling the SMs
     return {
-        (32, 4096, "T"): [("t16x16u2", T(16, 16, 4, 2), 1), ("t8x32u1", T(8, 32, 4, 1), 1)],
-        (300, 50000, "T"): [("4 splits (7550ec7)", None, 4)],
+        (32, 4096, "T"): [("t16x16u2", T(16, 16, 4, 2), 1), ("t8x32u1", T(8, 32, 4, 1), 1),
+                          ("wr s32 t8x32u1", T(8, 32, 4, 1, **w), 1), ("wr s16 t4x32u1", T(4, 32, 4, 1, **w), 1),
+                          ("wr s32 t8x8u4", T(8, 8, 4, 4, **w), 1), ("wr s16 t4x16u2", T(4, 16, 4, 2, **w), 1)],
+        (4096, 4096, "T"): [("wr s32 t8x32u8", T(8, 32, 4, 8, **w), 1), ("wr s32 t8x64u8", T(8, 64, 4, 8, **w), 1),
+                            ("wr s32 t8x128u4", T(8, 128, 4, 4, **w), 1), ("wr s16 t4x64u8", T(4, 64, 4, 8, **w), 1),
+                            ("wr s16 t4x128u4", T(4, 128, 4, 4, **w), 1), ("wr s16 t4x128u8", T(4, 128, 4, 8, **w), 1),
+                            ("wr s32 t8x32u8, rule's split", T(8, 32, 4, 8, **w), None)],
+        (2560, 7680, "T"): [("wr s64 t16x32u8", T(16, 32, 4, 8, **w), 1), ("wr s64 t16x64u4", T(16, 64, 4, 4, **w), 1),
+                            ("wr s32 t8x32u8", T(8, 32, 4, 8, **w), 1), ("wr s32 t8x64u4", T(8, 64, 4, 4, **w), 1),
+                            ("wr s32 t8x64u8", T(8, 64, 4, 8, **w), 1), ("wr s16 t4x64u8", T(4, 64, 4, 8, **w), 1)],
+        (2048, 6144, "T"): [("wr s64 t16x32u8", T(16, 32, 4, 8, **w), 1), ("wr s32 t8x32u8", T(8, 32, 4, 8, **w), 1),
+                            ("wr s32 t8x64u8", T(8, 64, 4, 8, **w), 1), ("wr s32 t8x64u4", T(8, 64, 4, 4, **w), 1),
+                            ("wr s16 t4x64u8", T(4, 64, 4, 8, **w), 1), ("wr s16 t4x128u4", T(4, 128, 4, 4, **w), 1)],
+        (2048, 2048, "T"): [("wr s16 t4x64u8", T(4, 64, 4, 8, **w), 1), ("wr s16 t4x128u4", T(4, 128, 4, 4, **w), 1),
+                            ("wr s16 t4x128u8", T(4, 128, 4, 8, **w), 1), ("wr s32 t8x64u8", T(8, 64, 4, 8, **w), 1),
+                            ("wr s32 t8x128u4", T(8, 128, 4, 4, **w), 1), ("wr s16 t4x64u8, 2 splits", T(4, 64, 4, 8, **w), 2)],
+        (300, 50000, "T"): [("wr s32 t8x32u4", T(8, 32, 4, 4, **w), 1), ("wr s64 t16x16u4", T(16, 16, 4, 4, **w), 1),
+                            ("wr s64 t16x32u4", T(16, 32, 4, 4, **w), 1), ("wr s32 t8x16u8", T(8, 16, 4, 8, **w), 1),
+                            ("wr s64 t16x16u8", T(16, 16, 4, 8, **w), 1)],
+        (768, 768, "T"): [("wr s16 t4x64u4", T(4, 64, 4, 4, **w), 1), ("wr s16 t4x32u8", T(4, 32, 4, 8, **w), 1),
+                          ("wr s16 t4x128u2", T(4, 128, 4, 2, **w), 1)],
         (300, 1 << 20, "N"): [("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
-        (4096, 4096, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
-        (2560, 7680, "T"): [("t16x16u4", T(16, 16, 4, 4), None), ("one launch", T(32, 8, 4, 8, **f), None)],
-        (2048, 2048, "T"): [("one launch", T(32, 8, 4, 8, **f), None)],
         (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)],
         (1 << 20, 77, "T"): [("one launch", T(32, 8, 4, 4, **f), None)],
         (16384, 50000, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
@@ -122,9 +140,6 @@ def _probes():
                                                                     warps_per_row=16), 1)],
         (16384, 128, "T"): [("132 splits", None, 132)],
         (4096, 77, "T"): [("64 splits (7550ec7)", None, 64), ("one launch", T(32, 8, 4, 4, **f), None)],
-        (768, 768, "T"): [("6 splits (7550ec7)", None, 6), ("one launch", T(32, 8, 4, 8, **f), None)],
-        (2048, 6144, "T"): [("one launch", T(32, 8, 4, 8, **f), None), ("t32x8u4", T(32, 8, 4, 4), None),
-                            ("4 splits", None, 4), ("8 splits", None, 8)],
     }
 
 

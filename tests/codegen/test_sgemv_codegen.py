@@ -228,7 +228,7 @@ def test_fused_reduce_config_rule_and_text():
     assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
     assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
     assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster"))))
+        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster", "warp_reduce"))))
         .encode()).hexdigest()[:10]  # configs from before the field keep their names
     src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
     fin = f"__device__ __noinline__ void {src.name}_finish("
@@ -344,3 +344,46 @@ def test_a_cluster_kernel_says_its_cluster_and_launches_with_it(monkeypatch):
         monkeypatch.setattr(gemv, "GemvPlan", lambda kernel, m, n, op, splits, cfg: made.append((op, splits)))
         gemv.launcher_for(SimpleNamespace(source=src), 4096, 4096)
         assert made == [("T" if isinstance(cfg, SgemvTConfig) else "N", want or 1)]
+
+
+# ---- op T thread rows meeting by warp shuffles (SgemvTConfig.warp_reduce) ----
+
+def test_warp_reduce_config_and_text():
+    from regtile.codegen.emit_sgemv import kernel_name
+    for bad in (dict(threads_x=32, threads_y=8), dict(threads_x=8, threads_y=2), dict(threads_x=4, threads_y=4)):
+        with pytest.raises(ConfigError, match="warp_reduce"):
+            SgemvTConfig(warp_reduce=True, **bad)
+    with pytest.raises(ConfigError, match="warp_reduce"):
+        SgemvTConfig(8, 32, warp_reduce=1)
+    cfg = SgemvTConfig(8, 32, 4, 8, warp_reduce=True)
+    assert "warp shuffles" in cfg.describe()
+    assert kernel_name(cfg) != kernel_name(cfg.replace(warp_reduce=False))
+    text = emit_cuda(cfg).text
+    # 4 thread rows a warp: lanes 8 and 16 apart; then the 8 warps' sums in shared memory
+    assert "for (int o = 8; o < 32; o *= 2) t[c] += __shfl_xor_sync(0xffffffffu, t[c], o);" in text
+    assert "__shared__ float red[8][4][8];" in text and "for (int k = 1; k < 8; ++k)" in text
+    assert "t[c] += __shfl" not in emit_cuda(cfg.replace(warp_reduce=False)).text
+    fused = emit_cuda(cfg.replace(fused_reduce=True)).text
+    assert "__shfl_xor_sync" in fused and "if (ty == 0) {" in fused
+
+
+@pytest.mark.slow
+def test_warp_reduce_sass_keeps_loads_in_flight():
+    """The narrow tall block's vector loop issues its 8 float4 loads of A before the first FFMA,
+    spill-free, and the thread rows of a warp meet in 2 shuffle levels x 4 columns."""
+    src = emit_cuda(SgemvTConfig(8, 64, 4, 8, warp_reduce=True))
+    art = compile_source(src, "sm_90")
+    assert art.resources.spill_free and art.resources.barriers == 1
+    assert art.resources.static_smem_bytes == 4 * 16 * 4 * 8  # 16 warps x 4 columns x 8 lanes
+    func = function_of(art.cubin, src.name)[1]
+    assert sum(1 for i in func.instructions if i.base == "SHFL") == 8
+    loops = []
+    for ins in func.instructions:
+        t = ins.branch_target() if ins.base == "BRA" else None
+        if t in func.labels and func.labels[t] <= ins.offset:
+            loops.append([i for i in func.instructions if func.labels[t] <= i.offset <= ins.offset])
+    vector = [body for body in loops if instruction_mix(body).get("LDG.128")]
+    assert len(vector) == 1
+    order = [i.base for i in vector[0] if i.base in ("LDG", "FFMA")]
+    assert instruction_mix(vector[0])["LDG.128"] == 8 and order.index("FFMA") > max(
+        k for k, b in enumerate(order) if b == "LDG")

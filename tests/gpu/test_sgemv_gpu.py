@@ -539,3 +539,65 @@ def test_cluster_through_sgemv(m, n, clusters):
                          torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
     _close(c[0], (a.double() @ B.double())[0])
+
+
+# Op T without a split: narrow strips, tall blocks, the thread rows meeting by warp shuffles
+# (SgemvTConfig.warp_reduce).  Whole strips, ragged strips (scalar loads), vec 1, a row tail,
+# fewer rows than a step, and the form under a split and under the one-launch finish.
+_WR = dict(warp_reduce=True)
+WARP_REDUCE_CASES = [
+    (4096, 4096, SgemvTConfig(8, 64, 4, 8, **_WR), 1),
+    (2560, 7680, SgemvTConfig(16, 32, 4, 8, **_WR), 1),
+    (2048, 2048, SgemvTConfig(4, 128, 4, 4, **_WR), 1),
+    (2048, 6144, SgemvTConfig(8, 32, 4, 8, **_WR), 1),
+    (300, 50000, SgemvTConfig(8, 32, 4, 4, **_WR), 1),   # 2 steps of 128 rows, 44 left
+    (32, 4096, SgemvTConfig(8, 32, 4, 1, **_WR), 1),
+    (20, 4096, SgemvTConfig(8, 32, 4, 1, **_WR), 1),     # fewer rows than thread rows
+    (1000, 130, SgemvTConfig(8, 32, 4, 8, **_WR), 1),    # a ragged last strip
+    (999, 129, SgemvTConfig(4, 64, 1, 4, **_WR), 1),     # vec 1
+    (2048, 6144, SgemvTConfig(8, 32, 4, 8, **_WR), 3),   # and a split with the reduce kernel
+    (2560, 1000, SgemvTConfig(8, 32, 4, 8, fused_reduce=True, **_WR), 3),
+]
+
+
+@pytest.mark.parametrize("m, n, cfg, splits", WARP_REDUCE_CASES)
+def test_warp_reduce_repeated_launches(m, n, cfg, splits):
+    """Four launches on one plan with fresh x, alpha/beta, beta == 0 over a NaN y, and the same
+    inputs giving the same bits (the shuffle butterfly and the warp order are fixed)."""
+    plan = plan_for(m, n, "T", config=cfg, splits=splits)
+    assert plan.splits == splits
+    s = torch.cuda.current_stream().cuda_stream
+    A = torch.randn(m, n, device="cuda")
+    outs = []
+    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
+        x = torch.randn(m, device="cuda") if rep < 3 else x
+        y0 = torch.randn(n, device="cuda")
+        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
+        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
+        torch.cuda.synchronize()
+        _close(y, _ref(A, x, True, alpha, beta, y0))
+        outs.append(y)
+    assert torch.equal(outs[2], outs[3])
+
+
+@pytest.mark.parametrize("cfg", [SgemvTConfig(8, 64, 4, 8, **_WR), SgemvTConfig(4, 128, 4, 4, **_WR)])
+def test_warp_reduce_nan_inf_and_strides(cfg):
+    """A NaN and an Inf in A reach exactly their outputs through the shuffles; backwards x, a
+    strided backwards y whose gaps stay untouched."""
+    m, n = 3000, 4100
+    A = torch.randn(m, n, device="cuda")
+    A[m // 2, n // 3] = NAN
+    A[m // 3, n // 2] = float("inf")
+    xb = torch.randn(m, device="cuda")
+    yb = torch.randn(1 + (n - 1) * 2, device="cuda")
+    yb0 = yb.clone()
+    regtile.sgemv(A, xb, yb, alpha=1.0, beta=0.5, trans=True, incx=-1, incy=-2, config=cfg)
+    torch.cuda.synchronize()
+    yi = (torch.arange(n, device="cuda") * 2).flip(0)
+    ref = _ref(A, xb.flip(0), True) + 0.5 * yb0[yi].double()
+    yd = yb[yi].double()
+    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
+    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
+    fin = torch.isfinite(ref)
+    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
+    assert torch.equal(yb[1::2], yb0[1::2])
