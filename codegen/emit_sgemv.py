@@ -51,7 +51,7 @@ _XYZW = "xyzw"
 
 def kernel_name(cfg) -> str:
     fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster", "warp_reduce"):
+    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster", "warp_reduce", "stage_rows"):
         if new_field in fields and not fields[new_field]:
             del fields[new_field]  # the names of configs from before the field stay as they were
     digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
@@ -317,7 +317,7 @@ def _params() -> str:
 def emit_sgemv_cuda(cfg) -> KernelSource:
     """The module of `cfg`: its GEMV kernel and, as `reduce`, the split reduction."""
     if isinstance(cfg, SgemvTConfig):
-        return _emit_t(cfg)
+        return _emit_t_staged(cfg) if cfg.stage_rows else _emit_t(cfg)
     if cfg.stage_cols:
         return _emit_staged(cfg)
     name = kernel_name(cfg)
@@ -477,5 +477,32 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          cluster=getattr(cfg, "cluster", 0),
                          whole_rows=True)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)
+
+
+def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
+    """Op T on short unaligned rows (SgemvTConfig.stage_rows): the block copies a tile of rows,
+    contiguous in memory, with `unroll` float4 loads a thread in flight (predicated: no one-load
+    tail loop), then sums its columns from shared memory."""
+    name = kernel_name(cfg)
+    U, T, TX = cfg.unroll, cfg.threads, cfg.threads_x
+    copy = [f"const bool in{u} = k + {T * u} < nv;" for u in range(U)]
+    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {T * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
+             for u in range(U)]
+    copy += [f"if (in{u}) dst4[k + {T * u}] = v{u};" for u in range(U)]
+    text = render(
+        "sgemv_t_staged.cu.j2",
+        name=name,
+        header=[f"regtile SGEMV-T kernel {name} (rows staged in shared memory)",
+                "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({T}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
+        threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,
+        copy_step=T * U, copy_body=copy, params=_params(),
+        stores=[_store(cfg, f"t[{c}]", f"strip0 + tx + {c * TX}", f"c{c}") for c in range(cfg.vec)],
+    )
+    reduce = _reduce_source(name)
+    geo = LaunchGeometry(block=(T, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)

@@ -249,12 +249,34 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     # the latency of a whole loop step for the narrow, tall blocks (8 x 32, 4 x 128) that fill
     # the GPU with column strips alone, without a split.  Needs threads_x < 32 and >= 2 warps.
     warp_reduce: bool = False
+    # > 0: the staged-rows op T kernel (templates/sgemv_t_staged.cu.j2) for short unaligned rows
+    # (1Mx77: a row of 77 floats is not 16-byte aligned, so the column sweep reads scalars).
+    # The block copies `stage_rows` rows at a time, (stage_rows - 1) * lda + N contiguous
+    # floats, with float4 loads (`unroll` a thread in flight) to shared memory; thread (tx, ty)
+    # then sums columns tx + k * threads_x (k < vec) over rows ty, ty + threads_y, ... from
+    # there.  Staged when the strip covers N (one strip) and lda <= strip, on a 16-byte aligned A
+    # (the split ranges are whole tiles of a multiple of 4 rows, so every tile starts aligned);
+    # otherwise a direct path with scalar loads.
+    stage_rows: int = 0
 
     def __post_init__(self):
         for name in ("fused_reduce", "warp_reduce"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
         _check_cluster(self)
+        if not isinstance(self.stage_rows, int) or isinstance(self.stage_rows, bool) or self.stage_rows < 0:
+            raise ConfigError(f"stage_rows={self.stage_rows!r}: must be a non-negative integer")
+        if self.stage_rows:
+            if self.stage_rows % 4 or self.stage_rows > self.threads_x * self.threads_y:
+                raise ConfigError(f"stage_rows={self.stage_rows}: must be a multiple of 4 (aligned tiles) and at "
+                                  f"most the block's {self.threads_x * self.threads_y} threads (a thread an x)")
+            if self.cluster or self.fused_reduce or self.warp_reduce or self.vec != 4:
+                raise ConfigError(f"stage_rows={self.stage_rows}: needs vec=4, without cluster, fused_reduce "
+                                  f"or warp_reduce")
+            smem = 4 * (self.stage_rows * self.threads_x * 4 + self.stage_rows + self.threads_x * self.threads_y * 4)
+            if smem > STAGE_SMEM_BYTES:
+                raise ConfigError(f"stage_rows={self.stage_rows}: {smem} bytes of shared memory exceed "
+                                  f"{STAGE_SMEM_BYTES}")
         for name in ("threads_x", "threads_y", "vec", "unroll"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
@@ -286,6 +308,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
         return (f"sgemv-t: {self.threads_x}x{self.threads_y} threads, a strip of {self.strip} columns "
                 f"(vec {self.vec}), unroll {self.unroll} rows"
                 + (", thread rows meet by warp shuffles" if self.warp_reduce else "")
+                + (f", rows staged in shared memory ({self.stage_rows} at a time)" if self.stage_rows else "")
                 + (", splits reduced in one launch" if self.fused_reduce else "")
                 + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
                    if self.cluster else ""))
@@ -342,7 +365,7 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x
-        step = cfg.threads_y * cfg.unroll
+        step = cfg.stage_rows or cfg.threads_y * cfg.unroll  # a staged block's step: one tile
         length = m
     else:
         if cfg.rows_per_warp != 1 or (cfg.row_groups != 1 and not cfg.share_x):

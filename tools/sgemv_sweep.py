@@ -123,7 +123,12 @@ def _probes():
                           ("wr s16 t4x128u2", T(4, 128, 4, 2, **w), 1)],
         (300, 1 << 20, "N"): [("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
         (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)],
-        (1 << 20, 77, "T"): [("one launch", T(32, 8, 4, 4, **f), None)],
+        (1 << 20, 77, "T"): [("staged 64 rows u8", T(32, 8, 4, 8, stage_rows=64), None),
+                             ("staged 32 rows u4", T(32, 8, 4, 4, stage_rows=32), None),
+                             ("staged 64 rows u8, 2 waves", T(32, 8, 4, 8, stage_rows=64), 1024),
+                             ("staged 64 rows u8 t32x16", T(32, 16, 4, 8, stage_rows=64), None)],
+        (4096, 77, "T"): [("staged 64 rows u8", T(32, 8, 4, 8, stage_rows=64), None),
+                          ("staged 32 rows u4", T(32, 8, 4, 4, stage_rows=32), None)],
         (16384, 50000, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
         (16384, 4096, "N"): [("u4 (7550ec7)", N(rows_per_warp=1, vec=4, warps_per_block=4, unroll=4), None)],
         (7, 50000, "N"): [("12 splits (7550ec7)", None, 12), ("one launch", N(vec=4, warps_per_block=4, unroll=4,
@@ -139,7 +144,6 @@ def _probes():
                           ("a block of 16 warps a row, no split", N(vec=4, warps_per_block=16, unroll=2,
                                                                     warps_per_row=16), 1)],
         (16384, 128, "T"): [("132 splits", None, 132)],
-        (4096, 77, "T"): [("64 splits (7550ec7)", None, 64), ("one launch", T(32, 8, 4, 4, **f), None)],
     }
 
 

@@ -387,3 +387,32 @@ def test_warp_reduce_sass_keeps_loads_in_flight():
     order = [i.base for i in vector[0] if i.base in ("LDG", "FFMA")]
     assert instruction_mix(vector[0])["LDG.128"] == 8 and order.index("FFMA") > max(
         k for k, b in enumerate(order) if b == "LDG")
+
+
+# ---- op T rows staged through shared memory (SgemvTConfig.stage_rows) ----
+
+def test_staged_t_config_and_text():
+    from regtile.codegen.sgemv_config import splits_for
+    for bad, needle in ((dict(stage_rows=30), "multiple of 4"), (dict(stage_rows=512), "multiple of 4"),
+                        (dict(stage_rows=64, fused_reduce=True), "needs vec=4"),
+                        (dict(stage_rows=64, vec=1), "needs vec=4"), (dict(stage_rows=96, threads_y=16), "exceed"),
+                        (dict(stage_rows=-4), "non-negative")):
+        with pytest.raises(ConfigError, match=needle):
+            SgemvTConfig(**bad)
+    cfg = SgemvTConfig(32, 8, 4, 8, stage_rows=64)
+    assert "staged in shared memory (64 at a time)" in cfg.describe()
+    src = emit_cuda(cfg)
+    assert "__shared__ __align__(16) float tile[8192];" in src.text
+    assert src.text.count("__ldcs(src4 + k + ") == 8  # 8 float4 loads a thread in flight
+    assert "/ 64 * 64;" in src.text  # split ranges of whole tiles: aligned tile starts
+    assert src.geometry.grid(1 << 20, 77) == (1, 1, 1)
+    assert splits_for(cfg, 4096, 77, 132) >= 1 and splits_for(cfg, 4096, 77, 132, 6) == 64  # a split a tile
+
+
+@pytest.mark.slow
+def test_staged_t_compiles_spill_free():
+    src = emit_cuda(SgemvTConfig(32, 8, 4, 8, stage_rows=64))
+    art = compile_source(src, "sm_90")
+    assert art.resources.spill_free and art.resources.static_smem_bytes <= 48 * 1024
+    mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+    assert mix["LDG.128"] == 8 and mix["STS.128"] == 8

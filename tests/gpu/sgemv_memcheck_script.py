@@ -34,8 +34,19 @@ CLUSTER = [(4096, 4096, "T", 1, 1, SgemvTConfig(32, 8, 4, 8, cluster=8)),
            (1000, 3, "T", 1, -1, SgemvTConfig(4, 64, 1, 4, cluster=8)),
            (7, 50000, "N", 1, -1, SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, cluster=8)),
            (301, 4099, "N", 2, 1, SgemvConfig(vec=4, warps_per_block=8, unroll=4, warps_per_row=2, cluster=4))]
-if driver.device().arch == "sm_90":
-    CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER
+# Session 3 run 4: op T thread rows meeting by warp shuffles (warp_reduce; whole strips, a ragged
+# strip with backwards x and strided y, vec 1) and rows staged through shared memory (stage_rows;
+# tiles, ragged tiles with backwards x, a narrow strip).  SGEMV_CASES=new runs only these.
+STAGED_T = SgemvTConfig(32, 8, 4, 8, stage_rows=64)
+NEW = [(4096, 4096, "T", 1, 1, SgemvTConfig(8, 64, 4, 8, warp_reduce=True)),
+       (1000, 130, "T", -1, 2, SgemvTConfig(8, 32, 4, 8, warp_reduce=True)),
+       (999, 129, "T", 1, 1, SgemvTConfig(4, 64, 1, 4, warp_reduce=True)),
+       (4096, 77, "T", 1, 1, STAGED_T), (1001, 77, "T", -1, 2, STAGED_T),
+       (5000, 5, "T", 1, 1, SgemvTConfig(2, 64, 4, 4, stage_rows=32))]
+if os.environ.get("SGEMV_CASES") == "new":
+    CASES = NEW
+elif driver.device().arch == "sm_90":
+    CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER + NEW
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, op, incx, incy, cfg in CASES:

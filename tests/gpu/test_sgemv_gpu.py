@@ -601,3 +601,63 @@ def test_warp_reduce_nan_inf_and_strides(cfg):
     fin = torch.isfinite(ref)
     assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
     assert torch.equal(yb[1::2], yb0[1::2])
+
+
+# Op T on short unaligned rows, staged through shared memory (SgemvTConfig.stage_rows).
+_ST = SgemvTConfig(32, 8, 4, 8, stage_rows=64)
+STAGED_T_CASES = [  # m, n, lda, shift (floats A starts after an aligned base), cfg, splits
+    (1 << 20, 77, 77, 0, _ST, None),         # the suite's shape, the rule's split for it
+    (4096, 77, 77, 0, _ST, 64),
+    (1000, 77, 77, 0, _ST, 3),               # ragged tiles: 334 rows a split -> 384-row ranges
+    (1001, 77, 80, 0, _ST, 7),               # lda > N: the rows' padding copied, never summed
+    (999, 77, 200, 0, _ST, 5),               # lda > strip: the direct path
+    (777, 77, 77, 1, _ST, 4),                # A not 16-byte aligned: the direct path
+    (5000, 5, 5, 0, SgemvTConfig(2, 64, 4, 4, stage_rows=32), 9),  # a 8-column strip, 5 used
+    (64, 128, 128, 0, SgemvTConfig(32, 8, 4, 2, stage_rows=32), 1),  # whole aligned rows, one split
+]
+
+
+@pytest.mark.parametrize("m, n, lda, shift, cfg, splits", STAGED_T_CASES)
+def test_staged_t(m, n, lda, shift, cfg, splits):
+    """Four launches on one plan (fresh x, alpha/beta, beta == 0 over a NaN y, the same bits
+    again), with padded and misaligned A; a NaN and an Inf in A reach exactly their outputs."""
+    plan = plan_for(m, n, "T", config=cfg, splits=splits)
+    s = torch.cuda.current_stream().cuda_stream
+    base = torch.randn(m * lda + shift + 4, device="cuda")
+    A = base[shift:shift + m * lda].view(m, lda)[:, :n]
+    outs = []
+    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
+        x = torch.randn(m, device="cuda") if rep < 3 else x
+        y0 = torch.randn(n, device="cuda")
+        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
+        plan.launch(alpha, A.data_ptr(), lda, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
+        torch.cuda.synchronize()
+        _close(y, _ref(A, x, True, alpha, beta, y0))
+        outs.append(y)
+    assert torch.equal(outs[2], outs[3])
+    A[m // 2, n // 3] = NAN
+    A[m // 3, n - 1] = float("inf")
+    y = torch.full((n,), NAN, device="cuda")
+    plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, s)
+    torch.cuda.synchronize()
+    ref = _ref(A, x, True)
+    yd = y.double()
+    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
+    fin = torch.isfinite(ref)
+    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
+
+
+def test_staged_t_strided_vectors():
+    """Backwards x and a strided backwards y (gaps untouched) through regtile.sgemv."""
+    m, n, cfg = 3000, 77, _ST
+    A = torch.randn(m, n, device="cuda")
+    xb = torch.randn(m, device="cuda")
+    yb = torch.randn(1 + (n - 1) * 3, device="cuda")
+    yb0 = yb.clone()
+    regtile.sgemv(A, xb, yb, alpha=0.75, beta=-1.0, trans=True, incx=-1, incy=-3, config=cfg)
+    torch.cuda.synchronize()
+    yi = (torch.arange(n, device="cuda") * 3).flip(0)
+    _close(yb[yi], _ref(A, xb.flip(0), True, 0.75, -1.0, yb0[yi]))
+    untouched = torch.ones_like(yb, dtype=torch.bool)
+    untouched[yi] = False
+    assert torch.equal(yb[untouched], yb0[untouched])
