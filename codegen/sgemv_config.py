@@ -291,6 +291,8 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
             raise ConfigError(f"vec={self.vec}: vector width must be 1 or 4 floats")
         if self.unroll > 8:
             raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight per thread (registers)")
+        if self.warp_reduce and self.cluster:
+            raise ConfigError("warp_reduce and cluster: the cluster form keeps its own reduction (not combined)")
         if self.warp_reduce and (self.threads_x >= WARP or self.threads < 2 * WARP):
             raise ConfigError(f"warp_reduce: needs threads_x < {WARP} (several thread rows a warp) and at least "
                               f"two warps (got {self.threads_x} x {self.threads_y})")
@@ -329,10 +331,22 @@ def _pow2_at_least(v: int, cap: int) -> int:
 def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
     lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
-    A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
+    A has rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8).  Before that, the
+    measured special forms: staged rows for many short unaligned rows, and the one-wave forms
+    without a split (_one_wave_t)."""
     if m < 1 or n < 1:
         raise ConfigError(f"M={m}, N={n}: must be >= 1")
     vec = 4 if n >= 4 else 1
+    if n % 4 and 64 < n < 128 and m // WARP >= STAGED_MIN_WARPS:
+        # Many short unaligned rows (1Mx77): the column sweep read scalars, 125.61 us = 87.2% of
+        # copy; staged 64 rows at a time (float4 copies) 116.11 us = 94.3%, cuBLAS 127.71 (H100,
+        # session 3 run 4, commit a8c7e6e, --probe).  Not for fewer rows: 4096x77 staged 4.13 us
+        # (32 rows a tile) / 4.68 (64) against 3.97 with 128 splits of the sweep.  The bound on
+        # the rows is op N's staged one.
+        return SgemvTConfig(32, 8, 4, 8, stage_rows=64)
+    one_wave = _one_wave_t(m, n, sms)
+    if one_wave is not None:
+        return one_wave
     tx = _pow2_at_least(-(-n // vec), 32)
     ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
     unroll = 4 if m >= 4 * ty else 1
@@ -350,6 +364,42 @@ def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     return SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll)
 
 
+# Op T without a split (SgemvTConfig.warp_reduce): narrow strips and tall blocks whose strips alone
+# fill the GPU in one wave, one launch, each block with 32-64 KB of loads in flight.  Measured on
+# the H100 in one run (session 3 run 4, commit a8c7e6e, --probe, docs/sgemv.md) against the rule
+# before, which split 128-column strips over the rows and summed the splits in a second kernel:
+#   4096x4096  t8x64 u8 (128 blocks)   24.11 us against 25.09 (8 splits); cuBLAS 24.43
+#   2048x2048  t8x64 u8 (64 blocks)     7.95 against  8.83 (16 splits);  cuBLAS  8.81
+#   2560x7680  t16x32 u8 (120 blocks)  27.81 against 29.10 (4 splits);   cuBLAS 28.57
+#   2048x6144  t16x32 u8 (96 blocks)   18.78 against 19.94 (5 splits);   cuBLAS 19.40
+#   768x768    t4x64 u4 (48 blocks)     3.62 against  3.89 (12 splits);  cuBLAS  4.61
+#   300x50000  t16x16 u4 (782 blocks)  23.46 against 25.57 (t32x8, one split); cuBLAS 25.45
+# and lost where the rows are many: 16384x4096 t8x64 u8 90.18 against 89.47 with 8 splits (32
+# loop steps a block; hence at most 16); 256-thread blocks two an SM or 512-thread blocks in more
+# than one wave lost too (4096x4096 t4x64 u8 25.99, 2560x7680 t8x64 u8 30.27, 2048x6144 t8x64 u8
+# 20.37).  32x4096 tied (t8x32 u1 1.93 against 1.93): not taken.
+ONE_WAVE_MIN_BLOCKS = 64  # 2048x2048, the fewest measured (64 blocks of 64 KB in flight)
+
+
+def _one_wave_t(m: int, n: int, sms: int) -> Optional[SgemvTConfig]:
+    """The no-split op T form for the shapes where it was measured faster (comment above), or None."""
+    if n % 4:
+        return None
+    for strip in (32, 64):  # 512 threads, 8 rows in flight: 64 KB of loads a block, one block an SM
+        tx = strip // 4
+        step = 512 // tx * 8
+        if n % strip == 0 and ONE_WAVE_MIN_BLOCKS <= n // strip <= sms and 4 * step <= m <= 16 * step:
+            return SgemvTConfig(tx, 512 // tx, 4, 8, warp_reduce=True)
+    if n % 16 == 0 and 32 <= n // 16 <= sms and 512 <= m < 1024:
+        return SgemvTConfig(4, 64, 4, 4, warp_reduce=True)  # small decode shapes (768x768)
+    if 256 <= m < 1024 and -(-n // 64) >= 4 * sms and m * n <= 1 << 25:
+        # few rows, many strips (300x50000): 64-column strips, twice the blocks of 128-column ones
+        # (782 against 391 for 528 block slots); not measured beyond 32 M elements (300x1M keeps
+        # t32x8: 104% of copy)
+        return SgemvTConfig(16, 16, 4, 4, warp_reduce=True)
+    return None
+
+
 def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
     """Blocks along gridDim.y: 1 unless the grid of one split leaves SMs idle; then as many
     splits as fit one wave of resident blocks (sms * blocks_per_sm, the occupancy of the
@@ -362,6 +412,8 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
     already fill the SMs, one lost (16384x128 op T 7.17 against 6.88, 1Mx1 op T 7.43 / 6.59)."""
     if getattr(cfg, "cluster", 0):
         return cfg.cluster  # one cluster of splits a column strip (CLUSTER_DOC)
+    if isinstance(cfg, SgemvTConfig) and cfg.warp_reduce:
+        return 1  # the one-wave forms (_one_wave_t): a split lost (4096x4096 t8x32 u8 2 splits 25.23 / 24.72)
     if isinstance(cfg, SgemvTConfig):
         grid_x = -(-n // cfg.strip)
         warps = max(1, cfg.threads // WARP) * grid_x

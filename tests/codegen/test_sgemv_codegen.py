@@ -116,9 +116,13 @@ def test_few_long_rows_are_split_over_blocks():
 def test_decode_shape_transposed():
     # 1x7680x2560 GEMM = y = B^T x with B 2560 x 7680 row-major: float4 strips of 128 columns,
     # row ranges so the 60 strips fill the H100
+    # since session 3 run 4 one wave of 120 strips of 64 columns, no split (_one_wave_t)
     cfg, splits = choose_gemv(2560, 7680, "T", 132)
-    assert (cfg.threads_x, cfg.vec, cfg.strip) == (32, 4, 128)
-    assert splits * 60 * cfg.threads // 32 >= 132 * 64
+    assert (cfg.threads_x, cfg.threads_y, cfg.unroll, cfg.warp_reduce, splits) == (16, 32, 8, True, 1)
+    # many rows: float4 strips of 128 columns, row ranges so the 32 strips fill the H100
+    cfg, splits = choose_gemv(16384, 4096, "T", 132)
+    assert (cfg.threads_x, cfg.vec, cfg.strip, cfg.warp_reduce) == (32, 4, 128, False)
+    assert splits * 32 * cfg.threads // 32 >= 132 * 64
     assert cfg.unroll == 8  # few whole strips, split rows: 8 rows in flight (measured, docs/sgemv.md)
     assert choose_gemv(16384, 50000, "T", 132)[0].unroll == 4  # many strips: 8 lost there
     assert choose_gemv(16384, 16, "T", 132)[0].unroll == 8  # 16-wide strips: 8 won since the op T tail (bd3ff88)
@@ -154,7 +158,7 @@ def test_splits_fill_whole_waves():
     assert splits_for(cfg, 16384, 50000, 132, blocks_per_sm=4) == 8
     # 300 rows: whole waves would take splits of 2.3 steps (FILL_STEPS): one split
     assert splits_for(config_for_shape_t(300, 50000), 300, 50000, 132, blocks_per_sm=4) == 1
-    dec = config_for_shape_t(2560, 7680)  # 60 strips: one wave of 8 splits (91% of the slots) stays
+    dec = SgemvTConfig(32, 8, 4, 8)  # 60 strips: one wave of 8 splits (91% of the slots) stays
     assert splits_for(dec, 2560, 7680, 132, blocks_per_sm=4) == 8
 
 
@@ -228,7 +232,7 @@ def test_fused_reduce_config_rule_and_text():
     assert not choose_gemv(16384, 4096, "N", 132)[0].fused_reduce  # one split: the plain kernel
     assert kernel_name(SgemvTConfig()) != kernel_name(SgemvTConfig(fused_reduce=True))
     assert kernel_name(SgemvTConfig()) == "regtile_sgemv_t32x8_v4_" + __import__("hashlib").sha1(repr((
-        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster", "warp_reduce"))))
+        "SgemvTConfig", sorted((k, v) for k, v in SgemvTConfig().to_dict().items() if k not in ("fused_reduce", "cluster", "warp_reduce", "stage_rows"))))
         .encode()).hexdigest()[:10]  # configs from before the field keep their names
     src = emit_cuda(SgemvTConfig(4, 64, 4, 4, fused_reduce=True))
     fin = f"__device__ __noinline__ void {src.name}_finish("
@@ -350,7 +354,8 @@ def test_a_cluster_kernel_says_its_cluster_and_launches_with_it(monkeypatch):
 
 def test_warp_reduce_config_and_text():
     from regtile.codegen.emit_sgemv import kernel_name
-    for bad in (dict(threads_x=32, threads_y=8), dict(threads_x=8, threads_y=2), dict(threads_x=4, threads_y=4)):
+    for bad in (dict(threads_x=32, threads_y=8), dict(threads_x=8, threads_y=2), dict(threads_x=4, threads_y=4),
+                dict(threads_x=8, threads_y=32, cluster=4)):
         with pytest.raises(ConfigError, match="warp_reduce"):
             SgemvTConfig(warp_reduce=True, **bad)
     with pytest.raises(ConfigError, match="warp_reduce"):
@@ -416,3 +421,27 @@ def test_staged_t_compiles_spill_free():
     assert art.resources.spill_free and art.resources.static_smem_bytes <= 48 * 1024
     mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
     assert mix["LDG.128"] == 8 and mix["STS.128"] == 8
+
+
+@pytest.mark.parametrize("m, n, want", [
+    (4096, 4096, (8, 64, 8)), (2048, 2048, (8, 64, 8)), (2560, 7680, (16, 32, 8)), (2048, 6144, (16, 32, 8)),
+    (768, 768, (4, 64, 4)), (300, 50000, (16, 16, 4))])
+def test_one_wave_rule(m, n, want):
+    """The shapes measured faster without a split (session 3 run 4, sgemv_config._one_wave_t)."""
+    cfg, splits = choose_gemv(m, n, "T", 132)
+    assert (cfg.threads_x, cfg.threads_y, cfg.unroll) == want and cfg.warp_reduce and splits == 1
+    assert splits_for(cfg, m, n, 132, blocks_per_sm=2) == 1  # the runtime's split too
+
+
+@pytest.mark.parametrize("m, n", [(16384, 4096), (32, 4096), (300, 1 << 20), (16384, 128), (2048, 64), (16384, 50000)])
+def test_one_wave_rule_not_elsewhere(m, n):
+    # lost (16384x4096: 90.18 against 89.47 us), tied (32x4096), or not measured
+    assert not choose_gemv(m, n, "T", 132)[0].warp_reduce
+
+
+def test_staged_t_rule():
+    cfg, splits = choose_gemv(1 << 20, 77, "T", 132)
+    assert cfg.stage_rows == 64 and (cfg.threads_x, cfg.threads_y, cfg.unroll) == (32, 8, 8)
+    assert splits_for(cfg, 1 << 20, 77, 132, blocks_per_sm=5) == 660  # one wave, as measured
+    for m, n in ((4096, 77), (1 << 20, 128), (1 << 20, 16), (1 << 20, 3)):
+        assert choose_gemv(m, n, "T", 132)[0].stage_rows == 0

@@ -521,15 +521,16 @@ def test_cluster_nan_inf_and_strides():
 @pytest.mark.parametrize("m, n, clusters", [(4096, 4096, 8), (2560, 7680, 4), (2048, 2048, 8), (2048, 6144, 4),
                                             (768, 768, 8)])
 def test_cluster_through_sgemv(m, n, clusters):
-    """The split op T shapes of the suite and the decode GEMMs: the rule keeps two launches (the
+    """The split op T shapes of the suite and the decode GEMMs: the rule takes no cluster (the
     cluster form measured no faster, docs/sgemv.md; at bd3ff88 the rule picked it and this test
-    asserted that); the cluster config given to regtile.sgemv, beta == 0 over a NaN y; sgemm's
-    m == 1 route."""
+    asserted that; since session 3 run 4 these shapes run the one-wave form without a split);
+    the cluster config of the plain form given to regtile.sgemv, beta == 0 over a NaN y; sgemm's
+    m == 1 route (the rule's plan)."""
     if not _sm90():
         pytest.skip("thread-block clusters: sm_90 only")
     plan = plan_for(m, n, "T")
-    assert plan.cluster == 0 and plan.splits > 1, plan.describe()
-    cfg = plan.config.replace(cluster=clusters)
+    assert plan.cluster == 0 and plan.splits == 1 and plan.config.warp_reduce, plan.describe()
+    cfg = SgemvTConfig(32, 8, 4, 8, cluster=clusters)
     _run(m, n, "T", config=cfg)
     assert plan_for(m, n, "T", config=cfg).cluster == clusters
     B = torch.randn(m, n, device="cuda")
@@ -540,124 +541,3 @@ def test_cluster_through_sgemv(m, n, clusters):
     torch.cuda.synchronize()
     _close(c[0], (a.double() @ B.double())[0])
 
-
-# Op T without a split: narrow strips, tall blocks, the thread rows meeting by warp shuffles
-# (SgemvTConfig.warp_reduce).  Whole strips, ragged strips (scalar loads), vec 1, a row tail,
-# fewer rows than a step, and the form under a split and under the one-launch finish.
-_WR = dict(warp_reduce=True)
-WARP_REDUCE_CASES = [
-    (4096, 4096, SgemvTConfig(8, 64, 4, 8, **_WR), 1),
-    (2560, 7680, SgemvTConfig(16, 32, 4, 8, **_WR), 1),
-    (2048, 2048, SgemvTConfig(4, 128, 4, 4, **_WR), 1),
-    (2048, 6144, SgemvTConfig(8, 32, 4, 8, **_WR), 1),
-    (300, 50000, SgemvTConfig(8, 32, 4, 4, **_WR), 1),   # 2 steps of 128 rows, 44 left
-    (32, 4096, SgemvTConfig(8, 32, 4, 1, **_WR), 1),
-    (20, 4096, SgemvTConfig(8, 32, 4, 1, **_WR), 1),     # fewer rows than thread rows
-    (1000, 130, SgemvTConfig(8, 32, 4, 8, **_WR), 1),    # a ragged last strip
-    (999, 129, SgemvTConfig(4, 64, 1, 4, **_WR), 1),     # vec 1
-    (2048, 6144, SgemvTConfig(8, 32, 4, 8, **_WR), 3),   # and a split with the reduce kernel
-    (2560, 1000, SgemvTConfig(8, 32, 4, 8, fused_reduce=True, **_WR), 3),
-]
-
-
-@pytest.mark.parametrize("m, n, cfg, splits", WARP_REDUCE_CASES)
-def test_warp_reduce_repeated_launches(m, n, cfg, splits):
-    """Four launches on one plan with fresh x, alpha/beta, beta == 0 over a NaN y, and the same
-    inputs giving the same bits (the shuffle butterfly and the warp order are fixed)."""
-    plan = plan_for(m, n, "T", config=cfg, splits=splits)
-    assert plan.splits == splits
-    s = torch.cuda.current_stream().cuda_stream
-    A = torch.randn(m, n, device="cuda")
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(m, device="cuda") if rep < 3 else x
-        y0 = torch.randn(n, device="cuda")
-        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, True, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])
-
-
-@pytest.mark.parametrize("cfg", [SgemvTConfig(8, 64, 4, 8, **_WR), SgemvTConfig(4, 128, 4, 4, **_WR)])
-def test_warp_reduce_nan_inf_and_strides(cfg):
-    """A NaN and an Inf in A reach exactly their outputs through the shuffles; backwards x, a
-    strided backwards y whose gaps stay untouched."""
-    m, n = 3000, 4100
-    A = torch.randn(m, n, device="cuda")
-    A[m // 2, n // 3] = NAN
-    A[m // 3, n // 2] = float("inf")
-    xb = torch.randn(m, device="cuda")
-    yb = torch.randn(1 + (n - 1) * 2, device="cuda")
-    yb0 = yb.clone()
-    regtile.sgemv(A, xb, yb, alpha=1.0, beta=0.5, trans=True, incx=-1, incy=-2, config=cfg)
-    torch.cuda.synchronize()
-    yi = (torch.arange(n, device="cuda") * 2).flip(0)
-    ref = _ref(A, xb.flip(0), True) + 0.5 * yb0[yi].double()
-    yd = yb[yi].double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
-    assert torch.equal(yb[1::2], yb0[1::2])
-
-
-# Op T on short unaligned rows, staged through shared memory (SgemvTConfig.stage_rows).
-_ST = SgemvTConfig(32, 8, 4, 8, stage_rows=64)
-STAGED_T_CASES = [  # m, n, lda, shift (floats A starts after an aligned base), cfg, splits
-    (1 << 20, 77, 77, 0, _ST, None),         # the suite's shape, the rule's split for it
-    (4096, 77, 77, 0, _ST, 64),
-    (1000, 77, 77, 0, _ST, 3),               # ragged tiles: 334 rows a split -> 384-row ranges
-    (1001, 77, 80, 0, _ST, 7),               # lda > N: the rows' padding copied, never summed
-    (999, 77, 200, 0, _ST, 5),               # lda > strip: the direct path
-    (777, 77, 77, 1, _ST, 4),                # A not 16-byte aligned: the direct path
-    (5000, 5, 5, 0, SgemvTConfig(2, 64, 4, 4, stage_rows=32), 9),  # a 8-column strip, 5 used
-    (64, 128, 128, 0, SgemvTConfig(32, 8, 4, 2, stage_rows=32), 1),  # whole aligned rows, one split
-]
-
-
-@pytest.mark.parametrize("m, n, lda, shift, cfg, splits", STAGED_T_CASES)
-def test_staged_t(m, n, lda, shift, cfg, splits):
-    """Four launches on one plan (fresh x, alpha/beta, beta == 0 over a NaN y, the same bits
-    again), with padded and misaligned A; a NaN and an Inf in A reach exactly their outputs."""
-    plan = plan_for(m, n, "T", config=cfg, splits=splits)
-    s = torch.cuda.current_stream().cuda_stream
-    base = torch.randn(m * lda + shift + 4, device="cuda")
-    A = base[shift:shift + m * lda].view(m, lda)[:, :n]
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(m, device="cuda") if rep < 3 else x
-        y0 = torch.randn(n, device="cuda")
-        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), lda, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, True, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])
-    A[m // 2, n // 3] = NAN
-    A[m // 3, n - 1] = float("inf")
-    y = torch.full((n,), NAN, device="cuda")
-    plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, s)
-    torch.cuda.synchronize()
-    ref = _ref(A, x, True)
-    yd = y.double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
-
-
-def test_staged_t_strided_vectors():
-    """Backwards x and a strided backwards y (gaps untouched) through regtile.sgemv."""
-    m, n, cfg = 3000, 77, _ST
-    A = torch.randn(m, n, device="cuda")
-    xb = torch.randn(m, device="cuda")
-    yb = torch.randn(1 + (n - 1) * 3, device="cuda")
-    yb0 = yb.clone()
-    regtile.sgemv(A, xb, yb, alpha=0.75, beta=-1.0, trans=True, incx=-1, incy=-3, config=cfg)
-    torch.cuda.synchronize()
-    yi = (torch.arange(n, device="cuda") * 3).flip(0)
-    _close(yb[yi], _ref(A, xb.flip(0), True, 0.75, -1.0, yb0[yi]))
-    untouched = torch.ones_like(yb, dtype=torch.bool)
-    untouched[yi] = False
-    assert torch.equal(yb[untouched], yb0[untouched])
