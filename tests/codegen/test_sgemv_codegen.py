@@ -445,3 +445,11 @@ def test_staged_t_rule():
     assert splits_for(cfg, 1 << 20, 77, 132, blocks_per_sm=5) == 660  # one wave, as measured
     for m, n in ((4096, 77), (1 << 20, 128), (1 << 20, 16), (1 << 20, 3)):
         assert choose_gemv(m, n, "T", 132)[0].stage_rows == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89"])
+def test_run4_t_forms_compile_for_every_arch(arch):
+    """The one-wave and staged op T kernels build spill-free below sm_90 too (sm_90: the tests above)."""
+    for cfg in (SgemvTConfig(8, 64, 4, 8, warp_reduce=True), SgemvTConfig(32, 8, 4, 8, stage_rows=64)):
+        assert compile_source(emit_cuda(cfg), arch).resources.spill_free
