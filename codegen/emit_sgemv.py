@@ -363,28 +363,11 @@ def _t_sums(cfg: SgemvTConfig) -> List[str]:
     return [f"s{u}" for u in range(cfg.unroll)]
 
 
-def _t_body(cfg: SgemvTConfig, vector: bool) -> List[str]:
+def _t_step(cfg: SgemvTConfig, vector: bool, tail: bool = False) -> List[str]:
     """One step of the row sweep: `unroll` rows' loads (A along the row, x broadcast) in
-    flight, then the FMAs, each row feeding its own partial sums."""
-    TY, U = cfg.threads_y, cfg.unroll
-    lines = []
-    for u in range(U):
-        row = f"(i + {u * TY})"
-        lines.append(f"const float xv{u} = __ldg(x + (long long){row} * incx);")
-        if vector:
-            lines.append(f"const float4 av{u} = __ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda));")
-        else:
-            lines += [f"const float av{u}_{c} = c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;"
-                      for c in range(cfg.vec)]
-    for u in range(U):
-        for c in range(cfg.vec):
-            comp = f"av{u}.{_XYZW[c]}" if vector else f"av{u}_{c}"
-            lines.append(f"s{u}[{c}] = fmaf({comp}, xv{u}, s{u}[{c}]);")
-    return lines
+    flight, then the FMAs, each row feeding its own partial sums.
 
-
-def _t_tail(cfg: SgemvTConfig, vector: bool) -> List[str]:
-    """The rows left after the unrolled loop (fewer than `unroll` a thread: i, i + threads_y,
+    tail: the rows left after the unrolled loop (fewer than `unroll` a thread: i, i + threads_y,
     ... < r1) in one predicated step, all loads in flight.  Before, a loop took them one row a
     thread at a time, a round trip each: 16384x128 op T with 132 splits (125 rows a split, one
     step of 64 and 61 left: about 8 serial rows a thread) ran 9.42 us against 6.88 with 128
@@ -393,14 +376,17 @@ def _t_tail(cfg: SgemvTConfig, vector: bool) -> List[str]:
     lines = []
     for u in range(U):
         row = f"(i + {u * TY})"
-        lines.append(f"const bool p{u} = {row} < r1;")
-        lines.append(f"const float xv{u} = p{u} ? __ldg(x + (long long){row} * incx) : 0.f;")
+        if tail:
+            lines.append(f"const bool p{u} = {row} < r1;")
+        x = f"__ldg(x + (long long){row} * incx)"
+        lines.append(f"const float xv{u} = p{u} ? {x} : 0.f;" if tail else f"const float xv{u} = {x};")
         if vector:
-            lines.append(f"const float4 av{u} = p{u} ? __ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
-                         " : make_float4(0.f, 0.f, 0.f, 0.f);")
+            a = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+            lines.append(f"const float4 av{u} = p{u} ? {a} : make_float4(0.f, 0.f, 0.f, 0.f);" if tail
+                         else f"const float4 av{u} = {a};")
         else:
-            lines += [f"const float av{u}_{c} = (p{u} && c{c}) ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;"
-                      for c in range(cfg.vec)]
+            lines += [f"const float av{u}_{c} = {f'(p{u} && c{c})' if tail else f'c{c}'} ? "
+                      f"__ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;" for c in range(cfg.vec)]
     for u in range(U):
         for c in range(cfg.vec):
             comp = f"av{u}.{_XYZW[c]}" if vector else f"av{u}_{c}"
@@ -432,10 +418,10 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
         params=_params(),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
-        vector_body=_t_body(cfg, True) if V == 4 else [],
-        scalar_body=_t_body(cfg, False),
-        vector_tail=_t_tail(cfg, True) if V == 4 and cfg.unroll > 1 else [],
-        scalar_tail=_t_tail(cfg, False) if cfg.unroll > 1 else [],
+        vector_body=_t_step(cfg, True) if V == 4 else [],
+        scalar_body=_t_step(cfg, False),
+        vector_tail=_t_step(cfg, True, tail=True) if V == 4 and cfg.unroll > 1 else [],
+        scalar_tail=_t_step(cfg, False, tail=True) if cfg.unroll > 1 else [],
         strip=cfg.strip,
         stores=stores,
         finish_fn=finish[0], finish=finish[1],
