@@ -14,22 +14,8 @@ from regtile.tools.sgemv_sweep import DECODE, EXTRA, SUITE
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
+from gemv_checks import NAN, close as _close, graph_replays, nan_inf_through_strides, ref as _ref, repeated_launches  # noqa: E402
 
-NAN = float("nan")
-
-
-def _ref(A, x, trans, alpha=1.0, beta=0.0, y0=None):
-    r = alpha * ((A.double().T if trans else A.double()) @ x.double())
-    if beta != 0.0:
-        r = r + beta * y0.double()
-    return r
-
-
-def _close(y, ref, tol=1e-5):
-    y = y.double()
-    assert not torch.isnan(y).any(), f"{int(torch.isnan(y).sum())} outputs unwritten or NaN"
-    err = ((y - ref).norm() / max(ref.norm().item(), 1e-30)).item()
-    assert err <= tol, err
 
 
 def _run(m, n, op, alpha=1.0, beta=0.0, config=None):
@@ -319,20 +305,7 @@ def test_fused_split_repeated_launches(m, n, op, cfg, splits):
     finds no last block and y keeps its NaN), alpha/beta and beta == 0 over NaN, and the same
     inputs giving the same bits (the split order is fixed)."""
     plan = _fused_plan(m, n, op, cfg, splits)
-    s = torch.cuda.current_stream().cuda_stream
-    trans = op == "T"
-    xlen, ylen = (m, n) if trans else (n, m)
-    A = torch.randn(m, n, device="cuda")
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(xlen, device="cuda") if rep < 3 else x
-        y0 = torch.randn(ylen, device="cuda")
-        y = y0.clone() if beta else torch.full((ylen,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, trans, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])  # same inputs, same bits
+    repeated_launches(plan, torch.randn(m, n, device="cuda"), op == "T")
 
 
 @pytest.mark.parametrize("m, n, op, cfg, splits", [FUSED_CASES[0], FUSED_CASES[3], FUSED_CASES[5]])
@@ -340,28 +313,9 @@ def test_fused_split_graph_replay(m, n, op, cfg, splits):
     """A CUDA graph captured around the plan's first launch (its workspace and zeroed counters
     made during the capture), replayed with new x each time, then an ordinary launch."""
     cfg = cfg.replace(unroll=max(1, cfg.unroll // 2))  # a plan of its own: built inside the capture
-    trans = op == "T"
-    xlen, ylen = (m, n) if trans else (n, m)
-    A = torch.randn(m, n, device="cuda")
-    x = torch.randn(xlen, device="cuda")
-    y = torch.full((ylen,), NAN, device="cuda")
     plan = plan_for(m, n, op, config=cfg, splits=splits)  # compiled outside the capture
     assert plan.fused
-    stream = torch.cuda.Stream()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=stream):
-        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
-    for _ in range(3):
-        x.copy_(torch.randn(xlen, device="cuda"))
-        y.fill_(NAN)
-        g.replay()
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, trans))
-    y.fill_(NAN)
-    with torch.cuda.stream(stream):
-        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
-    torch.cuda.synchronize()
-    _close(y, _ref(A, x, trans))
+    graph_replays(plan, torch.randn(m, n, device="cuda"), op == "T")
 
 
 @pytest.mark.parametrize("op", ["N", "T"])
@@ -372,25 +326,9 @@ def test_fused_split_nan_inf_and_strides(op):
     trans = op == "T"
     cfg = (SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4, fused_reduce=True) if op == "N"
            else SgemvTConfig(32, 8, 4, 4, fused_reduce=True))
-    xlen, ylen = (m, n) if trans else (n, m)
-    A = torch.randn(m, n, device="cuda")
-    A[m // 2, n // 3] = NAN
-    A[m // 3, n // 2] = float("inf")
-    x = torch.randn(xlen, device="cuda")
-    yb = torch.randn(1 + (ylen - 1) * 2, device="cuda")
-    yb0 = yb.clone()
-    regtile.sgemv(A, x, yb, alpha=1.0, beta=0.5, trans=trans, incy=-2, config=cfg)
-    torch.cuda.synchronize()
+    nan_inf_through_strides(m, n, trans, cfg, incx=1)
     plan = plan_for(m, n, op, 1, -2, config=cfg)
     assert plan.fused and plan.splits > 1
-    yi = (torch.arange(ylen, device="cuda") * 2).flip(0)
-    ref = _ref(A, x, trans) + 0.5 * yb0[yi].double()
-    yd = yb[yi].double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
-    assert torch.equal(yb[1::2], yb0[1::2])
 
 
 @pytest.mark.parametrize("m, n, cfg, splits", [
@@ -455,44 +393,13 @@ def test_cluster_repeated_launches(m, n, op, cfg):
     """Several launches in a row on one plan with fresh x, alpha/beta and beta == 0 over a NaN y,
     and the same inputs giving the same bits (the ranks are summed in a fixed order)."""
     plan = _cluster_plan(m, n, cfg, op=op)
-    s = torch.cuda.current_stream().cuda_stream
-    trans = op == "T"
-    xlen, ylen = (m, n) if trans else (n, m)
-    A = torch.randn(m, n, device="cuda")
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(xlen, device="cuda") if rep < 3 else x
-        y0 = torch.randn(ylen, device="cuda")
-        y = y0.clone() if beta else torch.full((ylen,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, trans, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])
+    repeated_launches(plan, torch.randn(m, n, device="cuda"), op == "T")
 
 
 def test_cluster_graph_replay():
     """A CUDA graph of a cluster launch, replayed with new x each time, then an ordinary launch."""
     m, n, cfg = 2048, 6144, SgemvTConfig(32, 8, 4, 8, cluster=4)
-    plan = _cluster_plan(m, n, cfg)
-    A = torch.randn(m, n, device="cuda")
-    x = torch.randn(m, device="cuda")
-    y = torch.full((n,), NAN, device="cuda")
-    stream = torch.cuda.Stream()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=stream):
-        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
-    for _ in range(3):
-        x.copy_(torch.randn(m, device="cuda"))
-        y.fill_(NAN)
-        g.replay()
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, True))
-    y.fill_(NAN)
-    with torch.cuda.stream(stream):
-        plan.launch(1.0, A.data_ptr(), n, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, stream.cuda_stream)
-    torch.cuda.synchronize()
-    _close(y, _ref(A, x, True))
+    graph_replays(_cluster_plan(m, n, cfg), torch.randn(m, n, device="cuda"), True)
 
 
 def test_cluster_nan_inf_and_strides():
@@ -500,22 +407,7 @@ def test_cluster_nan_inf_and_strides():
     backwards x, strided backwards y with its gaps untouched."""
     m, n, cfg = 20000, 300, SgemvTConfig(32, 8, 4, 4, cluster=8)
     _cluster_plan(m, n, cfg, -1, -2)
-    A = torch.randn(m, n, device="cuda")
-    A[m // 2, n // 3] = NAN
-    A[m // 3, n // 2] = float("inf")
-    xb = torch.randn(m, device="cuda")
-    yb = torch.randn(1 + (n - 1) * 2, device="cuda")
-    yb0 = yb.clone()
-    regtile.sgemv(A, xb, yb, alpha=1.0, beta=0.5, trans=True, incx=-1, incy=-2, config=cfg)
-    torch.cuda.synchronize()
-    yi = (torch.arange(n, device="cuda") * 2).flip(0)
-    ref = _ref(A, xb.flip(0), True) + 0.5 * yb0[yi].double()
-    yd = yb[yi].double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
-    assert torch.equal(yb[1::2], yb0[1::2])
+    nan_inf_through_strides(m, n, True, cfg, incx=-1)
 
 
 @pytest.mark.parametrize("m, n, clusters", [(4096, 4096, 8), (2560, 7680, 4), (2048, 2048, 8), (2048, 6144, 4),

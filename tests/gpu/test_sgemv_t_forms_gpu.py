@@ -10,22 +10,8 @@ from regtile.runtime.gemv import plan_for
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
+from gemv_checks import NAN, close as _close, nan_inf_through_strides, nonfinite_exact, ref as _ref, repeated_launches  # noqa: E402
 
-NAN = float("nan")
-
-
-def _ref(A, x, trans, alpha=1.0, beta=0.0, y0=None):
-    r = alpha * ((A.double().T if trans else A.double()) @ x.double())
-    if beta != 0.0:
-        r = r + beta * y0.double()
-    return r
-
-
-def _close(y, ref, tol=1e-5):
-    y = y.double()
-    assert not torch.isnan(y).any(), f"{int(torch.isnan(y).sum())} outputs unwritten or NaN"
-    err = ((y - ref).norm() / max(ref.norm().item(), 1e-30)).item()
-    assert err <= tol, err
 
 
 # Op T without a split: narrow strips, tall blocks, the thread rows meeting by warp shuffles
@@ -53,41 +39,14 @@ def test_warp_reduce_repeated_launches(m, n, cfg, splits):
     inputs giving the same bits (the shuffle butterfly and the warp order are fixed)."""
     plan = plan_for(m, n, "T", config=cfg, splits=splits)
     assert plan.splits == splits
-    s = torch.cuda.current_stream().cuda_stream
-    A = torch.randn(m, n, device="cuda")
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(m, device="cuda") if rep < 3 else x
-        y0 = torch.randn(n, device="cuda")
-        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), n, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, True, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])
+    repeated_launches(plan, torch.randn(m, n, device="cuda"), True)
 
 
 @pytest.mark.parametrize("cfg", [SgemvTConfig(8, 64, 4, 8, **_WR), SgemvTConfig(4, 128, 4, 4, **_WR)])
 def test_warp_reduce_nan_inf_and_strides(cfg):
     """A NaN and an Inf in A reach exactly their outputs through the shuffles; backwards x, a
     strided backwards y whose gaps stay untouched."""
-    m, n = 3000, 4100
-    A = torch.randn(m, n, device="cuda")
-    A[m // 2, n // 3] = NAN
-    A[m // 3, n // 2] = float("inf")
-    xb = torch.randn(m, device="cuda")
-    yb = torch.randn(1 + (n - 1) * 2, device="cuda")
-    yb0 = yb.clone()
-    regtile.sgemv(A, xb, yb, alpha=1.0, beta=0.5, trans=True, incx=-1, incy=-2, config=cfg)
-    torch.cuda.synchronize()
-    yi = (torch.arange(n, device="cuda") * 2).flip(0)
-    ref = _ref(A, xb.flip(0), True) + 0.5 * yb0[yi].double()
-    yd = yb[yi].double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    assert 1 <= int((~torch.isfinite(ref)).sum()) <= 2
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
-    assert torch.equal(yb[1::2], yb0[1::2])
+    nan_inf_through_strides(3000, 4100, True, cfg, incx=-1)
 
 
 # Op T on short unaligned rows, staged through shared memory (SgemvTConfig.stage_rows).
@@ -112,26 +71,14 @@ def test_staged_t(m, n, lda, shift, cfg, splits):
     s = torch.cuda.current_stream().cuda_stream
     base = torch.randn(m * lda + shift + 4, device="cuda")
     A = base[shift:shift + m * lda].view(m, lda)[:, :n]
-    outs = []
-    for rep, (alpha, beta) in enumerate([(1.0, 0.0), (-0.5, 2.0), (1.0, 0.0), (1.0, 0.0)]):
-        x = torch.randn(m, device="cuda") if rep < 3 else x
-        y0 = torch.randn(n, device="cuda")
-        y = y0.clone() if beta else torch.full((n,), NAN, device="cuda")
-        plan.launch(alpha, A.data_ptr(), lda, x.data_ptr(), 1, beta, y.data_ptr(), 1, s)
-        torch.cuda.synchronize()
-        _close(y, _ref(A, x, True, alpha, beta, y0))
-        outs.append(y)
-    assert torch.equal(outs[2], outs[3])
+    repeated_launches(plan, A, True, lda=lda)
     A[m // 2, n // 3] = NAN
     A[m // 3, n - 1] = float("inf")
+    x = torch.randn(m, device="cuda")
     y = torch.full((n,), NAN, device="cuda")
     plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, s)
     torch.cuda.synchronize()
-    ref = _ref(A, x, True)
-    yd = y.double()
-    assert torch.equal(torch.isnan(yd), torch.isnan(ref)) and torch.equal(torch.isinf(yd), torch.isinf(ref))
-    fin = torch.isfinite(ref)
-    assert ((yd[fin] - ref[fin]).norm() / ref[fin].norm()).item() <= 1e-5
+    nonfinite_exact(y, _ref(A, x, True))
 
 
 def test_staged_t_strided_vectors():
