@@ -126,11 +126,11 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
 
 def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> bool:
     """Fused split-K where its tiles leave SMs idle (fewer than two an SM) and K is worth
-    splitting, with the padding rule of the other members; only where row-major A and B have
-    16-byte rows (K and N multiples of 4): on other rows its copies go per float, and device
-    runs 1-2 of round 4 measured it 2-2.5x slower there (1009x1013x1019 118 us against
-    wide-64x128's 65, 513x129x16383 245 against 113, 65x33x4097 24 against 12)."""
-    if k < 256 or 2 * m * n * k >= HUGE_FLOPS or k % 4 or n % 4:
+    splitting, with the padding rule of the other members.  Rows of any alignment: round 4 kept
+    it to K and N multiples of 4 (its per-float copies then spent ~37 instructions a copy and
+    ran 2-2.5x slower); round 5 (docs/shapes.md) steps one pointer a copy (~8 instructions)
+    and aligns the partials' float4 groups whatever N is, so the table decides there too."""
+    if k < 256 or 2 * m * n * k >= HUGE_FLOPS:
         return False
     if _ceil(m, c.bm) * _ceil(n, c.bn) >= 2 * sm_count:
         return False
