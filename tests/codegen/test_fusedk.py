@@ -78,13 +78,15 @@ def test_heuristic_names_the_backend_of_the_emitter():
     assert heuristic.FUSED == BACKEND and {FAMILY[n].backend for n in FUSED} == {BACKEND}
 
 
-def test_fused_members_are_candidates_on_rows_of_any_alignment():
-    """Round 5: the per-float copies step one pointer a copy, so the fused members are offered
-    (and the table decides) where K or N is not a multiple of 4 as well (docs/shapes.md)."""
+def test_fused_members_on_unaligned_rows_only_for_tiny_outputs():
+    """Round 5 (docs/shapes.md): with the stepped per-float copies the fused members came within
+    0-12% of the best member on tiny unaligned outputs (offered there; the table decides) and
+    stayed 10-50% slower on bigger unaligned shapes (not offered)."""
     def fused(m, n, k):
         return [c for c in heuristic.candidate_names(m, n, k) if FAMILY[c].backend == "fusedk"]
-    assert "fused-128x32-f1" in fused(32768, 32, 4096) and fused(32768, 33, 4095) != []
+    assert "fused-128x32-f1" in fused(32768, 32, 4096)
     assert "fused-32x32" in fused(65, 33, 4097) and "fused-32x32" in fused(700, 35, 2048)
+    assert fused(32768, 33, 4096) == [] and fused(1009, 1013, 1019) == [] and fused(513, 129, 16383) == []
     assert fused(65, 33, 255) == []  # K too short to split
 
 
