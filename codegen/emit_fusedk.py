@@ -6,8 +6,11 @@ second launch and a workspace round trip, and its copies go per float when rows 
 16-byte aligned.  This kernel (templates/sgemm_fusedk.cu.j2):
 
 - copies A and B with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
-  flight), float4 where the operand's rows are 16-byte aligned, else per float; ragged
-  edges zero-filled by the copy's source size (no separate edge path);
+  flight), float4 where the operand's rows are 16-byte aligned, else per float (a fixed
+  column per thread, rows THREADS / BK or THREADS / BN apart, the source pointer stepped:
+  ~8 SASS instructions a copy, where a c / BK, c % BK loop took ~37; docs/shapes.md round 5),
+  emitted where the threads are a multiple of the tile's width (every member); ragged edges
+  zero-filled by the copy's source size (no separate edge path);
 - computes a TM x TN thread tile (rows ty, ty + BM/TM, ...; columns in float4 groups);
 - with split_k = S > 1 (grid z): each split writes its partial tile to W (S x M x N floats,
   float4 groups aligned whatever N is: the template says how), then a
@@ -104,7 +107,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
               f"{cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring ({geo.dynamic_smem_bytes} bytes)",
               f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
     if split > 1:
-        header.append(f"split-K {split} in one launch: partials to W[z], the last split of a tile to arrive "
+        header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "
                       f"(counters) sums W[0..{split - 1}] in order and writes C")
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
