@@ -6,12 +6,16 @@ second launch and a workspace round trip, and its copies go per float when rows 
 16-byte aligned.  This kernel (templates/sgemm_fusedk.cu.j2):
 
 - copies A and B with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
-  flight), float4 where the operand's rows are 16-byte aligned, else per float; ragged
-  edges zero-filled by the copy's source size (no separate edge path);
+  flight), float4 where the operand's rows are 16-byte aligned, else per float (a fixed
+  column per thread, rows THREADS / BK or THREADS / BN apart, the source pointer stepped:
+  ~8 SASS instructions a copy, where a c / BK, c % BK loop took ~37; docs/shapes.md round 5),
+  emitted where the threads are a multiple of the tile's width (every member); ragged edges
+  zero-filled by the copy's source size (no separate edge path);
 - computes a TM x TN thread tile (rows ty, ty + BM/TM, ...; columns in float4 groups);
-- with split_k = S > 1 (grid z): each split writes its partial tile to W[z] (M x N), then a
+- with split_k = S > 1 (grid z): each split writes its partial tile to W (S x M x N floats,
+  float4 groups aligned whatever N is: the template says how), then a
   __threadfence and an arrival on the tile's counter; the last of the S blocks to arrive
-  sums W[0] + ... + W[S-1] in that order (deterministic, no float atomics), writes C and
+  sums the S partials in split order (deterministic, no float atomics), writes C and
   zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
@@ -103,14 +107,15 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
               f"{cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring ({geo.dynamic_smem_bytes} bytes)",
               f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
     if split > 1:
-        header.append(f"split-K {split} in one launch: partials to W[z], the last split of a tile to arrive "
+        header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "
                       f"(counters) sums W[0..{split - 1}] in order and writes C")
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
                   min_blocks=max(1, cfg.min_blocks),
                   a_vec_iters=a_vec_iters, a_vec_guard=a_vec_guard, a_one_iters=a_one_iters,
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
-                  b_one_iters=b_one_iters, b_one_guard=b_one_guard, red_iters=red_iters, red_guard=red_guard,
+                  b_one_iters=b_one_iters, b_one_guard=b_one_guard,
+                  a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
                   params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
                                    for pname, ctype in FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

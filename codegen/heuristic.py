@@ -126,11 +126,17 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
 
 def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> bool:
     """Fused split-K where its tiles leave SMs idle (fewer than two an SM) and K is worth
-    splitting, with the padding rule of the other members; only where row-major A and B have
-    16-byte rows (K and N multiples of 4): on other rows its copies go per float, and device
-    runs 1-2 of round 4 measured it 2-2.5x slower there (1009x1013x1019 118 us against
-    wide-64x128's 65, 513x129x16383 245 against 113, 65x33x4097 24 against 12)."""
-    if k < 256 or 2 * m * n * k >= HUGE_FLOPS or k % 4 or n % 4:
+    splitting, with the padding rule of the other members.  Rows not 16-byte aligned (K or N
+    not a multiple of 4: per-float copies) only for tiny outputs (m n <= SMALL_MN).  Round 4
+    measured the per-float path 2-2.5x slower (~37 SASS instructions a copy); round 5 steps
+    one pointer a copy (~8) and measured (docs/shapes.md, 1d52bea): tiny outputs within 0-12%
+    of the best member (127x511x257 a tie, 700x35x2048 17.5 against 17.0 us, 65x33x4097 13.5
+    against 12.1), bigger ones still 10-50% slower (513x129x16383 122.5 against 114.7,
+    1009x1013x1019 78.2 against 64.9, 255x257x65537 376 against 313): there an aligned
+    neighbour's win must not pull a fused member in."""
+    if k < 256 or 2 * m * n * k >= HUGE_FLOPS:
+        return False
+    if (k % 4 or n % 4) and m * n > SMALL_MN:
         return False
     if _ceil(m, c.bm) * _ceil(n, c.bn) >= 2 * sm_count:
         return False
