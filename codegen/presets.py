@@ -128,6 +128,16 @@ def _f(**kw) -> SgemmConfig:
     return _z(stages=1, reg_prefetch=False, split_tile=False, **kw)
 
 
+def _fused(name: str, fill: int, min_ktiles: int, max_split: int = 0, note: str = "", **tile) -> FamilyMember:
+    """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
+    cfg = _f(**tile)
+    limit = f"<= {max_split} splits" if max_split else f">= {min_ktiles} k-tiles a split"
+    summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K aiming at {fill} block"
+               f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
+    return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles,
+                        **({"max_split": max_split} if max_split else {}))
+
+
 _WIDE = _z(bn=256, tn=16, warps=(4, 2))  # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md)
 _FAMILY: Tuple[FamilyMember, ...] = (
     FamilyMember("wide-128x256", _WIDE.replace(sass_pass=True, stream_k=True, edge_split=True), "ptx",
@@ -208,33 +218,17 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # split-K second launch and per-float copies kept below cuBLAS: tiny outputs with long K,
     # skinny n / m at 32-64.  (stages=1, no register prefetch: the config's staging design is
     # the SGEMM emitters'; this kernel's ring depth is its own, emit_fusedk.depth.)
-    FamilyMember("fused-32x32", _f(bm=32, bn=32, tm=4, tn=4), "fusedk",
-                 "32x32x32 4x4, fused split-K aiming at 4 blocks an SM, >= 2 k-tiles a split", fill=4, min_ktiles=2),
-    FamilyMember("fused-32x32-k8", _f(bm=32, bn=32, tm=4, tn=4), "fusedk",
-                 "32x32x32 4x4, fused split-K aiming at 4 blocks an SM, >= 8 k-tiles a split", fill=4, min_ktiles=8),
-    FamilyMember("fused-32x64", _f(bm=32, bn=64, tm=4, tn=4), "fusedk",
-                 "32x64x32 4x4, fused split-K aiming at 4 blocks an SM, >= 4 k-tiles a split", fill=4, min_ktiles=4),
-    FamilyMember("fused-64x64", _f(bm=64, bn=64, tm=8, tn=4), "fusedk",
-                 "64x64x32 8x4, fused split-K aiming at 2 blocks an SM, <= 16 splits", fill=2, min_ktiles=4,
-                 max_split=16),
-    FamilyMember("fused-128x32", _f(bm=128, bn=32, tm=8, tn=4), "fusedk",
-                 "128x32x32 8x4, fused split-K aiming at 2 blocks an SM, <= 16 splits (skinny n)", fill=2,
-                 min_ktiles=4, max_split=16),
-    FamilyMember("fused-128x32-f1", _f(bm=128, bn=32, tm=8, tn=4), "fusedk",
-                 "128x32x32 8x4, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n)", fill=1,
-                 min_ktiles=4, max_split=16),
-    FamilyMember("fused-256x32", _f(bm=256, bn=32, bk=16, tm=8, tn=8), "fusedk",
-                 "256x32x16 8x8, fused split-K aiming at 1 block an SM, <= 16 splits (skinny n: twice the FFMAs "
-                 "per fragment load of 128x32 8x4)", fill=1, min_ktiles=4, max_split=16),
-    FamilyMember("fused-64x128", _f(bm=64, bn=128, tm=8, tn=8), "fusedk",
-                 "64x128x32 8x8, fused split-K aiming at 2 blocks an SM, <= 8 splits (skinny m)", fill=2,
-                 min_ktiles=4, max_split=8),
-    FamilyMember("fused-128x64", _f(bm=128, bn=64, tm=8, tn=8), "fusedk",
-                 "128x64x32 8x8, fused split-K aiming at 2 blocks an SM, <= 8 splits (skinny n)", fill=2,
-                 min_ktiles=4, max_split=8),
-    FamilyMember("fused-128x128", _f(bm=128, bn=128, tm=8, tn=8), "fusedk",
-                 "128x128x32 8x8, fused split-K aiming at 2 blocks an SM, <= 4 splits", fill=2, min_ktiles=4,
-                 max_split=4),
+    _fused("fused-32x32", 4, 2, bm=32, bn=32, tm=4, tn=4),
+    _fused("fused-32x32-k8", 4, 8, bm=32, bn=32, tm=4, tn=4),
+    _fused("fused-32x64", 4, 4, bm=32, bn=64, tm=4, tn=4),
+    _fused("fused-64x64", 2, 4, 16, bm=64, bn=64, tm=8, tn=4),
+    _fused("fused-128x32", 2, 4, 16, "skinny n", bm=128, bn=32, tm=8, tn=4),
+    _fused("fused-128x32-f1", 1, 4, 16, "skinny n", bm=128, bn=32, tm=8, tn=4),
+    _fused("fused-256x32", 1, 4, 16, "skinny n: twice the FFMAs per fragment load of 128x32 8x4",
+           bm=256, bn=32, bk=16, tm=8, tn=8),
+    _fused("fused-64x128", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8),
+    _fused("fused-128x64", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8),
+    _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
