@@ -432,6 +432,17 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
                         params=SGEMV_PARAMS, reduce=reduce)
 
 
+def _staged_copy(unroll: int, stride: int) -> list:
+    """A staging copy step: `unroll` predicated float4 loads in flight per thread, `stride`
+    float4s apart (the copying threads), then their shared-memory stores: the whole copy in
+    ceil(nv / (stride * unroll)) round trips, no one-load tail loop."""
+    copy = [f"const bool in{u} = k + {stride * u} < nv;" for u in range(unroll)]
+    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {stride * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
+             for u in range(unroll)]
+    copy += [f"if (in{u}) dst4[k + {stride * u}] = v{u};" for u in range(unroll)]
+    return copy
+
+
 def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     """Many short rows (SgemvConfig.stage_cols): a warp copies its 32 contiguous rows to shared
     memory with `unroll` float4 loads a lane in flight, then lane l sums row r0 + l from there,
@@ -440,10 +451,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     U, W = cfg.unroll, cfg.warps_per_block
     sums = [f"s{u}" for u in range(U)]
     # predicated: the whole copy in ceil(nv / (32 * unroll)) round trips, no one-load tail loop
-    copy = [f"const bool in{u} = k + {32 * u} < nv;" for u in range(U)]
-    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {32 * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
-             for u in range(U)]
-    copy += [f"if (in{u}) dst4[k + {32 * u}] = v{u};" for u in range(U)]
+    copy = _staged_copy(U, 32)
     staged = [f"s{u} = fmaf(a[c + {u}], xsh[c + {u}], s{u});" for u in range(U)]
     direct = [f"const float a{u} = __ldcs(a + c + {u}); const float x{u} = __ldg(x + (long long)(c + {u}) * incx);"
               for u in range(U)]
@@ -473,10 +481,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     tail loop), then sums its columns from shared memory."""
     name = kernel_name(cfg)
     U, T, TX = cfg.unroll, cfg.threads, cfg.threads_x
-    copy = [f"const bool in{u} = k + {T * u} < nv;" for u in range(U)]
-    copy += [f"const float4 v{u} = in{u} ? __ldcs(src4 + k + {T * u}) : make_float4(0.f, 0.f, 0.f, 0.f);"
-             for u in range(U)]
-    copy += [f"if (in{u}) dst4[k + {T * u}] = v{u};" for u in range(U)]
+    copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
         name=name,
