@@ -351,10 +351,15 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         shared_tail=_shared_tail(cfg) if cfg.share_x else [],
         finish_fn=finish[0], finish=finish[1],
     )
+    return _rows_module(cfg, name, text)
+
+
+def _rows_module(cfg: SgemvConfig, name: str, text: str) -> KernelSource:
+    """An op N kernel's module: its text and the split reduction's (split-K over columns), a block
+    a group of whole rows (gridDim.x over M, which can pass gridDim.y's 65535)."""
     reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
-                         cluster=getattr(cfg, "cluster", 0),
-                         whole_rows=True)
+                         cluster=cfg.cluster, whole_rows=True)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
 
@@ -467,12 +472,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
         params=_params(), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
         store=_store(cfg, "sum", "row", "row < M"),
     )
-    reduce = _reduce_source(name)
-    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
-                         cluster=getattr(cfg, "cluster", 0),
-                         whole_rows=True)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SGEMV_PARAMS, reduce=reduce)
+    return _rows_module(cfg, name, text)
 
 
 def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:

@@ -2,12 +2,7 @@
 # The integration run on the H100 (2026-11-25), from the repository root on the GPU machine:
 # the whole GPU suite, the determinism test as it behaves there, then what regtile.sgemm
 # launches for every suite shape against cuBLAS (docs/data/shape-sweep.json).  Results under $OUT.
-set -u
-export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=${REGTILE_CACHE_DIR:-/tmp/rtc_final}
-OUT=${OUT:-.}
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "commit $(cat .regtile_rev 2>/dev/null || echo unknown) $(date -u +%FT%TZ)"
+. lab/device_runs/prelude.sh /tmp/rtc_final
 ( time timeout ${SUITE_S:-240} python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
 echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; tail -3 $OUT/pytest_gpu.log
 timeout 60 python3 -m pytest -q -rs -p no:cacheprovider tests/runtime/test_determinism.py > $OUT/determinism.log 2>&1

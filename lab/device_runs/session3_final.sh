@@ -7,12 +7,7 @@
 #           per-call host cost (benchmarks/overhead.py), and the cuBLAS kernels behind the shapes
 #           still below 1.0x (lab/experiments/cublas_kernels.py, from PART=1's sweep if given).
 # Results under $OUT; REGTILE_COMMIT names the code (.git does not travel).
-set -u
-export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=${REGTILE_CACHE_DIR:-/tmp/rtc_final}
-OUT=${OUT:-.}
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "commit ${REGTILE_COMMIT:-unknown} $(date -u +%FT%TZ) part ${PART:-1}"
+. lab/device_runs/prelude.sh /tmp/rtc_final
 if [ "${PART:-1}" = 1 ]; then
   ( time timeout ${SUITE_S:-270} python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
   echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; tail -3 $OUT/pytest_gpu.log

@@ -6,14 +6,10 @@
 # 18 s, precompile's pool broke and the sweep compiled what it needed).  Results under $OUT.
 # As run at bd3ff88, where the rule picked the cluster form for 2-16 op T splits on sm_90; from
 # the next commit on the rule keeps two launches and REGTILE_SGEMV_CLUSTER no longer exists.
-set -u
-export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=${REGTILE_CACHE_DIR:-/tmp/rtc_gemv2}
-OUT=${OUT:-.}
+. lab/device_runs/prelude.sh /tmp/rtc_gemv2
+. lab/device_runs/sgemv_steps.sh
 T0=$(date +%s)
 el() { echo $(( $(date +%s) - T0 )); }
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "commit ${REGTILE_COMMIT:-unknown} $(date -u +%FT%TZ)"
 PROBE=4096x4096T,2560x7680T,2048x2048T,2048x6144T,768x768T,16384x4096T,16384x50000T,1048576x16T,16384x16T,32x1048576N,7x50000N
 python3 - > $OUT/precompile.log 2>&1 <<PY &
 from regtile.tools.sgemv_sweep import precompile, SUITE, EXTRA, DECODE, _names
@@ -35,15 +31,5 @@ echo "smoke: $(tail -2 $OUT/smoke.log | tr '\n' ' ') REGTILE_SGEMV_CLUSTER=${REG
 timeout 100 python3 -m pytest -q -p no:cacheprovider -n 6 tests/gpu/test_sgemv_gpu.py > $OUT/pytest_gpu.log 2>&1
 echo "gpu tests: rc $? at $(el) s"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_gpu.log | tail -12
 wait $PRE; echo "precompile: $(tail -1 $OUT/precompile.log) at $(el) s"
-BUDGET=$(( 215 - $(el) ))
-timeout $(( BUDGET + 30 )) python3 -m regtile.tools.sgemv_sweep --out $OUT/sgemv-sweep.json --probe-shapes $PROBE \
-  --budget-s $BUDGET > $OUT/sweep.log 2>&1
-echo "sweep: rc $? at $(el) s (budget $BUDGET)"; grep -c "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log
-LEFT=$(( 283 - $(el) ))
-{ echo "## SGEMV_CASES=cluster compute-sanitizer --tool memcheck"; SGEMV_CASES=cluster timeout $LEFT \
-  compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py; echo "rc $?"; } > $OUT/checks.log 2>&1
-LEFT=$(( 288 - $(el) ))
-[ $LEFT -gt 12 ] && { echo "## racecheck"; SGEMV_CASES=cluster timeout $LEFT compute-sanitizer --tool racecheck \
-  --error-exitcode 9 python3 tests/gpu/sgemv_memcheck_script.py; echo "rc $?"; } >> $OUT/checks.log 2>&1
-echo "checks at $(el) s:"; grep -E "SUMMARY|WRONG|^rc|^## |done" $OUT/checks.log
-grep -E "^[0-9]*x[0-9]* [NT]:" $OUT/sweep.log | awk '{print $1,$2,$4,$7,$9,$12,$15}' | tail -44
+sgemv_sweep 215 30
+sgemv_sanitize cluster 283 288 12

@@ -5,12 +5,8 @@
 # (K or N not a multiple of 4), the table refit (round 3 + round 4 runs + this one), then what
 # regtile.sgemm launches for the targets and controls against cuBLAS with that table, then the
 # heuristic-choice / API GPU tests.
-set -u
-export PYTHONUNBUFFERED=1 REGTILE_CACHE_DIR=/tmp/rtc5 REGTILE_TEST_CACHE_DIR=/tmp/rtc5
-OUT=${OUT:-.}
-python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-echo "commit ${REGTILE_REV:-unknown} $(date -u +%FT%TZ)"
+. lab/device_runs/prelude.sh /tmp/rtc5
+export REGTILE_TEST_CACHE_DIR=/tmp/rtc5
 python3 lab/device_runs/shapes_round5_prep.py /tmp/cand5.json /tmp/lib5.json
 ( time timeout 70 python3 -m pytest -q -p no:cacheprovider -n 16 tests/gpu/test_fusedk_gpu.py tests/gpu/test_family_gpu.py -k fused ) > $OUT/pytest_fusedk.log 2>&1
 echo "fusedk tests: rc $?"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_fusedk.log | head -12
