@@ -72,7 +72,7 @@ def run(argv):
     print(f"wrote {path}")
 
 
-main = program(run, "--sweep FILE, --calls N, or MxNxK shapes")
+main = program(run)  # every argument goes to run in order (--sweep FILE, --calls N, MxNxK ...)
 
 if __name__ == "__main__":
     raise SystemExit(main())
