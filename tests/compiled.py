@@ -18,3 +18,13 @@ class CompiledPresets(dict):
         art = compile_source(src, arch)
         self[key] = (src, art, function_of(art.cubin, src.name)[1])
         return self[key]
+
+
+def assert_clean_build(src, art) -> None:
+    """A compiled preset as every backend's test asks: no spill, no stack frame, a sane register
+    count, an ELF cubin, and the entry in the PTX."""
+    res = art.resources
+    assert res.spill_store_bytes == 0 and res.spill_load_bytes == 0 and res.stack_frame_bytes == 0, res
+    assert 0 < res.registers <= 255
+    assert art.cubin[:4] == b"\x7fELF"
+    assert f".entry {src.name}" in art.ptx

@@ -2,7 +2,7 @@
 what the config asks for (read from the real cubin)."""
 
 import pytest
-from compiled import CompiledPresets
+from compiled import CompiledPresets, assert_clean_build
 from tiers import tiered
 
 from regtile.codegen.config import SgemmConfig
@@ -25,11 +25,7 @@ def built():
                                                     ("zorder-256x128", "sm_90")}))
 def test_preset_compiles_without_spills(built, name, arch):
     src, art, _ = built[name, arch]
-    res = art.resources
-    assert res.spill_store_bytes == 0 and res.spill_load_bytes == 0 and res.stack_frame_bytes == 0, res
-    assert 0 < res.registers <= 255
-    assert art.cubin[:4] == b"\x7fELF"
-    assert f".entry {src.name}" in art.ptx
+    assert_clean_build(src, art)
 
 
 @pytest.mark.parametrize("name", tiered(VEC4_AND_LATER, fast={"vec4", "zorder"}))

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ptx_sim
-from compiled import CompiledPresets
+from compiled import CompiledPresets, assert_clean_build
 from tiers import tiered
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
@@ -45,15 +45,12 @@ def test_every_frag_regs_preset_is_covered():
                                                     ("zorder-256x128", "sm_90")}))
 def test_preset_compiles_without_spills(built, name, arch):
     src, art, _ = built[name, arch]
-    res = art.resources
-    assert res.spill_store_bytes == 0 and res.spill_load_bytes == 0 and res.stack_frame_bytes == 0, res
-    assert 0 < res.registers <= 255
-    assert art.cubin[:4] == b"\x7fELF"
+    assert_clean_build(src, art)
     assert art.compiler.startswith("nvJitLink 13.")
     assert target_of(art.ptx) == arch and f".entry {src.name}(" in art.ptx
     # the ptxas report and the cubin's own attributes agree
     info = kernel_info(art.cubin, src.name)
-    assert info.registers == res.registers and info.frame_bytes == 0
+    assert info.registers == art.resources.registers and info.frame_bytes == 0
 
 
 @pytest.mark.parametrize("name", tiered(PTX_PRESETS, fast={"naive", "zorder"}))

@@ -58,19 +58,11 @@ def test_blas_trans_flags(transa, transb):
     assert _err(C, ref) <= 1e-5
 
 
-def test_column_major_c_with_column_major_operands():
-    """C^T = B^T A^T: the N,N kernel on swapped operands, no copy."""
-    m, n, k = 513, 257, 129
-    A, B = _operand(m, k, True), _operand(k, n, True)
-    C = _poison((m, n), colmajor=True)
-    regtile.sgemm(A, B, C)
-    torch.cuda.synchronize()
-    assert _err(C, A.double() @ B.double()) <= 1e-5
-
-
-def test_column_major_c_with_row_major_operands():
-    m, n, k = 300, 500, 70
-    A, B = _operand(m, k, False), _operand(k, n, False)
+@pytest.mark.parametrize("m, n, k, colmajor", [(513, 257, 129, True), (300, 500, 70, False)])
+def test_column_major_c(m, n, k, colmajor):
+    """A column-major C: C^T = B^T A^T, the kernel on swapped operands (with column-major operands,
+    the N,N kernel), no copy."""
+    A, B = _operand(m, k, colmajor), _operand(k, n, colmajor)
     C = _poison((m, n), colmajor=True)
     regtile.sgemm(A, B, C)
     torch.cuda.synchronize()
