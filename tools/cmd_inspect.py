@@ -147,9 +147,14 @@ def run(args) -> int:
     if built.source.reduce is not None:
         red = summary["reduce"]
         rres = red["resources"]
-        print(f"then      {red['kernel']} (split-K reduction, same module): block {tuple(red['launch']['block'])}, "
-              f"grid {red['launch']['grid']}, {rres['registers']} registers, "
-              f"{'spill-free' if rres['spill_free'] else 'SPILLS'}; workspace {built.config.split_k} x M x N floats")
+        split_k = getattr(built.config, "split_k", None)  # SGEMM; an SGEMV's splits come from its plan
+        what, grid, workspace = (
+            ("split-K reduction", red['launch']['grid'], f"{split_k} x M x N floats") if split_k is not None else
+            ("the splits' reduction, when the plan splits", "from the plan (runtime/gemv.py: outputs over outputs "
+             "a block)", "splits x outputs floats"))
+        print(f"then      {red['kernel']} ({what}, same module): block {tuple(red['launch']['block'])}, "
+              f"grid {grid}, {rres['registers']} registers, "
+              f"{'spill-free' if rres['spill_free'] else 'SPILLS'}; workspace {workspace}")
     if "edge" in summary:
         from ..codegen.edges import plan_for_source
         e = summary["edge"]

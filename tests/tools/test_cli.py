@@ -316,3 +316,11 @@ def test_progress_only_on_a_terminal_and_never_with_json(monkeypatch):
     progress.configure()
     assert not progress.enabled()
     progress.configure()  # leave it as a terminal-less run finds it
+
+
+def test_inspect_an_sgemv_preset_names_its_reduction(capsys):
+    """An SGEMV module's second kernel is the splits' reduction, sized by the plan: inspect says so
+    (it used to read the SGEMM config's split_k and crash)."""
+    assert main(["inspect", "--preset", "sgemv-n32"]) == 0
+    out = capsys.readouterr().out
+    assert "the splits' reduction, when the plan splits" in out and "split_k" not in out
