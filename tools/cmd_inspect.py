@@ -25,7 +25,9 @@ EXAMPLES = """examples:
   regtile inspect --preset zorder --backend ptx
   regtile inspect --preset zorder --compare-backends
   regtile inspect --preset zorder --min-blocks 1 --backend ptx --rank-orders
-  regtile inspect --preset zorder --backend ptx --sass-pass"""
+  regtile inspect --preset zorder --backend ptx --sass-pass
+  regtile inspect --member wide-128x256 --show sass     (a shape-family member, as `regtile run` names it)
+  regtile inspect --member fused-32x32                  (the fused split-K kernel)"""
 
 
 def register(sub) -> None:

@@ -8,7 +8,7 @@ from ..codegen.edges import edge_config
 from ..errors import InputError
 from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
-from ..codegen.presets import all_preset_names, get_preset
+from ..codegen.presets import FAMILY, all_preset_names, get_preset
 from ..codegen.sgemv_config import SgemvConfig
 
 
@@ -109,6 +109,9 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
     g = p.add_argument_group("kernel", "a preset, and/or config fields (a flag overrides the preset's value)")
     g.add_argument("--preset", choices=all_preset_names(), metavar="NAME",
                    help=f"named config: {', '.join(all_preset_names())}")
+    g.add_argument("--member", choices=tuple(FAMILY), metavar="NAME",
+                   help="a member of the SGEMM shape family (codegen/presets.py FAMILY, the names `regtile run "
+                        "--m --n --k` and the shape sweep print), on its own backend unless --backend is given")
     g.add_argument("--kernel", choices=("sgemm", "sgemv"), default=None,
                    help="kernel family for config flags without a preset (default sgemm)")
     for f in flat_fields():  # the three parts' fields, spelt flat
@@ -125,9 +128,10 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
     if backend:
-        p.add_argument("--backend", choices=BACKENDS, default=None,
+        p.add_argument("--backend", choices=BACKENDS + ("fusedk",), default=None,
                        help="kernel text: cuda (CUDA C through NVRTC, default) or ptx (PTX from the same plan, "
-                            "through nvJitLink; SGEMM with register fragments)")
+                            "through nvJitLink; SGEMM with register fragments); fusedk: the fused split-K "
+                            "kernel of the fused-* members (its own template)")
     if arch:
         p.add_argument("--arch", default=None if arch_from_device else DEFAULT_ARCH, choices=SUPPORTED_ARCHS,
                        help="target architecture (default: the GPU's)" if arch_from_device
@@ -136,7 +140,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
 
 def kernel_given(args: argparse.Namespace) -> bool:
     """A preset or any config flag on the command line (else a command may choose the kernel)."""
-    return bool(args.preset) or any(v is not None for k, v in vars(args).items()
+    return bool(args.preset) or bool(getattr(args, "member", None)) or any(v is not None for k, v in vars(args).items()
                                     if k.startswith(("cfg_", "sv_")))
 
 
@@ -146,6 +150,15 @@ def config_from_args(args: argparse.Namespace):
     overrides = {k[4:]: v for k, v in vars(args).items() if k.startswith("cfg_") and v is not None}
     sv = {k[3:]: v for k, v in vars(args).items() if k.startswith("sv_") and v is not None}
     kind = getattr(args, "kernel", None)
+    member = getattr(args, "member", None)
+    if member:
+        if args.preset:
+            raise UsageError(f"--preset {args.preset} and --member {member}: choose one kernel")
+        if sv or kind == "sgemv":
+            raise UsageError(f"--member {member} is an SGEMM family member; SGEMV flags do not apply")
+        base = FAMILY[member].config
+        cfg = _override(base, overrides)
+        return (member if cfg == base else member + "-custom"), cfg
     if args.preset:
         kind = "sgemv" if isinstance(get_preset(args.preset).config, SgemvConfig) else "sgemm"
         if getattr(args, "kernel", None) not in (None, kind):
@@ -181,7 +194,8 @@ def _override(base: SgemmConfig, overrides: dict) -> SgemmConfig:
 
 def backend_from_args(args: argparse.Namespace) -> str:
     """The --backend of a command that offers it; "cuda" for the others."""
-    return getattr(args, "backend", None) or "cuda"
+    member = getattr(args, "member", None)
+    return getattr(args, "backend", None) or (FAMILY[member].backend if member else "cuda")
 
 
 def _sgemv_config(args, overrides: dict, sv: dict):

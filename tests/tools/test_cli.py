@@ -324,3 +324,28 @@ def test_inspect_an_sgemv_preset_names_its_reduction(capsys):
     assert main(["inspect", "--preset", "sgemv-n32"]) == 0
     out = capsys.readouterr().out
     assert "the splits' reduction, when the plan splits" in out and "split_k" not in out
+
+
+def test_member_names_a_family_kernel_on_its_backend():
+    """--member NAME takes a shape-family member (the names run and the sweep print) with its own
+    backend; flags override its fields; --preset with it is refused (no compile here)."""
+    import argparse
+    from regtile.codegen.presets import FAMILY
+    from regtile.tools.options import UsageError, add_kernel_args, backend_from_args, config_from_args
+    p = argparse.ArgumentParser()
+    add_kernel_args(p, backend=True)
+    args = p.parse_args(["--member", "fused-32x32"])
+    assert config_from_args(args) == ("fused-32x32", FAMILY["fused-32x32"].config)
+    assert backend_from_args(args) == "fusedk"
+    args = p.parse_args(["--member", "wide-128x256", "--ffma-order", "swirl", "--backend", "cuda"])
+    label, cfg = config_from_args(args)
+    assert label == "wide-128x256-custom" and cfg.ffma_order == "swirl" and backend_from_args(args) == "cuda"
+    with pytest.raises(UsageError, match="choose one kernel"):
+        config_from_args(p.parse_args(["--member", "fused-32x32", "--preset", "zorder"]))
+
+
+@pytest.mark.slow
+def test_inspect_a_fused_member(capsys):
+    assert main(["inspect", "--member", "fused-32x32"]) == 0
+    out = capsys.readouterr().out
+    assert "regtile_fusedk_" in out and "(fused-32x32," in out and "spill-free" in out
