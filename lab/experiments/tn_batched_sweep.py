@@ -114,7 +114,7 @@ def _patch_swizzle(group: int) -> None:
     def thread_values(self):
         start = len(self.b.lines)
         orig(self)
-        if self.mode != "grid":
+        if self.prog.tiles != "grid":  # the kernel program names how a block finds its tile
             return
         lines = self.b.lines
         i = next(j for j in range(start, len(lines)) if f"mov.u32 {self.block_m}, %ctaid.y;" in lines[j])
