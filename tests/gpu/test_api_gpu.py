@@ -10,6 +10,7 @@ from regtile.runtime import compiler, driver, plans
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
+from gemm_checks import capture_and_replay  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 
 
@@ -94,21 +95,8 @@ def test_batched_2d_operand_broadcasts():
 def test_graph_capture_and_replay():
     m = n = k = 512
     A, B, C = (torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda"))
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):  # warm-up on the capture stream: the plan and its workspace
-        regtile.sgemm(A, B, C)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=s):
-        regtile.sgemm(A, B, C, alpha=2.0)
-    for _ in range(2):
-        A.copy_(torch.randn(m, k, device="cuda"))
-        B.copy_(torch.randn(k, n, device="cuda"))
-        C.fill_(float("nan"))
-        g.replay()
-        torch.cuda.synchronize()
-        assert _err(C, 2.0 * (A.double() @ B.double())) <= 1e-5
+    # the warm-up on the capture stream makes the plan and its workspace (torch's current stream)
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha), A, B, C)
 
 
 def test_graph_capture_on_a_fresh_stream_without_warm_up():
