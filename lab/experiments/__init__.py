@@ -98,3 +98,19 @@ def interleaved(arts: dict, args, filename: str) -> int:
         from regtile.tools import interleave
         interleave.run(arts, args.sizes or [4096], filename, check=False)
     return 0
+
+
+def device_kernels(torch, fn, calls: int = 1) -> dict:
+    """{kernel name: [device us of each launch]} of what `calls` calls of fn() launch on the GPU,
+    recorded by torch.profiler (CUPTI: the names Nsight Compute shows)."""
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = {}
+    for e in prof.events():
+        if e.device_type.name == "CUDA" and e.device_time > 0:
+            kernels.setdefault(e.name, []).append(e.device_time)
+    return kernels

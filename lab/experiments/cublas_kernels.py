@@ -13,7 +13,7 @@ import json
 import os
 import statistics
 
-from . import program
+from . import device_kernels, program
 
 
 def _shapes(argv):
@@ -37,7 +37,6 @@ def _shapes(argv):
 
 def run(argv):
     import torch
-    from torch.profiler import ProfilerActivity, profile
     torch.backends.cuda.matmul.allow_tf32 = False
     shapes, rows, calls = _shapes(argv)
     out = []
@@ -47,16 +46,7 @@ def run(argv):
         c = torch.empty(m, n, device="cuda")
         for _ in range(3):
             torch.mm(a, b, out=c)
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(calls):
-                torch.mm(a, b, out=c)
-            torch.cuda.synchronize()
-        kernels = {}
-        for e in prof.events():
-            if e.device_type.name != "CUDA" or e.device_time <= 0:
-                continue
-            kernels.setdefault(e.name, []).append(e.device_time)
+        kernels = device_kernels(torch, lambda: torch.mm(a, b, out=c), calls)
         entry = {"m": m, "n": n, "k": k,
                  "kernels": [{"name": name, "launches_per_call": len(t) / calls, "median_us": statistics.median(t)}
                              for name, t in kernels.items()]}

@@ -124,7 +124,6 @@ def measure(out_path):
         b = torch.randn((batch, k, n), device=dev)
         ref = torch.bmm(a.double(), b.double())
         cc = torch.empty((batch, m, n), device=dev)
-        best = None
         for cname, cfg in BATCH_CONFIGS.items():
             kernel = driver.load(compile_config(cfg, "sm_90", backend="ptx"))
             c = torch.full((batch, m, n), float("nan"), device=dev)

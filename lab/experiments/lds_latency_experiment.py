@@ -15,7 +15,6 @@ A first version cleared the FFMAs' scoreboard waits instead (the loads kept, nob
 four variants of it faulted at 4096^3, each time because a wait ptxas put on an FFMA also
 guarded a non-FFMA instruction after it (docs/perf-log.md).  Also runnable on the CPU with
 --dry: builds every variant and checks it through nvdisasm."""
-import argparse
 import dataclasses
 import sys
 

@@ -14,7 +14,7 @@ from . import program
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
-    import dataclasses, sys
+    import dataclasses
     from regtile.codegen.presets import get_preset
     from regtile.codegen.emit import emit
     from regtile.runtime import driver

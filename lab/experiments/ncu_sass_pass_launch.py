@@ -8,7 +8,7 @@ from . import program
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
-    import sys, numpy as np, cupy as cp
+    import numpy as np, cupy as cp
     from regtile.codegen.presets import get_preset
     from regtile.codegen.emit import emit
     from regtile.runtime.compiler import compile_source

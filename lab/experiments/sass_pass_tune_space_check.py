@@ -6,7 +6,7 @@ from . import program
 
 def _run(argv):
     """The experiment as it ran on the device (imports inside: --help needs no GPU)."""
-    import json, os, sys, time
+    import json, os, time
     from regtile.tools.tune import candidate_configs, compile_all
     from regtile.runtime import bench, driver
     from regtile.runtime.compiler import compile_config
