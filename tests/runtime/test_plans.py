@@ -347,3 +347,25 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     assert launched == [7, 7]
     assert plans.captured_plans == ([plan] if device_state else [])
     assert asked == ([7] if device_state else [])
+
+
+@pytest.mark.parametrize("first", ["ok", "no context"])
+def test_stream_capturing_makes_the_context_current_for_a_thread_that_never_used_the_gpu(monkeypatch, first):
+    """A plan with device state asks cuStreamIsCapturing before it launches: on a thread with no
+    current context that call fails as cuLaunchKernel would, and is retried as PackedLaunch retries."""
+    from types import SimpleNamespace
+    from regtile.runtime import driver
+    asked, made_current = [], []
+
+    def is_capturing(stream):
+        asked.append(stream)
+        if first == "no context" and not made_current:
+            return (driver._CU_ERROR_INVALID_CONTEXT, None)
+        return (0, "none")
+    fake = SimpleNamespace(cuStreamIsCapturing=is_capturing, CUresult=SimpleNamespace(CUDA_SUCCESS=0),
+                           CUstreamCaptureStatus=SimpleNamespace(CU_STREAM_CAPTURE_STATUS_NONE="none"))
+    monkeypatch.setattr(driver, "_cu", lambda: fake)
+    monkeypatch.setattr(driver, "device", lambda: made_current.append(True))
+    assert driver.stream_capturing(5) is False
+    assert asked == ([5] if first == "ok" else [5, 5])
+    assert made_current == ([] if first == "ok" else [True])
