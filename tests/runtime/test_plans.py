@@ -369,3 +369,29 @@ def test_stream_capturing_makes_the_context_current_for_a_thread_that_never_used
     assert driver.stream_capturing(5) is False
     assert asked == ([5] if first == "ok" else [5, 5])
     assert made_current == ([] if first == "ok" else [True])
+
+
+def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypatch):
+    """Pinning keeps the whole plan (every stream's workspace): a stream bound after the pin
+    (eager calls on another stream after a graph's capture) launches without the driver query."""
+    from types import SimpleNamespace
+    capturing, asked, launched = [True], [], []
+    monkeypatch.setattr(plans.driver, "stream_capturing", lambda stream: asked.append(stream) or capturing[0])
+    monkeypatch.setattr(plans.driver, "relaxed_capture", lambda: "mode")
+    monkeypatch.setattr(plans.driver, "restore_capture", lambda mode: None)
+    monkeypatch.setattr(plans.driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
+    monkeypatch.setattr(plans.driver, "PackedLaunch",
+                        lambda kernel, grid, args, dynamic: (lambda values, stream: launched.append(stream)))
+    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 256)
+    monkeypatch.setattr(plans, "captured_plans", [])
+    plan = plans.GemmPlan.__new__(plans.GemmPlan)
+    plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
+    plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
+    assert plans.captured_plans == [plan] and launched == [7]
+    capturing[0] = False
+    del asked[:]
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=8)  # binding stream 8 asks once, its launches never
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=8)
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    assert launched == [7, 8, 8, 7] and asked == [8]
