@@ -66,8 +66,6 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     return default_sgemm_kernel(m, n, arch, dev.sm_count, k, trans_a, trans_b, batch)
 
 
-
-
 def forget_tuned() -> None:
     """Read the tuning database again on the next choice (after `regtile tune` in-process)."""
     _tuned_tables.clear()

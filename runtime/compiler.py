@@ -267,7 +267,7 @@ def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool 
         raise CompileError(f"compile_source takes CUDA C or PTX; {src.name} is {src.language}")
     stage, text, options = _stage_of(src, arch)
     inputs = compile_inputs(stage, src.name, arch, options, text)
-    entry, hit = _cached(inputs, {"text": text}, use_cache)
+    entry, hit = cached_stage(inputs, {"text": text}, use_cache)
     art = Artifact(src, arch, entry.ptx, entry.cubin, entry.log, _resources(entry.log, entry.cubin, src.name),
                    inputs["compiler"], from_cache=hit)
     if src.sass_pass:
@@ -301,11 +301,6 @@ def post_stage(name: str) -> PostStage:
         raise CompileError(f"no {name!r} stage is registered (import regtile.runtime)") from None
 
 
-def cached_stage(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
-    """(entry, from_cache): the result recorded under `inputs`, or built and stored."""
-    return _cached(inputs, rebuild, use_cache)
-
-
 def _stage_of(src: KernelSource, arch: str) -> Tuple[str, str, Tuple[str, ...]]:
     if src.language == "ptx":
         from ..codegen.emit_ptx import for_arch
@@ -320,7 +315,9 @@ def compile_inputs(stage: str, name: str, arch: str, options: Sequence[str], tex
             "source_sha256": _cache.sha256_text(text)}
 
 
-def _cached(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
+def cached_stage(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
+    """(entry, from_cache): the result recorded under `inputs`, or built (rebuild_entry) and
+    stored; the compile stage's and every post stage's (runtime/sass_stage.py) cache."""
     key = _cache.key_of(inputs)
     if use_cache:
         hit = _cache.load(key, inputs)

@@ -365,9 +365,15 @@ class PackedLaunch:
 
 
 def stream_capturing(stream: int) -> bool:
-    """Whether `stream` is being captured into a CUDA graph."""
+    """Whether `stream` is being captured into a CUDA graph.  Asked before a plan's launches
+    (runtime/plans.py), so a thread that never used the GPU is handled here as in
+    PackedLaunch: the primary context made current, then asked again."""
     cu = _cu()
-    status = check(cu.cuStreamIsCapturing(stream), "cuStreamIsCapturing")
+    res = cu.cuStreamIsCapturing(stream)
+    if res[0] in (_CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED):
+        device()
+        res = cu.cuStreamIsCapturing(stream)
+    status = check(res, "cuStreamIsCapturing")
     return status != cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
 
 

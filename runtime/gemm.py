@@ -31,14 +31,6 @@ def _scalar(value, name: str) -> float:
     return float(value)
 
 
-def _same_place(ops) -> bool:
-    places = {op.on_device for op in ops if op is not None}
-    if len(places) > 1:
-        names = ", ".join(f"{op.name} ({'device' if op.on_device else 'host'})" for op in ops if op is not None)
-        raise InputError(f"operands mix host and device arrays: {names}; pass all numpy or all device arrays")
-    return places.pop()
-
-
 def clear_caches() -> None:
     """Forget the cached plans and the tuning database read (after `regtile tune` in-process)."""
     plan_cache.clear()

@@ -141,7 +141,9 @@ class GemmPlan:
                     driver.restore_capture(mode)
             launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
             device_state = ws is not None or any(s.work_lists for s in sets)
-            bound = _Bound(tuple(launches), (ws, sets), device_state)
+            # a plan already pinned keeps every stream's state: its new streams need not ask
+            watch = device_state and not any(p is self for p in captured_plans)
+            bound = _Bound(tuple(launches), (ws, sets), watch)
             self._bound[stream] = bound
             return bound
 

@@ -51,11 +51,6 @@ class Problem:
     def torch_device_mismatch(self) -> bool:
         return any(x is not None and x.torch_device not in (None, 0) for x in (self.a, self.b, self.c))
 
-    def key(self) -> tuple:
-        """The kernel-level problem, as a plan cache key."""
-        return (self.kernel_m, self.kernel_n, self.k, self.trans_a, self.trans_b, self.lda, self.ldb, self.ldc,
-                self.batch, self.strides)
-
     def pointers(self) -> Tuple[int, int, int]:
         """(A, B, C) device pointers in the kernel's order."""
         if self.swapped:

@@ -107,8 +107,8 @@ def _payload_mismatch(stored: _cache.Stored) -> str:
     return ""
 
 
-def _describe(path: Path) -> dict:
-    stored, why = _cache.read(path)
+def _describe(path: Path, stored: Optional[_cache.Stored], why: str) -> dict:
+    """One entry's row, from what _cache.read(path) returned."""
     try:
         size = path.stat().st_size
     except OSError:
@@ -130,7 +130,7 @@ def _folder_facts(folder: Path) -> dict:
 
 def run_info(args) -> int:
     folder = _cache.cache_dir()
-    entries = [_describe(p) for p in _cache.entry_files(folder)]
+    entries = [_describe(p, *_cache.read(p)) for p in _cache.entry_files(folder)]
     temps = list(_cache.temporary_files(folder))
     by_stage, by_state = {}, {"ok": 0, "stale": 0, "malformed": 0}
     for e in entries:
@@ -160,7 +160,7 @@ def run_info(args) -> int:
 
 def _verify_one(path: Path) -> dict:
     stored, why = _cache.read(path)
-    row = _describe(path)
+    row = _describe(path, stored, why)  # read and parsed once: verify's rebuild uses the same entry
     if not row["state"].startswith("ok"):
         return row
     from ..runtime.compiler import CompileError, rebuild_entry
@@ -226,7 +226,7 @@ def run_clear(args) -> int:
     if args.stale:
         removed = {"entries": 0, "temporary": 0, "bytes": 0}
         for path in _cache.entry_files(folder):
-            row = _describe(path)
+            row = _describe(path, *_cache.read(path))
             if row["state"] != "ok":
                 path.unlink(missing_ok=True)
                 removed["entries"] += 1

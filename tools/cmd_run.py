@@ -74,7 +74,7 @@ def _chosen_kernel(args, arch: str):
         plan = args.plan = GemmPlan(args.m, args.n, args.k, False, False, args.k, args.n, args.n, arch=arch)
         return "default", plan.config, "cuda", f"regtile.sgemm's GEMV route for m or n == 1 ({plan.describe()})"
     cfg, backend = choose_sgemm_kernel(args.m, args.n, args.k, arch)
-    if (cfg, backend) == default_sgemm_kernel(args.m, args.n, arch, driver.device().sm_count):
+    if (cfg, backend) == default_sgemm_kernel(args.m, args.n, arch, driver.device().sm_count, args.k):
         return "default", cfg, backend, "regtile.sgemm's default kernel for the shape (nothing tuned for it)"
     return "tuned", cfg, backend, "the best config `regtile tune` stored for the shape on this GPU"
 

@@ -347,3 +347,51 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     assert launched == [7, 7]
     assert plans.captured_plans == ([plan] if device_state else [])
     assert asked == ([7] if device_state else [])
+
+
+@pytest.mark.parametrize("first", ["ok", "no context"])
+def test_stream_capturing_makes_the_context_current_for_a_thread_that_never_used_the_gpu(monkeypatch, first):
+    """A plan with device state asks cuStreamIsCapturing before it launches: on a thread with no
+    current context that call fails as cuLaunchKernel would, and is retried as PackedLaunch retries."""
+    from types import SimpleNamespace
+    from regtile.runtime import driver
+    asked, made_current = [], []
+
+    def is_capturing(stream):
+        asked.append(stream)
+        if first == "no context" and not made_current:
+            return (driver._CU_ERROR_INVALID_CONTEXT, None)
+        return (0, "none")
+    fake = SimpleNamespace(cuStreamIsCapturing=is_capturing, CUresult=SimpleNamespace(CUDA_SUCCESS=0),
+                           CUstreamCaptureStatus=SimpleNamespace(CU_STREAM_CAPTURE_STATUS_NONE="none"))
+    monkeypatch.setattr(driver, "_cu", lambda: fake)
+    monkeypatch.setattr(driver, "device", lambda: made_current.append(True))
+    assert driver.stream_capturing(5) is False
+    assert asked == ([5] if first == "ok" else [5, 5])
+    assert made_current == ([] if first == "ok" else [True])
+
+
+def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypatch):
+    """Pinning keeps the whole plan (every stream's workspace): a stream bound after the pin
+    (eager calls on another stream after a graph's capture) launches without the driver query."""
+    from types import SimpleNamespace
+    capturing, asked, launched = [True], [], []
+    monkeypatch.setattr(plans.driver, "stream_capturing", lambda stream: asked.append(stream) or capturing[0])
+    monkeypatch.setattr(plans.driver, "relaxed_capture", lambda: "mode")
+    monkeypatch.setattr(plans.driver, "restore_capture", lambda mode: None)
+    monkeypatch.setattr(plans.driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
+    monkeypatch.setattr(plans.driver, "PackedLaunch",
+                        lambda kernel, grid, args, dynamic: (lambda values, stream: launched.append(stream)))
+    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 256)
+    monkeypatch.setattr(plans, "captured_plans", [])
+    plan = plans.GemmPlan.__new__(plans.GemmPlan)
+    plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
+    plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
+    assert plans.captured_plans == [plan] and launched == [7]
+    capturing[0] = False
+    del asked[:]
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=8)  # binding stream 8 asks once, its launches never
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=8)
+    plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    assert launched == [7, 8, 8, 7] and asked == [8]

@@ -195,6 +195,22 @@ def test_run_with_no_cublas_skips_the_cublas_check(monkeypatch):
         main(["run", "--preset", "zorder", "--m", "64", "--n", "64", "--k", "64", "--no-cublas"])
 
 
+@pytest.mark.parametrize("k", [4096, 65536])
+def test_run_names_an_untuned_choice_default_whatever_k(monkeypatch, k):
+    """`regtile run` without a kernel: with nothing tuned, the choice is regtile.sgemm's default
+    for M x N x K (the shape heuristic depends on K: 128x128x65536 is a fused split-K shape at
+    K 4096 and not at 65536), named "default", never "tuned"."""
+    from types import SimpleNamespace
+    from regtile.runtime import choice, driver
+    from regtile.tools import cmd_run
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
+    monkeypatch.setattr(choice, "_tuned", lambda device_name: {})
+    args = SimpleNamespace(kernel=None, m=128, n=128, k=k)
+    label, cfg, backend, why = cmd_run._chosen_kernel(args, "sm_90")
+    assert label == "default" and "nothing tuned" in why
+    assert (cfg, backend) == choice.default_sgemm_kernel(128, 128, "sm_90", 132, k)
+
+
 # ---- issue 17: one CLI convention, version, presets, progress ------------------------------
 def test_version(capsys):
     import regtile
