@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .config import ConfigError
-from .config_base import ConfigDict
+from .config_base import ConfigDict, check_bools
 
 WARP = 32
 FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
@@ -71,9 +71,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     cluster: int = 0
 
     def __post_init__(self):
-        for name in ("ragged_rows", "share_x", "fused_reduce"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        check_bools(self, ("ragged_rows", "share_x", "fused_reduce"))
         _check_cluster(self)
         if self.cluster and self.stage_cols:
             raise ConfigError(f"cluster={self.cluster}: the staged-rows kernel (stage_cols) has no split")
@@ -260,9 +258,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     stage_rows: int = 0
 
     def __post_init__(self):
-        for name in ("fused_reduce", "warp_reduce"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        check_bools(self, ("fused_reduce", "warp_reduce"))
         _check_cluster(self)
         if not isinstance(self.stage_rows, int) or isinstance(self.stage_rows, bool) or self.stage_rows < 0:
             raise ConfigError(f"stage_rows={self.stage_rows!r}: must be a non-negative integer")
