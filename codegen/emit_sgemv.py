@@ -50,11 +50,8 @@ _XYZW = "xyzw"
 
 
 def kernel_name(cfg) -> str:
-    fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster", "warp_reduce", "stage_rows"):
-        if new_field in fields and not fields[new_field]:
-            del fields[new_field]  # the names of configs from before the field stay as they were
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
+    # to_dict leaves the fields added later out at their defaults (OPT_IN): older names stay
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
         return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
