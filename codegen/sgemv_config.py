@@ -13,6 +13,7 @@ from typing import Optional
 
 from .config import ConfigError
 from .config_base import ConfigDict, check_bools
+from .hardware import DEFAULT_SMEM_PER_BLOCK
 
 WARP = 32
 FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
@@ -34,7 +35,7 @@ have read it.  No workspace, no fence, no atomics, no second launch."""
 CLUSTER_MAX = 8  # the portable cluster size (larger ones need a non-portable attribute)
 CLUSTER_MIN_ARCH = 90
 
-STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
+STAGE_SMEM_BYTES = DEFAULT_SMEM_PER_BLOCK  # static shared memory a block may declare
 
 
 @dataclass(frozen=True)
