@@ -237,13 +237,13 @@ def _matrix(A) -> Tuple[Operand, bool]:
 
 def _vector(v, name: str, count: int, inc: int) -> Operand:
     op = as_operand(v, name, ndim=1)
+    if abs(inc) == 1:
+        if op.rows != count:
+            raise InputError(f"{name} has {op.rows} elements, expected {count}")
+        return op
     need = 1 + (count - 1) * abs(inc)
     if op.rows < need:
-        what = f"{count} elements" if abs(inc) == 1 else f"{count} elements at stride {inc}: {need}"
-        raise InputError(f"{name} has {op.rows} elements, needs {what}" if abs(inc) != 1 else
-                         f"{name} has {op.rows} elements, expected {count}")
-    if abs(inc) == 1 and op.rows != count:
-        raise InputError(f"{name} has {op.rows} elements, expected {count}")
+        raise InputError(f"{name} has {op.rows} elements, needs {count} elements at stride {inc}: {need}")
     return op
 
 
