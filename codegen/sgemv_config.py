@@ -38,6 +38,12 @@ CLUSTER_MIN_ARCH = 90
 STAGE_SMEM_BYTES = DEFAULT_SMEM_PER_BLOCK  # static shared memory a block may declare
 
 
+def staged_bytes(stage_cols: int, warps: int) -> int:
+    """The staged-rows kernel's shared memory (SgemvConfig.stage_cols): each warp's 32 rows of
+    stage_cols floats and the block's copy of x."""
+    return 4 * stage_cols * (32 * warps + 1)
+
+
 @dataclass(frozen=True)
 class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     WHAT = "sgemv config"
@@ -88,7 +94,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
             if self.rows_per_warp != 32 or self.row_groups != 1 or self.warps_per_row != 1:
                 raise ConfigError(f"stage_cols={self.stage_cols}: needs rows_per_warp=32 (a lane a row), "
                                   f"row_groups=1 and warps_per_row=1")
-            if 4 * self.stage_cols * (32 * self.warps_per_block + 1) > STAGE_SMEM_BYTES:
+            if staged_bytes(self.stage_cols, self.warps_per_block) > STAGE_SMEM_BYTES:
                 raise ConfigError(f"stage_cols={self.stage_cols}: {self.warps_per_block} warps x 32 rows x "
                                   f"{self.stage_cols} floats exceed the {STAGE_SMEM_BYTES} bytes of static "
                                   f"shared memory")
@@ -202,7 +208,7 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         # 16-byte aligned block read with float4 loads.  Not for fewer rows: a warp then stages
         # 32 of them, too few warps to keep the loads in flight (4096x77 stays at 1.12x).
         stage = -(-n // 4) * 4
-        warps = next(w for w in (4, 2, 1) if 4 * stage * (32 * w + 1) <= STAGE_SMEM_BYTES)
+        warps = next(w for w in (4, 2, 1) if staged_bytes(stage, w) <= STAGE_SMEM_BYTES)
         return SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=warps, unroll=8, stage_cols=stage)
     if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
         return cfg
