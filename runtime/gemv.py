@@ -375,11 +375,14 @@ class GemvRoute:
     """A row-major C (m x n) = alpha op(A) op(B) + beta C with m == 1 or n == 1, as the GEMV
     of a cached GemvPlan: which of A and B is the matrix and which the vector, their leading
     dimension and strides, worked out once (a GemmPlan's launches when sgemm routes there)."""
-    __slots__ = ("plan", "config", "mat_is_a", "ld", "incx", "incy")
+    __slots__ = ("plan", "mat_is_a", "ld", "incx", "incy")
 
     def __init__(self, plan: GemvPlan, mat_is_a: bool, ld: int, incx: int, incy: int):
-        self.plan, self.config = plan, plan.config
-        self.mat_is_a, self.ld, self.incx, self.incy = mat_is_a, ld, incx, incy
+        self.plan, self.mat_is_a, self.ld, self.incx, self.incy = plan, mat_is_a, ld, incx, incy
+
+    @property
+    def config(self):
+        return self.plan.config
 
     def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
         mat, x = (a, b) if self.mat_is_a else (b, a)
