@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 
 from .config import ConfigError, SgemmConfig
+from .hardware import MAX_SMEM_PER_BLOCK
 from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry
 from .templates import render
 
@@ -65,11 +66,11 @@ def check(cfg: SgemmConfig) -> None:
                           f"fragments along K and N)")
     if cfg.bm % cfg.tm or cfg.bn % cfg.tn:
         raise ConfigError(f"backend 'fusedk': TM ({cfg.tm}) must divide BM ({cfg.bm}), TN ({cfg.tn}) BN ({cfg.bn})")
-    threads = (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
+    threads = cfg.threads
     if not 32 <= threads <= 1024 or threads % 32:
         raise ConfigError(f"backend 'fusedk': (BM/TM) x (BN/TN) = {threads} threads; must be a multiple of 32 "
                           f"in 32..1024")
-    if depth(cfg) * stage_bytes(cfg) > 227 * 1024:
+    if depth(cfg) * stage_bytes(cfg) > MAX_SMEM_PER_BLOCK:
         raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
                           f"of shared memory a block may have")
 
@@ -80,8 +81,7 @@ def kernel_name(cfg: SgemmConfig) -> str:
 
 
 def geometry(cfg: SgemmConfig) -> LaunchGeometry:
-    threads = (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
-    return LaunchGeometry(block=(threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
+    return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
                           dynamic_smem_bytes=depth(cfg) * stage_bytes(cfg), splits=cfg.split_k)
 
 

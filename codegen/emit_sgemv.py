@@ -50,11 +50,8 @@ _XYZW = "xyzw"
 
 
 def kernel_name(cfg) -> str:
-    fields = cfg.to_dict()
-    for new_field in ("stage_cols", "share_x", "fused_reduce", "cluster", "warp_reduce", "stage_rows"):
-        if new_field in fields and not fields[new_field]:
-            del fields[new_field]  # the names of configs from before the field stay as they were
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(fields.items()))).encode()).hexdigest()[:10]
+    # to_dict leaves the fields added later out at their defaults (OPT_IN): older names stay
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
         return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
     return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
@@ -303,15 +300,21 @@ def _reduce_source(name: str) -> KernelSource:
     rname = f"{name}_reduce"
     text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
                   groups=REDUCE_THREADS // 32, cols=REDUCE_COLS,
-                  params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                                   for pname, ctype in REDUCE_PARAMS))
+                  params=_params(REDUCE_PARAMS))
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
                          flat_elements=REDUCE_THREADS)
     return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=REDUCE_PARAMS)
 
 
-def _params() -> str:
-    return ", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}" for pname, ctype in SGEMV_PARAMS)
+def _params(params=SGEMV_PARAMS) -> str:
+    return ", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}" for pname, ctype in params)
+
+
+def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:
+    """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
+    reduce = _reduce_source(name)
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+                        params=SGEMV_PARAMS, reduce=reduce)
 
 
 def emit_sgemv_cuda(cfg) -> KernelSource:
@@ -357,11 +360,9 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
 def _rows_module(cfg: SgemvConfig, name: str, text: str) -> KernelSource:
     """An op N kernel's module: its text and the split reduction's (split-K over columns), a block
     a group of whole rows (gridDim.x over M, which can pass gridDim.y's 65535)."""
-    reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          cluster=cfg.cluster, whole_rows=True)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SGEMV_PARAMS, reduce=reduce)
+    return _module(name, text, geo)
 
 
 def _t_sums(cfg: SgemvTConfig) -> List[str]:
@@ -401,7 +402,6 @@ def _t_step(cfg: SgemvTConfig, vector: bool, tail: bool = False) -> List[str]:
 
 def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     name = kernel_name(cfg)
-    reduce = _reduce_source(name)
     finish = _finish(cfg, name, "N", cfg.strip)
     V = cfg.vec
     stores = [_store(cfg, f"t[{c}]", f"first + {c} * step_c", f"c{c}") for c in range(V)]
@@ -433,8 +433,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0,
                          cluster=cfg.cluster)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SGEMV_PARAMS, reduce=reduce)
+    return _module(name, text, geo)
 
 
 def _staged_copy(unroll: int, stride: int) -> list:
@@ -493,7 +492,5 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
         copy_step=T * U, copy_body=copy, params=_params(),
         stores=[_store(cfg, f"t[{c}]", f"strip0 + tx + {c * TX}", f"c{c}") for c in range(cfg.vec)],
     )
-    reduce = _reduce_source(name)
     geo = LaunchGeometry(block=(T, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SGEMV_PARAMS, reduce=reduce)
+    return _module(name, text, geo)

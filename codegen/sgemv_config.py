@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .config import ConfigError
-from .config_base import ConfigDict
+from .config_base import ConfigDict, check_bools
+from .hardware import DEFAULT_SMEM_PER_BLOCK
 
 WARP = 32
 FUSED_REDUCE_DOC = """fused_reduce: each block of a split launch writes its partial sums to the workspace;
@@ -34,12 +35,21 @@ have read it.  No workspace, no fence, no atomics, no second launch."""
 CLUSTER_MAX = 8  # the portable cluster size (larger ones need a non-portable attribute)
 CLUSTER_MIN_ARCH = 90
 
-STAGE_SMEM_BYTES = 48 * 1024  # static shared memory a block may declare
+STAGE_SMEM_BYTES = DEFAULT_SMEM_PER_BLOCK  # static shared memory a block may declare
+
+
+def staged_bytes(stage_cols: int, warps: int) -> int:
+    """The staged-rows kernel's shared memory (SgemvConfig.stage_cols): each warp's 32 rows of
+    stage_cols floats and the block's copy of x."""
+    return 4 * stage_cols * (32 * warps + 1)
 
 
 @dataclass(frozen=True)
 class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     WHAT = "sgemv config"
+    # fields added after the first kernels were named: left out of to_dict at their defaults,
+    # so the configs without them keep their dicts and kernel names (config_base.ConfigDict)
+    OPT_IN = ("stage_cols", "share_x", "fused_reduce", "cluster")
     rows_per_warp: int = 1
     vec: int = 4
     warps_per_block: int = 4
@@ -71,9 +81,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     cluster: int = 0
 
     def __post_init__(self):
-        for name in ("ragged_rows", "share_x", "fused_reduce"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        check_bools(self, ("ragged_rows", "share_x", "fused_reduce"))
         _check_cluster(self)
         if self.cluster and self.stage_cols:
             raise ConfigError(f"cluster={self.cluster}: the staged-rows kernel (stage_cols) has no split")
@@ -86,7 +94,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
             if self.rows_per_warp != 32 or self.row_groups != 1 or self.warps_per_row != 1:
                 raise ConfigError(f"stage_cols={self.stage_cols}: needs rows_per_warp=32 (a lane a row), "
                                   f"row_groups=1 and warps_per_row=1")
-            if 4 * self.stage_cols * (32 * self.warps_per_block + 1) > STAGE_SMEM_BYTES:
+            if staged_bytes(self.stage_cols, self.warps_per_block) > STAGE_SMEM_BYTES:
                 raise ConfigError(f"stage_cols={self.stage_cols}: {self.warps_per_block} warps x 32 rows x "
                                   f"{self.stage_cols} floats exceed the {STAGE_SMEM_BYTES} bytes of static "
                                   f"shared memory")
@@ -200,7 +208,7 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         # 16-byte aligned block read with float4 loads.  Not for fewer rows: a warp then stages
         # 32 of them, too few warps to keep the loads in flight (4096x77 stays at 1.12x).
         stage = -(-n // 4) * 4
-        warps = next(w for w in (4, 2, 1) if 4 * stage * (32 * w + 1) <= STAGE_SMEM_BYTES)
+        warps = next(w for w in (4, 2, 1) if staged_bytes(stage, w) <= STAGE_SMEM_BYTES)
         return SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=warps, unroll=8, stage_cols=stage)
     if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
         return cfg
@@ -234,6 +242,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     column meet in shared memory in ty order (deterministic); with gridDim.y > 1 each row range
     writes its column sums to the workspace and the module's reduce kernel sums them."""
     WHAT = "sgemv-t config"
+    OPT_IN = ("fused_reduce", "cluster", "warp_reduce", "stage_rows")  # as SgemvConfig's
     threads_x: int = 32
     threads_y: int = 8
     vec: int = 4
@@ -260,9 +269,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     stage_rows: int = 0
 
     def __post_init__(self):
-        for name in ("fused_reduce", "warp_reduce"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"{name}={getattr(self, name)!r}: must be True or False")
+        check_bools(self, ("fused_reduce", "warp_reduce"))
         _check_cluster(self)
         if not isinstance(self.stage_rows, int) or isinstance(self.stage_rows, bool) or self.stage_rows < 0:
             raise ConfigError(f"stage_rows={self.stage_rows!r}: must be a non-negative integer")

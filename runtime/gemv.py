@@ -237,13 +237,13 @@ def _matrix(A) -> Tuple[Operand, bool]:
 
 def _vector(v, name: str, count: int, inc: int) -> Operand:
     op = as_operand(v, name, ndim=1)
+    if abs(inc) == 1:
+        if op.rows != count:
+            raise InputError(f"{name} has {op.rows} elements, expected {count}")
+        return op
     need = 1 + (count - 1) * abs(inc)
     if op.rows < need:
-        what = f"{count} elements" if abs(inc) == 1 else f"{count} elements at stride {inc}: {need}"
-        raise InputError(f"{name} has {op.rows} elements, needs {what}" if abs(inc) != 1 else
-                         f"{name} has {op.rows} elements, expected {count}")
-    if abs(inc) == 1 and op.rows != count:
-        raise InputError(f"{name} has {op.rows} elements, expected {count}")
+        raise InputError(f"{name} has {op.rows} elements, needs {count} elements at stride {inc}: {need}")
     return op
 
 
@@ -375,11 +375,14 @@ class GemvRoute:
     """A row-major C (m x n) = alpha op(A) op(B) + beta C with m == 1 or n == 1, as the GEMV
     of a cached GemvPlan: which of A and B is the matrix and which the vector, their leading
     dimension and strides, worked out once (a GemmPlan's launches when sgemm routes there)."""
-    __slots__ = ("plan", "config", "mat_is_a", "ld", "incx", "incy")
+    __slots__ = ("plan", "mat_is_a", "ld", "incx", "incy")
 
     def __init__(self, plan: GemvPlan, mat_is_a: bool, ld: int, incx: int, incy: int):
-        self.plan, self.config = plan, plan.config
-        self.mat_is_a, self.ld, self.incx, self.incy = mat_is_a, ld, incx, incy
+        self.plan, self.mat_is_a, self.ld, self.incx, self.incy = plan, mat_is_a, ld, incx, incy
+
+    @property
+    def config(self):
+        return self.plan.config
 
     def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
         mat, x = (a, b) if self.mat_is_a else (b, a)

@@ -12,6 +12,7 @@ stream (runtime/plans.py).
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -89,8 +90,8 @@ class SgemmLaunch:
         """batch > 0: a batched kernel (SgemmConfig.batched), `strides` its operands' batch
         strides in elements, the batch index in blockIdx.z."""
         self.shape = (m, n, k)
-        self.steps: List[Tuple[object, Tuple[int, int, int], object]] = []
-        # the unpacked form of `steps` (kernel, grid, args), for runtime/plans.py's fast packing
+        # the launches (kernel, grid, args), in order: packed by `steps` here, by runtime/plans.py
+        # into its own fast-path launches
         self.calls: List[Tuple[object, Tuple[int, int, int], tuple]] = []
         self._batch = (batch, tuple(int(s) for s in strides)) if batch else None
         self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
@@ -174,8 +175,13 @@ class SgemmLaunch:
         self._step(kernel, kernel.source.geometry.grid(m, n), args)
 
     def _step(self, kernel, grid, args):
-        self.steps.append((kernel, grid, kernel.pack(args)))
         self.calls.append((kernel, grid, args))
+
+    @cached_property
+    def steps(self) -> List[Tuple[object, Tuple[int, int, int], object]]:
+        """`calls` packed (kernel, grid, kernelParams), once, on first use: a plan that only
+        reads `calls` never packs them twice."""
+        return [(kernel, grid, kernel.pack(args)) for kernel, grid, args in self.calls]
 
     def __call__(self, stream: int = 0) -> None:
         for kernel, grid, packed in self.steps:
@@ -184,4 +190,4 @@ class SgemmLaunch:
     def describe(self) -> str:
         """The launches, for error messages."""
         m, n, k = self.shape
-        return " then ".join(kernel.describe_launch(grid) for kernel, grid, _ in self.steps) + f" on {m}x{n}x{k}"
+        return " then ".join(kernel.describe_launch(grid) for kernel, grid, _ in self.calls) + f" on {m}x{n}x{k}"
