@@ -34,6 +34,26 @@ def torch_tensor_types() -> tuple:
         _torch_types = (torch.Tensor, torch.nn.Parameter)
     return _torch_types
 
+
+
+def fast_key(a, b, c, *extra):
+    """The fast paths' key (regtile.sgemm, Gemm, regtile.sgemv): everything a call's checks and
+    plan depend on, from a few attribute reads of three torch tensors (dtype, shape, strides,
+    device) and `extra`; None when one is not a torch tensor (the full path then)."""
+    tt = torch_tensor_types()
+    if type(a) not in tt or type(b) not in tt or type(c) not in tt:
+        return None
+    return (a.dtype, a.shape, a.stride(), a.get_device(), b.dtype, b.shape, b.stride(), b.get_device(),
+            c.dtype, c.shape, c.stride(), c.get_device()) + extra
+
+
+def remember(table: dict, key: tuple, value: tuple) -> None:
+    """Store a fast-path entry; a full table starts over (FAST_SIZE keys at most)."""
+    if len(table) >= FAST_SIZE:
+        table.clear()
+    table[key] = value
+
+
 INT_MAX = 2**31 - 1
 
 

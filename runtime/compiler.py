@@ -12,7 +12,6 @@ are cached on disk (runtime/cache.py) under the inputs they depend on.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import functools
 import json
 import os

@@ -15,7 +15,7 @@ from typing import Dict, Optional
 from ..codegen.config import SgemmConfig
 from ..codegen.presets import get_preset
 from . import driver
-from .arrays import FAST_SIZE, REAL, torch_tensor_types
+from .arrays import REAL, fast_key, remember
 from .compiler import check_arch
 from .errors import InputError
 from .choice import _arch_of_device, choose_sgemm_kernel, default_sgemm_kernel, forget_tuned  # noqa: F401
@@ -62,7 +62,7 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     call returns C without synchronising.  Host (numpy) arrays: copied to the device and
     back, C (allocated when None) returned.  m, n or batch 0: nothing is done; k == 0:
     C = beta C."""
-    fast = _fast_key(A, B, C, transa, transb, config, backend, arch)
+    fast = fast_key(A, B, C, transa, transb, config, backend, arch)
     if fast is not None:
         hit = _fast_plans.get(fast)
         if hit is not None and type(alpha) in REAL and type(beta) in REAL:
@@ -84,22 +84,12 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     kernel_problem(p, transa, transb)
     plan = run_device(p, alpha, beta, stream_handle(stream, p.a), config, backend, arch)
     if fast is not None and plan is not None:
-        _remember(_fast_plans, fast, (plan, p.swapped, p.a.torch_device))
+        remember(_fast_plans, fast, (plan, p.swapped, p.a.torch_device))
     return C
 
 
 # ---- the cached call: torch tensors whose metadata was seen before -----------------------
 _fast_plans: Dict[tuple, tuple] = {}
-
-
-def _fast_key(A, B, C, transa, transb, config, backend, arch):
-    """A key of everything sgemm's checks and plan depend on, from a few attribute reads,
-    when A, B and C are torch tensors (None otherwise: the full path)."""
-    tt = torch_tensor_types()
-    if type(A) not in tt or type(B) not in tt or type(C) not in tt:
-        return None
-    return (A.dtype, A.shape, A.stride(), A.get_device(), B.dtype, B.shape, B.stride(), B.get_device(),
-            C.dtype, C.shape, C.stride(), C.get_device(), transa, transb, config, backend, arch)
 
 
 def _fast_launch(hit, A, B, C, alpha, beta, stream):
@@ -110,12 +100,6 @@ def _fast_launch(hit, A, B, C, alpha, beta, stream):
     else:
         plan.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), float(alpha), float(beta), s)
     return C
-
-
-def _remember(table: dict, key: tuple, value: tuple) -> None:
-    if len(table) >= FAST_SIZE:
-        table.clear()
-    table[key] = value
 
 
 def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) -> GemmPlan:
@@ -170,7 +154,7 @@ class Gemm:
         self._fast: Dict[tuple, tuple] = {}
 
     def __call__(self, A, B, C, alpha: float = 1.0, beta: float = 0.0, stream=None):
-        fast = _fast_key(A, B, C, self.transa, self.transb, None, None, None)
+        fast = fast_key(A, B, C, self.transa, self.transb, None, None, None)
         if fast is not None:
             hit = self._fast.get(fast)
             if hit is not None and type(alpha) in REAL and type(beta) in REAL:
@@ -193,7 +177,7 @@ class Gemm:
         plan = run_device(p, alpha, beta, stream_handle(stream, p.a), self.config, self.backend, self.arch,
                           self._plans)
         if fast is not None and plan is not None:
-            _remember(self._fast, fast, (plan, p.swapped, p.a.torch_device))
+            remember(self._fast, fast, (plan, p.swapped, p.a.torch_device))
         return C
 
     def plans(self):

@@ -25,7 +25,7 @@ import numpy as np
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, arch_number, choose_gemv, splits_for
 from . import driver
-from .arrays import FAST_SIZE, INT_MAX, REAL, Operand, as_operand, torch_tensor_types
+from .arrays import INT_MAX, REAL, Operand, as_operand, fast_key, remember
 from .compiler import check_arch, compile_config
 from .errors import InputError
 from .problem import current_torch_stream, stream_handle
@@ -292,16 +292,6 @@ def _first(ptr: int, count: int, inc: int) -> int:
 _fast: Dict[tuple, tuple] = {}
 
 
-def _fast_key(A, x, y, trans, incx, incy, config, arch):
-    """A key of everything sgemv's checks and plan depend on, from a few attribute reads, when
-    A, x and y are torch tensors (None otherwise: the full path)."""
-    tt = torch_tensor_types()
-    if type(A) not in tt or type(x) not in tt or type(y) not in tt:
-        return None
-    return (A.dtype, A.shape, A.stride(), A.get_device(), x.dtype, x.shape, x.stride(), x.get_device(),
-            y.dtype, y.shape, y.stride(), y.get_device(), trans, incx, incy, config, arch)
-
-
 def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config=None, arch: Optional[str] = None,
           stream=None, trans: bool = False, incx: int = 1, incy: int = 1):
     """y = alpha * op(A) x + beta * y in FP32 (op(A) = A^T when trans), with a shape-chosen
@@ -313,7 +303,7 @@ def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config=None, arch
 
     A repeated call on torch tensors of the same metadata (dtype, shape, strides, device)
     skips the checks: one dict lookup, then the cached plan's packed launch (as sgemm's)."""
-    fast = _fast_key(A, x, y, trans, incx, incy, config, arch)
+    fast = fast_key(A, x, y, trans, incx, incy, config, arch)
     if fast is not None:
         hit = _fast.get(fast)
         if hit is not None and type(alpha) in REAL and type(beta) in REAL:
@@ -341,9 +331,7 @@ def sgemv(A, x, y=None, alpha: float = 1.0, beta: float = 0.0, config=None, arch
     xp, yp = _first(xv.ptr, xlen, incx), _first(yv.ptr, ylen, incy)
     plan.launch(alpha, a.ptr, a.ld, xp, incx, beta, yp, incy, s)
     if fast is not None and dev is not None and dev >= 0:
-        if len(_fast) >= FAST_SIZE:
-            _fast.clear()
-        _fast[fast] = (plan, a.ld, xp - xv.ptr, incx, yp - yv.ptr, incy, dev)
+        remember(_fast, fast, (plan, a.ld, xp - xv.ptr, incx, yp - yv.ptr, incy, dev))
     return y
 
 

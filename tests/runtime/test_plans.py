@@ -395,3 +395,32 @@ def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypa
     plan.launch(1, 2, 3, 1.0, 0.0, stream=8)
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
     assert launched == [7, 8, 8, 7] and asked == [8]
+
+
+def test_fast_key_reads_three_torch_tensors_and_remember_bounds_the_table(monkeypatch):
+    """The fast paths' one key (regtile.sgemm, Gemm, regtile.sgemv): the three tensors' dtype,
+    shape, strides and device plus the call's other arguments; None for anything not a torch
+    tensor; a full table starts over."""
+    from regtile.runtime import arrays
+
+    class T:
+        def __init__(self, shape, dev=0):
+            self.dtype, self.shape, self.dev = "float32", shape, dev
+
+        def stride(self):
+            return (self.shape[1], 1)
+
+        def get_device(self):
+            return self.dev
+
+    monkeypatch.setattr(arrays, "_torch_types", (T,))
+    a, b, c = T((2, 3)), T((3, 4)), T((2, 4), dev=1)
+    key = arrays.fast_key(a, b, c, True, False, None)
+    assert key == ("float32", (2, 3), (3, 1), 0, "float32", (3, 4), (4, 1), 0, "float32", (2, 4), (4, 1), 1,
+                   True, False, None)
+    assert arrays.fast_key(a, np.zeros((3, 4), np.float32), c) is None
+    table = {}
+    monkeypatch.setattr(arrays, "FAST_SIZE", 2)
+    for i in range(3):
+        arrays.remember(table, (i,), ("plan", i))
+    assert table == {(2,): ("plan", 2)}
