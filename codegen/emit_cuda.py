@@ -8,7 +8,6 @@ only places the lines.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import List
 
 from . import mapping as mp
@@ -319,8 +318,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
                             trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     reduce = splitk.emit_reduce(cfg.split_k)
-    geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geometry(cfg),
                         params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 

@@ -491,8 +491,6 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     header = kernels[0][1].module_header()
     texts = ["\n".join(k.entry()) + "\n" for _, k in kernels]
     geo = geometry(cfg)
-    if cfg.stream_k:
-        geo = dataclasses.replace(geo, stream_k=True, tile_k=cfg.bk)
     others = [(role, KernelSource(name=k.name, language="ptx", text=t, geometry=geo, params=k.param_list,
                                   trans_a=cfg.trans_a, trans_b=cfg.trans_b))
               for (role, k), t in zip(kernels[1:], texts[1:])]
