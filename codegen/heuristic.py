@@ -296,8 +296,11 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
     names = candidate_names(m, n, k, sm_count, fused)
     picked = table_choice(m, n, k, names)
-    if picked is not None:
-        return picked
+    return picked if picked is not None else model_choice(names, m, n, k, sm_count)
+
+
+def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
+    """The member of `names` with the lowest model_time (where the table has no shape near)."""
     return min(names, key=lambda nm: model_time(nm, m, n, k, sm_count))
 
 
@@ -424,4 +427,4 @@ def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[st
     picked = table_choice(m, n, k, names)
     if picked is not None:
         return {"member": picked, "by": "table", "candidates": names}
-    return {"member": choose_member(m, n, k, sm_count), "by": "model", "candidates": names}
+    return {"member": model_choice(names, m, n, k, sm_count), "by": "model", "candidates": names}
