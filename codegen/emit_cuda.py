@@ -8,7 +8,6 @@ only places the lines.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import List
 
 from . import mapping as mp
@@ -32,12 +31,17 @@ def _copy_names(copy: GlobalCopy, r: int):
     return f"{p}_src{r}", f"{p}_row{r}", f"{p}_col{r}"
 
 
-def _global_at(ptr: str, line, off, ld: str) -> str:
-    """`ptr + (size_t)line * ld + off`: the address of (line, offset) (mapping.a/b_element)."""
+def _global_offset(line, off, ld: str) -> str:
+    """`(size_t)line * ld + off`: the float offset of (line, offset) (mapping.a/b_element)."""
     if isinstance(line, int) and line == 0:
-        return f"{ptr} + {c_expr(off)}"
-    head = f"{ptr} + (size_t){_wrap(line)._paren()} * {ld}"
+        return c_expr(off)
+    head = f"(size_t){_wrap(line)._paren()} * {ld}"
     return head if isinstance(off, int) and off == 0 else f"{head} + {c_expr(off)}"
+
+
+def _global_at(ptr: str, line, off, ld: str) -> str:
+    """`ptr + (size_t)line * ld + off`: the address of (line, offset)."""
+    return f"{ptr} + {_global_offset(line, off, ld)}"
 
 
 def _element(operand: str):
@@ -147,8 +151,8 @@ def _naive_load(cfg: SgemmConfig, load: pg.DirectLoad, split: bool) -> str:
     idx, dim = load.index(TV), load.block_dim
     coords = [kk if d.origin == "k0" else Sym(d.origin) + idx for d in load.dims]
     element, ld, ptr = _element(load.operand)
-    at = _global_at("", *element(cfg, *coords), ld)
-    return f"{load.reg} = ({dim.origin} + {c_expr(idx)} < {dim.bound}) ? {ptr}[{at[3:]}] : 0.f;"
+    at = _global_offset(*element(cfg, *coords), ld)
+    return f"{load.reg} = ({dim.origin} + {c_expr(idx)} < {dim.bound}) ? {ptr}[{at}] : 0.f;"
 
 
 # ---- the program's steps as statements -------------------------------------------------
@@ -319,8 +323,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
                             trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     reduce = splitk.emit_reduce(cfg.split_k)
-    geo = dataclasses.replace(geometry(cfg), splits=cfg.split_k)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geometry(cfg),
                         params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 

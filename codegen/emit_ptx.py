@@ -355,7 +355,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 for x in buf:
                     self.f32(x)
         if cfg.stages == 0:
-            self.k_loop()
+            self.render(self.prog.main)
         else:
             for copy in self.plan.a_copies + self.plan.b_copies:
                 for x in copy.regs:
@@ -376,7 +376,7 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             b.emit(f"div.s32 {self.k_tiles}, {kt1}, {cfg.bk};", "k_tiles = ceil(K / BK)")
             self.tile_setup()
             b.memo = None  # below: loops and branches; no reuse across them
-            self.k_loop()
+            self.render(self.prog.main)
         b.memo = None
         b.comment("epilogue: C = alpha * acc + beta * C")
         self.epilogue(self.prog.epilogue)
@@ -399,10 +399,6 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
         self.copy_setup()
-
-    def k_loop(self) -> None:
-        """The program's k-loop (stages 0, 1 or 2)."""
-        self.render(self.prog.main)
 
     def module_header(self) -> List[str]:
         cfg = self.cfg
@@ -446,11 +442,15 @@ def _mincta_line(min_blocks: int, arch: str) -> str:
     return (directive if arch == "sm_90" else "// " + directive) + f"  {_MINCTA_MARK}"
 
 
+def _check_arch(arch: str) -> None:
+    if arch not in SUPPORTED_ARCHS:
+        raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
+
+
 def for_arch(text: str, arch: str) -> str:
     """The same PTX retargeted: the `.target` line, and `.minnctapersm` applied on
     sm_90 only.  Only the two marked lines change."""
-    if arch not in SUPPORTED_ARCHS:
-        raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
+    _check_arch(arch)
     text = re.sub(r"^\.target sm_\d+  " + re.escape(_TARGET_MARK) + "$", f".target {arch}  {_TARGET_MARK}",
                   text, count=1, flags=re.M)
     return re.sub(r"^(?://\s)?\.minnctapersm (\d+)  " + re.escape(_MINCTA_MARK) + "$",
@@ -466,8 +466,7 @@ def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     """The SGEMM kernel of `cfg` as PTX for `arch` (the compile step retargets it to
     the arch it builds; see for_arch)."""
     check_supported(cfg)
-    if arch not in SUPPORTED_ARCHS:
-        raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
+    _check_arch(arch)
     header, src = _module_entries(cfg, arch)
     text = "\n".join(header) + "\n" + src.text
     if cfg.edge_split:
@@ -491,8 +490,6 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
     header = kernels[0][1].module_header()
     texts = ["\n".join(k.entry()) + "\n" for _, k in kernels]
     geo = geometry(cfg)
-    if cfg.stream_k:
-        geo = dataclasses.replace(geo, stream_k=True, tile_k=cfg.bk)
     others = [(role, KernelSource(name=k.name, language="ptx", text=t, geometry=geo, params=k.param_list,
                                   trans_a=cfg.trans_a, trans_b=cfg.trans_b))
               for (role, k), t in zip(kernels[1:], texts[1:])]

@@ -30,7 +30,7 @@ import math
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from .config import MAX_SPLIT_K, SgemmConfig
+from .config import MAX_SPLIT_K, ConfigError, SgemmConfig
 from .presets import FAMILY, get_member
 
 FUSED = "fusedk"  # the fused split-K members' backend (codegen/emit_fusedk.BACKEND; not imported: no emitter here)
@@ -87,6 +87,11 @@ def _pad(m: int, n: int, bm: int, bn: int) -> float:
     return _ceil(m, bm) * bm * _ceil(n, bn) * bn / float(m * n)
 
 
+def _pads_ok(m: int, n: int, c: SgemmConfig) -> bool:
+    """Does the tile of `c` pad C's area by at most MAX_PAD (SMALL_MAX_PAD for a tiny C)?"""
+    return _pad(m, n, c.bm, c.bn) <= (SMALL_MAX_PAD if m * n <= SMALL_MN else MAX_PAD)
+
+
 def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = True) -> List[str]:
     """The members worth timing (and choosing) for M x N x K on sm_90 (fused=False: without the
     fused split-K members, which take row-major A and B only)."""
@@ -112,7 +117,7 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
             if c.bm * c.bn >= 128 * 128:
                 out.append(name)
             continue
-        if _pad(m, n, c.bm, c.bn) > (SMALL_MAX_PAD if m * n <= SMALL_MN else MAX_PAD):
+        if not _pads_ok(m, n, c):
             continue
         if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
             continue  # 32-wide tiles re-read A and B too often at this size
@@ -144,7 +149,7 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
         return False  # the tall narrow tiles are for skinny n
     if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
         return False
-    return _pad(m, n, c.bm, c.bn) <= (SMALL_MAX_PAD if m * n <= SMALL_MN else MAX_PAD)
+    return _pads_ok(m, n, c)
 
 
 def _tflops(area: int) -> float:
@@ -291,8 +296,11 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
     names = candidate_names(m, n, k, sm_count, fused)
     picked = table_choice(m, n, k, names)
-    if picked is not None:
-        return picked
+    return picked if picked is not None else model_choice(names, m, n, k, sm_count)
+
+
+def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
+    """The member of `names` with the lowest model_time (where the table has no shape near)."""
     return min(names, key=lambda nm: model_time(nm, m, n, k, sm_count))
 
 
@@ -354,7 +362,6 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     on the 128x128 8x8 tiles (129 estimated against a cap of 128: the zorder preset spilled 20
     bytes there as NT, codegen/config.register_estimate).  Such a member runs at min_blocks=1,
     its registers then uncapped; any other ConfigError is raised."""
-    from .config import ConfigError
     fields = {"trans_a": bool(trans_a), "trans_b": bool(trans_b)}
     if batched:
         # without the edge tiles' vector path: the 128x128 member with it spilled batched at
@@ -395,20 +402,15 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
                    trans_b: bool = False) -> Tuple[SgemmConfig, str]:
     """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry):
     BATCHED_MEMBERS's rule by the count of blocks, generated batched for the layouts."""
-    if arch != "sm_90":
-        mem = get_member("cuda-zorder")
-        return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
-    name = batched_member(m, n, k, batch, sm_count)
-    mem = get_member(name)
+    mem = get_member(batched_member(m, n, k, batch, sm_count) if arch == "sm_90" else "cuda-zorder")
     return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
 
 
 def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
     """The member choose_batched runs (see BATCHED_MEMBERS)."""
-    small = m * n <= SMALL_MN
     for name, fill in BATCHED_MEMBERS:
         c = get_member(name).config
-        if _pad(m, n, c.bm, c.bn) > (SMALL_MAX_PAD if small else MAX_PAD):
+        if not _pads_ok(m, n, c):
             continue
         if name == "wide-128x256" and 2 * batch * m * n * k < HUGE_FLOPS:
             continue  # ties 128x128 below this size (docs/layouts.md)
@@ -425,4 +427,4 @@ def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[st
     picked = table_choice(m, n, k, names)
     if picked is not None:
         return {"member": picked, "by": "table", "candidates": names}
-    return {"member": choose_member(m, n, k, sm_count), "by": "model", "candidates": names}
+    return {"member": model_choice(names, m, n, k, sm_count), "by": "model", "candidates": names}

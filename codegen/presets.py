@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Tuple, Union
 
-from .config import ConfigError, SgemmConfig
+from .config import MAX_SPLIT_K, ConfigError, SgemmConfig
 from .sgemv_config import SgemvConfig
 
 
@@ -111,7 +111,7 @@ class FamilyMember:
     fill: int = 1
     min_ktiles: int = 8
     # and the most splits (fused split-K: the last split of a tile reads all S partials)
-    max_split: int = 32
+    max_split: int = MAX_SPLIT_K
 
 
 def _z(**kw) -> SgemmConfig:
@@ -128,14 +128,14 @@ def _f(**kw) -> SgemmConfig:
     return _z(stages=1, reg_prefetch=False, split_tile=False, **kw)
 
 
-def _fused(name: str, fill: int, min_ktiles: int, max_split: int = 0, note: str = "", **tile) -> FamilyMember:
+def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, note: str = "",
+           **tile) -> FamilyMember:
     """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
     cfg = _f(**tile)
-    limit = f"<= {max_split} splits" if max_split else f">= {min_ktiles} k-tiles a split"
+    limit = f"<= {max_split} splits" if max_split < MAX_SPLIT_K else f">= {min_ktiles} k-tiles a split"
     summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K aiming at {fill} block"
                f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
-    return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles,
-                        **({"max_split": max_split} if max_split else {}))
+    return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split)
 
 
 _WIDE = _z(bn=256, tn=16, warps=(4, 2))  # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md)

@@ -256,8 +256,11 @@ def kernel_name(cfg: SgemmConfig) -> str:
 
 
 def geometry(cfg: SgemmConfig) -> LaunchGeometry:
+    """The launch of the config's main kernel: split-K's splits along z, stream-K's grid from
+    its work list (k-tiles of BK), a batch along z."""
     return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
-                          dynamic_smem_bytes=cfg.smem_bytes, batched=cfg.batched)
+                          dynamic_smem_bytes=cfg.smem_bytes, batched=cfg.batched, splits=cfg.split_k,
+                          stream_k=cfg.stream_k, tile_k=cfg.bk if cfg.stream_k else 0)
 
 
 def frag_bases(cfg: SgemmConfig) -> Dict[str, FragBase]:

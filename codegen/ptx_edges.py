@@ -23,12 +23,11 @@ class EdgeLoadsMixin:
         so nothing waits for a load before the shared-memory store."""
         b = self.b
         scalar = b.label(f"{operand.lower()}_edge_floats")
-        _, clim = self._limits(operand)
+        rlim, clim = self._limits(operand)
         whole = self.setp("eq", b.op("and.b32", clim, 3), 0, self.vec_ok_pred[operand])
         b.emit(f"@!{whole} bra.uni {scalar};", f"{operand}: vectors wholly inside or outside: float4 or zeros")
         for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
             rowv, colv = self._edge_coords(copy, grow, gcol, k0)
-            rlim, clim = self._limits(copy.operand)
             regs = [_r(x) for x in copy.regs]
             last = b.op("add.s32", colv, copy.width - 1)
             pv = self.setp("lt", last, clim, self.setp("lt", rowv, rlim))
