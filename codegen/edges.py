@@ -89,12 +89,13 @@ class EdgePlan:
         return f"edge split: no (it would cost {self.split_cost / self.full_cost:.3f} of the full grid's)"
 
 
-def part_offsets(cfg, part: Part, lda: int, ldb: int, ldc: int) -> Tuple[int, int, int]:
-    """Float offsets of a part's A, B and C from the whole SGEMM's, for the operand layouts
-    of `cfg` (an SgemmConfig): op(A)'s row row0, op(B)'s column col0, C's (row0, col0)."""
-    a = part.row0 if cfg.trans_a else part.row0 * lda
-    b = part.col0 * ldb if cfg.trans_b else part.col0
-    return a, b, part.row0 * ldc + part.col0
+def part_offsets(layouts, row0: int, col0: int, lda: int, ldb: int, ldc: int) -> Tuple[int, int, int]:
+    """Float offsets of a part's A, B and C from the whole SGEMM's, for the operand layouts of
+    `layouts` (an SgemmConfig or its KernelSource: trans_a, trans_b): op(A)'s row row0, op(B)'s
+    column col0, C's (row0, col0).  The launch (runtime/sgemm_launch.py) offsets each part by it."""
+    a = row0 if layouts.trans_a else row0 * lda
+    b = col0 * ldb if layouts.trans_b else col0
+    return a, b, row0 * ldc + col0
 
 
 def _padded(rows: int, cols: int, bm: int, bn: int) -> int:

@@ -17,7 +17,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..codegen.edges import EdgePlan, plan_for_source
+from ..codegen.edges import EdgePlan, part_offsets, plan_for_source
 from ..codegen.emit_fusedk import FUSEDK_PARAMS
 from ..codegen.streamk import StreamKPlan, plan_stream_k
 from . import driver
@@ -97,12 +97,11 @@ class SgemmLaunch:
         self.plan: Optional[StreamKPlan] = None  # the first stream-K part's (an edge split's interior)
         self.edges: Optional[EdgePlan] = edge_plan(kernel, m, n)
         self.work_lists: List[object] = []  # stream-K work lists and flags, one per stream-K part
-        ta, tb = getattr(kernel.source, "trans_a", False), getattr(kernel.source, "trans_b", False)
         for kk, row0, col0, rows, cols in _parts(kernel, m, n, self.edges):
-            # a part is the SGEMM of C[row0:, col0:] = op(A)[row0:, :] op(B)[:, col0:]: offsets in
-            # bytes of float32, the same leading dimensions (codegen/edges.part_offsets)
-            self._one(kk, rows, cols, k, alpha, a + 4 * (row0 if ta else row0 * lda), lda,
-                      b + 4 * (col0 * ldb if tb else col0), ldb, beta, c + 4 * (row0 * ldc + col0), ldc, workspace)
+            # a part is the SGEMM of C[row0:, col0:] = op(A)[row0:, :] op(B)[:, col0:]: its operands
+            # offset (in floats) for the kernel's layouts, the same leading dimensions
+            da, db, dc = part_offsets(kernel.source, row0, col0, lda, ldb, ldc)
+            self._one(kk, rows, cols, k, alpha, a + 4 * da, lda, b + 4 * db, ldb, beta, c + 4 * dc, ldc, workspace)
 
     def _one(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         if kernel.source.geometry.stream_k:

@@ -77,8 +77,8 @@ def test_edge_kernel_gets_the_layouts():
     assert src.edge.name == emit(edge_config(cfg), "ptx").name
     # a part's operand offsets follow the layouts
     p = Part("edge", 128, 256, 10, 20)
-    assert part_offsets(cfg, p, 1000, 2000, 3000) == (128, 256 * 2000, 128 * 3000 + 256)
-    assert part_offsets(edge_config(), p, 1000, 2000, 3000) == (128 * 1000, 256, 128 * 3000 + 256)
+    assert part_offsets(cfg, p.row0, p.col0, 1000, 2000, 3000) == (128, 256 * 2000, 128 * 3000 + 256)
+    assert part_offsets(edge_config(), p.row0, p.col0, 1000, 2000, 3000) == (128 * 1000, 256, 128 * 3000 + 256)
 
 
 
