@@ -6,6 +6,7 @@ Modules are loaded once per cubin (keyed by its sha256).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sys
 import threading
@@ -387,6 +388,22 @@ def relaxed_capture():
 
 def restore_capture(mode) -> None:
     check(_cu().cuThreadExchangeStreamCaptureMode(mode), "cuThreadExchangeStreamCaptureMode")
+
+
+@contextlib.contextmanager
+def outside_capture(stream: int):
+    """For a plan's first call on `stream`, which may come during a CUDA graph capture of it: the
+    module loads and allocations made inside happen outside the graph (relaxed capture mode for
+    this thread), kept for the graph's replays.  Yields whether `stream` was being captured.  The
+    legacy stream 0 is never captured and never asked (asking it while another stream captures
+    in global mode is an error)."""
+    capturing = bool(stream) and stream_capturing(stream)
+    mode = relaxed_capture() if capturing else None
+    try:
+        yield capturing
+    finally:
+        if mode is not None:
+            restore_capture(mode)
 
 
 class Stream:

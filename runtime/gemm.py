@@ -113,14 +113,9 @@ def _plan_for(p: Problem, config, backend, arch, cache=None, stream: int = 0) ->
     key = (p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc, batch, p.strides, choice)
     plan = cache.get(key)
     if plan is None:
-        # a first call inside a CUDA graph capture: load the module outside the graph
-        mode = driver.relaxed_capture() if stream and driver.stream_capturing(stream) else None
-        try:
+        with driver.outside_capture(stream):  # a first call inside a capture: load the module outside the graph
             plan = GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
                             batch, p.strides, config=config, backend=backend, arch=arch)
-        finally:
-            if mode is not None:
-                driver.restore_capture(mode)
         cache.put(key, plan)
     return plan
 

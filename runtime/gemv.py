@@ -109,13 +109,8 @@ class GemvPlan:
         key = (stream, incx, incy)
         packed = self._packed.get(key)
         if packed is None:
-            capturing = stream and driver.stream_capturing(stream)
-            mode = driver.relaxed_capture() if capturing else None  # the workspace: outside a graph
-            try:
+            with driver.outside_capture(stream):  # the workspace: outside a graph
                 w = self.workspace(stream)
-            finally:
-                if mode is not None:
-                    driver.restore_capture(mode)
             launches = [driver.PackedLaunch(self.kernel, self.grid,
                                             (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
             if self.splits > 1 and not self.fused and not self.cluster:

@@ -124,21 +124,17 @@ class GemmPlan:
             bound = self._bound.get(stream)
             if bound is not None:
                 return bound
-            capturing = driver.stream_capturing(stream)
-            mode = driver.relaxed_capture() if capturing else None
-            try:
-                nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
-                ws = driver.DeviceBuffer(nbytes) if nbytes else None
-                sets = self._launch_sets(ws.ptr if ws else 0)
-            except Exception as e:
-                if capturing:
-                    raise LaunchError(f"regtile {self.describe()}: the first call on a stream allocates its "
-                                      f"workspace, which failed during CUDA graph capture ({e}); call once on "
-                                      f"this stream before capturing (warm-up)") from e
-                raise
-            finally:
-                if mode is not None:
-                    driver.restore_capture(mode)
+            with driver.outside_capture(stream) as capturing:
+                try:
+                    nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
+                    ws = driver.DeviceBuffer(nbytes) if nbytes else None
+                    sets = self._launch_sets(ws.ptr if ws else 0)
+                except Exception as e:
+                    if capturing:
+                        raise LaunchError(f"regtile {self.describe()}: the first call on a stream allocates its "
+                                          f"workspace, which failed during CUDA graph capture ({e}); call once "
+                                          f"on this stream before capturing (warm-up)") from e
+                    raise
             launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
             device_state = ws is not None or any(s.work_lists for s in sets)
             # a plan already pinned keeps every stream's state: its new streams need not ask
@@ -155,7 +151,7 @@ class GemmPlan:
         bound = self._bound.get(stream)
         if bound is None:
             bound = self._bind(stream)
-        if bound.watch_capture and driver.stream_capturing(stream):
+        if bound.watch_capture and stream and driver.stream_capturing(stream):  # stream 0 is never captured
             self._pin()
         values = (a, b, c, alpha, beta)
         with bound.lock:  # the packed buffers are rewritten per call

@@ -424,3 +424,23 @@ def test_fast_key_reads_three_torch_tensors_and_remember_bounds_the_table(monkey
     for i in range(3):
         arrays.remember(table, (i,), ("plan", i))
     assert table == {(2,): ("plan", 2)}
+
+
+def test_outside_capture_switches_to_relaxed_mode_only_while_capturing(monkeypatch):
+    """driver.outside_capture: the one place a first call's loads and allocations leave a capture
+    (plans, the GEMV plans, regtile.sgemm's plan cache); stream 0 is never asked; the mode comes
+    back even when the body fails."""
+    from regtile.runtime import driver
+    calls = []
+    monkeypatch.setattr(driver, "stream_capturing", lambda s: calls.append(("ask", s)) or s == 7)
+    monkeypatch.setattr(driver, "relaxed_capture", lambda: calls.append("relax") or "old")
+    monkeypatch.setattr(driver, "restore_capture", lambda mode: calls.append(("restore", mode)))
+    with driver.outside_capture(0) as capturing:
+        assert capturing is False
+    with driver.outside_capture(5) as capturing:
+        assert capturing is False
+    with pytest.raises(RuntimeError):
+        with driver.outside_capture(7) as capturing:
+            assert capturing is True
+            raise RuntimeError("allocation failed")
+    assert calls == [("ask", 5), ("ask", 7), "relax", ("restore", "old")]
