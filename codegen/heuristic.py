@@ -32,6 +32,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import MAX_SPLIT_K, ConfigError, SgemmConfig
 from .presets import FAMILY, get_member
+from .streamk import MIN_ITERS
 
 FUSED = "fusedk"  # the fused split-K members' backend (codegen/emit_fusedk.BACKEND; not imported: no emitter here)
 
@@ -170,7 +171,7 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
     flops = 2.0 * _ceil(m, c.bm) * c.bm * _ceil(n, c.bn) * c.bn * k
     launches = 1
     if c.stream_k:
-        busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // 8))
+        busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // MIN_ITERS))  # ranges of >= MIN_ITERS k-tiles
         launches = 2 if tiles % sm_count else 1
     elif name.startswith("splitk-") or mem.backend == FUSED:
         s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
@@ -193,7 +194,7 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     tiles = _ceil(m, c.bm) * _ceil(n, c.bn)
     if tiles >= sm_count:
         return 0.0
-    ranges = min(sm_count, tiles * _ceil(k, c.bk) // 8)
+    ranges = min(sm_count, tiles * _ceil(k, c.bk) // MIN_ITERS)
     pieces = max(1, ranges // max(tiles, 1))
     return (pieces - 1) * 2 * 4.0 * c.bm * c.bn / (COPY_TBPS * 1e6 / sm_count)
 

@@ -25,7 +25,7 @@ def test_pure_module_imports_no_runtime():
             mods |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             mods.add("." * node.level + (node.module or ""))
-    assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".presets"}, mods
+    assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".presets", ".streamk"}, mods
 
 
 def test_table_entries_name_family_members_and_cover_the_suite():
