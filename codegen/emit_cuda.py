@@ -14,7 +14,7 @@ from . import mapping as mp
 from . import program as pg
 from .config import SgemmConfig
 from .expr import Sym, _wrap, c_expr
-from .kernel import KernelSource
+from .kernel import KernelSource, c_params
 from .plan import GlobalCopy, SmemAccess, ThreadVars, make_plan, require_sgemm_config
 from .program import geometry, kernel_name  # noqa: F401  (the kernel's symbol and launch, for callers)
 from . import splitk
@@ -301,8 +301,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         header=pg.header_lines(plan, name),
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
-        params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in params),
+        params=c_params(params),
         prologue=(splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
                  (BATCH_PROLOGUE if cfg.batched else []),
         staged=bool(cfg.stages),

@@ -29,7 +29,7 @@ import hashlib
 
 from .config import ConfigError, SgemmConfig
 from .hardware import MAX_SMEM_PER_BLOCK
-from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry
+from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 BACKEND = "fusedk"
@@ -116,6 +116,5 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
                   a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
-                  params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                                   for pname, ctype in FUSEDK_PARAMS))
+                  params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

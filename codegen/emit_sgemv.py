@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import List
 
-from .kernel import KernelSource, LaunchGeometry
+from .kernel import KernelSource, LaunchGeometry, c_params
 from .sgemv_config import SgemvConfig, SgemvTConfig
 from .templates import render
 
@@ -307,7 +307,7 @@ def _reduce_source(name: str) -> KernelSource:
 
 
 def _params(params=SGEMV_PARAMS) -> str:
-    return ", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}" for pname, ctype in params)
+    return c_params(params)
 
 
 def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:

@@ -52,6 +52,13 @@ SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
 )
 
 
+
+def c_params(params: Tuple[Tuple[str, str], ...]) -> str:
+    """A kernel's CUDA C parameter list from its (name, C type) pairs: pointers __restrict__ (no
+    two operands alias), as every CUDA C template declares them."""
+    return ", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}" for pname, ctype in params)
+
+
 @dataclass(frozen=True)
 class LaunchGeometry:
     """Block shape, dynamic shared memory, and the output tile one block covers.

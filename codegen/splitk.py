@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .expr import IntLike, Sym, c_expr
-from .kernel import SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry
+from .kernel import SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The reduce kernel: one thread per REDUCE_VEC consecutive elements (a float4 of a row
@@ -135,8 +135,7 @@ def emit_reduce(split_k: int) -> KernelSource:
                 f"a thread, float4 when N % 4 == 0 and C's rows are 16-byte aligned"],
         threads=REDUCE_THREADS,
         vec=REDUCE_VEC,
-        params=", ".join(f"{ctype} {'__restrict__ ' if '*' in ctype else ''}{pname}"
-                         for pname, ctype in SPLITK_REDUCE_PARAMS),
+        params=c_params(SPLITK_REDUCE_PARAMS),
         vector_sum=_vector_sum(split_k),
         vector_out=", ".join(f"alpha * s.{c} + beta * o.{c}" for c in _XYZW),
         scalar_sum=_scalar_sum(split_k),
