@@ -88,6 +88,8 @@ def run(args) -> int:
         _sizes(args, isinstance(cfg, SgemvConfig))
     from ..runtime import driver
     dev = driver.device()
+    if not chosen and getattr(args, "member", None) and args.cfg_split_k is None:
+        cfg = member_split(args.member, cfg, args.m, args.n, args.k, dev.sm_count)
     if args.cublas and args.repeat:
         _require_cublas()  # before any GPU work: a missing cuBLAS is refused, not found after the timing
     arch = args.arch if args.arch else dev.arch
@@ -111,6 +113,14 @@ def run(args) -> int:
     else:
         _print(out)
     return 0 if out["result"]["ok"] else 1
+
+
+def member_split(member: str, cfg: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> SgemmConfig:
+    """A split-K member (splitk-*, fused-*) runs with the split the family gives it for the
+    shape (heuristic.member_config: what the sweep and regtile.sgemm launch), not split 1;
+    other members come back unchanged.  --split-k overrides (the caller skips this then)."""
+    from ..codegen.heuristic import member_config
+    return cfg.replace(split_k=member_config(member, m, n, k, sm_count)[0].split_k)
 
 
 def _require_cublas() -> None:

@@ -365,3 +365,14 @@ def test_inspect_a_fused_member(capsys):
     assert main(["inspect", "--member", "fused-32x32"]) == 0
     out = capsys.readouterr().out
     assert "regtile_fusedk_" in out and "(fused-32x32," in out and "spill-free" in out
+
+
+def test_run_member_takes_the_familys_split_for_the_shape():
+    """`regtile run --member splitk-...` runs what the sweep names (e.g. "splitk-32x32-f4 split-K 16"),
+    not the member's split 1; a one-pass member stays as it is."""
+    from regtile.codegen.presets import FAMILY
+    from regtile.tools.cmd_run import member_split
+    cfg = member_split("splitk-32x32-f4", FAMILY["splitk-32x32-f4"].config, 700, 35, 2048, 132)
+    assert cfg.split_k == 16
+    assert member_split("fused-32x32", FAMILY["fused-32x32"].config, 700, 35, 2048, 132).split_k > 1
+    assert member_split("sq-64x64", FAMILY["sq-64x64"].config, 700, 35, 2048, 132) == FAMILY["sq-64x64"].config
