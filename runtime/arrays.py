@@ -25,7 +25,8 @@ _torch_types: Optional[tuple] = None
 
 def torch_tensor_types() -> tuple:
     """torch.Tensor and nn.Parameter once the caller has imported torch (regtile never imports
-    it for this); () before that."""
+    it for this); () before that.  The one test of "a torch tensor": by exact type on the fast
+    path (fast_key), by isinstance in array_meta (subclasses too)."""
     global _torch_types
     if _torch_types is None:
         torch = sys.modules.get("torch")
@@ -33,7 +34,6 @@ def torch_tensor_types() -> tuple:
             return ()
         _torch_types = (torch.Tensor, torch.nn.Parameter)
     return _torch_types
-
 
 
 def fast_key(a, b, c, *extra):
@@ -147,11 +147,6 @@ def _torch_meta(obj, name: str):
     return tuple(obj.shape), tuple(obj.stride()), obj.data_ptr(), obj.get_device()
 
 
-def is_torch_tensor(obj) -> bool:
-    t = type(obj)
-    return t.__module__.startswith("torch") and hasattr(obj, "data_ptr") and hasattr(obj, "stride")
-
-
 def array_meta(obj, name: str):
     """(shape, strides in elements, device pointer or None, host array or None, torch device or
     None) of a float32 numpy array, torch tensor, __cuda_array_interface__ or DLPack array; the
@@ -161,7 +156,7 @@ def array_meta(obj, name: str):
             raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
         shape, ptr, host, torch_dev, rem = obj.shape, None, obj, None, tuple(s % 4 for s in obj.strides)
         strides = tuple(s // 4 for s in obj.strides)
-    elif is_torch_tensor(obj):
+    elif isinstance(obj, torch_tensor_types()):
         (shape, strides, ptr, torch_dev), host, rem = _torch_meta(obj, name), None, ()
     elif hasattr(obj, "__cuda_array_interface__"):
         (shape, strides, ptr, rem), host, torch_dev = _from_cai(obj, name), None, None

@@ -212,3 +212,43 @@ def test_cublas_is_looked_up_without_a_gpu(monkeypatch):
     monkeypatch.setattr(cublas, "_candidates", lambda: iter(["/nonexistent/libcublas.so.13"]))
     with pytest.raises(CublasUnavailable, match="no cuBLAS library found.*/nonexistent/libcublas.so.13"):
         cublas.require()
+
+
+def test_torch_tensors_are_known_by_type_subclasses_included(monkeypatch):
+    """arrays.torch_tensor_types is the one test of "a torch tensor" (array_meta by isinstance,
+    fast_key by exact type): a Tensor subclass takes the torch reader (its device index kept,
+    no __cuda_array_interface__, which refuses requires_grad tensors); before torch is imported
+    nothing is a torch tensor and torch is not imported for the question."""
+    import sys
+    from types import SimpleNamespace
+    from regtile.runtime import arrays
+
+    class Tensor:
+        dtype, is_cuda, shape = "torch.float32", True, (4, 5)
+
+        def stride(self):
+            return (5, 1)
+
+        def data_ptr(self):
+            return 0x10000
+
+        def get_device(self):
+            return 1
+
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("requires_grad tensors refuse __cuda_array_interface__")
+
+    class Parameter(Tensor):
+        pass
+
+    class MyTensor(Tensor):  # a user's subclass, outside torch's modules
+        pass
+    monkeypatch.setattr(arrays, "_torch_types", None)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    assert arrays.torch_tensor_types() == () and "torch" not in sys.modules
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=Tensor, nn=SimpleNamespace(Parameter=Parameter)))
+    assert arrays.torch_tensor_types() == (Tensor, Parameter)
+    assert arrays.array_meta(MyTensor(), "A") == ((4, 5), (5, 1), 0x10000, None, 1)
+    assert arrays.fast_key(MyTensor(), Tensor(), Tensor()) is None  # the fast path takes exact types only
+    assert arrays.fast_key(Parameter(), Tensor(), Tensor()) is not None
