@@ -225,12 +225,12 @@ class Matrix:
         return self.ptr is not None
 
 
-def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
-    """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements, or InputError.
-    Row-major (cs == 1, rs >= cols) is preferred; a column-major view (rs == 1,
-    cs >= rows: a transpose, Fortran order) is used in place with the flag set."""
+def in_place_layout(rows: int, cols: int, rs: int, cs: int) -> Optional[Tuple[int, bool]]:
+    """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements that regtile reads in
+    place, None when it cannot.  Row-major (cs == 1, rs >= cols) is preferred; a column-major
+    view (rs == 1, cs >= rows: a transpose, Fortran order) is used in place with the flag set."""
     if rs < 0 or cs < 0:
-        raise InputError(f"{name}: negative strides ({rs}, {cs}); pass a copy")
+        return None
     if cols <= 1 or cs == 1:
         ld = rs if rows > 1 else max(cols, 1)
         if ld >= cols:
@@ -239,6 +239,16 @@ def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, boo
         ld = cs if cols > 1 else max(rows, 1)
         if ld >= rows:
             return max(ld, 1), True
+    return None
+
+
+def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
+    """in_place_layout, or the InputError that says why there is none."""
+    found = in_place_layout(rows, cols, rs, cs)
+    if found is not None:
+        return found
+    if rs < 0 or cs < 0:
+        raise InputError(f"{name}: negative strides ({rs}, {cs}); pass a copy")
     if cols > 1 and cs != 1 and rs != 1:
         raise InputError(f"{name}: strides ({rs}, {cs}): neither the column stride nor the row stride is 1; "
                          f"pass a copy with one contiguous dimension")

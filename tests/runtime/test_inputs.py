@@ -252,3 +252,24 @@ def test_torch_tensors_are_known_by_type_subclasses_included(monkeypatch):
     assert arrays.array_meta(MyTensor(), "A") == ((4, 5), (5, 1), 0x10000, None, 1)
     assert arrays.fast_key(MyTensor(), Tensor(), Tensor()) is None  # the fast path takes exact types only
     assert arrays.fast_key(Parameter(), Tensor(), Tensor()) is not None
+
+
+def test_in_place_layout_finds_a_unit_stride_layout_exactly_when_one_exists():
+    """arrays.in_place_layout is the one rule for reading a 2-D view in place (as_matrix, and
+    regtile.torch's choice between the tensor and a contiguous copy): on every small shape and
+    stride pair it returns an (ld, colmajor) that addresses each element where the strides do,
+    and None only when no such layout with ld >= the contiguous side exists."""
+    import itertools
+    from regtile.runtime.arrays import in_place_layout
+
+    def faithful(rows, cols, rs, cs, ld, colmajor):
+        if ld < max(rows if colmajor else cols, 1):
+            return False
+        return all(i * rs + j * cs == (j * ld + i if colmajor else i * ld + j)
+                   for i in range(rows) for j in range(cols))
+    for rows, cols, rs, cs in itertools.product(range(1, 5), range(1, 5), range(7), range(7)):
+        found = in_place_layout(rows, cols, rs, cs)
+        exists = any(faithful(rows, cols, rs, cs, ld, cm) for ld in range(1, 8) for cm in (False, True))
+        assert (found is not None) == exists, (rows, cols, rs, cs, found)
+        assert found is None or faithful(rows, cols, rs, cs, *found), (rows, cols, rs, cs, found)
+    assert in_place_layout(4, 4, -1, 1) is None
