@@ -14,6 +14,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ..codegen.kernel import INT_MAX
 from .errors import InputError
 
 # The cached calls' fast path (runtime/gemm.py, runtime/gemv.py): scalars taken as they are,
@@ -52,9 +53,6 @@ def remember(table: dict, key: tuple, value: tuple) -> None:
     if len(table) >= FAST_SIZE:
         table.clear()
     table[key] = value
-
-
-INT_MAX = 2**31 - 1
 
 
 @dataclass
