@@ -4,6 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+# The largest value of a kernel's "int" parameter (M, N, K, the leading dimensions): the one
+# limit of the operand parser (runtime/arrays.py) and of the CLI's sizes (tools/options.py).
+INT_MAX = 2**31 - 1
+
 # The SGEMM kernel's parameters, in order.  Both backends emit exactly this
 # signature, and the runtime packs its arguments from it.
 SGEMM_PARAMS: Tuple[Tuple[str, str], ...] = (

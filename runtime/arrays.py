@@ -14,6 +14,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ..codegen.kernel import INT_MAX
 from .errors import InputError
 
 # The cached calls' fast path (runtime/gemm.py, runtime/gemv.py): scalars taken as they are,
@@ -25,7 +26,8 @@ _torch_types: Optional[tuple] = None
 
 def torch_tensor_types() -> tuple:
     """torch.Tensor and nn.Parameter once the caller has imported torch (regtile never imports
-    it for this); () before that."""
+    it for this); () before that.  The one test of "a torch tensor": by exact type on the fast
+    path (fast_key), by isinstance in array_meta (subclasses too)."""
     global _torch_types
     if _torch_types is None:
         torch = sys.modules.get("torch")
@@ -33,7 +35,6 @@ def torch_tensor_types() -> tuple:
             return ()
         _torch_types = (torch.Tensor, torch.nn.Parameter)
     return _torch_types
-
 
 
 def fast_key(a, b, c, *extra):
@@ -52,9 +53,6 @@ def remember(table: dict, key: tuple, value: tuple) -> None:
     if len(table) >= FAST_SIZE:
         table.clear()
     table[key] = value
-
-
-INT_MAX = 2**31 - 1
 
 
 @dataclass
@@ -147,11 +145,6 @@ def _torch_meta(obj, name: str):
     return tuple(obj.shape), tuple(obj.stride()), obj.data_ptr(), obj.get_device()
 
 
-def is_torch_tensor(obj) -> bool:
-    t = type(obj)
-    return t.__module__.startswith("torch") and hasattr(obj, "data_ptr") and hasattr(obj, "stride")
-
-
 def array_meta(obj, name: str):
     """(shape, strides in elements, device pointer or None, host array or None, torch device or
     None) of a float32 numpy array, torch tensor, __cuda_array_interface__ or DLPack array; the
@@ -161,7 +154,7 @@ def array_meta(obj, name: str):
             raise InputError(f"{name}: dtype {obj.dtype}, expected float32; convert with .astype(np.float32)")
         shape, ptr, host, torch_dev, rem = obj.shape, None, obj, None, tuple(s % 4 for s in obj.strides)
         strides = tuple(s // 4 for s in obj.strides)
-    elif is_torch_tensor(obj):
+    elif isinstance(obj, torch_tensor_types()):
         (shape, strides, ptr, torch_dev), host, rem = _torch_meta(obj, name), None, ()
     elif hasattr(obj, "__cuda_array_interface__"):
         (shape, strides, ptr, rem), host, torch_dev = _from_cai(obj, name), None, None
@@ -230,12 +223,12 @@ class Matrix:
         return self.ptr is not None
 
 
-def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
-    """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements, or InputError.
-    Row-major (cs == 1, rs >= cols) is preferred; a column-major view (rs == 1,
-    cs >= rows: a transpose, Fortran order) is used in place with the flag set."""
+def in_place_layout(rows: int, cols: int, rs: int, cs: int) -> Optional[Tuple[int, bool]]:
+    """(ld, colmajor) of a 2-D view with strides (rs, cs) in elements that regtile reads in
+    place, None when it cannot.  Row-major (cs == 1, rs >= cols) is preferred; a column-major
+    view (rs == 1, cs >= rows: a transpose, Fortran order) is used in place with the flag set."""
     if rs < 0 or cs < 0:
-        raise InputError(f"{name}: negative strides ({rs}, {cs}); pass a copy")
+        return None
     if cols <= 1 or cs == 1:
         ld = rs if rows > 1 else max(cols, 1)
         if ld >= cols:
@@ -244,6 +237,16 @@ def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, boo
         ld = cs if cols > 1 else max(rows, 1)
         if ld >= rows:
             return max(ld, 1), True
+    return None
+
+
+def _layout(name: str, rows: int, cols: int, rs: int, cs: int) -> Tuple[int, bool]:
+    """in_place_layout, or the InputError that says why there is none."""
+    found = in_place_layout(rows, cols, rs, cs)
+    if found is not None:
+        return found
+    if rs < 0 or cs < 0:
+        raise InputError(f"{name}: negative strides ({rs}, {cs}); pass a copy")
     if cols > 1 and cs != 1 and rs != 1:
         raise InputError(f"{name}: strides ({rs}, {cs}): neither the column stride nor the row stride is 1; "
                          f"pass a copy with one contiguous dimension")

@@ -6,8 +6,8 @@ An entry is a JSON object holding
   * `inputs`: everything its result depends on (stage, compiler and version, arch,
     options, kernel names, the sha256 of what was compiled; for the SASS pass its
     version, code digest and bank model).  The key is the sha256 of these inputs
-    (and of FORMAT), and a reader hands its own inputs to load(): an entry whose
-    recorded inputs differ from the reader's is refused, whatever its file name;
+    (and of FORMAT), derived from the inputs by load() and store() alike (key_of); an
+    entry whose recorded inputs differ from the reader's is refused, whatever its file name;
   * `rebuild`: what a rebuild compiles (the CUDA C or PTX text, or the cubin the pass
     read), so that `regtile cache verify` can rebuild the entry and compare bytes;
   * the outputs (ptx, cubin, log) and a sha256 over outputs and rebuild payload.
@@ -121,9 +121,10 @@ def parse(raw: bytes, key: Optional[str] = None) -> Stored:
     return Stored(stored_key, inputs, rebuild, entry)
 
 
-def load(key: str, inputs: dict) -> Optional[Entry]:
-    """The entry for `inputs` (whose key is `key`), or None: missing, malformed in any way,
+def load(inputs: dict) -> Optional[Entry]:
+    """The entry for `inputs` (under their key_of), or None: missing, malformed in any way,
     or recording other inputs than these."""
+    key = key_of(inputs)
     try:
         raw = _path(key).read_bytes()
     except OSError:
@@ -150,10 +151,10 @@ def _warn_unwritable(folder: Path, err: OSError) -> None:
           f"it (set REGTILE_CACHE_DIR to a writable folder)", file=sys.stderr)
 
 
-def store(key: str, inputs: dict, entry: Entry, rebuild: dict) -> None:
-    """Write atomically.  A cache that cannot be written is skipped (said once on stderr)."""
-    if key != key_of(inputs):
-        raise ValueError("cache.store: the key is not the key of these inputs")
+def store(inputs: dict, entry: Entry, rebuild: dict) -> None:
+    """Write the entry for `inputs` (under their key_of) atomically.  A cache that cannot be
+    written is skipped (said once on stderr)."""
+    key = key_of(inputs)
     folder = cache_dir()
     payload = json.dumps({
         "format": FORMAT, "key": key, "inputs": inputs, "rebuild": rebuild, "sha256": _digest(entry, rebuild),

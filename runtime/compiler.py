@@ -317,14 +317,13 @@ def compile_inputs(stage: str, name: str, arch: str, options: Sequence[str], tex
 def cached_stage(inputs: dict, rebuild: dict, use_cache: bool) -> Tuple[_cache.Entry, bool]:
     """(entry, from_cache): the result recorded under `inputs`, or built (rebuild_entry) and
     stored; the compile stage's and every post stage's (runtime/sass_stage.py) cache."""
-    key = _cache.key_of(inputs)
     if use_cache:
-        hit = _cache.load(key, inputs)
+        hit = _cache.load(inputs)
         if hit is not None:
             return hit, True
     entry = rebuild_entry(inputs, rebuild)
     if use_cache:
-        _cache.store(key, inputs, entry, rebuild)
+        _cache.store(inputs, entry, rebuild)
     return entry, False
 
 

@@ -14,19 +14,14 @@ from __future__ import annotations
 
 import torch
 
+from .arrays import in_place_layout
 from .gemm import sgemm
 
 
 def _usable(t: torch.Tensor) -> torch.Tensor:
-    """`t` when one of its strides is 1 with a valid leading dimension (regtile reads it in
-    place), else a contiguous copy (an expanded gradient, a strided slice)."""
-    r, c = t.shape
-    s0, s1 = t.stride()
-    if (c <= 1 or s1 == 1) and (r <= 1 or s0 >= max(c, 1)):
-        return t
-    if (r <= 1 or s0 == 1) and (c <= 1 or s1 >= max(r, 1)):
-        return t
-    return t.contiguous()
+    """`t` when regtile reads it in place (the operand parser's rule, arrays.in_place_layout),
+    else a contiguous copy (an expanded gradient, a strided slice)."""
+    return t if in_place_layout(*t.shape, *t.stride()) is not None else t.contiguous()
 
 
 @torch.library.custom_op("regtile::mm", mutates_args=())

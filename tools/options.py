@@ -8,6 +8,7 @@ from ..codegen.edges import edge_config
 from ..errors import InputError
 from ..codegen.emit import BACKENDS
 from ..codegen.hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
+from ..codegen.kernel import INT_MAX
 from ..codegen.presets import FAMILY, all_preset_names, get_preset
 from ..codegen.sgemv_config import SgemvConfig
 
@@ -15,9 +16,6 @@ from ..codegen.sgemv_config import SgemvConfig
 class UsageError(InputError):
     """Bad command-line input: printed as one line, exit status 2."""
 
-
-# The kernels take M, N, K and the leading dimensions as 32-bit ints (runtime/arrays.py).
-INT32_MAX = 2**31 - 1
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -237,13 +235,13 @@ def fill_totals_sizes(args, sgemv: bool) -> None:
 
 
 def check_size(flag: str, value) -> None:
-    """A problem size: 1 .. INT32_MAX (the kernels' M, N, K are 32-bit ints)."""
+    """A problem size: 1 .. INT_MAX (the kernels' M, N, K are 32-bit ints)."""
     if value is None:
         return
     if value < 1:
         raise UsageError(f"{flag} {value}: sizes must be >= 1")
-    if value > INT32_MAX:
-        raise UsageError(f"{flag} {value}: sizes must be at most {INT32_MAX} (the kernels take M, N and K "
+    if value > INT_MAX:
+        raise UsageError(f"{flag} {value}: sizes must be at most {INT_MAX} (the kernels take M, N and K "
                          f"as 32-bit ints)")
 
 

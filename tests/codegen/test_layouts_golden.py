@@ -68,7 +68,7 @@ def test_every_case_has_a_digest():
     assert sorted(cases()) == sorted(GOLDEN)
 
 
-# 48 configs drawn over the whole space (tools/register_sweep.draw(Random(23), 40), and stream-K
+# 48 configs drawn over the whole space (lab/register_sweep.draw(Random(23), 40), and stream-K
 # variants of some), with the first 16 hex digits of their CUDA C and PTX text's sha256 from the
 # code before the layout flags (None: the backend refuses the config).
 RANDOM = [

@@ -162,7 +162,7 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
 
 @pytest.mark.slow
 def test_register_sweep_tool(capsys):
-    """tools/register_sweep.py (how docs/register-rule.md's holdout was measured) on a few
+    """lab/register_sweep.py (how docs/register-rule.md's holdout was measured) on a few
     configs: draws only accepted, distinct configs and compiles them with both backends."""
     import random
     from regtile.tools import register_sweep

@@ -116,10 +116,10 @@ MALFORMED = ["truncate", "garbage", "not-utf8", "null", "list", "string", "numbe
 @pytest.mark.parametrize("how", MALFORMED)
 def test_every_malformed_entry_is_a_miss(cache_dir, good_entry, how):
     path = _place(cache_dir, good_entry)
-    key, inputs, _ = good_entry
-    assert cache.load(key, inputs) is not None
+    _, inputs, _ = good_entry
+    assert cache.load(inputs) is not None
     path.write_bytes(_damaged(path.read_bytes(), how))
-    assert cache.load(key, inputs) is None  # never an exception, never a wrong entry
+    assert cache.load(inputs) is None  # never an exception, never a wrong entry
     stored, why = cache.read(path)
     assert stored is None and why
 
@@ -148,15 +148,15 @@ def _rewrite_inputs(path, change):
                                           ("arch", "sm_80"), ("source_sha256", "0" * 64), ("name", "other")])
 def test_an_entry_recording_other_inputs_is_refused(cache_dir, good_entry, field, value):
     path = _place(cache_dir, good_entry)
-    key, inputs, _ = good_entry
+    _, inputs, _ = good_entry
     _rewrite_inputs(path, lambda i: i.__setitem__(field, value))
     assert cache.read(path)[0] is None  # written under a name that is not its key
-    assert cache.load(key, inputs) is None
+    assert cache.load(inputs) is None
     # the same entry under its own (new) name is whole, but no compile of this source asks for it
     d = json.loads(path.read_bytes())
     moved = path.with_name(f"{d['key']}.json")
     path.rename(moved)
-    assert cache.read(moved)[0] is not None and cache.load(d["key"], inputs) is None
+    assert cache.read(moved)[0] is not None and cache.load(inputs) is None
 
 
 def test_a_refused_entry_is_recompiled_and_replaced(cache_dir, naive_src, good_entry):
@@ -174,9 +174,9 @@ def test_recorded_inputs_are_compared_even_when_keys_collide(tmp_path, monkeypat
     monkeypatch.setenv("REGTILE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(cache, "key_of", lambda inputs: "ab" * 32)
     a, b = {"stage": "nvrtc", "options": ["-O3"]}, {"stage": "nvrtc", "options": ["-O2"]}
-    cache.store("ab" * 32, a, cache.Entry("ptx", b"\x7fELF", "log"), {"text": "x"})
-    assert cache.load("ab" * 32, a) == cache.Entry("ptx", b"\x7fELF", "log")
-    assert cache.load("ab" * 32, b) is None
+    cache.store(a, cache.Entry("ptx", b"\x7fELF", "log"), {"text": "x"})
+    assert cache.load(a) == cache.Entry("ptx", b"\x7fELF", "log")
+    assert cache.load(b) is None
 
 
 def test_key_depends_on_every_input():
@@ -206,10 +206,14 @@ def test_the_sass_pass_version_and_bank_models_are_in_its_key(monkeypatch):
     assert len(keys) == 6
 
 
-def test_store_refuses_a_key_that_is_not_the_key_of_its_inputs(tmp_path, monkeypatch):
+def test_load_and_store_find_an_entry_by_the_key_of_its_inputs(tmp_path, monkeypatch):
+    """One key function: store writes <key_of(inputs)>.json, load reads that file, so an entry
+    can never be stored under a key that load would not ask for."""
     monkeypatch.setenv("REGTILE_CACHE_DIR", str(tmp_path))
-    with pytest.raises(ValueError):
-        cache.store("0" * 64, {"stage": "nvrtc"}, cache.Entry("", b"", ""), {})
+    inputs, entry = {"stage": "nvrtc", "options": ["-O3"]}, cache.Entry("ptx", b"\x7fELF", "log")
+    cache.store(inputs, entry, {"text": "x"})
+    assert [p.name for p in cache.entry_files()] == [f"{cache.key_of(inputs)}.json"]
+    assert cache.load(dict(reversed(list(inputs.items())))) == entry  # the key is canonical
 
 
 def test_unwritable_cache_is_skipped_and_said_once(tmp_path, monkeypatch, capsys, naive_src):

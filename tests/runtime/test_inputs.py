@@ -212,3 +212,64 @@ def test_cublas_is_looked_up_without_a_gpu(monkeypatch):
     monkeypatch.setattr(cublas, "_candidates", lambda: iter(["/nonexistent/libcublas.so.13"]))
     with pytest.raises(CublasUnavailable, match="no cuBLAS library found.*/nonexistent/libcublas.so.13"):
         cublas.require()
+
+
+def test_torch_tensors_are_known_by_type_subclasses_included(monkeypatch):
+    """arrays.torch_tensor_types is the one test of "a torch tensor" (array_meta by isinstance,
+    fast_key by exact type): a Tensor subclass takes the torch reader (its device index kept,
+    no __cuda_array_interface__, which refuses requires_grad tensors); before torch is imported
+    nothing is a torch tensor and torch is not imported for the question."""
+    import sys
+    from types import SimpleNamespace
+    from regtile.runtime import arrays
+
+    class Tensor:
+        dtype, is_cuda, shape = "torch.float32", True, (4, 5)
+
+        def stride(self):
+            return (5, 1)
+
+        def data_ptr(self):
+            return 0x10000
+
+        def get_device(self):
+            return 1
+
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("requires_grad tensors refuse __cuda_array_interface__")
+
+    class Parameter(Tensor):
+        pass
+
+    class MyTensor(Tensor):  # a user's subclass, outside torch's modules
+        pass
+    monkeypatch.setattr(arrays, "_torch_types", None)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    assert arrays.torch_tensor_types() == () and "torch" not in sys.modules
+    monkeypatch.setitem(sys.modules, "torch", SimpleNamespace(Tensor=Tensor, nn=SimpleNamespace(Parameter=Parameter)))
+    assert arrays.torch_tensor_types() == (Tensor, Parameter)
+    assert arrays.array_meta(MyTensor(), "A") == ((4, 5), (5, 1), 0x10000, None, 1)
+    assert arrays.fast_key(MyTensor(), Tensor(), Tensor()) is None  # the fast path takes exact types only
+    assert arrays.fast_key(Parameter(), Tensor(), Tensor()) is not None
+
+
+def test_in_place_layout_finds_a_unit_stride_layout_exactly_when_one_exists():
+    """arrays.in_place_layout is the one rule for reading a 2-D view in place (as_matrix, and
+    regtile.torch's choice between the tensor and a contiguous copy): on every small shape and
+    stride pair it returns an (ld, colmajor) that addresses each element where the strides do,
+    and None only when no such layout with ld >= the contiguous side exists."""
+    import itertools
+    from regtile.runtime.arrays import in_place_layout
+
+    def faithful(rows, cols, rs, cs, ld, colmajor):
+        if ld < max(rows if colmajor else cols, 1):
+            return False
+        return all(i * rs + j * cs == (j * ld + i if colmajor else i * ld + j)
+                   for i in range(rows) for j in range(cols))
+    for rows, cols, rs, cs in itertools.product(range(1, 5), range(1, 5), range(7), range(7)):
+        found = in_place_layout(rows, cols, rs, cs)
+        exists = any(faithful(rows, cols, rs, cs, ld, cm) for ld in range(1, 8) for cm in (False, True))
+        assert (found is not None) == exists, (rows, cols, rs, cs, found)
+        assert found is None or faithful(rows, cols, rs, cs, *found), (rows, cols, rs, cs, found)
+    assert in_place_layout(4, 4, -1, 1) is None

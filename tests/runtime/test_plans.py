@@ -349,26 +349,42 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     assert asked == ([7] if device_state else [])
 
 
-@pytest.mark.parametrize("first", ["ok", "no context"])
+@pytest.mark.parametrize("first", ["ok", "capturing", "no context", "failed"])
 def test_stream_capturing_makes_the_context_current_for_a_thread_that_never_used_the_gpu(monkeypatch, first):
     """A plan with device state asks cuStreamIsCapturing before it launches: on a thread with no
-    current context that call fails as cuLaunchKernel would, and is retried as PackedLaunch retries."""
+    current context that call fails as cuLaunchKernel would, and is retried as PackedLaunch retries;
+    any other failure is a DriverError naming the call."""
     from types import SimpleNamespace
     from regtile.runtime import driver
+    from regtile.runtime.errors import DriverError
     asked, made_current = [], []
 
     def is_capturing(stream):
         asked.append(stream)
+        if first == "failed":
+            return (700, None)
         if first == "no context" and not made_current:
             return (driver._CU_ERROR_INVALID_CONTEXT, None)
-        return (0, "none")
+        return (0, "active" if first == "capturing" else "none")
     fake = SimpleNamespace(cuStreamIsCapturing=is_capturing, CUresult=SimpleNamespace(CUDA_SUCCESS=0),
                            CUstreamCaptureStatus=SimpleNamespace(CU_STREAM_CAPTURE_STATUS_NONE="none"))
     monkeypatch.setattr(driver, "_cu", lambda: fake)
     monkeypatch.setattr(driver, "device", lambda: made_current.append(True))
-    assert driver.stream_capturing(5) is False
-    assert asked == ([5] if first == "ok" else [5, 5])
-    assert made_current == ([] if first == "ok" else [True])
+    if first == "failed":
+        with pytest.raises(DriverError, match="cuStreamIsCapturing failed"):
+            driver.stream_capturing(5)
+    else:
+        assert driver.stream_capturing(5) is (first == "capturing")
+    assert asked == ([5, 5] if first == "no context" else [5])
+    assert made_current == ([True] if first == "no context" else [])
+
+
+def test_the_driver_module_is_imported_once():
+    """driver._cu keeps cuda.bindings.driver: the import statement it replaced cost more than
+    the cuStreamIsCapturing call it served on every launch of a plan with device state."""
+    import sys
+    from regtile.runtime import driver
+    assert driver._cu() is driver._cu() is sys.modules["cuda.bindings.driver"]
 
 
 def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypatch):

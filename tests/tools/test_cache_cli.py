@@ -35,7 +35,7 @@ def _restore(path, **changes):
     inputs = {**stored.inputs, **changes.pop("inputs", {})}
     entry = dataclasses.replace(stored.entry, **changes)
     path.unlink()
-    cache.store(cache.key_of(inputs), inputs, entry, stored.rebuild)
+    cache.store(inputs, entry, stored.rebuild)
     return cache.cache_dir() / f"{cache.key_of(inputs)}.json"
 
 
@@ -97,7 +97,7 @@ def test_verify_reports_stale_entries_without_rebuilding_them(cache_dir, capsys)
 def test_verify_reports_an_entry_whose_payload_is_not_its_source(cache_dir, capsys):
     path = _naive_entry(cache_dir)
     stored, _ = cache.read(path)
-    cache.store(stored.key, stored.inputs, stored.entry, {"text": "// another source"})
+    cache.store(stored.inputs, stored.entry, {"text": "// another source"})
     out = _json(capsys, ["cache", "verify", "--json"])
     assert out["entries"][0]["state"].startswith("malformed: its rebuild payload") and out["malformed"] == 1
 
