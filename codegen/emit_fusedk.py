@@ -46,7 +46,9 @@ def stage_bytes(cfg: SgemmConfig) -> int:
 
 
 def depth(cfg: SgemmConfig) -> int:
-    """Stages of the cp.async ring (DEEP_SMEM, MAX_SMEM)."""
+    """Stages of the cp.async ring: the config's fused_stages, else derived (DEEP_SMEM, MAX_SMEM)."""
+    if cfg.fused_stages:
+        return cfg.fused_stages
     if 4 * stage_bytes(cfg) <= DEEP_SMEM:
         return 4
     return 3 if 3 * stage_bytes(cfg) <= MAX_SMEM else 2
@@ -72,7 +74,16 @@ def check(cfg: SgemmConfig) -> None:
                           f"in 32..1024")
     if depth(cfg) * stage_bytes(cfg) > MAX_SMEM_PER_BLOCK:
         raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
-                          f"of shared memory a block may have")
+                          f"of shared memory a block may have; lower fused_stages or the tile")
+
+
+def sum_chunks(cfg: SgemmConfig) -> int:
+    """fused_sum_loads: chunks (float4 groups of C) a thread of the last split sums at once, each
+    with the loads of every split in flight together (at least one chunk; 0: the first form)."""
+    if not cfg.fused_sum_loads or cfg.split_k < 2:
+        return 0
+    per_thread = -(-(cfg.bm * cfg.bn // 4) // cfg.threads)
+    return max(1, min(per_thread, cfg.fused_sum_loads // cfg.split_k))
 
 
 def kernel_name(cfg: SgemmConfig) -> str:
@@ -109,6 +120,9 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     if split > 1:
         header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "
                       f"(counters) sums W[0..{split - 1}] in order and writes C")
+    if sum_chunks(cfg):
+        header.append(f"the sum: {sum_chunks(cfg)} chunk(s) of {split} float4 partials loaded by a thread before it adds "
+                      f"(fused_sum_loads {cfg.fused_sum_loads})")
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
                   min_blocks=max(1, cfg.min_blocks),
@@ -116,5 +130,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
                   a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
+                  sum_chunks=sum_chunks(cfg),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

@@ -133,8 +133,10 @@ def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, 
     """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
     cfg = _f(**tile)
     limit = f"<= {max_split} splits" if max_split < MAX_SPLIT_K else f">= {min_ktiles} k-tiles a split"
+    knobs = ((f", {cfg.fused_stages}-stage ring" if cfg.fused_stages else "")
+             + (f", the sum with {cfg.fused_sum_loads} loads in flight" if cfg.fused_sum_loads else ""))
     summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K aiming at {fill} block"
-               f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
+               f"{'s' if fill > 1 else ''} an SM, {limit}{knobs}" + (f" ({note})" if note else ""))
     return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split)
 
 
@@ -229,6 +231,18 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-64x128", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8),
     _fused("fused-128x64", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8),
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
+    # session 4: the last split's sum with every split's partials of a chunk in flight together
+    # (fused_sum_loads; the first form waited out one L2 round trip per 8 partials a chunk, the
+    # serial tail of the tiny long-K outputs), and deeper cp.async rings (fused_stages)
+    _fused("fused-32x32-w", 4, 2, bm=32, bn=32, tm=4, tn=4, fused_sum_loads=32),
+    _fused("fused-32x32-k8-r6", 4, 8, bm=32, bn=32, tm=4, tn=4, fused_stages=6, fused_sum_loads=32),
+    _fused("fused-32x32-k4-r6", 4, 4, bm=32, bn=32, tm=4, tn=4, fused_stages=6, fused_sum_loads=32),
+    _fused("fused-32x32-8x4", 4, 2, note="one warp a block", bm=32, bn=32, tm=8, tn=4, fused_sum_loads=32),
+    _fused("fused-32x64-w", 4, 4, bm=32, bn=64, tm=4, tn=4, fused_sum_loads=32),
+    _fused("fused-64x64-w", 2, 4, 16, bm=64, bn=64, tm=8, tn=4, fused_sum_loads=32),
+    _fused("fused-64x64-r6", 2, 4, 16, bm=64, bn=64, tm=8, tn=4, fused_stages=6, fused_sum_loads=32),
+    _fused("fused-64x128-w", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8, fused_sum_loads=32),
+    _fused("fused-128x64-w", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8, fused_sum_loads=32),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
