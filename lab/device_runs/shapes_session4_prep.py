@@ -3,26 +3,36 @@
     python3 lab/device_runs/shapes_session4_prep.py CANDIDATES.json LIBRARY.json
 
 CANDIDATES: every suite shape with m and n > 16 (the few-vector shapes are helper gemvm's GEMV
-route) where a member added in session 4 is a candidate (heuristic.candidate_names), so that the refit table has their times wherever they
+route) where a member added in session 4 (NEW; run 1 timed NEW_RUN1) is a candidate (heuristic.candidate_names), so that the refit table has their times wherever they
 can be picked.  LIBRARY: the aligned shapes issue 20 lists below 1.0x at 063da67 (under-filled
 and latency-bound ones, mid squares) and the two large controls, 4096^3 and 8192^3."""
 import json
 import sys
 
-from regtile.codegen.heuristic import candidate_names
+from regtile.codegen.heuristic import candidate_names, member_config
 from regtile.tools.shape_sweep import load_suite
 
-NEW = ("fused-32x32-w", "fused-32x32-k8-r6", "fused-32x32-k4-r6", "fused-32x32-8x4", "fused-32x64-w",
-       "fused-64x64-w", "fused-64x64-r6", "fused-64x128-w", "fused-128x64-w")
+# run 1 (d7734b0): the fused members with the knobs (since removed: none won a shape)
+NEW_RUN1 = ("fused-32x32-w", "fused-32x32-k8-r6", "fused-32x32-k4-r6", "fused-32x32-8x4", "fused-32x64-w",
+            "fused-64x64-w", "fused-64x64-r6", "fused-64x128-w", "fused-128x64-w")
+# run 2: the CUDA C split-K members with more, shorter splits (where their split differs from the
+# f4 sibling's: else the same kernel and launch)
+NEW = ("splitk-32x32-f8", "splitk-32x64-f8")
+SIBLING = {"splitk-32x32-f8": "splitk-32x32-f4", "splitk-32x64-f8": "splitk-32x64-f4"}
 TARGETS = ((700, 35, 2048), (65, 33, 4097), (48, 2048, 8192), (64, 4096, 4096), (128, 2048, 2048),
            (64, 4096, 16384), (512, 1024, 4096), (4096, 128, 4096), (8192, 128, 8192), (512, 512, 512),
            (768, 512, 768), (64, 8192, 8192), (64, 1024, 500000), (2000, 2000, 2000), (7000, 1760, 1760),
            (1500, 3072, 128), (127, 511, 257), (4096, 4096, 4096), (8192, 8192, 8192))
 
 
+def _differs(name, m, n, k):
+    sib = SIBLING.get(name)
+    return sib is None or member_config(name, m, n, k, 132)[0].split_k != member_config(sib, m, n, k, 132)[0].split_k
+
+
 def candidates_suite(new=NEW):
     return [s for s in load_suite() if s["m"] > 16 and s["n"] > 16
-            and any(c in new for c in candidate_names(s["m"], s["n"], s["k"]))]
+            and any(c in new and _differs(c, s["m"], s["n"], s["k"]) for c in candidate_names(s["m"], s["n"], s["k"]))]
 
 
 def library_suite():
