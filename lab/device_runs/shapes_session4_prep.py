@@ -3,7 +3,7 @@
     python3 lab/device_runs/shapes_session4_prep.py CANDIDATES.json LIBRARY.json
 
 CANDIDATES: every suite shape with m and n > 16 (the few-vector shapes are helper gemvm's GEMV
-route) where a member added in session 4 (NEW; run 1 timed NEW_RUN1) is a candidate (heuristic.candidate_names), so that the refit table has their times wherever they
+route) where a member added in session 4 (NEW; run 1 timed NEW_RUN1, run 2 NEW_RUN2) is a candidate (heuristic.candidate_names), so that the refit table has their times wherever they
 can be picked.  LIBRARY: the aligned shapes issue 20 lists below 1.0x at 063da67 (under-filled
 and latency-bound ones, mid squares) and the two large controls, 4096^3 and 8192^3."""
 import json
@@ -17,7 +17,9 @@ NEW_RUN1 = ("fused-32x32-w", "fused-32x32-k8-r6", "fused-32x32-k4-r6", "fused-32
             "fused-64x64-w", "fused-64x64-r6", "fused-64x128-w", "fused-128x64-w")
 # run 2: the CUDA C split-K members with more, shorter splits (where their split differs from the
 # f4 sibling's: else the same kernel and launch)
-NEW = ("splitk-32x32-f8", "splitk-32x64-f8")
+NEW_RUN2 = ("splitk-32x32-f8", "splitk-32x64-f8")
+# run 3: fused tiles 48 columns wide (N = 33..48 padded to 48, not 64)
+NEW = ("fused-32x48", "fused-64x48", "fused-32x48-r3", "fused-32x48-k24")
 SIBLING = {"splitk-32x32-f8": "splitk-32x32-f4", "splitk-32x64-f8": "splitk-32x64-f4"}
 TARGETS = ((700, 35, 2048), (65, 33, 4097), (48, 2048, 8192), (64, 4096, 4096), (128, 2048, 2048),
            (64, 4096, 16384), (512, 1024, 4096), (4096, 128, 4096), (8192, 128, 8192), (512, 512, 512),
