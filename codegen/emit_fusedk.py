@@ -18,6 +18,13 @@ second launch and a workspace round trip, and its copies go per float when rows 
   sums the S partials in split order (deterministic, no float atomics), writes C and
   zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
 
+Two knobs of the config are this kernel's own (codegen/tile_config.py; the other emitters refuse
+them): fused_stages sets the ring's depth (0: `depth` derives it from the shared memory), and
+fused_sum_loads has each thread of the last split load that many float4 partials - whole chunks
+of every split - before adding any (0: the first form, splits unrolled by 8, chunk after chunk).
+Measured in session 4 (docs/shapes.md): neither made a member faster on the suite, so no member
+sets them; the GPU tests run them on the ragged shapes.
+
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
 them with the launch, as stream-K's flags).  Row-major A and B only (no trans_a / trans_b,

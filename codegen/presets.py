@@ -231,25 +231,13 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-64x128", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8),
     _fused("fused-128x64", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8),
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
-    # session 4: measured and left out (docs/shapes.md): the fused knobs fused_sum_loads (every
-    # split's partials of a chunk in flight together) and fused_stages 6 lost 0-35% to the same
-    # tiles without them on the 42 suite shapes that offered them; the serial sum was not what
-    # kept 700x35x2048 and 65x33x4097 behind.  Instead: more, shorter splits for the tiny
-    # long-K outputs on the CUDA C path (blocks of 64 threads and 8 KB: 16 an SM fit)
-    FamilyMember("splitk-32x32-f8", _z(bm=32, bn=32, bk=16, tm=4, tn=4, split_tile=False), "cuda",
-                 "32x32x16 4x4, CUDA C, split-K aiming at 8 blocks an SM, >= 2 k-tiles a split", fill=8, min_ktiles=2),
+    # session 4 (docs/shapes.md): more, shorter splits for the small skinny-n outputs on the CUDA C
+    # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
+    # knobs fused_sum_loads / fused_stages 6 on nine members (0-35% slower than the same tiles
+    # without them), splitk-32x32-f8 and fused tiles 48 columns wide (BK 48 or 24: N = 33..48
+    # padded to 48, not 64) - none the fastest on any suite shape.
     FamilyMember("splitk-32x64-f8", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
                  "32x64x16 4x4, CUDA C, split-K aiming at 8 blocks an SM, >= 2 k-tiles a split", fill=8, min_ktiles=2),
-    # 48 columns (three warps of 4x4 or 8x4 thread tiles, BK 48 so that the float4 copies divide
-    # evenly): N = 33..48 pads C to 48 columns, not 64 - 25% fewer FFMAs on 700x35x2048 and
-    # 65x33x4097, whose kernels are FFMA-issue-bound at two warps a scheduler (Nsight Compute,
-    # docs/shapes.md session 4)
-    _fused("fused-32x48", 4, 2, bm=32, bn=48, bk=48, tm=4, tn=4, warps=(1, 3)),
-    _fused("fused-64x48", 2, 2, bm=64, bn=48, bk=48, tm=8, tn=4, warps=(1, 3)),
-    _fused("fused-32x48-r3", 4, 2, note="3 stages: 4 blocks an SM", bm=32, bn=48, bk=48, tm=4, tn=4, warps=(1, 3),
-           fused_stages=3),
-    _fused("fused-32x48-k24", 8, 1, note="BK 24: twice the k-tiles, up to 32 splits", bm=32, bn=48, bk=24, tm=4, tn=4,
-           warps=(1, 3)),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
