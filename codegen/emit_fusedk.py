@@ -128,8 +128,8 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
         header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "
                       f"(counters) sums W[0..{split - 1}] in order and writes C")
     if sum_chunks(cfg):
-        header.append(f"the sum: {sum_chunks(cfg)} chunk(s) of {split} float4 partials loaded by a thread before it adds "
-                      f"(fused_sum_loads {cfg.fused_sum_loads})")
+        header.append(f"the sum: {sum_chunks(cfg)} chunk(s) of {split} float4 partials loaded by a thread before it "
+                      f"adds (fused_sum_loads {cfg.fused_sum_loads})")
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
                   min_blocks=max(1, cfg.min_blocks),

@@ -270,12 +270,12 @@ class TileConfig(ConfigDict):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
         check_bools(self, ("trans_a", "trans_b", "batched"))
-        for name, allowed in (("fused_stages", FUSED_STAGES), ("fused_sum_loads", FUSED_SUM_LOADS)):
+        for name, allowed, what in (("fused_stages", FUSED_STAGES, "cp.async ring stages"),
+                                    ("fused_sum_loads", FUSED_SUM_LOADS, "float4 loads in flight in the last split's sum")):
             v = getattr(self, name)
             if isinstance(v, bool) or v not in allowed:
-                raise ConfigError(f"{name}={v!r}: must be one of {allowed} (the fused split-K kernel's "
-                                  f"{'cp.async ring stages' if name == 'fused_stages' else 'float4 loads in flight in the last split sum'}"
-                                  f"; 0: its default)")
+                raise ConfigError(f"{name}={v!r}: must be one of {allowed} (the fused split-K kernel's {what}; "
+                                  f"0: its default)")
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
