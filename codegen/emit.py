@@ -38,6 +38,12 @@ def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
 
 
 def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
+    if backend in BACKENDS:
+        for knob in ("fused_stages", "fused_sum_loads"):
+            if getattr(cfg, knob, 0):
+                raise ConfigError(f"{knob}={getattr(cfg, knob)}: a knob of the fused split-K kernel (backend "
+                                  f"'fusedk'); backend {backend!r} stages with `stages` and sums split-K in its reduce "
+                                  f"kernel: leave {knob}=0")
     if backend == "cuda":
         if getattr(cfg, "stream_k", False):
             raise ConfigError("stream_k=True: the CUDA C backend has no work-list kernel; use --backend ptx for "

@@ -1,8 +1,8 @@
 """The kernels tests/codegen/test_family_golden.py pins: every FAMILY member on its own backend,
 and on the other where it emits; the CUDA C members split (split_k 2, 3); the PTX members
 without stream-K / edge split, and a few members in the other layouts (trans_a, trans_b) and
-batched.  `python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites
-the digests (do it only for a deliberate change of the kernels' text, and say why)."""
+batched; the fused split-K members (backend fusedk) unsplit and split 4 ways.
+`python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites the digests (do it only for a deliberate change of the kernels' text, and say why)."""
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +22,12 @@ _LAYOUTS = {"NT": dict(trans_b=True), "TN": dict(trans_a=True), "TT": dict(trans
 def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
     out: Dict[str, Tuple[SgemmConfig, str]] = {}
     for name, m in FAMILY.items():
+        if m.backend == "fusedk":  # the fused split-K members: their own template, one launch; split 1 and 4
+            out[f"fusedk:{name}"] = (m.config, "fusedk")
+            out[f"fusedk:{name}:split4"] = (m.config.replace(split_k=4), "fusedk")
+            continue
         if m.backend not in _OTHER:
-            continue  # the fused split-K members (backend fusedk): their own template, not the program's renderers
+            continue
         cfg = m.config
         out[f"{m.backend}:{name}"] = (cfg, m.backend)
         plain = cfg.replace(stream_k=False, edge_split=False)

@@ -289,12 +289,13 @@ def merge_runs(raws: Sequence[dict]) -> dict:
 
 def fit_table(raw: dict, source: str = "") -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
-    time over the fastest one's."""
+    time over the fastest one's (members since removed from the family left out)."""
+    from ..codegen.presets import FAMILY
     entries = []
     for r in raw["rows"]:
         if "cublas_us" not in r:
             continue
-        timed = {nm: v["us"] for nm, v in r["kernels"].items() if v.get("ok") and "us" in v}
+        timed = {nm: v["us"] for nm, v in r["kernels"].items() if v.get("ok") and "us" in v and nm in FAMILY}
         if not timed:
             continue
         best = min(timed, key=timed.get)

@@ -14,7 +14,8 @@ from family_cases import cases, digest
 from tiers import tiered
 
 GOLDEN = json.loads((Path(__file__).parent / "family_golden.json").read_text())
-_FAST = {"ptx:wide-128x256", "cuda:splitk-64x64:split3", "ptx:sq-64x64:TN:batched", "cuda:cuda-zorder:TN"}
+_FAST = {"ptx:wide-128x256", "cuda:splitk-64x64:split3", "ptx:sq-64x64:TN:batched", "cuda:cuda-zorder:TN",
+         "fusedk:fused-32x32:split4"}
 
 
 def test_every_case_has_a_digest():
