@@ -33,7 +33,8 @@ Modules: this one holds an entry's setup (parameters, thread values, copies, sha
 addresses, the tile loads and fragment loads) and the module text; codegen/ptx_builder.py the
 instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
 epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_edges.py an
-edge tile's loads (mixins of one _Kernel class).
+edge tile's loads; ptx_unaligned.py the unchecked per-float copies of unaligned rows
+(config.unaligned_rows) (mixins of one _Kernel class).
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
@@ -61,6 +62,7 @@ from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _a
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_loops import FFMA, LoopsMixin
 from .ptx_streamk import StreamKMixin
+from .ptx_unaligned import UnalignedLoadsMixin
 
 PTX_VERSION = "8.0"
 _TARGET_MARK = "// regtile: target"
@@ -82,7 +84,7 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 
 # ---- the kernel -----------------------------------------------------------------------
-class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
+class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
     """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
     def __init__(self, prog: KernelProgram, arch: str, name: str):
@@ -240,7 +242,10 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 grow, gcol = at
                 # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
                 line, off = self.element(copy.operand, grow, gcol)
-                src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
+                ld = self.p["lda" if p == "a" else "ldb"]
+                src = self.wide_addr(self.p[copy.operand + "g"], line, ld, off)
+                if self.cfg.unaligned_rows:
+                    src = self.clamped_source(copy.operand, at, ld, src)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
@@ -294,6 +299,8 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                        f"{operand} copy {r}")
             b.emit(f"bra.uni {done};")
             b.place(edge)
+            if loads.unaligned:
+                self._load_unaligned(operand, copies, ptrs, kend, kdim.bound, done)
             if loads.split_paths:
                 self._load_edge_split_paths(operand, copies, ptrs, k0, done)
             else:
@@ -367,6 +374,8 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 # BK % 4 == 0 (vec 4 needs it) the alignment stays as tested here.
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
+                if cfg.unaligned_rows:
+                    self.unaligned_setup()
             self.smem_setup()
             if self.prog.tiles == "items":
                 self.render(self.prog.main)
@@ -398,6 +407,8 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                     for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
+            if self.cfg.unaligned_rows:
+                self.unaligned_tile_setup(ends)
         self.copy_setup()
 
     def module_header(self) -> List[str]:

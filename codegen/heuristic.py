@@ -390,6 +390,20 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     raise first
 
 
+def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
+    """`cfg` for operands with these leading dimensions: a PTX kernel with float4 copies gets
+    the unaligned rows' copies (config.unaligned_rows: unchecked per-float copies inside K)
+    where lda or ldb is not a multiple of 4 - rows that can never take its float4 path.  Aligned
+    leading dimensions keep `cfg` (and its text: the kernel of the aligned shapes), and so does a
+    config whose register cap has no room for the path (the register rule refuses it)."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
+        return cfg
+    try:
+        return cfg.replace(unaligned_rows=True)
+    except ConfigError:
+        return cfg
+
+
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
 # with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
 # whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):

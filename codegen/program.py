@@ -89,12 +89,17 @@ class OperandLoads:
     block-uniform test per k-tile) takes unchecked float4 loads; an edge tile checks each
     vector (inside and aligned), then each float.  guard "element": each float checked.
     split_paths (config.edge_vector_path, PTX): an edge tile whose vectors are wholly inside or
-    outside takes a path of its own (ptx_edges.py); the values loaded are the same."""
+    outside takes a path of its own (ptx_edges.py); the values loaded are the same.
+    unaligned (config.unaligned_rows, PTX): where the operand's rows are not 16-byte aligned,
+    a k-tile inside K takes each float unchecked from pointers clamped into the matrix; the
+    floats of rows and columns inside the matrix are the same, those outside are not zeros
+    but reach only C's rows and columns outside the matrix."""
     operand: str
     dims: Tuple[TileDim, TileDim]
     copies: Tuple[GlobalCopy, ...]
     guard: str
     split_paths: bool
+    unaligned: bool = False
 
 
 @dataclass(frozen=True)
@@ -355,7 +360,8 @@ def load_guard(cfg: SgemmConfig) -> str:
 def _load_tile(plan: SgemmPlan, tile: str) -> LoadTile:
     cfg = plan.cfg
     guard = load_guard(cfg)
-    return LoadTile(tile, tuple(OperandLoads(op, tile_dims(cfg, op), copies, guard, cfg.edge_vector_path)
+    return LoadTile(tile, tuple(OperandLoads(op, tile_dims(cfg, op), copies, guard, cfg.edge_vector_path,
+                                             cfg.unaligned_rows)
                                 for op, copies in (("A", plan.a_copies), ("B", plan.b_copies))))
 
 

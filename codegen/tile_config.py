@@ -87,10 +87,19 @@ class TileConfig(ConfigDict):
     # (long long stride_a, stride_b, stride_c, in floats; 0 broadcasts an operand).  The
     # problem's form, like the layouts: it changes the block's operand offsets and parameters.
     batched: bool = False
+    # Operands whose rows are not 16-byte aligned (ld % 4 != 0, or a pointer off 16 bytes;
+    # PTX backend, vec 4): every k-tile inside K takes per-float copies with no guard at all
+    # (the copies' pointers clamped into the matrix once a tile: a row or column outside it
+    # reads the last one, whose products land only in C's rows and columns outside the
+    # matrix, never stored), instead of the edge tiles' per-float path with a predicate, a
+    # zero and an index add per float (docs/shapes.md, "Unaligned rows").  The runtime asks
+    # for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows); the
+    # kernel stays correct on aligned rows (their float4 paths are the same).
+    unaligned_rows: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at False: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched")
+    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "unaligned_rows")
 
     def __post_init__(self):
         self._check_ints()
@@ -191,6 +200,11 @@ class TileConfig(ConfigDict):
             # edge_vector_path, and not unbatched; the zorder preset batched (no edge_vector_path)
             # compiled spill-free on both backends.
             e32 += 32
+        if self.unaligned_rows:
+            # the clamped sources' limits and the unchecked path's predicates.  Measured (sm_90,
+            # PTX, 2026-11-25): the 128x64 8x8 member 135 -> 146 registers with them; the
+            # 128x128 8x8 member at min_blocks=2, estimated at its cap of 128, spilled 8 bytes.
+            e32 += 32 * 4
         return -(-e32 // 32)
 
     def register_cap(self) -> int:
@@ -239,6 +253,8 @@ class TileConfig(ConfigDict):
                          f"op(B) {'B^T' if self.trans_b else 'B'})")
         if self.batched:
             parts.append("strided batch (blockIdx.z, strides in floats)")
+        if self.unaligned_rows:
+            parts.append("unaligned rows: per-float copies, unchecked inside K (pointers clamped)")
         return parts
 
     # ---- validation ---------------------------------------------------------
@@ -253,7 +269,7 @@ class TileConfig(ConfigDict):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
-        check_bools(self, ("trans_a", "trans_b", "batched"))
+        check_bools(self, ("trans_a", "trans_b", "batched", "unaligned_rows"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -331,6 +347,9 @@ class TileConfig(ConfigDict):
             if c.as_shape[1] % 4 or c.bs_shape[1] % 4:
                 raise ConfigError(f"vec=4 shared rows must stay 16-byte aligned: pad_a={c.pad_a} and pad_b={c.pad_b} "
                                   f"must be multiples of 4")
+        if c.unaligned_rows and c.vec != 4:
+            raise ConfigError(f"unaligned_rows: the per-float path of unaligned rows replaces the float4 copies' "
+                              f"edge path; vec={c.vec} has no float4 copies: use vec=4, or unaligned_rows=False")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")
