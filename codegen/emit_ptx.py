@@ -244,12 +244,13 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                 line, off = self.element(copy.operand, grow, gcol)
                 ld = self.p["lda" if p == "a" else "ldb"]
                 src = self.wide_addr(self.p[copy.operand + "g"], line, ld, off)
-                if self.cfg.unaligned_rows:
-                    src = self.clamped_source(copy.operand, at, ld, src)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
                 self.copies.append((copy, r, line, off, src_n, stores))
+        if self.cfg.unaligned_rows:
+            self.float_tiles = {loads.operand: self.float_tile_setup(loads)
+                                for loads in self._operand_loads() if loads.floats}
 
     def element(self, operand: str, x, y):
         """(line, offset) of op(A)'s (m, k) = (x, y), or of op(B)'s (k, n) = (x, y)."""
@@ -284,6 +285,9 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
                 continue
+            if loads.floats:
+                self._load_tile_with_floats(loads, copies, koff, k0)
+                continue
             ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
             if loads.guard == "element":
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
@@ -299,8 +303,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                        f"{operand} copy {r}")
             b.emit(f"bra.uni {done};")
             b.place(edge)
-            if loads.unaligned:
-                self._load_unaligned(operand, copies, ptrs, kend, kdim.bound, done)
             if loads.split_paths:
                 self._load_edge_split_paths(operand, copies, ptrs, k0, done)
             else:
@@ -308,10 +310,51 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
             b.place(done)
 
-    def store_tile(self, stage_off: Optional[str]) -> None:
-        """Staging registers -> shared memory (stage at byte offset stage_off)."""
+    def _load_tile_with_floats(self, loads: OperandLoads, copies, koff: str, k0: str) -> None:
+        """An operand with float copies (unaligned rows, ptx_unaligned.py): their path first
+        where it applies, else the float4 / edge paths of load_tile."""
         b = self.b
-        for copy, r, _, _, _, stores in self.copies:
+        operand = loads.operand
+        done = b.label(f"{operand.lower()}_loaded")
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        kend = b.op("add.s32", k0, kdim.extent)
+        setup = self.float_tiles[operand]
+        label = self.load_floats(loads, koff, kend, setup, done)
+        ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
+        edge = b.label(f"{operand.lower()}_edge")
+        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
+        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+        b.emit(f"bra.uni {done};")
+        b.place(edge)
+        if loads.split_paths:
+            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+        else:
+            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+        b.emit(f"bra.uni {done};")
+        self.emit_float_path(loads, koff, setup, label, done)
+        b.place(done)
+
+    def store_tile(self, stage_off: Optional[str], floats=()) -> None:
+        """Staging registers -> shared memory (stage at byte offset stage_off); an operand with
+        float copies (unaligned rows) stores them where its last tile load took them."""
+        if floats:
+            for op in ("A", "B"):
+                mine = [f for f in floats if f.operand == op]
+                copies = [c for c in self.copies if c[0].operand == op]
+                if mine:
+                    self.store_floats(op, mine, self.float_tiles[op],
+                                      lambda copies=copies: self._store_copies(copies, stage_off), stage_off)
+                else:
+                    self._store_copies(copies, stage_off)
+            return
+        self._store_copies(self.copies, stage_off)
+
+    def _store_copies(self, copies, stage_off: Optional[str]) -> None:
+        b = self.b
+        for copy, r, _, _, _, stores in copies:
             for access, base, imm in stores:
                 addr = base if stage_off is None else b.op("add.s32", base, stage_off)
                 regs = [_r(x) for x in access.regs]
@@ -375,7 +418,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
                 if cfg.unaligned_rows:
-                    self.unaligned_setup()
+                    self.float_setup()
             self.smem_setup()
             if self.prog.tiles == "items":
                 self.render(self.prog.main)
@@ -407,8 +450,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                     for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
-            if self.cfg.unaligned_rows:
-                self.unaligned_tile_setup(ends)
         self.copy_setup()
 
     def module_header(self) -> List[str]:

@@ -392,8 +392,9 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
 
 def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     """`cfg` for operands with these leading dimensions: a PTX kernel with float4 copies gets
-    the unaligned rows' copies (config.unaligned_rows: unchecked per-float copies inside K)
-    where lda or ldb is not a multiple of 4 - rows that can never take its float4 path.  Aligned
+    the unaligned rows' copies (config.unaligned_rows: a float a thread inside K, consecutive
+    threads on consecutive floats) where lda or ldb is not a multiple of 4 - rows that can never
+    take its float4 path.  Aligned
     leading dimensions keep `cfg` (and its text: the kernel of the aligned shapes), and so does a
     config whose register cap has no room for the path (the register rule refuses it)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):

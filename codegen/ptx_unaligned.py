@@ -3,22 +3,22 @@ a mixin of emit_ptx._Kernel).
 
 Without it, rows that are not 16-byte aligned (lda or ldb % 4 != 0, or a pointer off 16 bytes)
 fail the interior tile's test on every k-tile, so every tile - interior or not - takes the edge
-tiles' per-float path: per float an index add, a predicate and a zero before its predicated
-load, and per copy a row test, all inside the k-loop (issue 20: 255x257x65537 at 0.79x cuBLAS,
-docs/shapes.md "Unaligned rows").
+tiles' per-float path: each thread's four floats of a vector, each with an index add, a
+predicate and a zero before its predicated load, all inside the k-loop; and a warp's load of
+float e of its vectors touches one sector a lane (16 rows of A a load for a 128x8 tile), four
+loads for the same sectors (issue 20: 255x257x65537 at 0.79x cuBLAS, docs/shapes.md "Unaligned
+rows").
 
-With it, a k-tile inside K on unaligned rows takes each float with no guard at all:
-`ld.global.nc.f32 reg, [src + koff + 4e]`, the addresses of the aligned path.  What makes
-that safe is done once a tile (copy_setup, clamped_source): each copy's source is the
-element of its block coordinate (A's row, B's column) clamped to the matrix's last one, so a copy outside M or N
-reads inside the matrix; the floats it loads reach only C's rows and columns outside the
-matrix, which are never stored.  Along K nothing is clamped: the path runs only where the
-k-tile is inside K.  A vector along the block dimension (B's row, or A^T's) that starts
-inside and runs past N (M) reads on into the next row, which exists below row K - 1: so
-such an operand's edge tiles take the path only for k-tiles before the last one of the
-range (k0 + BK < K), and only where N (M) >= 4 (ld >= 4: the vector's 3 floats past the
-bound stay before the next row's end).  Everything else - the last k-tile of an edge tile,
-the K edge, aligned rows - takes the paths of before.
+With it, a k-tile inside K on unaligned rows takes the plan's float copies (plan.float_copies):
+the same tile a float a copy, consecutive threads on consecutive floats of a line (as cuBLAS's
+align-1 kernels copy), so a warp's load reads contiguous floats; one pointer a thread, stepped
+line by line (a 64-bit step set up once a kernel), the offsets immediates; no guard where the
+tile is inside its block dimension (M for A, N for B), else each float predicated on that
+dimension alone (a float outside keeps what its register held: it reaches only C's rows or
+columns outside the matrix, never stored).  The floats land in shared memory where the vector
+copies put them, so the k-loop computes the same numbers (bit for bit).  Which copies the
+staging registers hold is recorded in a predicate per operand (%a_floats / %b_floats), and the
+tile store follows it.  The last k-tile of the K edge and aligned rows take the paths of before.
 """
 from __future__ import annotations
 
@@ -26,60 +26,127 @@ from .ptx_builder import _addr, _r
 
 
 class UnalignedLoadsMixin:
-    def _vectors_across_lines(self, operand: str) -> bool:
-        """Does the operand's vector run along the block dimension (B, A^T: K is its line)?"""
-        return self.k_in_line(operand)
-
-    def clamped_source(self, operand: str, at, ld: str, src: str) -> str:
-        """A copy's source at k = 0 clamped into the matrix: the address of its block coordinate
-        (A's row, B's column; `at` in the operand's dims order) at most the last one, the other
-        coordinate kept.  Addresses grow with either coordinate (ld > 0), so the 64-bit min of
-        the two is that element.  (A 32-bit min of the coordinate with bound - 1 becomes a
-        VIADDMNMX, which the SASS pass does not rename.)  The guards keep the coordinates."""
+    # ---- the float copies (plan.float_copies): consecutive threads on consecutive floats --------
+    def float_setup(self) -> None:
+        """Once a kernel, for each operand with float copies: whether its rows are unaligned, the
+        64-bit step of each distance in lines between consecutive floats (ld * 4 bytes a line),
+        and the named predicate that records which copies the staging registers hold (the tile
+        store follows it)."""
         b = self.b
-        last = [x if dim.origin == "k0" else b.op("add.s32", self.p[dim.bound], -1)
-                for dim, x in zip(self.prog.dims[operand], at)]
-        line, off = self.element(operand, *last)
-        limit = self.wide_addr(self.p[operand + "g"], line, ld, off)
-        return b.op("min.u64", src, limit, typ=".b64")
+        self.float_steps, self.float_pred, self.unal_ok = {}, {}, {}
+        for loads in self._operand_loads():
+            op = loads.operand
+            if not loads.floats:
+                continue
+            self.unal_ok[op] = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
+            ld = self.p["lda" if op == "A" else "ldb"]
+            steps = {}
+            cur = 0
+            for line, _, _, _ in self._float_deltas(op, loads.floats):
+                if line != cur and line - cur not in steps:
+                    steps[line - cur] = b.op("mul.wide.s32", ld, 4 * (line - cur), typ=".b64")
+                cur = line
+            self.float_steps[op] = steps
+            self.float_pred[op] = self.named(f"{op.lower()}_floats", ".pred")
 
-    def unaligned_setup(self) -> None:
-        """Once a kernel: unal_ok[op], the operand's rows are not aligned (and where its
-        vectors run along the block dimension, that dimension is >= 4)."""
+    def _operand_loads(self):
+        """The OperandLoads of the program's first tile load (every LoadTile has the same)."""
+        from . import program as pg
+        from .program import walk
+        for step in walk(self.prog.main):
+            if isinstance(step, pg.LoadTile):
+                return step.operands
+        return ()
+
+    def _float_deltas(self, operand: str, floats):
+        """Per float j: (lines, offset, block-dimension distance, shared-memory floats) from float
+        0, the same for every thread (plan.float_copies checked it)."""
+        from .plan import ThreadVars
+        dims = self.prog.dims[operand]
+        block = next(i for i, d in enumerate(dims) if d.origin != "k0")
+        t0 = ThreadVars(0, 0, 0)
+        x0, s0 = floats[0].coords(t0), floats[0].stores[0].offset(t0)
+        out = []
+        for f in floats:
+            d = [int(a) - int(c) for a, c in zip(f.coords(t0), x0)]
+            line, off = self.element(operand, *d)
+            out.append((int(line), int(off), d[block], int(f.stores[0].offset(t0)) - int(s0)))
+        return out
+
+    def float_tile_setup(self, loads) -> dict:
+        """Once a tile, for an operand's float copies: the source of float 0 at k = 0, the room
+        left along the block dimension (bound - float 0's block coordinate), whether the tile is
+        inside that dimension, and float 0's shared-memory address."""
         b = self.b
-        self.unal_ok = {}
-        for op in ("A", "B"):
-            vec_ok = self.vec_ok_pred[op]
-            if self._vectors_across_lines(op):
-                self.unal_ok[op] = self.setp("ge", self._limits(op)[1], 4, f"!{vec_ok}")
-            else:
-                self.unal_ok[op] = b.op("not.pred", vec_ok, typ=".pred")
+        op = loads.operand
+        first = loads.floats[0]
+        row, col = (self._reg(x) for x in first.coords(self.tv))
+        at, room = [], None
+        for dim, x in zip(self.prog.dims[op], (row, col)):
+            if dim.origin == "k0":
+                at.append(x)
+                continue
+            g = b.op("add.s32", getattr(self, dim.origin), x)
+            at.append(g)
+            room = b.op("sub.s32", self.p[dim.bound], g)
+            end = b.op("add.s32", getattr(self, dim.origin), dim.extent)
+            inside = self.setp("le", end, self.p[dim.bound])
+        line, off = self.element(op, *at)
+        src = self.wide_addr(self.p[op + "g"], line, self.p["lda" if op == "A" else "ldb"], off)
+        smem, imm = self.smem_address(first.stores[0])
+        return {"src": src, "room": room, "inside": inside, "smem": smem, "imm": imm,
+                "deltas": self._float_deltas(op, loads.floats)}
 
-    def unaligned_tile_setup(self, ends) -> None:
-        """Once a tile: for an operand whose vectors run along the block dimension, whether
-        the tile is inside that dimension (no vector runs past the bound: the last k-tile too
-        may take the unchecked path)."""
-        self.unal_inside = {}
-        for op, (d, end) in ends.items():
-            if self._vectors_across_lines(op):
-                self.unal_inside[op] = self.setp("le", end, self.p[d.bound], self.unal_ok[op])
+    def load_floats(self, loads, koff: str, kend: str, setup: dict, done: str) -> str:
+        """The float path's test (rows not aligned, k-tile inside K: recorded in the operand's
+        float predicate) and its branch; returns the label of the path (emit_float_path)."""
+        op = loads.operand
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        pred = self.float_pred[op]
+        self.b.emit(f"setp.le.and.s32 {pred}, {kend}, {self.p[kdim.bound]}, {self.unal_ok[op]};")
+        label = self.b.label(f"{op.lower()}_floats")
+        self.b.emit(f"@{pred} bra.uni {label};", f"{op}: rows not 16-byte aligned, k-tile inside K: a float a "
+                                                 f"thread, consecutive threads on consecutive floats")
+        return label
 
-    def _load_unaligned(self, operand: str, copies, ptrs, kend: str, kbound: str, done: str) -> None:
-        """Unaligned rows, k-tile inside K: every float of every copy, unchecked; else on to
-        the edge paths that follow."""
+    def emit_float_path(self, loads, koff: str, setup: dict, label: str, done: str) -> None:
+        """Every float of the tile: one pointer stepped line by line, the offsets immediates; no
+        guard inside the block dimension, else each float predicated on it (a float outside
+        keeps what its register held: it reaches only C's rows or columns outside the matrix)."""
         b = self.b
-        guarded = b.label(f"{operand.lower()}_edge_guarded")
-        if self._vectors_across_lines(operand):
-            before_last = self.setp("lt", kend, self.p[kbound], self.unal_ok[operand])
-            inside = self.setp("le", kend, self.p[kbound], self.unal_inside[operand])
-            go = b.op("or.pred", before_last, inside, typ=".pred")
-        else:
-            go = self.setp("le", kend, self.p[kbound], self.unal_ok[operand])
-        b.emit(f"@!{go} bra.uni {guarded};", f"{operand}: rows not 16-byte aligned, k-tile inside K: each float, "
-                                              f"unchecked (sources clamped into the matrix)")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            for e, reg in enumerate(copy.regs):
-                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};",
-                       f"{copy.operand} copy {r}, element {e}" if copy.width > 1 else f"{copy.operand} copy {r}")
+        op = loads.operand
+        b.place(label)
+        edge = b.label(f"{op.lower()}_floats_edge")
+        b.emit(f"@!{setup['inside']} bra.uni {edge};")
+        self._float_loads(loads, koff, setup, None)
         b.emit(f"bra.uni {done};")
-        b.place(guarded)
+        b.place(edge)
+        self._float_loads(loads, koff, setup, setup["room"])
+
+    def _float_loads(self, loads, koff: str, setup: dict, room) -> None:
+        b = self.b
+        op = loads.operand
+        ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
+        cur = 0
+        for f, (line, off, dblock, _) in zip(loads.floats, setup["deltas"]):
+            if line != cur:
+                ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
+                cur = line
+            guard = ""
+            if room is not None:
+                guard = f"@{self.setp('gt', room, dblock)} "
+            b.emit(f"{guard}ld.global.nc.f32 {_r(f.regs[0])}, {_addr(ptr, 4 * off)};", f.stores[0].what)
+
+    def store_floats(self, op: str, floats, setup: dict, vector_stores, stage_off) -> None:
+        """The operand's tile store: its float copies' stores where its last load took them,
+        else `vector_stores` (the copies' own)."""
+        b = self.b
+        vec, end = b.label(f"{op.lower()}_st_vectors"), b.label(f"{op.lower()}_stored")
+        b.emit(f"@!{self.float_pred[op]} bra.uni {vec};")
+        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
+        for f, (_, _, _, ds) in zip(floats, setup["deltas"]):
+            b.emit(f"st.shared.f32 {_addr(base, setup['imm'] + 4 * ds)}, {_r(f.regs[0])};", f.stores[0].what)
+        b.emit(f"bra.uni {end};")
+        b.place(vec)
+        vector_stores()
+        b.place(end)

@@ -88,13 +88,13 @@ class TileConfig(ConfigDict):
     # problem's form, like the layouts: it changes the block's operand offsets and parameters.
     batched: bool = False
     # Operands whose rows are not 16-byte aligned (ld % 4 != 0, or a pointer off 16 bytes;
-    # PTX backend, vec 4): every k-tile inside K takes per-float copies with no guard at all
-    # (the copies' pointers clamped into the matrix once a tile: a row or column outside it
-    # reads the last one, whose products land only in C's rows and columns outside the
-    # matrix, never stored), instead of the edge tiles' per-float path with a predicate, a
-    # zero and an index add per float (docs/shapes.md, "Unaligned rows").  The runtime asks
-    # for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows); the
-    # kernel stays correct on aligned rows (their float4 paths are the same).
+    # PTX backend, vec 4): every k-tile inside K takes the plan's float copies (plan.float_copies:
+    # a float a copy, consecutive threads on consecutive floats, one pointer stepped a line at a
+    # time, guarded only in the block dimension's edge tiles) instead of the edge tiles'
+    # per-float path, whose loads touch a sector a lane and carry a predicate, a zero and an
+    # index add per float (codegen/ptx_unaligned.py; docs/shapes.md, "Unaligned rows").  The
+    # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows);
+    # the kernel stays correct on aligned rows (their float4 paths are the same).
     unaligned_rows: bool = False
 
     WHAT = "tile config"
@@ -201,9 +201,9 @@ class TileConfig(ConfigDict):
             # compiled spill-free on both backends.
             e32 += 32
         if self.unaligned_rows:
-            # the clamped sources' limits and the unchecked path's predicates.  Measured (sm_90,
-            # PTX, 2026-11-25): the 128x64 8x8 member 135 -> 146 registers with them; the
-            # 128x128 8x8 member at min_blocks=2, estimated at its cap of 128, spilled 8 bytes.
+            # the float copies' pointers, steps and predicates.  Measured (sm_90, PTX, NVRTC 13.0,
+            # 2026-11-25): the 128x64 8x8 member 135 -> 158 registers with them; the 128x128 8x8
+            # member at min_blocks=2, estimated at its cap of 128, spilled (an earlier form).
             e32 += 32 * 4
         return -(-e32 // 32)
 
@@ -254,7 +254,7 @@ class TileConfig(ConfigDict):
         if self.batched:
             parts.append("strided batch (blockIdx.z, strides in floats)")
         if self.unaligned_rows:
-            parts.append("unaligned rows: per-float copies, unchecked inside K (pointers clamped)")
+            parts.append("unaligned rows: a float a thread inside K, consecutive threads on consecutive floats")
         return parts
 
     # ---- validation ---------------------------------------------------------

@@ -95,7 +95,7 @@ def _run(argv):
             json.dump({"device": dev.name, "rows": rows}, f, indent=1)
 
 
-main = program(_run, "the arguments above")
+main = program(_run)
 
 if __name__ == "__main__":
     sys.exit(main())
