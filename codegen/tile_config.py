@@ -205,6 +205,11 @@ class TileConfig(ConfigDict):
             # 2026-11-25): the 128x64 8x8 member 135 -> 158 registers with them; the 128x128 8x8
             # member at min_blocks=2, estimated at its cap of 128, spilled (an earlier form).
             e32 += 32 * 4
+            if self.tm * self.tn >= 128 and max(self.a_loads_per_thread, self.b_loads_per_thread) * self.vec >= 16:
+                # 16 floats of one operand a thread beside a 16x8 thread tile: 256x64 16x8 (the
+                # stream-K ranges kernel, estimated at 237) used 255 registers and spilled 16 bytes; 64x256 8x16
+                # reached 248.  Both refused: they keep the edge path on unaligned rows.
+                e32 += 32 * 24
         return -(-e32 // 32)
 
     def register_cap(self) -> int:

@@ -1,9 +1,9 @@
 """Unaligned rows (config.unaligned_rows, codegen/ptx_unaligned.py) on the GPU against float64:
 every PTX family member that takes the path (codegen/heuristic.for_rows) on ragged shapes whose
 leading dimensions are not multiples of 4, fresh random data, C NaN-poisoned (every element
-checked written); the clamped sources' edge cases (a tile of one row / column, K a multiple of
-BK with B's vectors running past N in the last row); the four layouts with padded leading
-dimensions; and regtile.sgemm choosing the path."""
+checked written); the float copies' edge tiles (a tile of one row or column, M or N under 4, K
+under one k-tile or a multiple of BK); the four layouts with padded leading dimensions; the same
+bits as the guarded path; and regtile.sgemm choosing the path."""
 import numpy as np
 import pytest
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gpu
 MEMBERS = sorted(n for n, m in FAMILY.items()
                  if m.backend == "ptx" and for_rows(m.config, "ptx", 3, 3).unaligned_rows)
 # lda = K, ldb = N: (A and B unaligned, every edge ragged), (an interior and edges, K % 4 = 3),
-# (A aligned, B unaligned, K a multiple of every BK: B's last k-tile runs past N in row K - 1)
+# (A aligned, B unaligned, K a multiple of every BK: every k-tile on the float path)
 SHAPES = [(255, 257, 1031), (1000, 1001, 515), (129, 67, 512)]
 
 
@@ -37,8 +37,8 @@ def test_members_on_unaligned_rows(name, m, n, k):
                          ids=lambda x: str(x))
 @pytest.mark.parametrize("name", ["tall-128x64", "wide-128x256", "sq-32x32"])
 def test_tiny_and_single_row_shapes(name, m, n, k):
-    """Tiles of one row or column (every copy but one clamped), N or M under 4 (the path off for
-    B's across-line vectors), K under one k-tile."""
+    """Tiles of one row or column (every float but a few outside the block dimension), N or M
+    under 4, K under one k-tile (the float path never taken) or a few."""
     check_config(flagged(name), m, n, k, backend="ptx", what=f"{name} unaligned rows")
 
 
