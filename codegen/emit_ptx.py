@@ -310,33 +310,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
             b.place(done)
 
-    def _load_tile_with_floats(self, loads: OperandLoads, copies, koff: str, k0: str) -> None:
-        """An operand with float copies (unaligned rows, ptx_unaligned.py): their path first
-        where it applies, else the float4 / edge paths of load_tile."""
-        b = self.b
-        operand = loads.operand
-        done = b.label(f"{operand.lower()}_loaded")
-        kdim = next(d for d in loads.dims if d.origin == "k0")
-        kend = b.op("add.s32", k0, kdim.extent)
-        setup = self.float_tiles[operand]
-        label = self.load_floats(loads, koff, kend, setup, done)
-        ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
-        edge = b.label(f"{operand.lower()}_edge")
-        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
-        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
-        b.emit(f"bra.uni {done};")
-        b.place(edge)
-        if loads.split_paths:
-            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
-        else:
-            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
-        b.emit(f"bra.uni {done};")
-        self.emit_float_path(loads, koff, setup, label, done)
-        b.place(done)
-
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with
         float copies (unaligned rows) stores them where its last tile load took them."""

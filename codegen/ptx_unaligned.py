@@ -73,6 +73,33 @@ class UnalignedLoadsMixin:
             out.append((int(line), int(off), d[block], int(f.stores[0].offset(t0)) - int(s0)))
         return out
 
+    def _load_tile_with_floats(self, loads, copies, koff: str, k0: str) -> None:
+        """load_tile for an operand with float copies: their path first where it applies (rows
+        not aligned, k-tile inside K), else load_tile's float4 and edge paths."""
+        b = self.b
+        operand = loads.operand
+        done = b.label(f"{operand.lower()}_loaded")
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        kend = b.op("add.s32", k0, kdim.extent)
+        setup = self.float_tiles[operand]
+        label = self.load_floats(loads, kend)
+        ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
+        edge = b.label(f"{operand.lower()}_edge")
+        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
+        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+        b.emit(f"bra.uni {done};")
+        b.place(edge)
+        if loads.split_paths:
+            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+        else:
+            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+        b.emit(f"bra.uni {done};")
+        self.emit_float_path(loads, koff, setup, label, done)
+        b.place(done)
+
     def float_tile_setup(self, loads) -> dict:
         """Once a tile, for an operand's float copies: the source of float 0 at k = 0, the room
         left along the block dimension (bound - float 0's block coordinate), whether the tile is
@@ -97,7 +124,7 @@ class UnalignedLoadsMixin:
         return {"src": src, "room": room, "inside": inside, "smem": smem, "imm": imm,
                 "deltas": self._float_deltas(op, loads.floats)}
 
-    def load_floats(self, loads, koff: str, kend: str, setup: dict, done: str) -> str:
+    def load_floats(self, loads, kend: str) -> str:
         """The float path's test (rows not aligned, k-tile inside K: recorded in the operand's
         float predicate) and its branch; returns the label of the path (emit_float_path)."""
         op = loads.operand
