@@ -45,8 +45,8 @@ def edge_config(main=None):
     (128 threads) and stream-K, so that a strip of few tiles still spreads its K over every
     SM.  Of three small tiles measured on the strips of 4097^3, 5000^3 and 2049^3
     (64x64x8 4x8, 64x64x16 8x8, 32x128x16 4x8), it was the fastest on each.  `main` (the
-    module's main config) gives it the same operand layouts (trans_a, trans_b) and edge copies
-    (edge_vector_path)."""
+    module's main config) gives it the same operand layouts (trans_a, trans_b), edge copies
+    (edge_vector_path) and unaligned rows' copies (unaligned_rows)."""
     from .presets import get_preset
     bm, bn = EDGE_TILE
     cfg = get_preset("zorder").config.replace(bm=bm, bn=bn, tm=4, tn=8, warps=None, min_blocks=1,
@@ -55,6 +55,8 @@ def edge_config(main=None):
         cfg = cfg.replace(trans_a=main.trans_a, trans_b=main.trans_b)
     if main is not None and main.edge_vector_path:  # the strips are all edge tiles
         cfg = cfg.replace(edge_vector_path=True)
+    if main is not None and main.unaligned_rows:  # the strips read the same unaligned rows
+        cfg = cfg.replace(unaligned_rows=True)
     return cfg
 
 

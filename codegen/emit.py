@@ -51,6 +51,9 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
         if getattr(cfg, "edge_split", False):
             raise ConfigError("edge_split=True: the CUDA C backend emits no edge kernel; use --backend ptx for the "
                               "edge split")
+        if getattr(cfg, "unaligned_rows", False):
+            raise ConfigError("unaligned_rows=True: the CUDA C backend has no unchecked per-float path; use "
+                              "--backend ptx, or unaligned_rows=False")
         return emit_cuda(cfg)
     if backend == "fusedk":  # the fused split-K kernel (codegen/emit_fusedk.py)
         from .emit_fusedk import emit_sgemm_fusedk

@@ -33,7 +33,8 @@ Modules: this one holds an entry's setup (parameters, thread values, copies, sha
 addresses, the tile loads and fragment loads) and the module text; codegen/ptx_builder.py the
 instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
 epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_edges.py an
-edge tile's loads (mixins of one _Kernel class).
+edge tile's loads; ptx_unaligned.py the unchecked per-float copies of unaligned rows
+(config.unaligned_rows) (mixins of one _Kernel class).
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
@@ -61,6 +62,7 @@ from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _a
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_loops import FFMA, LoopsMixin
 from .ptx_streamk import StreamKMixin
+from .ptx_unaligned import UnalignedLoadsMixin
 
 PTX_VERSION = "8.0"
 _TARGET_MARK = "// regtile: target"
@@ -82,7 +84,7 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 
 # ---- the kernel -----------------------------------------------------------------------
-class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
+class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
     """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
     def __init__(self, prog: KernelProgram, arch: str, name: str):
@@ -240,11 +242,15 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 grow, gcol = at
                 # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
                 line, off = self.element(copy.operand, grow, gcol)
-                src = self.wide_addr(self.p[copy.operand + "g"], line, self.p["lda" if p == "a" else "ldb"], off)
+                ld = self.p["lda" if p == "a" else "ldb"]
+                src = self.wide_addr(self.p[copy.operand + "g"], line, ld, off)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
                 self.copies.append((copy, r, line, off, src_n, stores))
+        if self.cfg.unaligned_rows:
+            self.float_tiles = {loads.operand: self.float_tile_setup(loads)
+                                for loads in self._operand_loads() if loads.floats}
 
     def element(self, operand: str, x, y):
         """(line, offset) of op(A)'s (m, k) = (x, y), or of op(B)'s (k, n) = (x, y)."""
@@ -279,6 +285,9 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
                 continue
+            if loads.floats:
+                self._load_tile_with_floats(loads, copies, koff, k0)
+                continue
             ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
             if loads.guard == "element":
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
@@ -301,10 +310,24 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
             b.place(done)
 
-    def store_tile(self, stage_off: Optional[str]) -> None:
-        """Staging registers -> shared memory (stage at byte offset stage_off)."""
+    def store_tile(self, stage_off: Optional[str], floats=()) -> None:
+        """Staging registers -> shared memory (stage at byte offset stage_off); an operand with
+        float copies (unaligned rows) stores them where its last tile load took them."""
+        if floats:
+            for op in ("A", "B"):
+                mine = [f for f in floats if f.operand == op]
+                copies = [c for c in self.copies if c[0].operand == op]
+                if mine:
+                    self.store_floats(op, mine, self.float_tiles[op],
+                                      lambda copies=copies: self._store_copies(copies, stage_off), stage_off)
+                else:
+                    self._store_copies(copies, stage_off)
+            return
+        self._store_copies(self.copies, stage_off)
+
+    def _store_copies(self, copies, stage_off: Optional[str]) -> None:
         b = self.b
-        for copy, r, _, _, _, stores in self.copies:
+        for copy, r, _, _, _, stores in copies:
             for access, base, imm in stores:
                 addr = base if stage_off is None else b.op("add.s32", base, stage_off)
                 regs = [_r(x) for x in access.regs]
@@ -367,6 +390,8 @@ class _Kernel(EdgeLoadsMixin, LoopsMixin, StreamKMixin):
                 # BK % 4 == 0 (vec 4 needs it) the alignment stays as tested here.
                 self.vec_ok_pred["A"] = self.vec_ok("A", "lda")
                 self.vec_ok_pred["B"] = self.vec_ok("B", "ldb")
+                if cfg.unaligned_rows:
+                    self.float_setup()
             self.smem_setup()
             if self.prog.tiles == "items":
                 self.render(self.prog.main)

@@ -390,6 +390,31 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     raise first
 
 
+UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
+
+
+def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
+    """`cfg` for operands with these leading dimensions: a PTX kernel with float4 copies gets
+    the unaligned rows' copies (config.unaligned_rows: a float a thread inside K, consecutive
+    threads on consecutive floats) where lda or ldb is not a multiple of 4 - rows that can never
+    take its float4 path.  Aligned
+    leading dimensions keep `cfg` (and its text: the kernel of the aligned shapes), and so does a
+    config whose register cap has no room for the path (the register rule refuses it).
+
+    Not the 8x16 / 16x8 thread tiles (UNALIGNED_MAX_THREAD_TILE): measured (H100, 2026-11-25,
+    e3feb62, docs/shapes.md "Unaligned rows") the 128x256 8x16 member ran 8191x8193x1025 and
+    4099x4093x4091 7-9% slower with the path (3095 -> 3371 us, 2952 -> 3158 us; 231 -> 245
+    registers), where the 64x128, 128x64 and 32x32 members gained 0-6%."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
+        return cfg
+    if cfg.tm * cfg.tn > UNALIGNED_MAX_THREAD_TILE:
+        return cfg
+    try:
+        return cfg.replace(unaligned_rows=True)
+    except ConfigError:
+        return cfg
+
+
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
 # with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
 # whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):

@@ -114,6 +114,30 @@ def b_copy_coords(cfg: SgemmConfig, tid: IntLike, r: int) -> Tuple[IntLike, IntL
     return _copy_line(cfg.bn, cfg, tid, r)
 
 
+def a_float_coords(cfg: SgemmConfig, tid: IntLike, j: int) -> Tuple[IntLike, IntLike]:
+    """(m, k) in the A tile of the j-th float thread `tid` copies on unaligned rows
+    (config.unaligned_rows): consecutive threads take consecutive floats of a line, so a warp's
+    per-float load reads contiguous floats, as the float4 copies' vectors are contiguous."""
+    if cfg.trans_a:
+        k, m = _float_line(cfg.bm, cfg, tid, j)
+        return m, k
+    return _float_line(cfg.bk, cfg, tid, j)
+
+
+def b_float_coords(cfg: SgemmConfig, tid: IntLike, j: int) -> Tuple[IntLike, IntLike]:
+    """(k, n) in the B tile of the j-th float thread `tid` copies on unaligned rows."""
+    if cfg.trans_b:
+        n, k = _float_line(cfg.bk, cfg, tid, j)
+        return k, n
+    return _float_line(cfg.bn, cfg, tid, j)
+
+
+def _float_line(length: int, cfg: SgemmConfig, tid: IntLike, j: int) -> Tuple[IntLike, IntLike]:
+    """(line, offset) of float j of thread `tid` in a tile of `length`-float lines."""
+    f = tid + j * cfg.threads
+    return f // length, f % length
+
+
 def a_copy_element(cfg: SgemmConfig, tid: IntLike, r: int, e: int) -> Tuple[IntLike, IntLike]:
     """(m, k) of float e of the r-th A vector of thread `tid`.  Each coordinate from its own
     a_copy_coords call: the PTX ranges kernel (no common subexpressions inside its item

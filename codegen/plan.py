@@ -84,6 +84,11 @@ class SgemmPlan:
     # frag_loads[kk][buffer]: the loads that fill fragment buffer `buffer` for k-slice kk
     a_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
     b_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
+    # unaligned rows (config.unaligned_rows): the same tile a float a copy, consecutive threads
+    # on consecutive floats (mapping.a/b_float_coords), into the copies' staging registers;
+    # () where the operand's floats are not a fixed distance apart for every thread
+    a_floats: Tuple[GlobalCopy, ...] = ()
+    b_floats: Tuple[GlobalCopy, ...] = ()
 
     def smem_accesses_per_ktile(self) -> Tuple[SmemAccess, ...]:
         """Every shared-memory instruction one warp issues per k-tile."""
@@ -172,6 +177,29 @@ def _copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
     return tuple(copies)
 
 
+def float_copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
+    """Unaligned rows: the operand's tile a float a copy (mapping.a/b_float_coords), float j in
+    staging register j of the vector copies (copy j // vec, element j % vec), each stored by
+    itself.  Only where float j lies at a fixed (row, col) distance from float 0 for every
+    thread (the threads a multiple of the tile's line, or the line a multiple of the threads):
+    the copy then steps one pointer; () otherwise."""
+    if operand == "A":
+        n, coords, index, p = cfg.a_loads_per_thread * cfg.vec, mp.a_float_coords, mp.as_index, "a"
+    else:
+        n, coords, index, p = cfg.b_loads_per_thread * cfg.vec, mp.b_float_coords, mp.bs_index, "b"
+    deltas = {tuple(x - y for x, y in zip(coords(cfg, t, j), coords(cfg, t, 0))) for t in range(cfg.threads)
+              for j in range(n)}
+    if len(deltas) != n:
+        return ()
+    out = []
+    for j in range(n):
+        reg = (f"g{p}{j // cfg.vec}_{j % cfg.vec}",)
+        store = SmemAccess("STS", operand, 1, f"{operand} tile float {j}",
+                           (lambda tv, j=j: index(cfg, *coords(cfg, tv.tid, j))), reg)
+        out.append(GlobalCopy(operand, 1, (lambda tv, j=j: coords(cfg, tv.tid, j)), reg, (store,)))
+    return tuple(out)
+
+
 def _frag_loads(cfg: SgemmConfig, regs: RegisterPlan, operand: str, kk: int, buf: int) -> Tuple[SmemAccess, ...]:
     """Loads of one k-slice's A (or B) fragment: one per contiguous run of `vec`
     elements of the thread tile (LDS.128 per 4x4 piece when vec=4)."""
@@ -212,4 +240,5 @@ def make_plan(cfg: SgemmConfig) -> SgemmPlan:
     bk = cfg.bk
     a_frags = tuple(_frag_loads(cfg, regs, "A", kk, kk % regs.buffers) for kk in range(bk))
     b_frags = tuple(_frag_loads(cfg, regs, "B", kk, kk % regs.buffers) for kk in range(bk))
-    return SgemmPlan(cfg, regs, _copies(cfg, "A"), _copies(cfg, "B"), a_frags, b_frags)
+    floats = {op: float_copies(cfg, op) if cfg.unaligned_rows else () for op in ("A", "B")}
+    return SgemmPlan(cfg, regs, _copies(cfg, "A"), _copies(cfg, "B"), a_frags, b_frags, floats["A"], floats["B"])

@@ -89,12 +89,18 @@ class OperandLoads:
     block-uniform test per k-tile) takes unchecked float4 loads; an edge tile checks each
     vector (inside and aligned), then each float.  guard "element": each float checked.
     split_paths (config.edge_vector_path, PTX): an edge tile whose vectors are wholly inside or
-    outside takes a path of its own (ptx_edges.py); the values loaded are the same."""
+    outside takes a path of its own (ptx_edges.py); the values loaded are the same.
+    floats (config.unaligned_rows, PTX; plan.float_copies): where the operand's rows are not
+    16-byte aligned, a k-tile inside K takes these copies of a float each, consecutive threads
+    on consecutive floats, guarded only along the block dimension and only in its edge tiles
+    (ptx_unaligned.py).  The floats inside the matrix land where the vector copies put them;
+    those outside are not zeros but reach only C's rows and columns outside the matrix."""
     operand: str
     dims: Tuple[TileDim, TileDim]
     copies: Tuple[GlobalCopy, ...]
     guard: str
     split_paths: bool
+    floats: Tuple[GlobalCopy, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,12 @@ class LoadTile:
 
 @dataclass(frozen=True)
 class StoreTile:
-    """Staging registers -> shared stage `stage` ("only", "first", "next")."""
+    """Staging registers -> shared stage `stage` ("only", "first", "next"): the stores of
+    `copies`, or of `floats` for an operand whose last tile load took its floats
+    (OperandLoads.floats, unaligned rows)."""
     stage: str
     copies: Tuple[GlobalCopy, ...]
+    floats: Tuple[GlobalCopy, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -355,12 +364,13 @@ def load_guard(cfg: SgemmConfig) -> str:
 def _load_tile(plan: SgemmPlan, tile: str) -> LoadTile:
     cfg = plan.cfg
     guard = load_guard(cfg)
-    return LoadTile(tile, tuple(OperandLoads(op, tile_dims(cfg, op), copies, guard, cfg.edge_vector_path)
-                                for op, copies in (("A", plan.a_copies), ("B", plan.b_copies))))
+    return LoadTile(tile, tuple(OperandLoads(op, tile_dims(cfg, op), copies, guard, cfg.edge_vector_path, floats)
+                                for op, copies, floats in (("A", plan.a_copies, plan.a_floats),
+                                                           ("B", plan.b_copies, plan.b_floats))))
 
 
 def _store_tile(plan: SgemmPlan, stage: str) -> StoreTile:
-    return StoreTile(stage, plan.a_copies + plan.b_copies)
+    return StoreTile(stage, plan.a_copies + plan.b_copies, plan.a_floats + plan.b_floats)
 
 
 def main_loop(plan: SgemmPlan) -> tuple:

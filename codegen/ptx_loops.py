@@ -41,7 +41,7 @@ class LoopsMixin:
         self.load_tile(self.k0, s.operands)  # "next": k0 is (kt + 1) * BK since the loop's top
 
     def _StoreTile(self, s: pg.StoreTile) -> None:
-        self.store_tile(self._stage_off(s.stage))
+        self.store_tile(self._stage_off(s.stage), s.floats)
 
     def _Barrier(self, s) -> None:
         self.b.emit("bar.sync 0;")

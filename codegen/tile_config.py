@@ -99,10 +99,20 @@ class TileConfig(ConfigDict):
     # wait out two (docs/shapes.md, session 4).
     fused_stages: int = 0
     fused_sum_loads: int = 0
+    # Operands whose rows are not 16-byte aligned (ld % 4 != 0, or a pointer off 16 bytes;
+    # PTX backend, vec 4): every k-tile inside K takes the plan's float copies (plan.float_copies:
+    # a float a copy, consecutive threads on consecutive floats, one pointer stepped a line at a
+    # time, guarded only in the block dimension's edge tiles) instead of the edge tiles'
+    # per-float path, whose loads touch a sector a lane and carry a predicate, a zero and an
+    # index add per float (codegen/ptx_unaligned.py; docs/shapes.md, "Unaligned rows").  The
+    # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows);
+    # the kernel stays correct on aligned rows (their float4 paths are the same).
+    unaligned_rows: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "fused_stages", "fused_sum_loads")
+    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "fused_stages", "fused_sum_loads",
+              "unaligned_rows")
 
     def __post_init__(self):
         self._check_ints()
@@ -203,6 +213,16 @@ class TileConfig(ConfigDict):
             # edge_vector_path, and not unbatched; the zorder preset batched (no edge_vector_path)
             # compiled spill-free on both backends.
             e32 += 32
+        if self.unaligned_rows:
+            # the float copies' pointers, steps and predicates.  Measured (sm_90, PTX, NVRTC 13.0,
+            # 2026-11-25): the 128x64 8x8 member 135 -> 158 registers with them; the 128x128 8x8
+            # member at min_blocks=2, estimated at its cap of 128, spilled (an earlier form).
+            e32 += 32 * 4
+            if self.tm * self.tn >= 128 and max(self.a_loads_per_thread, self.b_loads_per_thread) * self.vec >= 16:
+                # 16 floats of one operand a thread beside a 16x8 thread tile: 256x64 16x8 (the
+                # stream-K ranges kernel, estimated at 237) used 255 registers and spilled 16 bytes; 64x256 8x16
+                # reached 248.  Both refused: they keep the edge path on unaligned rows.
+                e32 += 32 * 24
         return -(-e32 // 32)
 
     def register_cap(self) -> int:
@@ -255,6 +275,8 @@ class TileConfig(ConfigDict):
                          f"op(B) {'B^T' if self.trans_b else 'B'})")
         if self.batched:
             parts.append("strided batch (blockIdx.z, strides in floats)")
+        if self.unaligned_rows:
+            parts.append("unaligned rows: a float a thread inside K, consecutive threads on consecutive floats")
         return parts
 
     # ---- validation ---------------------------------------------------------
@@ -269,7 +291,7 @@ class TileConfig(ConfigDict):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
-        check_bools(self, ("trans_a", "trans_b", "batched"))
+        check_bools(self, ("trans_a", "trans_b", "batched", "unaligned_rows"))
         for name, allowed, what in (("fused_stages", FUSED_STAGES, "cp.async ring stages"),
                                     ("fused_sum_loads", FUSED_SUM_LOADS, "float4 loads in flight in the last split's sum")):
             v = getattr(self, name)
@@ -353,6 +375,9 @@ class TileConfig(ConfigDict):
             if c.as_shape[1] % 4 or c.bs_shape[1] % 4:
                 raise ConfigError(f"vec=4 shared rows must stay 16-byte aligned: pad_a={c.pad_a} and pad_b={c.pad_b} "
                                   f"must be multiples of 4")
+        if c.unaligned_rows and c.vec != 4:
+            raise ConfigError(f"unaligned_rows: the per-float path of unaligned rows replaces the float4 copies' "
+                              f"edge path; vec={c.vec} has no float4 copies: use vec=4, or unaligned_rows=False")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")

@@ -98,6 +98,9 @@ class GemmPlan:
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
             self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch)
             self.backend = backend or chosen
+            # rows that are not 16-byte aligned: the member's kernel with the unaligned rows' copies
+            from ..codegen.heuristic import for_rows
+            self.config = for_rows(self.config, self.backend, lda, ldb)
         else:
             try:
                 self.config = kernel_config(config, trans_a, trans_b, batch > 0)

@@ -1,0 +1,179 @@
+"""The PTX kernel's copies of operands whose rows are not 16-byte aligned (config.unaligned_rows;
+a mixin of emit_ptx._Kernel).
+
+Without it, rows that are not 16-byte aligned (lda or ldb % 4 != 0, or a pointer off 16 bytes)
+fail the interior tile's test on every k-tile, so every tile - interior or not - takes the edge
+tiles' per-float path: each thread's four floats of a vector, each with an index add, a
+predicate and a zero before its predicated load, all inside the k-loop; and a warp's load of
+float e of its vectors touches one sector a lane (16 rows of A a load for a 128x8 tile), four
+loads for the same sectors (issue 20: 255x257x65537 at 0.79x cuBLAS, docs/shapes.md "Unaligned
+rows").
+
+With it, a k-tile inside K on unaligned rows takes the plan's float copies (plan.float_copies):
+the same tile a float a copy, consecutive threads on consecutive floats of a line (as cuBLAS's
+align-1 kernels copy), so a warp's load reads contiguous floats; one pointer a thread, stepped
+line by line (a 64-bit step set up once a kernel), the offsets immediates; no guard where the
+tile is inside its block dimension (M for A, N for B), else each float predicated on that
+dimension alone (a float outside keeps what its register held: it reaches only C's rows or
+columns outside the matrix, never stored).  The floats land in shared memory where the vector
+copies put them, so the k-loop computes the same numbers (bit for bit).  Which copies the
+staging registers hold is recorded in a predicate per operand (%a_floats / %b_floats), and the
+tile store follows it.  The last k-tile of the K edge and aligned rows take the paths of before.
+"""
+from __future__ import annotations
+
+from .ptx_builder import _addr, _r
+
+
+class UnalignedLoadsMixin:
+    # ---- the float copies (plan.float_copies): consecutive threads on consecutive floats --------
+    def float_setup(self) -> None:
+        """Once a kernel, for each operand with float copies: whether its rows are unaligned, the
+        64-bit step of each distance in lines between consecutive floats (ld * 4 bytes a line),
+        and the named predicate that records which copies the staging registers hold (the tile
+        store follows it)."""
+        b = self.b
+        self.float_steps, self.float_pred, self.unal_ok = {}, {}, {}
+        for loads in self._operand_loads():
+            op = loads.operand
+            if not loads.floats:
+                continue
+            self.unal_ok[op] = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
+            ld = self.p["lda" if op == "A" else "ldb"]
+            steps = {}
+            cur = 0
+            for line, _, _, _ in self._float_deltas(op, loads.floats):
+                if line != cur and line - cur not in steps:
+                    steps[line - cur] = b.op("mul.wide.s32", ld, 4 * (line - cur), typ=".b64")
+                cur = line
+            self.float_steps[op] = steps
+            self.float_pred[op] = self.named(f"{op.lower()}_floats", ".pred")
+
+    def _operand_loads(self):
+        """The OperandLoads of the program's first tile load (every LoadTile has the same)."""
+        from . import program as pg
+        from .program import walk
+        for step in walk(self.prog.main):
+            if isinstance(step, pg.LoadTile):
+                return step.operands
+        return ()
+
+    def _float_deltas(self, operand: str, floats):
+        """Per float j: (lines, offset, block-dimension distance, shared-memory floats) from float
+        0, the same for every thread (plan.float_copies checked it)."""
+        from .plan import ThreadVars
+        dims = self.prog.dims[operand]
+        block = next(i for i, d in enumerate(dims) if d.origin != "k0")
+        t0 = ThreadVars(0, 0, 0)
+        x0, s0 = floats[0].coords(t0), floats[0].stores[0].offset(t0)
+        out = []
+        for f in floats:
+            d = [int(a) - int(c) for a, c in zip(f.coords(t0), x0)]
+            line, off = self.element(operand, *d)
+            out.append((int(line), int(off), d[block], int(f.stores[0].offset(t0)) - int(s0)))
+        return out
+
+    def _load_tile_with_floats(self, loads, copies, koff: str, k0: str) -> None:
+        """load_tile for an operand with float copies: their path first where it applies (rows
+        not aligned, k-tile inside K), else load_tile's float4 and edge paths."""
+        b = self.b
+        operand = loads.operand
+        done = b.label(f"{operand.lower()}_loaded")
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        kend = b.op("add.s32", k0, kdim.extent)
+        setup = self.float_tiles[operand]
+        label = self.load_floats(loads, kend)
+        ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
+        edge = b.label(f"{operand.lower()}_edge")
+        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
+        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+        b.emit(f"bra.uni {done};")
+        b.place(edge)
+        if loads.split_paths:
+            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+        else:
+            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+        b.emit(f"bra.uni {done};")
+        self.emit_float_path(loads, koff, setup, label, done)
+        b.place(done)
+
+    def float_tile_setup(self, loads) -> dict:
+        """Once a tile, for an operand's float copies: the source of float 0 at k = 0, the room
+        left along the block dimension (bound - float 0's block coordinate), whether the tile is
+        inside that dimension, and float 0's shared-memory address."""
+        b = self.b
+        op = loads.operand
+        first = loads.floats[0]
+        row, col = (self._reg(x) for x in first.coords(self.tv))
+        at, room = [], None
+        for dim, x in zip(self.prog.dims[op], (row, col)):
+            if dim.origin == "k0":
+                at.append(x)
+                continue
+            g = b.op("add.s32", getattr(self, dim.origin), x)
+            at.append(g)
+            room = b.op("sub.s32", self.p[dim.bound], g)
+            end = b.op("add.s32", getattr(self, dim.origin), dim.extent)
+            inside = self.setp("le", end, self.p[dim.bound])
+        line, off = self.element(op, *at)
+        src = self.wide_addr(self.p[op + "g"], line, self.p["lda" if op == "A" else "ldb"], off)
+        smem, imm = self.smem_address(first.stores[0])
+        return {"src": src, "room": room, "inside": inside, "smem": smem, "imm": imm,
+                "deltas": self._float_deltas(op, loads.floats)}
+
+    def load_floats(self, loads, kend: str) -> str:
+        """The float path's test (rows not aligned, k-tile inside K: recorded in the operand's
+        float predicate) and its branch; returns the label of the path (emit_float_path)."""
+        op = loads.operand
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        pred = self.float_pred[op]
+        self.b.emit(f"setp.le.and.s32 {pred}, {kend}, {self.p[kdim.bound]}, {self.unal_ok[op]};")
+        label = self.b.label(f"{op.lower()}_floats")
+        self.b.emit(f"@{pred} bra.uni {label};", f"{op}: rows not 16-byte aligned, k-tile inside K: a float a "
+                                                 f"thread, consecutive threads on consecutive floats")
+        return label
+
+    def emit_float_path(self, loads, koff: str, setup: dict, label: str, done: str) -> None:
+        """Every float of the tile: one pointer stepped line by line, the offsets immediates; no
+        guard inside the block dimension, else each float predicated on it (a float outside
+        keeps what its register held: it reaches only C's rows or columns outside the matrix)."""
+        b = self.b
+        op = loads.operand
+        b.place(label)
+        edge = b.label(f"{op.lower()}_floats_edge")
+        b.emit(f"@!{setup['inside']} bra.uni {edge};")
+        self._float_loads(loads, koff, setup, None)
+        b.emit(f"bra.uni {done};")
+        b.place(edge)
+        self._float_loads(loads, koff, setup, setup["room"])
+
+    def _float_loads(self, loads, koff: str, setup: dict, room) -> None:
+        b = self.b
+        op = loads.operand
+        ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
+        cur = 0
+        for f, (line, off, dblock, _) in zip(loads.floats, setup["deltas"]):
+            if line != cur:
+                ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
+                cur = line
+            guard = ""
+            if room is not None:
+                guard = f"@{self.setp('gt', room, dblock)} "
+            b.emit(f"{guard}ld.global.nc.f32 {_r(f.regs[0])}, {_addr(ptr, 4 * off)};", f.stores[0].what)
+
+    def store_floats(self, op: str, floats, setup: dict, vector_stores, stage_off) -> None:
+        """The operand's tile store: its float copies' stores where its last load took them,
+        else `vector_stores` (the copies' own)."""
+        b = self.b
+        vec, end = b.label(f"{op.lower()}_st_vectors"), b.label(f"{op.lower()}_stored")
+        b.emit(f"@!{self.float_pred[op]} bra.uni {vec};")
+        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
+        for f, (_, _, _, ds) in zip(floats, setup["deltas"]):
+            b.emit(f"st.shared.f32 {_addr(base, setup['imm'] + 4 * ds)}, {_r(f.regs[0])};", f.stores[0].what)
+        b.emit(f"bra.uni {end};")
+        b.place(vec)
+        vector_stores()
+        b.place(end)

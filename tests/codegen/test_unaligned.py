@@ -1,0 +1,112 @@
+"""Unaligned rows (config.unaligned_rows, plan.float_copies, codegen/ptx_unaligned.py) without a GPU:
+the option is opt-in (kernels without it keep their names, digests and text: the goldens), the
+runtime asks for it only where a leading dimension is not a multiple of 4, the float copies move
+every element of the tile once to where the vector copies put it with consecutive threads on
+consecutive floats, and the SASS of the real cubin: the float path's loads carry no guard and
+nothing between them but their address steps, where the edge path guards every float."""
+import pytest
+
+from regtile.codegen.config import ConfigError, SgemmConfig
+from regtile.codegen.emit import emit
+from regtile.codegen.heuristic import for_rows
+from regtile.codegen.plan import ThreadVars, float_copies, make_plan
+from regtile.codegen.presets import FAMILY
+from regtile.runtime.compiler import compile_source
+from regtile.runtime.sass import function_of
+
+
+def test_opt_in_keeps_names_and_digests():
+    cfg = FAMILY["tall-128x64"].config
+    flagged = cfg.replace(unaligned_rows=True)
+    assert "unaligned_rows" not in cfg.to_dict() and flagged.to_dict()["unaligned_rows"] is True
+    assert SgemmConfig.from_dict(flagged.to_dict()) == flagged
+    assert flagged.digest != cfg.digest
+    assert "unaligned rows" in flagged.describe()
+
+
+def test_refusals_name_the_constraint():
+    with pytest.raises(ConfigError, match="unaligned_rows"):
+        SgemmConfig(bm=32, bn=32, bk=16, tm=4, tn=4, stages=1, vec=1, unaligned_rows=True)
+    with pytest.raises(ConfigError, match="unaligned_rows"):
+        emit(FAMILY["splitk-64x64"].config.replace(unaligned_rows=True), "cuda")
+
+
+def test_for_rows_asks_only_for_unaligned_leading_dimensions():
+    cfg = FAMILY["wide-64x128"].config
+    assert for_rows(cfg, "ptx", 1024, 1024) is cfg
+    assert for_rows(cfg, "ptx", 1023, 1024).unaligned_rows and for_rows(cfg, "ptx", 1024, 1025).unaligned_rows
+    assert for_rows(FAMILY["splitk-64x64"].config, "cuda", 1023, 1025) is FAMILY["splitk-64x64"].config
+    # the 128x128 8x8 member at two blocks an SM has no registers left for the path, and the
+    # 8x16 / 16x8 thread tiles ran slower with it: unchanged
+    for name in ("sq-128x128", "wide-128x256", "wide-128x256-noedge", "tall-256x128"):
+        assert for_rows(FAMILY[name].config, "ptx", 1023, 1025) is FAMILY[name].config
+
+
+@pytest.mark.parametrize("name, ta, tb", [("tall-128x64", False, False), ("wide-128x256", False, False),
+                                          ("sq-32x32", False, False), ("tall-256x128", False, False),
+                                          ("skinny-m16", False, False), ("tall-128x64", True, True),
+                                          ("wide-64x128", False, True), ("wide-64x128", True, False)])
+def test_float_copies_land_where_the_vector_copies_do(name, ta, tb):
+    cfg = FAMILY[name].config.replace(unaligned_rows=True, trans_a=ta, trans_b=tb)
+    plan = make_plan(cfg)
+    for op, vectors, floats in (("A", plan.a_copies, plan.a_floats), ("B", plan.b_copies, plan.b_floats)):
+        assert len(floats) == len(float_copies(cfg, op)) == 4 * len(vectors), (name, op)
+        assert [f.regs[0] for f in floats] == [r for c in vectors for r in c.regs]  # the same staging registers
+        by_vectors, by_floats = {}, {}
+        for t in range(cfg.threads):
+            tv = ThreadVars.numeric(cfg, t)
+            for c in vectors:
+                for s in c.stores:
+                    for e, reg in enumerate(s.regs):
+                        by_vectors[s.offset(tv) + e] = None
+            for j, f in enumerate(floats):
+                at = f.stores[0].offset(tv)
+                assert at not in by_floats, (name, op, t, j)  # every element once
+                by_floats[at] = f.coords(tv)
+        assert set(by_floats) == set(by_vectors)  # the same shared-memory elements
+        # consecutive threads on consecutive floats of a line (the operand's unit stride)
+        step = (0, 1) if (op == "A") != ta else (1, 0)
+        if op == "B":
+            step = (1, 0) if tb else (0, 1)
+        f = floats[0]
+        a, b = f.coords(ThreadVars.numeric(cfg, 0)), f.coords(ThreadVars.numeric(cfg, 1))
+        assert (b[0] - a[0], b[1] - a[1]) == step, (name, op, a, b)
+
+
+def _loop(cfg):
+    src = emit(cfg, "ptx")
+    art = compile_source(src, "sm_90")
+    assert art.resources.spill_store_bytes == 0
+    return function_of(art.cubin, src.name)[1].loop_instructions()
+
+
+def _ldg32(ins):
+    return ins.base == "LDG" and not any(m in ("64", "128") for m in ins.modifiers)
+
+
+def test_sass_float_path_loads_carry_no_guard():
+    """plain-32x32 (no stream-K: one entry; 8 floats of A and 8 of B a thread a k-tile).  Without
+    the option every 32-bit load of the main loop has a guard (a predicate, or a branch around
+    it) and a zero beside it.  With it the loop also holds each operand's float path: 8
+    unpredicated 32-bit loads in a row with nothing between them but their address steps (one
+    IMAD.WIDE a float: the pointer stepped a line), no compare, select or zero."""
+    cfg = FAMILY["plain-32x32"].config
+    assert max(_free_runs(_loop(cfg)), default=0) <= 1
+    runs = _free_runs(_loop(cfg.replace(unaligned_rows=True)))
+    plan = make_plan(cfg.replace(unaligned_rows=True))
+    assert sorted(runs)[-2:] == [len(plan.a_floats), len(plan.b_floats)] == [8, 8]
+
+
+def _free_runs(loop):
+    """The unpredicated 32-bit loads of each maximal run of loads and address arithmetic."""
+    runs, count = [], 0
+    for ins in loop:
+        if _ldg32(ins) and not ins.predicate:
+            count += 1
+        elif ins.base in ("IMAD", "IADD3", "LEA", "MOV") and not ins.predicate:
+            continue
+        else:
+            if count:
+                runs.append(count)
+            count = 0
+    return runs + ([count] if count else [])

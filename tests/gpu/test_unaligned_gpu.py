@@ -1,0 +1,89 @@
+"""Unaligned rows (config.unaligned_rows, codegen/ptx_unaligned.py) on the GPU against float64:
+every PTX family member that takes the path (codegen/heuristic.for_rows) on ragged shapes whose
+leading dimensions are not multiples of 4, fresh random data, C NaN-poisoned (every element
+checked written); the float copies' edge tiles (a tile of one row or column, M or N under 4, K
+under one k-tile or a multiple of BK); the four layouts with padded leading dimensions; the same
+bits as the guarded path; and regtile.sgemm choosing the path."""
+import numpy as np
+import pytest
+
+from regtile.codegen.heuristic import for_rows
+from regtile.codegen.presets import FAMILY
+from gpu_helpers import check_config, check_host_sgemm
+from test_layouts_gpu import IDS, LAYOUTS, run_layout
+
+pytestmark = pytest.mark.gpu
+
+# every member the runtime gives the path, and the 8x16 ones (correct with it, slower: not chosen)
+MEMBERS = sorted(n for n, m in FAMILY.items()
+                 if m.backend == "ptx" and (for_rows(m.config, "ptx", 3, 3).unaligned_rows
+                                            or n in ("wide-128x256", "wide-128x256-noedge", "tall-256x128")))
+# lda = K, ldb = N: (A and B unaligned, every edge ragged), (an interior and edges, K % 4 = 3),
+# (A aligned, B unaligned, K a multiple of every BK: every k-tile on the float path)
+SHAPES = [(255, 257, 1031), (1000, 1001, 515), (129, 67, 512)]
+
+
+def flagged(name):
+    cfg = FAMILY[name].config.replace(unaligned_rows=True)
+    assert for_rows(FAMILY[name].config, "ptx", 1031, 257) in (cfg, FAMILY[name].config)
+    return cfg
+
+
+@pytest.mark.parametrize("m, n, k", SHAPES, ids=lambda x: str(x))
+@pytest.mark.parametrize("name", MEMBERS)
+def test_members_on_unaligned_rows(name, m, n, k):
+    check_config(flagged(name), m, n, k, backend="ptx", what=f"{name} unaligned rows")
+
+
+@pytest.mark.parametrize("m, n, k", [(1, 1, 9), (2, 3, 17), (127, 1, 1025), (1, 129, 333), (5, 7, 64)],
+                         ids=lambda x: str(x))
+@pytest.mark.parametrize("name", ["tall-128x64", "wide-128x256", "sq-32x32"])
+def test_tiny_and_single_row_shapes(name, m, n, k):
+    """Tiles of one row or column (every float but a few outside the block dimension), N or M
+    under 4, K under one k-tile (the float path never taken) or a few."""
+    check_config(flagged(name), m, n, k, backend="ptx", what=f"{name} unaligned rows")
+
+
+@pytest.mark.parametrize("alpha, beta", [(0.5, -1.5), (0.0, 0.75)])
+def test_alpha_beta(alpha, beta):
+    check_config(flagged("wide-64x128"), 1023, 1025, 1023, alpha, beta, backend="ptx", what="unaligned rows")
+
+
+@pytest.mark.parametrize("ta,tb", LAYOUTS, ids=IDS)
+@pytest.mark.parametrize("name", ["tall-128x64", "wide-128x256-noedge"])
+def test_layouts_with_padded_rows(name, ta, tb):
+    """ld = the stored rows + 1 or 3: unaligned whatever the sizes, for every layout."""
+    run_layout(flagged(name), "ptx", 255, 257, 1031, ta, tb, 1.0, 0.0, 1)
+    run_layout(flagged(name), "ptx", 300, 200, 64, ta, tb, 0.5, -1.5, 3)
+
+
+def test_regtile_sgemm_takes_the_path():
+    from regtile.runtime.plans import GemmPlan
+    plan = GemmPlan(1023, 1025, 1023, False, False, 1023, 1025, 1025)  # a PTX member (wide-64x128)
+    assert plan.backend == "ptx" and plan.config.unaligned_rows
+    assert not GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024).config.unaligned_rows
+    check_host_sgemm(1023, 1023, 1025, 1.5, 0.5)
+    check_host_sgemm(255, 1031, 257, 1.5, 0.5)
+    check_host_sgemm(8, 4097, 4099, 1.0, 0.0)
+
+
+def test_bit_identical_to_the_guarded_path():
+    """Inside the matrix the unchecked path loads the floats the guarded one loads, into the same
+    registers, in the same order of FFMAs: C is the same to the bit."""
+    from regtile.runtime import bench, driver
+    from regtile.runtime.compiler import compile_config
+    arch, (m, n, k) = driver.device().arch, (255, 257, 1031)
+    outs = []
+    for cfg in (FAMILY["tall-128x64"].config, flagged("tall-128x64")):
+        kernel = driver.load(compile_config(cfg, arch, backend="ptx"))
+        work = bench.GemmWorkload(m, n, k, seed=7)
+        try:
+            driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
+            bench.kernel_launcher(kernel, work, 1.0, 0.0)(0, int(work.stream))
+            work.stream.synchronize()
+            out = np.empty((m, n), dtype=np.float32)
+            work.c[0].download(out)
+            outs.append(out)
+        finally:
+            work.close()
+    assert not np.isnan(outs[0]).any() and outs[0].tobytes() == outs[1].tobytes()
