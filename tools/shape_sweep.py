@@ -214,6 +214,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         cands = []
         for name in heuristic.candidate_names(m, n, k):
             cfg, backend = heuristic.member_config(name, m, n, k, 132)
+            cfg = heuristic.for_rows(cfg, backend, k, n)  # as GemmPlan runs it on row-major A, B
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -330,11 +331,14 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
     t0 = time.time()
     torch = _setup_torch()
     dev = driver.device()
-    chosen = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite]
+    from ..codegen.heuristic import for_rows
+    members = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite]
+    # what GemmPlan builds from the member on row-major A and B (unaligned rows' copies)
+    chosen = [(for_rows(cfg, backend, s["k"], s["n"]), backend) for s, (cfg, backend) in zip(suite, members)]
     errs = compile_all(chosen, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
     rows = []
-    for idx, (s, (cfg, backend)) in enumerate(zip(suite, chosen)):
+    for idx, (s, (member_cfg, backend), (cfg, _)) in enumerate(zip(suite, members, chosen)):
         if time.time() - t0 > budget_s:
             _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
             break
@@ -351,7 +355,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
         row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
                "x_cublas": round(c_us / r_us, 4),
                "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
-                          else _label(cfg, backend, m, n, k, dev.arch, dev.sm_count)),
+                          else _label(member_cfg, backend, m, n, k, dev.arch, dev.sm_count)
+                          + (" +unaligned rows" if cfg.unaligned_rows else "")),
                "group": s.get("group", ""), "ok": ok, "rel_err": err}
         if plan.gemv is not None:
             row["note"] = GEMV_NOTE
