@@ -93,6 +93,14 @@ class GemmPlan:
             self.gemv = gemv_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
             self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
             return
+        if config is None and backend is None and batch == 0 and k >= 1:
+            # m or n in 2..16 (codegen/fewvec_config.route): the big operand streamed once for every
+            # vector (runtime/fewvec.py), where measured faster than the family's members
+            from .fewvec import fewvec_route
+            self.gemv = fewvec_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
+            if self.gemv is not None:
+                self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
+                return
         if config is None:
             # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)

@@ -1,0 +1,257 @@
+"""Few-vector GEMV configurations: skinny GEMMs (m or n in 2..16) as one pass over the big operand.
+
+Row-major C (m x n) = op(A) (m x k) op(B) (k x n) with m or n small is a matrix times a few
+vectors.  The big operand is streamed once, each of its elements used for every vector; the
+small operand's vectors are first copied (the module's `stage` kernel) into a workspace in the
+layout the main kernel reads with float4 loads:
+
+- Op T (small m, the matrix is B: rows = k, cols = n; FewVecTConfig): a block is threads_x x
+  threads_y threads over a strip of threads_x * 4 columns (as SgemvTConfig's column sweep);
+  thread (tx, ty) sweeps rows ty, ty + threads_y, ... of its row range, `unroll` rows' float4
+  loads in flight, and keeps vectors x 4 partial sums.  The vectors are staged as X[p][Vp]
+  (Vp = vectors rounded up to 4, zero padded): row p's values for all vectors are Vp / 4 float4
+  loads, the same address for every thread of a thread row (a broadcast).  The threads_y
+  partial sums of a column meet in shared memory in ty order, one vector at a time.
+- Op N (small n, the matrix is A: rows = m, cols = k; FewVecNConfig): a warp holds
+  `row_groups` rows, its 32 lanes along the row, float4 loads, `unroll` steps in flight; the
+  vectors are staged as X[v][Kp] (Kp = k rounded up to 4, zero padded), so lane l's float4 of a
+  vector lies beside lane l + 1's (coalesced) and serves every row of the warp.  The lanes of a
+  row meet by xor shuffles.
+
+Splits (gridDim.y > 1) cut the rows (op T) or the columns (op N, a multiple of 4) into ranges;
+each writes its partial sums to the workspace and the module's reduce kernel sums them in split
+order (deterministic, no atomics).  Registers decide the limits: vectors x 4 accumulators (op T)
+or vectors x row_groups (op N) beside the loads in flight (`registers_in_flight`).
+
+The decisions live here (`choose_fewvec`, `fewvec_splits`, `takes`); codegen/emit_fewvec.py
+spells them and templates/fewvec_*.cu.j2 only lay the lines out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .config_base import ConfigDict
+from .config import ConfigError
+
+WARP = 32
+MIN_VECTORS, MAX_VECTORS = 2, 16
+# Registers a thread may use for accumulators and loads in flight: below ptxas's 255 with room
+# for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
+REGISTER_BUDGET = 160
+OPS = ("N", "T")
+
+
+def _positive(cfg, names) -> None:
+    for name in names:
+        v = getattr(cfg, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ConfigError(f"{name}={v!r}: must be a positive integer")
+
+
+def _check_vectors(v) -> None:
+    if not isinstance(v, int) or isinstance(v, bool) or not MIN_VECTORS <= v <= MAX_VECTORS:
+        raise ConfigError(f"vectors={v!r}: the few-vector kernels take {MIN_VECTORS}..{MAX_VECTORS} vectors "
+                          f"(one is the SGEMV family's, more a GEMM's)")
+
+
+def _check_min_blocks(cfg) -> None:
+    mb = cfg.min_blocks
+    if not isinstance(mb, int) or isinstance(mb, bool) or mb < 0:
+        raise ConfigError(f"min_blocks={mb!r}: must be a non-negative integer")
+    if mb and 65536 // (cfg.threads * mb) < 64:
+        raise ConfigError(f"min_blocks={mb}: {mb} blocks of {cfg.threads} threads leave "
+                          f"{65536 // (cfg.threads * mb)} registers a thread (the kernels need at least 64)")
+
+
+def padded_vectors(v: int) -> int:
+    """Op T's staged row: the vectors rounded up to whole float4s."""
+    return -(-v // 4) * 4
+
+
+@dataclass(frozen=True)
+class FewVecTConfig(ConfigDict):
+    """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
+    WHAT = "fewvec-t config"
+    vectors: int = 4
+    threads_x: int = 32
+    threads_y: int = 8
+    unroll: int = 4
+    # > 0: __launch_bounds__'s minimum blocks an SM, so ptxas keeps 65536 / (threads x min_blocks)
+    # registers a thread (unbounded, it hoisted every vector load: 164 registers for 16 vectors)
+    min_blocks: int = 0
+
+    def __post_init__(self):
+        _check_vectors(self.vectors)
+        _positive(self, ("threads_x", "threads_y", "unroll"))
+        _check_min_blocks(self)
+        for name in ("threads_x", "threads_y"):
+            v = getattr(self, name)
+            if v & (v - 1):
+                raise ConfigError(f"{name}={v}: must be a power of two")
+        if self.threads_x > WARP:
+            raise ConfigError(f"threads_x={self.threads_x}: at most {WARP} (a thread row within a warp, so the "
+                              f"vectors' loads are broadcasts)")
+        if not WARP <= self.threads <= 1024:
+            raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds {WARP}..1024 threads")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight a thread (registers)")
+        if self.registers_in_flight() > REGISTER_BUDGET:
+            raise ConfigError(f"vectors={self.vectors}, unroll={self.unroll}: about {self.registers_in_flight()} "
+                              f"registers of accumulators and loads in flight, over the budget of "
+                              f"{REGISTER_BUDGET}; fewer rows in flight")
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+    @property
+    def strip(self) -> int:
+        return self.threads_x * 4
+
+    @property
+    def step(self) -> int:
+        """Rows a block sweeps in one loop step."""
+        return self.threads_y * self.unroll
+
+    def registers_in_flight(self) -> int:
+        return 4 * self.vectors + 4 * self.unroll + 4 + 16
+
+    def describe(self) -> str:
+        return (f"fewvec-t: {self.vectors} vectors, {self.threads_x}x{self.threads_y} threads, a strip of "
+                f"{self.strip} columns, unroll {self.unroll} rows"
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+
+
+@dataclass(frozen=True)
+class FewVecNConfig(ConfigDict):
+    """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
+    WHAT = "fewvec-n config"
+    vectors: int = 4
+    warps_per_block: int = 4
+    row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
+    unroll: int = 4  # float4 steps a lane has in flight, for every row
+    min_blocks: int = 0  # as FewVecTConfig's (16 vectors, 4 rows a warp: 202 registers unbounded)
+
+    def __post_init__(self):
+        _check_vectors(self.vectors)
+        _positive(self, ("warps_per_block", "row_groups", "unroll"))
+        _check_min_blocks(self)
+        if self.warps_per_block > 32:
+            raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
+        if self.row_groups > 8:
+            raise ConfigError(f"row_groups={self.row_groups}: at most 8 rows a warp (registers)")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 float4 steps in flight (registers)")
+        if self.registers_in_flight() > REGISTER_BUDGET:
+            raise ConfigError(f"vectors={self.vectors}, row_groups={self.row_groups}, unroll={self.unroll}: about "
+                              f"{self.registers_in_flight()} registers of accumulators and loads in flight, over "
+                              f"the budget of {REGISTER_BUDGET}; fewer rows a warp or steps in flight")
+
+    @property
+    def threads(self) -> int:
+        return WARP * self.warps_per_block
+
+    @property
+    def rows_per_block(self) -> int:
+        return self.warps_per_block * self.row_groups
+
+    @property
+    def step(self) -> int:
+        """Columns a warp sweeps in one loop step."""
+        return WARP * 4 * self.unroll
+
+    def registers_in_flight(self) -> int:
+        return self.vectors * self.row_groups + 4 * self.row_groups * self.unroll + 4 + 16
+
+    def describe(self) -> str:
+        return (f"fewvec-n: {self.vectors} vectors, {self.row_groups} rows a warp, {self.warps_per_block} warps a "
+                f"block ({self.rows_per_block} rows), unroll {self.unroll}"
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+
+
+FewVecConfig = (FewVecNConfig, FewVecTConfig)
+H100_SMS = 132
+MAX_SPLITS = 1024
+
+
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
+    """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
+    columns (C = X^T B, small m), op N the rows (C = A X, small n)."""
+    if op not in OPS:
+        raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
+    if rows < 1 or cols < 1:
+        raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
+    _check_vectors(vectors)
+    if op == "T":
+        tx = 1
+        while tx < WARP and tx * 4 < cols:
+            tx *= 2
+        ty = max(1, 256 // tx)
+        unroll = 8 if vectors <= 4 else 4 if vectors <= 8 else 2
+        return FewVecTConfig(vectors, tx, ty, unroll, min_blocks=max(1, 512 // (tx * ty)))
+    # compiled without spills for sm_90 (ptxas hoists the vectors' loads above the FMAs): 4 vectors
+    # 2 rows a warp 4 steps at 128 registers; 8 vectors spilled there (2 rows 4 steps, 4 rows 2
+    # steps), 4 rows 2 steps fit in 168 (3 blocks an SM); 16 vectors 4 rows 1 step in 168
+    if vectors <= 4:
+        return FewVecNConfig(vectors, 4, 2, 4, min_blocks=4)
+    return FewVecNConfig(vectors, 4, 4, 2 if vectors <= 8 else 1, min_blocks=3)
+
+
+def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
+    """Blocks along gridDim.y: one unless the blocks of one split leave the resident slots
+    (sms x blocks_per_sm, about two 256-thread blocks an SM when unknown) idle; then enough
+    splits to fill them, each split at least two loop steps long."""
+    slots = sms * (blocks_per_sm or max(1, 2048 // (2 * cfg.threads)))
+    if isinstance(cfg, FewVecTConfig):
+        grid_x, length, step = -(-cols // cfg.strip), rows, cfg.step
+    else:
+        grid_x, length, step = -(-rows // cfg.rows_per_block), cols, cfg.step
+    if grid_x >= slots:
+        return 1
+    most = max(1, length // (2 * step))
+    wanted = -(-slots // grid_x)
+    return max(1, min(wanted, most, MAX_SPLITS))
+
+
+def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
+    if isinstance(cfg, FewVecTConfig):
+        return (-(-cols // cfg.strip), splits, 1)
+    return (-(-rows // cfg.rows_per_block), splits, 1)
+
+
+def split_range(cfg, length: int, splits: int) -> int:
+    """The length of one split's range (the kernel computes the same): op N's a multiple of 4."""
+    chunk = -(-length // splits)
+    return -(-chunk // 4) * 4 if isinstance(cfg, FewVecNConfig) else chunk
+
+
+# ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------
+# Measured on the H100 (docs/shapes.md, "Few-vector skinny GEMMs"): the big operand must be at least
+# this many bytes for the route (smaller GEMMs are latency-bound and the family's members stay).
+MIN_MATRIX_BYTES = 1 << 20
+
+
+def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
+          force: bool = False) -> Optional[tuple]:
+    """(op, rows, cols, ld, vectors, matrix_is_a) for the few-vector kernel of row-major
+    C (m x n) = op(A) op(B), or None where it does not take the GEMM (m and n both above 16 or
+    both below 2, the matrix not stored row-major along the swept dimension, or too small).
+    Small m: the matrix is B (k x n), op T; it must be stored k x n (not trans_b).  Small n: the
+    matrix is A (m x k), op N; stored m x k (not trans_a).  Where both are small the smaller
+    dimension gives the vectors.  `force`: the layouts decide, not the measured bounds."""
+    if k < 1:
+        return None
+    small_m = MIN_VECTORS <= m <= MAX_VECTORS and not trans_b
+    small_n = MIN_VECTORS <= n <= MAX_VECTORS and not trans_a
+    if small_m and small_n:
+        small_m, small_n = m <= n, n < m
+    if small_m:
+        op, rows, cols, ld, vectors, mat_is_a = "T", k, n, ldb, m, False
+    elif small_n:
+        op, rows, cols, ld, vectors, mat_is_a = "N", m, k, lda, n, True
+    else:
+        return None
+    if not force and (4 * rows * cols < MIN_MATRIX_BYTES or ld % 4):
+        return None
+    return op, rows, cols, ld, vectors, mat_is_a
