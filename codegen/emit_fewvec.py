@@ -55,7 +55,7 @@ def kernel_name(cfg) -> str:
 def staged_floats(cfg, length: int) -> int:
     """The staged vectors' workspace (floats) for vectors `length` long."""
     if isinstance(cfg, FewVecTConfig):
-        return length * padded_vectors(cfg.vectors)
+        return length * padded_vectors(cfg.vectors, cfg.vector_groups)
     return cfg.vectors * (-(-length // 4) * 4)
 
 
@@ -69,8 +69,9 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     """One step: `unroll` rows' loads of the matrix in flight, then per row the staged vectors'
     float4s (a broadcast: the same address across the thread row) and the FMAs, each vector
     feeding its own 4 partial sums."""
-    TY, U, V = cfg.threads_y, cfg.unroll, cfg.vectors
-    VQ = padded_vectors(V) // 4
+    TY, U, V = cfg.rows_per_step, cfg.unroll, cfg.group_vectors
+    VQ = padded_vectors(cfg.vectors, cfg.vector_groups) // 4  # float4s a staged row
+    GQ = V // 4  # float4s of the thread's group, from float4 vg * GQ on
     zero4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
     lines = []
     for u in range(U):
@@ -86,8 +87,9 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
                 lines.append(f"const float b{u}_{c} = {guard} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;")
     for u in range(U):
         row = f"(i + {u * TY})"
-        for q in range(VQ):
-            load = f"__ldg(xv + (size_t){row} * {VQ} + {q})"
+        for q in range(GQ):
+            load = f"__ldg(xv + (size_t){row} * {VQ} + {q})" if GQ == VQ else \
+                f"__ldg(xv + (size_t){row} * {VQ} + vg * {GQ} + {q})"
             lines.append(f"const float4 x{u}_{q} = {f'p{u} ? {load} : {zero4}' if tail else load};")
         for v in range(V):
             xe = f"x{u}_{v // 4}.{_XYZW[v % 4]}"
@@ -98,22 +100,27 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
 
 
 def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
+    """Vector v of the thread's group (vector vg * group_vectors + v of C) at its columns."""
     lines = []
+    grouped = cfg.vector_groups > 1
+    vec = f"(vg * {cfg.group_vectors} + {v})" if grouped else str(v)
+    inside = f" && {vec} < {cfg.vectors}" if grouped else ""
     for c in range(4):
         col = f"(first + {c} * step_c)"
-        out = f"(size_t){v} * ldc + {col}"
-        lines += [f"if (c{c}) {{",
+        out = f"(size_t){vec} * ldc + {col}"
+        lines += [f"if (c{c}{inside}) {{",
                   f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"{value}[{c}]", i=out) + ";",
-                  f"    else W[((size_t)blockIdx.y * {cfg.vectors} + {v}) * N + {col}] = {value}[{c}];",
+                  f"    else W[((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}] = {value}[{c}];",
                   "}"]
     return lines
 
 
 def _t_meet(cfg: FewVecTConfig) -> List[str]:
-    """The threads_y partial sums of each column meet in shared memory in ty order, a vector at a
-    time (threads_y x 4 x threads_x floats, not vectors times that); thread row 0 stores."""
-    TY, TX, V = cfg.threads_y, cfg.threads_x, cfg.vectors
-    if TY == 1:
+    """The partial sums of each column (rows_per_step thread rows a vector group) meet in shared
+    memory in row order, a vector at a time (threads_y x 4 x threads_x floats, not vectors times
+    that); the group's first thread row stores."""
+    TY, TX, V, VG, R = cfg.threads_y, cfg.threads_x, cfg.group_vectors, cfg.vector_groups, cfg.rows_per_step
+    if R == 1:
         return [ln for v in range(V) for ln in _t_store(cfg, v, f"s{v}")]
     lines = [f"__shared__ float red[{TY}][4][{TX}];", "float t[4];"]
     for v in range(V):
@@ -122,11 +129,11 @@ def _t_meet(cfg: FewVecTConfig) -> List[str]:
                   "#pragma unroll",
                   f"for (int c = 0; c < 4; ++c) red[ty][c][tx] = s{v}[c];",
                   "__syncthreads();",
-                  "if (ty == 0) {",
+                  "if (tr == 0) {",
                   "#pragma unroll",
                   "    for (int c = 0; c < 4; ++c) {",
-                  "        float w = red[0][c][tx];",
-                  f"        for (int k = 1; k < {TY}; ++k) w += red[k][c][tx];",
+                  f"        float w = red[{'vg' if VG > 1 else 0}][c][tx];",
+                  f"        for (int k = 1; k < {R}; ++k) w += red[{f'k * {VG} + vg' if VG > 1 else 'k'}][c][tx];",
                   "        t[c] = w;",
                   "    }"]
         lines += ["    " + ln for ln in _t_store(cfg, v, "t")]
@@ -144,9 +151,10 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
                 f"config: {cfg.describe()}",
                 f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
-        vq=padded_vectors(cfg.vectors) // 4, params=c_params(FEWVEC_PARAMS),
-        sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
-        last=(U - 1) * cfg.threads_y, step=cfg.step, unroll=U,
+        vq=padded_vectors(cfg.vectors, cfg.vector_groups) // 4, params=c_params(FEWVEC_PARAMS),
+        groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
+        sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.group_vectors)],
+        last=(U - 1) * cfg.rows_per_step, step=cfg.step, unroll=U,
         vector_body=_t_step(cfg, True, False), scalar_body=_t_step(cfg, False, False),
         vector_tail=_t_step(cfg, True, True) if U > 1 else [],
         scalar_tail=_t_step(cfg, False, True) if U > 1 else [],
@@ -157,12 +165,12 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
 
 # ---- op N: row sweeps of the matrix, each vector load serving the warp's rows ----------------------
 def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
-    G, V = cfg.row_groups, cfg.vectors
-    lines = [f"const float4 a{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + j + {128 * u}));"
+    G, V, W = cfg.row_groups, cfg.vectors, 4 * cfg.lanes_per_row
+    lines = [f"const float4 a{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + j + {W * u}));"
              for u in range(unroll) for g in range(G)]
     for u in range(unroll):
         for v in range(V):
-            lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {128 * u}));")
+            lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {W * u}));")
             lines += [f"  s{g}_{v} = fmaf(a{g}_{u}.{c}, x.{c}, s{g}_{v});" for g in range(G) for c in _XYZW]
             lines.append("}")
     return lines
@@ -179,18 +187,19 @@ def _n_scalar(cfg: FewVecNConfig) -> List[str]:
 
 
 def _n_meet(cfg: FewVecNConfig) -> List[str]:
-    """The lanes of a row meet by xor shuffles (every lane ends with every sum); the stores are
-    spread over the lanes, output (g, v) from lane (g * vectors + v) % 32."""
-    G, V = cfg.row_groups, cfg.vectors
+    """The lanes of a row meet by xor shuffles (offsets below lanes_per_row stay inside the row's
+    aligned lanes; every lane ends with every sum); the stores are spread over the lanes, output
+    (g, v) from the row's lane (g * vectors + v) % lanes_per_row."""
+    G, V, L = cfg.row_groups, cfg.vectors, cfg.lanes_per_row
     lines = []
     for g in range(G):
         for v in range(V):
             lines += [f"#pragma unroll",
-                      f"for (int o = 16; o >= 1; o /= 2) s{g}_{v} += __shfl_xor_sync(0xffffffffu, s{g}_{v}, o);"]
+                      f"for (int o = {L // 2}; o >= 1; o /= 2) s{g}_{v} += __shfl_xor_sync(0xffffffffu, s{g}_{v}, o);"]
     for g in range(G):
         for v in range(V):
             out = f"(size_t)row{g} * ldc + {v}"
-            lines += [f"if (active{g} && lane == {(g * V + v) % 32}) {{",
+            lines += [f"if (active{g} && sub == {(g * V + v) % L}) {{",
                       f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"s{g}_{v}", i=out) + ";",
                       f"    else W[((size_t)blockIdx.y * M + row{g}) * {V} + {v}] = s{g}_{v};",
                       "}"]
@@ -202,7 +211,7 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
     G, V = cfg.row_groups, cfg.vectors
     setup = []
     for g in range(G):
-        setup += [f"const int row{g} = base + {g};",
+        setup += [f"const int row{g} = base + {g * (32 // cfg.lanes_per_row)} + rg;",
                   f"const bool active{g} = row{g} < M;  // an inactive row reads row 0 and is never stored",
                   f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
@@ -212,8 +221,8 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                 "C[:, v] = alpha * A X_v + beta * C[:, v] for the staged vectors X_v; A (M x N) row-major, lda.",
                 f"config: {cfg.describe()}",
                 f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), column splits, 1)"],
-        threads=_bounds(cfg), warps=cfg.warps_per_block, groups=G, params=c_params(FEWVEC_PARAMS),
-        setup=setup, last=128 * (cfg.unroll - 1), step=cfg.step,
+        threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
+        params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,
         vector_body=_n_step(cfg, cfg.unroll), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
         meet=_n_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
@@ -226,7 +235,7 @@ def _stage_source(cfg, name: str) -> KernelSource:
     sname = f"{name}_stage"
     V = cfg.vectors
     if isinstance(cfg, FewVecTConfig):
-        VP = padded_vectors(V)
+        VP = padded_vectors(V, cfg.vector_groups)
         layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
                       index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
     else:

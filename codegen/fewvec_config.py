@@ -64,15 +64,16 @@ def _check_min_blocks(cfg) -> None:
                           f"{65536 // (cfg.threads * mb)} registers a thread (the kernels need at least 64)")
 
 
-def padded_vectors(v: int) -> int:
-    """Op T's staged row: the vectors rounded up to whole float4s."""
-    return -(-v // 4) * 4
+def padded_vectors(v: int, groups: int = 1) -> int:
+    """Op T's staged row: the vectors rounded up to `groups` groups of whole float4s."""
+    return -(-v // (4 * groups)) * 4 * groups
 
 
 @dataclass(frozen=True)
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
+    OPT_IN = ("vector_groups",)
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -80,11 +81,22 @@ class FewVecTConfig(ConfigDict):
     # > 0: __launch_bounds__'s minimum blocks an SM, so ptxas keeps 65536 / (threads x min_blocks)
     # registers a thread (unbounded, it hoisted every vector load: 164 registers for 16 vectors)
     min_blocks: int = 0
+    # Thread rows ty share the vectors out: thread row ty sums vector group ty % vector_groups over
+    # rows ty / vector_groups, ... (threads_y / vector_groups rows a step): each matrix element is
+    # loaded by vector_groups threads of the block (the later ones from L1), and a thread keeps
+    # 4 x vectors / vector_groups sums.  16 vectors in one group: 64 sums and the hoisted vector
+    # loads of 2 rows in flight filled 128 registers (4 rows spilled there).
+    vector_groups: int = 1
 
     def __post_init__(self):
         _check_vectors(self.vectors)
-        _positive(self, ("threads_x", "threads_y", "unroll"))
+        _positive(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
         _check_min_blocks(self)
+        if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
+            raise ConfigError(f"vector_groups={self.vector_groups}: 1, 2 or 4, dividing threads_y={self.threads_y}")
+        if self.vector_groups > 1 and self.vectors <= 4 * (self.vector_groups - 1):
+            raise ConfigError(f"vector_groups={self.vector_groups}: {self.vectors} vectors leave a group without "
+                              f"a float4 of them")
         for name in ("threads_x", "threads_y"):
             v = getattr(self, name)
             if v & (v - 1):
@@ -112,13 +124,25 @@ class FewVecTConfig(ConfigDict):
     @property
     def step(self) -> int:
         """Rows a block sweeps in one loop step."""
-        return self.threads_y * self.unroll
+        return self.rows_per_step * self.unroll
+
+    @property
+    def group_vectors(self) -> int:
+        """Vectors (staged, zero padded) a thread sums."""
+        return padded_vectors(self.vectors, self.vector_groups) // self.vector_groups
+
+    @property
+    def rows_per_step(self) -> int:
+        """Thread rows along the matrix's rows (the others hold the other vector groups)."""
+        return self.threads_y // self.vector_groups
 
     def registers_in_flight(self) -> int:
-        return 4 * self.vectors + 4 * self.unroll + 4 + 16
+        return 4 * self.group_vectors + 4 * self.unroll + 4 + 16
 
     def describe(self) -> str:
-        return (f"fewvec-t: {self.vectors} vectors, {self.threads_x}x{self.threads_y} threads, a strip of "
+        return (f"fewvec-t: {self.vectors} vectors"
+                + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
+                + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
 
@@ -127,16 +151,25 @@ class FewVecTConfig(ConfigDict):
 class FewVecNConfig(ConfigDict):
     """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
     WHAT = "fewvec-n config"
+    OPT_IN = ("lanes_per_row",)
     vectors: int = 4
     warps_per_block: int = 4
     row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
     unroll: int = 4  # float4 steps a lane has in flight, for every row
     min_blocks: int = 0  # as FewVecTConfig's (16 vectors, 4 rows a warp: 202 registers unbounded)
+    # Lanes along a row (8, 16 or 32): the warp's 32 / lanes_per_row row groups read the same
+    # vector float4s at once, so a vector load instruction fetches 16 x lanes_per_row bytes, not
+    # 512: the vectors' L1 traffic per matrix byte is vectors / (row_groups x 32 / lanes_per_row),
+    # which at 32 lanes, 16 vectors and 2 rows a lane is 8x the matrix's (2048x16x32768 at 77% of
+    # copy bandwidth, run 1).
+    lanes_per_row: int = 32
 
     def __post_init__(self):
         _check_vectors(self.vectors)
-        _positive(self, ("warps_per_block", "row_groups", "unroll"))
+        _positive(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
         _check_min_blocks(self)
+        if self.lanes_per_row not in (8, 16, 32):
+            raise ConfigError(f"lanes_per_row={self.lanes_per_row}: 8, 16 or 32 lanes along a row")
         if self.warps_per_block > 32:
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.row_groups > 8:
@@ -153,19 +186,24 @@ class FewVecNConfig(ConfigDict):
         return WARP * self.warps_per_block
 
     @property
+    def rows_per_warp(self) -> int:
+        return self.row_groups * (WARP // self.lanes_per_row)
+
+    @property
     def rows_per_block(self) -> int:
-        return self.warps_per_block * self.row_groups
+        return self.warps_per_block * self.rows_per_warp
 
     @property
     def step(self) -> int:
-        """Columns a warp sweeps in one loop step."""
-        return WARP * 4 * self.unroll
+        """Columns a row's lanes sweep in one loop step."""
+        return self.lanes_per_row * 4 * self.unroll
 
     def registers_in_flight(self) -> int:
         return self.vectors * self.row_groups + 4 * self.row_groups * self.unroll + 4 + 16
 
     def describe(self) -> str:
-        return (f"fewvec-n: {self.vectors} vectors, {self.row_groups} rows a warp, {self.warps_per_block} warps a "
+        return (f"fewvec-n: {self.vectors} vectors, {self.rows_per_warp} rows a warp ({self.lanes_per_row} lanes a "
+                f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
                 f"block ({self.rows_per_block} rows), unroll {self.unroll}"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
 
@@ -188,14 +226,20 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
         while tx < WARP and tx * 4 < cols:
             tx *= 2
         ty = max(1, 256 // tx)
-        unroll = 8 if vectors <= 4 else 4 if vectors <= 8 else 2
-        return FewVecTConfig(vectors, tx, ty, unroll, min_blocks=max(1, 512 // (tx * ty)))
-    # compiled without spills for sm_90 (ptxas hoists the vectors' loads above the FMAs): 4 vectors
-    # 2 rows a warp 4 steps at 128 registers; 8 vectors spilled there (2 rows 4 steps, 4 rows 2
-    # steps), 4 rows 2 steps fit in 168 (3 blocks an SM); 16 vectors 4 rows 1 step in 168
-    if vectors <= 4:
-        return FewVecNConfig(vectors, 4, 2, 4, min_blocks=4)
-    return FewVecNConfig(vectors, 4, 4, 2 if vectors <= 8 else 1, min_blocks=3)
+        mb = max(1, 512 // (tx * ty))
+        # run 1 (9f9a60d): 4 vectors u8 96.6 us on 4x1024x65536 (u4 96.5); 8 and 12 vectors u4 (8x8192x8192
+        # 98.7, 12x2048x16384 57.1 against 62.7 at u2); 16 vectors spilled at u4 in one group
+        if vectors <= 4:
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
+        if vectors <= 12:
+            return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb)
+        if ty % 2:
+            return FewVecTConfig(vectors, tx, ty, 2, min_blocks=mb)
+        return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2)
+    # run 1 (9f9a60d): 4 warps of 2 rows, 2 steps in flight, 128 registers was the fastest or within 2%
+    # on 8 of 10 shapes (8192x8x8192 96.6 us against 108.4 with 4 rows 2 steps; 7680x2x2560 31.1,
+    # 1024x4x500000 715.1, 4096x12x8192 55.2)
+    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=32 if vectors <= 4 else 16)
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -240,9 +284,13 @@ def split_range(cfg, length: int, splits: int) -> int:
 
 
 # ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------
-# Measured on the H100 (docs/shapes.md, "Few-vector skinny GEMMs"): the big operand must be at least
-# this many bytes for the route (smaller GEMMs are latency-bound and the family's members stay).
-MIN_MATRIX_BYTES = 1 << 20
+# Measured on the H100 against the family's members (docs/shapes.md, "Few-vector skinny GEMMs"):
+# below these sizes of the matrix the members were faster (op T: 8x1024x1024, 16x2048x2048, 16x768x768;
+# op N: 1024x16x1024), above them the few-vector kernels (op T: 8x4096x4096 32.2 us against 36.9;
+# op N: 768x8x768 7.2 against 8.8, 4096x16x4096 35.3 against 39.0).
+MIN_MATRIX_BYTES = {"T": 32 << 20, "N": 2 << 20}
+MIN_MATRIX_BYTES_MANY = {"T": 32 << 20, "N": 16 << 20}  # more than MANY_VECTORS vectors
+MANY_VECTORS = 8
 
 
 def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
@@ -265,6 +313,7 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
         op, rows, cols, ld, vectors, mat_is_a = "N", m, k, lda, n, True
     else:
         return None
-    if not force and (4 * rows * cols < MIN_MATRIX_BYTES or ld % 4):
+    bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
+    if not force and (4 * rows * cols < bound or ld % 4):
         return None
     return op, rows, cols, ld, vectors, mat_is_a

@@ -34,23 +34,23 @@ def _candidates(m, n, k):
     rule = choose_fewvec(rows, cols, op, v)
     out = [("rule", rule)]
     if op == "T":
-        tx = rule.threads_x
-        for ty, u, mb in ((8, 2, 2), (8, 4, 2), (8, 8, 2), (4, 4, 4), (16, 2, 1), (4, 8, 4)):
+        tx, ty, mb = rule.threads_x, rule.threads_y, rule.min_blocks
+        for u, vg in ((4, 1), (8, 1), (4, 2), (8, 2), (4, 4), (8, 4)):
             try:
-                c = FewVecTConfig(v, tx, max(1, 256 * ty // (8 * tx)), u, min_blocks=mb)
+                c = FewVecTConfig(v, tx, ty, u, min_blocks=mb, vector_groups=vg)
             except Exception:
                 continue
             if c != rule and c not in [x for _, x in out]:
-                out.append((f"t{c.threads_x}x{c.threads_y} u{u} mb{mb}", c))
+                out.append((f"t{tx}x{ty} u{u} vg{vg}", c))
     else:
-        for w, g, u, mb in ((4, 2, 4, 4), (4, 4, 2, 3), (4, 4, 1, 3), (4, 2, 2, 4), (8, 2, 4, 2), (4, 1, 8, 4),
-                            (4, 4, 2, 2), (8, 4, 1, 2)):
+        for w, g, u, mb, lanes in ((4, 2, 2, 4, 32), (4, 2, 2, 4, 16), (4, 2, 2, 4, 8), (4, 4, 2, 2, 8),
+                                   (4, 2, 4, 4, 8), (8, 2, 2, 2, 8), (4, 1, 4, 4, 8), (4, 4, 2, 2, 32)):
             try:
-                c = FewVecNConfig(v, w, g, u, min_blocks=mb)
+                c = FewVecNConfig(v, w, g, u, min_blocks=mb, lanes_per_row=lanes)
             except Exception:
                 continue
             if c != rule and c not in [x for _, x in out]:
-                out.append((f"w{w} g{g} u{u} mb{mb}", c))
+                out.append((f"w{w} g{g} u{u} mb{mb} l{lanes}", c))
     return out
 
 

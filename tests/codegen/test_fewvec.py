@@ -25,10 +25,25 @@ from regtile.errors import ConfigError
     (lambda: FewVecNConfig(unroll=0), "unroll=0"),
     (lambda: FewVecNConfig(min_blocks=-1), "min_blocks=-1"),
     (lambda: FewVecTConfig(min_blocks=8), "registers a thread"),
+    (lambda: FewVecTConfig(vector_groups=3), "vector_groups=3"),
+    (lambda: FewVecTConfig(threads_y=2, vector_groups=4), "dividing threads_y"),
+    (lambda: FewVecTConfig(vectors=4, vector_groups=2), "without a float4"),
+    (lambda: FewVecNConfig(lanes_per_row=4), "lanes_per_row=4"),
 ])
 def test_validation_names_the_constraint(make, words):
     with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(".", r"\.")):
         make()
+
+
+def test_grouped_vectors_and_lanes():
+    t = FewVecTConfig(13, 32, 8, 4, vector_groups=2)
+    assert (t.group_vectors, t.rows_per_step, t.step) == (8, 4, 16)  # 13 staged as 16, 8 a group
+    assert "vector_groups" not in FewVecTConfig(13).to_dict()  # opt-in: old names stay
+    n = FewVecNConfig(16, 4, 2, 2, lanes_per_row=8)
+    assert (n.rows_per_warp, n.rows_per_block, n.step) == (8, 32, 64)
+    src = emit(n).text
+    assert "s1_15 += __shfl_xor_sync(0xffffffffu, s1_15, o)" in src and "int o = 4;" in src
+    assert "const int row1 = base + 4 + rg;" in src
 
 
 def test_round_trip_and_digest():
@@ -71,7 +86,10 @@ def test_splits_fill_the_slots():
     ((16, 4096, 4096, True, 16, False, 4096), ("T", 4096, 4096, 4096, 16, False)),
     ((8192, 8, 8192, False, 8192, False, 8), ("N", 8192, 8192, 8192, 8, True)),
     ((7680, 2, 2560, False, 2560, True, 2560), ("N", 7680, 2560, 2560, 2, True)),
-    ((8, 8, 1 << 16, False, 1 << 16, False, 8), ("T", 1 << 16, 8, 8, 8, False)),  # both small: m
+    ((8, 8, 1 << 22, False, 1 << 22, False, 8), ("T", 1 << 22, 8, 8, 8, False)),  # both small: m
+    ((8, 8, 1 << 16, False, 1 << 16, False, 8), None),  # 2 MB: below op T's bound
+    ((768, 8, 768, False, 768, False, 8), ("N", 768, 768, 768, 8, True)),  # 2.4 MB: above op N's
+    ((1024, 16, 1024, False, 1024, False, 16), None),  # 16 vectors on 4 MB: the member's
     ((1, 4096, 4096, False, 4096, False, 4096), None),  # one vector: the SGEMV family's
     ((17, 4096, 4096, False, 4096, False, 4096), None),  # 17 rows: a GEMM
     ((4, 4096, 4096, False, 4096, True, 4096), None),  # B stored n x k: not swept by columns
@@ -86,7 +104,7 @@ def test_route(args, want):
 def test_route_force_skips_the_bounds_not_the_layouts():
     assert route(4, 1024, 64, False, 64, False, 1024, force=True)[0] == "T"
     assert route(4, 4096, 4096, False, 4096, True, 4096, force=True) is None
-    assert 4 * 1024 * 64 < MIN_MATRIX_BYTES
+    assert 4 * 1024 * 64 < MIN_MATRIX_BYTES["T"]
 
 
 def test_module_entries_and_text():

@@ -66,8 +66,15 @@ CASES = [
     (1024, 8, 999, False, False, (0, 0, 2), 1, None, 2),         # A not 16-byte aligned
     (500, 16, 4096, False, True, (0, 5, 0), 0, None, None),
     (2049, 12, 513, False, False, (0, 0, 0), 0, None, 5),
-    (130, 5, 5000, False, False, (0, 0, 0), 0, FewVecNConfig(5, 2, 3, 3), 6),  # a ragged last block
+    (130, 5, 5000, False, False, (0, 0, 0), 0, FewVecNConfig(5, 2, 3, 2), 6),  # a ragged last block
     (100, 9, 300, False, False, (0, 0, 0), 0, FewVecNConfig(9, 1, 1, 1), 1),
+    # vector groups (op T) and rows sharing a warp (op N)
+    (13, 2048, 999, False, False, (0, 0, 0), 0, FewVecTConfig(13, 32, 8, 4, min_blocks=2, vector_groups=2), 5),
+    (9, 1000, 777, True, False, (1, 0, 0), 0, FewVecTConfig(9, 32, 8, 4, vector_groups=2), 3),  # 7 padding vectors
+    (16, 300, 2050, False, False, (0, 3, 0), 0, FewVecTConfig(16, 16, 8, 2, vector_groups=4), 2),  # scalar path
+    (1000, 3, 1024, False, True, (0, 0, 0), 0, FewVecNConfig(3, 4, 2, 2, lanes_per_row=8), 4),
+    (333, 7, 2050, False, False, (1, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16), 3),  # unaligned lda
+    (2049, 12, 513, False, False, (0, 0, 1), 0, FewVecNConfig(12, 4, 2, 2, min_blocks=4, lanes_per_row=8), 5),
 ]
 
 
