@@ -71,7 +71,7 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     feeding its own 4 partial sums."""
     TY, U, V = cfg.rows_per_step, cfg.unroll, cfg.group_vectors
     VQ = padded_vectors(cfg.vectors, cfg.vector_groups) // 4  # float4s a staged row
-    GQ = V // 4  # float4s of the thread's group, from float4 vg * GQ on
+    GQ = -(-V // 4)  # float4s of the thread's group, from float4 vg * GQ on
     zero4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
     lines = []
     for u in range(U):

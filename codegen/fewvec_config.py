@@ -128,7 +128,10 @@ class FewVecTConfig(ConfigDict):
 
     @property
     def group_vectors(self) -> int:
-        """Vectors (staged, zero padded) a thread sums."""
+        """Vectors a thread sums: all of them in one group; else a group's share of the staged ones
+        (zero padded: the padding's sums are never stored)."""
+        if self.vector_groups == 1:
+            return self.vectors
         return padded_vectors(self.vectors, self.vector_groups) // self.vector_groups
 
     @property
@@ -227,19 +230,22 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
             tx *= 2
         ty = max(1, 256 // tx)
         mb = max(1, 512 // (tx * ty))
-        # run 1 (9f9a60d): 4 vectors u8 96.6 us on 4x1024x65536 (u4 96.5); 8 and 12 vectors u4 (8x8192x8192
-        # 98.7, 12x2048x16384 57.1 against 62.7 at u2); 16 vectors spilled at u4 in one group
+        # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
+        # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
+        # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
+        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7): not routed
         if vectors <= 4:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
-        if vectors <= 12:
-            return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb)
-        if ty % 2:
-            return FewVecTConfig(vectors, tx, ty, 2, min_blocks=mb)
+        if vectors <= 8 and ty % 2 == 0:
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
+        if vectors <= 12 or ty % 2:
+            return FewVecTConfig(vectors, tx, ty, 4 if vectors <= 12 else 2, min_blocks=mb)
         return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2)
-    # run 1 (9f9a60d): 4 warps of 2 rows, 2 steps in flight, 128 registers was the fastest or within 2%
-    # on 8 of 10 shapes (8192x8x8192 96.6 us against 108.4 with 4 rows 2 steps; 7680x2x2560 31.1,
-    # 1024x4x500000 715.1, 4096x12x8192 55.2)
-    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=32 if vectors <= 4 else 16)
+    # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
+    # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
+    # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
+    # vectors on long rows gained from 8 lanes a row (2048x16x32768 112.9 against 114.7 at 16, 122.0 at 32)
+    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32)
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -284,13 +290,16 @@ def split_range(cfg, length: int, splits: int) -> int:
 
 
 # ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------
-# Measured on the H100 against the family's members (docs/shapes.md, "Few-vector skinny GEMMs"):
-# below these sizes of the matrix the members were faster (op T: 8x1024x1024, 16x2048x2048, 16x768x768;
-# op N: 1024x16x1024), above them the few-vector kernels (op T: 8x4096x4096 32.2 us against 36.9;
-# op N: 768x8x768 7.2 against 8.8, 4096x16x4096 35.3 against 39.0).
+# Measured on the H100 against the family's members in runs 1 and 2 (docs/shapes.md, "Few-vector skinny
+# GEMMs"): below these sizes of the matrix the members were faster (op T: 8x1024x1024 8.2 us against 9.8;
+# op N: 1024x16x1024 9.5 against 11.7), above them the few-vector kernels (op T: 8x4096x4096 31.1 against
+# 37.1, 3x4096x8192 51.3 / 59.6; op N: 768x8x768 7.4 / 8.7, 2048x8x2048 14.3 / 17.7, 4096x16x4096 35.1 /
+# 39.0).  Sizes between were not measured.  Op T with more than OP_T_MAX_VECTORS vectors: the member
+# (16x4096x4096 36.7 against 38.8, 16x2048x2048 16.2 / 17.7).
 MIN_MATRIX_BYTES = {"T": 32 << 20, "N": 2 << 20}
-MIN_MATRIX_BYTES_MANY = {"T": 32 << 20, "N": 16 << 20}  # more than MANY_VECTORS vectors
+MIN_MATRIX_BYTES_MANY = {"T": 32 << 20, "N": 32 << 20}  # more than MANY_VECTORS vectors
 MANY_VECTORS = 8
+OP_T_MAX_VECTORS = 12
 
 
 def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
@@ -314,6 +323,6 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     else:
         return None
     bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
-    if not force and (4 * rows * cols < bound or ld % 4):
+    if not force and (4 * rows * cols < bound or ld % 4 or (op == "T" and vectors > OP_T_MAX_VECTORS)):
         return None
     return op, rows, cols, ld, vectors, mat_is_a

@@ -7,7 +7,7 @@ set -u
 export PYTHONUNBUFFERED=1
 python3 -m pip install --no-deps --no-build-isolation -q -e . >/dev/null 2>&1 || { echo "install failed"; exit 1; }
 export REGTILE_CACHE_DIR=/tmp/rtcache
-( timeout ${TEST_S:-80} python3 -m pytest -m gpu tests/gpu/test_fewvec_gpu.py -q -p no:cacheprovider -n 4 ) > $OUT/pytest_fewvec.log 2>&1
+( timeout ${TEST_S:-80} python3 -m pytest -m gpu ${TESTS:-tests/gpu/test_fewvec_gpu.py} -q -p no:cacheprovider -n 4 ) > $OUT/pytest_fewvec.log 2>&1
 echo "pytest rc=$?"; tail -2 $OUT/pytest_fewvec.log; grep -E "^FAILED|^E  " $OUT/pytest_fewvec.log | head -12
 ( timeout ${SAN_S:-60} compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py ) > $OUT/memcheck_fewvec.log 2>&1
 echo "memcheck rc=$?"; grep -E "ERROR SUMMARY|WRONG|done" $OUT/memcheck_fewvec.log | tail -4

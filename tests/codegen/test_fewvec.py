@@ -73,9 +73,10 @@ def test_splits_fill_the_slots():
     s = fewvec_splits(t, 65536, 1024, 132, 2)
     assert 8 * s >= 0.95 * 264 and s <= 65536 // (2 * t.step)
     assert fewvec_splits(t, 64, 1024, 132, 2) == 1  # too short to split: one step
-    n = choose_fewvec(2048, 32768, "N", 16)  # 128 row blocks of 16 rows
+    n = FewVecNConfig(16, 4, 4, 1)  # 128 row blocks of 16 rows
     assert fewvec_splits(n, 2048, 32768, 132, 3) == 3  # 384 blocks in 396 slots, not 4 (1.3 waves)
-    assert fewvec_splits(choose_fewvec(8192, 8192, "N", 8), 8192, 8192, 132, 3) == 3  # 512 -> 1536 blocks
+    assert fewvec_splits(FewVecNConfig(8, 4, 4, 2), 8192, 8192, 132, 3) == 3  # 512 -> 1536 blocks
+    assert fewvec_splits(choose_fewvec(8192, 8192, "N", 8), 8192, 8192, 132, 4) == 1  # 1024 of 1056
     big = choose_fewvec(1 << 20, 4096, "N", 4)
     assert fewvec_splits(big, 1 << 20, 4096, 132, 4) == 1  # enough waves without a split
     assert fewvec_splits(choose_fewvec(4096, 4096, "T", 16), 4096, 4096, 132, 2) == 8  # 256 of 264, not 9
@@ -83,13 +84,15 @@ def test_splits_fill_the_slots():
 
 @pytest.mark.parametrize("args, want", [
     ((4, 1024, 65536, False, 65536, False, 1024), ("T", 65536, 1024, 1024, 4, False)),
-    ((16, 4096, 4096, True, 16, False, 4096), ("T", 4096, 4096, 4096, 16, False)),
+    ((12, 4096, 4096, True, 12, False, 4096), ("T", 4096, 4096, 4096, 12, False)),
+    ((16, 4096, 4096, True, 16, False, 4096), None),  # 16 vectors op T: the member was faster
     ((8192, 8, 8192, False, 8192, False, 8), ("N", 8192, 8192, 8192, 8, True)),
     ((7680, 2, 2560, False, 2560, True, 2560), ("N", 7680, 2560, 2560, 2, True)),
     ((8, 8, 1 << 22, False, 1 << 22, False, 8), ("T", 1 << 22, 8, 8, 8, False)),  # both small: m
     ((8, 8, 1 << 16, False, 1 << 16, False, 8), None),  # 2 MB: below op T's bound
     ((768, 8, 768, False, 768, False, 8), ("N", 768, 768, 768, 8, True)),  # 2.4 MB: above op N's
     ((1024, 16, 1024, False, 1024, False, 16), None),  # 16 vectors on 4 MB: the member's
+    ((4096, 16, 4096, False, 4096, False, 16), ("N", 4096, 4096, 4096, 16, True)),
     ((1, 4096, 4096, False, 4096, False, 4096), None),  # one vector: the SGEMV family's
     ((17, 4096, 4096, False, 4096, False, 4096), None),  # 17 rows: a GEMM
     ((4, 4096, 4096, False, 4096, True, 4096), None),  # B stored n x k: not swept by columns

@@ -133,10 +133,11 @@ def test_nan_inf_reach_their_outputs(m, n, k, splits):
     assert int((~torch.isfinite(want)).sum()) == 2 * (m if m <= 16 else n)
 
 
-@pytest.mark.parametrize("m, n, k", [(4, 1024, 4096), (16, 4096, 1024), (4096, 8, 2048), (2048, 2, 4096)])
+@pytest.mark.parametrize("m, n, k", [(4, 8192, 2048), (12, 4096, 4096), (4096, 8, 2048), (2048, 2, 4096),
+                                     (1024, 16, 8192)])
 def test_sgemm_routes_and_graph_replays(m, n, k):
-    """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix >= 1 MB), and a call
-    captured into a CUDA graph replays on fresh operands."""
+    """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix above the route's
+    bound), and a call captured into a CUDA graph replays on fresh operands."""
     A = torch.randn(m, k, device="cuda")
     B = torch.randn(k, n, device="cuda")
     C = torch.full((m, n), NAN, device="cuda")
@@ -155,15 +156,29 @@ def test_sgemm_routes_and_graph_replays(m, n, k):
 def test_sgemm_transposed_operands_and_column_major_c():
     """Layouts through regtile.sgemm: A^T for small m and B^T for small n take the route with
     strided vectors; a column-major C (the problem swapped) still computes the right product."""
-    for m, n, k, ta, tb in [(8, 2048, 1024, True, False), (2048, 8, 1024, False, True)]:
+    for m, n, k, ta, tb in [(8, 4096, 4096, True, False), (2048, 8, 1024, False, True)]:
         A = torch.randn(k, m, device="cuda").T if ta else torch.randn(m, k, device="cuda")
         B = torch.randn(n, k, device="cuda").T if tb else torch.randn(k, n, device="cuda")
         C = torch.full((m, n), NAN, device="cuda")
-        regtile.sgemm(A, B, C)
+        plan = regtile.Gemm(m, n, k, transa=ta, transb=tb)
+        plan(A, B, C)
         torch.cuda.synchronize()
+        assert "fewvec" in plan.describe(), plan.describe()
         close(C, A.double() @ B.double())
     A, B = torch.randn(2048, 1024, device="cuda"), torch.randn(1024, 6, device="cuda")
     C = torch.full((6, 2048), NAN, device="cuda").T
     regtile.sgemm(A, B, C)
     torch.cuda.synchronize()
     close(C, A.double() @ B.double())
+
+
+def test_route_leaves_the_members_their_shapes():
+    """16 vectors op T and small matrices stay on the family's members."""
+    for m, n, k in [(16, 4096, 4096), (8, 1024, 1024), (1024, 16, 1024)]:
+        plan = regtile.Gemm(m, n, k)
+        A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+        C = torch.full((m, n), NAN, device="cuda")
+        plan(A, B, C)
+        torch.cuda.synchronize()
+        assert "fewvec" not in plan.describe(), plan.describe()
+        close(C, A.double() @ B.double())
