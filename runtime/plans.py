@@ -6,7 +6,9 @@ parts, stream-K's two launches, split-K's reduction) with their arguments packed
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
 split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
 GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV
-family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest.  Two streams
+family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest; an m or n in
+2..16 that codegen/fewvec_config.route takes runs the few-vector kernels' plan (runtime/fewvec.py) the
+same way.  Two streams
 running the same plan concurrently therefore never share a workspace, and nothing is
 freed or synchronised between calls.
 
