@@ -133,6 +133,7 @@ ENTRY_ROLES = {
     "reduce": "split-K reduction",  # split-K (codegen/splitk.py), GEMV's K split: launched after main
     "ranges": "stream-K ranges",  # stream-K (codegen/streamk.py): the work list, after the whole tiles
     "edge": "edge strips",  # edge split (codegen/edges.py): C's ragged edges; its own entries hold its ranges
+    "stage": "vector staging",  # few-vector GEMV (codegen/emit_fewvec.py): launched before main
 }
 
 

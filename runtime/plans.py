@@ -6,7 +6,9 @@ parts, stream-K's two launches, split-K's reduction) with their arguments packed
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
 split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
 GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV
-family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest.  Two streams
+family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest; an m or n in
+2..16 that codegen/fewvec_config.route takes runs the few-vector kernels' plan (runtime/fewvec.py) the
+same way.  Two streams
 running the same plan concurrently therefore never share a workspace, and nothing is
 freed or synchronised between calls.
 
@@ -93,6 +95,14 @@ class GemmPlan:
             self.gemv = gemv_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
             self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
             return
+        if config is None and backend is None and batch == 0 and k >= 1:
+            # m or n in 2..16 (codegen/fewvec_config.route): the big operand streamed once for every
+            # vector (runtime/fewvec.py), where measured faster than the family's members
+            from .fewvec import fewvec_route
+            self.gemv = fewvec_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
+            if self.gemv is not None:
+                self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
+                return
         if config is None:
             # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)

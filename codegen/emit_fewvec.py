@@ -1,0 +1,271 @@
+"""CUDA C backend for the few-vector kernels (codegen/fewvec_config.py): a FewVecTConfig through
+templates/fewvec_t.cu.j2, a FewVecNConfig through templates/fewvec_n.cu.j2.  A module holds three
+kernels, launched in this order: the `stage` entry (the small operand's vectors copied into the
+layout the main kernel reads: templates/fewvec_stage.cu.j2), the main kernel, and, for a split
+launch, the `reduce` entry (templates/fewvec_reduce.cu.j2).
+
+Decided here: which loads are in flight together, which partial sum each product feeds, how the
+partial sums meet and where each output goes; the templates place the lines.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import List
+
+from .emit_sgemv import REDUCE_COLS, REDUCE_THREADS, REDUCE_WARP_SPLITS
+from .fewvec_config import FewVecNConfig, FewVecTConfig, padded_vectors
+from .kernel import KernelSource, LaunchGeometry, c_params
+from .templates import render
+
+# The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
+# kernel's output), C and its leading dimension, and the split workspace W (gridDim.y > 1).
+# Op T writes C[v * ldc + col], op N C[row * ldc + v].
+FEWVEC_PARAMS = (
+    ("M", "int"), ("N", "int"), ("alpha", "float"),
+    ("A", "const float*"), ("lda", "int"), ("X", "const float*"),
+    ("beta", "float"), ("C", "float*"), ("ldc", "int"), ("W", "float*"),
+)
+# The stage kernel: vector v's p-th value is S[v * sv + p * sp], p < K.
+STAGE_PARAMS = (("S", "const float*"), ("sv", "int"), ("sp", "int"), ("K", "int"), ("X", "float*"))
+STAGE_THREADS = 256
+# C[(i / inner) * ldo + i % inner] = alpha * sum_s W[s * count + i] + beta * C[...], s in order.
+# The partials: op T W[s][v][col] (inner = N), op N W[s][row][v] (inner = vectors).
+FEWVEC_REDUCE_PARAMS = (
+    ("count", "int"), ("splits", "int"), ("alpha", "float"), ("W", "const float*"),
+    ("beta", "float"), ("C", "float*"), ("inner", "int"), ("ldo", "int"),
+)
+_XYZW = "xyzw"
+# beta == 0 ignores C (BLAS): C may hold NaN.
+_STORE = "alpha * {s} + (beta != 0.f ? beta * C[{i}] : 0.f)"
+
+
+def _bounds(cfg) -> str:
+    """__launch_bounds__'s arguments: the block's threads, and min_blocks where the config caps
+    the registers."""
+    return f"{cfg.threads}, {cfg.min_blocks}" if cfg.min_blocks else str(cfg.threads)
+
+
+def kernel_name(cfg) -> str:
+    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
+    if isinstance(cfg, FewVecTConfig):
+        return f"regtile_fewvec_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{digest}"
+    return f"regtile_fewvec_n{cfg.warps_per_block}x{cfg.row_groups}_v{cfg.vectors}_{digest}"
+
+
+def staged_floats(cfg, length: int) -> int:
+    """The staged vectors' workspace (floats) for vectors `length` long."""
+    if isinstance(cfg, FewVecTConfig):
+        return length * padded_vectors(cfg.vectors, cfg.vector_groups)
+    return cfg.vectors * (-(-length // 4) * 4)
+
+
+def partial_count(cfg, rows: int, cols: int) -> int:
+    """Outputs of one split (the reduce kernel's count)."""
+    return cfg.vectors * (cols if isinstance(cfg, FewVecTConfig) else rows)
+
+
+# ---- op T: a column sweep of the matrix, the vectors broadcast ----------------------------------
+def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
+    """One step: `unroll` rows' loads of the matrix in flight, then per row the staged vectors'
+    float4s (a broadcast: the same address across the thread row) and the FMAs, each vector
+    feeding its own 4 partial sums."""
+    TY, U, V = cfg.rows_per_step, cfg.unroll, cfg.group_vectors
+    VQ = padded_vectors(cfg.vectors, cfg.vector_groups) // 4  # float4s a staged row
+    GQ = -(-V // 4)  # float4s of the thread's group, from float4 vg * GQ on
+    zero4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
+    lines = []
+    for u in range(U):
+        row = f"(i + {u * TY})"
+        if tail:
+            lines.append(f"const bool p{u} = {row} < r1;")
+        if vector:
+            load = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+            lines.append(f"const float4 b{u} = {f'p{u} ? {load} : {zero4}' if tail else load};")
+        else:
+            for c in range(4):
+                guard = f"(p{u} && c{c})" if tail else f"c{c}"
+                lines.append(f"const float b{u}_{c} = {guard} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;")
+    for u in range(U):
+        row = f"(i + {u * TY})"
+        for q in range(GQ):
+            load = f"__ldg(xv + (size_t){row} * {VQ} + {q})" if GQ == VQ else \
+                f"__ldg(xv + (size_t){row} * {VQ} + vg * {GQ} + {q})"
+            lines.append(f"const float4 x{u}_{q} = {f'p{u} ? {load} : {zero4}' if tail else load};")
+        for v in range(V):
+            xe = f"x{u}_{v // 4}.{_XYZW[v % 4]}"
+            for c in range(4):
+                b = f"b{u}.{_XYZW[c]}" if vector else f"b{u}_{c}"
+                lines.append(f"s{v}[{c}] = fmaf({b}, {xe}, s{v}[{c}]);")
+    return lines
+
+
+def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
+    """Vector v of the thread's group (vector vg * group_vectors + v of C) at its columns."""
+    lines = []
+    grouped = cfg.vector_groups > 1
+    vec = f"(vg * {cfg.group_vectors} + {v})" if grouped else str(v)
+    inside = f" && {vec} < {cfg.vectors}" if grouped else ""
+    for c in range(4):
+        col = f"(first + {c} * step_c)"
+        out = f"(size_t){vec} * ldc + {col}"
+        lines += [f"if (c{c}{inside}) {{",
+                  f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"{value}[{c}]", i=out) + ";",
+                  f"    else W[((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}] = {value}[{c}];",
+                  "}"]
+    return lines
+
+
+def _t_meet(cfg: FewVecTConfig) -> List[str]:
+    """The partial sums of each column (rows_per_step thread rows a vector group) meet in shared
+    memory in row order, a vector at a time (threads_y x 4 x threads_x floats, not vectors times
+    that); the group's first thread row stores."""
+    TY, TX, V, VG, R = cfg.threads_y, cfg.threads_x, cfg.group_vectors, cfg.vector_groups, cfg.rows_per_step
+    if R == 1:
+        return [ln for v in range(V) for ln in _t_store(cfg, v, f"s{v}")]
+    lines = [f"__shared__ float red[{TY}][4][{TX}];", "float t[4];"]
+    for v in range(V):
+        lines += [f"// vector {v}",
+                  *(["__syncthreads();  // red is free again"] if v else []),
+                  "#pragma unroll",
+                  f"for (int c = 0; c < 4; ++c) red[ty][c][tx] = s{v}[c];",
+                  "__syncthreads();",
+                  "if (tr == 0) {",
+                  "#pragma unroll",
+                  "    for (int c = 0; c < 4; ++c) {",
+                  f"        float w = red[{'vg' if VG > 1 else 0}][c][tx];",
+                  f"        for (int k = 1; k < {R}; ++k) w += red[{f'k * {VG} + vg' if VG > 1 else 'k'}][c][tx];",
+                  "        t[c] = w;",
+                  "    }"]
+        lines += ["    " + ln for ln in _t_store(cfg, v, "t")]
+        lines.append("}")
+    return lines
+
+
+def _emit_t(cfg: FewVecTConfig) -> KernelSource:
+    name = kernel_name(cfg)
+    U = cfg.unroll
+    text = render(
+        "fewvec_t.cu.j2", name=name,
+        header=[f"regtile few-vector kernel {name}",
+                "C[v, :] = alpha * X_v^T A + beta * C[v, :] for the staged vectors X_v; A (M x N) row-major, lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
+        threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
+        vq=padded_vectors(cfg.vectors, cfg.vector_groups) // 4, params=c_params(FEWVEC_PARAMS),
+        groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
+        sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.group_vectors)],
+        last=(U - 1) * cfg.rows_per_step, step=cfg.step, unroll=U,
+        vector_body=_t_step(cfg, True, False), scalar_body=_t_step(cfg, False, False),
+        vector_tail=_t_step(cfg, True, True) if U > 1 else [],
+        scalar_tail=_t_step(cfg, False, True) if U > 1 else [],
+        meet=_t_meet(cfg))
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    return _module(cfg, name, text, geo)
+
+
+# ---- op N: row sweeps of the matrix, each vector load serving the warp's rows ----------------------
+def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
+    G, V, W = cfg.row_groups, cfg.vectors, 4 * cfg.lanes_per_row
+    lines = [f"const float4 a{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + j + {W * u}));"
+             for u in range(unroll) for g in range(G)]
+    for u in range(unroll):
+        for v in range(V):
+            lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {W * u}));")
+            lines += [f"  s{g}_{v} = fmaf(a{g}_{u}.{c}, x.{c}, s{g}_{v});" for g in range(G) for c in _XYZW]
+            lines.append("}")
+    return lines
+
+
+def _n_scalar(cfg: FewVecNConfig) -> List[str]:
+    G, V = cfg.row_groups, cfg.vectors
+    lines = [f"const float a{g}_q = __ldcs(a{g} + q);" for g in range(G)]
+    for v in range(V):
+        lines.append(f"{{ const float x = __ldg(X + (size_t){v} * kp + q);")
+        lines += [f"  s{g}_{v} = fmaf(a{g}_q, x, s{g}_{v});" for g in range(G)]
+        lines.append("}")
+    return lines
+
+
+def _n_meet(cfg: FewVecNConfig) -> List[str]:
+    """The lanes of a row meet by xor shuffles (offsets below lanes_per_row stay inside the row's
+    aligned lanes; every lane ends with every sum); the stores are spread over the lanes, output
+    (g, v) from the row's lane (g * vectors + v) % lanes_per_row."""
+    G, V, L = cfg.row_groups, cfg.vectors, cfg.lanes_per_row
+    lines = []
+    for g in range(G):
+        for v in range(V):
+            lines += [f"#pragma unroll",
+                      f"for (int o = {L // 2}; o >= 1; o /= 2) s{g}_{v} += __shfl_xor_sync(0xffffffffu, s{g}_{v}, o);"]
+    for g in range(G):
+        for v in range(V):
+            out = f"(size_t)row{g} * ldc + {v}"
+            lines += [f"if (active{g} && sub == {(g * V + v) % L}) {{",
+                      f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"s{g}_{v}", i=out) + ";",
+                      f"    else W[((size_t)blockIdx.y * M + row{g}) * {V} + {v}] = s{g}_{v};",
+                      "}"]
+    return lines
+
+
+def _emit_n(cfg: FewVecNConfig) -> KernelSource:
+    name = kernel_name(cfg)
+    G, V = cfg.row_groups, cfg.vectors
+    setup = []
+    for g in range(G):
+        setup += [f"const int row{g} = base + {g * (32 // cfg.lanes_per_row)} + rg;",
+                  f"const bool active{g} = row{g} < M;  // an inactive row reads row 0 and is never stored",
+                  f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
+                  "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
+    text = render(
+        "fewvec_n.cu.j2", name=name,
+        header=[f"regtile few-vector kernel {name}",
+                "C[:, v] = alpha * A X_v + beta * C[:, v] for the staged vectors X_v; A (M x N) row-major, lda.",
+                f"config: {cfg.describe()}",
+                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), column splits, 1)"],
+        threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
+        params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,
+        vector_body=_n_step(cfg, cfg.unroll), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
+        meet=_n_meet(cfg))
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
+                         whole_rows=True)
+    return _module(cfg, name, text, geo)
+
+
+# ---- the module: stage, main, reduce ---------------------------------------------------------
+def _stage_source(cfg, name: str) -> KernelSource:
+    sname = f"{name}_stage"
+    V = cfg.vectors
+    if isinstance(cfg, FewVecTConfig):
+        VP = padded_vectors(V, cfg.vector_groups)
+        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
+                      index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
+    else:
+        layout = dict(layout=f"X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
+                      index="const int v = d / kp, p = d % kp;", inside="p < K")
+    text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS), **layout)
+    geo = LaunchGeometry(block=(STAGE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
+                         flat_elements=STAGE_THREADS)
+    return KernelSource(name=sname, language="cuda", text=text, geometry=geo, params=STAGE_PARAMS)
+
+
+def _reduce_source(name: str) -> KernelSource:
+    rname = f"{name}_reduce"
+    text = render("fewvec_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
+                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=c_params(FEWVEC_REDUCE_PARAMS))
+    geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
+                         flat_elements=REDUCE_THREADS)
+    return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=FEWVEC_REDUCE_PARAMS)
+
+
+def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
+    stage, reduce = _stage_source(cfg, name), _reduce_source(name)
+    return KernelSource(name=name, language="cuda", text=stage.text + "\n" + text + "\n" + reduce.text,
+                        geometry=geo, params=FEWVEC_PARAMS, entries=(("stage", stage),), reduce=reduce)
+
+
+def emit_fewvec_cuda(cfg) -> KernelSource:
+    """The module of `cfg`: the stage kernel, the few-vector kernel and the split reduction."""
+    if isinstance(cfg, FewVecTConfig):
+        return _emit_t(cfg)
+    if isinstance(cfg, FewVecNConfig):
+        return _emit_n(cfg)
+    raise TypeError(f"no few-vector emitter for {type(cfg).__name__}")

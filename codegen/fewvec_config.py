@@ -1,0 +1,328 @@
+"""Few-vector GEMV configurations: skinny GEMMs (m or n in 2..16) as one pass over the big operand.
+
+Row-major C (m x n) = op(A) (m x k) op(B) (k x n) with m or n small is a matrix times a few
+vectors.  The big operand is streamed once, each of its elements used for every vector; the
+small operand's vectors are first copied (the module's `stage` kernel) into a workspace in the
+layout the main kernel reads with float4 loads:
+
+- Op T (small m, the matrix is B: rows = k, cols = n; FewVecTConfig): a block is threads_x x
+  threads_y threads over a strip of threads_x * 4 columns (as SgemvTConfig's column sweep);
+  thread (tx, ty) sweeps rows ty, ty + threads_y, ... of its row range, `unroll` rows' float4
+  loads in flight, and keeps vectors x 4 partial sums.  The vectors are staged as X[p][Vp]
+  (Vp = vectors rounded up to 4, zero padded): row p's values for all vectors are Vp / 4 float4
+  loads, the same address for every thread of a thread row (a broadcast).  The threads_y
+  partial sums of a column meet in shared memory in ty order, one vector at a time.
+- Op N (small n, the matrix is A: rows = m, cols = k; FewVecNConfig): a warp holds
+  `row_groups` rows, its 32 lanes along the row, float4 loads, `unroll` steps in flight; the
+  vectors are staged as X[v][Kp] (Kp = k rounded up to 4, zero padded), so lane l's float4 of a
+  vector lies beside lane l + 1's (coalesced) and serves every row of the warp.  The lanes of a
+  row meet by xor shuffles.
+
+Splits (gridDim.y > 1) cut the rows (op T) or the columns (op N, a multiple of 4) into ranges;
+each writes its partial sums to the workspace and the module's reduce kernel sums them in split
+order (deterministic, no atomics).  Registers decide the limits: vectors x 4 accumulators (op T)
+or vectors x row_groups (op N) beside the loads in flight (`registers_in_flight`).
+
+The decisions live here (`choose_fewvec`, `fewvec_splits`, `takes`); codegen/emit_fewvec.py
+spells them and templates/fewvec_*.cu.j2 only lay the lines out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .config_base import ConfigDict
+from .config import ConfigError
+
+WARP = 32
+MIN_VECTORS, MAX_VECTORS = 2, 16
+# Registers a thread may use for accumulators and loads in flight: below ptxas's 255 with room
+# for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
+REGISTER_BUDGET = 160
+OPS = ("N", "T")
+
+
+def _positive(cfg, names) -> None:
+    for name in names:
+        v = getattr(cfg, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ConfigError(f"{name}={v!r}: must be a positive integer")
+
+
+def _check_vectors(v) -> None:
+    if not isinstance(v, int) or isinstance(v, bool) or not MIN_VECTORS <= v <= MAX_VECTORS:
+        raise ConfigError(f"vectors={v!r}: the few-vector kernels take {MIN_VECTORS}..{MAX_VECTORS} vectors "
+                          f"(one is the SGEMV family's, more a GEMM's)")
+
+
+def _check_min_blocks(cfg) -> None:
+    mb = cfg.min_blocks
+    if not isinstance(mb, int) or isinstance(mb, bool) or mb < 0:
+        raise ConfigError(f"min_blocks={mb!r}: must be a non-negative integer")
+    if mb and 65536 // (cfg.threads * mb) < 64:
+        raise ConfigError(f"min_blocks={mb}: {mb} blocks of {cfg.threads} threads leave "
+                          f"{65536 // (cfg.threads * mb)} registers a thread (the kernels need at least 64)")
+
+
+def padded_vectors(v: int, groups: int = 1) -> int:
+    """Op T's staged row: the vectors rounded up to `groups` groups of whole float4s."""
+    return -(-v // (4 * groups)) * 4 * groups
+
+
+@dataclass(frozen=True)
+class FewVecTConfig(ConfigDict):
+    """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
+    WHAT = "fewvec-t config"
+    OPT_IN = ("vector_groups",)
+    vectors: int = 4
+    threads_x: int = 32
+    threads_y: int = 8
+    unroll: int = 4
+    # > 0: __launch_bounds__'s minimum blocks an SM, so ptxas keeps 65536 / (threads x min_blocks)
+    # registers a thread (unbounded, it hoisted every vector load: 164 registers for 16 vectors)
+    min_blocks: int = 0
+    # Thread rows ty share the vectors out: thread row ty sums vector group ty % vector_groups over
+    # rows ty / vector_groups, ... (threads_y / vector_groups rows a step): each matrix element is
+    # loaded by vector_groups threads of the block (the later ones from L1), and a thread keeps
+    # 4 x vectors / vector_groups sums.  16 vectors in one group: 64 sums and the hoisted vector
+    # loads of 2 rows in flight filled 128 registers (4 rows spilled there).
+    vector_groups: int = 1
+
+    def __post_init__(self):
+        _check_vectors(self.vectors)
+        _positive(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
+        _check_min_blocks(self)
+        if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
+            raise ConfigError(f"vector_groups={self.vector_groups}: 1, 2 or 4, dividing threads_y={self.threads_y}")
+        if self.vector_groups > 1 and self.vectors <= 4 * (self.vector_groups - 1):
+            raise ConfigError(f"vector_groups={self.vector_groups}: {self.vectors} vectors leave a group without "
+                              f"a float4 of them")
+        for name in ("threads_x", "threads_y"):
+            v = getattr(self, name)
+            if v & (v - 1):
+                raise ConfigError(f"{name}={v}: must be a power of two")
+        if self.threads_x > WARP:
+            raise ConfigError(f"threads_x={self.threads_x}: at most {WARP} (a thread row within a warp, so the "
+                              f"vectors' loads are broadcasts)")
+        if not WARP <= self.threads <= 1024:
+            raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds {WARP}..1024 threads")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight a thread (registers)")
+        if self.registers_in_flight() > REGISTER_BUDGET:
+            raise ConfigError(f"vectors={self.vectors}, unroll={self.unroll}: about {self.registers_in_flight()} "
+                              f"registers of accumulators and loads in flight, over the budget of "
+                              f"{REGISTER_BUDGET}; fewer rows in flight")
+
+    @property
+    def threads(self) -> int:
+        return self.threads_x * self.threads_y
+
+    @property
+    def strip(self) -> int:
+        return self.threads_x * 4
+
+    @property
+    def step(self) -> int:
+        """Rows a block sweeps in one loop step."""
+        return self.rows_per_step * self.unroll
+
+    @property
+    def group_vectors(self) -> int:
+        """Vectors a thread sums: all of them in one group; else a group's share of the staged ones
+        (zero padded: the padding's sums are never stored)."""
+        if self.vector_groups == 1:
+            return self.vectors
+        return padded_vectors(self.vectors, self.vector_groups) // self.vector_groups
+
+    @property
+    def rows_per_step(self) -> int:
+        """Thread rows along the matrix's rows (the others hold the other vector groups)."""
+        return self.threads_y // self.vector_groups
+
+    def registers_in_flight(self) -> int:
+        return 4 * self.group_vectors + 4 * self.unroll + 4 + 16
+
+    def describe(self) -> str:
+        return (f"fewvec-t: {self.vectors} vectors"
+                + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
+                + f", {self.threads_x}x{self.threads_y} threads, a strip of "
+                f"{self.strip} columns, unroll {self.unroll} rows"
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+
+
+@dataclass(frozen=True)
+class FewVecNConfig(ConfigDict):
+    """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
+    WHAT = "fewvec-n config"
+    OPT_IN = ("lanes_per_row",)
+    vectors: int = 4
+    warps_per_block: int = 4
+    row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
+    unroll: int = 4  # float4 steps a lane has in flight, for every row
+    min_blocks: int = 0  # as FewVecTConfig's (16 vectors, 4 rows a warp: 202 registers unbounded)
+    # Lanes along a row (8, 16 or 32): the warp's 32 / lanes_per_row row groups read the same
+    # vector float4s at once, so a vector load instruction fetches 16 x lanes_per_row bytes, not
+    # 512: the vectors' L1 traffic per matrix byte is vectors / (row_groups x 32 / lanes_per_row),
+    # which at 32 lanes, 16 vectors and 2 rows a lane is 8x the matrix's (2048x16x32768 at 77% of
+    # copy bandwidth, run 1).
+    lanes_per_row: int = 32
+
+    def __post_init__(self):
+        _check_vectors(self.vectors)
+        _positive(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
+        _check_min_blocks(self)
+        if self.lanes_per_row not in (8, 16, 32):
+            raise ConfigError(f"lanes_per_row={self.lanes_per_row}: 8, 16 or 32 lanes along a row")
+        if self.warps_per_block > 32:
+            raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
+        if self.row_groups > 8:
+            raise ConfigError(f"row_groups={self.row_groups}: at most 8 rows a warp (registers)")
+        if self.unroll > 8:
+            raise ConfigError(f"unroll={self.unroll}: at most 8 float4 steps in flight (registers)")
+        if self.registers_in_flight() > REGISTER_BUDGET:
+            raise ConfigError(f"vectors={self.vectors}, row_groups={self.row_groups}, unroll={self.unroll}: about "
+                              f"{self.registers_in_flight()} registers of accumulators and loads in flight, over "
+                              f"the budget of {REGISTER_BUDGET}; fewer rows a warp or steps in flight")
+
+    @property
+    def threads(self) -> int:
+        return WARP * self.warps_per_block
+
+    @property
+    def rows_per_warp(self) -> int:
+        return self.row_groups * (WARP // self.lanes_per_row)
+
+    @property
+    def rows_per_block(self) -> int:
+        return self.warps_per_block * self.rows_per_warp
+
+    @property
+    def step(self) -> int:
+        """Columns a row's lanes sweep in one loop step."""
+        return self.lanes_per_row * 4 * self.unroll
+
+    def registers_in_flight(self) -> int:
+        return self.vectors * self.row_groups + 4 * self.row_groups * self.unroll + 4 + 16
+
+    def describe(self) -> str:
+        return (f"fewvec-n: {self.vectors} vectors, {self.rows_per_warp} rows a warp ({self.lanes_per_row} lanes a "
+                f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
+                f"block ({self.rows_per_block} rows), unroll {self.unroll}"
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+
+
+FewVecConfig = (FewVecNConfig, FewVecTConfig)
+H100_SMS = 132
+MAX_SPLITS = 1024
+
+
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
+    """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
+    columns (C = X^T B, small m), op N the rows (C = A X, small n)."""
+    if op not in OPS:
+        raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
+    if rows < 1 or cols < 1:
+        raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
+    _check_vectors(vectors)
+    if op == "T":
+        tx = 1
+        while tx < WARP and tx * 4 < cols:
+            tx *= 2
+        ty = max(1, 256 // tx)
+        mb = max(1, 512 // (tx * ty))
+        # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
+        # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
+        # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
+        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7): not routed
+        if vectors <= 4:
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
+        if vectors <= 8 and ty % 2 == 0:
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
+        if vectors <= 12 or ty % 2:
+            return FewVecTConfig(vectors, tx, ty, 4 if vectors <= 12 else 2, min_blocks=mb)
+        return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2)
+    # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
+    # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
+    # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
+    # vectors on long rows gained from 8 lanes a row (2048x16x32768 112.9 against 114.7 at 16, 122.0 at 32)
+    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32)
+
+
+def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
+    """Blocks along gridDim.y: the fewest splits whose blocks fill their waves of resident slots
+    (sms x blocks_per_sm, about two 256-thread blocks an SM when unknown) to WAVE_FILL, each split
+    at least two loop steps long; one where the blocks are WAVES_ENOUGH waves without a split (the
+    last wave's idle slots a small part of the time).  8192x8x8192 op N: 512 blocks of 16 rows for
+    396 slots (1.3 waves, the second a third full) -> 3 splits, 1536 blocks, 97% of 4 waves."""
+    slots = sms * (blocks_per_sm or max(1, 2048 // (2 * cfg.threads)))
+    if isinstance(cfg, FewVecTConfig):
+        grid_x, length, step = -(-cols // cfg.strip), rows, cfg.step
+    else:
+        grid_x, length, step = -(-rows // cfg.rows_per_block), cols, cfg.step
+    if grid_x >= WAVES_ENOUGH * slots:
+        return 1
+    most = max(1, min(MAX_SPLITS, length // (2 * step)))
+    for s in range(1, most + 1):
+        if wave_fill(grid_x * s, slots) >= WAVE_FILL:
+            return s
+    return max(range(1, most + 1), key=lambda s: wave_fill(grid_x * s, slots))
+
+
+WAVE_FILL = 0.95
+WAVES_ENOUGH = 4
+
+
+def wave_fill(blocks: int, slots: int) -> float:
+    """The busy part of the slots over the waves `blocks` take."""
+    return blocks / (-(-blocks // slots) * slots)
+
+
+def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
+    if isinstance(cfg, FewVecTConfig):
+        return (-(-cols // cfg.strip), splits, 1)
+    return (-(-rows // cfg.rows_per_block), splits, 1)
+
+
+def split_range(cfg, length: int, splits: int) -> int:
+    """The length of one split's range (the kernel computes the same): op N's a multiple of 4."""
+    chunk = -(-length // splits)
+    return -(-chunk // 4) * 4 if isinstance(cfg, FewVecNConfig) else chunk
+
+
+# ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------
+# Measured on the H100 against the family's members in runs 1 and 2 (docs/shapes.md, "Few-vector skinny
+# GEMMs"): below these sizes of the matrix the members were faster (op T: 8x1024x1024 8.2 us against 9.8;
+# op N: 1024x16x1024 9.5 against 11.7), above them the few-vector kernels (op T: 8x4096x4096 31.1 against
+# 37.1, 3x4096x8192 51.3 / 59.6; op N: 768x8x768 7.4 / 8.7, 2048x8x2048 14.3 / 17.7, 4096x16x4096 35.1 /
+# 39.0).  Sizes between were not measured.  Op T with more than OP_T_MAX_VECTORS vectors: the member
+# (16x4096x4096 36.7 against 38.8, 16x2048x2048 16.2 / 17.7).
+MIN_MATRIX_BYTES = {"T": 32 << 20, "N": 2 << 20}
+MIN_MATRIX_BYTES_MANY = {"T": 32 << 20, "N": 32 << 20}  # more than MANY_VECTORS vectors
+MANY_VECTORS = 8
+OP_T_MAX_VECTORS = 12
+
+
+def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
+          force: bool = False) -> Optional[tuple]:
+    """(op, rows, cols, ld, vectors, matrix_is_a) for the few-vector kernel of row-major
+    C (m x n) = op(A) op(B), or None where it does not take the GEMM (m and n both above 16 or
+    both below 2, the matrix not stored row-major along the swept dimension, or too small).
+    Small m: the matrix is B (k x n), op T; it must be stored k x n (not trans_b).  Small n: the
+    matrix is A (m x k), op N; stored m x k (not trans_a).  Where both are small the smaller
+    dimension gives the vectors.  `force`: the layouts decide, not the measured bounds."""
+    if k < 1:
+        return None
+    small_m = MIN_VECTORS <= m <= MAX_VECTORS and not trans_b
+    small_n = MIN_VECTORS <= n <= MAX_VECTORS and not trans_a
+    if small_m and small_n:
+        small_m, small_n = m <= n, n < m
+    if small_m:
+        op, rows, cols, ld, vectors, mat_is_a = "T", k, n, ldb, m, False
+    elif small_n:
+        op, rows, cols, ld, vectors, mat_is_a = "N", m, k, lda, n, True
+    else:
+        return None
+    bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
+    if not force and (4 * rows * cols < bound or ld % 4 or (op == "T" and vectors > OP_T_MAX_VECTORS)):
+        return None
+    return op, rows, cols, ld, vectors, mat_is_a

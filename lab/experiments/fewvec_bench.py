@@ -1,0 +1,171 @@
+"""Skinny GEMMs (m or n in 2..16) on the few-vector kernels (codegen/fewvec_config.py) against the
+family's member the heuristic picks and cuBLAS (torch.mm, TF32 off), interleaved in one process
+with the shape sweep's timer (tools/shape_sweep.time_interleaved: batches of launches between CUDA
+events behind a GPU sleep, the order rotating per round; median of the rounds).  Every kernel is
+checked once against a float64 product of the same operands (C NaN-poisoned) before it is timed.
+GB/s counts the bytes of A, B and C once over the time; % copy is against a 1 GiB torch copy
+(bytes read plus written), measured in the same process.
+
+  python3 -m lab.experiments.fewvec_bench --candidates OUT.json   # several few-vector configs
+  python3 -m lab.experiments.fewvec_bench OUT.json                # regtile.sgemm's choice (the route)
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+# (m, n, k): issue 20's memory-bound skinny suite shapes, then a few more m / n in 2..16
+SHAPES = [(4, 1024, 65536), (16, 4096, 4096), (8192, 8, 8192), (2048, 16, 32768), (7680, 2, 2560),
+          (2, 4096, 16384), (1024, 4, 500000),
+          (3, 4096, 8192), (8, 8192, 8192), (12, 2048, 16384), (8192, 5, 8192), (4096, 12, 8192),
+          (16, 768, 768), (768, 8, 768), (8, 1024, 1024), (1024, 16, 1024), (16, 2048, 2048), (2048, 8, 2048),
+          (8, 4096, 4096), (4096, 16, 4096)]
+
+
+def _candidates(m, n, k):
+    """(label, config) few-vector variants for the shape: the rule's, and its neighbours."""
+    from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, choose_fewvec, route
+    r = route(m, n, k, False, k, False, n, force=True)
+    if r is None:
+        return []
+    op, rows, cols, ld, v, _ = r
+    rule = choose_fewvec(rows, cols, op, v)
+    out = [("rule", rule)]
+    if op == "T":
+        tx, ty, mb = rule.threads_x, rule.threads_y, rule.min_blocks
+        for u, vg in ((4, 1), (8, 1), (4, 2), (8, 2), (4, 4), (8, 4)):
+            try:
+                c = FewVecTConfig(v, tx, ty, u, min_blocks=mb, vector_groups=vg)
+            except Exception:
+                continue
+            if c != rule and c not in [x for _, x in out]:
+                out.append((f"t{tx}x{ty} u{u} vg{vg}", c))
+    else:
+        for w, g, u, mb, lanes in ((4, 2, 2, 4, 32), (4, 2, 2, 4, 16), (4, 2, 2, 4, 8), (4, 4, 2, 2, 8),
+                                   (4, 2, 4, 4, 8), (8, 2, 2, 2, 8), (4, 1, 4, 4, 8), (4, 4, 2, 2, 32)):
+            try:
+                c = FewVecNConfig(v, w, g, u, min_blocks=mb, lanes_per_row=lanes)
+            except Exception:
+                continue
+            if c != rule and c not in [x for _, x in out]:
+                out.append((f"w{w} g{g} u{u} mb{mb} l{lanes}", c))
+    return out
+
+
+def _compile(item):
+    cfg_cls, d = item
+    from regtile.codegen import fewvec_config
+    from regtile.runtime.compiler import compile_config
+    try:
+        compile_config(getattr(fewvec_config, cfg_cls).from_dict(d), "sm_90")
+        return None
+    except Exception as e:
+        return f"{type(e).__name__}: {str(e)[:160]}"
+
+
+def _precompile(cfgs):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    items = list({(type(c).__name__, json.dumps(c.to_dict(), sort_keys=True)): c for c in cfgs}.items())
+    with ProcessPoolExecutor(max_workers=12, mp_context=multiprocessing.get_context("spawn")) as pool:
+        errs = list(pool.map(_compile, [(name, json.loads(d)) for (name, d), _ in items]))
+    return {c: e for (_, c), e in zip(items, errs)}
+
+
+def _copy_gbps(torch):
+    src = torch.empty(1 << 28, device="cuda")
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    times = []
+    for _ in range(5):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        for _ in range(5):
+            dst.copy_(src)
+        e1.record()
+        e1.synchronize()
+        times.append(e0.elapsed_time(e1) / 5 * 1e3)
+    us = statistics.median(times)
+    del src, dst
+    torch.cuda.empty_cache()
+    return 2 * (1 << 28) * 4 / (us * 1e-6) / 1e9
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m lab.experiments.fewvec_bench", description=__doc__.split("\n")[0])
+    ap.add_argument("out", help="JSON file to write")
+    ap.add_argument("--candidates", action="store_true", help="time several few-vector configs per shape")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--shapes", default="", help="m,n,k;m,n,k (default: the built-in list)")
+    args = ap.parse_args(argv)
+    shapes = [tuple(int(v) for v in s.split(",")) for s in args.shapes.split(";")] if args.shapes else SHAPES
+    from regtile.runtime import driver
+    from regtile.runtime.choice import choose_sgemm_kernel
+    from regtile.runtime.compiler import compile_config
+    from regtile.runtime.fewvec import fewvec_route
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
+    t0 = time.time()
+    cands = {s: _candidates(*s) for s in shapes} if args.candidates else {}
+    errs = _precompile([c for cs in cands.values() for _, c in cs]) if cands else {}
+    print(f"compiled {len(errs)} few-vector configs in {time.time() - t0:.0f} s, "
+          f"{sum(1 for e in errs.values() if e)} failed", file=sys.stderr, flush=True)
+    torch = _setup_torch()
+    dev = driver.device()
+    copy = _copy_gbps(torch)
+    rows = []
+    for m, n, k in shapes:
+        bench = ShapeBench(torch, m, n, k)
+        nbytes = 4 * (m * k + k * n + m * n)
+        row = {"m": m, "n": n, "k": k, "MB": round(nbytes / 1e6, 2), "kernels": {}}
+        fns = {"cublas": bench.cublas()}
+        cfg, backend = choose_sgemm_kernel(m, n, k, dev.arch)
+        member = driver.load(compile_config(cfg, dev.arch, backend=backend))
+        fns["member"] = bench.regtile(member)
+        row["member"] = member.label
+        if args.candidates:
+            for label, c in cands[(m, n, k)]:
+                if errs.get(c):
+                    row["kernels"][label] = {"error": errs[c]}
+                    continue
+                r = fewvec_route(m, n, k, False, k, False, n, n, config=c)
+                fns[label] = bench.library(r)
+                row["kernels"][label] = {"config": c.to_dict(), "splits": r.plan.splits,
+                                         "registers": r.plan.kernel.artifact.resources.registers
+                                         if hasattr(r.plan.kernel, "artifact") else None}
+        else:
+            plan = GemmPlan(m, n, k, False, False, k, n, n)
+            fns["regtile"] = bench.library(plan)
+            row["regtile_kernel"] = plan.describe()
+        for name in list(fns):
+            if name == "cublas":
+                continue
+            ok, err, unwritten = bench.check(fns[name])
+            row["kernels"].setdefault(name, {}).update(ok=ok, rel_err=err)
+            if not ok:
+                del fns[name]
+        times = time_interleaved(torch, fns, bench.sets, args.rounds)
+        bench.close()
+        row["cublas_us"] = round(statistics.median(times.pop("cublas")), 3)
+        for name, t in times.items():
+            us = statistics.median(t)
+            row["kernels"][name].update(us=round(us, 3), x_cublas=round(row["cublas_us"] / us, 4),
+                                        pct_copy=round(100 * nbytes / (us * 1e-6) / 1e9 / copy, 1))
+        rows.append(row)
+        timed = {nm: v["us"] for nm, v in row["kernels"].items() if "us" in v}
+        best = min(timed, key=timed.get)
+        print(f"{m}x{n}x{k} {row['MB']} MB: cuBLAS {row['cublas_us']:.1f} us; "
+              + ", ".join(f"{nm} {timed[nm]:.1f}" for nm in sorted(timed, key=timed.get)[:5])
+              + f"; best {best} {row['kernels'][best]['pct_copy']}% copy x{row['kernels'][best]['x_cublas']}",
+              flush=True)
+        with open(args.out, "w") as f:
+            json.dump({"device": dev.name, "commit": os.environ.get("REGTILE_COMMIT", ""),
+                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "copy_GBps": round(copy, 1),
+                       "rounds": args.rounds, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""The few-vector route of skinny GEMMs (m or n in 2..16): codegen/fewvec_config.py's kernels.
+
+regtile.sgemm's plan (runtime/plans.GemmPlan) asks `fewvec_route` once per (shape, layout,
+device); where codegen/fewvec_config.route takes the GEMM, the plan's launches are a FewVecPlan's:
+the stage kernel (the small operand's vectors into the workspace's layout), the few-vector kernel,
+and for a split launch the reduce kernel.  Plans are cached here by (rows, cols, op, vectors, arch,
+config, splits) and kept for the life of the process, as runtime/gemv.py keeps its plans: their
+per-stream workspaces stay valid for any CUDA graph that captured a launch.  A call rewrites five
+fields of three packed launches (driver.PackedLaunch): no codegen, hashing or allocation.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Dict, Optional
+
+from ..codegen.emit_fewvec import partial_count, staged_floats
+from ..codegen.emit_sgemv import reduce_outputs_per_block
+from ..codegen.fewvec_config import FewVecTConfig, choose_fewvec, fewvec_splits, grid, route
+from . import driver
+from .compiler import compile_config
+from .errors import InputError
+from .gemv import _arch_and_sms
+
+_lock = threading.Lock()
+_plans: Dict[tuple, "FewVecPlan"] = {}
+STAGE_MAX_BLOCKS = 1024  # the stage kernel loops over its elements beyond this many blocks
+
+
+class FewVecPlan:
+    """`vectors` vectors against one row-major rows x cols matrix on one kernel (op T: C[v, :] =
+    X_v^T A, op N: C[:, v] = A X_v).  Per stream: the staged vectors and the split partials (one
+    buffer), and the three launches packed once."""
+
+    def __init__(self, kernel, cfg, rows: int, cols: int, splits: int):
+        self.kernel, self.config, self.rows, self.cols = kernel, cfg, rows, cols
+        self.op = "T" if isinstance(cfg, FewVecTConfig) else "N"
+        self.splits = max(1, int(splits))
+        self.grid = grid(cfg, rows, cols, self.splits)
+        if self.grid[1] > 65535:
+            raise InputError(f"{rows}x{cols}: {self.splits} splits exceed gridDim.y's 65535")
+        self.length = rows if self.op == "T" else cols  # each vector's length
+        self.staged = staged_floats(cfg, self.length)
+        self.count = partial_count(cfg, rows, cols)
+        self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
+        self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
+        self._ws: Dict[int, driver.DeviceBuffer] = {}
+        self._packed: Dict[tuple, tuple] = {}
+        self._args_lock = threading.Lock()
+
+    def workspace(self, stream: int) -> driver.DeviceBuffer:
+        buf = self._ws.get(stream)
+        if buf is None:
+            with self._args_lock:
+                buf = self._ws.get(stream)
+                if buf is None:
+                    floats = self.staged + (self.splits * self.count if self.splits > 1 else 0)
+                    buf = self._ws.setdefault(stream, driver.DeviceBuffer(4 * floats))
+        return buf
+
+    def workspace_streams(self):
+        return list(self._ws)
+
+    def packed(self, stream: int, sv: int, sp: int, lda: int, ldc: int, small: int, mat: int) -> tuple:
+        """The launches of (stream, strides): `small` / `mat` index the call's values tuple
+        (a, b, c, alpha, beta) for the vectors' operand and the matrix."""
+        key = (stream, sv, sp, lda, ldc, small)
+        packed = self._packed.get(key)
+        if packed is None:
+            with driver.outside_capture(stream):  # the workspace: outside a graph
+                ws = self.workspace(stream).ptr
+            x, w = ws, ws + 4 * self.staged
+            stage = self.kernel.entries["stage"]
+            launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
+                        driver.PackedLaunch(self.kernel, self.grid,
+                                            (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
+                                            {"A": mat, "C": 2, "alpha": 3, "beta": 4})]
+            if self.splits > 1:
+                inner = self.cols if self.op == "T" else self.config.vectors
+                launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
+                                                    (self.count, self.splits, 0.0, w, 0.0, 0, inner, ldc),
+                                                    {"C": 2, "alpha": 3, "beta": 4}))
+            packed = self._packed.setdefault(key, tuple(launches))
+        return packed
+
+    def describe(self) -> str:
+        return (f"{self.kernel.source.name} op {self.op} {self.config.vectors} vectors x {self.rows}x{self.cols}, "
+                f"grid {self.grid}" + (f", {self.splits} splits + reduce" if self.splits > 1 else "")
+                + ", vectors staged first")
+
+
+def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Optional[str] = None,
+             splits: Optional[int] = None) -> FewVecPlan:
+    """The cached plan; built (codegen, compile, load) once."""
+    dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
+    key = (rows, cols, op, vectors, dev_arch, config, splits)
+    plan = _plans.get(key)
+    if plan is not None:
+        return plan
+    if sms is None:
+        sms = _arch_and_sms()[1]
+    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors)
+    if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
+        raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
+    kernel = driver.load(compile_config(cfg, dev_arch))
+    if splits is None:
+        splits = fewvec_splits(cfg, rows, cols, sms, kernel.blocks_per_sm)
+    with _lock:
+        plan = _plans.setdefault(key, FewVecPlan(kernel, cfg, rows, cols, splits))
+    return plan
+
+
+class FewVecRoute:
+    """A skinny GEMM as a FewVecPlan: which operand is the matrix, the vectors' strides, worked out
+    once (GemmPlan's launches when regtile.sgemm routes there; the interface of gemv.GemvRoute)."""
+    __slots__ = ("plan", "sv", "sp", "ld", "ldc", "small", "mat")
+
+    def __init__(self, plan: FewVecPlan, sv: int, sp: int, ld: int, ldc: int, mat_is_a: bool):
+        self.plan, self.sv, self.sp, self.ld, self.ldc = plan, sv, sp, ld, ldc
+        self.small, self.mat = (1, 0) if mat_is_a else (0, 1)
+
+    @property
+    def config(self):
+        return self.plan.config
+
+    def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
+        plan = self.plan
+        packed = plan._packed.get((stream, self.sv, self.sp, self.ld, self.ldc, self.small)) or \
+            plan.packed(stream, self.sv, self.sp, self.ld, self.ldc, self.small, self.mat)
+        values = (a, b, c, alpha, beta)
+        with plan._args_lock:  # the driver copies kernelParams at launch: the buffers are free after
+            for launch in packed:
+                launch(values, stream)
+
+
+def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int, ldc: int,
+                 arch: Optional[str] = None, config=None, splits: Optional[int] = None) -> Optional[FewVecRoute]:
+    """The few-vector kernel that computes row-major C (m x n) = alpha op(A) op(B) + beta C, its plan
+    built once; None where codegen/fewvec_config.route does not take the GEMM (a `config` given
+    skips the rule's size bound but not the layouts; `splits` overrides the rule's split).  A is m x k (k x m stored when trans_a), B
+    k x n (n x k stored when trans_b).
+
+    Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
+    when trans_a.  Small n (op N over A, m x k): vector v is column v of op(B): B[p * ldb + v],
+    or B[v * ldb + p] when trans_b."""
+    r = route(m, n, k, trans_a, lda, trans_b, ldb, force=config is not None)
+    if r is None:
+        return None
+    op, rows, cols, ld, vectors, mat_is_a = r
+    if op == "T":
+        sv, sp = (1, lda) if trans_a else (lda, 1)
+    else:
+        sv, sp = (ldb, 1) if trans_b else (1, ldb)
+    plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits)
+    return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)

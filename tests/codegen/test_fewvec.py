@@ -1,0 +1,133 @@
+"""The few-vector configs (codegen/fewvec_config.py): validation naming the constraint, the shape
+rule's picks, the split rule, the route decision of regtile.sgemm's skinny GEMMs, and the emitted
+module (codegen/emit_fewvec.py).  CPU only; the slow tier compiles the rule's picks for sm_90."""
+import pytest
+
+from regtile.codegen.emit import emit
+from regtile.codegen.emit_fewvec import partial_count, staged_floats
+from regtile.codegen.fewvec_config import (MAX_VECTORS, MIN_MATRIX_BYTES, FewVecNConfig, FewVecTConfig,
+                                           choose_fewvec, fewvec_splits, route)
+from regtile.errors import ConfigError
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: FewVecTConfig(vectors=1), "vectors=1"),
+    (lambda: FewVecTConfig(vectors=17), "vectors=17"),
+    (lambda: FewVecNConfig(vectors=True), "vectors=True"),
+    (lambda: FewVecTConfig(threads_x=24), "power of two"),
+    (lambda: FewVecTConfig(threads_x=64, threads_y=4), "threads_x=64"),
+    (lambda: FewVecTConfig(threads_x=32, threads_y=64), "1024 threads"),
+    (lambda: FewVecTConfig(threads_x=4, threads_y=4), "32..1024"),
+    (lambda: FewVecTConfig(unroll=9), "unroll=9"),
+    (lambda: FewVecNConfig(vectors=16, row_groups=8, unroll=4), "budget"),
+    (lambda: FewVecNConfig(row_groups=9), "row_groups=9"),
+    (lambda: FewVecNConfig(warps_per_block=33), "32 warps"),
+    (lambda: FewVecNConfig(unroll=0), "unroll=0"),
+    (lambda: FewVecNConfig(min_blocks=-1), "min_blocks=-1"),
+    (lambda: FewVecTConfig(min_blocks=8), "registers a thread"),
+    (lambda: FewVecTConfig(vector_groups=3), "vector_groups=3"),
+    (lambda: FewVecTConfig(threads_y=2, vector_groups=4), "dividing threads_y"),
+    (lambda: FewVecTConfig(vectors=4, vector_groups=2), "without a float4"),
+    (lambda: FewVecNConfig(lanes_per_row=4), "lanes_per_row=4"),
+])
+def test_validation_names_the_constraint(make, words):
+    with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(".", r"\.")):
+        make()
+
+
+def test_grouped_vectors_and_lanes():
+    t = FewVecTConfig(13, 32, 8, 4, vector_groups=2)
+    assert (t.group_vectors, t.rows_per_step, t.step) == (8, 4, 16)  # 13 staged as 16, 8 a group
+    assert "vector_groups" not in FewVecTConfig(13).to_dict()  # opt-in: old names stay
+    n = FewVecNConfig(16, 4, 2, 2, lanes_per_row=8)
+    assert (n.rows_per_warp, n.rows_per_block, n.step) == (8, 32, 64)
+    src = emit(n).text
+    assert "s1_15 += __shfl_xor_sync(0xffffffffu, s1_15, o)" in src and "int o = 4;" in src
+    assert "const int row1 = base + 4 + rg;" in src
+
+
+def test_round_trip_and_digest():
+    cfg = FewVecTConfig(7, 16, 8, 2, min_blocks=2)
+    assert FewVecTConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.digest != cfg.replace(unroll=4).digest
+    assert FewVecNConfig.from_dict(FewVecNConfig(3).to_dict()) == FewVecNConfig(3)
+    with pytest.raises(ConfigError, match="unknown"):
+        FewVecNConfig.from_dict({"vectors": 3, "strip": 4})
+
+
+@pytest.mark.parametrize("vectors", range(2, MAX_VECTORS + 1))
+def test_rule_picks_valid_configs(vectors):
+    t = choose_fewvec(65536, 1024, "T", vectors)
+    assert isinstance(t, FewVecTConfig) and t.vectors == vectors and t.threads_x == 32
+    assert t.min_blocks * t.threads <= 512  # at least 128 registers a thread
+    n = choose_fewvec(8192, 8192, "N", vectors)
+    assert isinstance(n, FewVecNConfig) and n.vectors == vectors
+    narrow = choose_fewvec(4096, 20, "T", vectors)
+    assert narrow.threads_x == 8  # no idle lane: 5 float4 columns in 8 lanes
+    with pytest.raises(ConfigError, match="op="):
+        choose_fewvec(10, 10, "X", vectors)
+
+
+def test_splits_fill_the_slots():
+    t = choose_fewvec(65536, 1024, "T", 4)  # 8 strips of 128 columns
+    s = fewvec_splits(t, 65536, 1024, 132, 2)
+    assert 8 * s >= 0.95 * 264 and s <= 65536 // (2 * t.step)
+    assert fewvec_splits(t, 64, 1024, 132, 2) == 1  # too short to split: one step
+    n = FewVecNConfig(16, 4, 4, 1)  # 128 row blocks of 16 rows
+    assert fewvec_splits(n, 2048, 32768, 132, 3) == 3  # 384 blocks in 396 slots, not 4 (1.3 waves)
+    assert fewvec_splits(FewVecNConfig(8, 4, 4, 2), 8192, 8192, 132, 3) == 3  # 512 -> 1536 blocks
+    assert fewvec_splits(choose_fewvec(8192, 8192, "N", 8), 8192, 8192, 132, 4) == 1  # 1024 of 1056
+    big = choose_fewvec(1 << 20, 4096, "N", 4)
+    assert fewvec_splits(big, 1 << 20, 4096, 132, 4) == 1  # enough waves without a split
+    assert fewvec_splits(choose_fewvec(4096, 4096, "T", 16), 4096, 4096, 132, 2) == 8  # 256 of 264, not 9
+
+
+@pytest.mark.parametrize("args, want", [
+    ((4, 1024, 65536, False, 65536, False, 1024), ("T", 65536, 1024, 1024, 4, False)),
+    ((12, 4096, 4096, True, 12, False, 4096), ("T", 4096, 4096, 4096, 12, False)),
+    ((16, 4096, 4096, True, 16, False, 4096), None),  # 16 vectors op T: the member was faster
+    ((8192, 8, 8192, False, 8192, False, 8), ("N", 8192, 8192, 8192, 8, True)),
+    ((7680, 2, 2560, False, 2560, True, 2560), ("N", 7680, 2560, 2560, 2, True)),
+    ((8, 8, 1 << 22, False, 1 << 22, False, 8), ("T", 1 << 22, 8, 8, 8, False)),  # both small: m
+    ((8, 8, 1 << 16, False, 1 << 16, False, 8), None),  # 2 MB: below op T's bound
+    ((768, 8, 768, False, 768, False, 8), ("N", 768, 768, 768, 8, True)),  # 2.4 MB: above op N's
+    ((1024, 16, 1024, False, 1024, False, 16), None),  # 16 vectors on 4 MB: the member's
+    ((4096, 16, 4096, False, 4096, False, 16), ("N", 4096, 4096, 4096, 16, True)),
+    ((1, 4096, 4096, False, 4096, False, 4096), None),  # one vector: the SGEMV family's
+    ((17, 4096, 4096, False, 4096, False, 4096), None),  # 17 rows: a GEMM
+    ((4, 4096, 4096, False, 4096, True, 4096), None),  # B stored n x k: not swept by columns
+    ((4096, 4, 4096, True, 4096, False, 4), None),  # A stored k x m
+    ((4, 1024, 64, False, 64, False, 1024), None),  # 256 KB: below the bound
+    ((4, 1023, 65536, False, 65536, False, 1023), None),  # ldb not a multiple of 4
+])
+def test_route(args, want):
+    assert route(*args) == want
+
+
+def test_route_force_skips_the_bounds_not_the_layouts():
+    assert route(4, 1024, 64, False, 64, False, 1024, force=True)[0] == "T"
+    assert route(4, 4096, 4096, False, 4096, True, 4096, force=True) is None
+    assert 4 * 1024 * 64 < MIN_MATRIX_BYTES["T"]
+
+
+def test_module_entries_and_text():
+    src = emit(FewVecTConfig(5, 32, 8, 2, min_blocks=2))
+    assert [role for role, _ in src.entries] == ["stage", "reduce"]
+    assert "__launch_bounds__(256, 2)" in src.text
+    assert src.text.index(src.entry("stage").name) < src.text.index(src.name + "(")
+    # 5 vectors staged as 8 (two float4s a row), loaded twice a row, for each of 2 rows in flight
+    assert src.text.count("__ldg(xv + (size_t)(i + 0) * 2 + 1)") == 4  # vector, scalar bodies and tails
+    n = emit(FewVecNConfig(3, 4, 2, 2))
+    assert "__launch_bounds__(128)" in n.text
+    assert n.text.count("__ldcs(reinterpret_cast<const float4*>(a1 + j + 128))") == 1
+    assert staged_floats(FewVecTConfig(5), 100) == 800 and staged_floats(FewVecNConfig(3), 101) == 3 * 104
+    assert partial_count(FewVecTConfig(5), 100, 64) == 320 and partial_count(FewVecNConfig(3), 100, 64) == 300
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("vectors", [2, 3, 4, 5, 8, 12, 16])
+def test_rule_picks_compile_without_spills(vectors):
+    from regtile.runtime.compiler import compile_config
+    for cfg in (choose_fewvec(65536, 1024, "T", vectors), choose_fewvec(8192, 8192, "N", vectors)):
+        art = compile_config(cfg, "sm_90")  # SpillError otherwise
+        assert art.resources.spill_store_bytes == 0

@@ -1,0 +1,184 @@
+"""The few-vector kernels (codegen/fewvec_config.py, runtime/fewvec.py) on the GPU against float64
+on fresh random data, outputs NaN-poisoned: small m (op T over B) and small n (op N over A) for
+2..16 vectors, odd and even k, unaligned leading dimensions and pointers (the scalar paths),
+both layouts of the small operand, splits with the reduce kernel, alpha/beta (beta == 0 ignoring
+C's NaNs), NaN/Inf reaching exactly their outputs, repeated launches giving the same bits, a
+CUDA graph capture and replays, and regtile.sgemm taking the route."""
+import pytest
+
+import regtile
+from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, choose_fewvec
+from regtile.runtime.fewvec import fewvec_route
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+from gemm_checks import capture_and_replay  # noqa: E402
+from gemv_checks import NAN, close, nonfinite_exact  # noqa: E402
+
+
+def _stored(rows, cols, pad, shift, g):
+    """A rows x cols row-major view with leading dimension cols + pad, starting `shift` floats
+    after a 16-byte aligned base (shift 1: not 16-byte aligned)."""
+    ld = cols + pad
+    base = torch.randn(shift + rows * ld + 4, device="cuda", generator=g)
+    return base[shift:shift + rows * ld].view(rows, ld)[:, :cols], ld
+
+
+def _operands(m, n, k, trans_a, trans_b, pads, shift, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    pa, pb, pc = pads
+    A, lda = _stored(k, m, pa, shift, g) if trans_a else _stored(m, k, pa, shift, g)
+    B, ldb = _stored(n, k, pb, shift, g) if trans_b else _stored(k, n, pb, shift, g)
+    C, ldc = _stored(m, n, pc, 0, g)
+    return A, lda, B, ldb, C, ldc
+
+
+def _ref(A, B, trans_a, trans_b, alpha, beta, C0):
+    a = A.double().T if trans_a else A.double()
+    b = B.double().T if trans_b else B.double()
+    r = alpha * (a @ b)
+    return r + beta * C0.double() if beta != 0.0 else r
+
+
+def _launch(route, A, B, C, alpha, beta):
+    route.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), alpha, beta, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+
+
+# m, n, k, trans_a, trans_b, (pad a, pad b, pad c), shift, config (None: the rule's), splits (None: the rule's)
+CASES = [
+    # small m: op T over B (k x n)
+    (4, 1024, 4096, False, False, (0, 0, 0), 0, None, None),
+    (2, 1000, 777, False, False, (3, 0, 5), 0, None, None),      # a ragged strip, odd k
+    (3, 129, 1024, True, False, (1, 0, 0), 0, None, 3),          # A^T stored: strided vectors, splits
+    (5, 515, 1001, False, False, (0, 1, 2), 0, None, 4),         # unaligned ldb: the scalar path
+    (8, 4096, 512, False, False, (0, 0, 0), 1, None, 2),         # B not 16-byte aligned
+    (13, 2048, 999, True, False, (2, 0, 3), 0, None, 5),
+    (16, 4096, 1024, False, False, (0, 4, 0), 0, None, None),
+    (16, 300, 2050, False, False, (0, 0, 0), 0, FewVecTConfig(16, 16, 8, 2), 7),
+    (7, 64, 333, False, False, (0, 0, 0), 0, FewVecTConfig(7, 4, 16, 2), 3),   # narrow strips, a row tail
+    (6, 1000, 1000, False, False, (0, 0, 0), 0, FewVecTConfig(6, 32, 1, 1), 2),  # one thread row
+    # small n: op N over A (m x k)
+    (1000, 4, 4096, False, False, (0, 0, 0), 0, None, None),
+    (777, 2, 1023, False, False, (0, 3, 1), 0, None, None),      # odd k: scalars at the row ends
+    (1000, 3, 1024, False, True, (0, 1, 0), 0, None, 4),         # B^T stored, splits
+    (333, 7, 2050, False, False, (1, 0, 0), 0, None, 3),         # unaligned lda: the scalar path
+    (1024, 8, 999, False, False, (0, 0, 2), 1, None, 2),         # A not 16-byte aligned
+    (500, 16, 4096, False, True, (0, 5, 0), 0, None, None),
+    (2049, 12, 513, False, False, (0, 0, 0), 0, None, 5),
+    (130, 5, 5000, False, False, (0, 0, 0), 0, FewVecNConfig(5, 2, 3, 2), 6),  # a ragged last block
+    (100, 9, 300, False, False, (0, 0, 0), 0, FewVecNConfig(9, 1, 1, 1), 1),
+    # vector groups (op T) and rows sharing a warp (op N)
+    (13, 2048, 999, False, False, (0, 0, 0), 0, FewVecTConfig(13, 32, 8, 4, min_blocks=2, vector_groups=2), 5),
+    (9, 1000, 777, True, False, (1, 0, 0), 0, FewVecTConfig(9, 32, 8, 4, vector_groups=2), 3),  # 7 padding vectors
+    (16, 300, 2050, False, False, (0, 3, 0), 0, FewVecTConfig(16, 16, 8, 2, vector_groups=4), 2),  # scalar path
+    (1000, 3, 1024, False, True, (0, 0, 0), 0, FewVecNConfig(3, 4, 2, 2, lanes_per_row=8), 4),
+    (333, 7, 2050, False, False, (1, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16), 3),  # unaligned lda
+    (2049, 12, 513, False, False, (0, 0, 1), 0, FewVecNConfig(12, 4, 2, 2, min_blocks=4, lanes_per_row=8), 5),
+]
+
+
+def _config(m, n, k, cfg):
+    if cfg is not None:
+        return cfg
+    return choose_fewvec(k, n, "T", m) if m <= 16 and m <= n else choose_fewvec(m, k, "N", n)
+
+
+@pytest.mark.parametrize("m, n, k, ta, tb, pads, shift, cfg, splits", CASES)
+def test_against_float64(m, n, k, ta, tb, pads, shift, cfg, splits):
+    """alpha 1 beta 0 over a NaN C, alpha/beta over a random C, then the same inputs twice giving
+    the same bits (fixed reduction orders); C's padding columns untouched."""
+    A, lda, B, ldb, C, ldc = _operands(m, n, k, ta, tb, pads, shift, seed=m * 131 + n * 7 + k)
+    route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=_config(m, n, k, cfg), splits=splits)
+    assert route is not None
+    if splits is not None:
+        assert route.plan.splits == splits
+    full = C.as_strided((m, ldc), (ldc, 1)) if pads[2] else None
+    keep = full[:, n:].clone() if full is not None else None
+    C.fill_(NAN)
+    _launch(route, A, B, C, 1.0, 0.0)
+    close(C, _ref(A, B, ta, tb, 1.0, 0.0, None))
+    C0 = torch.randn(m, n, device="cuda")
+    C.copy_(C0)
+    _launch(route, A, B, C, -0.5, 2.0)
+    close(C, _ref(A, B, ta, tb, -0.5, 2.0, C0))
+    outs = []
+    for _ in range(2):
+        C.fill_(NAN)
+        _launch(route, A, B, C, 1.0, 0.0)
+        outs.append(C.clone())
+    assert torch.equal(outs[0], outs[1])
+    if keep is not None:
+        assert torch.equal(full[:, n:], keep)
+
+
+@pytest.mark.parametrize("m, n, k, splits", [(4, 1024, 2048, 1), (4, 1024, 2048, 3), (1000, 4, 2048, 1),
+                                             (1000, 4, 2048, 4)])
+def test_nan_inf_reach_their_outputs(m, n, k, splits):
+    """A NaN and an Inf in the big operand turn exactly their outputs (a column of C for small m,
+    a row for small n) non-finite, through the staged vectors, the splits and the reduce."""
+    A, lda, B, ldb, C, ldc = _operands(m, n, k, False, False, (0, 0, 0), 0, seed=5)
+    if m <= 16:
+        B[k // 2, n // 3] = NAN
+        B[k // 3, n // 2] = float("inf")
+    else:
+        A[m // 2, k // 3] = NAN
+        A[m // 3, k // 2] = float("inf")
+    route = fewvec_route(m, n, k, False, lda, False, ldb, ldc, config=_config(m, n, k, None), splits=splits)
+    C0 = torch.randn(m, n, device="cuda")
+    C.copy_(C0)
+    _launch(route, A, B, C, 1.0, 0.5)
+    want = _ref(A, B, False, False, 1.0, 0.5, C0)
+    nonfinite_exact(C, want)
+    assert int((~torch.isfinite(want)).sum()) == 2 * (m if m <= 16 else n)
+
+
+@pytest.mark.parametrize("m, n, k", [(4, 8192, 2048), (12, 4096, 4096), (4096, 8, 2048), (2048, 2, 4096),
+                                     (1024, 16, 8192)])
+def test_sgemm_routes_and_graph_replays(m, n, k):
+    """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix above the route's
+    bound), and a call captured into a CUDA graph replays on fresh operands."""
+    A = torch.randn(m, k, device="cuda")
+    B = torch.randn(k, n, device="cuda")
+    C = torch.full((m, n), NAN, device="cuda")
+    plan = regtile.Gemm(m, n, k)
+    plan(A, B, C)
+    torch.cuda.synchronize()
+    assert "fewvec" in plan.describe(), plan.describe()
+    close(C, A.double() @ B.double())
+    C.fill_(NAN)
+    regtile.sgemm(A, B, C, alpha=2.0)
+    torch.cuda.synchronize()
+    close(C, 2.0 * (A.double() @ B.double()))
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha, stream=s), A, B, C)
+
+
+def test_sgemm_transposed_operands_and_column_major_c():
+    """Layouts through regtile.sgemm: A^T for small m and B^T for small n take the route with
+    strided vectors; a column-major C (the problem swapped) still computes the right product."""
+    for m, n, k, ta, tb in [(8, 4096, 4096, True, False), (2048, 8, 1024, False, True)]:
+        A = torch.randn(k, m, device="cuda").T if ta else torch.randn(m, k, device="cuda")
+        B = torch.randn(n, k, device="cuda").T if tb else torch.randn(k, n, device="cuda")
+        C = torch.full((m, n), NAN, device="cuda")
+        plan = regtile.Gemm(m, n, k)  # the views' layouts make the kernel-level trans flags
+        plan(A, B, C)
+        torch.cuda.synchronize()
+        assert "fewvec" in plan.describe(), plan.describe()
+        close(C, A.double() @ B.double())
+    A, B = torch.randn(2048, 1024, device="cuda"), torch.randn(1024, 6, device="cuda")
+    C = torch.full((6, 2048), NAN, device="cuda").T
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    close(C, A.double() @ B.double())
+
+
+def test_route_leaves_the_members_their_shapes():
+    """16 vectors op T and small matrices stay on the family's members."""
+    for m, n, k in [(16, 4096, 4096), (8, 1024, 1024), (1024, 16, 1024)]:
+        plan = regtile.Gemm(m, n, k)
+        A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
+        C = torch.full((m, n), NAN, device="cuda")
+        plan(A, B, C)
+        torch.cuda.synchronize()
+        assert "fewvec" not in plan.describe(), plan.describe()
+        close(C, A.double() @ B.double())
