@@ -145,6 +145,18 @@ def _probes():
                           ("a block of 16 warps a row, no split", N(vec=4, warps_per_block=16, unroll=2,
                                                                     warps_per_row=16), 1)],
         (16384, 128, "T"): [("132 splits", None, 132)],
+        # session 4: the small op N shapes more than 1 us above the launch floor (063da67: 1x4096
+        # 2.03 us, 32x4096 2.23, 4096x77 2.20, floor 0.95): more warps a row, fewer loads in a chain
+        (1, 4096, "N"): [(f"{w} warps a row u{u}", N(vec=4, warps_per_block=w, unroll=u, warps_per_row=w), 1)
+                         for w, u in ((8, 4), (16, 2), (32, 1), (8, 2))],
+        (32, 4096, "N"): [(f"{w} warps a row u{u}", N(vec=4, warps_per_block=w, unroll=u, warps_per_row=w), 1)
+                          for w, u in ((8, 4), (16, 2), (8, 2), (4, 2))],
+        (4096, 77, "N"): [("2 rows a warp u2", N(rows_per_warp=2, vec=4, warps_per_block=4, unroll=2, ragged_rows=True), 1),
+                          ("2 rows a warp u2, 8 warps", N(rows_per_warp=2, vec=4, warps_per_block=8, unroll=2,
+                                                          ragged_rows=True), 1),
+                          ("8 warps", N(vec=4, warps_per_block=8, unroll=3, ragged_rows=True), 1),
+                          ("4 rows a warp, scalars", N(rows_per_warp=4, vec=1, warps_per_block=4, unroll=4,
+                                                       ragged_rows=True), 1)],
     }
 
 
