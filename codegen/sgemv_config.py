@@ -194,6 +194,9 @@ SHARE_X_COLS = 32768
 SHARE_X_ROWS = (64, 4096)
 # Staged rows (SgemvConfig.stage_cols) from this many warps of 32 rows on: about 16 an SM.
 STAGED_MIN_WARPS = 16 * 132
+# Rows this few and this long take a row in one step of 16 warps (config_for_shape).
+FEW_ROWS = 32
+FEW_ROWS_COLS = (2048, 4096)
 
 
 def config_for_shape(m: int, n: int) -> SgemvConfig:
@@ -212,6 +215,12 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         return SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=warps, unroll=8, stage_cols=stage)
     if cfg.rows_per_warp != 1 or cfg.row_groups != 1:
         return cfg
+    if m <= FEW_ROWS and FEW_ROWS_COLS[0] < n <= FEW_ROWS_COLS[1] and cfg.vec == 4 and not cfg.ragged_rows:
+        # A few rows of up to 4096 floats: 16 warps a row, 2 float4 loads a lane, the row in one
+        # step (one DRAM round trip where 4 warps a row at unroll 4 make two).  Measured on the
+        # H100 (session 4, 38860bc, docs/data/sgemv-probe-small_38860bc.json; launch floor 0.97 us):
+        # 1x4096 1.68 us against 2.00, 32x4096 2.00 against 2.41 (8 warps a row: 1.70 / 2.04).
+        return cfg.replace(warps_per_row=16, warps_per_block=16, unroll=2)
     split = 1
     while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
         split *= 2

@@ -214,6 +214,16 @@ def test_rows_split_across_warps(warps_per_row, m, n):
     _run(m, n, "N", 0.5, -1.0, config=cfg)
 
 
+@pytest.mark.parametrize("m, n", [(1, 4096), (7, 3000), (32, 2052), (17, 4092)])
+def test_few_rows_one_step_rule(m, n):
+    """The rule's 16 warps a row at unroll 2 (config_for_shape, FEW_ROWS): rows that end inside
+    the step, alpha and beta."""
+    from regtile.codegen.sgemv_config import config_for_shape
+    assert config_for_shape(m, n).warps_per_row == 16
+    _run(m, n, "N", 0.5, -1.0)
+    _run(m, n, "N")
+
+
 @pytest.mark.parametrize("cfg", [SgemvTConfig(32, 8, 4, 4), SgemvTConfig(8, 32, 4, 2), SgemvTConfig(4, 16, 1, 1)])
 @pytest.mark.parametrize("m, n", [(1, 1), (1000, 129), (5, 4099)])
 def test_t_configs(cfg, m, n):
