@@ -296,19 +296,29 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
             edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
             kdim = next(d for d in loads.dims if d.origin == "k0")
             kend = b.op("add.s32", k0, kdim.extent)
-            full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
-            b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
-            for (copy, r, *_), ptr in zip(copies, ptrs):
-                b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];",
-                       f"{operand} copy {r}")
-            b.emit(f"bra.uni {done};")
-            b.place(edge)
-            if loads.split_paths:
-                self._load_edge_split_paths(operand, copies, ptrs, k0, done)
-            else:
-                for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-                    self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+            self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
             b.place(done)
+
+    def load_float4_or_edge(self, loads: OperandLoads, copies, ptrs, k0: str, kend: str, edge: str,
+                            done: str) -> None:
+        """The "tile" guard's two paths for one operand's k-tile ending at kend: the unchecked
+        float4 loads, then a branch to `done`, when the whole tile is inside the matrix with
+        aligned rows (block-uniform); else, from label `edge`, each vector, then each float (or
+        the split paths, ptx_edges.py), falling through at the end."""
+        b = self.b
+        operand = loads.operand
+        kdim = next(d for d in loads.dims if d.origin == "k0")
+        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
+        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+        b.emit(f"bra.uni {done};")
+        b.place(edge)
+        if loads.split_paths:
+            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+        else:
+            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
 
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with

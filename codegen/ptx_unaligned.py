@@ -84,18 +84,7 @@ class UnalignedLoadsMixin:
         setup = self.float_tiles[operand]
         label = self.load_floats(loads, kend)
         ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
-        edge = b.label(f"{operand.lower()}_edge")
-        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
-        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
-        b.emit(f"bra.uni {done};")
-        b.place(edge)
-        if loads.split_paths:
-            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
-        else:
-            for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+        self.load_float4_or_edge(loads, copies, ptrs, k0, kend, b.label(f"{operand.lower()}_edge"), done)
         b.emit(f"bra.uni {done};")
         self.emit_float_path(loads, koff, setup, label, done)
         b.place(done)
