@@ -1,17 +1,18 @@
-"""Shared by the GPU tests: launch a loaded kernel twice on one workload, C poisoned first."""
+"""Shared by the GPU tests: launch loaded kernels on one workload (C poisoned first), check configs."""
 import numpy as np
 
 from regtile.runtime import bench, driver
 
 
-def two_runs(kernel, m: int, n: int, k: int):
-    """C of two launches of `kernel` (runtime/bench.kernel_launcher: every launch of the
-    SGEMM, reductions included) on the same fresh random operands, C NaN-poisoned before each."""
+def launch_each(kernels, m: int, n: int, k: int):
+    """C of one launch of each kernel in turn (runtime/bench.kernel_launcher: every launch of
+    the SGEMM, reductions included) on the same fresh random operands, C NaN-poisoned before each."""
     work = bench.GemmWorkload(m, n, k)
     try:
-        launch = bench.kernel_launcher(kernel, work, 1.0, 0.0)
+        launchers = {}
         outs = []
-        for _ in range(2):
+        for kernel in kernels:
+            launch = launchers.setdefault(id(kernel), bench.kernel_launcher(kernel, work, 1.0, 0.0))
             driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
             launch(0, int(work.stream))
             work.stream.synchronize()
@@ -21,6 +22,11 @@ def two_runs(kernel, m: int, n: int, k: int):
     finally:
         work.close()
     return outs
+
+
+def two_runs(kernel, m: int, n: int, k: int):
+    """C of two launches of `kernel` on the same operands (launch_each)."""
+    return launch_each((kernel, kernel), m, n, k)
 
 
 def check_config(cfg, m: int, n: int, k: int, alpha: float = 1.0, beta: float = 0.0, backend: str = "cuda",

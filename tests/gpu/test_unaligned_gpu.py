@@ -9,7 +9,7 @@ import pytest
 
 from regtile.codegen.heuristic import for_rows
 from regtile.codegen.presets import FAMILY
-from gpu_helpers import check_config, check_host_sgemm
+from gpu_helpers import check_config, check_host_sgemm, launch_each
 from test_layouts_gpu import IDS, LAYOUTS, run_layout
 
 pytestmark = pytest.mark.gpu
@@ -70,20 +70,10 @@ def test_regtile_sgemm_takes_the_path():
 def test_bit_identical_to_the_guarded_path():
     """Inside the matrix the unchecked path loads the floats the guarded one loads, into the same
     registers, in the same order of FFMAs: C is the same to the bit."""
-    from regtile.runtime import bench, driver
+    from regtile.runtime import driver
     from regtile.runtime.compiler import compile_config
-    arch, (m, n, k) = driver.device().arch, (255, 257, 1031)
-    outs = []
-    for cfg in (FAMILY["tall-128x64"].config, flagged("tall-128x64")):
-        kernel = driver.load(compile_config(cfg, arch, backend="ptx"))
-        work = bench.GemmWorkload(m, n, k, seed=7)
-        try:
-            driver.fill_u32(work.c[0].ptr, driver.NAN_BITS, m * n, int(work.stream))
-            bench.kernel_launcher(kernel, work, 1.0, 0.0)(0, int(work.stream))
-            work.stream.synchronize()
-            out = np.empty((m, n), dtype=np.float32)
-            work.c[0].download(out)
-            outs.append(out)
-        finally:
-            work.close()
+    arch = driver.device().arch
+    kernels = [driver.load(compile_config(cfg, arch, backend="ptx"))
+               for cfg in (FAMILY["tall-128x64"].config, flagged("tall-128x64"))]
+    outs = launch_each(kernels, 255, 257, 1031)
     assert not np.isnan(outs[0]).any() and outs[0].tobytes() == outs[1].tobytes()
