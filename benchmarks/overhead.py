@@ -12,7 +12,8 @@ same through cuda-bindings' cuLaunchKernel instead of ctypes, and cuda.core's la
 the same kernel (evidence for docs/overhead.md's choice).
 
 --gemv N: the GEMV calls on an N x N matrix (y = A x), the same two columns: torch.mv(out=),
-regtile.sgemv on torch tensors (cached path), its full path (the metadata cache emptied each
+regtile.sgemv on torch tensors (cached path) and its two parts (the metadata key and lookup; the
+plan's packed launch), its full path (the metadata cache emptied each
 call: every check, the plan from its cache), the code before the cached path when
 `regtile.runtime.gemv_before` is importable (a copy of the old runtime/gemv.py placed there
 for the measurement, not part of the package), and the decode GEMM 1 x N x N (x @ W^T)
@@ -180,6 +181,7 @@ def _gemv_rows(size: int, args) -> dict:
     import torch
     import regtile
     from regtile.runtime import gemv
+    from regtile.runtime.arrays import fast_key
     A, x, y = torch.randn(size, size, device="cuda"), torch.randn(size, device="cuda"), torch.empty(size, device="cuda")
     regtile.sgemv(A, x, y)
     torch.cuda.synchronize()
@@ -203,6 +205,13 @@ def _gemv_rows(size: int, args) -> dict:
         variants["regtile.sgemv before (old gemv.py)"] = lambda: before.sgemv(A, x, y, stream=s)
     except ImportError:
         pass
+    # the cached path's two parts: the metadata key and its lookup, then the plan's packed launch
+    key = (A, x, y, False, 1, 1, None, None)
+    hit = gemv._fast[fast_key(*key)]
+    plan, lda, s = hit[0], hit[1], torch.cuda.current_stream().cuda_stream
+    variants["regtile.sgemv: fast_key + lookup only"] = lambda: gemv._fast.get(fast_key(*key))
+    variants["regtile.sgemv: plan.launch only"] = lambda: plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1, 0.0,
+                                                                      y.data_ptr(), 1, s)
     variants["torch.mm(x, W^T) 1xNxN"] = lambda: torch.mm(xr, W.t(), out=C)
     variants["regtile.sgemm(x, W^T) 1xNxN"] = lambda: regtile.sgemm(xr, W.t(), C)
     regtile.sgemm(xr, W.t(), C)
