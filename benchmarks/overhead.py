@@ -208,10 +208,10 @@ def _gemv_rows(size: int, args) -> dict:
     # the cached path's two parts: the metadata key and its lookup, then the plan's packed launch
     key = (A, x, y, False, 1, 1, None, None)
     hit = gemv._fast[fast_key(*key)]
-    plan, lda, s = hit[0], hit[1], torch.cuda.current_stream().cuda_stream
+    gemv_plan, lda, s = hit[0], hit[1], torch.cuda.current_stream().cuda_stream
     variants["regtile.sgemv: fast_key + lookup only"] = lambda: gemv._fast.get(fast_key(*key))
-    variants["regtile.sgemv: plan.launch only"] = lambda: plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1, 0.0,
-                                                                      y.data_ptr(), 1, s)
+    variants["regtile.sgemv: plan.launch only"] = lambda: gemv_plan.launch(1.0, A.data_ptr(), lda, x.data_ptr(), 1,
+                                                                           0.0, y.data_ptr(), 1, s)
     variants["torch.mm(x, W^T) 1xNxN"] = lambda: torch.mm(xr, W.t(), out=C)
     variants["regtile.sgemm(x, W^T) 1xNxN"] = lambda: regtile.sgemm(xr, W.t(), C)
     regtile.sgemm(xr, W.t(), C)

@@ -123,6 +123,15 @@ def member_split(member: str, cfg: SgemmConfig, m: int, n: int, k: int, sm_count
     return cfg.replace(split_k=member_config(member, m, n, k, sm_count)[0].split_k)
 
 
+def split_fields(cfg, source) -> dict:
+    """What `run` reports of a split-K kernel (timed with its reduction): the split and the
+    reduce kernel, None for the fused split-K kernel (backend fusedk: one launch, no reduce)."""
+    if getattr(cfg, "split_k", 1) <= 1:
+        return {}
+    reduce = source.reduce
+    return {"split_k": cfg.split_k, "reduce_kernel": reduce.name if reduce is not None else None}
+
+
 def _require_cublas() -> None:
     from ..runtime.cublas import require
     from ..runtime.errors import CublasUnavailable
@@ -146,9 +155,7 @@ def _run_sgemm(args, cfg, label, dev, arch):
                "backend": backend_from_args(args),
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
                "rotating_sets": work.sets, "result": res.to_dict()}
-        if getattr(cfg, "split_k", 1) > 1:  # split-K: timed with its reduction
-            out["reduce_kernel"] = art.source.reduce.name
-            out["split_k"] = cfg.split_k
+        out.update(split_fields(cfg, art.source))
         if isinstance(cfg, SgemmConfig):  # not the GEMV route: its edge split and stream-K plan
             out.update(_launch_plans(art, args.m, args.n, args.k))
         peak = bench.peak_tflops(dev.name)
@@ -217,6 +224,8 @@ def _print(out: dict) -> None:
         print(f"chosen   {out['chosen']}")
     if out.get("reduce_kernel"):
         print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
+    elif out.get("split_k"):
+        print(f"split-K  {out['split_k']} K ranges, summed by each tile's last split in the same launch (fused)")
     for key in ("edge_split", "stream_k"):
         if key in out:
             print(f"launches {out[key]}")

@@ -376,3 +376,16 @@ def test_run_member_takes_the_familys_split_for_the_shape():
     assert cfg.split_k == 16
     assert member_split("fused-32x32", FAMILY["fused-32x32"].config, 700, 35, 2048, 132).split_k > 1
     assert member_split("sq-64x64", FAMILY["sq-64x64"].config, 700, 35, 2048, 132) == FAMILY["sq-64x64"].config
+
+
+def test_run_reports_the_split_of_a_fused_member_without_a_reduce_kernel():
+    """`regtile run --member fused-*` (now with its split) read art.source.reduce.name and crashed
+    on the H100: the fused kernel sums its splits in the same launch and has no reduce entry."""
+    from regtile.codegen.emit import emit
+    from regtile.codegen.presets import FAMILY
+    from regtile.tools.cmd_run import member_split, split_fields
+    fused = member_split("fused-64x64", FAMILY["fused-64x64"].config, 700, 96, 2048, 132)
+    assert split_fields(fused, emit(fused, backend="fusedk")) == {"split_k": fused.split_k, "reduce_kernel": None}
+    cuda = FAMILY["splitk-64x64"].config.replace(split_k=4)
+    assert split_fields(cuda, emit(cuda, backend="cuda"))["reduce_kernel"].startswith("regtile_splitk_reduce")
+    assert split_fields(FAMILY["sq-64x64"].config, None) == {}
