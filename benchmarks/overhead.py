@@ -7,8 +7,8 @@ For each size (M = N = K), after warm-up, in interleaved rounds (median reported
             (the GPU runs behind; N stays below the launch queue's depth)
   sync_us   wall time of call + synchronise, per call (includes the kernel)
 Variants: torch.mm(out=), regtile.sgemm, a regtile.Gemm object, the plan's launch
-alone (GemmPlan.launch with integer pointers: the packing + cuLaunchKernel floor), the
-same through cuda-bindings' cuLaunchKernel instead of ctypes, and cuda.core's launch of
+alone (GemmPlan.launch with integer pointers: the packing + cuLaunchKernel floor) through
+ctypes and through cuda-bindings' cuLaunchKernel (the default launcher), and cuda.core's launch of
 the same kernel (evidence for docs/overhead.md's choice).
 
 --gemv N: the GEMV calls on an N x N matrix (y = A x), the same two columns: torch.mv(out=),
@@ -27,6 +27,22 @@ import sys
 import time
 
 from regtile.tools.report import commit, finish
+
+
+def _launcher_of(driver, kind: str):
+    """driver._launcher() as REGTILE_LAUNCH=kind makes it (the environment restored after)."""
+    import os
+    before = os.environ.get("REGTILE_LAUNCH")
+    os.environ["REGTILE_LAUNCH"] = kind
+    driver._raw_launch = None
+    try:
+        return driver._launcher()
+    finally:
+        driver._raw_launch = None
+        if before is None:
+            os.environ.pop("REGTILE_LAUNCH")
+        else:
+            os.environ["REGTILE_LAUNCH"] = before
 
 
 def _cuda_core_launcher(plan, A, B, C, stream_handle):
@@ -96,14 +112,9 @@ def main(argv=None) -> int:
             "regtile.Gemm": lambda: plan_obj(A, B, C),
             "plan.launch (ctypes)": raw,
         }
-        ctypes_launch = driver._launcher()
-
-        def via_bindings():
-            driver._raw_launch = None
-            import os
-            os.environ["REGTILE_LAUNCH"] = "bindings"
-            driver._launcher()
-            os.environ.pop("REGTILE_LAUNCH")
+        default_launch = driver._launcher()
+        launchers = {kind: _launcher_of(driver, kind) for kind in ("ctypes", "bindings")}
+        driver._raw_launch = default_launch
         core = _cuda_core_launcher(gplan, A, B, C, stream)
         if callable(core):
             variants["cuda.core launch"] = core
@@ -116,8 +127,8 @@ def main(argv=None) -> int:
         rows = {name: {"async": [], "sync": []} for name in list(variants) + ["plan.launch (cuda-bindings)"]}
         for _ in range(args.rounds):
             for name, fn in list(variants.items()) + [("plan.launch (cuda-bindings)", raw)]:
-                if name == "plan.launch (cuda-bindings)":
-                    via_bindings()
+                kind = {"plan.launch (ctypes)": "ctypes", "plan.launch (cuda-bindings)": "bindings"}.get(name)
+                driver._raw_launch = launchers[kind] if kind else default_launch
                 torch.cuda.synchronize()
                 t = time.perf_counter()
                 for _ in range(args.calls):
@@ -129,8 +140,7 @@ def main(argv=None) -> int:
                     fn()
                     torch.cuda.synchronize()
                 rows[name]["sync"].append((time.perf_counter() - t) / (args.calls // 4) * 1e6)
-                if name == "plan.launch (cuda-bindings)":
-                    driver._raw_launch = ctypes_launch
+                driver._raw_launch = default_launch
         torch.cuda.synchronize()
         results["sizes"][str(s)] = {
             "first_call_ms": first_ms, "rel_err": err, "kernel": gplan.describe(),

@@ -288,16 +288,16 @@ _raw_launch = None  # (callable, "ctypes" | "bindings")
 
 
 def _launcher():
-    """cuLaunchKernel as a plain callable returning an int CUresult: libcuda through ctypes
-    by default, cuda-bindings' cuLaunchKernel with REGTILE_LAUNCH=bindings.  docs/overhead.md
-    measures both on the H100 (pack + launch 7.5 us with ctypes, 6.5 us with cuda-bindings;
-    the GPU tests ran on ctypes, hence the default until they run on the other)."""
+    """cuLaunchKernel as a plain callable returning an int CUresult: cuda-bindings'
+    cuLaunchKernel, or libcuda through ctypes with REGTILE_LAUNCH=ctypes.  docs/overhead.md
+    measures both on the H100: pack + launch 6.2-6.5 us through cuda-bindings, 7.5-7.6 us
+    through ctypes (the default until session 4, whose GPU suite ran on cuda-bindings)."""
     global _raw_launch
     if _raw_launch is not None:
         return _raw_launch
     import ctypes
     import os
-    if os.environ.get("REGTILE_LAUNCH", "ctypes") != "bindings":
+    if os.environ.get("REGTILE_LAUNCH", "bindings") == "ctypes":
         try:
             lib = ctypes.CDLL("libcuda.so.1")
             fn = lib.cuLaunchKernel
