@@ -184,6 +184,15 @@ def to_device(host: np.ndarray) -> DeviceBuffer:
     return buf
 
 
+def zeros_u32(count: int) -> DeviceBuffer:
+    """A new device buffer of `count` zero words (at least one), written before it returns by a
+    synchronous upload, as the stream-K work lists are: the one way regtile zeroes the counters,
+    flags and zero operands its plans keep.  Safe on a first call made while the caller's stream
+    is being captured (outside_capture's relaxed mode), where a memset on that stream would land
+    in the graph instead."""
+    return to_device(np.zeros(max(count, 1), dtype=np.uint32))
+
+
 NAN_BITS = 0x7FC00000  # float32 quiet NaN
 
 

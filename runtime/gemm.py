@@ -216,9 +216,7 @@ def _zeros(count: int) -> int:
     """A device buffer of at least `count` zero floats (k == 0's operands), kept."""
     global _zero_buf
     if _zero_buf is None or _zero_buf.nbytes < 4 * count:
-        buf = driver.DeviceBuffer(4 * max(count, 1024))
-        driver.check(driver._cu().cuMemsetD32(buf.ptr, 0, buf.nbytes // 4), "cuMemsetD32")
-        _zero_buf = buf
+        _zero_buf = driver.zeros_u32(max(count, 1024))
     return _zero_buf.ptr
 
 

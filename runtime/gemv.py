@@ -94,10 +94,9 @@ class GemvPlan:
             with self._args_lock:
                 buf = self._ws.get(stream)
                 if buf is None:
-                    counters = self.grid[0] if self.fused else 0
-                    buf = driver.DeviceBuffer(4 * (self.splits * self.count + counters))
-                    if counters:
-                        _zero_u32(buf.ptr + 4 * self.splits * self.count, counters)
+                    words = self.splits * self.count
+                    # the fused reduce's arrival counters (one a block column) after the partials, zeroed
+                    buf = driver.zeros_u32(words + self.grid[0]) if self.fused else driver.DeviceBuffer(4 * words)
                     buf = self._ws.setdefault(stream, buf)
         return buf.ptr
 
@@ -132,19 +131,6 @@ class GemvPlan:
                 + (f", {self.splits} splits" + (" (one launch)" if self.fused else
                                                  " (one cluster launch)" if self.cluster else " + reduce")
                    if self.splits > 1 else ""))
-
-
-def _zero_u32(ptr: int, count: int) -> None:
-    """Zero `count` words now, on a private non-blocking stream: the workspace may be made
-    while the caller's stream is being captured (relaxed mode), and a memset on that stream
-    would land in the graph, one on the legacy stream would order against it."""
-    cu = driver._cu()
-    s = driver.check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
-    try:
-        driver.fill_u32(ptr, 0, count, s)
-        driver.check(cu.cuStreamSynchronize(s), "cuStreamSynchronize")
-    finally:
-        driver.check(cu.cuStreamDestroy(s), "cuStreamDestroy")
 
 
 def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config=None,

@@ -15,8 +15,6 @@ from __future__ import annotations
 from functools import cached_property
 from typing import List, Optional, Tuple
 
-import numpy as np
-
 from ..codegen.edges import EdgePlan, part_offsets, plan_for_source
 from ..codegen.emit_fusedk import FUSEDK_PARAMS
 from ..codegen.streamk import StreamKPlan, plan_stream_k
@@ -164,7 +162,7 @@ class SgemmLaunch:
                 raise LaunchError(f"{kernel.label}: fused split-K needs a workspace of "
                                   f"{workspace_bytes(kernel, m, n, k)} bytes; none was given")
             gx, gy, _ = g.grid(m, n)
-            buf = driver.to_device(np.zeros(max(gx * gy, 1), dtype=np.int32))
+            buf = driver.zeros_u32(gx * gy)
             self.work_lists.append(buf)
             counters = buf.ptr
         self._add(kernel, m, n, (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace if g.splits > 1 else 0,
