@@ -185,12 +185,20 @@ def to_device(host: np.ndarray) -> DeviceBuffer:
 
 
 def zeros_u32(count: int) -> DeviceBuffer:
-    """A new device buffer of `count` zero words (at least one), written before it returns by a
-    synchronous upload, as the stream-K work lists are: the one way regtile zeroes the counters,
-    flags and zero operands its plans keep.  Safe on a first call made while the caller's stream
-    is being captured (outside_capture's relaxed mode), where a memset on that stream would land
-    in the graph instead."""
-    return to_device(np.zeros(max(count, 1), dtype=np.uint32))
+    """A new device buffer of `count` zero words (at least one), zeroed before it returns: the
+    one way regtile zeroes the counters and zero operands its plans keep.  The memset runs on a
+    private non-blocking stream, because a first call may come while the caller's stream is
+    being captured (outside_capture's relaxed mode): a memset on that stream would land in the
+    graph, and one on the legacy stream would order against it."""
+    buf = DeviceBuffer(4 * max(count, 1))
+    cu = _cu()
+    s = check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
+    try:
+        fill_u32(buf.ptr, 0, max(count, 1), s)
+        check(cu.cuStreamSynchronize(s), "cuStreamSynchronize")
+    finally:
+        check(cu.cuStreamDestroy(s), "cuStreamDestroy")
+    return buf
 
 
 NAN_BITS = 0x7FC00000  # float32 quiet NaN
