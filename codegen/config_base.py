@@ -30,6 +30,15 @@ def check_bools(obj, names) -> None:
             raise ConfigError(f"{name}={getattr(obj, name)!r}: must be True or False")
 
 
+def check_ints(obj, names, minimum: int = 1) -> None:
+    """Integer fields must be ints (not bools, not floats: they would hash and name differently)
+    of at least `minimum`."""
+    for name in names:
+        v = getattr(obj, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+            raise ConfigError(f"{name}={v!r}: must be an integer >= {minimum}")
+
+
 class ConfigDict:
     """Mixin of the frozen config dataclasses (no fields, no __init__ of its own)."""
     WHAT = "config"  # named in from_dict's refusal and in the digest

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .config_base import ConfigDict
+from .config_base import ConfigDict, check_ints
 from .config import ConfigError
 
 WARP = 32
@@ -40,13 +40,6 @@ MIN_VECTORS, MAX_VECTORS = 2, 16
 # for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
 REGISTER_BUDGET = 160
 OPS = ("N", "T")
-
-
-def _positive(cfg, names) -> None:
-    for name in names:
-        v = getattr(cfg, name)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ConfigError(f"{name}={v!r}: must be a positive integer")
 
 
 def _check_vectors(v) -> None:
@@ -90,7 +83,7 @@ class FewVecTConfig(ConfigDict):
 
     def __post_init__(self):
         _check_vectors(self.vectors)
-        _positive(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
+        check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
         _check_min_blocks(self)
         if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
             raise ConfigError(f"vector_groups={self.vector_groups}: 1, 2 or 4, dividing threads_y={self.threads_y}")
@@ -169,7 +162,7 @@ class FewVecNConfig(ConfigDict):
 
     def __post_init__(self):
         _check_vectors(self.vectors)
-        _positive(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
+        check_ints(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
         _check_min_blocks(self)
         if self.lanes_per_row not in (8, 16, 32):
             raise ConfigError(f"lanes_per_row={self.lanes_per_row}: 8, 16 or 32 lanes along a row")

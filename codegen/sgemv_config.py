@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .config import ConfigError
-from .config_base import ConfigDict, check_bools
+from .config_base import ConfigDict, check_bools, check_ints
 from .hardware import DEFAULT_SMEM_PER_BLOCK
 
 WARP = 32
@@ -98,10 +98,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
                 raise ConfigError(f"stage_cols={self.stage_cols}: {self.warps_per_block} warps x 32 rows x "
                                   f"{self.stage_cols} floats exceed the {STAGE_SMEM_BYTES} bytes of static "
                                   f"shared memory")
-        for name in ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        check_ints(self, ("rows_per_warp", "vec", "warps_per_block", "unroll", "row_groups", "warps_per_row"))
         if self.rows_per_warp not in (1, 2, 4, 8, 16, 32):
             raise ConfigError(f"rows_per_warp={self.rows_per_warp}: must divide the 32 lanes of a warp "
                               f"(1, 2, 4, 8, 16 or 32)")
@@ -293,10 +290,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
             if smem > STAGE_SMEM_BYTES:
                 raise ConfigError(f"stage_rows={self.stage_rows}: {smem} bytes of shared memory exceed "
                                   f"{STAGE_SMEM_BYTES}")
-        for name in ("threads_x", "threads_y", "vec", "unroll"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"{name}={v!r}: must be a positive integer")
+        check_ints(self, ("threads_x", "threads_y", "vec", "unroll"))
         for name in ("threads_x", "threads_y"):
             v = getattr(self, name)
             if v & (v - 1):

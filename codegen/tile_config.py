@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..errors import ConfigError
-from .config_base import ConfigDict, check_bools
+from .config_base import ConfigDict, check_bools, check_ints
 from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_PER_BLOCK, REGISTERS_PER_SM
 
 MAPPINGS = ("linear", "zorder")
@@ -281,16 +281,8 @@ class TileConfig(ConfigDict):
 
     # ---- validation ---------------------------------------------------------
     def _check_ints(self):
-        for name in ("bm", "bn", "bk", "tm", "tn"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"{name}={v!r}: must be a positive integer")
-        if not isinstance(self.min_blocks, int) or isinstance(self.min_blocks, bool) or self.min_blocks < 1:
-            raise ConfigError(f"min_blocks={self.min_blocks!r}: must be an integer >= 1")
-        for name in ("pad_a", "pad_b"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ConfigError(f"{name}={v!r}: must be an integer >= 0")
+        check_ints(self, ("bm", "bn", "bk", "tm", "tn", "min_blocks"))
+        check_ints(self, ("pad_a", "pad_b"), minimum=0)
         check_bools(self, ("trans_a", "trans_b", "batched", "unaligned_rows"))
         for name, allowed, what in (("fused_stages", FUSED_STAGES, "cp.async ring stages"),
                                     ("fused_sum_loads", FUSED_SUM_LOADS, "float4 loads in flight in the last split's sum")):
