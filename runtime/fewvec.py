@@ -136,8 +136,8 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
                  arch: Optional[str] = None, config=None, splits: Optional[int] = None) -> Optional[FewVecRoute]:
     """The few-vector kernel that computes row-major C (m x n) = alpha op(A) op(B) + beta C, its plan
     built once; None where codegen/fewvec_config.route does not take the GEMM (a `config` given
-    skips the rule's size bound but not the layouts; `splits` overrides the rule's split).  A is m x k (k x m stored when trans_a), B
-    k x n (n x k stored when trans_b).
+    skips the rule's size bound but not the layouts; `splits` overrides the rule's split).  A is
+    m x k (k x m stored when trans_a), B k x n (n x k stored when trans_b).
 
     Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
     when trans_a.  Small n (op N over A, m x k): vector v is column v of op(B): B[p * ldb + v],
