@@ -143,7 +143,10 @@ def _probes():
                           ("a block of 32 warps a row, no split", N(vec=4, warps_per_block=32, unroll=4,
                                                                     warps_per_row=32), 1),
                           ("a block of 16 warps a row, no split", N(vec=4, warps_per_block=16, unroll=2,
-                                                                    warps_per_row=16), 1)],
+                                                                    warps_per_row=16), 1)]
+        # session 4: a split's columns in one step of 16 (or 8) warps, then the reduce kernel
+        + [(f"{w} warps a row u{u}, {s} splits", N(vec=4, warps_per_block=w, unroll=u, warps_per_row=w), s)
+           for w, u, s in ((16, 2, 12), (16, 2, 13), (16, 2, 16), (16, 1, 24), (8, 4, 12), (8, 2, 24))],
         (16384, 128, "T"): [("132 splits", None, 132)],
         # session 4: the small op N shapes more than 1 us above the launch floor (063da67: 1x4096
         # 2.03 us, 32x4096 2.23, 4096x77 2.20, floor 0.95): more warps a row, fewer loads in a chain
