@@ -194,6 +194,10 @@ STAGED_MIN_WARPS = 16 * 132
 # Rows this few and this long take a row in one step of 16 warps (config_for_shape).
 FEW_ROWS = 32
 FEW_ROWS_COLS = (2048, 4096)
+# Rows this few and this long (more than 4 steps of 16 warps, so that splits_for splits them):
+# the same 16 warps, a split of a row one step.
+FEW_LONG_ROWS = 8
+FEW_LONG_COLS = (16384, 65536)
 
 
 def config_for_shape(m: int, n: int) -> SgemvConfig:
@@ -217,6 +221,12 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
         # step (one DRAM round trip where 4 warps a row at unroll 4 make two).  Measured on the
         # H100 (session 4, 38860bc, docs/data/sgemv-probe-small_38860bc.json; launch floor 0.97 us):
         # 1x4096 1.68 us against 2.00, 32x4096 2.00 against 2.41 (8 warps a row: 1.70 / 2.04).
+        return cfg.replace(warps_per_row=16, warps_per_block=16, unroll=2)
+    if m <= FEW_LONG_ROWS and FEW_LONG_COLS[0] < n <= FEW_LONG_COLS[1] and cfg.vec == 4 and not cfg.ragged_rows:
+        # A few rows of 16K-64K floats: the same 16 warps a row, each split of a row at most one
+        # such step (splits_for), then the reduce kernel.  Measured on the H100 (session 4, 0dce23f,
+        # docs/data/sgemv-probe-7x50000_0dce23f.json): 7x50000 3.56 us with 13 splits against 4.27
+        # with the rule before (4 warps a row, 19 splits of two steps); 12 splits 3.75, 16 3.61.
         return cfg.replace(warps_per_row=16, warps_per_block=16, unroll=2)
     split = 1
     while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
@@ -441,7 +451,8 @@ def splits_for(cfg, m: int, n: int, sms: int = H100_SMS, blocks_per_sm: Optional
         # two loop steps a split would leave SMs without a block: one step is enough (not for
         # rows of fewer than 4 steps: 1x4096 and 32x4096 op N ran 2.81 / 3.24 us with 2 splits
         # against 2.63 / 2.86 with one, commit 0bf45f3)
-        most = min(length // step, -(-sms // grid_x))
+        most = min(length // step if isinstance(cfg, SgemvTConfig) or cfg.warps_per_row < 16 else -(-length // step),
+                   -(-sms // grid_x))  # 16 warps a row (FEW_LONG_ROWS): a split at most one step, 7x50000 13 splits
         if isinstance(cfg, SgemvTConfig):
             # whole steps a split: 16384x128 op T, 132 splits of 125 rows (one step of 64 and
             # 61 rows left), ran 9.42 us against 6.88 with 128 (0bf45f3 against 7550ec7)

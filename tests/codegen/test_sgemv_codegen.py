@@ -211,7 +211,8 @@ def test_shared_x_compiles(arch):
 
 
 def test_splits_one_step_only_where_sms_would_idle():
-    n7 = config_for_shape(7, 50000)  # 7 blocks (4 warps a row): two steps a split gave 12 splits, 84 blocks
+    n7 = SgemvConfig(vec=4, warps_per_block=4, unroll=4, warps_per_row=4)  # 7x50000's rule before session 4:
+    # 7 blocks (4 warps a row): two steps a split gave 12 splits, 84 blocks
     assert splits_for(n7, 7, 50000, 132, blocks_per_sm=12) == 19  # ceil(132 / 7): every SM a block
     t77 = config_for_shape_t(4096, 77)
     assert splits_for(t77, 4096, 77, 132, blocks_per_sm=4) == 128  # one step each (was 64: 64 SMs)
@@ -467,3 +468,18 @@ def test_few_rows_up_to_4096_take_a_row_in_one_step():
     assert config_for_shape(1, 2048).warps_per_row == 4
     assert config_for_shape(1, 4097).warps_per_row == 4  # ragged: the scalar path, as before
     assert config_for_shape(1, 8192).warps_per_row == 4
+
+
+def test_few_long_rows_split_into_one_step_each():
+    """1 to 8 rows of 16K-64K floats (not ragged): 16 warps a row at unroll 2, each split of a row
+    at most one 4096-float step: 7x50000 in 13 splits (measured 3.56 us against 4.27 with the rule
+    before, 4 warps a row in 19 splits of two steps; H100, session 4)."""
+    cfg, splits = choose_gemv(7, 50000, "N")[:2]
+    assert (cfg.warps_per_row, cfg.unroll, splits) == (16, 2, 13)
+    for m, n in ((1, 20000), (8, 65536), (3, 16388)):
+        cfg, splits = choose_gemv(m, n, "N")[:2]
+        assert cfg.warps_per_row == 16 and splits == -(-n // 4096)
+    assert choose_gemv(9, 50000, "N")[0].warps_per_row == 4
+    assert choose_gemv(7, 50001, "N")[0].warps_per_row == 4  # ragged rows: the scalar path, as before
+    assert choose_gemv(2, 1 << 20, "N")[1] == 256  # longer rows: as before
+

@@ -214,10 +214,11 @@ def test_rows_split_across_warps(warps_per_row, m, n):
     _run(m, n, "N", 0.5, -1.0, config=cfg)
 
 
-@pytest.mark.parametrize("m, n", [(1, 4096), (7, 3000), (32, 2052), (17, 4092)])
+@pytest.mark.parametrize("m, n", [(1, 4096), (7, 3000), (32, 2052), (17, 4092), (7, 50000), (1, 16388), (8, 65536),
+                                  (5, 30004)])
 def test_few_rows_one_step_rule(m, n):
-    """The rule's 16 warps a row at unroll 2 (config_for_shape, FEW_ROWS): rows that end inside
-    the step, alpha and beta."""
+    """The rule's 16 warps a row at unroll 2 (config_for_shape, FEW_ROWS and FEW_LONG_ROWS): rows
+    that end inside the step, splits of one step with a short last one, alpha and beta."""
     from regtile.codegen.sgemv_config import config_for_shape
     assert config_for_shape(m, n).warps_per_row == 16
     _run(m, n, "N", 0.5, -1.0)
