@@ -39,6 +39,14 @@ def check_ints(obj, names, minimum: int = 1) -> None:
             raise ConfigError(f"{name}={v!r}: must be an integer >= {minimum}")
 
 
+def check_pow2(obj, names) -> None:
+    """These (already checked integer) fields must be powers of two."""
+    for name in names:
+        v = getattr(obj, name)
+        if v & (v - 1):
+            raise ConfigError(f"{name}={v}: must be a power of two")
+
+
 class ConfigDict:
     """Mixin of the frozen config dataclasses (no fields, no __init__ of its own)."""
     WHAT = "config"  # named in from_dict's refusal and in the digest

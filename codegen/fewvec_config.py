@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .config_base import ConfigDict, check_ints
+from .config_base import ConfigDict, check_ints, check_pow2
 from .config import ConfigError
 
 WARP = 32
@@ -42,6 +42,17 @@ REGISTER_BUDGET = 160
 OPS = ("N", "T")
 
 
+def _check_in_flight(cfg, steps: str, knobs, advice: str) -> None:
+    """unroll at most 8 `steps` in flight, and the accumulators and loads in flight within
+    REGISTER_BUDGET (registers_in_flight: each config's own count)."""
+    if cfg.unroll > 8:
+        raise ConfigError(f"unroll={cfg.unroll}: at most 8 {steps} in flight a thread (registers)")
+    if cfg.registers_in_flight() > REGISTER_BUDGET:
+        given = ", ".join(f"{k}={getattr(cfg, k)}" for k in knobs)
+        raise ConfigError(f"{given}: about {cfg.registers_in_flight()} registers of accumulators and loads in "
+                          f"flight, over the budget of {REGISTER_BUDGET}; {advice}")
+
+
 def _check_vectors(v) -> None:
     if not isinstance(v, int) or isinstance(v, bool) or not MIN_VECTORS <= v <= MAX_VECTORS:
         raise ConfigError(f"vectors={v!r}: the few-vector kernels take {MIN_VECTORS}..{MAX_VECTORS} vectors "
@@ -49,9 +60,8 @@ def _check_vectors(v) -> None:
 
 
 def _check_min_blocks(cfg) -> None:
+    check_ints(cfg, ("min_blocks",), minimum=0)
     mb = cfg.min_blocks
-    if not isinstance(mb, int) or isinstance(mb, bool) or mb < 0:
-        raise ConfigError(f"min_blocks={mb!r}: must be a non-negative integer")
     if mb and 65536 // (cfg.threads * mb) < 64:
         raise ConfigError(f"min_blocks={mb}: {mb} blocks of {cfg.threads} threads leave "
                           f"{65536 // (cfg.threads * mb)} registers a thread (the kernels need at least 64)")
@@ -90,21 +100,13 @@ class FewVecTConfig(ConfigDict):
         if self.vector_groups > 1 and self.vectors <= 4 * (self.vector_groups - 1):
             raise ConfigError(f"vector_groups={self.vector_groups}: {self.vectors} vectors leave a group without "
                               f"a float4 of them")
-        for name in ("threads_x", "threads_y"):
-            v = getattr(self, name)
-            if v & (v - 1):
-                raise ConfigError(f"{name}={v}: must be a power of two")
+        check_pow2(self, ("threads_x", "threads_y"))
         if self.threads_x > WARP:
             raise ConfigError(f"threads_x={self.threads_x}: at most {WARP} (a thread row within a warp, so the "
                               f"vectors' loads are broadcasts)")
         if not WARP <= self.threads <= 1024:
             raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds {WARP}..1024 threads")
-        if self.unroll > 8:
-            raise ConfigError(f"unroll={self.unroll}: at most 8 rows in flight a thread (registers)")
-        if self.registers_in_flight() > REGISTER_BUDGET:
-            raise ConfigError(f"vectors={self.vectors}, unroll={self.unroll}: about {self.registers_in_flight()} "
-                              f"registers of accumulators and loads in flight, over the budget of "
-                              f"{REGISTER_BUDGET}; fewer rows in flight")
+        _check_in_flight(self, "rows", ("vectors", "unroll"), "fewer rows in flight")
 
     @property
     def threads(self) -> int:
@@ -170,12 +172,8 @@ class FewVecNConfig(ConfigDict):
             raise ConfigError(f"warps_per_block={self.warps_per_block}: a block holds at most 32 warps")
         if self.row_groups > 8:
             raise ConfigError(f"row_groups={self.row_groups}: at most 8 rows a warp (registers)")
-        if self.unroll > 8:
-            raise ConfigError(f"unroll={self.unroll}: at most 8 float4 steps in flight (registers)")
-        if self.registers_in_flight() > REGISTER_BUDGET:
-            raise ConfigError(f"vectors={self.vectors}, row_groups={self.row_groups}, unroll={self.unroll}: about "
-                              f"{self.registers_in_flight()} registers of accumulators and loads in flight, over "
-                              f"the budget of {REGISTER_BUDGET}; fewer rows a warp or steps in flight")
+        _check_in_flight(self, "float4 steps", ("vectors", "row_groups", "unroll"),
+                         "fewer rows a warp or steps in flight")
 
     @property
     def threads(self) -> int:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .config import ConfigError
-from .config_base import ConfigDict, check_bools, check_ints
+from .config_base import ConfigDict, check_bools, check_ints, check_pow2
 from .hardware import DEFAULT_SMEM_PER_BLOCK
 
 WARP = 32
@@ -88,8 +88,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
         if self.share_x and (self.row_groups < 2 or self.vec != 4 or self.stage_cols):
             raise ConfigError(f"share_x: needs row_groups >= 2 and vec=4 without stage_cols (got "
                               f"{self.row_groups}, {self.vec}, {self.stage_cols})")
-        if not isinstance(self.stage_cols, int) or isinstance(self.stage_cols, bool) or self.stage_cols < 0:
-            raise ConfigError(f"stage_cols={self.stage_cols!r}: must be a non-negative integer")
+        check_ints(self, ("stage_cols",), minimum=0)
         if self.stage_cols:
             if self.rows_per_warp != 32 or self.row_groups != 1 or self.warps_per_row != 1:
                 raise ConfigError(f"stage_cols={self.stage_cols}: needs rows_per_warp=32 (a lane a row), "
@@ -287,8 +286,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     def __post_init__(self):
         check_bools(self, ("fused_reduce", "warp_reduce"))
         _check_cluster(self)
-        if not isinstance(self.stage_rows, int) or isinstance(self.stage_rows, bool) or self.stage_rows < 0:
-            raise ConfigError(f"stage_rows={self.stage_rows!r}: must be a non-negative integer")
+        check_ints(self, ("stage_rows",), minimum=0)
         if self.stage_rows:
             if self.stage_rows % 4 or self.stage_rows > self.threads_x * self.threads_y:
                 raise ConfigError(f"stage_rows={self.stage_rows}: must be a multiple of 4 (aligned tiles) and at "
@@ -301,10 +299,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
                 raise ConfigError(f"stage_rows={self.stage_rows}: {smem} bytes of shared memory exceed "
                                   f"{STAGE_SMEM_BYTES}")
         check_ints(self, ("threads_x", "threads_y", "vec", "unroll"))
-        for name in ("threads_x", "threads_y"):
-            v = getattr(self, name)
-            if v & (v - 1):
-                raise ConfigError(f"{name}={v}: must be a power of two")
+        check_pow2(self, ("threads_x", "threads_y"))
         if self.threads > 1024:
             raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds at most 1024 threads")
         if self.vec not in (1, 4):

@@ -402,7 +402,7 @@ def test_staged_t_config_and_text():
     for bad, needle in ((dict(stage_rows=30), "multiple of 4"), (dict(stage_rows=512), "multiple of 4"),
                         (dict(stage_rows=64, fused_reduce=True), "needs vec=4"),
                         (dict(stage_rows=64, vec=1), "needs vec=4"), (dict(stage_rows=96, threads_y=16), "exceed"),
-                        (dict(stage_rows=-4), "non-negative")):
+                        (dict(stage_rows=-4), "stage_rows=-4: must be an integer >= 0")):
         with pytest.raises(ConfigError, match=needle):
             SgemvTConfig(**bad)
     cfg = SgemvTConfig(32, 8, 4, 8, stage_rows=64)
