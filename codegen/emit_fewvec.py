@@ -141,15 +141,21 @@ def _t_meet(cfg: FewVecTConfig) -> List[str]:
     return lines
 
 
+def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
+    """The main kernel's description (a comment at the top of its text)."""
+    return [f"regtile few-vector kernel {name}",
+            f"{computes} for the staged vectors X_v; A (M x N) row-major, lda.",
+            f"config: {cfg.describe()}",
+            f"launch: block ({cfg.threads}, 1, 1), grid {grid}"]
+
+
 def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
     U = cfg.unroll
     text = render(
         "fewvec_t.cu.j2", name=name,
-        header=[f"regtile few-vector kernel {name}",
-                "C[v, :] = alpha * X_v^T A + beta * C[v, :] for the staged vectors X_v; A (M x N) row-major, lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
+        header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
+                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
         vq=padded_vectors(cfg.vectors, cfg.vector_groups) // 4, params=c_params(FEWVEC_PARAMS),
         groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
@@ -217,10 +223,8 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
     text = render(
         "fewvec_n.cu.j2", name=name,
-        header=[f"regtile few-vector kernel {name}",
-                "C[:, v] = alpha * A X_v + beta * C[:, v] for the staged vectors X_v; A (M x N) row-major, lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), column splits, 1)"],
+        header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",
+                       f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
         params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,
         vector_body=_n_step(cfg, cfg.unroll), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
