@@ -2,7 +2,7 @@
 templates/fewvec_t.cu.j2, a FewVecNConfig through templates/fewvec_n.cu.j2.  A module holds three
 kernels, launched in this order: the `stage` entry (the small operand's vectors copied into the
 layout the main kernel reads: templates/fewvec_stage.cu.j2), the main kernel, and, for a split
-launch, the `reduce` entry (templates/fewvec_reduce.cu.j2).
+launch, the `reduce` entry (emit_sgemv.reduce_source, storing to C).
 
 Decided here: which loads are in flight together, which partial sum each product feeds, how the
 partial sums meet and where each output goes; the templates place the lines.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import List
 
-from .emit_sgemv import REDUCE_COLS, REDUCE_THREADS, REDUCE_WARP_SPLITS
+from .emit_sgemv import reduce_source
 from .fewvec_config import FewVecNConfig, FewVecTConfig, padded_vectors
 from .kernel import KernelSource, LaunchGeometry, c_params
 from .templates import render
@@ -251,17 +251,9 @@ def _stage_source(cfg, name: str) -> KernelSource:
     return KernelSource(name=sname, language="cuda", text=text, geometry=geo, params=STAGE_PARAMS)
 
 
-def _reduce_source(name: str) -> KernelSource:
-    rname = f"{name}_reduce"
-    text = render("fewvec_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
-                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=c_params(FEWVEC_REDUCE_PARAMS))
-    geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
-                         flat_elements=REDUCE_THREADS)
-    return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=FEWVEC_REDUCE_PARAMS)
-
-
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
-    stage, reduce = _stage_source(cfg, name), _reduce_source(name)
+    stage = _stage_source(cfg, name)
+    reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")
     return KernelSource(name=name, language="cuda", text=stage.text + "\n" + text + "\n" + reduce.text,
                         geometry=geo, params=FEWVEC_PARAMS, entries=(("stage", stage),), reduce=reduce)
 

@@ -296,14 +296,15 @@ def _reduction(cfg: SgemvConfig, g: int) -> List[str]:
     return lines + _store(cfg, "sum", f"row{g}", f"active{g} && sub == 0")
 
 
-def _reduce_source(name: str) -> KernelSource:
+def reduce_source(name: str, params=REDUCE_PARAMS, out: str = "y", at: str = "(long long)i * incy") -> KernelSource:
+    """The split reduction `name`_reduce: output i (of `count`) sums its splits' partials in
+    order and goes to out[at] (the GEMV's y at stride incy; the few-vector kernels' C)."""
     rname = f"{name}_reduce"
     text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
-                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS,
-                  params=_params(REDUCE_PARAMS))
+                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=_params(params), out=out, at=at)
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
                          flat_elements=REDUCE_THREADS)
-    return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=REDUCE_PARAMS)
+    return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=params)
 
 
 def _params(params=SGEMV_PARAMS) -> str:
@@ -312,7 +313,7 @@ def _params(params=SGEMV_PARAMS) -> str:
 
 def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:
     """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
-    reduce = _reduce_source(name)
+    reduce = reduce_source(name)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
 
