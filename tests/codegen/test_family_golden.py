@@ -15,6 +15,7 @@ from tiers import tiered
 
 GOLDEN = json.loads((Path(__file__).parent / "family_golden.json").read_text())
 _FAST = {"ptx:wide-128x256", "cuda:splitk-64x64:split3", "ptx:sq-64x64:TN:batched", "cuda:cuda-zorder:TN",
+         "ptx:tall-128x64:unaligned",
          "fusedk:fused-32x32:split4"}
 
 
