@@ -4,7 +4,7 @@ GPU (the tuning database, read once per process), else the shape heuristic's fam
 (a plan's kernel) and runtime/gemm.py (regtile.sgemm), and by `regtile run` to name the choice."""
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..codegen.config import SgemmConfig
 from . import driver
@@ -51,19 +51,29 @@ def _tuned(device_name: str) -> Dict[str, tuple]:
     return table
 
 
+def tuned_entry(m: int, n: int, k: int) -> Optional[tuple]:
+    """(ms, config, backend) that `regtile tune` stored for M x N x K on this GPU, or None."""
+    return _tuned(driver.device().name).get(f"{m}x{n}x{k}")
+
+
 def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False, trans_b: bool = False,
-                        batch: int = 0) -> Tuple[SgemmConfig, str]:
+                        batch: int = 0, lda: Optional[int] = None,
+                        ldb: Optional[int] = None) -> Tuple[SgemmConfig, str]:
     """The fastest config `regtile tune` stored for this shape and device on either backend
     (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
     read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
-    config comes generated for the layouts and the batch (codegen/heuristic.with_layout)."""
-    dev = driver.device()
-    if batch <= 1:
-        hit = _tuned(dev.name).get(f"{m}x{n}x{k}")
-        if hit is not None:
-            from ..codegen.heuristic import with_layout
-            return with_layout(hit[1], trans_a, trans_b), hit[2]
-    return default_sgemm_kernel(m, n, arch, dev.sm_count, k, trans_a, trans_b, batch)
+    config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
+    for the leading dimensions (heuristic.for_rows: the unaligned rows' copies where lda or ldb
+    is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K)."""
+    from ..codegen.heuristic import for_rows, with_layout
+    hit = tuned_entry(m, n, k) if batch <= 1 else None
+    if hit is not None:
+        cfg, backend = with_layout(hit[1], trans_a, trans_b), hit[2]
+    else:
+        cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
+    lda = (m if trans_a else k) if lda is None else lda
+    ldb = (k if trans_b else n) if ldb is None else ldb
+    return for_rows(cfg, backend, lda, ldb), backend
 
 
 def forget_tuned() -> None:

@@ -88,29 +88,24 @@ class GemmPlan:
         self._bound: Dict[int, _Bound] = {}
         self._lock = threading.Lock()
         self.gemv = None
-        if config is None and backend is None and batch == 0 and k >= 1 and (m == 1 or n == 1):
-            # a GEMV (one row or one column of C): the SGEMV family streams the matrix once at
-            # the memory bound, where a GEMM tile pads 63 of 64 rows (issue 20)
-            from .gemv import gemv_route
-            self.gemv = gemv_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
-            self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
-            return
         if config is None and backend is None and batch == 0 and k >= 1:
-            # m or n in 2..16 (codegen/fewvec_config.route): the big operand streamed once for every
-            # vector (runtime/fewvec.py), where measured faster than the family's members
-            from .fewvec import fewvec_route
-            self.gemv = fewvec_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
+            # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
+            # where a GEMM tile pads 63 of 64 rows (issue 20); m or n in 2..16 where measured faster
+            # (codegen/fewvec_config.route): the big operand streamed once for every vector
+            if m == 1 or n == 1:
+                from .gemv import gemv_route as route
+            else:
+                from .fewvec import fewvec_route as route
+            self.gemv = route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
             if self.gemv is not None:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
         if config is None:
             # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
-            self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch)
+            # and the leading dimensions (heuristic.for_rows: the unaligned rows' copies)
+            self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb)
             self.backend = backend or chosen
-            # rows that are not 16-byte aligned: the member's kernel with the unaligned rows' copies
-            from ..codegen.heuristic import for_rows
-            self.config = for_rows(self.config, self.backend, lda, ldb)
         else:
             try:
                 self.config = kernel_config(config, trans_a, trans_b, batch > 0)

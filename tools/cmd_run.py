@@ -67,14 +67,16 @@ def _chosen_kernel(args, arch: str):
     if args.kernel == "sgemv":
         from ..codegen.sgemv_config import config_for_shape
         return "sgemv-auto", config_for_shape(args.m, args.n), "cuda", "regtile.sgemv's kernel for the shape"
-    from ..runtime import driver
-    from ..runtime.gemm import choose_sgemm_kernel, default_sgemm_kernel
-    if args.m == 1 or args.n == 1:  # regtile.sgemm runs these as GEMVs (runtime/gemv.gemv_route)
+    from ..codegen.fewvec_config import route
+    from ..runtime.choice import choose_sgemm_kernel, tuned_entry
+    m, n, k = args.m, args.n, args.k
+    if m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None:
+        # regtile.sgemm runs these as GEMVs (runtime/gemv.gemv_route, runtime/fewvec.fewvec_route)
         from ..runtime.plans import GemmPlan
-        plan = args.plan = GemmPlan(args.m, args.n, args.k, False, False, args.k, args.n, args.n, arch=arch)
-        return "default", plan.config, "cuda", f"regtile.sgemm's GEMV route for m or n == 1 ({plan.describe()})"
-    cfg, backend = choose_sgemm_kernel(args.m, args.n, args.k, arch)
-    if (cfg, backend) == default_sgemm_kernel(args.m, args.n, arch, driver.device().sm_count, args.k):
+        plan = args.plan = GemmPlan(m, n, k, False, False, k, n, n, arch=arch)
+        return "default", plan.config, "cuda", f"regtile.sgemm's GEMV route ({plan.describe()})"
+    cfg, backend = choose_sgemm_kernel(m, n, k, arch)  # as GemmPlan chooses it for packed row-major operands
+    if tuned_entry(m, n, k) is None:
         return "default", cfg, backend, "regtile.sgemm's default kernel for the shape (nothing tuned for it)"
     return "tuned", cfg, backend, "the best config `regtile tune` stored for the shape on this GPU"
 

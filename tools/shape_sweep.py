@@ -40,7 +40,8 @@ TARGET_MS = 2.0  # GPU time of one timed batch, at most MAX_BATCH launches
 MAX_BATCH = 40
 HOST_US_PER_LAUNCH = 40e-6  # the GPU sleeps this long per queued launch (host enqueue cost, generous)
 CLOCK_HZ = 1.98e9
-GEMV_NOTE = "m = 1 or n = 1: regtile.sgemm runs it as a GEMV (runtime/gemv.gemv_route)"
+GEMV_NOTE = ("m or n == 1, or m or n in 2..16 where measured faster: regtile.sgemm runs it as a GEMV "
+             "(runtime/gemv.gemv_route, runtime/fewvec.fewvec_route)")
 
 
 def load_suite(path: Optional[str] = None) -> List[dict]:
@@ -214,7 +215,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         cands = []
         for name in heuristic.candidate_names(m, n, k):
             cfg, backend = heuristic.member_config(name, m, n, k, 132)
-            cfg = heuristic.for_rows(cfg, backend, k, n)  # as GemmPlan runs it on row-major A, B
+            cfg = heuristic.for_rows(cfg, backend, k, n)  # as choose_sgemm_kernel builds it for row-major A, B
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -314,31 +315,38 @@ def fit_table(raw: dict, source: str = "") -> dict:
 
 # ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------
 def _label(cfg, backend, m, n, k, arch, sms) -> str:
+    """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg`, or
+    "tuned ..." where it is not the member the heuristic gives (for_rows applied alike)."""
     from ..codegen import heuristic
     d = heuristic.describe_choice(m, n, k, arch, sms)
     mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (mcfg, mback) != (cfg, backend):
+    if (heuristic.for_rows(mcfg, mback, k, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
-    return f"{d['member']}{split} ({d['by']})"
+    return f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
+
+
+def _gemv_routed(m: int, n: int, k: int) -> bool:
+    """Does regtile.sgemm run this row-major GEMM as a GEMV (m or n == 1) or a few-vector GEMV?"""
+    from ..codegen.fewvec_config import route
+    return m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None
 
 
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
                   workers: int = 16) -> List[dict]:
     from ..runtime import driver
-    from ..runtime.gemm import choose_sgemm_kernel
+    from ..runtime.choice import choose_sgemm_kernel
     from ..runtime.plans import GemmPlan
     t0 = time.time()
     torch = _setup_torch()
     dev = driver.device()
-    from ..codegen.heuristic import for_rows
-    members = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite]
-    # what GemmPlan builds from the member on row-major A and B (unaligned rows' copies)
-    chosen = [(for_rows(cfg, backend, s["k"], s["n"]), backend) for s, (cfg, backend) in zip(suite, members)]
-    errs = compile_all(chosen, dev.arch, workers)
+    # compile ahead, in parallel, the SGEMM kernels the plans below will load (GemmPlan's choice)
+    ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite
+             if not _gemv_routed(s["m"], s["n"], s["k"])]
+    errs = compile_all(ahead, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
     rows = []
-    for idx, (s, (member_cfg, backend), (cfg, _)) in enumerate(zip(suite, members, chosen)):
+    for idx, s in enumerate(suite):
         if time.time() - t0 > budget_s:
             _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
             break
@@ -355,8 +363,7 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
         row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
                "x_cublas": round(c_us / r_us, 4),
                "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
-                          else _label(member_cfg, backend, m, n, k, dev.arch, dev.sm_count)
-                          + (" +unaligned rows" if cfg.unaligned_rows else "")),
+                          else _label(plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count)),
                "group": s.get("group", ""), "ok": ok, "rel_err": err}
         if plan.gemv is not None:
             row["note"] = GEMV_NOTE

@@ -389,3 +389,21 @@ def test_run_reports_the_split_of_a_fused_member_without_a_reduce_kernel():
     cuda = FAMILY["splitk-64x64"].config.replace(split_k=4)
     assert split_fields(cuda, emit(cuda, backend="cuda"))["reduce_kernel"].startswith("regtile_splitk_reduce")
     assert split_fields(FAMILY["sq-64x64"].config, None) == {}
+
+
+def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatch):
+    """`regtile run` without a kernel on rows that are not 16-byte aligned names the kernel GemmPlan
+    launches (the unaligned rows' copies, applied in runtime/choice.choose_sgemm_kernel), not the
+    bare member: it printed one config and timed another."""
+    from types import SimpleNamespace
+    from regtile.codegen.heuristic import for_rows
+    from regtile.runtime import choice, driver
+    from regtile.tools import cmd_run
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
+    monkeypatch.setattr(choice, "_tuned", lambda device_name: {})
+    label, cfg, backend, why = cmd_run._chosen_kernel(SimpleNamespace(kernel=None, m=1009, n=1013, k=1019), "sm_90")
+    assert label == "default" and cfg.unaligned_rows and backend == "ptx"
+    member, mback = choice.default_sgemm_kernel(1009, 1013, "sm_90", 132, 1019)
+    assert (cfg, backend) == (for_rows(member, mback, 1019, 1013), mback)
+    assert not choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90")[0].unaligned_rows
+    assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016)[0] == member
