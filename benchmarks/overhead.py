@@ -29,22 +29,6 @@ import time
 from regtile.tools.report import commit, finish
 
 
-def _launcher_of(driver, kind: str):
-    """driver._launcher() as REGTILE_LAUNCH=kind makes it (the environment restored after)."""
-    import os
-    before = os.environ.get("REGTILE_LAUNCH")
-    os.environ["REGTILE_LAUNCH"] = kind
-    driver._raw_launch = None
-    try:
-        return driver._launcher()
-    finally:
-        driver._raw_launch = None
-        if before is None:
-            os.environ.pop("REGTILE_LAUNCH")
-        else:
-            os.environ["REGTILE_LAUNCH"] = before
-
-
 def _cuda_core_launcher(plan, A, B, C, stream_handle):
     """cuda.core's launch of the plan's first kernel (same arguments), or None if unavailable."""
     try:
@@ -113,8 +97,7 @@ def main(argv=None) -> int:
             "plan.launch (ctypes)": raw,
         }
         default_launch = driver._launcher()
-        launchers = {kind: _launcher_of(driver, kind) for kind in ("ctypes", "bindings")}
-        driver._raw_launch = default_launch
+        launchers = {kind: driver.make_launcher(kind) for kind in ("ctypes", "bindings")}
         core = _cuda_core_launcher(gplan, A, B, C, stream)
         if callable(core):
             variants["cuda.core launch"] = core

@@ -41,7 +41,7 @@ def fast_key(a, b, c, *extra):
     """The fast paths' key (regtile.sgemm, Gemm, regtile.sgemv): everything a call's checks and
     plan depend on, from a few attribute reads of three torch tensors (dtype, shape, strides,
     device) and `extra`; None when one is not a torch tensor (the full path then)."""
-    tt = torch_tensor_types()
+    tt = _torch_types or torch_tensor_types()
     if type(a) not in tt or type(b) not in tt or type(c) not in tt:
         return None
     return (a.dtype, a.shape, a.stride(), a.get_device(), b.dtype, b.shape, b.stride(), b.get_device(),

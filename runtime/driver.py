@@ -301,34 +301,37 @@ def load(artifact, label: str = "") -> LoadedKernel:
 # ---- the hot launch path (runtime/plans.py) -------------------------------------------
 _STRUCT = {"int": "i", "float": "f", "long long": "q"}
 _CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED = 201, 3
-_raw_launch = None  # (callable, "ctypes" | "bindings")
+_raw_launch = None  # the cuLaunchKernel callable PackedLaunch uses (_launcher)
 
 
-def _launcher():
+def make_launcher(kind: str = "bindings"):
     """cuLaunchKernel as a plain callable returning an int CUresult: cuda-bindings'
-    cuLaunchKernel, or libcuda through ctypes with REGTILE_LAUNCH=ctypes.  docs/overhead.md
-    measures both on the H100: pack + launch 6.2-6.5 us through cuda-bindings, 7.5-7.6 us
-    through ctypes (the default until session 4, whose GPU suite ran on cuda-bindings)."""
-    global _raw_launch
-    if _raw_launch is not None:
-        return _raw_launch
-    import ctypes
-    import os
-    if os.environ.get("REGTILE_LAUNCH", "bindings") == "ctypes":
+    cuLaunchKernel ("bindings"), or libcuda through ctypes ("ctypes"; cuda-bindings where
+    libcuda.so.1 cannot be opened).  docs/overhead.md measures both on the H100: pack + launch
+    6.2-6.5 us through cuda-bindings, 7.5-7.6 us through ctypes (the default until session 4,
+    whose GPU suite ran on cuda-bindings)."""
+    if kind == "ctypes":
+        import ctypes
         try:
-            lib = ctypes.CDLL("libcuda.so.1")
-            fn = lib.cuLaunchKernel
+            fn = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
             fn.restype = ctypes.c_int
             fn.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-            _raw_launch = (fn, "ctypes")
-            return _raw_launch
+            return fn
         except (OSError, AttributeError):
             pass
     cu = _cu()
 
     def via_bindings(f, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
         return int(cu.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, smem, stream, params, 0)[0])
-    _raw_launch = (via_bindings, "bindings")
+    return via_bindings
+
+
+def _launcher():
+    """The process's launcher: make_launcher(REGTILE_LAUNCH, default "bindings"), made once."""
+    global _raw_launch
+    if _raw_launch is None:
+        import os
+        _raw_launch = make_launcher(os.environ.get("REGTILE_LAUNCH", "bindings"))
     return _raw_launch
 
 
@@ -376,7 +379,7 @@ class PackedLaunch:
         buf = self.buf
         for packer, o, i, add in self.fields:
             packer(buf, o, values[i] + add if add is not None else values[i])
-        launch = _launcher()[0]
+        launch = _raw_launch or _launcher()
         gx, gy, gz = self.grid
         bx, by, bz = self.block
         err = launch(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)

@@ -310,7 +310,7 @@ def test_gemv_plan_packs_once_and_writes_the_per_call_fields(monkeypatch):
         addrs = [params[i] for i in range(n)]
         seen.append((func, (gx, gy, gz), stream, addrs))
         return 0
-    monkeypatch.setattr(driver, "_raw_launch", (fake_launch, "fake"))
+    monkeypatch.setattr(driver, "_raw_launch", fake_launch)
     monkeypatch.setattr(driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
     monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
     plan = gemv.GemvPlan(main, 64, 1000, "N", splits=4)
