@@ -12,7 +12,7 @@ from .config import ConfigError, SgemmConfig
 from .emit_cuda import emit_sgemm_cuda
 from .emit_fewvec import emit_fewvec_cuda
 from .emit_sgemv import emit_sgemv_cuda
-from .fewvec_config import FewVecNConfig, FewVecTConfig
+from .fewvec_config import FewVecConfig, FewVecNConfig, FewVecTConfig
 from .kernel import KernelSource
 from .sgemv_config import SgemvConfig, SgemvTConfig
 
@@ -24,7 +24,7 @@ def emit_cuda(cfg: AnyConfig) -> KernelSource:
         return emit_sgemm_cuda(cfg)
     if isinstance(cfg, (SgemvConfig, SgemvTConfig)):
         return emit_sgemv_cuda(cfg)
-    if isinstance(cfg, (FewVecNConfig, FewVecTConfig)):
+    if isinstance(cfg, FewVecConfig):
         return emit_fewvec_cuda(cfg)
     raise TypeError(f"no emitter for {type(cfg).__name__}")
 
@@ -74,4 +74,4 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
 
 
 def kernel_kind(cfg: AnyConfig) -> str:
-    return "sgemv" if isinstance(cfg, (SgemvConfig, SgemvTConfig, FewVecNConfig, FewVecTConfig)) else "sgemm"
+    return "sgemv" if isinstance(cfg, (SgemvConfig, SgemvTConfig) + FewVecConfig) else "sgemm"

@@ -13,7 +13,7 @@ import hashlib
 from typing import List
 
 from .emit_sgemv import reduce_source
-from .fewvec_config import FewVecNConfig, FewVecTConfig, padded_vectors
+from .fewvec_config import FewVecNConfig, FewVecTConfig
 from .kernel import KernelSource, LaunchGeometry, c_params
 from .templates import render
 
@@ -55,7 +55,7 @@ def kernel_name(cfg) -> str:
 def staged_floats(cfg, length: int) -> int:
     """The staged vectors' workspace (floats) for vectors `length` long."""
     if isinstance(cfg, FewVecTConfig):
-        return length * padded_vectors(cfg.vectors, cfg.vector_groups)
+        return length * cfg.staged_vectors
     return cfg.vectors * (-(-length // 4) * 4)
 
 
@@ -70,7 +70,7 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     float4s (a broadcast: the same address across the thread row) and the FMAs, each vector
     feeding its own 4 partial sums."""
     TY, U, V = cfg.rows_per_step, cfg.unroll, cfg.group_vectors
-    VQ = padded_vectors(cfg.vectors, cfg.vector_groups) // 4  # float4s a staged row
+    VQ = cfg.staged_vectors // 4  # float4s a staged row
     GQ = -(-V // 4)  # float4s of the thread's group, from float4 vg * GQ on
     zero4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
     lines = []
@@ -157,7 +157,7 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
-        vq=padded_vectors(cfg.vectors, cfg.vector_groups) // 4, params=c_params(FEWVEC_PARAMS),
+        vq=cfg.staged_vectors // 4, params=c_params(FEWVEC_PARAMS),
         groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.group_vectors)],
         last=(U - 1) * cfg.rows_per_step, step=cfg.step, unroll=U,
@@ -239,7 +239,7 @@ def _stage_source(cfg, name: str) -> KernelSource:
     sname = f"{name}_stage"
     V = cfg.vectors
     if isinstance(cfg, FewVecTConfig):
-        VP = padded_vectors(V, cfg.vector_groups)
+        VP = cfg.staged_vectors
         layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
                       index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
     else:

@@ -33,13 +33,12 @@ from typing import Optional, Tuple
 
 from .config_base import ConfigDict, check_ints, check_pow2
 from .config import ConfigError
+from .sgemv_config import H100_SMS, MAX_SPLITS, OPS, WARP, wave_fill
 
-WARP = 32
 MIN_VECTORS, MAX_VECTORS = 2, 16
 # Registers a thread may use for accumulators and loads in flight: below ptxas's 255 with room
 # for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
 REGISTER_BUDGET = 160
-OPS = ("N", "T")
 
 
 def _check_in_flight(cfg, steps: str, knobs, advice: str) -> None:
@@ -127,7 +126,12 @@ class FewVecTConfig(ConfigDict):
         (zero padded: the padding's sums are never stored)."""
         if self.vector_groups == 1:
             return self.vectors
-        return padded_vectors(self.vectors, self.vector_groups) // self.vector_groups
+        return self.staged_vectors // self.vector_groups
+
+    @property
+    def staged_vectors(self) -> int:
+        """The staged row's vectors: rounded up to whole float4s of every group (zero padded)."""
+        return padded_vectors(self.vectors, self.vector_groups)
 
     @property
     def rows_per_step(self) -> int:
@@ -203,8 +207,6 @@ class FewVecNConfig(ConfigDict):
 
 
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
-H100_SMS = 132
-MAX_SPLITS = 1024
 
 
 def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
@@ -246,10 +248,7 @@ def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm:
     last wave's idle slots a small part of the time).  8192x8x8192 op N: 512 blocks of 16 rows for
     396 slots (1.3 waves, the second a third full) -> 3 splits, 1536 blocks, 97% of 4 waves."""
     slots = sms * (blocks_per_sm or max(1, 2048 // (2 * cfg.threads)))
-    if isinstance(cfg, FewVecTConfig):
-        grid_x, length, step = -(-cols // cfg.strip), rows, cfg.step
-    else:
-        grid_x, length, step = -(-rows // cfg.rows_per_block), cols, cfg.step
+    grid_x, length, step = grid(cfg, rows, cols, 1)[0], (rows if isinstance(cfg, FewVecTConfig) else cols), cfg.step
     if grid_x >= WAVES_ENOUGH * slots:
         return 1
     most = max(1, min(MAX_SPLITS, length // (2 * step)))
@@ -263,21 +262,10 @@ WAVE_FILL = 0.95
 WAVES_ENOUGH = 4
 
 
-def wave_fill(blocks: int, slots: int) -> float:
-    """The busy part of the slots over the waves `blocks` take."""
-    return blocks / (-(-blocks // slots) * slots)
-
-
 def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
     if isinstance(cfg, FewVecTConfig):
         return (-(-cols // cfg.strip), splits, 1)
     return (-(-rows // cfg.rows_per_block), splits, 1)
-
-
-def split_range(cfg, length: int, splits: int) -> int:
-    """The length of one split's range (the kernel computes the same): op N's a multiple of 4."""
-    chunk = -(-length // splits)
-    return -(-chunk // 4) * 4 if isinstance(cfg, FewVecNConfig) else chunk
 
 
 # ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------

@@ -490,9 +490,13 @@ TWO_WAVE_STEPS = 8
 FILL_STEPS = 4
 
 
-def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
-    blocks = grid_x * splits
+def wave_fill(blocks: int, slots: int) -> float:
+    """The busy part of the slots over the waves `blocks` take."""
     return blocks / (-(-blocks // slots) * slots)
+
+
+def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
+    return wave_fill(grid_x * splits, slots)
 
 
 # The shape rule does not pick the cluster form (CLUSTER_DOC): measured on the H100 (bd3ff88,
