@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import List
 
-from .kernel import KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
 from .sgemv_config import SgemvConfig, SgemvTConfig
 from .templates import render
 
@@ -300,10 +300,10 @@ def reduce_source(name: str, params=REDUCE_PARAMS, out: str = "y", at: str = "(l
     """The split reduction `name`_reduce: output i (of `count`) sums its splits' partials in
     order and goes to out[at] (the GEMV's y at stride incy; the few-vector kernels' C)."""
     rname = f"{name}_reduce"
-    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS,
+    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=PDL_WAIT,
                   groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=_params(params), out=out, at=at)
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
-                         flat_elements=REDUCE_THREADS)
+                         flat_elements=REDUCE_THREADS, programmatic=True)  # right after its GEMV (kernel.PDL_WAIT)
     return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=params)
 
 
@@ -335,7 +335,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
-        name=name,
+        name=name, entry=PDL_TRIGGER,
         header=[f"regtile SGEMV kernel {name}",
                 "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",
@@ -413,7 +413,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
-        name=name,
+        name=name, entry=PDL_TRIGGER,
         header=[f"regtile SGEMV-T kernel {name}",
                 "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",
@@ -463,7 +463,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
     text = render(
         "sgemv_staged.cu.j2",
-        name=name,
+        name=name, entry=PDL_TRIGGER,
         header=[f"regtile SGEMV kernel {name} (rows staged in shared memory)",
                 "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",
@@ -484,7 +484,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
-        name=name,
+        name=name, entry=PDL_TRIGGER,
         header=[f"regtile SGEMV-T kernel {name} (rows staged in shared memory)",
                 "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
                 f"config: {cfg.describe()}",

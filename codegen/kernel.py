@@ -57,6 +57,22 @@ SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
 
 
 
+# Programmatic dependent launch (sm_90, "PDL").  A kernel that runs right after another on the
+# same stream and reads what that one wrote (a split's reduce after its partials; a few-vector
+# GEMV after its staging) has `programmatic` in its geometry and begins with PDL_WAIT; the
+# runtime launches it with the programmatic-stream-serialization attribute (runtime/driver.py).
+# Its blocks are then scheduled once every block of the kernel before has passed PDL_TRIGGER
+# (the first lines of those kernels), and PDL_WAIT holds them until that kernel has finished
+# and its writes are visible: the launch gap between the two leaves the critical path.  Nothing
+# may touch global memory before PDL_WAIT.  Without the attribute, and below sm_90, where both
+# lines compile to nothing, the launches are plain stream-ordered ones.
+_SM90 = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900"
+PDL_WAIT = (_SM90, 'asm volatile("griddepcontrol.wait;" ::: "memory");  // the kernel before it: finished, '
+            "writes visible", "#endif")
+PDL_TRIGGER = (_SM90, 'asm volatile("griddepcontrol.launch_dependents;");  // the next kernel may be scheduled '
+               "(it waits for this one)", "#endif")
+
+
 def c_params(params: Tuple[Tuple[str, str], ...]) -> str:
     """A kernel's CUDA C parameter list from its (name, C type) pairs: pointers __restrict__ (no
     two operands alias), as every CUDA C template declares them."""
@@ -88,6 +104,8 @@ class LaunchGeometry:
     # A thread-block cluster compiled into the kernel (__cluster_dims__(1, cluster, 1), the
     # SGEMV splits meeting in distributed shared memory): gridDim.y must be `cluster`.
     cluster: int = 0
+    # Launched as a programmatic dependent of the kernel before it (PDL_WAIT above).
+    programmatic: bool = False
 
     def grid(self, m: int, n: int, batch: int = 1) -> Tuple[int, int, int]:
         if self.stream_k:
@@ -125,6 +143,8 @@ class LaunchGeometry:
             d["batched"] = True
         if self.cluster:
             d["cluster"] = self.cluster
+        if self.programmatic:
+            d["programmatic"] = True
         return d
 
 

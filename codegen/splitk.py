@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .expr import IntLike, Sym, c_expr
-from .kernel import SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The reduce kernel: one thread per REDUCE_VEC consecutive elements (a float4 of a row
@@ -81,7 +81,7 @@ def partial_prologue(bk: int, split_k: int) -> List[str]:
         f"const int k_end = {c_expr(k_begin(K, bk, split_k, z + 1, t))};",
         "// K below is this split's length, k counts from k_begin; 0 for an empty split: its partial is zeros",
         "const int K = k_end - k_begin;",
-    ]
+    ] + list(PDL_TRIGGER)  # the reduce kernel, launched next, may be scheduled (kernel.PDL_WAIT)
 
 
 def partial_store_setup(vec_store: bool) -> List[str]:
@@ -102,7 +102,7 @@ def reduce_name(split_k: int) -> str:
 
 def reduce_geometry() -> LaunchGeometry:
     return LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=REDUCE_THREADS * REDUCE_VEC,
-                          dynamic_smem_bytes=0, flat_elements=REDUCE_THREADS * REDUCE_VEC)
+                          dynamic_smem_bytes=0, flat_elements=REDUCE_THREADS * REDUCE_VEC, programmatic=True)
 
 
 def _vector_sum(split_k: int) -> List[str]:
@@ -134,6 +134,7 @@ def emit_reduce(split_k: int) -> KernelSource:
                 f"launch: block ({REDUCE_THREADS}, 1, 1), grid {geo.describe()}; {REDUCE_VEC} consecutive elements "
                 f"a thread, float4 when N % 4 == 0 and C's rows are 16-byte aligned"],
         threads=REDUCE_THREADS,
+        entry=PDL_WAIT,  # launched right after the partial kernel (kernel.PDL_WAIT)
         vec=REDUCE_VEC,
         params=c_params(SPLITK_REDUCE_PARAMS),
         vector_sum=_vector_sum(split_k),

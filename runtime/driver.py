@@ -7,7 +7,9 @@ Modules are loaded once per cubin (keyed by its sha256).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
+import os
 import sys
 import threading
 from dataclasses import dataclass
@@ -283,6 +285,14 @@ class LoadedKernel:
     def launch(self, grid: Tuple[int, int, int], args: Sequence, stream: int = 0, packed=None) -> None:
         cu = _cu()
         params, storage = packed if packed is not None else self.pack(args)
+        ex = programmatic_config(self, grid)
+        if ex is not None:
+            ex.hStream = int(stream)
+            err = _launch_ex(ctypes.addressof(ex), int(self.function), params.ctypes.data, None)
+            if err:
+                raise LaunchError(f"cuLaunchKernelEx (programmatic) of {self.describe_launch(grid)} failed: "
+                                  f"{_name(cu.CUresult(err))}")
+            return
         bx, by, bz = self.source.geometry.block
         check(cu.cuLaunchKernel(self.function, grid[0], grid[1], grid[2], bx, by, bz,
                                 self.source.geometry.dynamic_smem_bytes, stream, params.ctypes.data, 0),
@@ -335,6 +345,66 @@ def _launcher():
     return _raw_launch
 
 
+# ---- programmatic dependent launch (codegen/kernel.PDL_WAIT) ---------------------------------
+# A kernel whose geometry is `programmatic` goes through cuLaunchKernelEx with the
+# programmatic-stream-serialization attribute on sm_90 and newer: its blocks may be scheduled
+# while the kernel before it on the stream finishes, and its first lines wait for that kernel.
+# REGTILE_PDL=0 (or PROGRAMMATIC = False before a plan packs its launches) launches it plainly,
+# as does a GPU below sm_90 or a libcuda that ctypes cannot open.
+PROGRAMMATIC = os.environ.get("REGTILE_PDL", "1") != "0"
+_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
+class _LaunchAttribute(ctypes.Structure):  # CUlaunchAttribute (cuda.h): id, padding, a 64-byte union
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", ctypes.c_int),
+                ("rest", ctypes.c_char * 60)]
+
+
+class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig (cuda.h)
+    _fields_ = [("gridDimX", ctypes.c_uint), ("gridDimY", ctypes.c_uint), ("gridDimZ", ctypes.c_uint),
+                ("blockDimX", ctypes.c_uint), ("blockDimY", ctypes.c_uint), ("blockDimZ", ctypes.c_uint),
+                ("sharedMemBytes", ctypes.c_uint), ("hStream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(_LaunchAttribute)), ("numAttrs", ctypes.c_uint)]
+
+
+_launch_ex_fn = None  # libcuda's cuLaunchKernelEx through ctypes; False where it cannot be had
+
+
+def _launch_ex(config_addr: int, func: int, params, extra) -> int:
+    return _launch_ex_fn(config_addr, func, params, extra)
+
+
+def _have_launch_ex() -> bool:
+    global _launch_ex_fn
+    if _launch_ex_fn is None:
+        try:
+            fn = ctypes.CDLL("libcuda.so.1").cuLaunchKernelEx
+            fn.restype = ctypes.c_int
+            fn.argtypes = [ctypes.c_void_p] * 4
+            _launch_ex_fn = fn
+        except (OSError, AttributeError):
+            _launch_ex_fn = False
+    return bool(_launch_ex_fn)
+
+
+def _arch_number(arch: str) -> int:
+    """sm_90a -> 90."""
+    return int("".join(ch for ch in arch[3:] if ch.isdigit()) or 0)
+
+
+def programmatic_config(kernel: "LoadedKernel", grid) -> Optional[_LaunchConfig]:
+    """The CUlaunchConfig of a programmatic launch of `kernel` on `grid` (hStream set per call),
+    or None where the launch is a plain cuLaunchKernel."""
+    g = kernel.source.geometry
+    if not (PROGRAMMATIC and g.programmatic and _arch_number(kernel.artifact.arch) >= 90 and _have_launch_ex()):
+        return None
+    attr = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, value=1)
+    cfg = _LaunchConfig(*(int(v) for v in grid), *g.block, g.dynamic_smem_bytes, None,
+                        ctypes.pointer(attr), 1)
+    cfg._attr = attr  # kept alive with the config
+    return cfg
+
+
 class PackedLaunch:
     """One launch of a kernel whose arguments sit in one buffer packed at construction;
     a call rewrites only the per-call fields (the operands' pointers, alpha, beta) and
@@ -342,7 +412,7 @@ class PackedLaunch:
     (A, B, C, alpha, beta) to the index of its value in the call's tuple; a pointer's
     value in `args` is its offset from that base (an edge part, a batch entry)."""
 
-    __slots__ = ("kernel", "grid", "buf", "params", "fields", "func", "block", "smem", "_keep")
+    __slots__ = ("kernel", "grid", "buf", "params", "fields", "func", "block", "smem", "_keep", "ex", "ex_addr")
 
     def __init__(self, kernel: "LoadedKernel", grid, args: Sequence, dynamic: Dict[str, int]):
         import ctypes
@@ -374,23 +444,31 @@ class PackedLaunch:
         self.func = int(kernel.function)
         self.block = tuple(kernel.source.geometry.block)
         self.smem = kernel.source.geometry.dynamic_smem_bytes
+        self.ex = programmatic_config(kernel, self.grid)  # None: a plain launch
+        self.ex_addr = ctypes.addressof(self.ex) if self.ex is not None else 0
 
     def __call__(self, values: tuple, stream: int) -> None:
         buf = self.buf
         for packer, o, i, add in self.fields:
             packer(buf, o, values[i] + add if add is not None else values[i])
-        launch = _raw_launch or _launcher()
-        gx, gy, gz = self.grid
-        bx, by, bz = self.block
-        err = launch(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
+        err = self._launch(stream)
         if err:
             if err in (_CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED):
                 device()  # a thread that never used the GPU: make the primary context current
-                err = launch(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
+                err = self._launch(stream)
             if err:
                 cu = _cu()
-                raise LaunchError(f"cuLaunchKernel of {self.kernel.describe_launch(self.grid)} failed: "
+                what = "cuLaunchKernelEx (programmatic)" if self.ex is not None else "cuLaunchKernel"
+                raise LaunchError(f"{what} of {self.kernel.describe_launch(self.grid)} failed: "
                                   f"{_name(cu.CUresult(err))}")
+
+    def _launch(self, stream: int) -> int:
+        if self.ex is not None:
+            self.ex.hStream = stream
+            return _launch_ex_fn(self.ex_addr, self.func, self.params, None)
+        gx, gy, gz = self.grid
+        bx, by, bz = self.block
+        return (_raw_launch or _launcher())(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
 
 
 def stream_capturing(stream: int) -> bool:

@@ -27,7 +27,7 @@ CONFIGS = {
 }
 # K < split_k * BK (empty splits), K not a multiple of BK, edges in M and N
 EDGE = [(1, 1, 1), (7, 129, 31), (129, 7, 1023), (1000, 31, 129), (31, 1000, 7), (129, 129, 5), (257, 130, 61),
-        (1023, 1023, 1023)]
+        (1023, 1023, 1023), (65, 3, 200), (33, 2, 77)]  # N of 2-3: one thread's 4 elements span rows
 
 
 def _check(cfg, m, n, k, alpha=1.0, beta=0.0, label=""):

@@ -295,10 +295,11 @@ def test_gemv_plan_packs_once_and_writes_the_per_call_fields(monkeypatch):
     import struct
     from types import SimpleNamespace
     from regtile.codegen.emit_sgemv import REDUCE_PARAMS, SGEMV_PARAMS
+    from regtile.codegen.kernel import LaunchGeometry
     from regtile.runtime import driver, gemv
 
     def kernel(params, fn):
-        geo = SimpleNamespace(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0)
+        geo = LaunchGeometry(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0)  # a plain launch
         return SimpleNamespace(source=SimpleNamespace(params=params, geometry=geo, name="regtile_sgemv_fake"),
                                function=fn, describe_launch=lambda grid: "fake")
     main = kernel(SGEMV_PARAMS, 11)
@@ -460,3 +461,40 @@ def test_outside_capture_switches_to_relaxed_mode_only_while_capturing(monkeypat
             assert capturing is True
             raise RuntimeError("allocation failed")
     assert calls == [("ask", 5), ("ask", 7), "relax", ("restore", "old")]
+
+
+@pytest.mark.parametrize("arch, enabled, programmatic", [("sm_90", True, True), ("sm_90a", True, True),
+                                                         ("sm_80", True, False), ("sm_90", False, False)])
+def test_programmatic_launch_config(monkeypatch, arch, enabled, programmatic):
+    """A kernel whose geometry is programmatic (a split's reduce) goes through cuLaunchKernelEx with
+    the programmatic-stream-serialization attribute on sm_90 (grid, block, shared memory and the
+    call's stream in the config), and through the plain launcher below sm_90 or with PDL off."""
+    import ctypes
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS
+    from regtile.codegen.kernel import LaunchGeometry
+    from regtile.runtime import driver
+
+    geo = LaunchGeometry(tile_m=1, tile_n=1, block=(256, 1, 1), dynamic_smem_bytes=0, flat_elements=256,
+                         programmatic=True)
+    kernel = SimpleNamespace(source=SimpleNamespace(params=REDUCE_PARAMS, geometry=geo, name="fake_reduce"),
+                             function=33, artifact=SimpleNamespace(arch=arch), describe_launch=lambda grid: "fake")
+    plain, ex = [], []
+
+    def fake_ex(config_addr, func, params, extra):
+        c = driver._LaunchConfig.from_address(config_addr)
+        a = c.attrs[0]
+        ex.append(((c.gridDimX, c.gridDimY, c.gridDimZ), (c.blockDimX, c.blockDimY, c.blockDimZ), c.sharedMemBytes,
+                   c.hStream, c.numAttrs, a.id, a.value, func))
+        return 0
+    monkeypatch.setattr(driver, "PROGRAMMATIC", enabled)
+    monkeypatch.setattr(driver, "_launch_ex_fn", fake_ex)
+    monkeypatch.setattr(driver, "_raw_launch", lambda *args: plain.append(args[:4]) or 0)
+    launch = driver.PackedLaunch(kernel, (5, 1, 1), (7, 4, 1.0, 0x50, 0.0, 0xC0, 1), {"alpha": 0})
+    launch((2.0,), 77)
+    launch((2.0,), 0)
+    if programmatic:
+        assert not plain and ex == [((5, 1, 1), (256, 1, 1), 0, 77, 1, 6, 1, 33), ((5, 1, 1), (256, 1, 1), 0, None,
+                                                                                 1, 6, 1, 33)]
+    else:
+        assert not ex and plain == [(33, 5, 1, 1)] * 2

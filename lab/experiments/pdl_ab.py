@@ -1,0 +1,173 @@
+"""Programmatic dependent launch (codegen/kernel.PDL_WAIT) on and off, kernel for kernel (session 5).
+
+For each shape, what regtile launches for it (runtime/plans.GemmPlan for a GEMM: split-K's partial
+kernel + reduce, a few-vector GEMV's stage + kernel + reduce; runtime/gemv.plan_for for a GEMV:
+kernel + split reduce) is timed twice: packed with driver.PROGRAMMATIC on ("pdl": its dependent
+kernels through cuLaunchKernelEx with the programmatic attribute) and off ("plain"), each on its own
+stream (a plan packs its launches once per stream), and cuBLAS (torch.mm, TF32 off) for the GEMMs.
+Every variant is first checked against float64 with its output NaN-poisoned.  Timing: CUDA graphs
+of BATCH calls on rotating operand sets (more than twice the L2), replays interleaved over rounds,
+median; and the same BATCH calls launched from Python back to back ("stream").  Writes
+pdl_ab.json under $OUT (or the current folder).
+
+    python3 -m lab.experiments.pdl_ab [gemm|gemv ...]
+"""
+import json
+import math
+import os
+import statistics
+
+from . import program
+
+GEMM = [(700, 35, 2048), (65, 33, 4097), (768, 64, 768), (16, 768, 768), (512, 512, 512), (1024, 16, 1024),
+        (64, 1024, 1024), (1024, 128, 1024), (2048, 16, 32768), (8192, 8, 8192), (4, 1024, 65536), (7680, 2, 2560)]
+GEMV = [(1048576, 16, "T"), (16384, 16, "T"), (1048576, 77, "T"), (1048576, 128, "T"), (16384, 4096, "T"),
+        (4096, 77, "T"), (768, 768, "T"), (7, 50000, "N"), (2, 1000000, "N"), (32, 1048576, "N")]
+BATCH, ROUNDS = 20, 11
+ROTATE_BYTES = 128 << 20
+
+
+def _graph(torch, driver, stream, fn):
+    """A CUDA graph of fn(0) .. fn(BATCH - 1) captured on `stream`; returns the us of one call in a replay."""
+    cu = driver._cu()
+    s = stream.cuda_stream
+    driver.check(cu.cuStreamBeginCapture(s, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
+                 "cuStreamBeginCapture")
+    try:
+        for i in range(BATCH):
+            fn(i)
+    finally:
+        g = driver.check(cu.cuStreamEndCapture(s), "cuStreamEndCapture")
+    ge = driver.check(cu.cuGraphInstantiate(g, 0), "cuGraphInstantiate")
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def replay() -> float:
+        _ = g
+        a.record(stream)
+        driver.check(cu.cuGraphLaunch(ge, s), "cuGraphLaunch")
+        b.record(stream)
+        b.synchronize()
+        return a.elapsed_time(b) * 1e3 / BATCH
+    return replay
+
+
+def _stream_us(torch, stream, fn) -> float:
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record(stream)
+    for i in range(BATCH):
+        fn(i)
+    b.record(stream)
+    b.synchronize()
+    return a.elapsed_time(b) * 1e3 / BATCH
+
+
+def _time(torch, driver, variants):
+    """{name: (graph us, stream us)} of {name: (stream, fn)}, rounds interleaved."""
+    graphs = {name: _graph(torch, driver, st, fn) for name, (st, fn) in variants.items()}
+    for g in graphs.values():
+        for _ in range(5):
+            g()
+    gt = {name: [] for name in variants}
+    stt = {name: [] for name in variants}
+    names = list(variants)
+    for r in range(ROUNDS):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            gt[name].append(graphs[name]())
+            stt[name].append(_stream_us(torch, *variants[name]))
+    return {name: (round(statistics.median(gt[name]), 3), round(statistics.median(stt[name]), 3)) for name in names}
+
+
+def _on_stream(driver, programmatic, fn):
+    """fn(0) once with driver.PROGRAMMATIC set: the plan packs this stream's launches now."""
+    driver.PROGRAMMATIC = programmatic
+    try:
+        fn(0)
+    finally:
+        driver.PROGRAMMATIC = True
+
+
+def _gemm(torch, driver, m, n, k):
+    from regtile.runtime.plans import GemmPlan
+    sets = max(1, min(8, math.ceil(ROTATE_BYTES / (4 * (m * k + k * n + m * n)))))
+    g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
+    A = [torch.randn(m, k, device="cuda", generator=g) for _ in range(sets)]
+    B = [torch.randn(k, n, device="cuda", generator=g) for _ in range(sets)]
+    C = [torch.full((m, n), float("nan"), device="cuda") for _ in range(sets)]
+    plan = GemmPlan(m, n, k, False, False, k, n, n)
+    ref = A[0].double() @ B[0].double()
+    streams = {v: torch.cuda.Stream() for v in ("pdl", "plain", "cublas")}
+    variants, check = {}, {}
+    for v in ("pdl", "plain"):
+        st = streams[v]
+        fn = (lambda i, s=st.cuda_stream: plan.launch(A[i % sets].data_ptr(), B[i % sets].data_ptr(),
+                                                      C[i % sets].data_ptr(), 1.0, 0.0, s))
+        C[0].fill_(float("nan"))
+        torch.cuda.synchronize()
+        _on_stream(driver, v == "pdl", fn)
+        torch.cuda.synchronize()
+        err = float((C[0].double() - ref).norm() / ref.norm())
+        check[v] = {"rel_err": err, "unwritten": int(torch.isnan(C[0]).sum())}
+        variants[v] = (st, fn)
+    cst = streams["cublas"]
+
+    def cublas(i):
+        with torch.cuda.stream(cst):
+            torch.mm(A[i % sets], B[i % sets], out=C[i % sets])
+    cublas(0)
+    torch.cuda.synchronize()
+    variants["cublas"] = (cst, cublas)
+    times = _time(torch, driver, variants)
+    return {"m": m, "n": n, "k": k, "kernel": plan.describe(), "check": check, "us": times}
+
+
+def _gemv(torch, driver, m, n, op):
+    from regtile.runtime.gemv import plan_for
+    xlen, ylen = (n, m) if op == "N" else (m, n)
+    sets = max(1, min(16, math.ceil(ROTATE_BYTES / (4 * (m * n + xlen + ylen)))))
+    g = torch.Generator(device="cuda").manual_seed(m * 31 + n)
+    A = [torch.randn(m, n, device="cuda", generator=g) for _ in range(sets)]
+    X = [torch.randn(xlen, device="cuda", generator=g) for _ in range(sets)]
+    Y = [torch.full((ylen,), float("nan"), device="cuda") for _ in range(sets)]
+    plan = plan_for(m, n, op)
+    ref = (A[0].double().T if op == "T" else A[0].double()) @ X[0].double()
+    variants, check = {}, {}
+    for v in ("pdl", "plain"):
+        st = torch.cuda.Stream()
+        fn = (lambda i, s=st.cuda_stream: plan.launch(1.0, A[i % sets].data_ptr(), n, X[i % sets].data_ptr(), 1, 0.0,
+                                                      Y[i % sets].data_ptr(), 1, s))
+        Y[0].fill_(float("nan"))
+        torch.cuda.synchronize()
+        _on_stream(driver, v == "pdl", fn)
+        torch.cuda.synchronize()
+        check[v] = {"rel_err": float((Y[0].double() - ref).norm() / ref.norm()),
+                    "unwritten": int(torch.isnan(Y[0]).sum())}
+        variants[v] = (st, fn)
+    times = _time(torch, driver, variants)
+    mb = 4 * (m * n + xlen + ylen) / 1e6
+    return {"m": m, "n": n, "op": op, "MB": round(mb, 3), "kernel": plan.describe(), "check": check, "us": times,
+            "GBps": {v: round(mb * 1e3 / t[0], 1) for v, t in times.items()}}
+
+
+def run(argv):
+    import torch
+    from regtile.runtime import driver
+    torch.backends.cuda.matmul.allow_tf32 = False
+    what = set(argv) or {"gemm", "gemv"}
+    out = {"device": driver.device().name, "batch": BATCH, "rounds": ROUNDS, "gemm": [], "gemv": []}
+    path = os.path.join(os.environ.get("OUT", "."), "pdl_ab.json")
+    for kind, shapes, fn in (("gemv", GEMV, _gemv), ("gemm", GEMM, _gemm)):
+        if kind not in what:
+            continue
+        for shape in shapes:
+            try:
+                row = fn(torch, driver, *shape)
+            except Exception as e:  # one shape's failure is reported, not fatal
+                row = {"shape": list(shape), "error": f"{type(e).__name__}: {str(e)[:300]}"}
+            out[kind].append(row)
+            print(json.dumps(row), flush=True)
+            torch.cuda.empty_cache()
+            with open(path, "w") as f:
+                json.dump(out, f, indent=1)
+
+
+main = program(run, "gemm|gemv")
