@@ -143,15 +143,11 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     return plan
 
 
-def launcher_for(kernel, m: int, n: int, cfg=None) -> GemvPlan:
-    """A plan around an already loaded kernel (bench, sanitize, `regtile run`): op from the
-    kernel's family, the split the shape rule gives `cfg` (none without it)."""
-    op = "T" if kernel.source.name.startswith("regtile_sgemv_t") else "N"
-    if cfg is not None:
-        splits = splits_for(cfg, m, n, _arch_and_sms()[1], kernel.blocks_per_sm)
-    else:  # a cluster kernel runs exactly its compiled cluster of splits; any other kernel one split
-        splits = kernel.source.geometry.cluster or 1
-    return GemvPlan(kernel, m, n, op, splits, cfg)
+def launcher_for(kernel, m: int, n: int, cfg) -> GemvPlan:
+    """A plan around an already loaded kernel of `cfg` (bench, sanitize, `regtile run`): op from
+    the config's family (SgemvTConfig: T); one split, or a cluster kernel's compiled cluster."""
+    op = "T" if isinstance(cfg, SgemvTConfig) else "N"
+    return GemvPlan(kernel, m, n, op, kernel.source.geometry.cluster or 1, cfg)
 
 
 # ---- arguments ----------------------------------------------------------------------

@@ -460,3 +460,27 @@ def test_outside_capture_switches_to_relaxed_mode_only_while_capturing(monkeypat
             assert capturing is True
             raise RuntimeError("allocation failed")
     assert calls == [("ask", 5), ("ask", 7), "relax", ("restore", "old")]
+
+
+@pytest.mark.parametrize("cluster", [0, 2])
+def test_launcher_for_takes_the_op_and_the_cluster_from_the_config(monkeypatch, cluster):
+    """bench's launcher (gemv.launcher_for): op T from an SgemvTConfig whatever the kernel's name,
+    and a cluster kernel's splits meet in the cluster: one launch, no workspace, no reduce (with
+    no config the plan launched the reduce over a workspace the cluster kernel never wrote)."""
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS, SGEMV_PARAMS
+    from regtile.codegen.sgemv_config import SgemvTConfig
+    from regtile.runtime import driver, gemv
+    geo = SimpleNamespace(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0, cluster=cluster)
+    main = SimpleNamespace(source=SimpleNamespace(params=SGEMV_PARAMS, geometry=geo, name="renamed"), function=11,
+                           describe_launch=lambda grid: "fake")
+    main.reduce = SimpleNamespace(source=SimpleNamespace(params=REDUCE_PARAMS, geometry=geo, name="r"), function=22)
+    funcs, allocated = [], []
+    monkeypatch.setattr(driver, "_raw_launch", lambda func, *rest: funcs.append((func, rest[:3])) or 0)
+    monkeypatch.setattr(driver, "DeviceBuffer", lambda nbytes: allocated.append(nbytes) or SimpleNamespace(ptr=1))
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
+    cfg = SgemvTConfig(32, 8, 4, 8, cluster=cluster) if cluster else SgemvTConfig()
+    plan = gemv.launcher_for(main, 512, 1024, cfg)
+    assert (plan.op, plan.splits, plan.cluster) == ("T", cluster or 1, cluster)
+    plan.launch(1.0, 0xA0, 1024, 0xB0, 1, 0.0, 0xC0, 1, stream=3)
+    assert funcs == [(11, (1024 // 32, cluster or 1, 1))] and allocated == []
