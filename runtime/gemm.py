@@ -177,7 +177,7 @@ class Gemm:
 
     def plans(self):
         """The plans made so far (one per operand layout met)."""
-        return list(self._plans._plans.values())
+        return self._plans.values()
 
     def describe(self) -> str:
         m, n, k = self.shape

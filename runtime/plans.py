@@ -210,6 +210,11 @@ class PlanCache:
         with self._lock:
             self._plans.clear()
 
+    def values(self) -> List[GemmPlan]:
+        """The plans held now, least recently used first (a copy: safe while others put)."""
+        with self._lock:
+            return list(self._plans.values())
+
     def __len__(self) -> int:
         return len(self._plans)
 

@@ -117,7 +117,7 @@ def test_plan_cache_builds_once_per_problem(monkeypatch):
     assert len(FakePlan.built) == 1
     regtile.sgemm(Dev((64, 32), strides=(4, 256)), B, C)  # another layout: another plan
     assert len(FakePlan.built) == 2
-    plan = gemm.plan_cache.get(next(iter(gemm.plan_cache._plans)))
+    plan = gemm.plan_cache.values()[0]
     assert plan.launches[0] == (0x10000, 0x10000, 0x10000, 1.0, 0.0, 7)
 
 
@@ -126,6 +126,7 @@ def test_plan_cache_evicts_least_recently_used():
     for key in "abc":
         cache.put(key, key)
     assert cache.get("a") is None and cache.get("c") == "c" and len(cache) == 2
+    assert cache.values() == ["b", "c"]  # least recently used first
 
 
 def test_zero_sizes_on_host_need_no_gpu():
@@ -210,7 +211,7 @@ def test_m_or_n_one_routes_to_the_gemv_family(fake_gpu, case, want, mat, ld):
     alpha, mptr, mld, x, incx, beta, y, incy, stream = g.launches[-1]
     assert (mptr, x) == ((0xA000, 0xB000) if mat == "A" else (0xB000, 0xA000))
     assert (alpha, beta, y, mld, stream) == (2.0, 0.5, 0xC000, ld, 5) and len(g.launches) == 2
-    plan = next(iter(gemm.plan_cache._plans.values()))
+    plan = gemm.plan_cache.values()[0]
     assert "GEMV fake sgemv" in plan.describe()
 
 
@@ -484,3 +485,16 @@ def test_launcher_for_takes_the_op_and_the_cluster_from_the_config(monkeypatch, 
     assert (plan.op, plan.splits, plan.cluster) == ("T", cluster or 1, cluster)
     plan.launch(1.0, 0xA0, 1024, 0xB0, 1, 0.0, 0xC0, 1, stream=3)
     assert funcs == [(11, (1024 // 32, cluster or 1, 1))] and allocated == []
+
+
+def test_gemm_plans_lists_one_plan_per_operand_layout(fake_gpu):
+    """regtile.Gemm.plans() reads its PlanCache through values(): one plan per layout met."""
+    g = regtile.Gemm(64, 48, 32, arch="sm_90")
+    assert g.plans() == [] and "chosen on first call" in g.describe()
+    A, B, C = Dev((64, 32)), Dev((32, 48)), Dev((64, 48))
+    g(A, B, C, stream=3)
+    g(A, B, C, stream=3)
+    g(Dev((64, 32), strides=(4, 256)), B, C, stream=3)
+    made = g.plans()
+    assert len(made) == 2 and all(isinstance(p, plans.GemmPlan) for p in made)
+    assert [(p.trans_a, p.lda) for p in made] == [(False, 32), (True, 64)]
