@@ -123,7 +123,7 @@ def run(args) -> int:
             for m, n in sgemv_sizes:
                 cfg = config_for_shape(m, n)
                 run_sgemv(f"sgemv-auto[{cfg.describe()}]", load("sgemv-auto", cfg, "cuda"), cfg, m, n)
-        from ..runtime.gemm import default_sgemm_kernel
+        from ..runtime.choice import default_sgemm_kernel
         cfg, backend = default_sgemm_kernel(10**6, 10**6, arch, driver.device().sm_count)
         if backend == args.backend:
             kernel = load("sgemm-default", cfg, backend)
