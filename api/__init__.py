@@ -18,7 +18,8 @@ from .codegen.presets import PRESETS, get_preset
 # is the SGEMM ladder alone
 from .codegen.presets import all_preset_names as preset_names
 from .codegen.sgemv_config import SgemvConfig
-from .runtime.gemm import Gemm, sgemm, sgemv
+from .runtime.gemm import Gemm, sgemm
+from .runtime.gemv import sgemv
 from . import runtime  # noqa: F401  (regtile.runtime.* reachable as attributes)
 
 

@@ -398,9 +398,10 @@ def check_and_time_gemv(launch, work: GemvWorkload, alpha: float, beta: float, r
     return out
 
 
-def gemv_kernel_launcher(kernel, work: GemvWorkload, alpha: float, beta: float):
+def gemv_kernel_launcher(kernel, work: GemvWorkload, alpha: float, beta: float, config):
+    """`kernel` (loaded from `config`, an SgemvConfig or SgemvTConfig) on `work`'s sets."""
     from .gemv import launcher_for  # the GEMV family's arguments (strides, split workspace)
-    plan = launcher_for(kernel, work.m, work.n)
+    plan = launcher_for(kernel, work.m, work.n, config)
     return lambda i, stream: plan.launch(alpha, work.a[i].ptr, work.n, work.x[i].ptr, 1, beta, work.y[i].ptr, 1,
                                          stream)
 

@@ -186,20 +186,37 @@ def to_device(host: np.ndarray) -> DeviceBuffer:
     return buf
 
 
-def zeros_u32(count: int) -> DeviceBuffer:
-    """A new device buffer of `count` zero words (at least one), zeroed before it returns: the
-    one way regtile zeroes the counters and zero operands its plans keep.  The memset runs on a
-    private non-blocking stream, because a first call may come while the caller's stream is
-    being captured (outside_capture's relaxed mode): a memset on that stream would land in the
-    graph, and one on the legacy stream would order against it."""
-    buf = DeviceBuffer(4 * max(count, 1))
+@contextlib.contextmanager
+def _private_stream():
+    """A non-blocking stream of its own for a plan's one-time device work, synchronised before
+    the block ends: a plan's first call may come while the caller's stream is being captured
+    (outside_capture's relaxed mode), where work on that stream would land in the graph and work
+    on the legacy stream would order against a blocking stream that captures (an error)."""
     cu = _cu()
     s = check(cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate")
     try:
-        fill_u32(buf.ptr, 0, max(count, 1), s)
+        yield s
         check(cu.cuStreamSynchronize(s), "cuStreamSynchronize")
     finally:
         check(cu.cuStreamDestroy(s), "cuStreamDestroy")
+
+
+def zeros_u32(count: int) -> DeviceBuffer:
+    """A new device buffer of `count` zero words (at least one), zeroed before it returns (on a
+    private stream): the one way regtile zeroes the counters and zero operands its plans keep."""
+    buf = DeviceBuffer(4 * max(count, 1))
+    with _private_stream() as s:
+        fill_u32(buf.ptr, 0, max(count, 1), s)
+    return buf
+
+
+def to_device_private(host: np.ndarray) -> DeviceBuffer:
+    """A new device buffer holding `host`'s bytes, copied on a private stream and complete before
+    it returns: the work lists a plan uploads once (to_device copies on the legacy stream)."""
+    host = np.ascontiguousarray(host)
+    buf = DeviceBuffer(host.nbytes)
+    with _private_stream() as s:
+        check(_cu().cuMemcpyHtoDAsync(buf.ptr, host.ctypes.data, host.nbytes, s), "cuMemcpyHtoDAsync")
     return buf
 
 

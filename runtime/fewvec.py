@@ -4,14 +4,17 @@ regtile.sgemm's plan (runtime/plans.GemmPlan) asks `fewvec_route` once per (shap
 device); where codegen/fewvec_config.route takes the GEMM, the plan's launches are a FewVecPlan's:
 the stage kernel (the small operand's vectors into the workspace's layout), the few-vector kernel,
 and for a split launch the reduce kernel.  Plans are cached here by (rows, cols, op, vectors, arch,
-config, splits) and kept for the life of the process, as runtime/gemv.py keeps its plans: their
-per-stream workspaces stay valid for any CUDA graph that captured a launch.  A call rewrites five
-fields of three packed launches (driver.PackedLaunch): no codegen, hashing or allocation.
+config, splits) in a PlanCache (runtime/plans.py: the least recently used out beyond
+PLAN_CACHE_SIZE); as GemmPlan's, a plan launched during a CUDA graph capture is pinned
+(plans.captured_plans), so that its per-stream workspaces stay valid for the graph's replays:
+until pinned, a call on a stream other than 0 asks the driver whether the stream is capturing
+(cuStreamIsCapturing, about a microsecond).  A call rewrites five fields of three packed launches
+(driver.PackedLaunch, runtime/packed_plan.py): no codegen, hashing or allocation.
 """
 from __future__ import annotations
 
 import threading
-from typing import Dict, Optional
+from typing import Optional
 
 from ..codegen.emit_fewvec import partial_count, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
@@ -20,18 +23,22 @@ from . import driver
 from .compiler import compile_config
 from .errors import InputError
 from .gemv import _arch_and_sms
+from .packed_plan import PackedPlan
+from . import plans
+from .plans import PlanCache
 
 _lock = threading.Lock()
-_plans: Dict[tuple, "FewVecPlan"] = {}
+plan_cache = PlanCache()  # least recently used out, as regtile.sgemm's plans; captured ones pinned
 STAGE_MAX_BLOCKS = 1024  # the stage kernel loops over its elements beyond this many blocks
 
 
-class FewVecPlan:
+class FewVecPlan(PackedPlan):
     """`vectors` vectors against one row-major rows x cols matrix on one kernel (op T: C[v, :] =
     X_v^T A, op N: C[:, v] = A X_v).  Per stream: the staged vectors and the split partials (one
     buffer), and the three launches packed once."""
 
     def __init__(self, kernel, cfg, rows: int, cols: int, splits: int):
+        super().__init__()
         self.kernel, self.config, self.rows, self.cols = kernel, cfg, rows, cols
         self.op = "T" if isinstance(cfg, FewVecTConfig) else "N"
         self.splits = max(1, int(splits))
@@ -43,44 +50,39 @@ class FewVecPlan:
         self.count = partial_count(cfg, rows, cols)
         self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
-        self._ws: Dict[int, driver.DeviceBuffer] = {}
-        self._packed: Dict[tuple, tuple] = {}
-        self._args_lock = threading.Lock()
+        self.pinned = False  # a graph captured a launch: kept out of the cache's eviction
+
+    def _new_workspace(self) -> driver.DeviceBuffer:
+        """The staged vectors, then (split) the partials."""
+        return driver.DeviceBuffer(4 * (self.staged + (self.splits * self.count if self.splits > 1 else 0)))
 
     def workspace(self, stream: int) -> driver.DeviceBuffer:
-        buf = self._ws.get(stream)
-        if buf is None:
-            with self._args_lock:
-                buf = self._ws.get(stream)
-                if buf is None:
-                    floats = self.staged + (self.splits * self.count if self.splits > 1 else 0)
-                    buf = self._ws.setdefault(stream, driver.DeviceBuffer(4 * floats))
-        return buf
+        return self.workspace_buffer(stream)
 
-    def workspace_streams(self):
-        return list(self._ws)
+    def _launches(self, key: tuple, ws: int) -> list:
+        """The launches of (stream, sv, sp, lda, ldc, small): `small` indexes the call's values tuple
+        (a, b, c, alpha, beta) for the vectors' operand, 1 - small for the matrix's."""
+        _, sv, sp, lda, ldc, small = key
+        x, w = ws, ws + 4 * self.staged
+        stage = self.kernel.entries["stage"]
+        launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
+                    driver.PackedLaunch(self.kernel, self.grid,
+                                        (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
+                                        {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4})]
+        if self.splits > 1:
+            inner = self.cols if self.op == "T" else self.config.vectors
+            launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
+                                                (self.count, self.splits, 0.0, w, 0.0, 0, inner, ldc),
+                                                {"C": 2, "alpha": 3, "beta": 4}))
+        return launches
 
-    def packed(self, stream: int, sv: int, sp: int, lda: int, ldc: int, small: int, mat: int) -> tuple:
-        """The launches of (stream, strides): `small` / `mat` index the call's values tuple
-        (a, b, c, alpha, beta) for the vectors' operand and the matrix."""
-        key = (stream, sv, sp, lda, ldc, small)
-        packed = self._packed.get(key)
-        if packed is None:
-            with driver.outside_capture(stream):  # the workspace: outside a graph
-                ws = self.workspace(stream).ptr
-            x, w = ws, ws + 4 * self.staged
-            stage = self.kernel.entries["stage"]
-            launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
-                        driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
-                                            {"A": mat, "C": 2, "alpha": 3, "beta": 4})]
-            if self.splits > 1:
-                inner = self.cols if self.op == "T" else self.config.vectors
-                launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
-                                                    (self.count, self.splits, 0.0, w, 0.0, 0, inner, ldc),
-                                                    {"C": 2, "alpha": 3, "beta": 4}))
-            packed = self._packed.setdefault(key, tuple(launches))
-        return packed
+    def pin(self) -> None:
+        """A graph points into this plan's workspaces: keep it for the life of the process
+        (plans.captured_plans, as GemmPlan does), whatever the cache evicts."""
+        with self._args_lock:
+            if not self.pinned:
+                plans.captured_plans.append(self)
+                self.pinned = True
 
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.config.vectors} vectors x {self.rows}x{self.cols}, "
@@ -93,7 +95,7 @@ def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Opt
     """The cached plan; built (codegen, compile, load) once."""
     dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
     key = (rows, cols, op, vectors, dev_arch, config, splits)
-    plan = _plans.get(key)
+    plan = plan_cache.get(key)
     if plan is not None:
         return plan
     if sms is None:
@@ -104,19 +106,19 @@ def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Opt
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
         splits = fewvec_splits(cfg, rows, cols, sms, kernel.blocks_per_sm)
-    with _lock:
-        plan = _plans.setdefault(key, FewVecPlan(kernel, cfg, rows, cols, splits))
+    with _lock:  # two threads that built the same plan keep one
+        plan = plan_cache.get(key) or plan_cache.put(key, FewVecPlan(kernel, cfg, rows, cols, splits))
     return plan
 
 
 class FewVecRoute:
     """A skinny GEMM as a FewVecPlan: which operand is the matrix, the vectors' strides, worked out
     once (GemmPlan's launches when regtile.sgemm routes there; the interface of gemv.GemvRoute)."""
-    __slots__ = ("plan", "sv", "sp", "ld", "ldc", "small", "mat")
+    __slots__ = ("plan", "key", "small")
 
     def __init__(self, plan: FewVecPlan, sv: int, sp: int, ld: int, ldc: int, mat_is_a: bool):
-        self.plan, self.sv, self.sp, self.ld, self.ldc = plan, sv, sp, ld, ldc
-        self.small, self.mat = (1, 0) if mat_is_a else (0, 1)
+        self.plan, self.small = plan, 1 if mat_is_a else 0
+        self.key = (sv, sp, ld, ldc, self.small)  # the packed launches' key after the stream
 
     @property
     def config(self):
@@ -124,8 +126,10 @@ class FewVecRoute:
 
     def launch(self, a: int, b: int, c: int, alpha: float, beta: float, stream: int = 0) -> None:
         plan = self.plan
-        packed = plan._packed.get((stream, self.sv, self.sp, self.ld, self.ldc, self.small)) or \
-            plan.packed(stream, self.sv, self.sp, self.ld, self.ldc, self.small, self.mat)
+        if stream and not plan.pinned and driver.stream_capturing(stream):  # stream 0 is never captured
+            plan.pin()
+        key = (stream,) + self.key
+        packed = plan._packed.get(key) or plan._pack_once(key)
         values = (a, b, c, alpha, beta)
         with plan._args_lock:  # the driver copies kernelParams at launch: the buffers are free after
             for launch in packed:

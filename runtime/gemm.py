@@ -18,7 +18,7 @@ from . import driver
 from .arrays import REAL, fast_key, remember
 from .compiler import check_arch
 from .errors import InputError
-from .choice import _arch_of_device, choose_sgemm_kernel, default_sgemm_kernel, forget_tuned  # noqa: F401
+from .choice import _arch_of_device, forget_tuned
 from .plans import GemmPlan, PlanCache, plan_cache
 from .problem import Problem, current_torch_stream, kernel_problem, resolve, stream_handle
 
@@ -51,7 +51,7 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
     trans<x> (BLAS's transa/transb).  The kernel: `config` (built by `backend`, default
     CUDA C), else, for m == 1 or n == 1 (one GEMM, not a batch), the SGEMV family's kernel
     (runtime/gemv.gemv_route), else the fastest one `regtile tune` stored for the shape,
-    else default_sgemm_kernel's choice for the shape, layouts and batch; it is compiled and
+    else runtime/choice.default_sgemm_kernel's choice for the shape, layouts and batch; it is compiled and
     planned once per shape and layout (runtime/plans.py), later calls only launch.
 
     Operands: 2-D (rows, cols) or 3-D (batch, rows, cols; a batch of 1 or a batch stride
@@ -177,7 +177,7 @@ class Gemm:
 
     def plans(self):
         """The plans made so far (one per operand layout met)."""
-        return list(self._plans._plans.values())
+        return self._plans.values()
 
     def describe(self) -> str:
         m, n, k = self.shape
@@ -228,4 +228,4 @@ def host_sgemm(p: Problem, alpha, beta, transa, transb, config, backend, arch):
 
 
 # sgemv moved to runtime/gemv.py; imported back for callers of regtile.runtime.gemm.sgemv.
-from .gemv import check_sgemv_args, sgemv  # noqa: E402,F401
+from .gemv import sgemv  # noqa: E402,F401

@@ -28,6 +28,7 @@ from . import driver
 from .arrays import INT_MAX, REAL, Operand, as_operand, fast_key, remember
 from .compiler import check_arch, compile_config
 from .errors import InputError
+from .packed_plan import PackedPlan
 from .problem import current_torch_stream, stream_handle
 
 _lock = threading.Lock()
@@ -51,7 +52,7 @@ def _arch_and_sms() -> Tuple[str, int]:
 _DYNAMIC = {"A": 0, "lda": 1, "x": 2, "y": 3, "alpha": 4, "beta": 5}
 
 
-class GemvPlan:
+class GemvPlan(PackedPlan):
     """One GEMV shape on one kernel: y (count = M for op N, N for op T) from A (M x N,
     row-major).  gridDim.y = splits: 1 writes y directly; more write partial sums to the
     workspace, which the module's reduce kernel sums in split order (deterministic).
@@ -60,6 +61,7 @@ class GemvPlan:
     a call rewrites six fields and calls cuLaunchKernel once or twice."""
 
     def __init__(self, kernel, m: int, n: int, op: str, splits: int, config=None):
+        super().__init__()
         self.kernel, self.m, self.n, self.op, self.splits = kernel, m, n, op, max(1, int(splits))
         self.config = config
         cfg_geo = kernel.source.geometry
@@ -81,46 +83,33 @@ class GemvPlan:
         if self.cluster and self.splits != self.cluster:
             raise InputError(f"{config.describe()}: needs {self.cluster} splits (one cluster a strip), "
                              f"got {self.splits}")
-        self._ws: Dict[int, driver.DeviceBuffer] = {}
-        self._packed: Dict[tuple, tuple] = {}
-        self._args_lock = threading.Lock()
+
+    def _new_workspace(self) -> Optional[driver.DeviceBuffer]:
+        if self.splits == 1 or self.cluster:
+            return None
+        words = self.splits * self.count
+        # the fused reduce's arrival counters (one a block column) after the partials, zeroed
+        return driver.zeros_u32(words + self.grid[0]) if self.fused else driver.DeviceBuffer(4 * words)
 
     def workspace(self, stream: int) -> int:
         """The split partials' buffer of `stream` (0 when there is no split)."""
-        if self.splits == 1 or self.cluster:
-            return 0
-        buf = self._ws.get(stream)
-        if buf is None:
-            with self._args_lock:
-                buf = self._ws.get(stream)
-                if buf is None:
-                    words = self.splits * self.count
-                    # the fused reduce's arrival counters (one a block column) after the partials, zeroed
-                    buf = driver.zeros_u32(words + self.grid[0]) if self.fused else driver.DeviceBuffer(4 * words)
-                    buf = self._ws.setdefault(stream, buf)
-        return buf.ptr
+        buf = self.workspace_buffer(stream)
+        return buf.ptr if buf is not None else 0
 
-    def workspace_streams(self):
-        return list(self._ws)
-
-    def _pack(self, stream: int, incx: int, incy: int) -> tuple:
+    def _launches(self, key: tuple, w: int) -> list:
         """The packed launches of (stream, incx, incy): the main kernel, then the reduce."""
-        key = (stream, incx, incy)
-        packed = self._packed.get(key)
-        if packed is None:
-            with driver.outside_capture(stream):  # the workspace: outside a graph
-                w = self.workspace(stream)
-            launches = [driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
-            if self.splits > 1 and not self.fused and not self.cluster:
-                launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
-                                                    (self.count, self.splits, 0.0, w, 0.0, 0, incy), _DYNAMIC))
-            packed = self._packed.setdefault(key, tuple(launches))
-        return packed
+        _, incx, incy = key
+        launches = [driver.PackedLaunch(self.kernel, self.grid,
+                                        (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
+        if self.splits > 1 and not self.fused and not self.cluster:
+            launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
+                                                (self.count, self.splits, 0.0, w, 0.0, 0, incy), _DYNAMIC))
+        return launches
 
     def launch(self, alpha: float, a: int, lda: int, x: int, incx: int, beta: float, y: int, incy: int,
                stream: int = 0) -> None:
-        packed = self._packed.get((stream, incx, incy)) or self._pack(stream, incx, incy)
+        key = (stream, incx, incy)
+        packed = self._packed.get(key) or self._pack_once(key)
         values = (a, lda, x, y, alpha, beta)
         with self._args_lock:  # the driver copies kernelParams at launch: the buffers are free after
             for launch in packed:
@@ -154,15 +143,11 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     return plan
 
 
-def launcher_for(kernel, m: int, n: int, cfg=None) -> GemvPlan:
-    """A plan around an already loaded kernel (bench, sanitize, `regtile run`): op from the
-    kernel's family, the split the shape rule gives `cfg` (none without it)."""
-    op = "T" if kernel.source.name.startswith("regtile_sgemv_t") else "N"
-    if cfg is not None:
-        splits = splits_for(cfg, m, n, _arch_and_sms()[1], kernel.blocks_per_sm)
-    else:  # a cluster kernel runs exactly its compiled cluster of splits; any other kernel one split
-        splits = kernel.source.geometry.cluster or 1
-    return GemvPlan(kernel, m, n, op, splits, cfg)
+def launcher_for(kernel, m: int, n: int, cfg) -> GemvPlan:
+    """A plan around an already loaded kernel of `cfg` (bench, sanitize, `regtile run`): op from
+    the config's family (SgemvTConfig: T); one split, or a cluster kernel's compiled cluster."""
+    op = "T" if isinstance(cfg, SgemvTConfig) else "N"
+    return GemvPlan(kernel, m, n, op, kernel.source.geometry.cluster or 1, cfg)
 
 
 # ---- arguments ----------------------------------------------------------------------

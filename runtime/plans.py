@@ -41,8 +41,8 @@ from .sgemm_launch import SgemmLaunch, workspace_bytes
 PLAN_CACHE_SIZE = 256
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
 # Plans whose workspace or work lists a CUDA graph captured: kept alive while the process runs,
-# as a graph may be replayed at any time (module docstring).
-captured_plans: List["GemmPlan"] = []
+# as a graph may be replayed at any time (module docstring); runtime/fewvec.py pins its plans here too.
+captured_plans: List[object] = []
 
 
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
@@ -209,6 +209,11 @@ class PlanCache:
     def clear(self) -> None:
         with self._lock:
             self._plans.clear()
+
+    def values(self) -> List[GemmPlan]:
+        """The plans held now, least recently used first (a copy: safe while others put)."""
+        with self._lock:
+            return list(self._plans.values())
 
     def __len__(self) -> int:
         return len(self._plans)

@@ -130,7 +130,8 @@ class SgemmLaunch:
     def _stream_k(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         """Whole tiles, then the ranges (codegen/streamk.py).  The work list and the slots'
         flags live in a device buffer of this launch (uploaded once: they belong to the
-        shape; the kernel leaves the flags at 0), the partial tiles in the caller's
+        shape; the kernel leaves the flags at 0; on a private stream, synchronised, as the
+        first call on a stream may come during its capture), the partial tiles in the caller's
         workspace."""
         plan = stream_k_plan(kernel, m, n, k)
         if self.plan is None:
@@ -143,7 +144,7 @@ class SgemmLaunch:
         if plan.slots and not workspace:
             raise LaunchError(f"{kernel.label}: stream-K needs a workspace of {plan.workspace_bytes} bytes "
                               f"for its partial tiles; none was given")
-        work_list = driver.to_device(plan.work_ints())
+        work_list = driver.to_device_private(plan.work_ints())  # plan time, maybe during a capture
         self.work_lists.append(work_list)
         items = work_list.ptr
         starts, flags = items + plan.starts_offset, items + plan.flags_offset

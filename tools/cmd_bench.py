@@ -257,7 +257,7 @@ def _run_sgemv(args) -> int:
                       if p == f"sgemv-n{n}" or (p == "sgemv-n128" and n >= 128)]
             for label, cfg in cands:
                 kernel = driver.load(compile_config(cfg, dev.arch), label)
-                r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 1.0, 0.0), work, 1.0, 0.0,
+                r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 1.0, 0.0, cfg), work, 1.0, 0.0,
                                               args.repeat * 5)
                 rows.append({"kernel": label, "m": m, "n": n, "us": r["us"], "gbps": r["gbps"],
                              "pct_copy": 100 * r["gbps"] / (bench.H100_COPY_TBPS * 1e3) if "H100" in dev.name

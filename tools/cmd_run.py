@@ -199,7 +199,7 @@ def _run_sgemv(args, cfg, label, dev, arch):
     try:
         art = compile_config(cfg, arch, backend=backend_from_args(args))
         kernel = driver.load(art, label)
-        res = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, args.alpha, args.beta), work,
+        res = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, args.alpha, args.beta, cfg), work,
                                         args.alpha, args.beta, max(args.repeat, 0))
         out = {"kind": "sgemv", "label": label, "kernel": art.name, "arch": arch, "device": dev.name,
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,

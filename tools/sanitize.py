@@ -90,11 +90,11 @@ def run(args) -> int:
             launches += 1
             print(f"{label} {m}x{n}x{k}: {'ok' if r.ok else 'WRONG'}", flush=True)
 
-    def run_sgemv(label, kernel, m, n):
+    def run_sgemv(label, kernel, cfg, m, n):
         nonlocal bad, launches
         work = bench.GemvWorkload(m, n, sets=1)
         try:
-            r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 0.5, 0.25), work, 0.5, 0.25,
+            r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 0.5, 0.25, cfg), work, 0.5, 0.25,
                                           repeat=0)
         finally:
             work.close()
@@ -109,7 +109,7 @@ def run(args) -> int:
                 continue  # the pass, split-K and the PTX backend are SGEMM only
             kernel = load(name, cfg, "cuda")
             for m, n in sgemv_sizes:
-                run_sgemv(name, kernel, m, n)
+                run_sgemv(name, kernel, cfg, m, n)
             continue
         if args.sass_pass:
             cfg = cfg.replace(sass_pass=True)
@@ -122,8 +122,8 @@ def run(args) -> int:
         if args.backend == "cuda" and not args.sass_pass and args.split_k == 1:
             for m, n in sgemv_sizes:
                 cfg = config_for_shape(m, n)
-                run_sgemv(f"sgemv-auto[{cfg.describe()}]", load("sgemv-auto", cfg, "cuda"), m, n)
-        from ..runtime.gemm import default_sgemm_kernel
+                run_sgemv(f"sgemv-auto[{cfg.describe()}]", load("sgemv-auto", cfg, "cuda"), cfg, m, n)
+        from ..runtime.choice import default_sgemm_kernel
         cfg, backend = default_sgemm_kernel(10**6, 10**6, arch, driver.device().sm_count)
         if backend == args.backend:
             kernel = load("sgemm-default", cfg, backend)

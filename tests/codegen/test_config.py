@@ -120,7 +120,7 @@ def test_configs_that_spilled_in_the_sweep_are_refused(d, seen):
 
 
 def test_presets_default_kernel_and_tuning_winners_are_accepted():
-    from regtile.runtime.gemm import default_sgemm_kernel
+    from regtile.runtime.choice import default_sgemm_kernel
     from regtile.tools.tune import candidate_configs
     for name in preset_names():
         cfg = get_preset(name).config

@@ -105,7 +105,7 @@ def test_layout_flags_pass_through_only_where_the_config_has_them(monkeypatch):
 
 
 def test_default_sgemm_kernel_is_the_heuristic():
-    from regtile.runtime.gemm import default_sgemm_kernel
+    from regtile.runtime.choice import default_sgemm_kernel
     for m, n, k in ((8192, 8192, 8192), (16, 2048, 2048), (700, 35, 2048)):
         assert default_sgemm_kernel(m, n, "sm_90", 132, k) == h.choose_kernel(m, n, k, "sm_90", 132)
 

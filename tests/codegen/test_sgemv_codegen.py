@@ -338,8 +338,8 @@ def test_cluster_text_op_n():
 
 def test_a_cluster_kernel_says_its_cluster_and_launches_with_it(monkeypatch):
     """The geometry carries the compiled-in cluster (gridDim.y must equal it), so a launcher
-    built around the loaded kernel without its config (bench, sanitize, `regtile run`) runs
-    exactly one cluster of splits, and a kernel without one runs one split."""
+    built around the loaded kernel (bench, sanitize, `regtile run`) runs exactly one cluster of
+    splits, and a kernel without one runs one split; the op is the config's."""
     from types import SimpleNamespace
     from regtile.runtime import gemv
     for cfg, want in ((SgemvTConfig(32, 8, 4, 8, cluster=4), 4), (SgemvConfig(cluster=2), 2), (SgemvTConfig(), 0)):
@@ -347,7 +347,7 @@ def test_a_cluster_kernel_says_its_cluster_and_launches_with_it(monkeypatch):
         assert src.geometry.cluster == want
         made = []
         monkeypatch.setattr(gemv, "GemvPlan", lambda kernel, m, n, op, splits, cfg: made.append((op, splits)))
-        gemv.launcher_for(SimpleNamespace(source=src), 4096, 4096)
+        gemv.launcher_for(SimpleNamespace(source=src), 4096, 4096, cfg)
         assert made == [("T" if isinstance(cfg, SgemvTConfig) else "N", want or 1)]
 
 

@@ -333,7 +333,7 @@ def test_gemv_route_all_layouts(m, n, k, transa, transb):
     regtile.sgemm(opA, opB, D)  # the same product through transposed views
     torch.cuda.synchronize()
     assert _err(D, opA.double() @ opB.double()) <= 1e-5
-    described = [p.describe() for p in plans.plan_cache._plans.values() if (p.m, p.n, p.k) in ((m, n, k), (n, m, k))]
+    described = [p.describe() for p in plans.plan_cache.values() if (p.m, p.n, p.k) in ((m, n, k), (n, m, k))]
     assert described and all("GEMV" in d for d in described), described
 
 
@@ -394,7 +394,7 @@ def test_batched_choice_every_layout(batch, m, n, k, ta, tb):
     regtile.sgemm(A, B, C)
     torch.cuda.synchronize()
     assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
-    made = [p for p in plans.plan_cache._plans.values() if (p.m, p.n, p.k, p.batch) == (m, n, k, batch)]
+    made = [p for p in plans.plan_cache.values() if (p.m, p.n, p.k, p.batch) == (m, n, k, batch)]
     assert made and all(p.config.batched and not p.config.stream_k for p in made)
 
 

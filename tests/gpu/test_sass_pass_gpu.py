@@ -66,11 +66,11 @@ def test_rewritten_kernel_leading_dimensions_and_misaligned_rows(launcher, rewri
 
 def test_regtile_sgemm_default_on_a_large_shape_uses_the_pass_and_is_right():
     """regtile.sgemm with nothing tuned: on sm_90 a shape whose 128x256 tiles fill the SMs
-    runs the PTX kernel with the SASS pass (runtime/gemm.py default_sgemm_kernel)."""
+    runs the PTX kernel with the SASS pass (runtime/choice.py default_sgemm_kernel)."""
     import numpy as np
     import regtile
     from regtile.runtime import driver
-    from regtile.runtime.gemm import default_sgemm_kernel
+    from regtile.runtime.choice import default_sgemm_kernel
     dev = driver.device()
     m, n, k = 2048, 4096 + 3, 301
     cfg, backend = default_sgemm_kernel(m, n, dev.arch, dev.sm_count)

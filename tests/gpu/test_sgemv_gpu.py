@@ -194,7 +194,7 @@ def _check(cfg, m, n, alpha=1.0, beta=0.0):
     work = bench.GemvWorkload(m, n)
     try:
         kernel = driver.load(regtile.runtime.compiler.compile_config(cfg, driver.device().arch))
-        r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, alpha, beta), work, alpha, beta,
+        r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, alpha, beta, cfg), work, alpha, beta,
                                       repeat=0)
     finally:
         work.close()

@@ -117,7 +117,7 @@ def test_plan_cache_builds_once_per_problem(monkeypatch):
     assert len(FakePlan.built) == 1
     regtile.sgemm(Dev((64, 32), strides=(4, 256)), B, C)  # another layout: another plan
     assert len(FakePlan.built) == 2
-    plan = gemm.plan_cache.get(next(iter(gemm.plan_cache._plans)))
+    plan = gemm.plan_cache.values()[0]
     assert plan.launches[0] == (0x10000, 0x10000, 0x10000, 1.0, 0.0, 7)
 
 
@@ -126,6 +126,7 @@ def test_plan_cache_evicts_least_recently_used():
     for key in "abc":
         cache.put(key, key)
     assert cache.get("a") is None and cache.get("c") == "c" and len(cache) == 2
+    assert cache.values() == ["b", "c"]  # least recently used first
 
 
 def test_zero_sizes_on_host_need_no_gpu():
@@ -210,7 +211,7 @@ def test_m_or_n_one_routes_to_the_gemv_family(fake_gpu, case, want, mat, ld):
     alpha, mptr, mld, x, incx, beta, y, incy, stream = g.launches[-1]
     assert (mptr, x) == ((0xA000, 0xB000) if mat == "A" else (0xB000, 0xA000))
     assert (alpha, beta, y, mld, stream) == (2.0, 0.5, 0xC000, ld, 5) and len(g.launches) == 2
-    plan = next(iter(gemm.plan_cache._plans.values()))
+    plan = gemm.plan_cache.values()[0]
     assert "GEMV fake sgemv" in plan.describe()
 
 
@@ -498,3 +499,41 @@ def test_programmatic_launch_config(monkeypatch, arch, enabled, programmatic):
                                                                                  1, 6, 1, 33)]
     else:
         assert not ex and plain == [(33, 5, 1, 1)] * 2
+
+
+@pytest.mark.parametrize("cluster", [0, 2])
+def test_launcher_for_takes_the_op_and_the_cluster_from_the_config(monkeypatch, cluster):
+    """bench's launcher (gemv.launcher_for): op T from an SgemvTConfig whatever the kernel's name,
+    and a cluster kernel's splits meet in the cluster: one launch, no workspace, no reduce (with
+    no config the plan launched the reduce over a workspace the cluster kernel never wrote)."""
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS, SGEMV_PARAMS
+    from regtile.codegen.kernel import LaunchGeometry
+    from regtile.codegen.sgemv_config import SgemvTConfig
+    from regtile.runtime import driver, gemv
+    geo = LaunchGeometry(tile_m=4, tile_n=32, block=(128, 1, 1), dynamic_smem_bytes=0, cluster=cluster)
+    main = SimpleNamespace(source=SimpleNamespace(params=SGEMV_PARAMS, geometry=geo, name="renamed"), function=11,
+                           describe_launch=lambda grid: "fake")
+    main.reduce = SimpleNamespace(source=SimpleNamespace(params=REDUCE_PARAMS, geometry=geo, name="r"), function=22)
+    funcs, allocated = [], []
+    monkeypatch.setattr(driver, "_raw_launch", lambda func, *rest: funcs.append((func, rest[:3])) or 0)
+    monkeypatch.setattr(driver, "DeviceBuffer", lambda nbytes: allocated.append(nbytes) or SimpleNamespace(ptr=1))
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
+    cfg = SgemvTConfig(32, 8, 4, 8, cluster=cluster) if cluster else SgemvTConfig()
+    plan = gemv.launcher_for(main, 512, 1024, cfg)
+    assert (plan.op, plan.splits, plan.cluster) == ("T", cluster or 1, cluster)
+    plan.launch(1.0, 0xA0, 1024, 0xB0, 1, 0.0, 0xC0, 1, stream=3)
+    assert funcs == [(11, (1024 // 32, cluster or 1, 1))] and allocated == []
+
+
+def test_gemm_plans_lists_one_plan_per_operand_layout(fake_gpu):
+    """regtile.Gemm.plans() reads its PlanCache through values(): one plan per layout met."""
+    g = regtile.Gemm(64, 48, 32, arch="sm_90")
+    assert g.plans() == [] and "chosen on first call" in g.describe()
+    A, B, C = Dev((64, 32)), Dev((32, 48)), Dev((64, 48))
+    g(A, B, C, stream=3)
+    g(A, B, C, stream=3)
+    g(Dev((64, 32), strides=(4, 256)), B, C, stream=3)
+    made = g.plans()
+    assert len(made) == 2 and all(isinstance(p, plans.GemmPlan) for p in made)
+    assert [(p.trans_a, p.lda) for p in made] == [(False, 32), (True, 64)]

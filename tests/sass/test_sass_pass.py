@@ -216,7 +216,7 @@ def test_default_kernel_rule():
     132 SMs, a smaller stream-K family member below that; the CUDA C zorder preset on other
     archs."""
     from regtile.codegen.heuristic import choose_kernel
-    from regtile.runtime.gemm import default_sgemm_kernel
+    from regtile.runtime.choice import default_sgemm_kernel
     cfg, backend = default_sgemm_kernel(4096, 4096, "sm_90", 132, 4096)
     assert (backend, cfg.bm, cfg.bn, cfg.tn, cfg.sass_pass, cfg.stream_k) == ("ptx", 128, 256, 16, True, True)
     for m, n, k in ((8192, 128, 8192), (1024, 1024, 1024)):  # fewer 128x256 tiles than SMs: K is split

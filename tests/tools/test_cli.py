@@ -275,7 +275,7 @@ def test_run_without_a_preset_runs_and_names_regtile_sgemms_choice(monkeypatch, 
     shape's kernel choice, or the GEMV route for m or n == 1) and names what it chose."""
     from types import SimpleNamespace
     from regtile.runtime import bench, driver, plans
-    from regtile.runtime.gemm import default_sgemm_kernel
+    from regtile.runtime.choice import default_sgemm_kernel
 
     class Reached(Exception):
         pass

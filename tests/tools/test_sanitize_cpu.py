@@ -27,7 +27,7 @@ def launched(monkeypatch):
     monkeypatch.setattr(bench, "GemmWorkload", Work)
     monkeypatch.setattr(bench, "GemvWorkload", Work)
     monkeypatch.setattr(bench, "kernel_launcher", lambda kernel, work, a, b: (kernel, work))
-    monkeypatch.setattr(bench, "gemv_kernel_launcher", lambda kernel, work, a, b: (kernel, work))
+    monkeypatch.setattr(bench, "gemv_kernel_launcher", lambda kernel, work, a, b, cfg: (kernel, work))
 
     def check(launch, work, a, b, repeat=0):
         kernel, w = launch

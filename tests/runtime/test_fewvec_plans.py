@@ -1,0 +1,114 @@
+"""The few-vector plans (runtime/fewvec.py) without a GPU: the launches packed once per (stream,
+strides), the per-call fields written where the kernels read them, the workspace's layout, the
+bounded plan cache and the pin of a plan a graph captured."""
+import ctypes
+import struct
+from types import SimpleNamespace
+
+import pytest
+
+from regtile.codegen.emit_fewvec import FEWVEC_PARAMS, FEWVEC_REDUCE_PARAMS, STAGE_PARAMS
+from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig
+from regtile.codegen.kernel import LaunchGeometry
+from regtile.runtime import driver, fewvec, plans
+
+_FUNCS = {11: FEWVEC_PARAMS, 22: STAGE_PARAMS, 33: FEWVEC_REDUCE_PARAMS}
+
+
+def _kernel(params, fn):
+    geo = LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0)  # plain launches here
+    return SimpleNamespace(source=SimpleNamespace(params=params, geometry=geo, name=f"regtile_fewvec_fake{fn}"),
+                           function=fn, describe_launch=lambda grid: "fake")
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """Each launch as (function, grid, stream, {param: value}), read back from kernelParams."""
+    seen = []
+
+    def fake_launch(func, gx, gy, gz, bx, by, bz, smem, stream, params, extra):
+        values = {}
+        for i, (name, ctype) in enumerate(_FUNCS[func]):
+            code = "<Q" if "*" in ctype else {"int": "<i", "float": "<f"}[ctype]
+            values[name] = struct.unpack(code, ctypes.string_at(params[i], struct.calcsize(code)))[0]
+        seen.append((func, (gx, gy, gz), stream, values))
+        return 0
+    allocated = []
+
+    def buffer(nbytes):
+        allocated.append(nbytes)
+        return SimpleNamespace(ptr=0x50000 * len(allocated), nbytes=nbytes)
+    monkeypatch.setattr(driver, "_raw_launch", fake_launch)
+    monkeypatch.setattr(driver, "DeviceBuffer", buffer)
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
+    monkeypatch.setattr(plans, "captured_plans", [])
+    return seen, allocated
+
+
+def _plan(cfg, rows, cols, splits):
+    main = _kernel(FEWVEC_PARAMS, 11)
+    main.entries = {"stage": _kernel(STAGE_PARAMS, 22)}
+    main.reduce = _kernel(FEWVEC_REDUCE_PARAMS, 33)
+    return fewvec.FewVecPlan(main, cfg, rows, cols, splits)
+
+
+def test_op_t_split_plan_packs_once_and_writes_the_call_fields(launched):
+    seen, allocated = launched
+    plan = _plan(FewVecTConfig(4, 32, 8, 4), 1000, 3000, 3)
+    route = fewvec.FewVecRoute(plan, sv=1, sp=7, ld=3001, ldc=3002, mat_is_a=False)
+    route.launch(0xA0, 0xB0, 0xC0, 2.0, 0.5, stream=9)
+    route.launch(0xA4, 0xB4, 0xC4, 3.0, 0.0, stream=9)
+    assert len(plan._packed) == 1 and allocated == [4 * (plan.staged + 3 * plan.count)]
+    assert plan.workspace_streams() == [9]
+    assert [s[0] for s in seen] == [22, 11, 33] * 2 and {s[2] for s in seen} == {9}
+    (_, sgrid, _, stage), (_, grid, _, main), (_, rgrid, _, red) = seen[3:]
+    x, w = 0x50000, 0x50000 + 4 * plan.staged
+    assert stage == {"S": 0xA4, "sv": 1, "sp": 7, "K": 1000, "X": x}  # the vectors: A's rows
+    assert main == {"M": 1000, "N": 3000, "alpha": 3.0, "A": 0xB4, "lda": 3001, "X": x, "beta": 0.0,
+                    "C": 0xC4, "ldc": 3002, "W": w}
+    assert red == {"count": plan.count, "splits": 3, "alpha": 3.0, "W": w, "beta": 0.0, "C": 0xC4,
+                   "inner": 3000, "ldo": 3002}
+    assert grid == plan.grid and grid[1] == 3 and sgrid == plan.stage_grid and rgrid == plan.reduce_grid
+    route.launch(0xA0, 0xB0, 0xC0, 1.0, 0.0, stream=4)  # another stream: its own workspace and packing
+    assert len(plan._packed) == 2 and len(allocated) == 2 and seen[-2][3]["X"] == 0xA0000
+
+
+def test_op_n_plan_without_split_reads_the_vectors_from_b(launched):
+    seen, allocated = launched
+    plan = _plan(FewVecNConfig(5, 2, 3, 2), 130, 5000, 1)
+    fewvec.FewVecRoute(plan, sv=1, sp=5, ld=5000, ldc=5, mat_is_a=True).launch(0xA0, 0xB0, 0xC0, 1.0, 0.0)
+    assert [s[0] for s in seen] == [22, 11] and allocated == [4 * plan.staged]
+    assert seen[0][3]["S"] == 0xB0 and seen[1][3]["A"] == 0xA0 and seen[1][3]["W"] == 0x50000 + 4 * plan.staged
+
+
+def test_a_plan_launched_during_a_capture_is_pinned_once(launched, monkeypatch):
+    """A graph points into the plan's workspace: pinned (plans.captured_plans), so the bounded
+    cache's eviction frees nothing the graph replays; stream 0 is never asked, a pinned plan never again."""
+    asked = []
+    monkeypatch.setattr(driver, "stream_capturing", lambda stream: asked.append(stream) or stream == 7)
+    monkeypatch.setattr(driver, "relaxed_capture", lambda: "mode")
+    monkeypatch.setattr(driver, "restore_capture", lambda mode: None)
+    plan = _plan(FewVecTConfig(4, 32, 8, 4), 1000, 3000, 1)
+    route = fewvec.FewVecRoute(plan, sv=1, sp=7, ld=3001, ldc=3002, mat_is_a=False)
+    route.launch(1, 2, 3, 1.0, 0.0, stream=0)
+    route.launch(1, 2, 3, 1.0, 0.0, stream=5)
+    assert plans.captured_plans == [] and not plan.pinned
+    del asked[:]
+    route.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    route.launch(1, 2, 3, 1.0, 0.0, stream=7)
+    route.launch(1, 2, 3, 1.0, 0.0, stream=5)
+    assert plans.captured_plans == [plan] and plan.pinned
+    assert asked == [7, 7]  # the launch's question, then packing's outside_capture; none after the pin
+
+
+def test_the_plan_cache_is_bounded_and_builds_each_plan_once(monkeypatch):
+    built = []
+    monkeypatch.setattr(fewvec, "plan_cache", plans.PlanCache(size=2))
+    monkeypatch.setattr(fewvec, "compile_config", lambda cfg, arch: cfg)
+    monkeypatch.setattr(fewvec.driver, "load", lambda artifact: SimpleNamespace(blocks_per_sm=2))
+    monkeypatch.setattr(fewvec, "FewVecPlan", lambda kernel, cfg, rows, cols, splits: built.append(rows) or rows)
+    monkeypatch.setattr(fewvec, "_arch_and_sms", lambda: ("sm_90", 132))
+    cfg = FewVecTConfig(4, 32, 8, 4)
+    for rows in (100, 100, 200, 300, 300, 100):
+        assert fewvec.plan_for(rows, 4096, "T", 4, config=cfg, splits=1) == rows
+    assert built == [100, 200, 300, 100] and len(fewvec.plan_cache) == 2
