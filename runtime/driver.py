@@ -366,9 +366,11 @@ def _launcher():
 # A kernel whose geometry is `programmatic` goes through cuLaunchKernelEx with the
 # programmatic-stream-serialization attribute on sm_90 and newer: its blocks may be scheduled
 # while the kernel before it on the stream finishes, and its first lines wait for that kernel.
-# REGTILE_PDL=0 (or PROGRAMMATIC = False before a plan packs its launches) launches it plainly,
-# as does a GPU below sm_90 or a libcuda that ctypes cannot open.
-PROGRAMMATIC = os.environ.get("REGTILE_PDL", "1") != "0"
+# Off by default until measured on the H100 (session 5 had no device time left: docs/sgemv.md,
+# "Programmatic dependent launch"): REGTILE_PDL=1 (or PROGRAMMATIC = True before a plan packs its
+# launches) turns it on.  Off, below sm_90, or where ctypes cannot open libcuda: plain launches, and
+# the kernels' griddepcontrol lines do nothing (no kernel in flight before them is a prerequisite).
+PROGRAMMATIC = os.environ.get("REGTILE_PDL", "0") == "1"
 _CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6
 
 

@@ -79,11 +79,12 @@ def _time(torch, driver, variants):
 
 def _on_stream(driver, programmatic, fn):
     """fn(0) once with driver.PROGRAMMATIC set: the plan packs this stream's launches now."""
+    before = driver.PROGRAMMATIC
     driver.PROGRAMMATIC = programmatic
     try:
         fn(0)
     finally:
-        driver.PROGRAMMATIC = True
+        driver.PROGRAMMATIC = before
 
 
 def _gemm(torch, driver, m, n, k):
