@@ -16,6 +16,7 @@ import json
 import math
 import os
 import statistics
+import sys
 
 from . import program
 
@@ -172,3 +173,7 @@ def run(argv):
 
 
 main = program(run, "gemm|gemv")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,6 +37,18 @@ def test_help_runs_without_a_gpu(name, capsys, monkeypatch):
     assert "usage: python3 -m " + name in capsys.readouterr().out.replace("\n", " ")
 
 
+@pytest.mark.parametrize("name", PROGRAMS + EXPERIMENTS)
+def test_python_m_runs_main(name, monkeypatch):
+    """`python3 -m NAME` runs the program: its module calls main() under __main__ (without it, the
+    device recipes' `python3 -m lab.experiments.NAME` would do nothing and exit 0)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    mod = importlib.import_module(name)
+    if not hasattr(mod, "main"):
+        pytest.skip(f"{name} is a library of the lab, not a program")
+    source = pathlib.Path(mod.__file__).read_text()
+    assert 'if __name__ == "__main__":' in source and "main(" in source.split('if __name__ == "__main__":')[-1]
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
 @pytest.mark.parametrize("script", sorted((LAB / "device_runs").glob("*.sh")), ids=lambda p: p.name)
 def test_device_run_recipes_parse(script):
