@@ -211,17 +211,22 @@ def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:
             + fixup_us(name, m, n, k, sm_count))
 
 
+def timed_members(row: dict) -> Dict[str, float]:
+    """{member: us} of a candidates run's row: the members that ran correct and were timed, and
+    are still in the family (the table and the model are fitted on exactly these)."""
+    return {name: v["us"] for name, v in row.get("kernels", {}).items()
+            if v.get("ok") and "us" in v and name in FAMILY}
+
+
 def fit_model_tflops(rows: Sequence[dict], sm_count: int = 132) -> Dict[str, float]:
     """Per member, the median over the sweep's shapes of model_parts' FLOPs over the measured
     time less its launches and stream-K fix-up: the throughput model_time uses.  rows: a candidates run's rows
     ({"m", "n", "k", "kernels": {member: {"us", ...}}})."""
     samples: Dict[str, List[float]] = {}
     for r in rows:
-        for name, v in r.get("kernels", {}).items():
-            if "us" not in v or not v.get("ok", True) or name not in FAMILY:
-                continue
+        for name, us in timed_members(r).items():
             flops, _, launches = model_parts(name, r["m"], r["n"], r["k"], sm_count)
-            t = max(v["us"] - LAUNCH_US * launches - fixup_us(name, r["m"], r["n"], r["k"], sm_count), 0.3 * v["us"])
+            t = max(us - LAUNCH_US * launches - fixup_us(name, r["m"], r["n"], r["k"], sm_count), 0.3 * us)
             samples.setdefault(name, []).append(flops / t / 1e6)
     out = {}
     for name, xs in sorted(samples.items()):

@@ -292,19 +292,18 @@ def merge_runs(raws: Sequence[dict]) -> dict:
 def fit_table(raw: dict, source: str = "") -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
     time over the fastest one's (members since removed from the family left out)."""
-    from ..codegen.presets import FAMILY
+    from ..codegen.heuristic import fit_model_tflops, timed_members
     entries = []
     for r in raw["rows"]:
         if "cublas_us" not in r:
             continue
-        timed = {nm: v["us"] for nm, v in r["kernels"].items() if v.get("ok") and "us" in v and nm in FAMILY}
+        timed = timed_members(r)
         if not timed:
             continue
         best = min(timed, key=timed.get)
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
                         "rel": {nm: round(t / timed[best], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
-    from ..codegen.heuristic import fit_model_tflops
     return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
