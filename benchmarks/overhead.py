@@ -25,6 +25,7 @@ import argparse
 import statistics
 import sys
 import time
+from typing import Optional
 
 from regtile.tools.report import commit, finish
 
@@ -96,40 +97,18 @@ def main(argv=None) -> int:
             "regtile.Gemm": lambda: plan_obj(A, B, C),
             "plan.launch (ctypes)": raw,
         }
-        default_launch = driver._launcher()
-        launchers = {kind: driver.make_launcher(kind) for kind in ("ctypes", "bindings")}
         core = _cuda_core_launcher(gplan, A, B, C, stream)
         if callable(core):
             variants["cuda.core launch"] = core
         else:
             print(core, file=sys.stderr)
-        for fn in variants.values():
-            for _ in range(20):
-                fn()
-        torch.cuda.synchronize()
-        rows = {name: {"async": [], "sync": []} for name in list(variants) + ["plan.launch (cuda-bindings)"]}
-        for _ in range(args.rounds):
-            for name, fn in list(variants.items()) + [("plan.launch (cuda-bindings)", raw)]:
-                kind = {"plan.launch (ctypes)": "ctypes", "plan.launch (cuda-bindings)": "bindings"}.get(name)
-                driver._raw_launch = launchers[kind] if kind else default_launch
-                torch.cuda.synchronize()
-                t = time.perf_counter()
-                for _ in range(args.calls):
-                    fn()
-                rows[name]["async"].append((time.perf_counter() - t) / args.calls * 1e6)
-                torch.cuda.synchronize()
-                t = time.perf_counter()
-                for _ in range(args.calls // 4):
-                    fn()
-                    torch.cuda.synchronize()
-                rows[name]["sync"].append((time.perf_counter() - t) / (args.calls // 4) * 1e6)
-                driver._raw_launch = default_launch
-        torch.cuda.synchronize()
+        variants["plan.launch (cuda-bindings)"] = raw
+        launchers = {f"plan.launch ({label})": driver.make_launcher(kind)
+                     for label, kind in (("ctypes", "ctypes"), ("cuda-bindings", "bindings"))}
         results["sizes"][str(s)] = {
             "first_call_ms": first_ms, "rel_err": err, "kernel": gplan.describe(),
             "launches": len(gplan._bound[stream].launches), "cuda_core": "measured" if callable(core) else core,
-            "variants": {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
-                                "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}}
+            "variants": _time_variants(variants, args.calls, args.rounds, launchers)}
     results["gemv"] = {str(g): _gemv_rows(g, args) for g in args.gemv}
     rows = []
     for s, r in results["sizes"].items():
@@ -145,9 +124,14 @@ def main(argv=None) -> int:
     return 0
 
 
-def _time_variants(variants: dict, calls: int, rounds: int) -> dict:
-    """Per variant, the median async (host) and synced per-call microseconds over interleaved rounds."""
+def _time_variants(variants: dict, calls: int, rounds: int, launchers: Optional[dict] = None) -> dict:
+    """Per variant, the median async (host) and synced per-call microseconds over interleaved rounds.
+    launchers: {variant: a driver.make_launcher callable} that variant's packed launches go through
+    while it is timed (the others: the process's launcher)."""
     import torch
+    from regtile.runtime import driver
+    launchers = launchers or {}
+    default = driver._launcher()
     for fn in variants.values():
         for _ in range(20):
             fn()
@@ -155,6 +139,7 @@ def _time_variants(variants: dict, calls: int, rounds: int) -> dict:
     rows = {name: {"async": [], "sync": []} for name in variants}
     for _ in range(rounds):
         for name, fn in variants.items():
+            driver._raw_launch = launchers.get(name, default)
             torch.cuda.synchronize()
             t = time.perf_counter()
             for _ in range(calls):
@@ -166,6 +151,7 @@ def _time_variants(variants: dict, calls: int, rounds: int) -> dict:
                 fn()
                 torch.cuda.synchronize()
             rows[name]["sync"].append((time.perf_counter() - t) / (calls // 4) * 1e6)
+            driver._raw_launch = default
     return {name: {"async_us": statistics.median(r["async"]), "sync_us": statistics.median(r["sync"]),
                    "async_rounds": r["async"], "sync_rounds": r["sync"]} for name, r in rows.items()}
 
