@@ -28,43 +28,12 @@ BATCH, ROUNDS = 20, 11
 ROTATE_BYTES = 128 << 20
 
 
-def _graph(torch, driver, stream, fn):
-    """A CUDA graph of fn(0) .. fn(BATCH - 1) captured on `stream`; returns the us of one call in a replay."""
-    cu = driver._cu()
-    s = stream.cuda_stream
-    driver.check(cu.cuStreamBeginCapture(s, cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
-                 "cuStreamBeginCapture")
-    try:
-        for i in range(BATCH):
-            fn(i)
-    finally:
-        g = driver.check(cu.cuStreamEndCapture(s), "cuStreamEndCapture")
-    ge = driver.check(cu.cuGraphInstantiate(g, 0), "cuGraphInstantiate")
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-
-    def replay() -> float:
-        _ = g
-        a.record(stream)
-        driver.check(cu.cuGraphLaunch(ge, s), "cuGraphLaunch")
-        b.record(stream)
-        b.synchronize()
-        return a.elapsed_time(b) * 1e3 / BATCH
-    return replay
-
-
-def _stream_us(torch, stream, fn) -> float:
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record(stream)
-    for i in range(BATCH):
-        fn(i)
-    b.record(stream)
-    b.synchronize()
-    return a.elapsed_time(b) * 1e3 / BATCH
-
-
-def _time(torch, driver, variants):
-    """{name: (graph us, stream us)} of {name: (stream, fn)}, rounds interleaved."""
-    graphs = {name: _graph(torch, driver, st, fn) for name, (st, fn) in variants.items()}
+def _time(torch, variants):
+    """{name: (graph us, stream us)} of {name: (stream, fn)}, rounds interleaved; the SGEMV sweep's
+    timer (tools/sgemv_sweep._Timer: graphs captured on the variant's stream, events on it)."""
+    from regtile.tools.sgemv_sweep import _Timer
+    timers = {name: _Timer(torch, st) for name, (st, _) in variants.items()}
+    graphs = {name: timers[name].graph(fn, BATCH) for name, (_, fn) in variants.items()}
     for g in graphs.values():
         for _ in range(5):
             g()
@@ -74,7 +43,7 @@ def _time(torch, driver, variants):
     for r in range(ROUNDS):
         for name in names[r % len(names):] + names[:r % len(names)]:
             gt[name].append(graphs[name]())
-            stt[name].append(_stream_us(torch, *variants[name]))
+            stt[name].append(timers[name].us(variants[name][1], BATCH))
     return {name: (round(statistics.median(gt[name]), 3), round(statistics.median(stt[name]), 3)) for name in names}
 
 
@@ -118,7 +87,7 @@ def _gemm(torch, driver, m, n, k):
     cublas(0)
     torch.cuda.synchronize()
     variants["cublas"] = (cst, cublas)
-    times = _time(torch, driver, variants)
+    times = _time(torch, variants)
     return {"m": m, "n": n, "k": k, "kernel": plan.describe(), "check": check, "us": times}
 
 
@@ -144,7 +113,7 @@ def _gemv(torch, driver, m, n, op):
         check[v] = {"rel_err": float((Y[0].double() - ref).norm() / ref.norm()),
                     "unwritten": int(torch.isnan(Y[0]).sum())}
         variants[v] = (st, fn)
-    times = _time(torch, driver, variants)
+    times = _time(torch, variants)
     mb = 4 * (m * n + xlen + ylen) / 1e6
     return {"m": m, "n": n, "op": op, "MB": round(mb, 3), "kernel": plan.describe(), "check": check, "us": times,
             "GBps": {v: round(mb * 1e3 / t[0], 1) for v, t in times.items()}}
