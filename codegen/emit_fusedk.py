@@ -62,14 +62,9 @@ def depth(cfg: SgemmConfig) -> int:
 
 
 def check(cfg: SgemmConfig) -> None:
-    """The constraints of the template, each named."""
-    if not isinstance(cfg, SgemmConfig):
-        raise ConfigError(f"backend 'fusedk' emits SGEMM kernels only; got {type(cfg).__name__}")
-    if cfg.trans_a or cfg.trans_b or cfg.batched:
-        raise ConfigError("backend 'fusedk': row-major A and B, not batched (trans_a / trans_b / batched must be "
-                          "False)")
-    if cfg.stream_k or cfg.edge_split:
-        raise ConfigError("backend 'fusedk' splits K itself (split_k): stream_k and edge_split must be False")
+    """The constraints of the template, each named.  (The fields other backends emit and this
+    one does not - trans_a, trans_b, batched, stream_k, edge_split, unaligned_rows - are refused
+    before, in emit.BACKEND_FIELDS.)"""
     if cfg.bk % 4 or cfg.tn % 4:
         raise ConfigError(f"backend 'fusedk': BK ({cfg.bk}) and TN ({cfg.tn}) must be multiples of 4 (float4 "
                           f"fragments along K and N)")

@@ -129,7 +129,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
     if backend:
-        p.add_argument("--backend", choices=BACKENDS + ("fusedk",), default=None,
+        p.add_argument("--backend", choices=BACKENDS, default=None,
                        help="kernel text: cuda (CUDA C through NVRTC, default) or ptx (PTX from the same plan, "
                             "through nvJitLink; SGEMM with register fragments); fusedk: the fused split-K "
                             "kernel of the fused-* members (its own template)")

@@ -37,11 +37,28 @@ def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
     assert "atomicAdd" not in one  # split 1: C written directly
 
 
-@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k"])
+@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k", "unaligned_rows"])
 def test_fusedk_refuses_what_it_does_not_do(field):
     cfg = FAMILY["fused-64x64"].config.replace(**{field: True})
-    with pytest.raises(ConfigError, match="fusedk"):
+    with pytest.raises(ConfigError, match=f"{field}=True: backend 'fusedk' does not emit.*'ptx'"):
         emit(cfg, "fusedk")
+
+
+def test_every_backend_field_is_refused_by_name_where_not_accepted():
+    """emit.BACKEND_FIELDS: each field on, through each backend that does not accept it, is
+    refused naming the field, the backend and the backends that accept it."""
+    from regtile.codegen.emit import BACKEND_FIELDS, BACKENDS
+    on = dict(fused_stages=3, fused_sum_loads=16, split_k=2)
+    base = FAMILY["sq-64x64"].config.replace(stream_k=False, edge_split=False)
+    for field, off, accepting, _ in BACKEND_FIELDS:
+        assert set(accepting) < set(BACKENDS)
+        cfg = base.replace(**{field: on.get(field, True)})
+        for backend in set(BACKENDS) - set(accepting):
+            with pytest.raises(ConfigError) as refused:
+                emit(cfg, backend)
+            msg = str(refused.value)
+            assert msg.startswith(f"{field}=") and f"backend {backend!r}" in msg, msg
+            assert all(repr(b) in msg for b in accepting), msg
 
 
 def test_workspace_is_the_partials_only_with_splits():
