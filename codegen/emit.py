@@ -37,10 +37,6 @@ SGEMM_ONLY = ("ptx", "fusedk")  # the backends that emit SGEMM kernels only (cud
 # accept it on, what it asks for).  A backend not listed would ignore the field or emit something
 # else, so emit refuses the config; checked in the table's order (the first field on wins).
 BACKEND_FIELDS = (
-    ("fused_stages", 0, ("fusedk",), "the fused split-K kernel's cp.async ring depth (the others stage with "
-                                     "`stages`)"),
-    ("fused_sum_loads", 0, ("fusedk",), "the fused split-K kernel's sum loads in flight (the others sum split-K "
-                                        "in their reduce kernel)"),
     ("stream_k", False, ("ptx",), "stream-K's work-list kernel"),
     ("edge_split", False, ("ptx",), "the edge strips' kernel"),
     ("unaligned_rows", False, ("ptx",), "the unaligned rows' unchecked per-float copies"),

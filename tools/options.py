@@ -91,9 +91,6 @@ _HELP = {
                 "SM, each split tile summed in K order by its first piece (codegen/streamk.py)",
     "edge_split": "PTX backend: where C's ragged edges leave padding tiles, this kernel takes the tile-aligned "
                   f"interior and a {_EDGE.bm}x{_EDGE.bn} stream-K kernel the bottom and right strips (codegen/edges.py)",
-    "fused_stages": "backend fusedk: stages of the cp.async ring, 2..8 (0: derived from the shared memory)",
-    "fused_sum_loads": "backend fusedk: float4 partials a thread of the last split loads before adding: 8, 16, 32 "
-                       "(0: the first form)",
 }
 
 
