@@ -40,6 +40,12 @@ EDGE_TILE_COST = 2.0
 MIN_GAIN = 0.02
 
 
+# The switches the strips take from the main config where it has them on: the operand layouts
+# (the same A and B), the edge copies (the strips are all edge tiles) and the unaligned rows'
+# copies (the strips read the same rows).
+MAIN_FIELDS = ("trans_a", "trans_b", "edge_vector_path", "unaligned_rows")
+
+
 def edge_config(main=None):
     """The edge kernel's config: the zorder preset on a 64x64x8 block with a 4x8 thread tile
     (128 threads) and stream-K, so that a strip of few tiles still spreads its K over every
@@ -51,13 +57,9 @@ def edge_config(main=None):
     bm, bn = EDGE_TILE
     cfg = get_preset("zorder").config.replace(bm=bm, bn=bn, tm=4, tn=8, warps=None, min_blocks=1,
                                                stream_k=True)
-    if main is not None and (main.trans_a or main.trans_b):
-        cfg = cfg.replace(trans_a=main.trans_a, trans_b=main.trans_b)
-    if main is not None and main.edge_vector_path:  # the strips are all edge tiles
-        cfg = cfg.replace(edge_vector_path=True)
-    if main is not None and main.unaligned_rows:  # the strips read the same unaligned rows
-        cfg = cfg.replace(unaligned_rows=True)
-    return cfg
+    if main is None:
+        return cfg
+    return cfg.replace(**{field: True for field in MAIN_FIELDS if getattr(main, field)})
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """One entry to the backends: a config in, its kernel source out.
 
-Backends: "cuda" (CUDA C, every config; NVRTC compiles it) and "ptx" (SGEMM only,
-codegen/emit_ptx.py; nvJitLink compiles it).  Both emit the same kernel parameters and
-launch geometry, so the runtime launches either."""
+Backends: "cuda" (CUDA C, every config; NVRTC compiles it), "ptx" (SGEMM only,
+codegen/emit_ptx.py; nvJitLink compiles it) and "fusedk" (the fused split-K SGEMM,
+codegen/emit_fusedk.py: its own template, one launch).  All emit the SGEMM kernel parameters
+and launch geometry the runtime expects, so it launches any of them."""
 from __future__ import annotations
 
 import dataclasses
@@ -29,12 +30,41 @@ def emit_cuda(cfg: AnyConfig) -> KernelSource:
     raise TypeError(f"no emitter for {type(cfg).__name__}")
 
 
-BACKENDS = ("cuda", "ptx")
+BACKENDS = ("cuda", "ptx", "fusedk")
+SGEMM_ONLY = ("ptx", "fusedk")  # the backends that emit SGEMM kernels only (cuda emits every config)
+
+# The config fields that only some backends emit: (field, its value when off, the backends that
+# accept it on, what it asks for).  A backend not listed would ignore the field or emit something
+# else, so emit refuses the config; checked in the table's order (the first field on wins).
+BACKEND_FIELDS = (
+    ("stream_k", False, ("ptx",), "stream-K's work-list kernel"),
+    ("edge_split", False, ("ptx",), "the edge strips' kernel"),
+    ("unaligned_rows", False, ("ptx",), "the unaligned rows' unchecked per-float copies"),
+    ("split_k", 1, ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend emits "
+                                      "one-pass kernels)"),
+    ("trans_a", False, ("cuda", "ptx"), "a transposed A (the fused split-K kernel reads row-major A and B)"),
+    ("trans_b", False, ("cuda", "ptx"), "a transposed B (the fused split-K kernel reads row-major A and B)"),
+    ("batched", False, ("cuda", "ptx"), "a batch over blockIdx.z"),
+)
+
+
+def check_backend(cfg: AnyConfig, backend: str) -> None:
+    """Refuse, naming the field, a config that `backend` does not emit as asked."""
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend={backend!r}: must be one of {BACKENDS}")
+    if backend in SGEMM_ONLY and not isinstance(cfg, SgemmConfig):
+        raise ConfigError(f"backend {backend!r} emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")
+    for field, off, accepting, what in BACKEND_FIELDS:
+        value = getattr(cfg, field, off)
+        if value != off and backend not in accepting:
+            raise ConfigError(f"{field}={value!r}: backend {backend!r} does not emit {what}; backends that accept "
+                              f"{field}: {', '.join(map(repr, accepting))} (use --backend {' or '.join(accepting)}, "
+                              f"or {field}={off!r})")
 
 
 def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
-    """The kernel source of `cfg` from `backend` ("cuda" or "ptx"), marked for the SASS
-    register-bank pass when the config asks for it."""
+    """The kernel source of `cfg` from `backend` (BACKENDS), marked for the SASS register-bank
+    pass when the config asks for it."""
     src = _emit(cfg, backend)
     if getattr(cfg, "sass_pass", False):
         src = dataclasses.replace(src, sass_pass=True)
@@ -42,35 +72,14 @@ def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:
 
 
 def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
-    if backend in BACKENDS:
-        for knob in ("fused_stages", "fused_sum_loads"):
-            if getattr(cfg, knob, 0):
-                raise ConfigError(f"{knob}={getattr(cfg, knob)}: a knob of the fused split-K kernel (backend "
-                                  f"'fusedk'); backend {backend!r} stages with `stages` and sums split-K in its reduce "
-                                  f"kernel: leave {knob}=0")
+    check_backend(cfg, backend)
     if backend == "cuda":
-        if getattr(cfg, "stream_k", False):
-            raise ConfigError("stream_k=True: the CUDA C backend has no work-list kernel; use --backend ptx for "
-                              "stream-K, or split_k for the CUDA C backend")
-        if getattr(cfg, "edge_split", False):
-            raise ConfigError("edge_split=True: the CUDA C backend emits no edge kernel; use --backend ptx for the "
-                              "edge split")
-        if getattr(cfg, "unaligned_rows", False):
-            raise ConfigError("unaligned_rows=True: the CUDA C backend has no unchecked per-float path; use "
-                              "--backend ptx, or unaligned_rows=False")
         return emit_cuda(cfg)
     if backend == "fusedk":  # the fused split-K kernel (codegen/emit_fusedk.py)
         from .emit_fusedk import emit_sgemm_fusedk
         return emit_sgemm_fusedk(cfg)
-    if backend == "ptx":
-        if not isinstance(cfg, SgemmConfig):
-            raise ConfigError(f"backend 'ptx' emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")
-        if cfg.split_k > 1:
-            raise ConfigError(f"split_k={cfg.split_k}: the PTX backend emits one-pass kernels only (no K range per "
-                              f"blockIdx.z, no reduce kernel); use --backend cuda for split-K, or split_k=1")
-        from .emit_ptx import emit_sgemm_ptx
-        return emit_sgemm_ptx(cfg)
-    raise ConfigError(f"backend={backend!r}: must be one of {BACKENDS}")
+    from .emit_ptx import emit_sgemm_ptx
+    return emit_sgemm_ptx(cfg)
 
 
 def kernel_kind(cfg: AnyConfig) -> str:

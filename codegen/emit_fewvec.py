@@ -9,11 +9,10 @@ partial sums meet and where each output goes; the templates place the lines.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from typing import List
 
-from .emit_sgemv import reduce_source
+from .emit_sgemv import XYZW, blas_store, header, name_digest, reduce_source
 from .fewvec_config import FewVecNConfig, FewVecTConfig
 from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
 from .templates import render
@@ -35,9 +34,6 @@ FEWVEC_REDUCE_PARAMS = (
     ("count", "int"), ("splits", "int"), ("alpha", "float"), ("W", "const float*"),
     ("beta", "float"), ("C", "float*"), ("inner", "int"), ("ldo", "int"),
 )
-_XYZW = "xyzw"
-# beta == 0 ignores C (BLAS): C may hold NaN.
-_STORE = "alpha * {s} + (beta != 0.f ? beta * C[{i}] : 0.f)"
 
 
 def _bounds(cfg) -> str:
@@ -47,10 +43,9 @@ def _bounds(cfg) -> str:
 
 
 def kernel_name(cfg) -> str:
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, FewVecTConfig):
-        return f"regtile_fewvec_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{digest}"
-    return f"regtile_fewvec_n{cfg.warps_per_block}x{cfg.row_groups}_v{cfg.vectors}_{digest}"
+        return f"regtile_fewvec_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{name_digest(cfg)}"
+    return f"regtile_fewvec_n{cfg.warps_per_block}x{cfg.row_groups}_v{cfg.vectors}_{name_digest(cfg)}"
 
 
 def staged_floats(cfg, length: int) -> int:
@@ -93,9 +88,9 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
                 f"__ldg(xv + (size_t){row} * {VQ} + vg * {GQ} + {q})"
             lines.append(f"const float4 x{u}_{q} = {f'p{u} ? {load} : {zero4}' if tail else load};")
         for v in range(V):
-            xe = f"x{u}_{v // 4}.{_XYZW[v % 4]}"
+            xe = f"x{u}_{v // 4}.{XYZW[v % 4]}"
             for c in range(4):
-                b = f"b{u}.{_XYZW[c]}" if vector else f"b{u}_{c}"
+                b = f"b{u}.{XYZW[c]}" if vector else f"b{u}_{c}"
                 lines.append(f"s{v}[{c}] = fmaf({b}, {xe}, s{v}[{c}]);")
     return lines
 
@@ -110,7 +105,7 @@ def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
         col = f"(first + {c} * step_c)"
         out = f"(size_t){vec} * ldc + {col}"
         lines += [f"if (c{c}{inside}) {{",
-                  f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"{value}[{c}]", i=out) + ";",
+                  f"    if (gridDim.y == 1) C[{out}] = " + blas_store("C", f"{value}[{c}]", out) + ";",
                   f"    else W[((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}] = {value}[{c}];",
                   "}"]
     return lines
@@ -144,10 +139,8 @@ def _t_meet(cfg: FewVecTConfig) -> List[str]:
 
 def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
     """The main kernel's description (a comment at the top of its text)."""
-    return [f"regtile few-vector kernel {name}",
-            f"{computes} for the staged vectors X_v; A (M x N) row-major, lda.",
-            f"config: {cfg.describe()}",
-            f"launch: block ({cfg.threads}, 1, 1), grid {grid}"]
+    return header(f"few-vector kernel {name}", f"{computes} for the staged vectors X_v; A (M x N) row-major, lda.",
+                  cfg, grid)
 
 
 def _emit_t(cfg: FewVecTConfig) -> KernelSource:
@@ -178,7 +171,7 @@ def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
     for u in range(unroll):
         for v in range(V):
             lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {W * u}));")
-            lines += [f"  s{g}_{v} = fmaf(a{g}_{u}.{c}, x.{c}, s{g}_{v});" for g in range(G) for c in _XYZW]
+            lines += [f"  s{g}_{v} = fmaf(a{g}_{u}.{c}, x.{c}, s{g}_{v});" for g in range(G) for c in XYZW]
             lines.append("}")
     return lines
 
@@ -207,7 +200,7 @@ def _n_meet(cfg: FewVecNConfig) -> List[str]:
         for v in range(V):
             out = f"(size_t)row{g} * ldc + {v}"
             lines += [f"if (active{g} && sub == {(g * V + v) % L}) {{",
-                      f"    if (gridDim.y == 1) C[{out}] = " + _STORE.format(s=f"s{g}_{v}", i=out) + ";",
+                      f"    if (gridDim.y == 1) C[{out}] = " + blas_store("C", f"s{g}_{v}", out) + ";",
                       f"    else W[((size_t)blockIdx.y * M + row{g}) * {V} + {v}] = s{g}_{v};",
                       "}"]
     return lines

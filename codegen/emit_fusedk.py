@@ -18,12 +18,9 @@ second launch and a workspace round trip, and its copies go per float when rows 
   sums the S partials in split order (deterministic, no float atomics), writes C and
   zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
 
-Two knobs of the config are this kernel's own (codegen/tile_config.py; the other emitters refuse
-them): fused_stages sets the ring's depth (0: `depth` derives it from the shared memory), and
-fused_sum_loads has each thread of the last split load that many float4 partials - whole chunks
-of every split - before adding any (0: the first form, splits unrolled by 8, chunk after chunk).
-Measured in session 4 (docs/shapes.md): neither made a member faster on the suite, so no member
-sets them; the GPU tests run them on the ragged shapes.
+The ring's depth derives from the tile's shared memory (`depth`), and the last split sums its
+partials with the splits unrolled by 8, chunk after chunk.  (Session 4 measured both as config
+knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes.md; removed.)
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
@@ -53,23 +50,16 @@ def stage_bytes(cfg: SgemmConfig) -> int:
 
 
 def depth(cfg: SgemmConfig) -> int:
-    """Stages of the cp.async ring: the config's fused_stages, else derived (DEEP_SMEM, MAX_SMEM)."""
-    if cfg.fused_stages:
-        return cfg.fused_stages
+    """Stages of the cp.async ring, derived from the tile's shared memory (DEEP_SMEM, MAX_SMEM)."""
     if 4 * stage_bytes(cfg) <= DEEP_SMEM:
         return 4
     return 3 if 3 * stage_bytes(cfg) <= MAX_SMEM else 2
 
 
 def check(cfg: SgemmConfig) -> None:
-    """The constraints of the template, each named."""
-    if not isinstance(cfg, SgemmConfig):
-        raise ConfigError(f"backend 'fusedk' emits SGEMM kernels only; got {type(cfg).__name__}")
-    if cfg.trans_a or cfg.trans_b or cfg.batched:
-        raise ConfigError("backend 'fusedk': row-major A and B, not batched (trans_a / trans_b / batched must be "
-                          "False)")
-    if cfg.stream_k or cfg.edge_split:
-        raise ConfigError("backend 'fusedk' splits K itself (split_k): stream_k and edge_split must be False")
+    """The constraints of the template, each named.  (The fields other backends emit and this
+    one does not - trans_a, trans_b, batched, stream_k, edge_split, unaligned_rows - are refused
+    before, in emit.BACKEND_FIELDS.)"""
     if cfg.bk % 4 or cfg.tn % 4:
         raise ConfigError(f"backend 'fusedk': BK ({cfg.bk}) and TN ({cfg.tn}) must be multiples of 4 (float4 "
                           f"fragments along K and N)")
@@ -81,16 +71,7 @@ def check(cfg: SgemmConfig) -> None:
                           f"in 32..1024")
     if depth(cfg) * stage_bytes(cfg) > MAX_SMEM_PER_BLOCK:
         raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
-                          f"of shared memory a block may have; lower fused_stages or the tile")
-
-
-def sum_chunks(cfg: SgemmConfig) -> int:
-    """fused_sum_loads: chunks (float4 groups of C) a thread of the last split sums at once, each
-    with the loads of every split in flight together (at least one chunk; 0: the first form)."""
-    if not cfg.fused_sum_loads or cfg.split_k < 2:
-        return 0
-    per_thread = -(-(cfg.bm * cfg.bn // 4) // cfg.threads)
-    return max(1, min(per_thread, cfg.fused_sum_loads // cfg.split_k))
+                          f"of shared memory a block may have; use a smaller tile")
 
 
 def kernel_name(cfg: SgemmConfig) -> str:
@@ -127,9 +108,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     if split > 1:
         header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "
                       f"(counters) sums W[0..{split - 1}] in order and writes C")
-    if sum_chunks(cfg):
-        header.append(f"the sum: {sum_chunks(cfg)} chunk(s) of {split} float4 partials loaded by a thread before it "
-                      f"adds (fused_sum_loads {cfg.fused_sum_loads})")
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
                   min_blocks=max(1, cfg.min_blocks),
@@ -137,6 +115,5 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
                   a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
-                  sum_chunks=sum_chunks(cfg),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

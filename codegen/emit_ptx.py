@@ -128,6 +128,20 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
             off = b.op("mul.wide.s32", idx32, 4, typ=".b64")
         return b.op("add.s64", base64, off, typ=".b64")
 
+    def ld(self, operand: str) -> str:
+        """The operand's leading dimension (parameter lda or ldb)."""
+        return self.p["lda" if operand == "A" else "ldb"]
+
+    def source_at(self, operand: str, x, y) -> str:
+        """The 64-bit address of op(A)'s (m, k) = (x, y), or op(B)'s (k, n) = (x, y), through
+        the operand's layout (mapping.a/b_element)."""
+        line, off = self.element(operand, x, y)
+        return self.wide_addr(self.p[operand + "g"], line, self.ld(operand), off)
+
+    def block_end(self, dim) -> str:
+        """The end of the block's tile along a block dimension (program.TileDim): origin + extent."""
+        return self.b.op("add.s32", getattr(self, dim.origin), dim.extent)
+
     # -- prologue: parameters and per-thread values
     def params(self) -> None:
         b = self.b
@@ -239,18 +253,15 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                         reg = self.named(f"{p}_g{what}{r}")
                         b.emit(f"add.s32 {reg}, {getattr(self, dim.origin)}, {x};", f"{dim.origin} + tile {what}")
                     at.append(reg)
-                grow, gcol = at
-                # (line, offset) of the operand's layout (mapping.a/b_element): source at k = 0
-                line, off = self.element(copy.operand, grow, gcol)
-                ld = self.p["lda" if p == "a" else "ldb"]
-                src = self.wide_addr(self.p[copy.operand + "g"], line, ld, off)
+                # the source at k = 0, through the operand's layout (mapping.a/b_element)
+                line, off = self.element(copy.operand, *at)
+                src = self.source_at(copy.operand, *at)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
                 self.copies.append((copy, r, line, off, src_n, stores))
         if self.cfg.unaligned_rows:
-            self.float_tiles = {loads.operand: self.float_tile_setup(loads)
-                                for loads in self._operand_loads() if loads.floats}
+            self.float_tiles = {loads.operand: self.float_tile_setup(loads) for loads in self.float_loads}
 
     def element(self, operand: str, x, y):
         """(line, offset) of op(A)'s (m, k) = (x, y), or of op(B)'s (k, n) = (x, y)."""
@@ -265,8 +276,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         """Bytes from the operand's element at k = 0 to the one at k (same row / column)."""
         b = self.b
         if self.k_in_line(operand):
-            ld = self.p["lda" if operand == "A" else "ldb"]
-            return b.op("shl.b64", b.op("mul.wide.s32", k, ld, typ=".b64"), 2, typ=".b64")
+            return b.op("shl.b64", b.op("mul.wide.s32", k, self.ld(operand), typ=".b64"), 2, typ=".b64")
         return b.op("mul.wide.s32", k, 4, typ=".b64")
 
     def _reg(self, x: IntLike) -> str:
@@ -294,8 +304,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
             edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
-            kdim = next(d for d in loads.dims if d.origin == "k0")
-            kend = b.op("add.s32", k0, kdim.extent)
+            kend = b.op("add.s32", k0, loads.k_dim.extent)
             self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
             b.place(done)
 
@@ -307,8 +316,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         the split paths, ptx_edges.py), falling through at the end."""
         b = self.b
         operand = loads.operand
-        kdim = next(d for d in loads.dims if d.origin == "k0")
-        full = self.setp("le", kend, self.p[kdim.bound], self.tile_ok[operand])
+        full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
         b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
         for (copy, r, *_), ptr in zip(copies, ptrs):
             b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
@@ -429,8 +437,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         b = self.b
         self.tile_ok = {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
-            ends = {op: (d, b.op("add.s32", getattr(self, d.origin), d.extent))
-                    for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
+            ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
         self.copy_setup()

@@ -44,17 +44,36 @@ REDUCE_COLS = 32
 def reduce_outputs_per_block(splits: int) -> int:
     return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_COLS
 
-# beta == 0 ignores y (BLAS): y may hold NaN.
-_STORE = "alpha * {s} + (beta != 0.f ? beta * y[{i}] : 0.f)"
-_XYZW = "xyzw"
+XYZW = "xyzw"  # a float4's components, in order (here and in emit_fewvec)
+
+
+def blas_store(out: str, s: str, i: str) -> str:
+    """The value stored to out[i]: alpha * s + beta * out[i]; beta == 0 ignores out (BLAS: it
+    may hold NaN).  The GEMV's y, the few-vector kernels' C."""
+    return f"alpha * {s} + (beta != 0.f ? beta * {out}[{i}] : 0.f)"
+
+
+def name_digest(cfg) -> str:
+    """The digest ending a GEMV or few-vector kernel's name: the config's kind and to_dict (which
+    leaves the fields added later out at their defaults, OPT_IN: older names stay)."""
+    return hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
+
+
+def header(title: str, computes: str, cfg, grid: str) -> List[str]:
+    """A main kernel's description (a comment at the top of its text): its title (kind and
+    name), what it computes, its config and its launch."""
+    return [f"regtile {title}", computes, f"config: {cfg.describe()}",
+            f"launch: block ({cfg.threads}, 1, 1), grid {grid}"]
+
+
+ROWS_COMPUTE = "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda."
+COLUMNS_COMPUTE = "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda."
 
 
 def kernel_name(cfg) -> str:
-    # to_dict leaves the fields added later out at their defaults (OPT_IN): older names stay
-    digest = hashlib.sha1(repr((type(cfg).__name__, sorted(cfg.to_dict().items()))).encode()).hexdigest()[:10]
     if isinstance(cfg, SgemvTConfig):
-        return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{digest}"
-    return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{digest}"
+        return f"regtile_sgemv_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vec}_{name_digest(cfg)}"
+    return f"regtile_sgemv_r{cfg.rows_per_warp}_v{cfg.vec}_{name_digest(cfg)}"
 
 
 def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
@@ -64,7 +83,7 @@ def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
         return [f"if ({active}) clu[({index}) - blockIdx.x * {cfg.rows_per_block}] = {sum_expr};"]
     return [f"if ({active}) {{",
             f"    if (gridDim.y == 1) y[(long long)({index}) * incy] = "
-            + _STORE.format(s=sum_expr, i=f"(long long)({index}) * incy") + ";",
+            + blas_store("y", sum_expr, f"(long long)({index}) * incy") + ";",
             f"    else W[(size_t)blockIdx.y * {'M' if isinstance(cfg, SgemvConfig) else 'N'} + ({index})] = {sum_expr};",
             "}"]
 
@@ -122,7 +141,7 @@ def _finish(cfg, name: str, count: str, outputs: int):
         else:
             fn += ["        if (mine) {"]
         fn += ["            const long long at = (long long)i * incy;",
-               "            y[at] = " + _STORE.format(s="s", i="at") + ";",
+               "            y[at] = " + blas_store("y", "s", "at") + ";",
                "        }"]
         if R > 1 and b + P < outputs:
             fn.append("        __syncthreads();  // part is reused by the next round")
@@ -189,7 +208,7 @@ def _cluster(cfg, name: str):
     tail += ["            " + ln for ln in loads]
     tail += ["            const float s = " + " + ".join(f"v{k}" for k in range(C)) + ";",
              f"            const long long at = (long long)({first_out} + j) * incy;",
-             "            y[at] = " + _STORE.format(s="s", i="at") + ";",
+             "            y[at] = " + blas_store("y", "s", "at") + ";",
              "        }",
              "    }",
              f"    {name}_cluster_sync();  // no block leaves while a peer may still read its clu",
@@ -219,7 +238,7 @@ def _short_rows(cfg: SgemvConfig) -> List[str]:
     lines += [f"const float4 va{g} = (mine && active{g}) ? __ldcs(reinterpret_cast<const float4*>(a{g}) + sub) "
               f": make_float4(0.f, 0.f, 0.f, 0.f);" for g in range(G)]
     for g in range(G):
-        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in _XYZW]
+        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in XYZW]
     return lines
 
 
@@ -230,7 +249,7 @@ def _vector_body(cfg: SgemvConfig, g: int) -> List[str]:
     lines = [f"const float4 va{u} = __ldcs(a4 + i + {u * L}); const float4 vx{u} = __ldg(x4 + i + {u * L});"
              for u in range(U)]
     for u in range(U):
-        lines += [f"s{g}_{u} = fmaf(va{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
+        lines += [f"s{g}_{u} = fmaf(va{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in XYZW]
     return lines
 
 
@@ -242,7 +261,7 @@ def _shared_body(cfg: SgemvConfig) -> List[str]:
     lines += [f"const float4 va{g}_{u} = __ldcs(a4_{g} + i + {u * L});" for g in range(G) for u in range(U)]
     for g in range(G):
         for u in range(U):
-            lines += [f"s{g}_{u} = fmaf(va{g}_{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in _XYZW]
+            lines += [f"s{g}_{u} = fmaf(va{g}_{u}.{c}, vx{u}.{c}, s{g}_{u});" for c in XYZW]
     return lines
 
 
@@ -250,7 +269,7 @@ def _shared_tail(cfg: SgemvConfig) -> List[str]:
     lines = ["const float4 vx = __ldg(x4 + i);"]
     lines += [f"const float4 va{g} = __ldcs(a4_{g} + i);" for g in range(cfg.row_groups)]
     for g in range(cfg.row_groups):
-        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in _XYZW]
+        lines += [f"s{g}_0 = fmaf(va{g}.{c}, vx.{c}, s{g}_0);" for c in XYZW]
     return lines
 
 
@@ -336,10 +355,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
     text = render(
         "sgemv.cu.j2",
         name=name, entry=PDL_TRIGGER,
-        header=[f"regtile SGEMV kernel {name}",
-                "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), 1, 1)"],
+        header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
         params=_params(),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
@@ -396,7 +412,7 @@ def _t_step(cfg: SgemvTConfig, vector: bool, tail: bool = False) -> List[str]:
                       f"__ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f;" for c in range(cfg.vec)]
     for u in range(U):
         for c in range(cfg.vec):
-            comp = f"av{u}.{_XYZW[c]}" if vector else f"av{u}_{c}"
+            comp = f"av{u}.{XYZW[c]}" if vector else f"av{u}_{c}"
             lines.append(f"s{u}[{c}] = fmaf({comp}, xv{u}, s{u}[{c}]);")
     return lines
 
@@ -414,11 +430,8 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     text = render(
         "sgemv_t.cu.j2",
         name=name, entry=PDL_TRIGGER,
-        header=[f"regtile SGEMV-T kernel {name}",
-                "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"
-                + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")],
+        header=header(f"SGEMV-T kernel {name}", COLUMNS_COMPUTE, cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"
+                      + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")),
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
         warp_reduce=cfg.warp_reduce, warps=cfg.threads // 32,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
@@ -464,10 +477,8 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     text = render(
         "sgemv_staged.cu.j2",
         name=name, entry=PDL_TRIGGER,
-        header=[f"regtile SGEMV kernel {name} (rows staged in shared memory)",
-                "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({cfg.threads}, 1, 1), grid (ceil(M/{cfg.rows_per_block}), 1, 1)"],
+        header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
+                      f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
         params=_params(), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
         store=_store(cfg, "sum", "row", "row < M"),
@@ -485,10 +496,8 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     text = render(
         "sgemv_t_staged.cu.j2",
         name=name, entry=PDL_TRIGGER,
-        header=[f"regtile SGEMV-T kernel {name} (rows staged in shared memory)",
-                "y = alpha * A^T x + beta * y; A (M x N) row-major with leading dimension lda.",
-                f"config: {cfg.describe()}",
-                f"launch: block ({T}, 1, 1), grid (ceil(N/{cfg.strip}), row splits, 1)"],
+        header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
+                      f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,
         copy_step=T * U, copy_body=copy, params=_params(),
         stores=[_store(cfg, f"t[{c}]", f"strip0 + tx + {c * TX}", f"c{c}") for c in range(cfg.vec)],

@@ -58,6 +58,14 @@ class GlobalCopy:
 
 
 @dataclass(frozen=True)
+class FloatCopy(GlobalCopy):
+    """One float of the unaligned rows' copies (float_copies), with its distance from float 0
+    of the same thread, the same for every thread (float_copies checks both)."""
+    tile_delta: Tuple[int, int]  # (row, col) in the operand's tile
+    smem_delta: int  # floats in shared memory, between the two floats' stores
+
+
+@dataclass(frozen=True)
 class RegisterPlan:
     acc: Tuple[Tuple[str, ...], ...]  # acc[i][j]
     frag_a: Tuple[Tuple[str, ...], ...]  # frag_a[buffer][i]
@@ -87,8 +95,8 @@ class SgemmPlan:
     # unaligned rows (config.unaligned_rows): the same tile a float a copy, consecutive threads
     # on consecutive floats (mapping.a/b_float_coords), into the copies' staging registers;
     # () where the operand's floats are not a fixed distance apart for every thread
-    a_floats: Tuple[GlobalCopy, ...] = ()
-    b_floats: Tuple[GlobalCopy, ...] = ()
+    a_floats: Tuple[FloatCopy, ...] = ()
+    b_floats: Tuple[FloatCopy, ...] = ()
 
     def smem_accesses_per_ktile(self) -> Tuple[SmemAccess, ...]:
         """Every shared-memory instruction one warp issues per k-tile."""
@@ -177,26 +185,33 @@ def _copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
     return tuple(copies)
 
 
-def float_copies(cfg: SgemmConfig, operand: str) -> Tuple[GlobalCopy, ...]:
+def float_copies(cfg: SgemmConfig, operand: str) -> Tuple[FloatCopy, ...]:
     """Unaligned rows: the operand's tile a float a copy (mapping.a/b_float_coords), float j in
     staging register j of the vector copies (copy j // vec, element j % vec), each stored by
     itself.  Only where float j lies at a fixed (row, col) distance from float 0 for every
-    thread (the threads a multiple of the tile's line, or the line a multiple of the threads):
-    the copy then steps one pointer; () otherwise."""
+    thread (the threads a multiple of the tile's line, or the line a multiple of the threads),
+    and its store at a fixed distance from float 0's: the copy then steps one pointer, and the
+    stores are one address and immediates; () otherwise."""
     if operand == "A":
         n, coords, index, p = cfg.a_loads_per_thread * cfg.vec, mp.a_float_coords, mp.as_index, "a"
     else:
         n, coords, index, p = cfg.b_loads_per_thread * cfg.vec, mp.b_float_coords, mp.bs_index, "b"
-    deltas = {tuple(x - y for x, y in zip(coords(cfg, t, j), coords(cfg, t, 0))) for t in range(cfg.threads)
-              for j in range(n)}
-    if len(deltas) != n:
-        return ()
-    out = []
+    deltas = []
     for j in range(n):
+        found = set()
+        for t in range(cfg.threads):
+            at, at0 = coords(cfg, t, j), coords(cfg, t, 0)
+            found.add((tuple(x - y for x, y in zip(at, at0)), index(cfg, *at) - index(cfg, *at0)))
+        if len(found) != 1:
+            return ()
+        deltas.append(found.pop())
+    out = []
+    for j, (tile_delta, smem_delta) in enumerate(deltas):
         reg = (f"g{p}{j // cfg.vec}_{j % cfg.vec}",)
         store = SmemAccess("STS", operand, 1, f"{operand} tile float {j}",
                            (lambda tv, j=j: index(cfg, *coords(cfg, tv.tid, j))), reg)
-        out.append(GlobalCopy(operand, 1, (lambda tv, j=j: coords(cfg, tv.tid, j)), reg, (store,)))
+        out.append(FloatCopy(operand, 1, (lambda tv, j=j: coords(cfg, tv.tid, j)), reg, (store,), tile_delta,
+                             smem_delta))
     return tuple(out)
 
 

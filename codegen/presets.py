@@ -133,10 +133,8 @@ def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, 
     """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
     cfg = _f(**tile)
     limit = f"<= {max_split} splits" if max_split < MAX_SPLIT_K else f">= {min_ktiles} k-tiles a split"
-    knobs = ((f", {cfg.fused_stages}-stage ring" if cfg.fused_stages else "")
-             + (f", the sum with {cfg.fused_sum_loads} loads in flight" if cfg.fused_sum_loads else ""))
     summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K aiming at {fill} block"
-               f"{'s' if fill > 1 else ''} an SM, {limit}{knobs}" + (f" ({note})" if note else ""))
+               f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
     return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split)
 
 
@@ -233,8 +231,8 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
     # session 4 (docs/shapes.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
-    # knobs fused_sum_loads / fused_stages 6 on nine members (0-35% slower than the same tiles
-    # without them), splitk-32x32-f8 and fused tiles 48 columns wide (BK 48 or 24: N = 33..48
+    # kernel's ring depth and wide sum as knobs on nine members (0-35% slower than the same tiles
+    # without them; the knobs are removed since, docs/shapes.md), splitk-32x32-f8 and fused tiles 48 columns wide (BK 48 or 24: N = 33..48
     # padded to 48, not 64) - none the fastest on any suite shape.
     FamilyMember("splitk-32x64-f8", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
                  "32x64x16 4x4, CUDA C, split-K aiming at 8 blocks an SM, >= 2 k-tiles a split", fill=8, min_ktiles=2),

@@ -26,7 +26,7 @@ from . import splitk
 from .config import SgemmConfig
 from .expr import IntLike
 from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, STREAMK_PARAMS, LaunchGeometry, with_batch
-from .plan import GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
+from .plan import FloatCopy, GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 
 Offset = Callable[[ThreadVars], IntLike]
 
@@ -100,7 +100,17 @@ class OperandLoads:
     copies: Tuple[GlobalCopy, ...]
     guard: str
     split_paths: bool
-    floats: Tuple[GlobalCopy, ...] = ()
+    floats: Tuple[FloatCopy, ...] = ()
+
+    @property
+    def k_dim(self) -> "TileDim":
+        """The dimension along K (origin k0: the k-tile's)."""
+        return next(d for d in self.dims if d.origin == "k0")
+
+    @property
+    def block_axis(self) -> int:
+        """Which of (row, col) of the operand's tile is the block's dimension (M for A, N for B)."""
+        return 1 - self.dims.index(self.k_dim)
 
 
 @dataclass(frozen=True)
@@ -117,7 +127,7 @@ class StoreTile:
     (OperandLoads.floats, unaligned rows)."""
     stage: str
     copies: Tuple[GlobalCopy, ...]
-    floats: Tuple[GlobalCopy, ...] = ()
+    floats: Tuple[FloatCopy, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -29,22 +29,21 @@ class UnalignedLoadsMixin:
     # ---- the float copies (plan.float_copies): consecutive threads on consecutive floats --------
     def float_setup(self) -> None:
         """Once a kernel, for each operand with float copies: whether its rows are unaligned, the
-        64-bit step of each distance in lines between consecutive floats (ld * 4 bytes a line),
-        and the named predicate that records which copies the staging registers hold (the tile
-        store follows it)."""
+        distances of its floats from float 0 (_float_deltas), the 64-bit step of each distance
+        in lines between consecutive floats (ld * 4 bytes a line), and the named predicate that
+        records which copies the staging registers hold (the tile store follows it)."""
         b = self.b
-        self.float_steps, self.float_pred, self.unal_ok = {}, {}, {}
-        for loads in self._operand_loads():
+        self.float_loads = tuple(loads for loads in self._operand_loads() if loads.floats)
+        self.float_steps, self.float_pred, self.unal_ok, self.float_deltas = {}, {}, {}, {}
+        for loads in self.float_loads:
             op = loads.operand
-            if not loads.floats:
-                continue
             self.unal_ok[op] = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
-            ld = self.p["lda" if op == "A" else "ldb"]
+            self.float_deltas[op] = deltas = self._float_deltas(loads)
             steps = {}
             cur = 0
-            for line, _, _, _ in self._float_deltas(op, loads.floats):
+            for line, _, _, _ in deltas:
                 if line != cur and line - cur not in steps:
-                    steps[line - cur] = b.op("mul.wide.s32", ld, 4 * (line - cur), typ=".b64")
+                    steps[line - cur] = b.op("mul.wide.s32", self.ld(op), 4 * (line - cur), typ=".b64")
                 cur = line
             self.float_steps[op] = steps
             self.float_pred[op] = self.named(f"{op.lower()}_floats", ".pred")
@@ -58,19 +57,13 @@ class UnalignedLoadsMixin:
                 return step.operands
         return ()
 
-    def _float_deltas(self, operand: str, floats):
+    def _float_deltas(self, loads):
         """Per float j: (lines, offset, block-dimension distance, shared-memory floats) from float
-        0, the same for every thread (plan.float_copies checked it)."""
-        from .plan import ThreadVars
-        dims = self.prog.dims[operand]
-        block = next(i for i, d in enumerate(dims) if d.origin != "k0")
-        t0 = ThreadVars(0, 0, 0)
-        x0, s0 = floats[0].coords(t0), floats[0].stores[0].offset(t0)
+        0, the same for every thread (plan.float_copies derived and checked them)."""
         out = []
-        for f in floats:
-            d = [int(a) - int(c) for a, c in zip(f.coords(t0), x0)]
-            line, off = self.element(operand, *d)
-            out.append((int(line), int(off), d[block], int(f.stores[0].offset(t0)) - int(s0)))
+        for f in loads.floats:
+            line, off = self.element(loads.operand, *f.tile_delta)
+            out.append((int(line), int(off), f.tile_delta[loads.block_axis], f.smem_delta))
         return out
 
     def _load_tile_with_floats(self, loads, copies, koff: str, k0: str) -> None:
@@ -79,8 +72,7 @@ class UnalignedLoadsMixin:
         b = self.b
         operand = loads.operand
         done = b.label(f"{operand.lower()}_loaded")
-        kdim = next(d for d in loads.dims if d.origin == "k0")
-        kend = b.op("add.s32", k0, kdim.extent)
+        kend = b.op("add.s32", k0, loads.k_dim.extent)
         setup = self.float_tiles[operand]
         label = self.load_floats(loads, kend)
         ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
@@ -96,30 +88,21 @@ class UnalignedLoadsMixin:
         b = self.b
         op = loads.operand
         first = loads.floats[0]
-        row, col = (self._reg(x) for x in first.coords(self.tv))
-        at, room = [], None
-        for dim, x in zip(self.prog.dims[op], (row, col)):
-            if dim.origin == "k0":
-                at.append(x)
-                continue
-            g = b.op("add.s32", getattr(self, dim.origin), x)
-            at.append(g)
-            room = b.op("sub.s32", self.p[dim.bound], g)
-            end = b.op("add.s32", getattr(self, dim.origin), dim.extent)
-            inside = self.setp("le", end, self.p[dim.bound])
-        line, off = self.element(op, *at)
-        src = self.wide_addr(self.p[op + "g"], line, self.p["lda" if op == "A" else "ldb"], off)
+        at = [self._reg(x) for x in first.coords(self.tv)]
+        dim, x = loads.dims[loads.block_axis], at[loads.block_axis]
+        at[loads.block_axis] = g = b.op("add.s32", getattr(self, dim.origin), x)
+        room = b.op("sub.s32", self.p[dim.bound], g)
+        inside = self.setp("le", self.block_end(dim), self.p[dim.bound])
+        src = self.source_at(op, *at)
         smem, imm = self.smem_address(first.stores[0])
-        return {"src": src, "room": room, "inside": inside, "smem": smem, "imm": imm,
-                "deltas": self._float_deltas(op, loads.floats)}
+        return {"src": src, "room": room, "inside": inside, "smem": smem, "imm": imm}
 
     def load_floats(self, loads, kend: str) -> str:
         """The float path's test (rows not aligned, k-tile inside K: recorded in the operand's
         float predicate) and its branch; returns the label of the path (emit_float_path)."""
         op = loads.operand
-        kdim = next(d for d in loads.dims if d.origin == "k0")
         pred = self.float_pred[op]
-        self.b.emit(f"setp.le.and.s32 {pred}, {kend}, {self.p[kdim.bound]}, {self.unal_ok[op]};")
+        self.b.emit(f"setp.le.and.s32 {pred}, {kend}, {self.p[loads.k_dim.bound]}, {self.unal_ok[op]};")
         label = self.b.label(f"{op.lower()}_floats")
         self.b.emit(f"@{pred} bra.uni {label};", f"{op}: rows not 16-byte aligned, k-tile inside K: a float a "
                                                  f"thread, consecutive threads on consecutive floats")
@@ -144,7 +127,7 @@ class UnalignedLoadsMixin:
         op = loads.operand
         ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
         cur = 0
-        for f, (line, off, dblock, _) in zip(loads.floats, setup["deltas"]):
+        for f, (line, off, dblock, _) in zip(loads.floats, self.float_deltas[op]):
             if line != cur:
                 ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
                 cur = line
@@ -160,7 +143,7 @@ class UnalignedLoadsMixin:
         vec, end = b.label(f"{op.lower()}_st_vectors"), b.label(f"{op.lower()}_stored")
         b.emit(f"@!{self.float_pred[op]} bra.uni {vec};")
         base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
-        for f, (_, _, _, ds) in zip(floats, setup["deltas"]):
+        for f, (_, _, _, ds) in zip(floats, self.float_deltas[op]):
             b.emit(f"st.shared.f32 {_addr(base, setup['imm'] + 4 * ds)}, {_r(f.regs[0])};", f.stores[0].what)
         b.emit(f"bra.uni {end};")
         b.place(vec)

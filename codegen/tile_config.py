@@ -29,8 +29,6 @@ from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_
 MAPPINGS = ("linear", "zorder")
 FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
-FUSED_STAGES = (0, 2, 3, 4, 5, 6, 7, 8)  # 0: derived (emit_fusedk.depth)
-FUSED_SUM_LOADS = (0, 8, 16, 32)  # 32 float4 are 128 registers: the most a thread holds beside its addresses
 
 
 def _is_pow2(x: int) -> bool:
@@ -89,16 +87,6 @@ class TileConfig(ConfigDict):
     # (long long stride_a, stride_b, stride_c, in floats; 0 broadcasts an operand).  The
     # problem's form, like the layouts: it changes the block's operand offsets and parameters.
     batched: bool = False
-    # The fused split-K kernel's own knobs (backend "fusedk", codegen/emit_fusedk.py; the CUDA C
-    # and PTX SGEMM emitters refuse them: they stage with `stages`).  fused_stages: stages of its
-    # cp.async ring (FUSED_STAGES; 0 derives them from the tile's shared memory,
-    # emit_fusedk.depth).  fused_sum_loads: float4 partials each thread of a tile's last split
-    # loads before it adds any (FUSED_SUM_LOADS, whole chunks of all the splits, at least one
-    # chunk); 0 keeps the first form, whose splits are unrolled by 8 chunk after chunk: a 32 x 32
-    # tile of 16 splits then waits out eight L2 round trips a thread where 32 loads in flight
-    # wait out two (docs/shapes.md, session 4).
-    fused_stages: int = 0
-    fused_sum_loads: int = 0
     # Operands whose rows are not 16-byte aligned (ld % 4 != 0, or a pointer off 16 bytes;
     # PTX backend, vec 4): every k-tile inside K takes the plan's float copies (plan.float_copies:
     # a float a copy, consecutive threads on consecutive floats, one pointer stepped a line at a
@@ -111,8 +99,7 @@ class TileConfig(ConfigDict):
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "fused_stages", "fused_sum_loads",
-              "unaligned_rows")
+    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "unaligned_rows")
 
     def __post_init__(self):
         self._check_ints()
@@ -259,10 +246,6 @@ class TileConfig(ConfigDict):
             parts.append(f"min {self.min_blocks} blocks/SM")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
-        if self.fused_stages:
-            parts.append(f"fused ring {self.fused_stages} stages")
-        if self.fused_sum_loads:
-            parts.append(f"fused sum {self.fused_sum_loads} loads in flight")
         return parts
 
     def describe_layout(self) -> list:
@@ -284,12 +267,6 @@ class TileConfig(ConfigDict):
         check_ints(self, ("bm", "bn", "bk", "tm", "tn", "min_blocks"))
         check_ints(self, ("pad_a", "pad_b"), minimum=0)
         check_bools(self, ("trans_a", "trans_b", "batched", "unaligned_rows"))
-        for name, allowed, what in (("fused_stages", FUSED_STAGES, "cp.async ring stages"),
-                                    ("fused_sum_loads", FUSED_SUM_LOADS, "float4 loads in flight in the last split's sum")):
-            v = getattr(self, name)
-            if isinstance(v, bool) or v not in allowed:
-                raise ConfigError(f"{name}={v!r}: must be one of {allowed} (the fused split-K kernel's {what}; "
-                                  f"0: its default)")
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1

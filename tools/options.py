@@ -91,9 +91,6 @@ _HELP = {
                 "SM, each split tile summed in K order by its first piece (codegen/streamk.py)",
     "edge_split": "PTX backend: where C's ragged edges leave padding tiles, this kernel takes the tile-aligned "
                   f"interior and a {_EDGE.bm}x{_EDGE.bn} stream-K kernel the bottom and right strips (codegen/edges.py)",
-    "fused_stages": "backend fusedk: stages of the cp.async ring, 2..8 (0: derived from the shared memory)",
-    "fused_sum_loads": "backend fusedk: float4 partials a thread of the last split loads before adding: 8, 16, 32 "
-                       "(0: the first form)",
 }
 
 
@@ -129,7 +126,7 @@ def add_kernel_args(p: argparse.ArgumentParser, arch: bool = True, arch_from_dev
         gv.add_argument("--" + name.replace("_", "-"), dest=f"sv_{name}", type=int, default=None,
                         metavar=name.upper(), help=help_text)
     if backend:
-        p.add_argument("--backend", choices=BACKENDS + ("fusedk",), default=None,
+        p.add_argument("--backend", choices=BACKENDS, default=None,
                        help="kernel text: cuda (CUDA C through NVRTC, default) or ptx (PTX from the same plan, "
                             "through nvJitLink; SGEMM with register fragments); fusedk: the fused split-K "
                             "kernel of the fused-* members (its own template)")

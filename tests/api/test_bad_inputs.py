@@ -58,7 +58,7 @@ def _refused(capsys, args):
     (["inspect", "--preset", "zorder", "--compare-backends", "--show", "ptx"], "drop --show"),
     (["inspect", "--preset", "zorder", "--backend", "ptx", "--show", "cuda"], "--show cuda"),
     (["inspect", "--preset", "tile2d", "--backend", "ptx"], "frag_regs"),
-    (["inspect", "--preset", "zorder", "--stream-k"], "stream_k=True: the CUDA C backend"),
+    (["inspect", "--preset", "zorder", "--stream-k"], "stream_k=True: backend 'cuda' does not emit"),
     (["banks", "--preset", "zorder", "--warp", "99"], "--warp 99"),
     (["banks", "--preset", "zorder", "--kslice", "-1"], "--kslice -1"),
     # unknown names, missing and malformed arguments

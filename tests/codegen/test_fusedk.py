@@ -37,11 +37,28 @@ def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
     assert "atomicAdd" not in one  # split 1: C written directly
 
 
-@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k"])
+@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k", "unaligned_rows"])
 def test_fusedk_refuses_what_it_does_not_do(field):
     cfg = FAMILY["fused-64x64"].config.replace(**{field: True})
-    with pytest.raises(ConfigError, match="fusedk"):
+    with pytest.raises(ConfigError, match=f"{field}=True: backend 'fusedk' does not emit.*'ptx'"):
         emit(cfg, "fusedk")
+
+
+def test_every_backend_field_is_refused_by_name_where_not_accepted():
+    """emit.BACKEND_FIELDS: each field on, through each backend that does not accept it, is
+    refused naming the field, the backend and the backends that accept it."""
+    from regtile.codegen.emit import BACKEND_FIELDS, BACKENDS
+    on = dict(split_k=2)
+    base = FAMILY["sq-64x64"].config.replace(stream_k=False, edge_split=False)
+    for field, off, accepting, _ in BACKEND_FIELDS:
+        assert set(accepting) < set(BACKENDS)
+        cfg = base.replace(**{field: on.get(field, True)})
+        for backend in set(BACKENDS) - set(accepting):
+            with pytest.raises(ConfigError) as refused:
+                emit(cfg, backend)
+            msg = str(refused.value)
+            assert msg.startswith(f"{field}=") and f"backend {backend!r}" in msg, msg
+            assert all(repr(b) in msg for b in accepting), msg
 
 
 def test_workspace_is_the_partials_only_with_splits():
@@ -99,42 +116,3 @@ def test_per_float_copies_step_a_pointer(name):
     text = emit(cfg, "fusedk").text
     assert text.count("src += step;") == 2 and "row = c / BK" not in text and "row = c / BN" not in text
     assert "const int NF = N & ~3, NT = N & 3;" in text and "(zrow + row) * NF + col" in text
-
-
-# ---- the fused kernel's knobs (fused_stages, fused_sum_loads) --------------------------------
-def test_knobs_set_the_ring_and_the_sum_and_leave_other_configs_as_they_were():
-    from regtile.codegen.emit_fusedk import sum_chunks
-    base = FAMILY["fused-32x32"].config.replace(split_k=16)
-    assert "fused_stages" not in base.to_dict() and "fused_sum_loads" not in base.to_dict()  # names, digests kept
-    deep = base.replace(fused_stages=6, fused_sum_loads=32)
-    assert deep.to_dict()["fused_stages"] == 6 and deep.digest != base.digest
-    assert depth(deep) == 6 and depth(base) == 4
-    src = emit(deep, "fusedk")
-    assert src.geometry.dynamic_smem_bytes == 6 * stage_bytes(deep)
-    assert "#define DEPTH 6" in src.text and "#define SUMC 2" in src.text  # 32 loads / 16 splits
-    assert "#define SUMC" not in emit(base, "fusedk").text
-    # at least one chunk of every split, at most the thread's chunks; nothing without splits
-    assert sum_chunks(base.replace(split_k=32, fused_sum_loads=8)) == 1
-    assert sum_chunks(base.replace(split_k=2, fused_sum_loads=32)) == 4  # 32x32 / 4 / 64 threads
-    assert sum_chunks(base.replace(split_k=1, fused_sum_loads=32)) == 0
-
-
-@pytest.mark.parametrize("field, value", [("fused_stages", 1), ("fused_stages", 9), ("fused_stages", True),
-                                          ("fused_sum_loads", 12), ("fused_sum_loads", 64)])
-def test_knob_values_outside_their_range_are_refused_by_name(field, value):
-    with pytest.raises(ConfigError, match=field):
-        FAMILY["fused-32x32"].config.replace(**{field: value})
-
-
-def test_a_ring_past_the_shared_memory_is_refused():
-    cfg = FAMILY["fused-128x128"].config.replace(fused_stages=8)  # 8 x 52 KB
-    with pytest.raises(ConfigError, match="fused_stages"):
-        emit(cfg, "fusedk")
-
-
-@pytest.mark.parametrize("backend", ["cuda", "ptx"])
-@pytest.mark.parametrize("field, value", [("fused_stages", 3), ("fused_sum_loads", 16)])
-def test_the_other_emitters_refuse_the_fused_knobs(backend, field, value):
-    cfg = FAMILY["sq-64x64"].config.replace(stream_k=False, **{field: value})
-    with pytest.raises(ConfigError, match=f"{field}=.*fusedk"):
-        emit(cfg, backend)
