@@ -4,7 +4,7 @@ A module's text (codegen's KernelSource) is compiled by the host C++ compiler un
 CUDA it uses (tests/host_cuda.SHIM): a block's threads are OS threads, __syncthreads and the warps
 of __shfl_xor_sync are barriers that exited threads leave, __shared__ variables are function
 statics (blocks run one after another, so each block has them to itself), the cached loads are
-plain loads and atomics are the compiler's.  Clusters (inline PTX) and anything under
+plain loads and atomics are the compiler's; dynamic shared memory is one static buffer.  Clusters (inline PTX) and anything under
 `#if __CUDA_ARCH__` are not compiled.  Each kernel gets an extern "C" entry taking the grid, the
 block and kernelParams (an array of pointers to the arguments, as cuLaunchKernel takes them), so
 driver.PackedLaunch's packed launches run here unchanged: `host_driver` stands in for the driver's
@@ -14,6 +14,7 @@ Slow (a thread per CUDA thread): meant for grids of tens of blocks."""
 from __future__ import annotations
 
 import ctypes
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -74,6 +75,7 @@ struct HostBarrier {
         if (arrived > 0 && arrived >= expected) release();
     }
 };
+alignas(16) static float host_dynamic_smem[232448 / 4];  // the block's dynamic shared memory (227 KB)
 static HostBarrier block_barrier;
 static HostBarrier warp_barrier[32];
 static float shuffle_lane[32][32];
@@ -140,7 +142,10 @@ class HostModule:
             raise RuntimeError("no host C++ compiler")
         kernels = [src for _, src in source.kernels()]
         cpp = workdir / f"{source.name}.cpp"
-        cpp.write_text(SHIM + source.text + "\n" + "".join(_entry(k) for k in kernels))
+        # dynamic shared memory (`extern __shared__ float smem[];`) is the shim's one buffer
+        text = re.sub(r"extern __shared__ (?:__align__\(\d+\) )?float (\w+)\[\];",
+                      r"float* const \1 = host_dynamic_smem;", source.text)
+        cpp.write_text(SHIM + text + "\n" + "".join(_entry(k) for k in kernels))
         lib = workdir / f"{source.name}.so"
         done = subprocess.run([CXX, "-O1", "-std=c++17", "-pthread", "-shared", "-fPIC", "-w", "-o", str(lib),
                                str(cpp)], capture_output=True, text=True)
