@@ -410,3 +410,24 @@ def compile_config(cfg, arch: str = DEFAULT_ARCH, use_cache: bool = True, backen
     from ..codegen.emit import emit
     art = compile_source(emit(cfg, backend), arch, use_cache)
     return art if allow_spills else check_spill_free(art, cfg)
+
+
+def _compile_item(item) -> Optional[str]:
+    cfg, backend, arch = item
+    try:
+        compile_config(cfg, arch, backend=backend)
+        return None
+    except Exception as e:  # reported per config: a sweep skips that one
+        return f"{type(e).__name__}: {str(e)[:200]}"
+
+
+def compile_many(items: Sequence[Tuple[object, str]], arch: str, workers: int = 16) -> list:
+    """Compile each (config, backend) of `items` into the kernel cache, `workers` processes at a
+    time (spawned: the caller may hold a CUDA context), as the sweeps do before they time: a list,
+    in the order of `items`, of None or the error of that config."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    if not items:
+        return []
+    with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(_compile_item, [(cfg, backend, arch) for cfg, backend in items]))

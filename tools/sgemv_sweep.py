@@ -220,25 +220,17 @@ def _probing(probe, m: int, n: int, op: str) -> bool:
     return probe is True or (bool(probe) and (m, n, op) in probe)
 
 
-def _compile_one(args):
-    from ..runtime.compiler import compile_config
-    cfg, arch = args
-    compile_config(cfg, arch)
-    return cfg
-
-
 def precompile(shapes, probe: bool, jobs: int) -> None:
-    """Every kernel the run loads, compiled into the cache by `jobs` processes (the sweep
-    itself compiles one at a time)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """Every kernel the run loads, compiled into the cache by `jobs` processes
+    (runtime/compiler.compile_many; the sweep itself compiles one at a time)."""
     from ..runtime import driver
+    from ..runtime.compiler import compile_many
     arch = driver.device().arch
     cfgs = _configs(shapes, probe, arch)
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        list(pool.map(_compile_one, [(c, arch) for c in cfgs]))
-    print(f"precompiled {len(cfgs)} kernels in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+    errs = [e for e in compile_many([(c, "cuda") for c in cfgs], arch, jobs) if e]
+    print(f"precompiled {len(cfgs)} kernels in {time.perf_counter() - t0:.1f} s"
+          + (f"; {len(errs)} failed, first: {errs[0]}" if errs else ""), file=sys.stderr, flush=True)
 
 
 def measure(shapes, rounds: int = 11, progress=print, probe=False, budget_s: float = 0.0) -> dict:

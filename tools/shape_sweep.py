@@ -29,7 +29,6 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,27 +54,12 @@ def tolerance(k: int) -> float:
 
 
 # ---- compile once per config, in parallel -------------------------------------------------
-def _compile_one(item):
-    cfg_dict, backend, arch = item
-    from ..codegen.config import SgemmConfig
-    from ..runtime.compiler import compile_config
-    try:
-        compile_config(SgemmConfig.from_dict(cfg_dict), arch, backend=backend)
-        return None
-    except Exception as e:  # reported per config; the sweep skips it
-        return f"{type(e).__name__}: {str(e)[:200]}"
-
-
 def compile_all(items: Sequence[Tuple[object, str]], arch: str, workers: int = 16) -> Dict[tuple, Optional[str]]:
-    """Compile every distinct (config, backend) into the kernel cache, in processes (spawned:
-    the parent may hold a CUDA context); {key: None or the error}."""
-    import multiprocessing
-    keys = {}
-    for cfg, backend in items:
-        keys[(json.dumps(cfg.to_dict(), sort_keys=True), backend)] = (cfg.to_dict(), backend, arch)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        errs = list(pool.map(_compile_one, keys.values()))
-    return dict(zip(keys, errs))
+    """Compile every distinct (config, backend) into the kernel cache (runtime/compiler.compile_many);
+    {config_key: None or the error}."""
+    from ..runtime.compiler import compile_many
+    distinct = {config_key(cfg, backend): (cfg, backend) for cfg, backend in items}
+    return dict(zip(distinct, compile_many(list(distinct.values()), arch, workers)))
 
 
 def config_key(cfg, backend) -> tuple:

@@ -54,24 +54,11 @@ def _candidates(m, n, k):
     return out
 
 
-def _compile(item):
-    cfg_cls, d = item
-    from regtile.codegen import fewvec_config
-    from regtile.runtime.compiler import compile_config
-    try:
-        compile_config(getattr(fewvec_config, cfg_cls).from_dict(d), "sm_90")
-        return None
-    except Exception as e:
-        return f"{type(e).__name__}: {str(e)[:160]}"
-
-
 def _precompile(cfgs):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    items = list({(type(c).__name__, json.dumps(c.to_dict(), sort_keys=True)): c for c in cfgs}.items())
-    with ProcessPoolExecutor(max_workers=12, mp_context=multiprocessing.get_context("spawn")) as pool:
-        errs = list(pool.map(_compile, [(name, json.loads(d)) for (name, d), _ in items]))
-    return {c: e for (_, c), e in zip(items, errs)}
+    """{config: None or its compile error}, compiled by 12 processes (runtime/compiler.compile_many)."""
+    from regtile.runtime.compiler import compile_many
+    distinct = list(dict.fromkeys(cfgs))
+    return dict(zip(distinct, compile_many([(c, "cuda") for c in distinct], "sm_90", 12)))
 
 
 def _copy_gbps(torch):
