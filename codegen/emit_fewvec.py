@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List
 
-from .emit_sgemv import XYZW, blas_store, header, name_digest, reduce_source
+from .emit_sgemv import GEMV_ENTRY, XYZW, blas_store, header, name_digest, reduce_source
 from .fewvec_config import FewVecNConfig, FewVecTConfig
-from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
+from .kernel import KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
@@ -147,7 +147,7 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
     U = cfg.unroll
     text = render(
-        "fewvec_t.cu.j2", name=name, entry=_MAIN_ENTRY,
+        "fewvec_t.cu.j2", name=name, entry=GEMV_ENTRY,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
@@ -216,7 +216,7 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                   f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
     text = render(
-        "fewvec_n.cu.j2", name=name, entry=_MAIN_ENTRY,
+        "fewvec_n.cu.j2", name=name, entry=GEMV_ENTRY,
         header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",
                        f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
@@ -229,9 +229,9 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
 
 
 # ---- the module: stage, main, reduce ---------------------------------------------------------
-# The main kernel runs right after the stage kernel and reads its staged vectors: it waits for it
-# (kernel.PDL_WAIT), after letting its own reduce be scheduled.
-_MAIN_ENTRY = PDL_TRIGGER + PDL_WAIT
+# Each of the three kernels begins with emit_sgemv.GEMV_ENTRY: it lets the next be scheduled, then
+# waits for the kernel before it (the main kernel reads the staged vectors, the reduce the partials,
+# and the stage kernel may follow whatever wrote the vectors).
 
 
 def _stage_source(cfg, name: str) -> KernelSource:
@@ -245,14 +245,14 @@ def _stage_source(cfg, name: str) -> KernelSource:
         layout = dict(layout=f"X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
                       index="const int v = d / kp, p = d % kp;", inside="p < K")
     text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS),
-                  entry=PDL_TRIGGER, **layout)
+                  entry=GEMV_ENTRY, **layout)
     geo = LaunchGeometry(block=(STAGE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
-                         flat_elements=STAGE_THREADS)
+                         flat_elements=STAGE_THREADS, programmatic=True)
     return KernelSource(name=sname, language="cuda", text=text, geometry=geo, params=STAGE_PARAMS)
 
 
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
-    """stage, main, reduce: launched in that order, main and reduce programmatic (kernel.PDL_WAIT)."""
+    """stage, main, reduce: launched in that order, each programmatic (emit_sgemv.GEMV_ENTRY)."""
     geo = replace(geo, programmatic=True)
     stage = _stage_source(cfg, name)
     reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")

@@ -9,6 +9,7 @@ sum each load feeds, and the shuffle reduction; the template places the lines.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import List
 
 from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
@@ -31,6 +32,11 @@ REDUCE_PARAMS = (
     ("beta", "float"), ("y", "float*"), ("incy", "int"),
 )
 REDUCE_THREADS = 256
+# Every GEMV kernel's first lines (kernel.PDL_WAIT): the kernel after it on the stream (its reduce,
+# the next call's kernel) may be scheduled while it runs, and it may itself be scheduled while the
+# kernel before it finishes - a launch gap less for the small GEMVs, whose time is mostly launch
+# and one DRAM round trip.  Nothing touches global memory before the wait.
+GEMV_ENTRY = PDL_TRIGGER + PDL_WAIT
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -319,10 +325,10 @@ def reduce_source(name: str, params=REDUCE_PARAMS, out: str = "y", at: str = "(l
     """The split reduction `name`_reduce: output i (of `count`) sums its splits' partials in
     order and goes to out[at] (the GEMV's y at stride incy; the few-vector kernels' C)."""
     rname = f"{name}_reduce"
-    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=PDL_WAIT,
+    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=GEMV_ENTRY,
                   groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=_params(params), out=out, at=at)
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
-                         flat_elements=REDUCE_THREADS, programmatic=True)  # right after its GEMV (kernel.PDL_WAIT)
+                         flat_elements=REDUCE_THREADS, programmatic=True)  # GEMV_ENTRY
     return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=params)
 
 
@@ -333,6 +339,7 @@ def _params(params=SGEMV_PARAMS) -> str:
 def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:
     """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
     reduce = reduce_source(name)
+    geo = replace(geo, programmatic=not geo.cluster)  # GEMV_ENTRY; a cluster launch stays a plain one
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
 
@@ -354,7 +361,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
-        name=name, entry=PDL_TRIGGER,
+        name=name, entry=GEMV_ENTRY,
         header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
         params=_params(),
@@ -429,7 +436,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
-        name=name, entry=PDL_TRIGGER,
+        name=name, entry=GEMV_ENTRY,
         header=header(f"SGEMV-T kernel {name}", COLUMNS_COMPUTE, cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"
                       + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")),
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
@@ -476,7 +483,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
     text = render(
         "sgemv_staged.cu.j2",
-        name=name, entry=PDL_TRIGGER,
+        name=name, entry=GEMV_ENTRY,
         header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
                       f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
@@ -495,7 +502,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
-        name=name, entry=PDL_TRIGGER,
+        name=name, entry=GEMV_ENTRY,
         header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,

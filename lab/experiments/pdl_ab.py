@@ -2,7 +2,7 @@
 
 For each shape, what regtile launches for it (runtime/plans.GemmPlan for a GEMM: split-K's partial
 kernel + reduce, a few-vector GEMV's stage + kernel + reduce; runtime/gemv.plan_for for a GEMV:
-kernel + split reduce) is timed twice: packed with driver.PROGRAMMATIC on ("pdl": its dependent
+kernel + split reduce, every GEMV kernel programmatic, so back-to-back calls overlap too) is timed twice: packed with driver.PROGRAMMATIC on ("pdl": its dependent
 kernels through cuLaunchKernelEx with the programmatic attribute) and off ("plain"), each on its own
 stream (a plan packs its launches once per stream), and cuBLAS (torch.mm, TF32 off) for the GEMMs.
 Every variant is first checked against float64 with its output NaN-poisoned.  Timing: CUDA graphs
@@ -23,7 +23,8 @@ from . import program
 GEMM = [(700, 35, 2048), (65, 33, 4097), (768, 64, 768), (16, 768, 768), (512, 512, 512), (1024, 16, 1024),
         (64, 1024, 1024), (1024, 128, 1024), (2048, 16, 32768), (8192, 8, 8192), (4, 1024, 65536), (7680, 2, 2560)]
 GEMV = [(1048576, 16, "T"), (16384, 16, "T"), (1048576, 77, "T"), (1048576, 128, "T"), (16384, 4096, "T"),
-        (4096, 77, "T"), (768, 768, "T"), (7, 50000, "N"), (2, 1000000, "N"), (32, 1048576, "N")]
+        (4096, 77, "T"), (768, 768, "T"), (7, 50000, "N"), (2, 1000000, "N"), (32, 1048576, "N"),
+        (32, 4096, "T"), (32, 4096, "N"), (1, 4096, "N"), (2, 128, "T"), (4096, 4096, "T")]  # one kernel, no split
 BATCH, ROUNDS = 20, 11
 ROTATE_BYTES = 128 << 20
 

@@ -18,8 +18,9 @@ torch.backends.cuda.matmul.allow_tf32 = False
 # path) and N % 4 == 0 (docs/data/shape-sweep.json: splitk-32x64-f4 split 32, splitk-32x64-f8 split 16),
 # and few-vector GEMMs (stage, kernel, reduce where split)
 GEMMS = [(65, 33, 4097), (768, 64, 768), (2048, 16, 32768), (8192, 8, 8192), (4, 1024, 65536)]
-# GEMVs with splits (the split reduce): few long rows (op N), many short rows (op T)
-GEMVS = [(7, 50000, False), (16384, 16, True)]
+# GEMVs with splits (the split reduce): few long rows (op N), many short rows (op T); and one kernel
+# (a GEMV kernel is itself a programmatic dependent of what came before it)
+GEMVS = [(7, 50000, False), (16384, 16, True), (32, 4096, True)]
 
 
 @pytest.fixture
