@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List
 
-from .emit_sgemv import GEMV_ENTRY, XYZW, blas_store, header, name_digest, reduce_source
+from .emit_sgemv import GEMV_ENTRY, XYZW, header, name_digest, reduce_source, split_store
 from .fewvec_config import FewVecNConfig, FewVecTConfig
 from .kernel import KernelSource, LaunchGeometry, c_params
 from .templates import render
@@ -104,10 +104,8 @@ def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
     for c in range(4):
         col = f"(first + {c} * step_c)"
         out = f"(size_t){vec} * ldc + {col}"
-        lines += [f"if (c{c}{inside}) {{",
-                  f"    if (gridDim.y == 1) C[{out}] = " + blas_store("C", f"{value}[{c}]", out) + ";",
-                  f"    else W[((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}] = {value}[{c}];",
-                  "}"]
+        lines += split_store(f"c{c}{inside}", "C", out, f"{value}[{c}]",
+                             f"((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}")
     return lines
 
 
@@ -199,10 +197,8 @@ def _n_meet(cfg: FewVecNConfig) -> List[str]:
     for g in range(G):
         for v in range(V):
             out = f"(size_t)row{g} * ldc + {v}"
-            lines += [f"if (active{g} && sub == {(g * V + v) % L}) {{",
-                      f"    if (gridDim.y == 1) C[{out}] = " + blas_store("C", f"s{g}_{v}", out) + ";",
-                      f"    else W[((size_t)blockIdx.y * M + row{g}) * {V} + {v}] = s{g}_{v};",
-                      "}"]
+            lines += split_store(f"active{g} && sub == {(g * V + v) % L}", "C", out, f"s{g}_{v}",
+                                 f"((size_t)blockIdx.y * M + row{g}) * {V} + {v}")
     return lines
 
 

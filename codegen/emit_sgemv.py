@@ -59,6 +59,16 @@ def blas_store(out: str, s: str, i: str) -> str:
     return f"alpha * {s} + (beta != 0.f ? beta * {out}[{i}] : 0.f)"
 
 
+def split_store(active: str, out: str, at: str, value: str, w_at: str) -> List[str]:
+    """A GEMV output's store: with one split (gridDim.y == 1) out[at] itself (blas_store), else the
+    split's partial sum to the workspace W[w_at], summed later by the reduce.  The GEMV's y, the
+    few-vector kernels' C."""
+    return [f"if ({active}) {{",
+            f"    if (gridDim.y == 1) {out}[{at}] = " + blas_store(out, value, at) + ";",
+            f"    else W[{w_at}] = {value};",
+            "}"]
+
+
 def name_digest(cfg) -> str:
     """The digest ending a GEMV or few-vector kernel's name: the config's kind and to_dict (which
     leaves the fields added later out at their defaults, OPT_IN: older names stay)."""
@@ -87,11 +97,9 @@ def _store(cfg, sum_expr: str, index: str, active: str) -> List[str]:
     in a cluster launch: op N only, op T's stores come from _cluster)."""
     if isinstance(cfg, SgemvConfig) and cfg.cluster:
         return [f"if ({active}) clu[({index}) - blockIdx.x * {cfg.rows_per_block}] = {sum_expr};"]
-    return [f"if ({active}) {{",
-            f"    if (gridDim.y == 1) y[(long long)({index}) * incy] = "
-            + blas_store("y", sum_expr, f"(long long)({index}) * incy") + ";",
-            f"    else W[(size_t)blockIdx.y * {'M' if isinstance(cfg, SgemvConfig) else 'N'} + ({index})] = {sum_expr};",
-            "}"]
+    count = "M" if isinstance(cfg, SgemvConfig) else "N"
+    return split_store(active, "y", f"(long long)({index}) * incy", sum_expr,
+                       f"(size_t)blockIdx.y * {count} + ({index})")
 
 
 def finish_layout(outputs: int, threads: int):
