@@ -85,18 +85,11 @@ def _tall_swirl_tn():
     return with_layout(FAMILY["tall-256x128"].config, True, False).replace(ffma_order="swirl")
 
 
-def _compile_one(item):
-    from regtile.runtime.compiler import compile_config
-    cfg, backend, arch = item
-    compile_config(cfg, arch, backend=backend)
-
-
 def precompile(workers: int) -> None:
     """Compile the SGEMM kernels of the layout and batched cases in `workers` processes (the
     disk cache then serves the timed process)."""
-    from concurrent.futures import ProcessPoolExecutor
-    import multiprocessing
     from regtile.codegen.heuristic import with_layout
+    from regtile.runtime.compiler import compile_many
     from regtile.codegen.presets import FAMILY, get_preset
     from regtile.runtime import driver
     arch = driver.device().arch
@@ -114,15 +107,20 @@ def precompile(workers: int) -> None:
         items.append((with_layout(FAMILY[name].config, False, False, batched=True), FAMILY[name].backend, arch))
     items.append((get_preset("zorder").config.replace(batched=True), "ptx", arch))
     items = list(dict.fromkeys(items))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as ex:
-        list(ex.map(_compile_one, items))
-    print(f"precompiled {len(items)} kernels", flush=True)
+    errs = [e for e in compile_many([(cfg, backend) for cfg, backend, _ in items], arch, workers) if e]
+    print(f"precompiled {len(items)} kernels" + (f"; {len(errs)} failed, first: {errs[0]}" if errs else ""),
+          flush=True)
 
 
-def _plan_of(torch, fn):
-    """describe() of the plan sgemm's last call ran (the cached fast-path table)."""
+def _plan_of(fn) -> str:
+    """describe() of the plan that one call of fn runs through regtile.sgemm's fast path: the one
+    entry of its fast table after a call on an emptied table ("?" for calls that do not take it:
+    regtile.Gemm, non-torch operands)."""
     from regtile.runtime.gemm import _fast_plans
-    return list(_fast_plans.values())[-1][0].describe() if _fast_plans else "?"
+    _fast_plans.clear()
+    fn()
+    entries = list(_fast_plans.values())
+    return entries[0][0].describe() if len(entries) == 1 else "?"
 
 
 def main(argv=None) -> int:
@@ -150,7 +148,7 @@ def main(argv=None) -> int:
                 torch.cuda.synchronize()
                 r = ref()
                 err = ((C.double() - r).norm() / r.norm()).item()
-                kernels[name] = _plan_of(torch, fn)
+                kernels[name] = _plan_of(fn)
                 row["variants"][name] = {"rel_err": err, "kernel": kernels[name]}
                 if not err <= 1e-5:
                     raise RuntimeError(f"rel err {err}")
