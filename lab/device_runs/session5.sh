@@ -8,6 +8,9 @@
 #   4. the candidates of the suite shapes with N % 4 != 0 that have split-K members
 #      (lab/device_runs/session5_oddn.json), then the table refit over every earlier run with this one last.
 # PART=2: the library sweeps (shape suite, SGEMV suite) and the call overhead.
+# Programmatic dependent launch is off unless REGTILE_PDL=1 is in the environment (runtime/driver.py):
+# if pdl_ab shows it ahead, turn it on by default, then run the candidates (PART=1's step 4) and
+# PART=2 with it, so the table is fitted on what regtile.sgemm runs.
 . lab/device_runs/prelude.sh /tmp/rtc_s5
 export REGTILE_TEST_CACHE_DIR=/tmp/rtc_s5
 if [ "${PART:-1}" = 1 ]; then
