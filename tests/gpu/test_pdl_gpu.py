@@ -7,6 +7,7 @@ Outputs NaN-poisoned first; fresh random data."""
 import pytest
 
 import regtile
+from regtile.codegen import heuristic
 from regtile.runtime import driver
 
 pytestmark = pytest.mark.gpu
@@ -14,10 +15,11 @@ torch = pytest.importorskip("torch")
 from gemm_checks import capture_and_replay  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 
-# GEMMs whose plan has a dependent kernel: split-K members with N % 4 != 0 (the reduce's per-float
-# path) and N % 4 == 0 (docs/data/shape-sweep.json: splitk-32x64-f4 split 32, splitk-32x64-f8 split 16),
-# and few-vector GEMMs (stage, kernel, reduce where split)
-GEMMS = [(65, 33, 4097), (768, 64, 768), (2048, 16, 32768), (8192, 8, 8192), (4, 1024, 65536)]
+# GEMMs whose plan has a dependent kernel: CUDA C split-K members at their split (named, not left to
+# the table, which a refit may move), N % 4 != 0 (the reduce's per-float path) and N % 4 == 0; and
+# few-vector GEMMs, which fewvec_config.route takes by size (stage, kernel, reduce where split)
+GEMMS = [("splitk-32x64-f4", 65, 33, 4097), ("splitk-32x32-f4", 700, 35, 2048), ("splitk-32x64-f8", 768, 64, 768),
+         (None, 2048, 16, 32768), (None, 8192, 8, 8192), (None, 4, 1024, 65536)]
 # GEMVs with splits (the split reduce): few long rows (op N), many short rows (op T); and one kernel
 # (a GEMV kernel is itself a programmatic dependent of what came before it)
 GEMVS = [(7, 50000, False), (16384, 16, True), (32, 4096, True)]
@@ -44,13 +46,21 @@ def _err(got, ref):
     return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
-@pytest.mark.parametrize("m, n, k", GEMMS)
-def test_sgemm_dependent_kernels(programmatic, m, n, k):
+def _config(member, m, n, k):
+    if member is None:
+        return None
+    cfg, backend = heuristic.member_config(member, m, n, k, driver.device().sm_count)
+    assert backend == "cuda" and cfg.split_k > 1
+    return cfg
+
+
+@pytest.mark.parametrize("member, m, n, k", GEMMS)
+def test_sgemm_dependent_kernels(programmatic, member, m, n, k):
     A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
     C = torch.full((m, n), float("nan"), device="cuda")
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
-        regtile.sgemm(A, B, C)
+        regtile.sgemm(A, B, C, config=_config(member, m, n, k))
     s.synchronize()
     assert programmatic, "no launch of this plan went through cuLaunchKernelEx"
     assert int(torch.isnan(C).sum()) == 0
@@ -72,9 +82,10 @@ def test_sgemv_split_reduce(programmatic, m, n, trans):
     assert _err(y, ref) <= 1e-5
 
 
-@pytest.mark.parametrize("m, n, k", [(65, 33, 4097), (2048, 16, 32768)])
-def test_graph_capture_and_replay(programmatic, m, n, k):
+@pytest.mark.parametrize("member, m, n, k", [GEMMS[0], GEMMS[3]])
+def test_graph_capture_and_replay(programmatic, member, m, n, k):
     """Programmatic launches captured: the graph's edges keep the dependent after its primary."""
     A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
-    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha), A, B, C, replays=3)
+    cfg = _config(member, m, n, k)
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha, config=cfg), A, B, C, replays=3)
     assert programmatic
