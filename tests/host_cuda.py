@@ -51,7 +51,7 @@ using std::max;
 #define __forceinline__
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static
 
 // A barrier of `expected` threads that a thread leaves when it exits (CUDA counts exited threads

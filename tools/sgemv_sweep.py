@@ -123,7 +123,13 @@ def _probes():
         (768, 768, "T"): [("wr s16 t4x64u4", T(4, 64, 4, 4, **w), 1), ("wr s16 t4x32u8", T(4, 32, 4, 8, **w), 1),
                           ("wr s16 t4x128u2", T(4, 128, 4, 2, **w), 1)],
         (300, 1 << 20, "N"): [("7 splits two launches (7550ec7)", N(unroll=4, row_groups=2, **share), 7)],
-        (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)],
+        (1 << 20, 16, "T"): [("one launch", T(4, 64, 4, 4, **f), None)]
+        # session 5 (not yet run): 89.2% of copy at c0b11f3 (t4x64 u8, 264 splits); more or fewer
+        # blocks, more rows in flight a block, staged rows (1Mx77 T's 94.3%)
+        + [(f"{s} splits", None, s) for s in (132, 396, 528)]
+        + [("t4x128 u4", T(4, 128, 4, 4), None), ("t4x128 u8", T(4, 128, 4, 8), None),
+           ("t4x32 u8", T(4, 32, 4, 8), None), ("staged 64 rows u8", T(4, 64, 4, 8, stage_rows=64), None),
+           ("staged 128 rows u8", T(4, 64, 4, 8, stage_rows=128), None)],
         (1 << 20, 77, "T"): [("staged 64 rows u8", T(32, 8, 4, 8, stage_rows=64), None),
                              ("staged 32 rows u4", T(32, 8, 4, 4, stage_rows=32), None),
                              ("staged 64 rows u8, 2 waves", T(32, 8, 4, 8, stage_rows=64), 1024),

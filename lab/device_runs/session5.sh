@@ -49,7 +49,7 @@ else
 timeout ${SWEEP_S:-240} python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
   --budget-s $(( ${SWEEP_S:-240} - 30 )) > $OUT/sweep.log 2>&1
 echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; tail -2 $OUT/sweep.log; head -14 $OUT/shapes_table.md
-timeout ${SGEMV_S:-200} python3 -m regtile.tools.sgemv_sweep --precompile 16 --budget-s $(( ${SGEMV_S:-200} - 40 )) --out $OUT/sgemv-sweep.json > $OUT/sgemv_sweep.log 2>&1
+timeout ${SGEMV_S:-200} python3 -m regtile.tools.sgemv_sweep --precompile 16 --probe-shapes 1048576x16T,32x4096T --budget-s $(( ${SGEMV_S:-200} - 40 )) --out $OUT/sgemv-sweep.json > $OUT/sgemv_sweep.log 2>&1
 echo "sgemv sweep: rc $?"; tail -4 $OUT/sgemv_sweep.log
 timeout 90 python3 benchmarks/overhead.py --json $OUT/overhead.json > $OUT/overhead.log 2>&1
 echo "overhead: rc $?"; tail -14 $OUT/overhead.log

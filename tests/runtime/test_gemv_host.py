@@ -85,3 +85,23 @@ def test_beta_zero_ignores_y_and_one_launch_finish(monkeypatch, tmp_path_factory
     plan = _run(monkeypatch, tmp_path_factory, m, n, op, fused, 4, alpha=1.5, beta=0.0)
     assert plan.fused
     _run(monkeypatch, tmp_path_factory, m, n, op, fused, 5, seed=1)  # the counters are back at 0
+
+
+# The family's forms by name, at sizes the CPU runs (the rule takes them at larger ones): rows staged in
+# shared memory (op N, lda <= 80; op T, 1Mx77's pick), x shared by row groups with the one-launch
+# finish (300x1M's pick), thread rows meeting by warp shuffles (4096x4096 T's), 16-column strips.
+FORMS = [("N staged rows", 2000, 77, "N", dict(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)),
+         ("N shared x", 300, 5000, "N", dict(vec=4, warps_per_block=4, warps_per_row=4, row_groups=2, share_x=True,
+                                              unroll=4, fused_reduce=True)),
+         ("T staged rows", 1000, 77, "T", dict(threads_x=32, threads_y=8, vec=4, unroll=8, stage_rows=64)),
+         ("T warp shuffles", 512, 1000, "T", dict(threads_x=8, threads_y=64, vec=4, unroll=8, warp_reduce=True)),
+         ("T 16-column strips staged", 3000, 16, "T", dict(threads_x=4, threads_y=64, vec=4, unroll=8, stage_rows=64))]
+
+
+@pytest.mark.parametrize("label", tiered([f[0] for f in FORMS], fast={"T staged rows"}))
+def test_family_forms(monkeypatch, tmp_path_factory, label):
+    from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
+    _, m, n, op, fields = next(f for f in FORMS if f[0] == label)
+    cfg = (SgemvTConfig if op == "T" else SgemvConfig)(**fields)
+    for splits in ((1,) if cfg.warp_reduce else (1, 4)) if op == "T" else (1, 3):
+        _run(monkeypatch, tmp_path_factory, m, n, op, cfg, splits)
