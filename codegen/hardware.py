@@ -16,6 +16,14 @@ DEFAULT_SMEM_PER_BLOCK = 48 * 1024
 SMEM_LIMIT_BY_ARCH = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024}
 
 SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
+
+
+def arch_number(arch: str) -> int:
+    """'sm_90' (or 'sm_90a') -> 90; 0 for a string of another form."""
+    digits = "".join(ch for ch in str(arch).split("_")[-1] if ch.isdigit())
+    return int(digits) if digits else 0
+
+
 DEFAULT_ARCH = "sm_90"
 
 # Shared memory (all of sm_80..sm_90): 32 banks, 4 bytes wide; bank = (byte address / 4) % 32.

@@ -509,12 +509,6 @@ def _wave_efficiency(grid_x: int, splits: int, slots: int) -> float:
 # barriers and the co-scheduling cost.
 
 
-def arch_number(arch: str) -> int:
-    """'sm_90' -> 90 (0 for a string of another form)."""
-    digits = "".join(ch for ch in str(arch).split("_")[-1] if ch.isdigit())
-    return int(digits) if digits else 0
-
-
 def choose_gemv(m: int, n: int, op: str = "N", sms: int = H100_SMS):
     """(config, splits) for y = op(A) x with A row-major M x N: the rows kernel (op N) or the
     column-sweep kernel (op T), and the row/column-range split."""

@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..codegen.hardware import DEFAULT_SMEM_PER_BLOCK
+from ..codegen.hardware import DEFAULT_SMEM_PER_BLOCK, arch_number
 from ..codegen.kernel import ENTRY_ROLES
 from .errors import DriverError, LaunchError, NoGpuError
 
@@ -357,7 +357,6 @@ def _launcher():
     """The process's launcher: make_launcher(REGTILE_LAUNCH, default "bindings"), made once."""
     global _raw_launch
     if _raw_launch is None:
-        import os
         _raw_launch = make_launcher(os.environ.get("REGTILE_LAUNCH", "bindings"))
     return _raw_launch
 
@@ -366,8 +365,8 @@ def _launcher():
 # A kernel whose geometry is `programmatic` goes through cuLaunchKernelEx with the
 # programmatic-stream-serialization attribute on sm_90 and newer: its blocks may be scheduled
 # while the kernel before it on the stream finishes, and its first lines wait for that kernel.
-# Off by default until measured on the H100 (session 5 had no device time left: docs/sgemv.md,
-# "Programmatic dependent launch"): REGTILE_PDL=1 (or PROGRAMMATIC = True before a plan packs its
+# Off by default until measured on the H100 (session 5 had no device time left: docs/architecture.md
+# after the stage table; lab/experiments/pdl_ab.py measures it): REGTILE_PDL=1 (or PROGRAMMATIC = True before a plan packs its
 # launches) turns it on.  Off, below sm_90, or where ctypes cannot open libcuda: plain launches, and
 # the kernels' griddepcontrol lines do nothing (no kernel in flight before them is a prerequisite).
 PROGRAMMATIC = os.environ.get("REGTILE_PDL", "0") == "1"
@@ -406,16 +405,11 @@ def _have_launch_ex() -> bool:
     return bool(_launch_ex_fn)
 
 
-def _arch_number(arch: str) -> int:
-    """sm_90a -> 90."""
-    return int("".join(ch for ch in arch[3:] if ch.isdigit()) or 0)
-
-
 def programmatic_config(kernel: "LoadedKernel", grid) -> Optional[_LaunchConfig]:
     """The CUlaunchConfig of a programmatic launch of `kernel` on `grid` (hStream set per call),
     or None where the launch is a plain cuLaunchKernel."""
     g = kernel.source.geometry
-    if not (PROGRAMMATIC and g.programmatic and _arch_number(kernel.artifact.arch) >= 90 and _have_launch_ex()):
+    if not (PROGRAMMATIC and g.programmatic and arch_number(kernel.artifact.arch) >= 90 and _have_launch_ex()):
         return None
     attr = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, value=1)
     cfg = _LaunchConfig(*(int(v) for v in grid), *g.block, g.dynamic_smem_bytes, None,

@@ -23,7 +23,8 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from ..codegen.emit_sgemv import reduce_outputs_per_block
-from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, arch_number, choose_gemv, splits_for
+from ..codegen.hardware import arch_number
+from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, choose_gemv, splits_for
 from . import driver
 from .arrays import INT_MAX, REAL, Operand, as_operand, fast_key, remember
 from .compiler import check_arch, compile_config

@@ -205,7 +205,8 @@ def _configs(shapes, probe, arch: str = "sm_90"):
     """The kernels a run may load: the rule's and, probing, the alternatives and the cluster
     forms on sm_90 (the split, hence the cluster, is known only from the compiled kernel's
     occupancy: all three sizes)."""
-    from ..codegen.sgemv_config import SgemvTConfig, arch_number, choose_gemv
+    from ..codegen.hardware import arch_number
+    from ..codegen.sgemv_config import SgemvTConfig, choose_gemv
     out = []
     for (m, n, op) in shapes:
         cfg, splits = choose_gemv(m, n, op)

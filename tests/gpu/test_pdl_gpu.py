@@ -8,6 +8,7 @@ import pytest
 
 import regtile
 from regtile.codegen import heuristic
+from regtile.codegen.hardware import arch_number
 from regtile.runtime import driver
 
 pytestmark = pytest.mark.gpu
@@ -28,7 +29,7 @@ GEMVS = [(7, 50000, False), (16384, 16, True), (32, 4096, True)]
 @pytest.fixture
 def programmatic(monkeypatch):
     """PDL on; the list of functions launched through cuLaunchKernelEx."""
-    if driver._arch_number(driver.device().arch) < 90:
+    if arch_number(driver.device().arch) < 90:
         pytest.skip("programmatic dependent launch needs sm_90")
     if not driver._have_launch_ex():
         pytest.skip("libcuda's cuLaunchKernelEx cannot be opened through ctypes")
