@@ -3,7 +3,7 @@
     from regtile import SgemmConfig, get_preset, emit_sgemm_cuda
     src = emit_sgemm_cuda(get_preset("zorder").config)
 
-Stages (each artifact can be printed or saved): config -> plan -> emit
+Stages (each artifact can be printed or saved): config -> plan -> program -> emit (render)
 (regtile.codegen) -> compile (regtile.runtime.compiler) -> optional SASS pass
 (regtile.sass) -> load/launch (regtile.runtime).  Errors: regtile.errors, all RegtileError.
 """

@@ -1,10 +1,11 @@
 """What every config dataclass of regtile shares: dict round trips, copies, a digest, checks.
 
-TileConfig, Decomposition, BuildOptions (codegen/config.py) and the SGEMV configs
-(codegen/sgemv_config.py) are frozen dataclasses deriving from ConfigDict: `replace`,
-`to_dict` (opt-in fields at their defaults left out, so that adding one keeps the dicts,
-kernel names and digests of the configs that do not use it), `from_dict` (unknown keys
-refused by name; JSON lists read back as tuples) and `digest`.
+TileConfig (codegen/tile_config.py), Decomposition and BuildOptions (codegen/config.py), the
+SGEMV configs (codegen/sgemv_config.py) and the few-vector configs (codegen/fewvec_config.py)
+are frozen dataclasses deriving from ConfigDict: `replace`, `to_dict` (opt-in fields at their
+defaults left out, so that adding one keeps the dicts, kernel names and digests of the configs
+that do not use it), `from_dict` (unknown keys refused by name; JSON lists read back as tuples)
+and `digest`.
 """
 from __future__ import annotations
 

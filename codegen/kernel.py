@@ -169,7 +169,7 @@ class KernelSource:
     geometry: LaunchGeometry
     params: Tuple[Tuple[str, str], ...]
     entries: Tuple[Tuple[str, "KernelSource"], ...]
-    # Run the SASS register-bank pass (runtime/sass_pass.py) on the compiled cubin.
+    # Run the SASS register-bank pass (sass/bank_pass.py, applied by runtime/sass_stage.py) on the compiled cubin.
     sass_pass: bool
     # Operand layouts (config.trans_a / trans_b): what a caller needs to offset sub-matrices
     # (an edge split's parts: codegen/edges.part_offsets).

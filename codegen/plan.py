@@ -89,7 +89,7 @@ class SgemmPlan:
     regs: RegisterPlan
     a_copies: Tuple[GlobalCopy, ...]
     b_copies: Tuple[GlobalCopy, ...]
-    # frag_loads[kk][buffer]: the loads that fill fragment buffer `buffer` for k-slice kk
+    # a/b_frag_loads[kk]: the shared-memory loads of k-slice kk, into fragment buffer kk % regs.buffers
     a_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
     b_frag_loads: Tuple[Tuple[SmemAccess, ...], ...]
     # unaligned rows (config.unaligned_rows): the same tile a float a copy, consecutive threads

@@ -64,7 +64,7 @@ class TileConfig(ConfigDict):
     # the same cap for the double-buffered kernels).  A tile field, not a build option:
     # the kernel text carries it, and the register rules below validate the tile against it.
     min_blocks: int = 1
-    # Source order of the FFMAs of one k-slice (codegen/plan.py FFMA_ORDERS).  ptxas
+    # Source order of the FFMAs of one k-slice (FFMA_ORDERS above; codegen/plan.py FFMA_ORDER_FUNCTIONS).  ptxas
     # keeps much of it, and its register allocation (hence register-bank conflicts)
     # follows: docs/register-banks.md.
     ffma_order: str = "zigzag"
@@ -265,8 +265,10 @@ class TileConfig(ConfigDict):
     # ---- validation ---------------------------------------------------------
     def _check_ints(self):
         check_ints(self, ("bm", "bn", "bk", "tm", "tn", "min_blocks"))
-        check_ints(self, ("pad_a", "pad_b"), minimum=0)
-        check_bools(self, ("trans_a", "trans_b", "batched", "unaligned_rows"))
+        check_ints(self, ("pad_a", "pad_b", "stages"), minimum=0)
+        check_ints(self, ("vec",))
+        check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
+                           "trans_a", "trans_b", "batched", "unaligned_rows"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1

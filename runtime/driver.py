@@ -422,10 +422,11 @@ class PackedLaunch:
     """One launch of a kernel whose arguments sit in one buffer packed at construction;
     a call rewrites only the per-call fields (the operands' pointers, alpha, beta) and
     launches: no numpy, no driver-object wrapping.  `dynamic` maps a parameter name
-    (A, B, C, alpha, beta) to the index of its value in the call's tuple; a pointer's
+    (any of the kernel's: A, B, C, alpha, beta for an SGEMM; lda, x, y for a GEMV; S for a
+    few-vector staging) to the index of its value in the call's tuple; a pointer's
     value in `args` is its offset from that base (an edge part, a batch entry)."""
 
-    __slots__ = ("kernel", "grid", "buf", "params", "fields", "func", "block", "smem", "_keep", "ex", "ex_addr")
+    __slots__ = ("kernel", "grid", "buf", "params", "fields", "func", "block", "smem", "ex", "ex_addr")
 
     def __init__(self, kernel: "LoadedKernel", grid, args: Sequence, dynamic: Dict[str, int]):
         import ctypes
@@ -451,7 +452,6 @@ class PackedLaunch:
             if pname in dynamic:
                 self.fields.append((packer, o, dynamic[pname], int(value) if code == "Q" else None))
         self.params = (ctypes.c_void_p * max(len(params), 1))(*[base + o for o in offsets])
-        self._keep = kernel
         self.kernel = kernel
         self.grid = tuple(int(g) for g in grid)
         self.func = int(kernel.function)

@@ -8,7 +8,7 @@ config, splits) in a PlanCache (runtime/plans.py: the least recently used out be
 PLAN_CACHE_SIZE); as GemmPlan's, a plan launched during a CUDA graph capture is pinned
 (plans.captured_plans), so that its per-stream workspaces stay valid for the graph's replays:
 until pinned, a call on a stream other than 0 asks the driver whether the stream is capturing
-(cuStreamIsCapturing, about a microsecond).  A call rewrites five fields of three packed launches
+(cuStreamIsCapturing, about a microsecond).  A call rewrites five fields of two or three packed launches
 (driver.PackedLaunch, runtime/packed_plan.py): no codegen, hashing or allocation.
 """
 from __future__ import annotations
@@ -50,14 +50,11 @@ class FewVecPlan(PackedPlan):
         self.count = partial_count(cfg, rows, cols)
         self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
-        self.pinned = False  # a graph captured a launch: kept out of the cache's eviction
+        self.pinned = False  # a graph captured a launch: kept alive by plans.captured_plans after the cache evicts it
 
     def _new_workspace(self) -> driver.DeviceBuffer:
         """The staged vectors, then (split) the partials."""
         return driver.DeviceBuffer(4 * (self.staged + (self.splits * self.count if self.splits > 1 else 0)))
-
-    def workspace(self, stream: int) -> driver.DeviceBuffer:
-        return self.workspace_buffer(stream)
 
     def _launches(self, key: tuple, ws: int) -> list:
         """The launches of (stream, sv, sp, lda, ldc, small): `small` indexes the call's values tuple

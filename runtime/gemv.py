@@ -1,14 +1,14 @@
 """regtile.sgemv: y = alpha * op(A) x + beta * y, and the GEMV path of m == 1 / n == 1 GEMMs.
 
-Stages: choose_gemv (codegen/sgemv_config.py) picks the kernel and the split from
-(m, n, op, SM count); compile_config builds it; a GemvPlan holds the loaded kernel, its
-grids and a workspace per stream.  Plans are cached in memory by (m, n, op, incx, incy,
-arch, config): a repeated call does no codegen, no hashing and no disk access; its launches
-are packed once per (stream, incx, incy) (driver.PackedLaunch) and a call rewrites six fields
-and calls cuLaunchKernel once or twice.  On torch tensors whose metadata was seen before,
-regtile.sgemv skips the checks too (one dict lookup; docs/overhead.md: 9.9 us a call against
-44 us before, torch.mv 9.0 us).  regtile.sgemm plans its m == 1 / n == 1 GEMMs through
-gemv_route (runtime/plans.GemmPlan).
+Stages: choose_gemv (codegen/sgemv_config.py) picks the kernel and the split from (m, n, op, SM
+count); compile_config builds it; a GemvPlan holds the loaded kernel, its grids and a workspace
+per stream. Plans are cached in memory by (m, n, op, incx, incy, arch, config, splits), for the
+life of the process (not evicted, unlike GemmPlan's and FewVecPlan's LRUs): a repeated call does
+no codegen, no hashing and no disk access; its launches are packed once per (stream, incx, incy)
+(driver.PackedLaunch) and a call rewrites six fields and calls cuLaunchKernel once or twice. On
+torch tensors whose metadata was seen before, regtile.sgemv skips the checks too (one dict
+lookup; docs/overhead.md: 9.9 us a call against 44 us before, torch.mv 9.0 us). regtile.sgemm
+plans its m == 1 / n == 1 GEMMs through gemv_route (runtime/plans.GemmPlan).
 
 Device operands run asynchronously on the caller's stream (no synchronisation): the
 split workspace belongs to the cached plan and stays allocated while the process runs, so

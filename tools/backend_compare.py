@@ -238,7 +238,7 @@ def render_side_by_side(reports: Sequence[PlanVsSass]) -> str:
 
 # ---- FFMA orders ranked by the register-bank model --------------------------------------
 def rank_ffma_orders(label: str, cfg: SgemmConfig, arch: str, backend: str) -> List[PlanVsSass]:
-    """The config built with each FFMA order (plan.FFMA_ORDERS), best first: spill-free,
+    """The config built with each FFMA order (tile_config.FFMA_ORDERS), best first: spill-free,
     then the lowest bank-read bound (the model that matched the H100's timings,
     docs/register-banks.md), then the fewest conflicted FFMAs.  ptxas allocates the
     physical registers, so a source order cannot pin banks; this is the bank-aware

@@ -1,4 +1,4 @@
-"""Kernels rewritten by the SASS register-bank pass (runtime/sass_pass.py) on the GPU,
+"""Kernels rewritten by the SASS register-bank pass (sass/bank_pass.py, applied by runtime/sass_stage.py) on the GPU,
 against a float64 reference: every preset the pass applies to, both backends, edge
 sizes, alpha/beta, padded and misaligned operands.  The pass reorders FFMAs and renames
 registers inside the cubin; these tests are what says the rewritten kernels compute

@@ -306,7 +306,7 @@ FUSED_CASES = [  # (m, n, op, config, splits): more outputs than threads, one ou
 def _fused_plan(m, n, op, cfg, splits):
     plan = plan_for(m, n, op, config=cfg, splits=splits)
     assert plan.fused and plan.splits == splits
-    assert "one launch" in plan.describe() and len(plan._pack(torch.cuda.current_stream().cuda_stream, 1, 1)) == 1
+    assert "one launch" in plan.describe() and len(plan._pack_once((torch.cuda.current_stream().cuda_stream, 1, 1))) == 1
     return plan
 
 
@@ -393,7 +393,7 @@ def _cluster_plan(m, n, cfg, incx=1, incy=1, op="T"):
     plan = plan_for(m, n, op, incx, incy, config=cfg)
     assert plan.cluster == cfg.cluster == plan.splits and not plan.fused
     assert "one cluster launch" in plan.describe()
-    assert len(plan._pack(torch.cuda.current_stream().cuda_stream, incx, incy)) == 1  # no reduce kernel
+    assert len(plan._pack_once((torch.cuda.current_stream().cuda_stream, incx, incy))) == 1  # no reduce kernel
     assert plan.workspace(0) == 0
     return plan
 

@@ -1,4 +1,4 @@
-"""The SASS register-bank pass (runtime/sass_pass.py) on real cubins, without a GPU:
+"""The SASS register-bank pass (sass/bank_pass.py, applied by runtime/sass_stage.py) on real cubins, without a GPU:
 every applicable preset and backend is rewritten for sm_90, disassembled again and
 checked against what the pass promises; refusals are checked with their reasons."""
 import collections
