@@ -4,9 +4,9 @@ regtile.sgemm's plan (runtime/plans.GemmPlan) asks `fewvec_route` once per (shap
 device); where codegen/fewvec_config.route takes the GEMM, the plan's launches are a FewVecPlan's:
 the stage kernel (the small operand's vectors into the workspace's layout), the few-vector kernel,
 and for a split launch the reduce kernel.  Plans are cached here by (rows, cols, op, vectors, arch,
-config, splits) in a PlanCache (runtime/plans.py: the least recently used out beyond
+config, splits) in a PlanCache (runtime/plan_store.py: the least recently used out beyond
 PLAN_CACHE_SIZE); as GemmPlan's, a plan launched during a CUDA graph capture is pinned
-(plans.captured_plans), so that its per-stream workspaces stay valid for the graph's replays:
+(plan_store.captured_plans), so that its per-stream workspaces stay valid for the graph's replays:
 until pinned, a call on a stream other than 0 asks the driver whether the stream is capturing
 (cuStreamIsCapturing, about a microsecond).  A call rewrites five fields of two or three packed launches
 (driver.PackedLaunch, runtime/packed_plan.py): no codegen, hashing or allocation.
@@ -24,8 +24,8 @@ from .compiler import compile_config
 from .errors import InputError
 from .gemv import _arch_and_sms
 from .packed_plan import PackedPlan
-from . import plans
-from .plans import PlanCache
+from . import plan_store
+from .plan_store import PlanCache
 
 _lock = threading.Lock()
 plan_cache = PlanCache()  # least recently used out, as regtile.sgemm's plans; captured ones pinned
@@ -50,7 +50,7 @@ class FewVecPlan(PackedPlan):
         self.count = partial_count(cfg, rows, cols)
         self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
-        self.pinned = False  # a graph captured a launch: kept alive by plans.captured_plans after the cache evicts it
+        self.pinned = False  # a graph captured a launch: kept alive by plan_store.captured_plans after the cache evicts it
 
     def _new_workspace(self) -> driver.DeviceBuffer:
         """The staged vectors, then (split) the partials."""
@@ -75,10 +75,10 @@ class FewVecPlan(PackedPlan):
 
     def pin(self) -> None:
         """A graph points into this plan's workspaces: keep it for the life of the process
-        (plans.captured_plans, as GemmPlan does), whatever the cache evicts."""
+        (plan_store.pin, as GemmPlan does), whatever the cache evicts."""
         with self._args_lock:
             if not self.pinned:
-                plans.captured_plans.append(self)
+                plan_store.pin(self)
                 self.pinned = True
 
     def describe(self) -> str:

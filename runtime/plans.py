@@ -22,7 +22,7 @@ do it before capturing (as torch asks for warm-up before torch.cuda.graph).  Whe
 happens during a capture anyway, the allocation is made outside the graph (relaxed
 capture mode, kept by the plan for the graph's replays).  A captured graph points into
 its plan's workspace and work lists, so a plan that owns such device state and is
-launched during a capture is pinned for the life of the process (`captured_plans`):
+launched during a capture is pinned for the life of the process (`plan_store.captured_plans`):
 evicting it from regtile.sgemm's cache, or dropping a regtile.Gemm, then frees nothing a
 graph still uses.  Until a plan is pinned, its calls ask the driver whether the stream is
 capturing (cuStreamIsCapturing, about a microsecond); plans without device state
@@ -31,18 +31,15 @@ capturing (cuStreamIsCapturing, about a microsecond); plans without device state
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import Dict, List, Optional, Tuple
 
-from . import driver
+from . import driver, plan_store
+from .plan_store import PlanCache
 from .errors import InputError, LaunchError
+
 from .sgemm_launch import SgemmLaunch, workspace_bytes
 
-PLAN_CACHE_SIZE = 256
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
-# Plans whose workspace or work lists a CUDA graph captured: kept alive while the process runs,
-# as a graph may be replayed at any time (module docstring); runtime/fewvec.py pins its plans here too.
-captured_plans: List[object] = []
 
 
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
@@ -146,7 +143,7 @@ class GemmPlan:
             launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
             device_state = ws is not None or any(s.work_lists for s in sets)
             # a plan already pinned keeps every stream's state: its new streams need not ask
-            watch = device_state and not any(p is self for p in captured_plans)
+            watch = device_state and not plan_store.is_pinned(self)
             bound = _Bound(tuple(launches), (ws, sets), watch)
             self._bound[stream] = bound
             return bound
@@ -169,8 +166,7 @@ class GemmPlan:
     def _pin(self) -> None:
         """A graph holds this plan's device state: keep the plan for the life of the process."""
         with self._lock:
-            if not any(p is self for p in captured_plans):
-                captured_plans.append(self)
+            plan_store.pin(self)
             for bound in self._bound.values():
                 bound.watch_capture = False
 
@@ -178,45 +174,6 @@ class GemmPlan:
         if self.gemv is not None:
             return self.gemv.plan.workspace_streams()
         return list(self._bound)
-
-
-class PlanCache:
-    """The plans behind regtile.sgemm: least recently used first out, PLAN_CACHE_SIZE kept."""
-
-    def __init__(self, size: int = PLAN_CACHE_SIZE):
-        self.size = size
-        self._plans: "OrderedDict[tuple, GemmPlan]" = OrderedDict()
-        self._lock = threading.Lock()
-        self.misses = 0
-
-    def get(self, key: tuple) -> Optional[GemmPlan]:
-        plan = self._plans.get(key)
-        if plan is not None:
-            try:
-                self._plans.move_to_end(key)
-            except KeyError:  # evicted by another thread in between: still a valid plan
-                pass
-        return plan
-
-    def put(self, key: tuple, plan: GemmPlan) -> GemmPlan:
-        with self._lock:
-            self.misses += 1
-            self._plans[key] = plan
-            while len(self._plans) > self.size:
-                self._plans.popitem(last=False)
-        return plan
-
-    def clear(self) -> None:
-        with self._lock:
-            self._plans.clear()
-
-    def values(self) -> List[GemmPlan]:
-        """The plans held now, least recently used first (a copy: safe while others put)."""
-        with self._lock:
-            return list(self._plans.values())
-
-    def __len__(self) -> int:
-        return len(self._plans)
 
 
 plan_cache = PlanCache()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import regtile
-from regtile.runtime import compiler, driver, plans
+from regtile.runtime import compiler, driver, plan_store, plans
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -114,17 +114,17 @@ def test_graph_capture_on_a_fresh_stream_without_warm_up():
 
 def test_a_captured_plan_outlives_the_cache():
     """A graph points into its plan's workspace and work lists: evicting the plan from
-    regtile.sgemm's cache must free neither (runtime/plans.captured_plans pins it)."""
+    regtile.sgemm's cache must free neither (runtime/plan_store.captured_plans pins it)."""
     import gc
     import weakref
     m, n, k = 1536, 1280, 768  # a shape no other test plans; its plan owns device state (asserted)
     A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
-    before = len(plans.captured_plans)
+    before = len(plan_store.captured_plans)
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):
         regtile.sgemm(A, B, C)
-    assert len(plans.captured_plans) == before + 1, "the captured plan was not pinned"
-    plan = plans.captured_plans[-1]
+    assert len(plan_store.captured_plans) == before + 1, "the captured plan was not pinned"
+    plan = plan_store.captured_plans[-1]
     assert (plan.m, plan.n, plan.k) == (m, n, k)
     ref = weakref.ref(plan)
     del plan

@@ -10,7 +10,7 @@ import pytest
 from regtile.codegen.emit_fewvec import FEWVEC_PARAMS, FEWVEC_REDUCE_PARAMS, STAGE_PARAMS
 from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig
 from regtile.codegen.kernel import LaunchGeometry
-from regtile.runtime import driver, fewvec, plans
+from regtile.runtime import driver, fewvec, plan_store, plans
 
 _FUNCS = {11: FEWVEC_PARAMS, 22: STAGE_PARAMS, 33: FEWVEC_REDUCE_PARAMS}
 
@@ -41,7 +41,7 @@ def launched(monkeypatch):
     monkeypatch.setattr(driver, "_raw_launch", fake_launch)
     monkeypatch.setattr(driver, "DeviceBuffer", buffer)
     monkeypatch.setattr(driver, "stream_capturing", lambda stream: False)
-    monkeypatch.setattr(plans, "captured_plans", [])
+    monkeypatch.setattr(plan_store, "captured_plans", [])
     return seen, allocated
 
 
@@ -82,7 +82,7 @@ def test_op_n_plan_without_split_reads_the_vectors_from_b(launched):
 
 
 def test_a_plan_launched_during_a_capture_is_pinned_once(launched, monkeypatch):
-    """A graph points into the plan's workspace: pinned (plans.captured_plans), so the bounded
+    """A graph points into the plan's workspace: pinned (plan_store.captured_plans), so the bounded
     cache's eviction frees nothing the graph replays; stream 0 is never asked, a pinned plan never again."""
     asked = []
     monkeypatch.setattr(driver, "stream_capturing", lambda stream: asked.append(stream) or stream == 7)
@@ -92,12 +92,12 @@ def test_a_plan_launched_during_a_capture_is_pinned_once(launched, monkeypatch):
     route = fewvec.FewVecRoute(plan, sv=1, sp=7, ld=3001, ldc=3002, mat_is_a=False)
     route.launch(1, 2, 3, 1.0, 0.0, stream=0)
     route.launch(1, 2, 3, 1.0, 0.0, stream=5)
-    assert plans.captured_plans == [] and not plan.pinned
+    assert plan_store.captured_plans == [] and not plan.pinned
     del asked[:]
     route.launch(1, 2, 3, 1.0, 0.0, stream=7)
     route.launch(1, 2, 3, 1.0, 0.0, stream=7)
     route.launch(1, 2, 3, 1.0, 0.0, stream=5)
-    assert plans.captured_plans == [plan] and plan.pinned
+    assert plan_store.captured_plans == [plan] and plan.pinned
     assert asked == [7, 7]  # the launch's question, then packing's outside_capture; none after the pin
 
 

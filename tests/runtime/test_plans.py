@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import regtile
-from regtile.runtime import gemm, plans
+from regtile.runtime import gemm, plan_store, plans
 from regtile.runtime.arrays import as_matrix
 from regtile.runtime.errors import InputError
 from regtile.runtime.problem import kernel_problem, resolve, stream_handle
@@ -343,11 +343,11 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock = None, threading.Lock()
     plan._bound = {7: plans._Bound((lambda values, stream: launched.append(stream),), None, device_state)}
-    monkeypatch.setattr(plans, "captured_plans", [])
+    monkeypatch.setattr(plan_store, "captured_plans", [])
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
     assert launched == [7, 7]
-    assert plans.captured_plans == ([plan] if device_state else [])
+    assert plan_store.captured_plans == ([plan] if device_state else [])
     assert asked == ([7] if device_state else [])
 
 
@@ -401,12 +401,12 @@ def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypa
     monkeypatch.setattr(plans.driver, "PackedLaunch",
                         lambda kernel, grid, args, dynamic: (lambda values, stream: launched.append(stream)))
     monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 256)
-    monkeypatch.setattr(plans, "captured_plans", [])
+    monkeypatch.setattr(plan_store, "captured_plans", [])
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
     plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
-    assert plans.captured_plans == [plan] and launched == [7]
+    assert plan_store.captured_plans == [plan] and launched == [7]
     capturing[0] = False
     del asked[:]
     plan.launch(1, 2, 3, 1.0, 0.0, stream=8)  # binding stream 8 asks once, its launches never
@@ -470,7 +470,6 @@ def test_programmatic_launch_config(monkeypatch, arch, enabled, programmatic):
     """A kernel whose geometry is programmatic (a split's reduce) goes through cuLaunchKernelEx with
     the programmatic-stream-serialization attribute on sm_90 (grid, block, shared memory and the
     call's stream in the config), and through the plain launcher below sm_90 or with PDL off."""
-    import ctypes
     from types import SimpleNamespace
     from regtile.codegen.emit_sgemv import REDUCE_PARAMS
     from regtile.codegen.kernel import LaunchGeometry
