@@ -464,7 +464,12 @@ class PackedLaunch:
         buf = self.buf
         for packer, o, i, add in self.fields:
             packer(buf, o, values[i] + add if add is not None else values[i])
-        err = self._launch(stream)
+        if self.ex is None:  # the plain launch inline: the hot path (docs/overhead.md)
+            gx, gy, gz = self.grid
+            bx, by, bz = self.block
+            err = (_raw_launch or _launcher())(self.func, gx, gy, gz, bx, by, bz, self.smem, stream, self.params, None)
+        else:
+            err = self._launch(stream)
         if err:
             if err in (_CU_ERROR_INVALID_CONTEXT, _CU_ERROR_NOT_INITIALIZED):
                 device()  # a thread that never used the GPU: make the primary context current
