@@ -25,11 +25,7 @@ json.dump(keep, open("/tmp/unaligned.json", "w"))
 print(f"unaligned suite: {len(keep)} shapes")
 PY
 RAW=$OUT/shape-candidates-session4-unaligned_${REGTILE_COMMIT:-unknown}.json
-( time timeout ${CAND_S:-90} python3 -m regtile.tools.shape_sweep --candidates --suite /tmp/unaligned.json --json $RAW \
-    --budget-s $(( ${CAND_S:-90} - 20 )) ) > $OUT/candidates.log 2>&1
-echo "candidates: rc $?"; grep -E "compiled|^\[" $OUT/candidates.log | cut -c1-150
-python3 -m regtile.tools.shape_sweep --fit $(python3 -c "import json; print(' '.join('docs/data/' + s for s in
-    json.load(open('codegen/heuristic_table.json'))['source'].split(', ')))") $RAW && cp codegen/heuristic_table.json $OUT/
+candidates_and_refit /tmp/unaligned.json $RAW ${CAND_S:-90}
 else
 timeout ${SWEEP_S:-240} python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
   --budget-s $(( ${SWEEP_S:-240} - 30 )) > $OUT/sweep.log 2>&1

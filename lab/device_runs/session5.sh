@@ -40,11 +40,7 @@ sed -i 's/^MAX_SPLIT_K = 32$/MAX_SPLIT_K = 64/' codegen/config.py
 echo "tiny_longk 64: rc $?"; cut -c1-200 $OUT/tiny_longk64.log | grep -v Warn | tail -5
 sed -i 's/^MAX_SPLIT_K = 64$/MAX_SPLIT_K = 32/' codegen/config.py
 RAW=$OUT/shape-candidates-session5-oddn_${REGTILE_COMMIT:-unknown}.json
-( time timeout ${CAND_S:-100} python3 -m regtile.tools.shape_sweep --candidates --suite lab/device_runs/session5_oddn.json \
-    --json $RAW --budget-s $(( ${CAND_S:-100} - 20 )) ) > $OUT/candidates.log 2>&1
-echo "candidates: rc $?"; grep -E "compiled|^\[" $OUT/candidates.log | cut -c1-160
-python3 -m regtile.tools.shape_sweep --fit $(python3 -c "import json; print(' '.join('docs/data/' + s for s in
-    json.load(open('codegen/heuristic_table.json'))['source'].split(', ')))") $RAW && cp codegen/heuristic_table.json $OUT/
+candidates_and_refit lab/device_runs/session5_oddn.json $RAW ${CAND_S:-100}
 else
 timeout ${SWEEP_S:-240} python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
   --budget-s $(( ${SWEEP_S:-240} - 30 )) > $OUT/sweep.log 2>&1
