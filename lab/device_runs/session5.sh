@@ -7,7 +7,7 @@
 #      with MAX_SPLIT_K raised to 64 on this copy only (65x33x4097 at 64 splits);
 #   4. the candidates of the suite shapes with N % 4 != 0 that have split-K members
 #      (lab/device_runs/session5_oddn.json), then the table refit over every earlier run with this one last.
-# PART=2: the library sweeps (shape suite, SGEMV suite) and the call overhead.
+# PART=cand: step 4 alone (CAND=0 leaves it out of PART=1).  PART=2: the library sweeps (shape suite, SGEMV suite) and the call overhead.
 # Programmatic dependent launch is off unless REGTILE_PDL=1 is in the environment (runtime/driver.py):
 # if pdl_ab shows it ahead, turn it on by default, then run the candidates (PART=1's step 4) and
 # PART=2 with it, so the table is fitted on what regtile.sgemm runs.
@@ -39,9 +39,12 @@ sed -i 's/^MAX_SPLIT_K = 32$/MAX_SPLIT_K = 64/' codegen/config.py
 ( timeout 60 python3 -m lab.experiments.tiny_longk_kernels 65x33x4097:splitk-32x64-f4,splitk-32x64-f4+split_k=32,splitk-32x32-f4,splitk-32x64-f8 ) > $OUT/tiny_longk64.log 2>&1
 echo "tiny_longk 64: rc $?"; cut -c1-200 $OUT/tiny_longk64.log | grep -v Warn | tail -5
 sed -i 's/^MAX_SPLIT_K = 64$/MAX_SPLIT_K = 32/' codegen/config.py
+fi
+if [ "${PART:-1}" = 1 ] || [ "${PART:-1}" = cand ]; then
 RAW=$OUT/shape-candidates-session5-oddn_${REGTILE_COMMIT:-unknown}.json
-candidates_and_refit lab/device_runs/session5_oddn.json $RAW ${CAND_S:-100}
-else
+[ "${CAND:-1}" = 1 ] && candidates_and_refit lab/device_runs/session5_oddn.json $RAW ${CAND_S:-100}
+fi
+if [ "${PART:-1}" = 2 ]; then
 timeout ${SWEEP_S:-240} python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
   --budget-s $(( ${SWEEP_S:-240} - 30 )) > $OUT/sweep.log 2>&1
 echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; tail -2 $OUT/sweep.log; head -14 $OUT/shapes_table.md
