@@ -28,10 +28,18 @@ from .expr import IntLike, Sym, c_expr
 from .kernel import PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
-# The reduce kernel: one thread per REDUCE_VEC consecutive elements (a float4 of a row
-# of C when N % 4 == 0), REDUCE_THREADS threads a block.
-REDUCE_THREADS = 256
-REDUCE_VEC = 4
+# The reduce kernel: a block sums REDUCE_ELEMENTS consecutive elements of C (row-major M x N)
+# over the S splits.  Its 32 lanes split the elements (4 a lane: a float4 when N % 4 == 0, else
+# elements lane, lane + 32, lane + 64, lane + 96: a load instruction of a warp reads 128
+# consecutive bytes either way), and its G = min(S, REDUCE_GROUPS) warps split the partials: warp g
+# sums splits g, g + G, g + 2G, ... in order, then warp 0 adds the G sums in warp order from
+# shared memory.  The order is fixed, so every run gives the same bits.  (One thread an element
+# walking all S partials left 65x33 at 32 splits to 3 blocks of 128 dependent-free but
+# serialised loads a thread: 5.8 us on the H100, 16.5 us at 64 splits, where cuBLAS's reduce
+# took 3.7 us; lab/experiments/tiny_longk_kernels.)
+REDUCE_ELEMENTS = 128
+REDUCE_GROUPS = 8
+REDUCE_VEC = 4  # elements a lane
 _XYZW = "xyzw"
 
 
@@ -100,46 +108,56 @@ def reduce_name(split_k: int) -> str:
     return f"regtile_splitk_reduce_{split_k}"
 
 
-def reduce_geometry() -> LaunchGeometry:
-    return LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=REDUCE_THREADS * REDUCE_VEC,
-                          dynamic_smem_bytes=0, flat_elements=REDUCE_THREADS * REDUCE_VEC, programmatic=True)
+def reduce_groups(split_k: int) -> int:
+    """Warps of a reduce block: each sums every G-th partial."""
+    return min(split_k, REDUCE_GROUPS)
 
 
-def _vector_sum(split_k: int) -> List[str]:
-    """float4 of W[0], then W[1] .. W[S-1] added in order (streaming loads: each
-    partial is read once)."""
-    lines = ["float4 s = __ldcs(reinterpret_cast<const float4*>(W + e));  // W[0]"]
-    for z in range(1, split_k):
-        adds = " ".join(f"s.{c} += p.{c};" for c in _XYZW)
-        lines.append(f"{{ const float4 p = __ldcs(reinterpret_cast<const float4*>(W + {z} * mn + e)); {adds} }}"
-                     f"  // W[{z}]")
-    return lines
+def reduce_geometry(split_k: int) -> LaunchGeometry:
+    return LaunchGeometry(block=(32 * reduce_groups(split_k), 1, 1), tile_m=1, tile_n=REDUCE_ELEMENTS,
+                          dynamic_smem_bytes=0, flat_elements=REDUCE_ELEMENTS, programmatic=True)
 
 
-def _scalar_sum(split_k: int) -> str:
-    """The same sum, one float: ((W[0] + W[1]) + W[2]) + ..., the vector path's order."""
-    terms = ["W[f]"] + [f"W[{z} * mn + f]" for z in range(1, split_k)]
-    return " + ".join(terms)
+def _group_sum(split_k: int, load) -> List[str]:
+    """Warp g's sum of splits g, g + G, ... (in order) of its lane's elements: `load(z)` is the
+    statement that adds split z's values, for a `z` in C.  A trip past the last split, where G does
+    not divide S, is skipped by its guard."""
+    groups = reduce_groups(split_k)
+    trips = -(-split_k // groups)
+    guard = "if (z < {s}) ".format(s=split_k) if split_k % groups else ""
+    return [f"// warp g: splits g, g + {groups}, ... ({trips} at most)",
+            "#pragma unroll",
+            f"for (int j = 0; j < {trips}; ++j) {{",
+            f"    const int z = g + j * {groups};",
+            f"    {guard}{load}",
+            "}"]
 
 
 def emit_reduce(split_k: int) -> KernelSource:
     name = reduce_name(split_k)
-    geo = reduce_geometry()
+    geo = reduce_geometry(split_k)
+    groups = reduce_groups(split_k)
+    adds = " ".join(f"s.{c} += p.{c};" for c in _XYZW)
     ctx = dict(
         name=name,
         header=[f"regtile split-K reduction {name}",
-                f"C = alpha * (W[0] + ... + W[{split_k - 1}]) + beta * C, summed in split order (deterministic); "
+                f"C = alpha * (W[0] + ... + W[{split_k - 1}]) + beta * C, in a fixed order (deterministic); "
                 f"C not read when beta == 0.",
                 f"W: {split_k} partial M x N tiles, row-major, ld N (written by the split-K SGEMM kernel).",
-                f"launch: block ({REDUCE_THREADS}, 1, 1), grid {geo.describe()}; {REDUCE_VEC} consecutive elements "
-                f"a thread, float4 when N % 4 == 0 and C's rows are 16-byte aligned"],
-        threads=REDUCE_THREADS,
+                f"launch: block ({32 * groups}, 1, 1), grid {geo.describe()}: {REDUCE_ELEMENTS} consecutive "
+                f"elements a block, {REDUCE_VEC} a lane (a float4 when N % 4 == 0 and C's rows are 16-byte "
+                f"aligned); warp g of {groups} sums splits g, g + {groups}, ..., warp 0 adds the {groups} sums"],
+        threads=32 * groups,
+        groups=groups,
+        elements=REDUCE_ELEMENTS,
         entry=PDL_WAIT,  # launched right after the partial kernel (kernel.PDL_WAIT)
-        vec=REDUCE_VEC,
         params=c_params(SPLITK_REDUCE_PARAMS),
-        vector_sum=_vector_sum(split_k),
-        vector_out=", ".join(f"alpha * s.{c} + beta * o.{c}" for c in _XYZW),
-        scalar_sum=_scalar_sum(split_k),
+        vector_sum=_group_sum(split_k, "{ const float4 p = __ldcs(reinterpret_cast<const float4*>(W + z * mn + e)); "
+                                       + adds + " }"),
+        scalar_sum=_group_sum(split_k, "{ const float* const w = W + z * mn + e; "
+                                       + " ".join(f"if (e + {32 * u} < mn) s.{c} += __ldcs(w + {32 * u});"
+                                                  for u, c in enumerate(_XYZW)) + " }"),
+        xyzw=_XYZW,
     )
     text = render("splitk_reduce.cu.j2", **ctx)
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=SPLITK_REDUCE_PARAMS)

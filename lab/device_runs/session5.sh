@@ -31,7 +31,7 @@ for kind in ("gemv", "gemm"):
               + f"  err {max(c['rel_err'] for c in ck.values()):.1e} unwritten {sum(c['unwritten'] for c in ck.values())}"
               + f"  {r['kernel'][:70]}")
 PY
-( timeout 60 python3 -m lab.experiments.tiny_longk_kernels 700x35x2048:splitk-32x32-f4,splitk-32x32-f8,fused-32x32-k8 \
+( timeout 60 python3 -m lab.experiments.tiny_longk_kernels 700x35x2048:splitk-32x32-f4,splitk-32x64-f8,fused-32x32-k8 \
     65x33x4097:splitk-32x64-f4,splitk-32x32-f4,fused-32x32-k8 ) > $OUT/tiny_longk.log 2>&1
 echo "tiny_longk: rc $?"; cut -c1-200 $OUT/tiny_longk.log | grep -v Warn | tail -8
 cp $OUT/tiny_longk_kernels.json $OUT/tiny_longk_kernels_32.json 2>/dev/null

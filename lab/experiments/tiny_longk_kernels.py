@@ -18,7 +18,7 @@ import sys
 
 from . import device_kernels, program
 
-DEFAULT = ("700x35x2048:splitk-32x32-f4,splitk-32x32-f8,fused-32x32,fused-64x64",
+DEFAULT = ("700x35x2048:splitk-32x32-f4,splitk-32x64-f8,fused-32x32,fused-64x64",
            "65x33x4097:splitk-32x64-f4,fused-32x32-k8",
            "64x4096x4096:sq-64x64,wide-64x128,fused-64x128",
            "48x2048x8192:skinny-m16-k32,sq-64x64")

@@ -109,7 +109,8 @@ def test_split_kernel_shape_params_and_geometry():
     src = emit_sgemm_cuda(ZORDER.replace(split_k=4))
     assert src.params == SPLITK_PARAMS and src.reduce.params == SPLITK_REDUCE_PARAMS
     assert src.geometry.grid(8192, 128) == (1, 64, 4)
-    assert src.reduce.geometry.grid(8192, 128) == (-(-8192 * 128 // 1024), 1, 1)
+    assert src.reduce.geometry.grid(8192, 128) == (8192 * 128 // splitk.REDUCE_ELEMENTS, 1, 1)
+    assert src.reduce.geometry.block == (32 * 4, 1, 1)  # a warp a quarter of the splits
     assert src.reduce.geometry.grid(3, 5) == (1, 1, 1)
     assert src.reduce.text in src.text  # one module: the reduce kernel follows the partial kernel
     partial = src.text.split(src.reduce.text)[0].split("*/", 1)[1]
@@ -161,17 +162,21 @@ def test_split_zorder_main_loop_is_the_one_pass_loop_in_sass(split_builds):
     assert mix.get("LDL", 0) == mix.get("STL", 0) == 0
 
 
-@pytest.mark.parametrize("s", [2, 8])
+@pytest.mark.parametrize("s", [2, 3, 8, 32])
 def test_reduce_kernel_compiles_alone(s):
     red = splitk.emit_reduce(s)
-    assert red.text.count("__ldcs") == s  # W[0] .. W[s-1], each read once (vector path)
-    assert red.text.count("W[") >= s
+    groups = min(s, splitk.REDUCE_GROUPS)
+    trips = -(-s // groups)  # the partials a warp sums
+    assert red.geometry.block == (32 * groups, 1, 1)
     for arch in ("sm_80", "sm_90"):
         art = compile_source(red, arch)
         assert art.resources.spill_free and art.resources.registers <= 64
         mix = instruction_mix(function_of(art.cubin, red.name)[1].instructions)
-        # the s partials and C (read when beta != 0), one float4 each; one float4 store of C
-        assert mix.get("LDG.128", 0) == s + 1 and mix.get("STG.128", 0) == 1
+        # a thread's partials, unrolled, and C (read when beta != 0): one float4 each on the vector path,
+        # 4 floats each on the per-float path; one store of C each; the warps meet once in shared memory
+        assert mix.get("LDG.128", 0) == trips + 1 and mix.get("STG.128", 0) == 1, mix
+        assert mix.get("LDG.32", 0) == 4 * (trips + 1) and mix.get("STG.32", 0) == 4, mix
+        assert mix["BAR"] == 1 and mix.get("STS.128", 0) == 1 and mix.get("LDS.128", 0) == groups - 1, mix
 
 
 # ---- launches (no GPU: fake kernels record what would be launched) ----------------------------
@@ -206,7 +211,7 @@ def test_split_launch_runs_partials_then_reduction_on_one_workspace():
     assert grid == (2, 3, 4) and stream == 7
     assert p == {"M": m, "N": n, "K_total": k, "A": 11, "lda": k, "B": 22, "ldb": n, "W": 44}
     (rgrid, rp, rstream), = red.launched
-    assert rgrid == (-(-m * n // 1024), 1, 1) and rstream == 7
+    assert rgrid == (-(-m * n // splitk.REDUCE_ELEMENTS), 1, 1) and rstream == 7
     assert rp == {"M": m, "N": n, "alpha": 0.5, "W": 44, "beta": -1.5, "C": 33, "ldc": n}
     assert "then" in launch.describe()
     one = _FakeKernel(emit_sgemm_cuda(ZORDER))
@@ -262,7 +267,7 @@ def test_cli_inspect_shows_both_kernels(capsys):
     assert main(["inspect", "--preset", "vec4", "--split-k", "2"]) == 0
     out = capsys.readouterr().out
     assert "grid (ceil(N/128), ceil(M/128), 2)" in out
-    assert "then      regtile_splitk_reduce_2" in out and "grid (ceil(M*N/1024), 1, 1)" in out
+    assert "then      regtile_splitk_reduce_2" in out and "grid (ceil(M*N/128), 1, 1)" in out
 
 
 @pytest.mark.parametrize("args, needle", [
