@@ -11,6 +11,7 @@ median; and the same BATCH calls launched from Python back to back ("stream").  
 pdl_ab.json under $OUT (or the current folder).
 
     python3 -m lab.experiments.pdl_ab [gemm|gemv ...]
+    python3 -m lab.experiments.pdl_ab gemv:2048x6144T,300x1048576N gemm:700x35x2048   # these shapes only
 """
 import json
 import math
@@ -124,10 +125,16 @@ def run(argv):
     import torch
     from regtile.runtime import driver
     torch.backends.cuda.matmul.allow_tf32 = False
-    what = set(argv) or {"gemm", "gemv"}
+    what = {a.split(":")[0] for a in argv} or {"gemm", "gemv"}
+    chosen = {"gemv": [], "gemm": []}
+    for a in argv:  # kind:shape,shape: these shapes instead of the lists above
+        kind, _, shapes = a.partition(":")
+        for sh in filter(None, shapes.split(",")):
+            chosen[kind].append((int(sh.split("x")[0]), int(sh.split("x")[1][:-1]), sh[-1]) if kind == "gemv"
+                                else tuple(int(v) for v in sh.split("x")))
     out = {"device": driver.device().name, "batch": BATCH, "rounds": ROUNDS, "gemm": [], "gemv": []}
     path = os.path.join(os.environ.get("OUT", "."), "pdl_ab.json")
-    for kind, shapes, fn in (("gemv", GEMV, _gemv), ("gemm", GEMM, _gemm)):
+    for kind, shapes, fn in (("gemv", chosen["gemv"] or GEMV, _gemv), ("gemm", chosen["gemm"] or GEMM, _gemm)):
         if kind not in what:
             continue
         for shape in shapes:
@@ -142,7 +149,7 @@ def run(argv):
                 json.dump(out, f, indent=1)
 
 
-main = program(run, "gemm|gemv")
+main = program(run, "gemm|gemv|gemv:MxN{N,T},... |gemm:MxNxK,...")
 
 
 if __name__ == "__main__":
