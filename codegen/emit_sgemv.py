@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import replace
 from typing import List
 
-from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_WAIT, KernelSource, LaunchGeometry, c_params, pdl_trigger_if
 from .sgemv_config import SgemvConfig, SgemvTConfig
 from .templates import render
 
@@ -32,11 +32,21 @@ REDUCE_PARAMS = (
     ("beta", "float"), ("y", "float*"), ("incy", "int"),
 )
 REDUCE_THREADS = 256
-# Every GEMV kernel's first lines (kernel.PDL_WAIT): the kernel after it on the stream (its reduce,
-# the next call's kernel) may be scheduled while it runs, and it may itself be scheduled while the
-# kernel before it finishes - a launch gap less for the small GEMVs, whose time is mostly launch
-# and one DRAM round trip.  Nothing touches global memory before the wait.
-GEMV_ENTRY = PDL_TRIGGER + PDL_WAIT
+# Every GEMV kernel's first lines (kernel.PDL_WAIT): it may be scheduled while the kernel before it
+# finishes, and it lets the kernel after it (its reduce, the next call's kernel) be scheduled early -
+# a launch gap less for the small GEMVs, whose time is mostly launch and one DRAM round trip - but
+# only where that kernel cannot take the SMs this one needs: a split launch's dependent is its small
+# reduce; an unsplit large GEMV's is the next call, whose blocks, placed early, pile onto the SMs this
+# one leaves idle (a one-wave grid of fewer blocks than SMs) or hold slots its later blocks need.
+# Measured on the H100 (session 6, lab/device_runs/session6_pdl_place.sh, docs/sgemv.md), graphs of 20
+# calls, trigger at entry / at exit / PDL off: 2048x6144 T 19.56 / 18.60 / 18.77 us, 300x1M N 430.4 /
+# 415.1 / 415.3, 2560x7680 T 28.29 / 27.77 / 28.30; and the small ones the other way: 32x4096 T
+# 1.53 / 1.89 / 2.03, 768x768 T 3.29 / 3.57 / 3.73, 2048x2048 T 7.84 / 7.99 / 8.27.  The reduce
+# kernel's dependent is the next call: it triggers at exit.  Nothing touches global memory before
+# the wait.
+EARLY_TRIGGER_ELEMENTS = 1 << 22  # M * N: 2048x2048 and smaller
+GEMV_ENTRY = pdl_trigger_if(f"gridDim.y > 1 || (long long)M * N <= {EARLY_TRIGGER_ELEMENTS}") + PDL_WAIT
+REDUCE_ENTRY = PDL_WAIT
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -333,10 +343,10 @@ def reduce_source(name: str, params=REDUCE_PARAMS, out: str = "y", at: str = "(l
     """The split reduction `name`_reduce: output i (of `count`) sums its splits' partials in
     order and goes to out[at] (the GEMV's y at stride incy; the few-vector kernels' C)."""
     rname = f"{name}_reduce"
-    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=GEMV_ENTRY,
+    text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=REDUCE_ENTRY,
                   groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=_params(params), out=out, at=at)
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
-                         flat_elements=REDUCE_THREADS, programmatic=True)  # GEMV_ENTRY
+                         flat_elements=REDUCE_THREADS, programmatic=True)  # REDUCE_ENTRY
     return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=params)
 
 

@@ -73,6 +73,13 @@ PDL_TRIGGER = (_SM90, 'asm volatile("griddepcontrol.launch_dependents;");  // th
                "(it waits for this one)", "#endif")
 
 
+def pdl_trigger_if(condition: str) -> Tuple[str, ...]:
+    """PDL_TRIGGER where the C `condition` holds (uniform across the grid); elsewhere the kernel's
+    dependents are scheduled as its blocks exit, as without the line."""
+    return (_SM90, f'if ({condition}) asm volatile("griddepcontrol.launch_dependents;");  // else: at exit',
+            "#endif")
+
+
 def c_params(params: Tuple[Tuple[str, str], ...]) -> str:
     """A kernel's CUDA C parameter list from its (name, C type) pairs: pointers __restrict__ (no
     two operands alias), as every CUDA C template declares them."""
