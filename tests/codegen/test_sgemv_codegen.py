@@ -483,3 +483,25 @@ def test_few_long_rows_split_into_one_step_each():
     assert choose_gemv(7, 50001, "N")[0].warps_per_row == 4  # ragged rows: the scalar path, as before
     assert choose_gemv(2, 1 << 20, "N")[1] == 256  # longer rows: as before
 
+
+
+def test_pdl_trigger_placement():
+    """Where each GEMV-path kernel lets its dependent be scheduled (emit_sgemv.GEMV_ENTRY, measured):
+    a GEMV at entry only for a split launch or a small matrix, its reduce at exit (no trigger line),
+    the few-vector stage and main kernels at entry; every one waits before touching memory."""
+    from regtile.codegen import emit_fewvec, emit_sgemv
+    from regtile.codegen.fewvec_config import FewVecNConfig
+    from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
+    cond = f"if (gridDim.y > 1 || (long long)M * N <= {emit_sgemv.EARLY_TRIGGER_ELEMENTS}) asm volatile(\"griddepcontrol.launch_dependents;\");"
+    for src in (emit_sgemv.emit_sgemv_cuda(SgemvConfig()), emit_sgemv.emit_sgemv_cuda(SgemvTConfig(32, 8, 4, 4))):
+        main, red = src.text.split(src.reduce.text)[0].split("*/", 1)[1], src.reduce.text  # after the header
+        assert main.count(cond) == 1 and main.count("launch_dependents") == 1, src.name
+        assert main.index(cond) < main.index("griddepcontrol.wait") < main.index("alpha")
+        assert "launch_dependents" not in red and red.count("griddepcontrol.wait") == 1
+    few = emit_fewvec.emit_fewvec_cuda(FewVecNConfig())
+    for role, k in few.kernels():
+        own = k.text if role != "main" else few.text.split(few.reduce.text)[0]
+        if role == "reduce":
+            assert "launch_dependents" not in own
+        else:
+            assert own.count("griddepcontrol.launch_dependents;\");  // the next kernel may be scheduled") >= 1, role
