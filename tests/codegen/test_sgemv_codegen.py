@@ -494,7 +494,7 @@ def test_pdl_trigger_placement():
     from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
     cond = f"if (gridDim.y > 1 || (long long)M * N <= {emit_sgemv.EARLY_TRIGGER_ELEMENTS}) asm volatile(\"griddepcontrol.launch_dependents;\");"
     for src in (emit_sgemv.emit_sgemv_cuda(SgemvConfig()), emit_sgemv.emit_sgemv_cuda(SgemvTConfig(32, 8, 4, 4))):
-        main, red = src.text.split(src.reduce.text)[0].split("*/", 1)[1], src.reduce.text  # after the header
+        main, red = src.text.split(src.reduce.text)[0].split("*/", 1)[1].split("{", 1)[1], src.reduce.text  # the body
         assert main.count(cond) == 1 and main.count("launch_dependents") == 1, src.name
         assert main.index(cond) < main.index("griddepcontrol.wait") < main.index("alpha")
         assert "launch_dependents" not in red and red.count("griddepcontrol.wait") == 1
