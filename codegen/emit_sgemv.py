@@ -33,19 +33,22 @@ REDUCE_PARAMS = (
 )
 REDUCE_THREADS = 256
 # Every GEMV kernel's first lines (kernel.PDL_WAIT): it may be scheduled while the kernel before it
-# finishes, and it lets the kernel after it (its reduce, the next call's kernel) be scheduled early -
-# a launch gap less for the small GEMVs, whose time is mostly launch and one DRAM round trip - but
-# only where that kernel cannot take the SMs this one needs: a split launch's dependent is its small
-# reduce; an unsplit large GEMV's is the next call, whose blocks, placed early, pile onto the SMs this
-# one leaves idle (a one-wave grid of fewer blocks than SMs) or hold slots its later blocks need.
-# Measured on the H100 (session 6, lab/device_runs/session6_pdl_place.sh, docs/sgemv.md), graphs of 20
-# calls, trigger at entry / at exit / PDL off: 2048x6144 T 19.56 / 18.60 / 18.77 us, 300x1M N 430.4 /
-# 415.1 / 415.3, 2560x7680 T 28.29 / 27.77 / 28.30; and the small ones the other way: 32x4096 T
-# 1.53 / 1.89 / 2.03, 768x768 T 3.29 / 3.57 / 3.73, 2048x2048 T 7.84 / 7.99 / 8.27.  The reduce
-# kernel's dependent is the next call: it triggers at exit.  Nothing touches global memory before
-# the wait.
-EARLY_TRIGGER_ELEMENTS = 1 << 22  # M * N: 2048x2048 and smaller
-GEMV_ENTRY = pdl_trigger_if(f"gridDim.y > 1 || (long long)M * N <= {EARLY_TRIGGER_ELEMENTS}") + PDL_WAIT
+# finishes, and where the gain can matter it lets the kernel after it (its reduce, the next call's
+# kernel) be scheduled early: a launch gap less (about 0.5-1 us) for the short GEMVs, whose time is
+# mostly launch and one DRAM round trip.  Elsewhere it triggers at exit: an early trigger let the
+# next call's blocks pile onto the SMs a one-wave grid leaves idle, and on the longest split launch
+# (300x1M N, 1200 blocks) cost 3.6%, more than any launch gap.  Measured on the H100 (session 6,
+# lab/device_runs/session6_pdl_place.sh and session6_final.sh, docs/sgemv.md), graphs of 20 calls,
+# trigger at entry / at exit / PDL off: 2048x6144 T 19.56 / 18.60 / 18.77 us, 300x1M N 430.4 / 415.1 /
+# 415.3, 2560x7680 T 28.29 / 27.77 / 28.30; the short ones the other way: 32x4096 T 1.53 / 1.89 /
+# 2.03, 768x768 T 3.29 / 3.57 / 3.73, 2048x2048 T 7.84 / 7.99 / 8.27; split launches up to 2^26
+# elements gain at entry (1Mx16 T 26.06 / 26.43 / 26.97, 16384x4096 T 88.39 at entry, 89.27 off).
+# The reduce's dependent is the next call: it triggers at exit.  Nothing touches global memory
+# before the wait.
+EARLY_TRIGGER_ELEMENTS = 1 << 22  # M * N, one launch: 2048x2048 and smaller
+EARLY_TRIGGER_SPLIT_ELEMENTS = 1 << 26  # M * N, a split launch (gridDim.y > 1): 16384x4096 and smaller
+GEMV_ENTRY = pdl_trigger_if(f"(long long)M * N <= (gridDim.y > 1 ? {EARLY_TRIGGER_SPLIT_ELEMENTS}LL : "
+                            f"{EARLY_TRIGGER_ELEMENTS}LL)") + PDL_WAIT
 REDUCE_ENTRY = PDL_WAIT
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //

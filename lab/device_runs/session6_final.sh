@@ -4,10 +4,10 @@
 # and off with the committed rule), then both library sweeps and the call overhead.
 . lab/device_runs/prelude.sh /tmp/rtc_s6f
 export REGTILE_TEST_CACHE_DIR=/tmp/rtc_s6f
-( time timeout 200 python3 -m pytest -m gpu -q -p no:cacheprovider -n 12 tests/gpu/test_sgemv_gpu.py tests/gpu/test_sgemv_t_forms_gpu.py \
+[ "${TESTS:-1}" = 1 ] && ( time timeout 200 python3 -m pytest -m gpu -q -p no:cacheprovider -n 12 tests/gpu/test_sgemv_gpu.py tests/gpu/test_sgemv_t_forms_gpu.py \
     tests/gpu/test_fewvec_gpu.py tests/gpu/test_pdl_gpu.py tests/gpu/test_splitk_gpu.py ) > $OUT/pytest_gpu_gemv.log 2>&1
 echo "gpu tests: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu_gemv.log | head; tail -1 $OUT/pytest_gpu_gemv.log
-timeout 150 python3 -m lab.experiments.pdl_ab gemv:2048x6144T,2560x7680T,4096x4096T,2048x2048T,768x768T,32x4096T,300x1048576N,1048576x16T,16384x16T,7x50000N,16384x4096T,1048576x128T > $OUT/pdl_rule.log 2>&1
+timeout 150 python3 -m lab.experiments.pdl_ab gemv:${PDL_SHAPES:-2048x6144T,2560x7680T,4096x4096T,2048x2048T,768x768T,32x4096T,300x1048576N,1048576x16T,16384x16T,7x50000N,16384x4096T,1048576x128T} > $OUT/pdl_rule.log 2>&1
 echo "pdl_ab: rc $?"; python3 - <<'PY'
 import json, os
 d = json.load(open(os.path.join(os.environ["OUT"], "pdl_ab.json")))

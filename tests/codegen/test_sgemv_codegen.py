@@ -487,12 +487,13 @@ def test_few_long_rows_split_into_one_step_each():
 
 def test_pdl_trigger_placement():
     """Where each GEMV-path kernel lets its dependent be scheduled (emit_sgemv.GEMV_ENTRY, measured):
-    a GEMV at entry only for a split launch or a small matrix, its reduce at exit (no trigger line),
+    a GEMV at entry only for a small matrix (a split launch's up to 2^26 elements), its reduce at exit (no trigger line),
     the few-vector stage and main kernels at entry; every one waits before touching memory."""
     from regtile.codegen import emit_fewvec, emit_sgemv
     from regtile.codegen.fewvec_config import FewVecNConfig
     from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
-    cond = f"if (gridDim.y > 1 || (long long)M * N <= {emit_sgemv.EARLY_TRIGGER_ELEMENTS}) asm volatile(\"griddepcontrol.launch_dependents;\");"
+    cond = (f"if ((long long)M * N <= (gridDim.y > 1 ? {1 << 26}LL : {1 << 22}LL)) "
+            'asm volatile("griddepcontrol.launch_dependents;");')
     for src in (emit_sgemv.emit_sgemv_cuda(SgemvConfig()), emit_sgemv.emit_sgemv_cuda(SgemvTConfig(32, 8, 4, 4))):
         main, red = src.text.split(src.reduce.text)[0].split("*/", 1)[1].split("{", 1)[1], src.reduce.text  # the body
         assert main.count(cond) == 1 and main.count("launch_dependents") == 1, src.name
