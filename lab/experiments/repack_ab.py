@@ -1,0 +1,66 @@
+"""Unaligned rows: the library's plan as committed against repacking the unaligned operand(s) into
+16-byte aligned rows first (session 6 prototype: torch's strided copy as the repack, then the plan the
+library builds for the aligned leading dimensions), and cuBLAS, interleaved kernel against kernel on
+tools/shape_sweep's ShapeBench (every variant checked against float64 first, C NaN-poisoned).  The
+"repack alone" line times the copies by themselves.  Writes repack_ab.json under $OUT.
+
+    python3 -m lab.experiments.repack_ab [MxNxK ...]
+"""
+import json
+import os
+import statistics
+
+from . import program
+
+DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "1023x1025x1023", "1009x1013x1019",
+           "2049x2047x1025", "513x129x16383", "255x257x65537", "127x511x257", "3x5x7"]
+
+
+def run(argv):
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
+    torch = _setup_torch()
+    rows = []
+    for spec in argv or DEFAULT:
+        m, n, k = (int(v) for v in spec.split("x"))
+        bench = ShapeBench(torch, m, n, k)
+        lda, ldb = -(-k // 4) * 4, -(-n // 4) * 4
+        plan = GemmPlan(m, n, k, False, False, k, n, n)
+        aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
+        ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
+        bp = [torch.zeros(k, ldb, device="cuda") for _ in range(bench.sets)] if ldb != n else None
+        a, b, c = bench.a, bench.b, bench.c
+
+        def repack(i):
+            if ap is not None:
+                ap[i][:, :k].copy_(a[i])
+            if bp is not None:
+                bp[i][:, :n].copy_(b[i])
+
+        def repacked(i):
+            repack(i)
+            aligned.launch((ap[i] if ap is not None else a[i]).data_ptr(), (bp[i] if bp is not None else b[i]).data_ptr(),
+                           c[i].data_ptr(), 1.0, 0.0, 0)
+
+        fns = {"cublas": bench.cublas(), "library": bench.library(plan), "repacked": repacked, "repack alone": repack}
+        row = {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": aligned.describe(), "check": {}, "us": {}}
+        for name in ("library", "repacked"):
+            ok, err, unwritten = bench.check(fns[name])
+            row["check"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+        times = time_interleaved(torch, fns, bench.sets, 5)
+        row["us"] = {name: round(statistics.median(t), 2) for name, t in times.items()}
+        cb = row["us"]["cublas"]
+        print(f"{spec}: cuBLAS {cb:.1f}  library {row['us']['library']:.1f} (x{cb / row['us']['library']:.3f})  "
+              f"repacked {row['us']['repacked']:.1f} (x{cb / row['us']['repacked']:.3f}; copies {row['us']['repack alone']:.1f})"
+              f"  ok {row['check']['library']['ok']}/{row['check']['repacked']['ok']}  {aligned.describe()[:60]}", flush=True)
+        rows.append(row)
+        bench.close()
+    with open(os.path.join(os.environ.get("OUT", "."), "repack_ab.json"), "w") as f:
+        json.dump({"rows": rows}, f, indent=1)
+
+
+main = program(run, "[MxNxK ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
