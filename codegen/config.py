@@ -38,6 +38,7 @@ from ..errors import ConfigError  # noqa: F401  (defined with every regtile erro
 from .config_base import ConfigDict, check_bools, check_fields  # noqa: F401  (check_fields: re-exported)
 from .tile_config import FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, TileConfig  # noqa: F401  (re-exported)
 
+SPLIT_K_MIN_ACCUMULATORS = 8  # tm * tn of a split-K kernel (SgemmConfig._check_across)
 # split_k upper bound: each split writes, and the reduce kernel reads, an M x N fp32
 # partial, so workspace traffic grows with split_k while the gain stops once the
 # blocks fill the SMs (132 on the H100; 32 splits of 5 blocks already do).
@@ -187,6 +188,14 @@ class SgemmConfig:
             raise ConfigError(f"split_k={d.split_k}: a split-K kernel without the double-buffered loop (stages="
                               f"{t.stages}) needs ffma_order='zigzag' (got {t.ffma_order!r}); ptxas spills its "
                               f"K-range state otherwise")
+        if d.split_k > 1 and t.tm * t.tn < SPLIT_K_MIN_ACCUMULATORS:
+            # sampled (session 6, 106 accepted configs of 16-64 x 16-64 tiles, 1x1 to 4x2 thread tiles):
+            # 4 spilled 4-12 bytes at 31-64 registers (a predicate register through local memory in the
+            # K-range prologue; tests/codegen/test_properties.py found the first); none of the 14 with 8+
+            raise ConfigError(f"split_k={d.split_k}: a split-K kernel needs a thread tile of at least "
+                              f"{SPLIT_K_MIN_ACCUMULATORS} accumulators (tm * tn = {t.tm} * {t.tn} = {t.tm * t.tn}); "
+                              f"ptxas spills the K-range state of smaller ones, which are too small to pay for "
+                              f"the split anyway: raise tm or tn, or use split_k=1")
         if t.batched and d.splits:
             raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
                               "the batch index, and the split-K / stream-K work lists and the edge parts are per "

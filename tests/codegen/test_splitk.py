@@ -7,7 +7,7 @@ import pytest
 from tiers import tiered
 
 from regtile.codegen import splitk
-from regtile.codegen.config import MAX_SPLIT_K, ConfigError, SgemmConfig
+from regtile.codegen.config import MAX_SPLIT_K, SPLIT_K_MIN_ACCUMULATORS, ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.emit_cuda import emit_sgemm_cuda, kernel_name
 from regtile.codegen.kernel import SGEMM_PARAMS, SPLITK_PARAMS, SPLITK_REDUCE_PARAMS
@@ -145,8 +145,22 @@ def split_builds():
     return _SplitBuilds()
 
 
-@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in preset_names() for a in ("sm_80", "sm_90")],
-                                              fast={("naive", "sm_80"), ("zorder", "sm_90")}))
+def _splittable(name: str) -> bool:
+    c = get_preset(name).config
+    return c.tm * c.tn >= SPLIT_K_MIN_ACCUMULATORS
+
+
+def test_split_k_refuses_the_one_accumulator_presets():
+    """naive and smem (one accumulator a thread): the split's K-range state spilled on such tiles."""
+    for name in (n for n in preset_names() if not _splittable(n)):
+        with pytest.raises(ConfigError, match=f"at least {SPLIT_K_MIN_ACCUMULATORS} accumulators"):
+            get_preset(name).config.replace(split_k=2)
+    assert [n for n in preset_names() if not _splittable(n)] == ["naive", "smem"]
+
+
+@pytest.mark.parametrize("name, arch", tiered([(n, a) for n in preset_names() if _splittable(n)
+                                               for a in ("sm_80", "sm_90")],
+                                              fast={("tile1d", "sm_80"), ("zorder", "sm_90")}))
 def test_split_presets_compile_without_spills(split_builds, name, arch):
     src, art = split_builds[name, arch]
     for kname in (src.name, src.reduce.name):  # both kernels of the module
