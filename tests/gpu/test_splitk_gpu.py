@@ -21,7 +21,9 @@ CONFIGS = {
     "zorder-256x128": get_preset("zorder-256x128").config,
     "vec4": get_preset("vec4").config,  # one shared stage
     "tile1d": get_preset("tile1d").config,  # scalar loads and stores
-    "naive": get_preset("naive").config,  # no shared memory: global loads by k
+    # no shared memory (global loads by k); the naive preset's 1x1 thread tile cannot split
+    # (config.SPLIT_K_MIN_ACCUMULATORS), so its loop with a 4x2 tile
+    "naive-4x2": get_preset("naive").config.replace(tm=4, tn=2, warps=None),
     # bk=16 with min_blocks=2 spills at its 128-register cap (refused since issue 8): one block an SM
     "bk16": ZORDER.replace(bk=16, min_blocks=1),
 }
