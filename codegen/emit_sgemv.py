@@ -50,6 +50,12 @@ EARLY_TRIGGER_SPLIT_ELEMENTS = 1 << 26  # M * N, a split launch (gridDim.y > 1):
 GEMV_ENTRY = pdl_trigger_if(f"(long long)M * N <= (gridDim.y > 1 ? {EARLY_TRIGGER_SPLIT_ELEMENTS}LL : "
                             f"{EARLY_TRIGGER_ELEMENTS}LL)") + PDL_WAIT
 REDUCE_ENTRY = PDL_WAIT
+
+
+def _entry(cfg) -> tuple:
+    """A GEMV kernel's first lines: GEMV_ENTRY, none for a cluster kernel (launched plainly: the
+    lines would do nothing, and the trigger's condition cost the cluster kernel a register)."""
+    return () if getattr(cfg, "cluster", 0) else GEMV_ENTRY
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -382,7 +388,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
-        name=name, entry=GEMV_ENTRY,
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
         params=_params(),
@@ -457,7 +463,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
-        name=name, entry=GEMV_ENTRY,
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV-T kernel {name}", COLUMNS_COMPUTE, cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"
                       + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")),
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
@@ -504,7 +510,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
     text = render(
         "sgemv_staged.cu.j2",
-        name=name, entry=GEMV_ENTRY,
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
                       f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
@@ -523,7 +529,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
-        name=name, entry=GEMV_ENTRY,
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,

@@ -59,6 +59,7 @@ def main(argv=None) -> int:
 
 
 def run(args) -> int:
+    from ..codegen.config import ConfigError
     from ..codegen.presets import all_preset_names, get_preset
     from ..codegen.sgemv_config import SgemvConfig, config_for_shape
     from ..runtime import bench, driver
@@ -114,7 +115,11 @@ def run(args) -> int:
         if args.sass_pass:
             cfg = cfg.replace(sass_pass=True)
         if args.split_k > 1:
-            cfg = cfg.replace(split_k=args.split_k)
+            try:
+                cfg = cfg.replace(split_k=args.split_k)
+            except ConfigError as e:  # a preset that cannot split (the naive 1x1 thread tile): say so, go on
+                print(f"{name}: skipped, {e}", flush=True)
+                continue
         kernel = load(name, cfg, args.backend)
         if kernel is not None:
             run_sgemm(name, kernel, sgemm_sizes)

@@ -56,13 +56,14 @@ def test_cuda_run_covers_every_preset_at_small_and_aligned_edge_sizes(launched):
 
 
 @pytest.mark.slow
-def test_ptx_and_split_k_runs(launched):
+def test_ptx_and_split_k_runs(launched, capsys):
     assert sanitize.main(["--backend", "ptx", "--auto", "--sizes", "edge"]) == 0
     langs = {lang for _, lang, _, _ in launched}
     assert langs == {"ptx"}
     labels = {label for label, *_ in launched}
     assert labels == (set(preset_names()) - {"tile2d"}) | {"sgemm-default"}
     launched.clear()
-    assert sanitize.main(["--split-k", "3", "--sizes", "small", "--presets", "zorder,naive,sgemv-n16"]) == 0
-    assert {label for label, *_ in launched} == {"zorder", "naive"}  # SGEMV has no split-K
+    assert sanitize.main(["--split-k", "3", "--sizes", "small", "--presets", "zorder,naive,tile1d,sgemv-n16"]) == 0
+    assert {label for label, *_ in launched} == {"zorder", "tile1d"}  # SGEMV has no split-K
+    assert "naive: skipped, split_k=3: a split-K kernel needs a thread tile of at least 8" in capsys.readouterr().out
     assert all(split for _, _, split, _ in launched)  # each launch is a partial kernel plus its reduction
