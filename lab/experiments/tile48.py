@@ -19,7 +19,6 @@ VARIANTS = {  # changes to skinny-m32-256 (tm 4: vec-4 fragments; split_tile off
 
 
 def run(argv):
-    from regtile.codegen.heuristic import member_config
     from regtile.codegen.presets import get_member
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_config
