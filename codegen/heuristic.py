@@ -106,6 +106,10 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
             if fused and _fused_candidate(c, m, n, k, sm_count):
                 out.append(name)
             continue
+        if name == "skinny-m48":  # its 48 rows: for m of 33-48 only (presets.py)
+            if 32 < m <= 48 and n >= 128:
+                out.append(name)
+            continue
         if name.startswith("skinny-m") or name.startswith("splitk-32x128"):
             if m <= 64 and n >= 128:
                 out.append(name)

@@ -194,6 +194,11 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  "256x32x16 8x8 + stream-K over K (skinny n)"),
     FamilyMember("skinny-m32-256", _z(bm=32, bn=256, bk=16, warps=(2, 2), stream_k=True), "ptx",
                  "32x256x16 8x8 + stream-K over K (skinny m)"),
+    # m of 33-48 (session 6, lab/experiments/tile48.py on the H100): a 48-row tile streams B once where
+    # 16-row tiles read it three times and 64-row ones pad a quarter: 48x2048x8192 61.8 us against
+    # skinny-m16-k32's 65.3 (cuBLAS 57.1), 48x4096x4096 56.3 against 62.2 (cuBLAS 58.1)
+    FamilyMember("skinny-m48", _z(bm=48, bn=64, bk=24, tm=4, tn=8, split_tile=False, stream_k=True), "ptx",
+                 "48x64x24 4x8 + stream-K over K (skinny m of 33-48)"),
     FamilyMember("splitk-64x64-f4", _z(bm=64, bn=64, bk=16), "cuda",
                  "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM", fill=4),
     FamilyMember("splitk-32x128-f4", _z(bm=32, bk=16, tn=4, warps=(1, 4)), "cuda",

@@ -25,7 +25,7 @@ def test_member_is_right_on_ragged_shapes(name, m, n, k):
     check_config(cfg, m, n, k, backend=backend, what=f"{name} (split_k={cfg.split_k})")
 
 
-@pytest.mark.parametrize("name", ["wide-128x256", "skinny-m16", "skinny-n32", "splitk-32x128", "plain-32x32", "fused-128x32",
+@pytest.mark.parametrize("name", ["wide-128x256", "skinny-m16", "skinny-m48", "skinny-n32", "splitk-32x128", "plain-32x32", "fused-128x32",
                                   "sq-128x128-edges"])
 def test_member_alpha_beta(name):
     cfg, backend = member_config(name, 129, 257, 1031, 132)
@@ -33,6 +33,6 @@ def test_member_alpha_beta(name):
 
 
 @pytest.mark.parametrize("m, n, k", [(16, 2048, 2048), (2048, 16, 2048), (700, 35, 2048), (1000, 1000, 1000),
-                                     (127, 511, 257), (2049, 2047, 1025), (5, 7, 100003)])
+                                     (127, 511, 257), (2049, 2047, 1025), (5, 7, 100003), (48, 2048, 8192)])
 def test_sgemm_with_the_heuristics_choice(m, n, k):
     check_host_sgemm(m, k, n, 1.0, 0.5)
