@@ -9,8 +9,9 @@ one stream:
    row-major, ld N) - never alpha, beta or C.  Every split writes its whole partial,
    zeros when its range is empty (K < S*BK), so the reduction reads no stale data;
 2. the reduce kernel: C = alpha * (W[0] + W[1] + ... + W[S-1]) + beta * C, summed in
-   that order for every element (deterministic: the same bits on every run), C not
-   read when beta == 0 (BLAS semantics, as the one-pass epilogue).
+   one fixed order for every element (G warps each sum every G-th partial, then the G
+   sums in warp order: the same bits on every run; below), C not read when beta == 0
+   (BLAS semantics, as the one-pass epilogue).
 
 K ranges (`k_begin`): the T = ceil(K/BK) k-tiles are dealt out as evenly as possible,
 q, r = divmod(T, S), split z taking tiles [z*q + min(z, r), (z+1)*q + min(z+1, r)):
