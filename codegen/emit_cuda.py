@@ -14,14 +14,13 @@ from . import mapping as mp
 from . import program as pg
 from .config import SgemmConfig
 from .expr import Sym, _wrap, c_expr
-from .kernel import KernelSource, c_params
+from .kernel import XYZW, KernelSource, c_params
 from .plan import GlobalCopy, SmemAccess, ThreadVars, make_plan, require_sgemm_config
 from .program import geometry, kernel_name  # noqa: F401  (the kernel's symbol and launch, for callers)
 from . import splitk
 from .templates import render
 
 TV = ThreadVars.symbolic()
-_XYZW = "xyzw"
 
 
 # ---- statements -------------------------------------------------------------------
@@ -98,7 +97,7 @@ def _load_global(prog: pg.KernelProgram, copy: GlobalCopy, r: int, tile_guard: b
     else:
         # Interior tiles (a block-uniform test, made once per k-tile) take the
         # unchecked float4 load; edge tiles check each vector, then each float.
-        unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(copy.regs))
+        unpack = " ".join(f"{reg} = v.{XYZW[e]};" for e, reg in enumerate(copy.regs))
         lines += [f"    if ({copy.operand.lower()}_tile_full || ({ok} && {gr} < {rlim} && {gc} + {w - 1} < {clim})) {{",
                   f"        const float4 v = __ldg(reinterpret_cast<const float4*>(src)); {unpack}",
                   "    } else {"]
@@ -135,7 +134,7 @@ def _load_shared(access: SmemAccess, ref: pg.SmemRef, bases) -> str:
     at = _relative(ref, bases)
     if access.width == 1:
         return f"{access.regs[0]} = {at};"
-    unpack = " ".join(f"{reg} = v.{_XYZW[e]};" for e, reg in enumerate(access.regs))
+    unpack = " ".join(f"{reg} = v.{XYZW[e]};" for e, reg in enumerate(access.regs))
     return f"{{ const float4 v = *reinterpret_cast<const float4*>(&{at}); {unpack} }}"
 
 
@@ -263,7 +262,7 @@ class _Renderer:
                     lines.append(f"        float4* dst = reinterpret_cast<float4*>(crow + {col});")
                     lines.append("        float4 o = make_float4(0.f, 0.f, 0.f, 0.f);")
                     lines.append("        if (beta != 0.f) o = *dst;")
-                    comps = ", ".join(f"alpha * {a} + beta * o.{_XYZW[k]}" for k, a in enumerate(g.accs))
+                    comps = ", ".join(f"alpha * {a} + beta * o.{XYZW[k]}" for k, a in enumerate(g.accs))
                     lines.append(f"        *dst = make_float4({comps});")
                 lines.append("    } else {")
                 lines += ["        " + x for x in scalar]

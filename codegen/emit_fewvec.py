@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List
 
-from .emit_sgemv import XYZW, header, name_digest, reduce_source, split_store
+from .emit_sgemv import header, name_digest, reduce_source, split_store
 from .fewvec_config import FewVecNConfig, FewVecTConfig
-from .kernel import PDL_TRIGGER, PDL_WAIT, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
@@ -252,7 +252,7 @@ def _stage_source(cfg, name: str) -> KernelSource:
 
 
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
-    """stage, main, reduce: launched in that order, each programmatic (emit_sgemv.GEMV_ENTRY)."""
+    """stage, main, reduce: launched in that order, each programmatic (FEWVEC_ENTRY, REDUCE_ENTRY)."""
     geo = replace(geo, programmatic=True)
     stage = _stage_source(cfg, name)
     reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")

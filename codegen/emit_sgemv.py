@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import replace
 from typing import List
 
-from .kernel import PDL_WAIT, KernelSource, LaunchGeometry, c_params, pdl_trigger_if
+from .kernel import PDL_WAIT, XYZW, KernelSource, LaunchGeometry, c_params, pdl_trigger_if
 from .sgemv_config import SgemvConfig, SgemvTConfig
 from .templates import render
 
@@ -52,10 +52,11 @@ GEMV_ENTRY = pdl_trigger_if(f"(long long)M * N <= (gridDim.y > 1 ? {EARLY_TRIGGE
 REDUCE_ENTRY = PDL_WAIT
 
 
-def _entry(cfg) -> tuple:
-    """A GEMV kernel's first lines: GEMV_ENTRY, none for a cluster kernel (launched plainly: the
-    lines would do nothing, and the trigger's condition cost the cluster kernel a register)."""
-    return () if getattr(cfg, "cluster", 0) else GEMV_ENTRY
+def _entry(cluster: int) -> tuple:
+    """A GEMV kernel's first lines: GEMV_ENTRY, none for a cluster kernel, which is launched plainly
+    (the lines would do nothing, and the trigger's condition cost it a register).  A kernel with
+    them is launched programmatic (_module)."""
+    return () if cluster else GEMV_ENTRY
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -68,9 +69,6 @@ REDUCE_COLS = 32
 
 def reduce_outputs_per_block(splits: int) -> int:
     return REDUCE_THREADS // 32 if splits >= REDUCE_WARP_SPLITS else REDUCE_COLS
-
-XYZW = "xyzw"  # a float4's components, in order (here and in emit_fewvec)
-
 
 def blas_store(out: str, s: str, i: str) -> str:
     """The value stored to out[i]: alpha * s + beta * out[i]; beta == 0 ignores out (BLAS: it
@@ -366,7 +364,7 @@ def _params(params=SGEMV_PARAMS) -> str:
 def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:
     """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
     reduce = reduce_source(name)
-    geo = replace(geo, programmatic=not geo.cluster)  # GEMV_ENTRY; a cluster launch stays a plain one
+    geo = replace(geo, programmatic=bool(_entry(geo.cluster)))  # the kernel begins with GEMV_ENTRY
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=SGEMV_PARAMS, reduce=reduce)
 
@@ -388,7 +386,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
-        name=name, entry=_entry(cfg),
+        name=name, entry=_entry(cfg.cluster),
         header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
         params=_params(),
@@ -463,7 +461,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
-        name=name, entry=_entry(cfg),
+        name=name, entry=_entry(cfg.cluster),
         header=header(f"SGEMV-T kernel {name}", COLUMNS_COMPUTE, cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"
                       + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")),
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
@@ -510,7 +508,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
     text = render(
         "sgemv_staged.cu.j2",
-        name=name, entry=_entry(cfg),
+        name=name, entry=_entry(cfg.cluster),
         header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
                       f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
@@ -529,7 +527,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
-        name=name, entry=_entry(cfg),
+        name=name, entry=_entry(cfg.cluster),
         header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,

@@ -57,13 +57,17 @@ SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
 
 
 
+XYZW = "xyzw"  # a float4's components, in order (every CUDA C emitter)
+
+
 # Programmatic dependent launch (sm_90, "PDL").  A kernel that runs right after another on the
 # same stream and reads what that one wrote (a split's reduce after its partials; a few-vector
 # GEMV after its staging) has `programmatic` in its geometry and begins with PDL_WAIT; the
 # runtime launches it with the programmatic-stream-serialization attribute (runtime/driver.py).
 # Its blocks are then scheduled once every block of the kernel before has passed PDL_TRIGGER
-# (the first lines of those kernels), and PDL_WAIT holds them until that kernel has finished
-# and its writes are visible: the launch gap between the two leaves the critical path.  Nothing
+# (where that kernel places it, or as its blocks exit: pdl_trigger_if, emit_sgemv.GEMV_ENTRY),
+# and PDL_WAIT holds them until that kernel has finished and its writes are visible: the launch
+# gap between the two leaves the critical path.  Nothing
 # may touch global memory before PDL_WAIT.  Without the attribute, and below sm_90, where both
 # lines compile to nothing, the launches are plain stream-ordered ones.
 _SM90 = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900"

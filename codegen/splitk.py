@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .expr import IntLike, Sym, c_expr
-from .kernel import PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_PARAMS, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_PARAMS, XYZW, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The reduce kernel: a block sums REDUCE_ELEMENTS consecutive elements of C (row-major M x N)
@@ -38,10 +38,9 @@ from .templates import render
 # walking all S partials left 65x33 at 32 splits to 3 blocks of 128 dependent-free but
 # serialised loads a thread: 5.8 us on the H100, 16.5 us at 64 splits, where cuBLAS's reduce
 # took 3.7 us; lab/experiments/tiny_longk_kernels.)
-REDUCE_ELEMENTS = 128
+REDUCE_VEC = len(XYZW)  # elements a lane: one float4, or 4 floats 32 apart
+REDUCE_ELEMENTS = 32 * REDUCE_VEC
 REDUCE_GROUPS = 8
-REDUCE_VEC = 4  # elements a lane
-_XYZW = "xyzw"
 
 
 # ---- K ranges ---------------------------------------------------------------------
@@ -138,7 +137,7 @@ def emit_reduce(split_k: int) -> KernelSource:
     name = reduce_name(split_k)
     geo = reduce_geometry(split_k)
     groups = reduce_groups(split_k)
-    adds = " ".join(f"s.{c} += p.{c};" for c in _XYZW)
+    adds = " ".join(f"s.{c} += p.{c};" for c in XYZW)
     ctx = dict(
         name=name,
         header=[f"regtile split-K reduction {name}",
@@ -157,8 +156,8 @@ def emit_reduce(split_k: int) -> KernelSource:
                                        + adds + " }"),
         scalar_sum=_group_sum(split_k, "{ const float* const w = W + z * mn + e; "
                                        + " ".join(f"if (e + {32 * u} < mn) s.{c} += __ldcs(w + {32 * u});"
-                                                  for u, c in enumerate(_XYZW)) + " }"),
-        xyzw=_XYZW,
+                                                  for u, c in enumerate(XYZW)) + " }"),
+        xyzw=XYZW,
     )
     text = render("splitk_reduce.cu.j2", **ctx)
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=SPLITK_REDUCE_PARAMS)

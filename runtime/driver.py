@@ -268,6 +268,10 @@ class LoadedKernel:
                         for role, src in getattr(self.source, "entries", ())}
         self.reduce, self.ranges, self.edge = (self.entries.get(role) for role in ("reduce", "ranges", "edge"))
         self._blocks_per_sm: Optional[int] = None
+        # launch(): the programmatic launch configs by (grid, PROGRAMMATIC), built once; hStream is
+        # set per call under the lock (a config is shared by the threads launching this kernel)
+        self._programmatic: Dict[tuple, Optional["_LaunchConfig"]] = {}
+        self._programmatic_lock = threading.Lock()
 
     @property
     def blocks_per_sm(self) -> int:
@@ -302,10 +306,14 @@ class LoadedKernel:
     def launch(self, grid: Tuple[int, int, int], args: Sequence, stream: int = 0, packed=None) -> None:
         cu = _cu()
         params, storage = packed if packed is not None else self.pack(args)
-        ex = programmatic_config(self, grid)
+        key = (tuple(grid), PROGRAMMATIC)
+        ex = self._programmatic.get(key, False)
+        if ex is False:
+            ex = self._programmatic.setdefault(key, programmatic_config(self, grid))
         if ex is not None:
-            ex.hStream = int(stream)
-            err = _launch_ex(ctypes.addressof(ex), int(self.function), params.ctypes.data, None)
+            with self._programmatic_lock:
+                ex.hStream = int(stream)
+                err = _launch_ex_fn(ctypes.addressof(ex), int(self.function), params.ctypes.data, None)
             if err:
                 raise LaunchError(f"cuLaunchKernelEx (programmatic) of {self.describe_launch(grid)} failed: "
                                   f"{_name(cu.CUresult(err))}")
@@ -387,10 +395,6 @@ class _LaunchConfig(ctypes.Structure):  # CUlaunchConfig (cuda.h)
 
 
 _launch_ex_fn = None  # libcuda's cuLaunchKernelEx through ctypes; False where it cannot be had
-
-
-def _launch_ex(config_addr: int, func: int, params, extra) -> int:
-    return _launch_ex_fn(config_addr, func, params, extra)
 
 
 def _have_launch_ex() -> bool:

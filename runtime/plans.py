@@ -36,7 +36,6 @@ from typing import Dict, List, Optional, Tuple
 from . import driver, plan_store
 from .plan_store import PlanCache
 from .errors import InputError, LaunchError
-
 from .sgemm_launch import SgemmLaunch, workspace_bytes
 
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)

@@ -4,12 +4,10 @@ the CPU: a check of its index math (the float4 path, and the per-float path of N
 elements a block may span rows) and of its warps' split of the partials, without a GPU.  Against
 float64 on fresh random partials; C NaN-poisoned where beta == 0 (C must not be read, every element
 written); guard words around C and W untouched."""
-import ctypes
-
 import numpy as np
 import pytest
 
-from host_cuda import CXX, HostModule
+from host_cuda import CXX, HostModule, host_driver
 from regtile.codegen import splitk
 
 pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++) to build the kernel text with")
@@ -18,20 +16,17 @@ GUARD = 16  # floats of NaN before and after each buffer
 _modules = {}
 
 
-def _kernel(split_k: int, tmp_path_factory):
-    """run(M, N, alpha, W, beta, C, ldc) over the reduce kernel's grid, and its geometry."""
+def _kernel(split_k: int, tmp_path_factory, monkeypatch):
+    """run(M, N, alpha, W, beta, C, ldc): the reduce kernel over its grid, its arguments packed and
+    launched as the runtime's (driver.PackedLaunch through tests/host_cuda.host_driver)."""
+    from regtile.runtime import driver
     if split_k not in _modules:
-        src = splitk.emit_reduce(split_k)
-        _modules[split_k] = (HostModule(src, tmp_path_factory.mktemp("reduce")), src)
-    mod, src = _modules[split_k]
-    fn = mod.entries[mod.main.function]
-    geo = src.geometry
+        _modules[split_k] = HostModule(splitk.emit_reduce(split_k), tmp_path_factory.mktemp("reduce"))
+    mod = _modules[split_k]
+    host_driver(monkeypatch, mod)
 
     def run(M, N, alpha, W, beta, C, ldc):
-        args = [ctypes.c_int(M), ctypes.c_int(N), ctypes.c_float(alpha), ctypes.c_void_p(W), ctypes.c_float(beta),
-                ctypes.c_void_p(C), ctypes.c_int(ldc)]
-        params = (ctypes.c_void_p * len(args))(*[ctypes.cast(ctypes.pointer(a), ctypes.c_void_p) for a in args])
-        fn(*geo.grid(M, N), *geo.block, ctypes.cast(params, ctypes.c_void_p))
+        driver.PackedLaunch(mod.main, mod.main.source.geometry.grid(M, N), (M, N, alpha, W, beta, C, ldc), {})((), 0)
     return run
 
 
@@ -50,8 +45,8 @@ def _guarded(values: np.ndarray, offset: int = 0) -> np.ndarray:
     (6, 8, 8, 1),  # N % 4 == 0 but C not 16-byte aligned: per float
 ])
 @pytest.mark.parametrize("alpha, beta", [(1.0, 0.0), (0.5, -1.5)])
-def test_reduce_text_on_the_host(tmp_path_factory, split_k, m, n, ldc, offset, alpha, beta):
-    run = _kernel(split_k, tmp_path_factory)
+def test_reduce_text_on_the_host(tmp_path_factory, monkeypatch, split_k, m, n, ldc, offset, alpha, beta):
+    run = _kernel(split_k, tmp_path_factory, monkeypatch)
     rng = np.random.default_rng(m * 1000 + n * 10 + split_k)
     W = rng.standard_normal((split_k, m, n)).astype(np.float32)
     C0 = rng.standard_normal((m, ldc)).astype(np.float32)

@@ -536,3 +536,42 @@ def test_gemm_plans_lists_one_plan_per_operand_layout(fake_gpu):
     made = g.plans()
     assert len(made) == 2 and all(isinstance(p, plans.GemmPlan) for p in made)
     assert [(p.trans_a, p.lda) for p in made] == [(False, 32), (True, 64)]
+
+
+def test_loaded_kernel_launch_builds_its_programmatic_config_once(monkeypatch):
+    """LoadedKernel.launch (SgemmLaunch's steps: bench, the sweeps' candidates) goes through
+    cuLaunchKernelEx for a programmatic kernel with a config built once per grid, the call's stream
+    set each time; a new grid gets its own."""
+    import threading
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import REDUCE_PARAMS
+    from regtile.codegen.kernel import LaunchGeometry
+    from regtile.runtime import driver
+
+    geo = LaunchGeometry(tile_m=1, tile_n=1, block=(256, 1, 1), dynamic_smem_bytes=0, flat_elements=256,
+                         programmatic=True)
+    kernel = object.__new__(driver.LoadedKernel)
+    kernel.source = SimpleNamespace(params=REDUCE_PARAMS, geometry=geo, name="fake_reduce")
+    kernel.function, kernel.artifact, kernel.label = 33, SimpleNamespace(arch="sm_90"), "fake"
+    kernel._programmatic, kernel._programmatic_lock = {}, threading.Lock()
+    built, ex = [], []
+    real = driver.programmatic_config
+
+    def counted(k, grid):
+        built.append(tuple(grid))
+        return real(k, grid)
+
+    def fake_ex(config_addr, func, params, extra):
+        c = driver._LaunchConfig.from_address(config_addr)
+        ex.append(((c.gridDimX, c.gridDimY, c.gridDimZ), c.hStream, c.attrs[0].id, func))
+        return 0
+    monkeypatch.setattr(driver, "PROGRAMMATIC", True)
+    monkeypatch.setattr(driver, "_have_launch_ex", lambda: True)
+    monkeypatch.setattr(driver, "_launch_ex_fn", fake_ex)
+    monkeypatch.setattr(driver, "programmatic_config", counted)
+    args = (7, 4, 1.0, 0x50, 0.0, 0xC0, 1)
+    kernel.launch((5, 1, 1), args, 77)
+    kernel.launch((5, 1, 1), args, 9)
+    kernel.launch((6, 1, 1), args, 9)
+    assert built == [(5, 1, 1), (6, 1, 1)]
+    assert ex == [((5, 1, 1), 77, 6, 33), ((5, 1, 1), 9, 6, 33), ((6, 1, 1), 9, 6, 33)]
