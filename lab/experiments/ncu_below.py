@@ -1,0 +1,177 @@
+"""Nsight Compute on both sides of every suite shape where regtile is below cuBLAS (issue 20: "where a
+shape cannot beat cuBLAS, explain why with a measurement: the bound it hits, and what cuBLAS does
+there").
+
+Two modes, one file:
+
+* target (on the GPU, under ncu): `ncu --profile-from-start off ... python3 -m lab.experiments.ncu_below
+  --target [MxNxK[:member] ...]`.  Per shape: regtile's call as regtile.sgemm makes it (the cached
+  GemmPlan: the table's member, its split and launches), or a named member's kernel when `:member` is
+  given, then torch.mm (TF32 off); each warmed up twice, then one call of each between
+  cudaProfilerStart / Stop, so ncu sees exactly one call a side.  Without shapes: the shapes below
+  1.0x in docs/data/shape-sweep.json, worst first.  It writes ncu_below_order.json under $OUT: the
+  shapes in launch order.  The table mode cuts the CSV into calls by name: every regtile kernel's
+  name starts with "regtile_" (program.kernel_name, splitk.reduce_name, the GEMV emitters), and
+  no cuBLAS kernel's does.
+* table (anywhere): `python3 -m lab.experiments.ncu_below --table NCU_CSV ORDER_JSON [--json OUT]`:
+  one row a call (shape, side), each kernel with its duration, issue-active share, FMA-pipe share,
+  DRAM and L2 throughput shares, warps a scheduler and the top stall reasons per issued instruction;
+  and the bound each call hits, named by the rule in `bound()`.
+"""
+import csv
+import json
+import os
+import sys
+
+from . import program
+
+# what the recipe asks ncu for (lab/device_runs/session7_ncu.sh passes this list)
+STALLS = ("long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "math_pipe_throttle",
+          "not_selected", "lg_throttle", "dispatch_stall", "no_instruction", "branch_resolving")
+METRICS = ("gpu__time_duration.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+           "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+           "dram__throughput.avg.pct_of_peak_sustained_elapsed", "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+           "smsp__warps_active.avg.per_cycle_active", "sm__cycles_active.avg.pct_of_peak_sustained_elapsed",
+           "launch__grid_size", "launch__block_size", "launch__registers_per_thread", "smsp__inst_executed.sum",
+           "dram__bytes_read.sum") + tuple(
+    f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS)
+
+
+def _shapes(argv):
+    given = [a for a in argv if not a.startswith("-")]
+    if given:
+        out = []
+        for a in given:
+            shape, _, member = a.partition(":")
+            out.append((tuple(int(x) for x in shape.lower().split("x")), member or None))
+        return out
+    with open("docs/data/shape-sweep.json") as f:
+        rows = json.load(f)
+    rows = sorted((r for r in rows if r["x_cublas"] < 1.0), key=lambda r: r["x_cublas"])
+    return [((r["m"], r["n"], r["k"]), None) for r in rows]
+
+
+def target(argv):
+    from regtile.codegen.heuristic import member_config
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_config
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    torch = _setup_torch()
+    dev = driver.device()
+    order = []
+    for (m, n, k), member in _shapes(argv):
+        bench = ShapeBench(torch, m, n, k)
+        if member:
+            cfg, backend = member_config(member, m, n, k, dev.sm_count)
+            mine = bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend)))
+            label = member
+        else:
+            plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
+            mine = bench.library(plan)
+            label = "library"
+        sides = {"regtile": mine, "cublas": bench.cublas()}
+        for fn in sides.values():
+            fn(0)
+            fn(0)
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        for side, fn in sides.items():
+            fn(0)
+            torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        order.append({"m": m, "n": n, "k": k, "regtile": label})
+        print(f"{m}x{n}x{k} ({label})", flush=True)
+        bench.close()
+    with open(os.path.join(os.environ.get("OUT", "."), "ncu_below_order.json"), "w") as f:
+        json.dump(order, f, indent=1)
+
+
+def _num(s):
+    try:
+        return float(str(s).replace(",", ""))
+    except ValueError:
+        return s
+
+
+def read_csv(path):
+    """ncu --csv (one metric a row): [(kernel name, {metric: value})] in profiling order."""
+    kernels = {}
+    with open(path) as f:
+        lines = [ln for ln in f if ln.startswith('"')]
+    for r in csv.DictReader(lines):
+        k = kernels.setdefault(int(r["ID"]), (r["Kernel Name"], {}))
+        k[1][r["Metric Name"]] = _num(r["Metric Value"])
+    return [kernels[i] for i in sorted(kernels)]
+
+
+def bound(k: dict) -> str:
+    """What one kernel is up against, from its counters (shares of the peak in %):
+    the DRAM when it moves >= 80% of peak; the FMA pipe when it is >= 80% busy; else the issue
+    (>= 80% of cycles issuing: instruction count); else latency, named by the largest stall."""
+    dram = k.get("dram__throughput.avg.pct_of_peak_sustained_elapsed", 0)
+    fma = k.get("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 0)
+    issue = k.get("smsp__issue_active.avg.pct_of_peak_sustained_active", 0)
+    if dram >= 80:
+        return f"DRAM {dram:.0f}%"
+    if fma >= 80:
+        return f"FMA pipe {fma:.0f}%"
+    if issue >= 80:
+        return f"issue {issue:.0f}%"
+    stalls = sorted(((k.get(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio", 0), s) for s in STALLS),
+                    reverse=True)
+    return f"latency ({stalls[0][1]} {stalls[0][0]:.2f})"
+
+
+def table(argv):
+    csv_path, order_path = argv[1], argv[2]
+    out_json = argv[argv.index("--json") + 1] if "--json" in argv else None
+    kernels = read_csv(csv_path)
+    with open(order_path) as f:
+        order = json.load(f)
+    rows, i = [], 0
+    for o in order:
+        for side in ("regtile", "cublas"):
+            ks = []
+            while i < len(kernels) and kernels[i][0].startswith("regtile_") == (side == "regtile"):
+                ks.append(kernels[i])
+                i += 1
+            if not ks:
+                raise SystemExit(f"{o['m']}x{o['n']}x{o['k']} {side}: no kernel where the CSV has "
+                                 f"{kernels[i][0] if i < len(kernels) else 'nothing'} (order file and CSV disagree)")
+            us = sum(m.get("gpu__time_duration.sum", 0) for _, m in ks) / 1e3  # ns -> us
+            main = max(ks, key=lambda x: x[1].get("gpu__time_duration.sum", 0))
+            rows.append({"m": o["m"], "n": o["n"], "k": o["k"], "side": side, "regtile": o["regtile"],
+                         "device_us": round(us, 2), "bound": bound(main[1]),
+                         "kernels": [{"name": n, **{m: v for m, v in met.items()}} for n, met in ks]})
+    if i != len(kernels):
+        print(f"warning: {len(kernels) - i} profiled kernels left over (order file and CSV disagree)", file=sys.stderr)
+    short = {"smsp__issue_active.avg.pct_of_peak_sustained_active": "issue%",
+             "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "fma%",
+             "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram%",
+             "smsp__warps_active.avg.per_cycle_active": "warps/smsp"}
+    print("| shape | side | device us | main kernel | grid x block, regs | " + " | ".join(short.values()) + " | bound |")
+    print("|" + " --- |" * (6 + len(short)))
+    for r in rows:
+        main = max(r["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
+        geo = f"{main.get('launch__grid_size', 0):.0f} x {main.get('launch__block_size', 0):.0f}, {main.get('launch__registers_per_thread', 0):.0f}"
+        vals = " | ".join(f"{main.get(m, 0):.1f}" for m in short)
+        print(f"| {r['m']}x{r['n']}x{r['k']} | {r['side']} | {r['device_us']:.1f} | {main['name'][:60]} | {geo} | {vals} | {r['bound']} |")
+    if out_json:
+        with open(out_json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def run(argv):
+    if argv and argv[0] == "--table":
+        table(argv)
+    elif "--target" in argv:
+        target([a for a in argv if a != "--target"])
+    else:
+        print("give --target [MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT]; see --help")
+
+
+main = program(run, "--target [MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT]")
+
+if __name__ == "__main__":
+    sys.exit(main())
