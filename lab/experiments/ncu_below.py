@@ -124,8 +124,8 @@ def bound(k: dict) -> str:
 
 
 def table(argv):
-    csv_path, order_path = argv[1], argv[2]
     out_json = argv[argv.index("--json") + 1] if "--json" in argv else None
+    csv_path, order_path = [a for a in argv if not a.startswith("--") and a != out_json]
     kernels = read_csv(csv_path)
     with open(order_path) as f:
         order = json.load(f)
@@ -163,7 +163,7 @@ def table(argv):
 
 
 def run(argv):
-    if argv and argv[0] == "--table":
+    if "--table" in argv:
         table(argv)
     elif "--target" in argv:
         target([a for a in argv if a != "--target"])

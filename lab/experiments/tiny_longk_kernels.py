@@ -9,7 +9,7 @@ shapes_session4_run2.sh).  Writes tiny_longk_kernels.json under $OUT (or the cur
 
     python3 -m lab.experiments.tiny_longk_kernels [--ncu-target] [MxNxK:member,member ...]
 
-A member may carry config changes: fused-32x32+bk=16+min_blocks=2.
+A member may carry config changes: fused-32x32+bk=16+min_blocks=2, wide-128x256+edge_vector_path=1.
 """
 import json
 import os
@@ -50,7 +50,8 @@ def run(argv):
         for name in members:
             base, *changes = name.split("+")
             cfg, backend = member_config(base, m, n, k, dev.sm_count)
-            cfg = cfg.replace(**{c.split("=")[0]: int(c.split("=")[1]) for c in changes})
+            cfg = cfg.replace(**{key: (bool(int(v)) if isinstance(getattr(cfg, key), bool) else int(v))
+                                 for key, v in (c.split("=") for c in changes)})
             splits[name] = cfg.split_k
             fns[name] = bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend)))
         for fn in fns.values():  # warm-up (workspaces, counters, cuBLAS's heuristics)
