@@ -199,6 +199,14 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # skinny-m16-k32's 65.3 (cuBLAS 57.1), 48x4096x4096 56.3 against 62.2 (cuBLAS 58.1)
     FamilyMember("skinny-m48", _z(bm=48, bn=64, bk=24, tm=4, tn=8, split_tile=False, stream_k=True), "ptx",
                  "48x64x24 4x8 + stream-K over K (skinny m of 33-48)"),
+    # session 7 (lab/device_runs/session7_bk.sh, H100): the 64x128 / 128x64 8x8 tiles with a k-tile of 16.
+    # Nsight Compute found their main loop waiting on global loads (long-scoreboard stalls 0.16-0.66 an
+    # issued instruction against cuBLAS's 0.02-0.10): at BK 8 a tile's loads have one k-tile of FFMAs
+    # (~0.6-0.8 us at three blocks an SM) to arrive in; BK 16 doubles that, at 162-187 registers (still
+    # three blocks an SM).  1500x3072x128 40.2 -> 36.1 us, 64x4096x16384 196.0 -> 188.1, 255x257x65537
+    # 307.0 -> 289.9 (cuBLAS 39.1, 190.8, 249.1)
+    FamilyMember("wide-64x128-k16", _z(bm=64, bk=16, stream_k=True), "ptx", "64x128x16 8x8 + stream-K"),
+    FamilyMember("tall-128x64-k16", _z(bn=64, bk=16, stream_k=True), "ptx", "128x64x16 8x8 + stream-K"),
     FamilyMember("splitk-64x64-f4", _z(bm=64, bn=64, bk=16), "cuda",
                  "64x64x16 8x8, CUDA C, split-K aiming at 4 blocks an SM", fill=4),
     FamilyMember("splitk-32x128-f4", _z(bm=32, bk=16, tn=4, warps=(1, 4)), "cuda",
