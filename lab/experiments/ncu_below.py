@@ -13,13 +13,14 @@ Two modes, one file:
   shapes in launch order.  The table mode cuts the CSV into calls by name: every regtile kernel's
   name starts with "regtile_" (program.kernel_name, splitk.reduce_name, the GEMV emitters), and
   no cuBLAS kernel's does.
-* table (anywhere): `python3 -m lab.experiments.ncu_below --table NCU_CSV ORDER_JSON [--json OUT]`:
-  one row a call (shape, side), each kernel with its duration, issue-active share, FMA-pipe share,
-  DRAM and L2 throughput shares, warps a scheduler and the top stall reasons per issued instruction;
-  and the bound each call hits, named by the rule in `bound()`.
+* table (anywhere): `python3 -m lab.experiments.ncu_below --table NCU_CSV ORDER_JSON [--json OUT]
+  [--sweep SHAPE_SWEEP_JSON]`: a markdown line a shape, both sides (markdown()); with --json, one row a
+  call (shape, side) with every counter of each kernel and the bound the main kernel hits, named by
+  the rule in `bound()`.
 """
 import csv
 import json
+import re
 import os
 import sys
 
@@ -123,9 +124,55 @@ def bound(k: dict) -> str:
     return f"latency ({stalls[0][1]} {stalls[0][0]:.2f})"
 
 
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+WARPS = "smsp__warps_active.avg.per_cycle_active"
+COMPARED = ("long_scoreboard", "short_scoreboard", "wait", "barrier")
+
+
+def short_name(name: str) -> str:
+    """A cuBLAS kernel's name cut to what tells it apart: the family, tile and stages."""
+    m = re.search(r"xmma_gemm_.*?tilesize(\d+x\d+x\d+)_stage(\d+).*?(split_k)?_kernel", name)
+    if m:
+        return f"xmma {m.group(1)} stage{m.group(2)}" + (" split-K" if m.group(3) else "")
+    m = re.search(r"cutlass_80_simt_sgemm_(\w+?)_(nn|nt|tn|tt)", name)
+    if m:
+        return f"cutlass simt {m.group(1)}"
+    if "splitKreduce" in name:
+        return "splitKreduce"
+    return name.replace("regtile_sgemm_", "")[:40]
+
+
+def markdown(rows, sweep) -> str:
+    """One line a shape: both sides' device time (all kernels of the call), the main kernel's
+    issue and FMA-pipe shares, warps a scheduler, and four stall reasons (warps stalled a
+    issued instruction, regtile / cuBLAS)."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["m"], r["n"], r["k"]), {})[r["side"]] = r
+    out = ["| shape | x cuBLAS (sweep) | regtile kernel | us | issue / FMA % | warps a scheduler | cuBLAS kernels | us | "
+           "issue / FMA % | warps a scheduler | " + " | ".join(f"{s.replace('_', ' ')} (r / c)" for s in COMPARED) + " |",
+           "|" + " --- |" * (10 + len(COMPARED))]
+    for key, d in by.items():
+        g, c = d["regtile"], d["cublas"]
+        mg = max(g["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
+        mc = max(c["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
+        s = sweep.get(key, {})
+        label = s.get("kernel", g["regtile"]).replace(" (table)", "")
+        x = f"{s['x_cublas']:.3f}" if s else "-"
+        cub = " + ".join(short_name(k["name"]) for k in c["kernels"])
+        stalls = " | ".join(f"{mg.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f} / "
+                            f"{mc.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f}"
+                            for n in COMPARED)
+        out.append(f"| {key[0]}x{key[1]}x{key[2]} | {x} | {label} | {g['device_us']:.1f} | {mg[ISSUE]:.0f} / {mg[FMA]:.0f} | "
+                   f"{mg[WARPS]:.1f} | {cub} | {c['device_us']:.1f} | {mc[ISSUE]:.0f} / {mc[FMA]:.0f} | {mc[WARPS]:.1f} | {stalls} |")
+    return "\n".join(out)
+
+
 def table(argv):
     out_json = argv[argv.index("--json") + 1] if "--json" in argv else None
-    csv_path, order_path = [a for a in argv if not a.startswith("--") and a != out_json]
+    sweep_path = argv[argv.index("--sweep") + 1] if "--sweep" in argv else None
+    csv_path, order_path = [a for a in argv if not a.startswith("--") and a not in (out_json, sweep_path)]
     kernels = read_csv(csv_path)
     with open(order_path) as f:
         order = json.load(f)
@@ -146,17 +193,11 @@ def table(argv):
                          "kernels": [{"name": n, **{m: v for m, v in met.items()}} for n, met in ks]})
     if i != len(kernels):
         print(f"warning: {len(kernels) - i} profiled kernels left over (order file and CSV disagree)", file=sys.stderr)
-    short = {"smsp__issue_active.avg.pct_of_peak_sustained_active": "issue%",
-             "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "fma%",
-             "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram%",
-             "smsp__warps_active.avg.per_cycle_active": "warps/smsp"}
-    print("| shape | side | device us | main kernel | grid x block, regs | " + " | ".join(short.values()) + " | bound |")
-    print("|" + " --- |" * (6 + len(short)))
-    for r in rows:
-        main = max(r["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
-        geo = f"{main.get('launch__grid_size', 0):.0f} x {main.get('launch__block_size', 0):.0f}, {main.get('launch__registers_per_thread', 0):.0f}"
-        vals = " | ".join(f"{main.get(m, 0):.1f}" for m in short)
-        print(f"| {r['m']}x{r['n']}x{r['k']} | {r['side']} | {r['device_us']:.1f} | {main['name'][:60]} | {geo} | {vals} | {r['bound']} |")
+    sweep = {}
+    if "--sweep" in argv:
+        with open(argv[argv.index("--sweep") + 1]) as f:
+            sweep = {(r["m"], r["n"], r["k"]): r for r in json.load(f)}
+    print(markdown(rows, sweep))
     if out_json:
         with open(out_json, "w") as f:
             json.dump(rows, f, indent=1)
@@ -168,10 +209,10 @@ def run(argv):
     elif "--target" in argv:
         target([a for a in argv if a != "--target"])
     else:
-        print("give --target [MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT]; see --help")
+        print("give --target [MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]; see --help")
 
 
-main = program(run, "--target [MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT]")
+main = program(run, "--target [MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]")
 
 if __name__ == "__main__":
     sys.exit(main())
