@@ -36,7 +36,7 @@ from typing import Dict, Tuple
 
 from ..errors import ConfigError  # noqa: F401  (defined with every regtile error; importable from here)
 from .config_base import ConfigDict, check_bools, check_fields  # noqa: F401  (check_fields: re-exported)
-from .tile_config import FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, TileConfig  # noqa: F401  (re-exported)
+from .tile_config import FFMA_ORDERS, MAPPINGS, MAX_COPIES_PER_THREAD, RING_STAGES, TileConfig  # noqa: F401  (re-exported)
 
 SPLIT_K_MIN_ACCUMULATORS = 8  # tm * tn of a split-K kernel (SgemmConfig._check_across)
 # split_k upper bound: each split writes, and the reduce kernel reads, an M x N fp32
@@ -196,6 +196,10 @@ class SgemmConfig:
                               f"{SPLIT_K_MIN_ACCUMULATORS} accumulators (tm * tn = {t.tm} * {t.tn} = {t.tm * t.tn}); "
                               f"ptxas spills the K-range state of smaller ones, which are too small to pay for "
                               f"the split anyway: raise tm or tn, or use split_k=1")
+        if t.stages in RING_STAGES and (d.split_k > 1 or self.build.sass_pass):
+            raise ConfigError(f"stages={t.stages} (the cp.async ring) is built by the PTX backend without split-K "
+                              f"(split_k={d.split_k}: CUDA C) and without the SASS pass (sass_pass="
+                              f"{self.build.sass_pass}: its table has no LDGSTS / DEPBAR forms)")
         if t.batched and d.splits:
             raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
                               "the batch index, and the split-K / stream-K work lists and the edge parts are per "

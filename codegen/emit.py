@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Union
 
-from .config import ConfigError, SgemmConfig
+from .config import RING_STAGES, ConfigError, SgemmConfig
 from .emit_cuda import emit_sgemm_cuda
 from .emit_fewvec import emit_fewvec_cuda
 from .emit_sgemv import emit_sgemv_cuda
@@ -60,6 +60,10 @@ def check_backend(cfg: AnyConfig, backend: str) -> None:
             raise ConfigError(f"{field}={value!r}: backend {backend!r} does not emit {what}; backends that accept "
                               f"{field}: {', '.join(map(repr, accepting))} (use --backend {' or '.join(accepting)}, "
                               f"or {field}={off!r})")
+    stages = getattr(cfg, "stages", 0)
+    if stages in RING_STAGES and backend != "ptx":
+        raise ConfigError(f"stages={stages}: backend {backend!r} does not emit the cp.async ring; backends that "
+                          f"accept stages >= 3: 'ptx' (use --backend ptx, or stages=2)")
 
 
 def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:

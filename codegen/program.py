@@ -13,7 +13,7 @@ Steps are frozen dataclasses.  Containers (Pipeline, TileLoop, KLoop, Scope, IfN
 hold steps; the others are leaves.  Names of tiles and stages are the program's: tile "first"
 (k-tile 0, before the loop), "this" (k-tile kt) and "next" (kt + 1); stage "only" (one shared
 stage), "first" (stage 0, before the loop), "this" (the stage of tile kt) and "next" (the
-other one).
+other one); with the cp.async ring, "ring" (the stage of tile kt, kt mod stages).
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, Optional, Tuple, Union
 
 from . import mapping as mp
 from . import splitk
-from .config import SgemmConfig
+from .config import RING_STAGES, SgemmConfig
 from .expr import IntLike
 from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, STREAMK_PARAMS, LaunchGeometry, with_batch
 from .plan import FloatCopy, GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
@@ -131,6 +131,25 @@ class StoreTile:
 
 
 @dataclass(frozen=True)
+class AsyncCopyTile:
+    """The cp.async ring (stages >= 3): every copy of k-tile kt + `ahead` straight into its
+    ring stage ((kt + ahead) mod stages; kt = 0 before the loop), where that tile exists, then
+    one commit group (empty past the last tile, so that the wait below counts the same every
+    iteration).  Inside tiles, a float4 vector per 16-byte cp.async where its store is one
+    vector, else a float per 4-byte cp.async (A stored transposed); edge tiles copy every
+    float with zero fill outside the matrix (src-size 0)."""
+    ahead: int
+    operands: Tuple[OperandLoads, ...]
+
+
+@dataclass(frozen=True)
+class AsyncWait:
+    """cp.async.wait_group `pending`: this thread's copies of every tile but the last `pending`
+    committed ones have landed (a barrier then makes everyone's visible)."""
+    pending: int
+
+
+@dataclass(frozen=True)
 class Barrier:
     pass
 
@@ -175,7 +194,8 @@ class Compute:
 
 @dataclass(frozen=True)
 class TileLoop:
-    """for kt in 0 .. k_tiles-1 over `stages` (1 or 2) shared stages."""
+    """for kt in 0 .. k_tiles-1 over `stages` shared stages (1, 2, or a cp.async ring of 3-4:
+    the stage of tile kt rotates, stage "ring")."""
     stages: int
     steps: tuple
 
@@ -384,7 +404,7 @@ def _store_tile(plan: SgemmPlan, stage: str) -> StoreTile:
 
 
 def main_loop(plan: SgemmPlan) -> tuple:
-    """The k-loop of the config's stages (0, 1 or 2)."""
+    """The k-loop of the config's stages (0, 1, 2, or the cp.async ring of 3-4)."""
     cfg, r = plan.cfg, plan.regs
     if cfg.stages == 0:
         a_dims, b_dims = tile_dims(cfg, "A"), tile_dims(cfg, "B")
@@ -394,6 +414,15 @@ def main_loop(plan: SgemmPlan) -> tuple:
                   for j in range(cfg.tn))
         return (KLoop(a + b + (_ffmas(plan, 0),)),)
     preload, body, tail = ktile_schedule(plan)
+    if cfg.stages in RING_STAGES:
+        # the cp.async ring: tiles 0 .. S-2 in flight before the loop; iteration kt waits for
+        # tile kt (S-2 younger groups may stay in flight), the barrier makes it everyone's and
+        # frees stage (kt-1) mod S, which tile kt+S-1 then takes while tile kt is computed
+        s_ = cfg.stages
+        ops = _load_tile(plan, "ring").operands
+        first = tuple(AsyncCopyTile(a, ops) for a in range(s_ - 1))
+        return (Pipeline(first + (TileLoop(s_, (AsyncWait(s_ - 2), Barrier(), AsyncCopyTile(s_ - 1, ops),
+                                                      Compute("ring", body))),)),)
     if cfg.stages == 1:
         return (TileLoop(1, (_load_tile(plan, "this"), Scope((_store_tile(plan, "only"),)), Barrier(),
                              Compute("only", body), Barrier())),)

@@ -29,6 +29,9 @@ from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_
 MAPPINGS = ("linear", "zorder")
 FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
+# stages of the cp.async ring (config stages >= 3): tile kt + stages - 1 is in flight while tile kt
+# is computed; no staging registers (codegen/program.py main_loop)
+RING_STAGES = (3, 4)
 
 
 def _is_pow2(x: int) -> bool:
@@ -50,7 +53,9 @@ class TileConfig(ConfigDict):
     # z-order kernel) instead of TM contiguous rows and TN contiguous columns.
     split_tile: bool = False
     # Shared-memory stages: 0 reads operands straight from global memory (the naive
-    # kernel), 1 is load-sync-compute-sync, 2 double-buffers with one barrier a step.
+    # kernel), 1 is load-sync-compute-sync, 2 double-buffers with one barrier a step
+    # (the next tile staged in registers), 3 or 4 a ring of stages filled by cp.async
+    # straight from global memory, RING_STAGES - 1 tiles ahead (PTX backend).
     stages: int = 1
     a_transposed: bool = False  # As stored [BK][BM + pad_a] instead of [BM][BK + pad_a]
     pad_a: int = 0  # floats added to each As row
@@ -311,8 +316,14 @@ class TileConfig(ConfigDict):
         if c.split_tile and (c.tm % 4 or c.tn % 4 or c.tm < 8 and c.tn < 8):
             raise ConfigError(f"split_tile needs tm and tn multiples of 4 and at least one of them >= 8 "
                               f"(got tm={c.tm}, tn={c.tn})")
-        if c.stages not in (0, 1, 2):
-            raise ConfigError(f"stages={c.stages}: must be 0 (no shared memory), 1 or 2")
+        if c.stages not in (0, 1, 2) + RING_STAGES:
+            raise ConfigError(f"stages={c.stages}: must be 0 (no shared memory), 1, 2 or a cp.async ring of "
+                              f"{' or '.join(map(str, RING_STAGES))}")
+        if c.stages in RING_STAGES and (c.vec != 4 or not c.frag_regs or c.unaligned_rows):
+            raise ConfigError(f"stages={c.stages} (the cp.async ring) copies float4 vectors or their floats into "
+                              f"shared memory and computes from register fragments: it needs vec=4 and "
+                              f"frag_regs=True, and does not take the unaligned rows' copies (unaligned_rows=False); "
+                              f"got vec={c.vec}, frag_regs={c.frag_regs}, unaligned_rows={c.unaligned_rows}")
         if c.vec not in (1, 4):
             raise ConfigError(f"vec={c.vec}: vector width must be 1 or 4 floats")
         if c.reg_prefetch and not c.frag_regs:

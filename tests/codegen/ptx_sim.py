@@ -86,13 +86,19 @@ class Program:
 
 
 class Thread:
-    __slots__ = ("regs", "pc", "tid", "done")
+    __slots__ = ("regs", "pc", "tid", "done", "open_group", "groups")
 
     def __init__(self, tid: int):
         self.regs: Dict[str, object] = {}
         self.pc = 0
         self.tid = tid
         self.done = False
+        # cp.async: copies read at issue, written to shared memory only when a wait_group
+        # retires their group (as late as the hardware may), so a wait that retires too
+        # little leaves the stage stale (NaN first) and the race check sees the write where
+        # it lands
+        self.open_group: List[Tuple[int, List[float]]] = []
+        self.groups: List[List[Tuple[int, List[float]]]] = []
 
 
 class Sim:
@@ -214,6 +220,9 @@ class Sim:
             if base == "ld" or base == "st":
                 self._mem(th, base, parts, ops)
                 continue
+            if base == "cp":  # cp.async.{ca,cg}.shared.global, commit_group, wait_group
+                self._cp_async(th, parts, ops)
+                continue
             if base == "mov":
                 regs[d] = v(1)
             elif base == "cvta":
@@ -263,10 +272,38 @@ class Sim:
                 if len(parts) == 4:  # setp.cmp.and.type
                     r = r and bool(v(3))
                 regs[d] = r
+            elif base == "selp":
+                regs[d] = v(1) if v(3) else v(2)
             elif base == "fma":
                 regs[d] = _f32(float(v(1)) * float(v(2)) + float(v(3)))
             else:
                 raise SimError(f"unsupported instruction {op}")
+
+    def _cp_async(self, th: Thread, parts: List[str], ops: List[str]):
+        what = f"thread {th.tid} block {self.ctaid} cp.{'.'.join(parts[1:])} (instruction {th.pc - 1})"
+        if parts[2] == "commit_group":
+            th.groups.append(th.open_group)
+            th.open_group = []
+            return
+        if parts[2] == "wait_group":
+            keep = self._val(th, ops[0])
+            while len(th.groups) > keep:
+                for i, vals in th.groups.pop(0):
+                    self._smem_access(th.tid, i, len(vals), True)
+                    self.smem.data[i:i + len(vals)] = vals
+            return
+        size = self._val(th, ops[2])
+        nbytes = self._val(th, ops[3]) if len(ops) > 3 else size
+        if size not in (4, 8, 16) or (parts[2] == "cg" and size != 16) or nbytes not in (0, size) and nbytes % 4:
+            raise SimError(f"{what}: cp-size {size}, src-size {nbytes}")
+        i = self.smem.index(self._addr(th, ops[0]), size // 4, what)
+        vals = [0.0] * (size // 4)
+        if nbytes:
+            src = self._addr(th, ops[1])
+            buf = self._buffer(src)
+            j = buf.index(src, nbytes // 4, what)
+            vals[:nbytes // 4] = [float(x) for x in buf.data[j:j + nbytes // 4]]
+        th.open_group.append((i, vals))
 
     def _mem(self, th: Thread, base: str, parts: List[str], ops: List[str]):
         space = parts[1]

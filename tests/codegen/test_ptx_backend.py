@@ -210,6 +210,37 @@ def test_interior_and_edge_tiles_on_the_interpreter():
     _check(emit_sgemm_ptx(get_preset("zorder").config), 130, 129, 17, 0.75, 0.25)
 
 
+RING_CASES = [  # m, n, k, alpha, beta, leading dims, misaligned floats: interior tiles (the unchecked
+    # copies) beside edge tiles, 6 k-tiles (the ring wraps), a partial last one; then every tile on
+    # the zero-filling path (rows not 16-byte aligned); then fewer k-tiles than the ring has stages
+    (70, 65, 45, 1.0, 0.0, (None, None, None), (0, 0, 0)),
+    (40, 37, 45, 0.5, -1.5, (47, 41, 39), (1, 2, 3)),
+    (33, 34, 9, 1.0, 0.0, (None, None, None), (0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize("case", RING_CASES, ids=_sim_id)
+def test_cp_async_ring_on_the_interpreter(stages, case):
+    """stages >= 3 (the cp.async ring): right against float64 and race-free on the interpreter,
+    which writes a cp.async's floats only when a wait_group retires its group."""
+    m, n, k, alpha, beta, lds, mis = case
+    cfg = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False, stages=stages)
+    src = emit_sgemm_ptx(cfg)
+    assert src.text.count("cp.async.wait_group") == 1 and "ld.global.nc.v4" not in src.text
+    _check(src, m, n, k, alpha, beta, lda=lds[0], ldb=lds[1], ldc=lds[2], misalign=mis)
+
+
+def test_cp_async_ring_waits_for_its_tile():
+    """The interpreter catches a ring that waits too little: wait_group 2 with 3 stages reads a
+    stage whose copies have not landed."""
+    cfg = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False, stages=3)
+    src = emit_sgemm_ptx(cfg)
+    bad = dataclasses.replace(src, text=src.text.replace("cp.async.wait_group 1;", "cp.async.wait_group 2;"))
+    with pytest.raises(AssertionError):
+        _check(bad, 70, 65, 45, 1.0, 0.0)
+
+
 def _small_configs(count: int, seed: int):
     rng = random.Random(seed)
     out = []
