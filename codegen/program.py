@@ -322,11 +322,12 @@ class _Refs:
 
 
 def crosses_tiles(cfg: SgemmConfig) -> bool:
-    """Register prefetch across k-tiles (seed 000): with two shared stages and an
-    even BK, slice 0 of tile kt+1 is loaded right after the barrier, into the
-    fragment buffer that slice BK-1 of tile kt does not use, so the FFMAs of that
-    last slice hide the load's latency instead of the next tile waiting for it."""
-    return cfg.stages == 2 and cfg.reg_prefetch and cfg.bk % 2 == 0
+    """Register prefetch across k-tiles (seed 000): with two shared stages (or the
+    cp.async ring) and an even BK, slice 0 of tile kt+1 is loaded right after the
+    barrier, into the fragment buffer that slice BK-1 of tile kt does not use, so the
+    FFMAs of that last slice hide the load's latency instead of the next tile waiting
+    for it."""
+    return (cfg.stages == 2 or cfg.stages in RING_STAGES) and cfg.reg_prefetch and cfg.bk % 2 == 0
 
 
 def _ffmas(plan: SgemmPlan, buf: int) -> Ffmas:
@@ -418,11 +419,19 @@ def main_loop(plan: SgemmPlan) -> tuple:
         # the cp.async ring: tiles 0 .. S-2 in flight before the loop; iteration kt waits for
         # tile kt (S-2 younger groups may stay in flight), the barrier makes it everyone's and
         # frees stage (kt-1) mod S, which tile kt+S-1 then takes while tile kt is computed
+        # (with the prefetch across tiles, as the two stages do: the wait and the barrier move to
+        # the end of the iteration, before slice 0 of tile kt+1, and then free stage kt mod S,
+        # which the next iteration's copy takes)
         s_ = cfg.stages
         ops = _load_tile(plan, "ring").operands
         first = tuple(AsyncCopyTile(a, ops) for a in range(s_ - 1))
-        return (Pipeline(first + (TileLoop(s_, (AsyncWait(s_ - 2), Barrier(), AsyncCopyTile(s_ - 1, ops),
-                                                      Compute("ring", body))),)),)
+        if not tail:
+            return (Pipeline(first + (TileLoop(s_, (AsyncWait(s_ - 2), Barrier(), AsyncCopyTile(s_ - 1, ops),
+                                                          Compute("ring", body))),)),)
+        first += (AsyncWait(s_ - 2), Barrier(), Scope((Compute("first", preload),)))
+        loop = (AsyncCopyTile(s_ - 1, ops), Compute("ring", body), AsyncWait(s_ - 2), Barrier(),
+                IfNext((Compute("ring_next", preload),))) + tuple(tail)
+        return (Pipeline(first + (TileLoop(s_, loop),)),)
     if cfg.stages == 1:
         return (TileLoop(1, (_load_tile(plan, "this"), Scope((_store_tile(plan, "only"),)), Barrier(),
                              Compute("only", body), Barrier())),)

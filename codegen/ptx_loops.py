@@ -90,7 +90,8 @@ class LoopsMixin:
     def _stage_off(self, stage: str) -> Optional[str]:
         """Byte offset register of a shared stage; None: stage 0 (the only one, or the first)."""
         return {"only": None, "first": None, "this": getattr(self, "cur_off", None),
-                "next": getattr(self, "next_off", None), "ring": getattr(self, "cur_off", None)}[stage]
+                "next": getattr(self, "next_off", None), "ring": getattr(self, "cur_off", None),
+                "ring_next": getattr(self, "ring_next", None)}[stage]
 
     def _Pipeline(self, s: pg.Pipeline) -> None:
         self.b.comment("tile 0 -> stage 0")
@@ -140,10 +141,15 @@ class LoopsMixin:
         b.emit(f"sub.s32 {self.ring_ld}, {self.cur_off}, {sb};")
         b.emit(f"selp.b32 {self.ring_ld}, {(n - 1) * sb}, {self.ring_ld}, {wraps};",
                f"stage of tile kt + {n - 1}: (kt - 1) mod {n}")
+        self.ring_next = self.named("ring_next")
+        b.emit(f"add.s32 {self.ring_next}, {self.cur_off}, {sb};")
+        wraps = self.setp("eq", self.ring_next, n * sb)
+        b.emit(f"selp.b32 {self.ring_next}, 0, {self.ring_next}, {wraps};", f"stage of tile kt + 1")
+        self.has_next = self.named("has_next", ".pred")
+        nxt = b.op("add.s32", self.kt, 1)
+        b.emit(f"setp.lt.s32 {self.has_next}, {nxt}, {self.k_tiles};")
         self.render(s.steps)
-        b.emit(f"add.s32 {self.cur_off}, {self.cur_off}, {sb};")
-        wraps = self.setp("eq", self.cur_off, n * sb)
-        b.emit(f"selp.b32 {self.cur_off}, 0, {self.cur_off}, {wraps};")
+        b.emit(f"mov.u32 {self.cur_off}, {self.ring_next};")
         b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
         b.emit(f"bra.uni {top};")
         b.place(done)

@@ -227,13 +227,14 @@ def test_cp_async_ring_on_the_interpreter(stages, case):
     m, n, k, alpha, beta, lds, mis = case
     cfg = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False, stages=stages)
     src = emit_sgemm_ptx(cfg)
-    assert src.text.count("cp.async.wait_group") == 1 and "ld.global.nc.v4" not in src.text
+    # one wait before the loop (tile 0), one an iteration (tile kt+1, before its slice 0 is preloaded)
+    assert src.text.count("cp.async.wait_group") == 2 and "ld.global.nc.v4" not in src.text
     _check(src, m, n, k, alpha, beta, lda=lds[0], ldb=lds[1], ldc=lds[2], misalign=mis)
 
 
 def test_cp_async_ring_waits_for_its_tile():
-    """The interpreter catches a ring that waits too little: wait_group 2 with 3 stages reads a
-    stage whose copies have not landed."""
+    """The interpreter catches a ring that waits too little: wait_group 2 with 3 stages (in the
+    prologue and the loop) reads a stage whose copies have not landed."""
     cfg = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False, stages=3)
     src = emit_sgemm_ptx(cfg)
     bad = dataclasses.replace(src, text=src.text.replace("cp.async.wait_group 1;", "cp.async.wait_group 2;"))
