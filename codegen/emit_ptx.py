@@ -41,6 +41,7 @@ Operand layouts (config.trans_a / trans_b): each copy reads along its operand's 
 or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctaid.z first.
 
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
+and the cp.async ring (stages 3-4, vec 4: async_copy_tile),
 As transposed or not, padding, linear and z-order lanes, split tiles, register
 prefetch within and across k-tiles (program.ktile_schedule).  frag_regs=False (FFMAs on
 shared-memory operands: Ffmas with SmemRef operands) is refused (ConfigError).

@@ -1,6 +1,7 @@
 """The PTX renderer's steps (a mixin of emit_ptx._Kernel): each step of the kernel program
-(codegen/program.py) - the k-loops of stages 0, 1 and 2, the fragment loads and FFMAs of a
-k-slice, the shared-memory stores, and the epilogue C = alpha * acc + beta * C - as PTX."""
+(codegen/program.py) - the k-loops of stages 0, 1, 2 and the cp.async ring (3-4), the fragment
+loads and FFMAs of a k-slice, the shared-memory stores, and the epilogue C = alpha * acc + beta * C
+- as PTX."""
 from __future__ import annotations
 
 from typing import Dict, Optional

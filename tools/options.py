@@ -78,7 +78,7 @@ _HELP = {
     "bm": "block tile rows", "bn": "block tile columns", "bk": "k-step of the block tile",
     "tm": "thread tile rows", "tn": "thread tile columns", "warps": "warp layout MxN, e.g. 4x2",
     "mapping": "lane order inside a warp: linear or zorder", "split_tile": "thread tile in 4x4 pieces",
-    "stages": "shared-memory stages: 0, 1 or 2", "a_transposed": "store A transposed in shared memory",
+    "stages": "shared-memory stages: 0, 1, 2, or 3-4 (a cp.async ring, --backend ptx)", "a_transposed": "store A transposed in shared memory",
     "pad_a": "floats of padding per As row", "pad_b": "floats of padding per Bs row",
     "vec": "vector width of global and fragment loads: 1 or 4",
     "frag_regs": "hold fragments in registers", "min_blocks": "blocks per SM for __launch_bounds__ (caps registers)",
