@@ -68,6 +68,15 @@ from .ptx_unaligned import UnalignedLoadsMixin
 PTX_VERSION = "8.0"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
+_PDL_MARK = "// regtile: sm_90 only (programmatic dependent launch)"
+# Programmatic dependent launch (codegen/kernel.py, PDL_WAIT): every SGEMM kernel of this backend
+# begins by letting the next kernel on the stream be scheduled (launch_dependents: its blocks take
+# SMs as this grid's blocks leave, instead of after the launch gap) and by waiting for the kernel
+# before it (wait: finished, its writes visible) before it touches global memory; the runtime
+# launches it programmatic (geometry.programmatic).  Both lines are sm_90's (for_arch comments
+# them out below it).  Session 7 (lab/experiments/pdl_ab.py, docs/shapes.md) measured the trigger
+# at entry against none (the dependents scheduled as this grid's blocks exit).
+PDL_TRIGGER_AT_ENTRY = True
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
@@ -144,6 +153,13 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         return self.b.op("add.s32", getattr(self, dim.origin), dim.extent)
 
     # -- prologue: parameters and per-thread values
+    def pdl_entry(self) -> None:
+        """The kernel's first lines: PDL's trigger (PDL_TRIGGER_AT_ENTRY) and wait, marked for
+        for_arch."""
+        lines = (["griddepcontrol.launch_dependents;"] if PDL_TRIGGER_AT_ENTRY else []) + ["griddepcontrol.wait;"]
+        for line in lines:
+            self.b.lines.append(_pdl_line(line, self.arch))
+
     def params(self) -> None:
         b = self.b
         self.p = {}
@@ -436,6 +452,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         cfg, b, r = self.cfg, self.b, self.plan.regs
         b.memo = {}
         self._ptrs: Dict[str, str] = {}
+        self.pdl_entry()
         self.params()
         self.thread_values()
         b.comment("register plan: accumulators")
@@ -537,17 +554,23 @@ def _mincta_line(min_blocks: int, arch: str) -> str:
     return (directive if arch == "sm_90" else "// " + directive) + f"  {_MINCTA_MARK}"
 
 
+def _pdl_line(instruction: str, arch: str) -> str:
+    return ("\t" if arch == "sm_90" else "\t// ") + f"{instruction}  {_PDL_MARK}"
+
+
 def _check_arch(arch: str) -> None:
     if arch not in SUPPORTED_ARCHS:
         raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
 
 
 def for_arch(text: str, arch: str) -> str:
-    """The same PTX retargeted: the `.target` line, and `.minnctapersm` applied on
-    sm_90 only.  Only the two marked lines change."""
+    """The same PTX retargeted: the `.target` line, and `.minnctapersm` and the PDL lines
+    applied on sm_90 only.  Only marked lines change."""
     _check_arch(arch)
     text = re.sub(r"^\.target sm_\d+  " + re.escape(_TARGET_MARK) + "$", f".target {arch}  {_TARGET_MARK}",
                   text, count=1, flags=re.M)
+    text = re.sub(r"^\t(?://\s)?(griddepcontrol\.\w+;)  " + re.escape(_PDL_MARK) + "$",
+                  lambda m: _pdl_line(m.group(1), arch), text, flags=re.M)
     return re.sub(r"^(?://\s)?\.minnctapersm (\d+)  " + re.escape(_MINCTA_MARK) + "$",
                   lambda m: _mincta_line(int(m.group(1)), arch), text, flags=re.M)  # every entry's
 
@@ -584,7 +607,7 @@ def _module_entries(cfg: SgemmConfig, arch: str) -> Tuple[List[str], KernelSourc
                for role, prog in entry_programs(cfg)]
     header = kernels[0][1].module_header()
     texts = ["\n".join(k.entry()) + "\n" for _, k in kernels]
-    geo = geometry(cfg)
+    geo = dataclasses.replace(geometry(cfg), programmatic=True)  # pdl_entry
     others = [(role, KernelSource(name=k.name, language="ptx", text=t, geometry=geo, params=k.param_list,
                                   trans_a=cfg.trans_a, trans_b=cfg.trans_b))
               for (role, k), t in zip(kernels[1:], texts[1:])]
