@@ -68,15 +68,19 @@ from .ptx_unaligned import UnalignedLoadsMixin
 PTX_VERSION = "8.0"
 _TARGET_MARK = "// regtile: target"
 _MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
-_PDL_MARK = "// regtile: sm_90 only (programmatic dependent launch)"
+PDL_MARK = "// regtile: sm_90 only (programmatic dependent launch)"
 # Programmatic dependent launch (codegen/kernel.py, PDL_WAIT): every SGEMM kernel of this backend
-# begins by letting the next kernel on the stream be scheduled (launch_dependents: its blocks take
-# SMs as this grid's blocks leave, instead of after the launch gap) and by waiting for the kernel
-# before it (wait: finished, its writes visible) before it touches global memory; the runtime
-# launches it programmatic (geometry.programmatic).  Both lines are sm_90's (for_arch comments
-# them out below it).  Session 7 (lab/experiments/pdl_ab.py, docs/shapes.md) measured the trigger
-# at entry against none (the dependents scheduled as this grid's blocks exit).
-PDL_TRIGGER_AT_ENTRY = True
+# waits for the kernel before it on the stream (griddepcontrol.wait: finished, its writes visible)
+# before it touches global memory, and the runtime launches it programmatic (geometry.programmatic),
+# so that its blocks may be scheduled before that kernel has finished.  The one-pass kernel and
+# stream-K's ranges kernel also let the next kernel be scheduled from their entry
+# (launch_dependents: its blocks take SMs as this grid's leave, instead of after the launch gap);
+# stream-K's whole-tile kernel does not (its dependent, the ranges kernel, starts as its blocks
+# exit).  Measured on the H100 (session 7, lab/device_runs/session7_pdl.sh, CUDA graphs of 20
+# calls): 0.3-1.2 us a call off 13 of 15 shapes with the trigger at every entry, but 1009x1013x1019
+# and 1023x1025x1023 (whole tiles, then ranges) 0.6-1.0 us slower; without the trigger, smaller gains.
+# Both lines are sm_90's (for_arch comments them out below it).
+PDL_TRIGGER_AT_ENTRY = ("grid", "items")  # program.TILES that trigger at entry
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
@@ -154,9 +158,10 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
 
     # -- prologue: parameters and per-thread values
     def pdl_entry(self) -> None:
-        """The kernel's first lines: PDL's trigger (PDL_TRIGGER_AT_ENTRY) and wait, marked for
-        for_arch."""
-        lines = (["griddepcontrol.launch_dependents;"] if PDL_TRIGGER_AT_ENTRY else []) + ["griddepcontrol.wait;"]
+        """The kernel's first lines: PDL's trigger (where PDL_TRIGGER_AT_ENTRY says) and wait,
+        marked for for_arch."""
+        trigger = self.prog.tiles in PDL_TRIGGER_AT_ENTRY
+        lines = (["griddepcontrol.launch_dependents;"] if trigger else []) + ["griddepcontrol.wait;"]
         for line in lines:
             self.b.lines.append(_pdl_line(line, self.arch))
 
@@ -555,7 +560,7 @@ def _mincta_line(min_blocks: int, arch: str) -> str:
 
 
 def _pdl_line(instruction: str, arch: str) -> str:
-    return ("\t" if arch == "sm_90" else "\t// ") + f"{instruction}  {_PDL_MARK}"
+    return ("\t" if arch == "sm_90" else "\t// ") + f"{instruction}  {PDL_MARK}"
 
 
 def _check_arch(arch: str) -> None:
@@ -569,7 +574,7 @@ def for_arch(text: str, arch: str) -> str:
     _check_arch(arch)
     text = re.sub(r"^\.target sm_\d+  " + re.escape(_TARGET_MARK) + "$", f".target {arch}  {_TARGET_MARK}",
                   text, count=1, flags=re.M)
-    text = re.sub(r"^\t(?://\s)?(griddepcontrol\.\w+;)  " + re.escape(_PDL_MARK) + "$",
+    text = re.sub(r"^\t(?://\s)?(griddepcontrol\.\w+;)  " + re.escape(PDL_MARK) + "$",
                   lambda m: _pdl_line(m.group(1), arch), text, flags=re.M)
     return re.sub(r"^(?://\s)?\.minnctapersm (\d+)  " + re.escape(_MINCTA_MARK) + "$",
                   lambda m: _mincta_line(int(m.group(1)), arch), text, flags=re.M)  # every entry's

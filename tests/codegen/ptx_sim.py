@@ -220,6 +220,8 @@ class Sim:
             if base == "ld" or base == "st":
                 self._mem(th, base, parts, ops)
                 continue
+            if base == "griddepcontrol":  # PDL: one grid at a time here, nothing to wait for
+                continue
             if base == "cp":  # cp.async.{ca,cg}.shared.global, commit_group, wait_group
                 self._cp_async(th, parts, ops)
                 continue

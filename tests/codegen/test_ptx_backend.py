@@ -120,7 +120,9 @@ def test_same_parameters_and_geometry_as_cuda(name):
     cfg = get_preset(name).config
     ptx, cuda = emit_sgemm_ptx(cfg), emit_sgemm_cuda(cfg)
     assert ptx.params == cuda.params == SGEMM_PARAMS
-    assert ptx.geometry == cuda.geometry
+    # the same launch, the PTX kernel's programmatic (emit_ptx.pdl_entry)
+    assert ptx.geometry.programmatic and not cuda.geometry.programmatic
+    assert dataclasses.replace(ptx.geometry, programmatic=False) == cuda.geometry
     assert ptx.name == cuda.name + "_ptx" and ptx.language == "ptx" and ptx.suffix == ".ptx"
     types = re.findall(r"\.param (\.\w+) \S+_param_(\w+)", ptx.text)
     want = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64"}
@@ -136,8 +138,10 @@ def test_retargeting_touches_the_target_and_sm90_only_occupancy():
     t80 = emit_sgemm_ptx(cfg, "sm_80").text
     assert for_arch(t90, "sm_80") == t80 and for_arch(t80, "sm_90") == t90
     assert re.search(r"^\.minnctapersm 2", t90, re.M) and not re.search(r"^\.minnctapersm", t80, re.M)
+    # PDL's trigger and wait run on sm_90 only (emit_ptx.pdl_entry)
+    assert re.search(r"^\tgriddepcontrol\.wait;", t90, re.M) and not re.search(r"^\tgriddepcontrol", t80, re.M)
     diff = [(a, b) for a, b in zip(t90.splitlines(), t80.splitlines()) if a != b]
-    assert len(diff) == 2
+    assert len(diff) == 4  # .target, .minnctapersm, launch_dependents, wait
     with pytest.raises(ValueError):
         for_arch(t90, "sm_75")
 
