@@ -20,3 +20,17 @@ candidates_and_refit() {
     python3 -m regtile.tools.shape_sweep --fit $(python3 -c "import json; print(' '.join('docs/data/' + s for s in
         json.load(open('codegen/heuristic_table.json'))['source'].split(', ')))") $2 && cp codegen/heuristic_table.json $OUT/
 }
+
+# gpu_suite SECONDS: the whole GPU suite (12 workers) into $OUT/pytest_gpu.log; prints its failures and count.
+gpu_suite() {
+    ( time timeout $1 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
+    echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; grep -E "passed|failed" $OUT/pytest_gpu.log | tail -1
+}
+
+# sweep SECONDS: the shape sweep (regtile.sgemm as committed against cuBLAS) into $OUT/shape-sweep.json and
+# $OUT/shapes_table.md, within SECONDS; prints its summary line.
+sweep() {
+    timeout $1 python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
+        --budget-s $(( $1 - 25 )) > $OUT/sweep.log 2>&1
+    echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; sed -n 3,4p $OUT/shapes_table.md
+}

@@ -4,10 +4,8 @@
 # session7_pdl.sh with the committed trigger rule, the shape sweep, and the call overhead.
 . lab/device_runs/prelude.sh /tmp/rtc_s7l
 export REGTILE_TEST_CACHE_DIR=/tmp/rtc_s7l
-( time timeout 210 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
-echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; grep -E "passed|failed" $OUT/pytest_gpu.log | tail -1
-timeout 200 python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md --budget-s 175 > $OUT/sweep.log 2>&1
-echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; sed -n 3,4p $OUT/shapes_table.md
+gpu_suite 210
+sweep 200
 ( timeout 100 python3 -m lab.experiments.pdl_ab gemm:64x4096x4096,128x2048x2048,768x512x768,1009x1013x1019,512x1024x4096,1023x1025x1023,256x256x256,4096x4096x4096 ) > $OUT/pdl_rule.log 2>&1
 echo "pdl_ab: rc $?"; python3 - <<'PY'
 import json, os

@@ -7,5 +7,4 @@ export REGTILE_TEST_CACHE_DIR=/tmp/rtc_s7q
 candidates_and_refit benchmarks/shapes.json $OUT/shape-candidates-session7-pdl_${REGTILE_COMMIT:-unknown}.json ${CAND_S:-300}
 ( timeout 60 python3 -m pytest -m gpu -q -p no:cacheprovider -n 12 tests/gpu/test_family_gpu.py -k heuristics ) > $OUT/pytest_gpu_choice.log 2>&1
 echo "choice tests: rc $?"; grep -E "passed|failed" $OUT/pytest_gpu_choice.log | tail -1
-timeout 200 python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md --budget-s 175 > $OUT/sweep.log 2>&1
-echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; sed -n 3,4p $OUT/shapes_table.md
+sweep 200
