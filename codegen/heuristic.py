@@ -106,8 +106,8 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
             if fused and _fused_candidate(c, m, n, k, sm_count):
                 out.append(name)
             continue
-        if name == "skinny-m48":  # its 48 rows: for m of 33-48 only (presets.py)
-            if 32 < m <= 48 and n >= 128:
+        if mem.for_m is not None:  # a member for a band of rows only (skinny-m48: its 48 rows)
+            if mem.for_m[0] < m <= mem.for_m[1] and n >= 128:
                 out.append(name)
             continue
         if name.startswith("skinny-m") or name.startswith("splitk-32x128"):

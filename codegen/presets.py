@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Dict, Tuple, Union
+from typing import Dict, Optional, Tuple, Union
 
 from .config import MAX_SPLIT_K, ConfigError, SgemmConfig
 from .sgemv_config import SgemvConfig
@@ -112,6 +112,9 @@ class FamilyMember:
     min_ktiles: int = 8
     # and the most splits (fused split-K: the last split of a tile reads all S partials)
     max_split: int = MAX_SPLIT_K
+    # the rows it is a candidate for, lo < m <= hi (with n >= 128), where that is all
+    # (codegen/heuristic.py candidate_names); None: the heuristic's rules by kind
+    for_m: Optional[Tuple[int, int]] = None
 
 
 def _z(**kw) -> SgemmConfig:
@@ -198,7 +201,7 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # 16-row tiles read it three times and 64-row ones pad a quarter: 48x2048x8192 61.8 us against
     # skinny-m16-k32's 65.3 (cuBLAS 57.1), 48x4096x4096 56.3 against 62.2 (cuBLAS 58.1)
     FamilyMember("skinny-m48", _z(bm=48, bn=64, bk=24, tm=4, tn=8, split_tile=False, stream_k=True), "ptx",
-                 "48x64x24 4x8 + stream-K over K (skinny m of 33-48)"),
+                 "48x64x24 4x8 + stream-K over K (skinny m of 33-48)", for_m=(32, 48)),
     # session 7 (lab/device_runs/session7_bk.sh, H100): the 64x128 / 128x64 8x8 tiles with a k-tile of 16.
     # Nsight Compute found their main loop waiting on global loads (long-scoreboard stalls 0.16-0.66 an
     # issued instruction against cuBLAS's 0.02-0.10): at BK 8 a tile's loads have one k-tile of FFMAs
