@@ -36,3 +36,18 @@ def test_member_alpha_beta(name):
                                      (127, 511, 257), (2049, 2047, 1025), (5, 7, 100003), (48, 2048, 8192)])
 def test_sgemm_with_the_heuristics_choice(m, n, k):
     check_host_sgemm(m, k, n, 1.0, 0.5)
+
+
+# The cp.async ring (config stages 3 / 4, PTX backend; no member uses it: docs/shapes.md, session 7) on the
+# members' own tiles, stream-K kernels included, on the ragged shapes above.  The same checks as
+# lab/device_runs/session7_ring.sh, which passed 60 of 60 on the H100 at f8e0a22.
+RING_MEMBERS = ["wide-64x128-k16", "tall-128x64-k16", "wide-128x256-noedge", "sq-64x64", "skinny-m48"]
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize("m, n, k", SHAPES)
+@pytest.mark.parametrize("name", RING_MEMBERS)
+def test_cp_async_ring_is_right_on_ragged_shapes(name, m, n, k, stages):
+    cfg, backend = member_config(name, m, n, k, 132)
+    cfg = cfg.replace(stages=stages, sass_pass=False)
+    check_config(cfg, m, n, k, 0.5, -1.5, backend=backend, what=f"{name} stages={stages}")
