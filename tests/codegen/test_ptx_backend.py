@@ -223,8 +223,9 @@ RING_CASES = [  # m, n, k, alpha, beta, leading dims, misaligned floats: interio
 ]
 
 
-@pytest.mark.parametrize("stages", [3, 4])
-@pytest.mark.parametrize("case", RING_CASES, ids=_sim_id)
+@pytest.mark.parametrize("stages, case", tiered(
+    [(st, c) for st in (3, 4) for c in RING_CASES], fast={(3, RING_CASES[1]), (4, RING_CASES[2])}),
+    ids=lambda v: _sim_id(v) if isinstance(v, tuple) else str(v))
 def test_cp_async_ring_on_the_interpreter(stages, case):
     """stages >= 3 (the cp.async ring): right against float64 and race-free on the interpreter,
     which writes a cp.async's floats only when a wait_group retires its group."""
