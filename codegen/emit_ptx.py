@@ -511,7 +511,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        b = self.b
         self.tile_ok = {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}

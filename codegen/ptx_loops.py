@@ -145,7 +145,7 @@ class LoopsMixin:
         self.ring_next = self.named("ring_next")
         b.emit(f"add.s32 {self.ring_next}, {self.cur_off}, {sb};")
         wraps = self.setp("eq", self.ring_next, n * sb)
-        b.emit(f"selp.b32 {self.ring_next}, 0, {self.ring_next}, {wraps};", f"stage of tile kt + 1")
+        b.emit(f"selp.b32 {self.ring_next}, 0, {self.ring_next}, {wraps};", "stage of tile kt + 1")
         self.has_next = self.named("has_next", ".pred")
         nxt = b.op("add.s32", self.kt, 1)
         b.emit(f"setp.lt.s32 {self.has_next}, {nxt}, {self.k_tiles};")
