@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Union
 
-from .config import RING_STAGES, ConfigError, SgemmConfig
+from .config import ConfigError, SgemmConfig
 from .emit_cuda import emit_sgemm_cuda
 from .emit_fewvec import emit_fewvec_cuda
 from .emit_sgemv import emit_sgemv_cuda
@@ -33,18 +33,19 @@ def emit_cuda(cfg: AnyConfig) -> KernelSource:
 BACKENDS = ("cuda", "ptx", "fusedk")
 SGEMM_ONLY = ("ptx", "fusedk")  # the backends that emit SGEMM kernels only (cuda emits every config)
 
-# The config fields that only some backends emit: (field, its value when off, the backends that
+# The config fields that only some backends emit: (field, its values when off, the backends that
 # accept it on, what it asks for).  A backend not listed would ignore the field or emit something
 # else, so emit refuses the config; checked in the table's order (the first field on wins).
 BACKEND_FIELDS = (
-    ("stream_k", False, ("ptx",), "stream-K's work-list kernel"),
-    ("edge_split", False, ("ptx",), "the edge strips' kernel"),
-    ("unaligned_rows", False, ("ptx",), "the unaligned rows' unchecked per-float copies"),
-    ("split_k", 1, ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend emits "
-                                      "one-pass kernels)"),
-    ("trans_a", False, ("cuda", "ptx"), "a transposed A (the fused split-K kernel reads row-major A and B)"),
-    ("trans_b", False, ("cuda", "ptx"), "a transposed B (the fused split-K kernel reads row-major A and B)"),
-    ("batched", False, ("cuda", "ptx"), "a batch over blockIdx.z"),
+    ("stream_k", (False,), ("ptx",), "stream-K's work-list kernel"),
+    ("edge_split", (False,), ("ptx",), "the edge strips' kernel"),
+    ("unaligned_rows", (False,), ("ptx",), "the unaligned rows' unchecked per-float copies"),
+    ("split_k", (1,), ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend "
+                                        "emits one-pass kernels)"),
+    ("stages", (0, 1, 2), ("ptx",), "the cp.async ring (stages 3 or 4)"),
+    ("trans_a", (False,), ("cuda", "ptx"), "a transposed A (the fused split-K kernel reads row-major A and B)"),
+    ("trans_b", (False,), ("cuda", "ptx"), "a transposed B (the fused split-K kernel reads row-major A and B)"),
+    ("batched", (False,), ("cuda", "ptx"), "a batch over blockIdx.z"),
 )
 
 
@@ -54,16 +55,12 @@ def check_backend(cfg: AnyConfig, backend: str) -> None:
         raise ConfigError(f"backend={backend!r}: must be one of {BACKENDS}")
     if backend in SGEMM_ONLY and not isinstance(cfg, SgemmConfig):
         raise ConfigError(f"backend {backend!r} emits SGEMM kernels only; {type(cfg).__name__} needs backend 'cuda'")
-    for field, off, accepting, what in BACKEND_FIELDS:
-        value = getattr(cfg, field, off)
-        if value != off and backend not in accepting:
+    for field, offs, accepting, what in BACKEND_FIELDS:
+        value = getattr(cfg, field, offs[0])
+        if value not in offs and backend not in accepting:
             raise ConfigError(f"{field}={value!r}: backend {backend!r} does not emit {what}; backends that accept "
                               f"{field}: {', '.join(map(repr, accepting))} (use --backend {' or '.join(accepting)}, "
-                              f"or {field}={off!r})")
-    stages = getattr(cfg, "stages", 0)
-    if stages in RING_STAGES and backend != "ptx":
-        raise ConfigError(f"stages={stages}: backend {backend!r} does not emit the cp.async ring; backends that "
-                          f"accept stages >= 3: 'ptx' (use --backend ptx, or stages=2)")
+                              f"or {field}={offs[-1]!r})")
 
 
 def emit(cfg: AnyConfig, backend: str = "cuda") -> KernelSource:

@@ -41,7 +41,7 @@ Operand layouts (config.trans_a / trans_b): each copy reads along its operand's 
 or the offsets; strided batch (config.batched): A, B and C moved to matrix %ctaid.z first.
 
 Supported: stages 0, 1 and 2 with register fragments (frag_regs=True): vec 1 and 4,
-and the cp.async ring (stages 3-4, vec 4: async_copy_tile),
+and the cp.async ring (stages 3-4, vec 4: ptx_ring.py),
 As transposed or not, padding, linear and z-order lanes, split tiles, register
 prefetch within and across k-tiles (program.ktile_schedule).  frag_regs=False (FFMAs on
 shared-memory operands: Ffmas with SmemRef operands) is refused (ConfigError).
@@ -62,6 +62,7 @@ from .program import KernelProgram, OperandLoads, entry_programs, geometry, head
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_loops import FFMA, LoopsMixin
+from .ptx_ring import RingMixin
 from .ptx_streamk import StreamKMixin
 from .ptx_unaligned import UnalignedLoadsMixin
 
@@ -100,7 +101,7 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 
 # ---- the kernel -----------------------------------------------------------------------
-class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
+class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, StreamKMixin):
     """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
     def __init__(self, prog: KernelProgram, arch: str, name: str):
@@ -351,58 +352,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, StreamKMixin):
         else:
             for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                 self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
-
-    def async_copy_tile(self, k0: str, stage_off: Optional[str], operands: Tuple[OperandLoads, ...]) -> None:
-        """The cp.async ring's copies of the k-tile at k0 into the stage at byte offset stage_off
-        (None: stage 0), straight from global memory: where the operand's whole tile is inside
-        the matrix with aligned rows (block-uniform, as load_tile's "tile" guard), a 16-byte
-        cp.async per copy whose store is one vector and a 4-byte one per float otherwise (A
-        stored transposed); else every float by a 4-byte cp.async that reads nothing and writes
-        zero outside the matrix (src-size 0, its source clamped to the operand's base)."""
-        b = self.b
-        for loads in operands:
-            operand = loads.operand
-            copies = [c for c in self.copies if c[0].operand == operand]
-            if not copies:
-                continue
-            ptrs = [b.op("add.s64", src, self.k_offset(operand, k0), typ=".b64") for _, _, _, _, src, _ in copies]
-            edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
-            kend = b.op("add.s32", k0, loads.k_dim.extent)
-            full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
-            b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: unchecked copies")
-            for (copy, r, _, _, _, stores), ptr in zip(copies, ptrs):
-                for dst, imm, e, width in self._ring_targets(copy, stores, stage_off):
-                    size = 4 * width
-                    b.emit(f"cp.async.{'cg' if size == 16 else 'ca'}.shared.global {_addr(dst, imm)}, "
-                           f"{_addr(ptr, 4 * e)}, {size};", f"{operand} copy {r}" + (f", float {e}" if width == 1 else ""))
-            b.emit(f"bra.uni {done};")
-            b.place(edge)
-            rlim, clim = self._limits(operand)
-            base = self.p["Ag" if operand == "A" else "Bg"]
-            for (copy, r, grow, gcol, _, stores), ptr in zip(copies, ptrs):
-                rowv, colv = self._edge_coords(copy, grow, gcol, k0)
-                row_ok = self.setp("lt", rowv, rlim)
-                for dst, imm, e0, width in self._ring_targets(copy, stores, stage_off):
-                    for e in range(e0, e0 + width):
-                        ce = colv if e == 0 else b.op("add.s32", colv, e)
-                        inside = self.setp("lt", ce, clim, row_ok)
-                        src = b.op("selp.b64", b.op("add.s64", ptr, 4 * e, typ=".b64") if e else ptr, base, inside,
-                                   typ=".b64")
-                        nbytes = b.op("selp.b32", 4, 0, inside)
-                        b.emit(f"cp.async.ca.shared.global {_addr(dst, imm + 4 * (e - e0))}, [{src}], 4, {nbytes};",
-                               f"{operand} copy {r}, float {e}: zero outside the matrix")
-            b.place(done)
-
-    def _ring_targets(self, copy, stores, stage_off: Optional[str]):
-        """(shared address register, byte immediate, first float of the copy, floats) of each of
-        the copy's stores in the ring stage at stage_off."""
-        b = self.b
-        out = []
-        for access, base, imm in stores:
-            dst = base if stage_off is None else b.op("add.s32", base, stage_off)
-            first = list(copy.regs).index(access.regs[0])
-            out.append((dst, imm, first, access.width))
-        return out
 
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with

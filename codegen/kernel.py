@@ -67,9 +67,9 @@ XYZW = "xyzw"  # a float4's components, in order (every CUDA C emitter)
 # Its blocks are then scheduled once every block of the kernel before has passed PDL_TRIGGER
 # (where that kernel places it, or as its blocks exit: pdl_trigger_if, emit_sgemv.GEMV_ENTRY),
 # and PDL_WAIT holds them until that kernel has finished and its writes are visible: the launch
-# gap between the two leaves the critical path.  Nothing
-# may touch global memory before PDL_WAIT.  Without the attribute, and below sm_90, where both
-# lines compile to nothing, the launches are plain stream-ordered ones.
+# gap between the two leaves the critical path.  Nothing may touch global memory before
+# PDL_WAIT.  Without the attribute, and below sm_90, where both lines compile to nothing, the
+# launches are plain stream-ordered ones.  (The PTX SGEMM kernels' lines: emit_ptx.pdl_entry.)
 _SM90 = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900"
 PDL_WAIT = (_SM90, 'asm volatile("griddepcontrol.wait;" ::: "memory");  // the kernel before it: finished, '
             "writes visible", "#endif")

@@ -13,7 +13,7 @@ Steps are frozen dataclasses.  Containers (Pipeline, TileLoop, KLoop, Scope, IfN
 hold steps; the others are leaves.  Names of tiles and stages are the program's: tile "first"
 (k-tile 0, before the loop), "this" (k-tile kt) and "next" (kt + 1); stage "only" (one shared
 stage), "first" (stage 0, before the loop), "this" (the stage of tile kt) and "next" (the
-other one); with the cp.async ring, "ring" (the stage of tile kt, kt mod stages).
+other one; with the cp.async ring, the stage of tile kt+1).
 """
 from __future__ import annotations
 
@@ -133,13 +133,14 @@ class StoreTile:
 @dataclass(frozen=True)
 class AsyncCopyTile:
     """The cp.async ring (stages >= 3): every copy of k-tile kt + `ahead` straight into its
-    ring stage ((kt + ahead) mod stages; kt = 0 before the loop), where that tile exists, then
+    ring stage ((kt + ahead) mod stages; kt = 0 before the loop: from_kt False), where that tile exists, then
     one commit group (empty past the last tile, so that the wait below counts the same every
     iteration).  Inside tiles, a float4 vector per 16-byte cp.async where its store is one
     vector, else a float per 4-byte cp.async (A stored transposed); edge tiles copy every
     float with zero fill outside the matrix (src-size 0)."""
     ahead: int
     operands: Tuple[OperandLoads, ...]
+    from_kt: bool  # ahead of the loop's kt (in the loop), or of tile 0 (before it)
 
 
 @dataclass(frozen=True)
@@ -194,8 +195,8 @@ class Compute:
 
 @dataclass(frozen=True)
 class TileLoop:
-    """for kt in 0 .. k_tiles-1 over `stages` shared stages (1, 2, or a cp.async ring of 3-4:
-    the stage of tile kt rotates, stage "ring")."""
+    """for kt in 0 .. k_tiles-1 over `stages` shared stages (1, 2, or a cp.async ring of 3-4
+    whose stages rotate)."""
     stages: int
     steps: tuple
 
@@ -416,21 +417,16 @@ def main_loop(plan: SgemmPlan) -> tuple:
         return (KLoop(a + b + (_ffmas(plan, 0),)),)
     preload, body, tail = ktile_schedule(plan)
     if cfg.stages in RING_STAGES:
-        # the cp.async ring: tiles 0 .. S-2 in flight before the loop; iteration kt waits for
-        # tile kt (S-2 younger groups may stay in flight), the barrier makes it everyone's and
-        # frees stage (kt-1) mod S, which tile kt+S-1 then takes while tile kt is computed
-        # (with the prefetch across tiles, as the two stages do: the wait and the barrier move to
-        # the end of the iteration, before slice 0 of tile kt+1, and then free stage kt mod S,
-        # which the next iteration's copy takes)
+        # the cp.async ring (codegen/ptx_ring.py): tiles 0 .. S-2 in flight before the loop;
+        # iteration kt copies tile kt+S-1 into the stage the last barrier freed, computes tile kt,
+        # waits for tile kt+1 (S-2 younger groups may stay in flight) and, after the barrier,
+        # preloads its first fragments as the two stages do (validation: the ring crosses tiles)
         s_ = cfg.stages
         ops = _load_tile(plan, "ring").operands
-        first = tuple(AsyncCopyTile(a, ops) for a in range(s_ - 1))
-        if not tail:
-            return (Pipeline(first + (TileLoop(s_, (AsyncWait(s_ - 2), Barrier(), AsyncCopyTile(s_ - 1, ops),
-                                                          Compute("ring", body))),)),)
+        first = tuple(AsyncCopyTile(a, ops, False) for a in range(s_ - 1))
         first += (AsyncWait(s_ - 2), Barrier(), Scope((Compute("first", preload),)))
-        loop = (AsyncCopyTile(s_ - 1, ops), Compute("ring", body), AsyncWait(s_ - 2), Barrier(),
-                IfNext((Compute("ring_next", preload),))) + tuple(tail)
+        loop = (AsyncCopyTile(s_ - 1, ops, True), Compute("this", body), AsyncWait(s_ - 2), Barrier(),
+                IfNext((Compute("next", preload),))) + tuple(tail)
         return (Pipeline(first + (TileLoop(s_, loop),)),)
     if cfg.stages == 1:
         return (TileLoop(1, (_load_tile(plan, "this"), Scope((_store_tile(plan, "only"),)), Barrier(),

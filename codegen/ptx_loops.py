@@ -1,7 +1,7 @@
 """The PTX renderer's steps (a mixin of emit_ptx._Kernel): each step of the kernel program
-(codegen/program.py) - the k-loops of stages 0, 1, 2 and the cp.async ring (3-4), the fragment
-loads and FFMAs of a k-slice, the shared-memory stores, and the epilogue C = alpha * acc + beta * C
-- as PTX."""
+(codegen/program.py) - the k-loops of stages 0, 1 and 2 (the cp.async ring's: ptx_ring.py), the
+fragment loads and FFMAs of a k-slice, the shared-memory stores, and the epilogue C = alpha * acc +
+beta * C - as PTX."""
 from __future__ import annotations
 
 from typing import Dict, Optional
@@ -47,31 +47,6 @@ class LoopsMixin:
     def _Barrier(self, s) -> None:
         self.b.emit("bar.sync 0;")
 
-    def _AsyncCopyTile(self, s: pg.AsyncCopyTile) -> None:
-        """Tile kt + ahead into its ring stage where it exists, then a commit group (empty past
-        the last tile).  Before the loop (no kt yet) the tile and its stage are constants."""
-        b, cfg = self.b, self.cfg
-        skip = b.label("no_copy")
-        in_loop = getattr(self, "ring_ld", None) is not None
-        if not in_loop:  # the prologue: tile `ahead` -> stage `ahead`
-            k0 = b.op("mov.b32", s.ahead * cfg.bk)
-            there = self.setp("lt", b.op("mov.b32", s.ahead), self.k_tiles)
-            stage = b.op("mov.b32", s.ahead * self.stage_bytes) if s.ahead else None
-        else:
-            tile = b.op("add.s32", self.kt, s.ahead)
-            there = self.setp("lt", tile, self.k_tiles)
-            k0 = b.op("mul.lo.s32", tile, cfg.bk)
-            stage = self.ring_ld
-        b.emit(f"@!{there} bra.uni {skip};",
-               f"k-tile {'kt + ' if in_loop else ''}{s.ahead} is past the last one: nothing to copy")
-        self.async_copy_tile(k0, stage, s.operands)
-        b.place(skip)
-        b.emit("cp.async.commit_group;")
-
-    def _AsyncWait(self, s: pg.AsyncWait) -> None:
-        self.b.emit(f"cp.async.wait_group {s.pending};", f"this thread's copies of tile kt have landed "
-                                                          f"({s.pending} younger groups may be in flight)")
-
     # -- containers
     def _Scope(self, s: pg.Scope) -> None:
         self.render(s.steps)
@@ -91,8 +66,7 @@ class LoopsMixin:
     def _stage_off(self, stage: str) -> Optional[str]:
         """Byte offset register of a shared stage; None: stage 0 (the only one, or the first)."""
         return {"only": None, "first": None, "this": getattr(self, "cur_off", None),
-                "next": getattr(self, "next_off", None), "ring": getattr(self, "cur_off", None),
-                "ring_next": getattr(self, "ring_next", None)}[stage]
+                "next": getattr(self, "next_off", None)}[stage]
 
     def _Pipeline(self, s: pg.Pipeline) -> None:
         self.b.comment("tile 0 -> stage 0")
@@ -100,8 +74,8 @@ class LoopsMixin:
 
     def _TileLoop(self, s: pg.TileLoop) -> None:
         b, cfg = self.b, self.cfg
-        if s.stages >= 3:
-            self._ring_loop(s)
+        if s.stages >= 3:  # the cp.async ring (ptx_ring.py)
+            self.ring_loop(s)
             return
         self.kt, self.k0 = self.named("kt"), self.named("k0")
         if s.stages == 2:
@@ -125,36 +99,6 @@ class LoopsMixin:
             return
         more = self.setp("lt", self.kt, self.k_tiles)
         b.emit(f"@{more} bra.uni {top};")
-
-    def _ring_loop(self, s: pg.TileLoop) -> None:
-        """while kt < k_tiles over the cp.async ring of s.stages stages: cur_off the stage of
-        tile kt, ring_ld the stage tile kt + stages - 1 goes to ((kt - 1) mod stages, which
-        every warp is done with once the loop's barrier has passed)."""
-        b, sb, n = self.b, self.stage_bytes, s.stages
-        self.kt, self.cur_off, self.ring_ld = self.named("kt"), self.named("cur_off"), self.named("ring_ld")
-        b.emit(f"mov.u32 {self.kt}, 0;")
-        b.emit(f"mov.u32 {self.cur_off}, 0;", "stage of tile kt")
-        top, done = b.label("ktile"), b.label("ktiles_done")
-        b.place(top)
-        more = self.setp("lt", self.kt, self.k_tiles)
-        b.emit(f"@!{more} bra.uni {done};")
-        wraps = self.setp("eq", self.cur_off, 0)
-        b.emit(f"sub.s32 {self.ring_ld}, {self.cur_off}, {sb};")
-        b.emit(f"selp.b32 {self.ring_ld}, {(n - 1) * sb}, {self.ring_ld}, {wraps};",
-               f"stage of tile kt + {n - 1}: (kt - 1) mod {n}")
-        self.ring_next = self.named("ring_next")
-        b.emit(f"add.s32 {self.ring_next}, {self.cur_off}, {sb};")
-        wraps = self.setp("eq", self.ring_next, n * sb)
-        b.emit(f"selp.b32 {self.ring_next}, 0, {self.ring_next}, {wraps};", "stage of tile kt + 1")
-        self.has_next = self.named("has_next", ".pred")
-        nxt = b.op("add.s32", self.kt, 1)
-        b.emit(f"setp.lt.s32 {self.has_next}, {nxt}, {self.k_tiles};")
-        self.render(s.steps)
-        b.emit(f"mov.u32 {self.cur_off}, {self.ring_next};")
-        b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
-        b.emit(f"bra.uni {top};")
-        b.place(done)
-        self.ring_ld = None
 
     def _KLoop(self, s: pg.KLoop) -> None:
         """stages=0: one k at a time, operands straight from global memory: A fragment i =

@@ -59,6 +59,18 @@ def time_kernel(kern, work, rnd: int):
     return r
 
 
+def below_cublas(sweep: str = "docs/data/shape-sweep.json"):
+    """(rows by (m, n, k), the (m, n, k) below 1.0x worst first) of a shape sweep's JSON
+    (regtile.tools.shape_sweep: rows {m, n, k, x_cublas, ...}); nothing where the file is missing."""
+    import json
+    import os
+    if not os.path.exists(sweep):
+        return {}, []
+    with open(sweep) as f:
+        rows = {(r["m"], r["n"], r["k"]): r for r in json.load(f)}
+    return rows, sorted((s for s, r in rows.items() if r["x_cublas"] < 1.0), key=lambda s: rows[s]["x_cublas"])
+
+
 def cublas_ms(work) -> float:
     """cuBLAS on the same workload (20 timed launches, unchecked)."""
     from regtile.runtime import bench

@@ -13,7 +13,7 @@ import json
 import os
 import statistics
 
-from . import device_kernels, program
+from . import below_cublas, device_kernels, program
 
 
 def _shapes(argv):
@@ -26,13 +26,8 @@ def _shapes(argv):
             calls = int(next(it))
         else:
             given.append(tuple(int(x) for x in a.lower().split("x")))
-    rows = {}
-    if os.path.exists(sweep):
-        with open(sweep) as f:
-            for r in json.load(f):
-                rows[(r["m"], r["n"], r["k"])] = r
-    shapes = given or sorted((s for s, r in rows.items() if r["x_cublas"] < 1.0), key=lambda s: rows[s]["x_cublas"])
-    return shapes, rows, calls
+    rows, below = below_cublas(sweep)
+    return given or below, rows, calls
 
 
 def run(argv):

@@ -20,11 +20,11 @@ Two modes, one file:
 """
 import csv
 import json
-import re
 import os
+import re
 import sys
 
-from . import program
+from . import below_cublas, program
 
 # what the recipe asks ncu for (lab/device_runs/session7_ncu.sh passes this list)
 STALLS = ("long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "math_pipe_throttle",
@@ -46,10 +46,7 @@ def _shapes(argv):
             shape, _, member = a.partition(":")
             out.append((tuple(int(x) for x in shape.lower().split("x")), member or None))
         return out
-    with open("docs/data/shape-sweep.json") as f:
-        rows = json.load(f)
-    rows = sorted((r for r in rows if r["x_cublas"] < 1.0), key=lambda r: r["x_cublas"])
-    return [((r["m"], r["n"], r["k"]), None) for r in rows]
+    return [(shape, None) for shape in below_cublas()[1]]
 
 
 def target(argv):

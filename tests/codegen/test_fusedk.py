@@ -48,9 +48,10 @@ def test_every_backend_field_is_refused_by_name_where_not_accepted():
     """emit.BACKEND_FIELDS: each field on, through each backend that does not accept it, is
     refused naming the field, the backend and the backends that accept it."""
     from regtile.codegen.emit import BACKEND_FIELDS, BACKENDS
-    on = dict(split_k=2)
+    on = dict(split_k=2, stages=3)
     base = FAMILY["sq-64x64"].config.replace(stream_k=False, edge_split=False)
-    for field, off, accepting, _ in BACKEND_FIELDS:
+    for field, offs, accepting, _ in BACKEND_FIELDS:
+        assert getattr(base, field) in offs and on.get(field, True) not in offs
         assert set(accepting) < set(BACKENDS)
         cfg = base.replace(**{field: on.get(field, True)})
         for backend in set(BACKENDS) - set(accepting):
