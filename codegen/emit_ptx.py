@@ -278,9 +278,15 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                         reg = self.named(f"{p}_g{what}{r}")
                         b.emit(f"add.s32 {reg}, {getattr(self, dim.origin)}, {x};", f"{dim.origin} + tile {what}")
                     at.append(reg)
-                # the source at k = 0, through the operand's layout (mapping.a/b_element)
+                # the source at k = 0, through the operand's layout (mapping.a/b_element); with
+                # edge_clamp the block coordinate clamped into the matrix (clamp_setup) for the
+                # source alone: the edge paths' bounds checks keep the true coordinate
                 line, off = self.element(copy.operand, *at)
-                src = self.source_at(copy.operand, *at)
+                src_at = list(at)
+                if copy.operand in self.clamp_lim:
+                    axis = next(i for i, d in enumerate(self.prog.dims[copy.operand]) if d.origin != "k0")
+                    src_at[axis] = b.op("min.s32", at[axis], self.clamp_lim[copy.operand])
+                src = self.source_at(copy.operand, *src_at)
                 src_n = self.named(f"{p}_src{r}", ".b64")
                 b.emit(f"mov.b64 {src_n}, {src};")
                 stores = [(s, *self.smem_address(s)) for s in copy.stores]
@@ -460,12 +466,34 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        self.tile_ok = {}
+        self.tile_ok, self.clamp_lim = {}, {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
-            for op, (d, end) in ends.items():
-                self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
+            if self.prog.clamp_edges:
+                for op, (d, end) in ends.items():
+                    self.tile_ok[op] = self.clamp_setup(op, d, end)
+            else:
+                for op, (d, end) in ends.items():
+                    self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
         self.copy_setup()
+
+    def clamp_setup(self, op: str, dim, end: str) -> str:
+        """config.edge_clamp: the limit of the operand's copies' block coordinate (clamp_lim, read
+        by copy_setup) and its interior-tile predicate.  Along lines (A's rows, B^T's columns) a
+        copy past the bound reads line bound - 1, so every tile with aligned rows is inside.
+        Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
+        (bound - 4) where the bound is a multiple of 4 - then no vector straddles it and the tile
+        is inside too; else the limit is bound - 1 (no float inside moves) and the tile inside
+        only if it ends within the bound, as without the clamp."""
+        b = self.b
+        bound = self.p[dim.bound]
+        if not self.k_in_line(op):  # the block dimension runs along lines
+            self.clamp_lim[op] = b.op("add.s32", bound, -1)
+            return self.vec_ok_pred[op]
+        whole = self.setp("eq", b.op("and.b32", bound, 3), 0)
+        self.clamp_lim[op] = b.op("selp.b32", b.op("add.s32", bound, -4), b.op("add.s32", bound, -1), whole)
+        ends_inside = self.setp("le", end, bound)
+        return b.op("and.pred", b.op("or.pred", ends_inside, whole, typ=".pred"), self.vec_ok_pred[op], typ=".pred")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg

@@ -380,7 +380,9 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
         # min_blocks=2 ran 1.007 / 1.071x torch.bmm with it against 0.996 / 1.060x without
         # (H100, 2026-11-25, f141e16, lab/experiments/tn_batched_sweep.py), 0.985 / 1.060x
         # against 0.973 / 1.059x through regtile.sgemm (ee43c8b; docs/layouts.md).
-        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False)
+        # Nor the edge clamp (session 8): that member at min_blocks=2 spilled 4 bytes batched with it.
+        fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False,
+                      edge_clamp=False)
     elif (trans_a and not trans_b and cfg.sass_pass and cfg.ffma_order == "zigzag"
           and (cfg.bm, cfg.bn, cfg.tm, cfg.tn) == SWIRL_TN_TILE):
         fields["ffma_order"] = "swirl"

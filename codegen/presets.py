@@ -263,6 +263,11 @@ _FAMILY: Tuple[FamilyMember, ...] = (
 _NO_EDGE_VECTOR_PATH = ("wide-128x256", "wide-128x256-noedge")
 _FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True))
                 if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
+# Every PTX member clamps its copies' sources at the M and N edges (config.py edge_clamp): an edge
+# tile then runs the interior's unchecked float4 copies, and only a partial last k-tile the checked
+# ones (session 8, docs/shapes.md).  The main loop's SASS is the same as without.
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_clamp=True)) if m.backend == "ptx" else m
+                for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 

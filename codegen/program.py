@@ -281,6 +281,10 @@ class KernelProgram:
     # the operands' alignment is tested once, the tile's extent per block and k-tile
     load_guard: str
     dims: Dict[str, Tuple[TileDim, TileDim]]  # each operand's tile (tile_dims)
+    # config.edge_clamp ("tile" guard only): each copy's source clamped into the matrix along the
+    # block dimension once a tile, so the interior test of an operand's tile asks only for aligned
+    # rows (and, where the vectors run along the block dimension, an extent that is a multiple of 4)
+    clamp_edges: bool
     main: tuple  # the k-loop (main_loop)
     epilogue: Epilogue
 
@@ -467,7 +471,7 @@ def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
     k_range = "split" if split else "item" if tiles == "items" else "all"
     return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range,
                          acc_init="-0" if cfg.sass_pass else "0",
-                         frag_bases=frag_bases(cfg), load_guard=load_guard(cfg),
+                         frag_bases=frag_bases(cfg), load_guard=load_guard(cfg), clamp_edges=cfg.edge_clamp,
                          dims={op: tile_dims(cfg, op) for op in ("A", "B")},
                          main=(WorkItems(loop, out),) if tiles == "items" else loop, epilogue=out)
 

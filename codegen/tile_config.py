@@ -82,6 +82,14 @@ class TileConfig(ConfigDict):
     # latency (docs/shapes.md).  A tile field: it changes the copy code of a block, not how
     # the problem is split (that is the Decomposition's edge_split).
     edge_vector_path: bool = False
+    # Edge tiles along M and N (PTX backend, vec 4): each copy's source is clamped into the
+    # matrix once a tile - A's row to M - 1, B's column to the last float4 (N - 4, where N is a
+    # multiple of 4; the layouts' transposes likewise) - so a tile past M or N reads the last
+    # row or vector again instead of checking every load.  Those floats reach only C's rows
+    # and columns outside the matrix, which the epilogue does not store.  An M or N edge tile
+    # then takes the interior's unchecked float4 loads, and only the K edge (a partial last
+    # k-tile) the checked path.  A tile field, like edge_vector_path: the copy code of a block.
+    edge_clamp: bool = False
     # Operand layouts (issue 19): op(A) = A^T when trans_a (A stored K x M row-major, i.e.
     # op(A)'s element (i, p) at A[p * lda + i]), op(B) = B^T when trans_b ((p, j) at
     # B[j * ldb + p]).  The copy reads each operand along its contiguous dimension and lands
@@ -104,7 +112,7 @@ class TileConfig(ConfigDict):
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "trans_a", "trans_b", "batched", "unaligned_rows")
+    OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows")
 
     def __post_init__(self):
         self._check_ints()
@@ -258,6 +266,8 @@ class TileConfig(ConfigDict):
         parts = []
         if self.edge_vector_path:
             parts.append("edge copies: a float4-or-zero path, no write behind a load")
+        if self.edge_clamp:
+            parts.append("M / N edge tiles: sources clamped into the matrix, unchecked float4")
         if self.trans_a or self.trans_b:
             parts.append(f"layout {self.layout} (op(A) {'A^T' if self.trans_a else 'A'}, "
                          f"op(B) {'B^T' if self.trans_b else 'B'})")
@@ -273,7 +283,7 @@ class TileConfig(ConfigDict):
         check_ints(self, ("pad_a", "pad_b", "stages"), minimum=0)
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
-                           "trans_a", "trans_b", "batched", "unaligned_rows"))
+                           "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -361,6 +371,10 @@ class TileConfig(ConfigDict):
         if c.unaligned_rows and c.vec != 4:
             raise ConfigError(f"unaligned_rows: the per-float path of unaligned rows replaces the float4 copies' "
                               f"edge path; vec={c.vec} has no float4 copies: use vec=4, or unaligned_rows=False")
+        if c.edge_clamp and (c.vec != 4 or not c.stages):
+            raise ConfigError(f"edge_clamp: the clamped sources let an M / N edge tile take the interior's float4 "
+                              f"copies into shared memory; vec={c.vec}, stages={c.stages} has none: use vec=4 with "
+                              f"stages >= 1, or edge_clamp=False")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")

@@ -51,7 +51,7 @@ _MEMORY_STORES = {"STG", "STS", "STL"}
 KNOWN_OPCODES = frozenset({
     # FP32 / integer ALU: every register operand is one 32-bit register
     "FFMA", "FMUL", "FADD", "FSEL", "FSETP", "FMNMX", "HFMA2", "IMAD", "IADD3", "VIADD", "ISETP",
-    "LEA", "LOP3", "SHF", "SEL", "IABS", "IMNMX", "VIMNMX", "MOV", "I2F", "F2I", "MUFU", "P2R", "R2P", "S2R",
+    "LEA", "LOP3", "SHF", "SEL", "IABS", "IMNMX", "VIMNMX", "VIADDMNMX", "MOV", "I2F", "F2I", "MUFU", "P2R", "R2P", "S2R",
     "CS2R", "R2UR", "PRMT", "POPC", "FLO", "BREV",
     # memory: widths from the .64/.128 modifier and the .64 address form
     *_MEMORY_LOADS, *_MEMORY_STORES,

@@ -22,6 +22,12 @@ _LAYOUT_MEMBERS = ("wide-128x256", "sq-128x128", "sq-64x64", "plain-32x32", "ski
 _LAYOUTS = {"NT": dict(trans_b=True), "TN": dict(trans_a=True), "TT": dict(trans_a=True, trans_b=True)}
 
 
+def _for_cuda(cfg: SgemmConfig) -> SgemmConfig:
+    """A PTX member's config as the CUDA C backend emits it: without the PTX-only edge clamp
+    (session 8), so that these cases keep pinning the CUDA C text of the member's tile."""
+    return cfg.replace(edge_clamp=False)
+
+
 def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
     out: Dict[str, Tuple[SgemmConfig, str]] = {}
     for name, m in FAMILY.items():
@@ -34,7 +40,7 @@ def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
         cfg = m.config
         out[f"{m.backend}:{name}"] = (cfg, m.backend)
         plain = cfg.replace(stream_k=False, edge_split=False)
-        out[f"{_OTHER[m.backend]}:{name}:plain"] = (plain, _OTHER[m.backend])
+        out[f"{_OTHER[m.backend]}:{name}:plain"] = (_for_cuda(plain) if m.backend == "ptx" else plain, _OTHER[m.backend])
         if m.backend == "cuda":
             for s in (2, 3):
                 out[f"cuda:{name}:split{s}"] = (cfg.replace(split_k=s), "cuda")
@@ -44,7 +50,7 @@ def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
         cfg = FAMILY[name].config
         for lay, kw in _LAYOUTS.items():
             for backend in ("cuda", "ptx"):
-                c = cfg if backend == "ptx" else cfg.replace(stream_k=False, edge_split=False)
+                c = cfg if backend == "ptx" else _for_cuda(cfg.replace(stream_k=False, edge_split=False))
                 out[f"{backend}:{name}:{lay}"] = (c, backend, kw)
                 if name in ("sq-64x64", "cuda-zorder", "splitk-128x32"):
                     out[f"{backend}:{name}:{lay}:batched"] = (c, backend, dict(kw, batched=True))

@@ -255,6 +255,14 @@ class Sim:
                     regs[d] = bool(v(1)) and bool(v(2))
                 else:
                     regs[d] = v(1) & v(2)
+            elif base == "or":  # or.pred
+                if parts[1] != "pred":
+                    raise SimError(f"unsupported {op}")
+                regs[d] = bool(v(1)) or bool(v(2))
+            elif base == "min":  # min.s32
+                if parts[1] != "s32":
+                    raise SimError(f"unsupported {op}")
+                regs[d] = min(_s32(v(1)), _s32(v(2))) & M32
             elif base == "xor":
                 regs[d] = v(1) ^ v(2)
             elif base == "div":

@@ -4,6 +4,8 @@ kernel beside the main one for every arch."""
 import numpy as np
 import pytest
 
+import ptx_sim
+from tiers import tiered
 from regtile.codegen.config import ConfigError
 from regtile.codegen.edges import EDGE_COST, EDGE_TILE_COST, edge_config, plan_edges
 from regtile.codegen.emit import emit
@@ -198,3 +200,56 @@ def test_edge_vector_path_writes_nothing_behind_a_vector_load():
     assert "wholly inside or outside" in new and "wholly inside or outside" not in old
     # the interior tiles' unchecked float4 loads are the same
     assert old.count("float4, unchecked") == new.count("float4, unchecked")
+
+
+# ---- the clamped edge sources (config.py edge_clamp) on the CPU PTX interpreter --------------
+def _clamp_sim(cfg, m, n, k, **kw):
+    """C against float64 (every element written: C starts NaN) and the instructions executed;
+    the interpreter's buffers hold exactly the matrices, so a clamped source that left them fails."""
+    from regtile.codegen.emit_ptx import emit_sgemm_ptx
+    c, ref, _, executed = ptx_sim.run_sgemm(emit_sgemm_ptx(cfg), m, n, k, 0.75, 0.0, **kw)
+    got = c[:, :n]
+    assert not np.isnan(got).any(), f"{int(np.isnan(got).sum())} elements of C unwritten"
+    assert np.abs(got - ref).max() / np.abs(ref).max() < 1e-5
+    return executed
+
+
+CLAMP_TILE = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False,
+                                                 stream_k=False, edge_clamp=True)
+CLAMP_LAYOUTS = {"NN": {}, "TN": dict(trans_a=True), "NT": dict(trans_b=True), "TT": dict(trans_a=True, trans_b=True)}
+CLAMP_CASES = [  # m, n, k, lda / ldb (None: packed), edge_vector_path
+    (45, 44, 24, None, None, False),  # M and N edges, aligned rows, K a whole number of k-tiles
+    (45, 42, 20, None, 44, True),  # N not a multiple of 4 on aligned rows (ldb 44): no clamp to N - 4
+    (33, 37, 17, None, None, False),  # rows not aligned (lda 17, ldb 37): every tile on the checked path
+]
+
+
+@pytest.mark.parametrize("layout, case", tiered(
+    [(lay, c) for lay in CLAMP_LAYOUTS for c in CLAMP_CASES], fast={("NN", CLAMP_CASES[0]), ("TN", CLAMP_CASES[1])}),
+    ids=lambda v: f"{v[0]}x{v[1]}x{v[2]}" if isinstance(v, tuple) else v)
+def test_edge_clamp_is_right_on_the_interpreter(layout, case):
+    m, n, k, lda, ldb, evp = case
+    lay = CLAMP_LAYOUTS[layout]
+    if lay.get("trans_b"):
+        ldb = None  # B^T's rows run along K: the N edge is a line edge there
+    _clamp_sim(CLAMP_TILE.replace(edge_vector_path=evp, **lay), m, n, k, lda=lda, ldb=ldb, **lay)
+
+
+@pytest.mark.parametrize("layout, m_edge", [("NN", 33), ("TT", 36)])
+def test_edge_clamp_runs_edge_tiles_like_interior_ones(layout, m_edge):
+    """With the clamp a second tile row with a few valid rows (M = 33 in 32-row tiles; 36 with
+    A^T, whose vectors run along M) runs the interior's copies: no more instructions than a whole
+    second tile row (M = 64; the epilogue stores less); without it the same edge tile takes the
+    checked copies on each of its 8 k-tiles and runs more."""
+    lay = CLAMP_LAYOUTS[layout]
+    clamped = {m: _clamp_sim(CLAMP_TILE.replace(**lay), m, 32, 128, **lay) for m in (m_edge, 64)}
+    checked = {m: _clamp_sim(CLAMP_TILE.replace(edge_clamp=False, **lay), m, 32, 128, **lay) for m in (m_edge, 64)}
+    assert clamped[m_edge] <= clamped[64]
+    assert checked[m_edge] > checked[64]
+
+
+def test_edge_clamp_is_ptx_only_and_needs_the_tile_guard():
+    with pytest.raises(ConfigError, match="edge_clamp=True: backend 'cuda' does not emit"):
+        emit(CLAMP_TILE, "cuda")
+    with pytest.raises(ConfigError, match="edge_clamp: .*vec=1"):
+        get_preset("naive").config.replace(edge_clamp=True)
