@@ -43,7 +43,7 @@ MIN_GAIN = 0.02
 # The switches the strips take from the main config where it has them on: the operand layouts
 # (the same A and B), the edge copies (the strips are all edge tiles) and the unaligned rows'
 # copies (the strips read the same rows).
-MAIN_FIELDS = ("trans_a", "trans_b", "edge_vector_path", "edge_clamp", "unaligned_rows")
+MAIN_FIELDS = ("trans_a", "trans_b", "edge_vector_path", "edge_clamp", "unaligned_rows", "unaligned_vectors")
 
 
 def edge_config(main=None):
@@ -52,7 +52,7 @@ def edge_config(main=None):
     SM.  Of three small tiles measured on the strips of 4097^3, 5000^3 and 2049^3
     (64x64x8 4x8, 64x64x16 8x8, 32x128x16 4x8), it was the fastest on each.  `main` (the
     module's main config) gives it the same operand layouts (trans_a, trans_b), edge copies
-    (edge_vector_path, edge_clamp) and unaligned rows' copies (unaligned_rows)."""
+    (edge_vector_path, edge_clamp) and unaligned rows' copies (unaligned_rows, unaligned_vectors)."""
     from .presets import get_preset
     bm, bn = EDGE_TILE
     cfg = get_preset("zorder").config.replace(bm=bm, bn=bn, tm=4, tn=8, warps=None, min_blocks=1,

@@ -40,6 +40,7 @@ BACKEND_FIELDS = (
     ("stream_k", (False,), ("ptx",), "stream-K's work-list kernel"),
     ("edge_split", (False,), ("ptx",), "the edge strips' kernel"),
     ("unaligned_rows", (False,), ("ptx",), "the unaligned rows' unchecked per-float copies"),
+    ("unaligned_vectors", (False,), ("ptx",), "the unaligned rows' unchecked vector floats"),
     ("edge_clamp", (False,), ("ptx",), "the edge tiles' clamped sources"),
     ("split_k", (1,), ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend "
                                         "emits one-pass kernels)"),

@@ -353,11 +353,30 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
         b.emit(f"bra.uni {done};")
         b.place(edge)
+        if self.prog.unaligned_vectors:
+            self._load_unaligned_unchecked(loads, copies, ptrs, kend, done)
         if loads.split_paths:
             self._load_edge_split_paths(operand, copies, ptrs, k0, done)
         else:
             for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                 self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+
+    def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, kend: str, done: str) -> None:
+        """edge_clamp, rows not 16-byte aligned: a k-tile inside K whose block dimension is
+        clamped (clamp_setup's block_ok) loads each vector's four floats unchecked, into the
+        registers the float4 would fill, then branches to `done`; else it falls through to the
+        checked path.  The floats and where they land are the float4's: nothing else changes."""
+        b = self.b
+        operand = loads.operand
+        inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
+        checked = b.label(f"{operand.lower()}_checked")
+        b.emit(f"@!{inside} bra.uni {checked};", f"{operand}: rows not aligned, tile inside K and clamped: "
+                                                  f"each vector's floats, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            for e, reg in enumerate(copy.regs):
+                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};", f"{operand} copy {r}, element {e}")
+        b.emit(f"bra.uni {done};")
+        b.place(checked)
 
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with
@@ -466,7 +485,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        self.tile_ok, self.clamp_lim = {}, {}
+        self.tile_ok, self.clamp_lim, self.block_ok = {}, {}, {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             if self.prog.clamp_edges:
@@ -489,11 +508,13 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         bound = self.p[dim.bound]
         if not self.k_in_line(op):  # the block dimension runs along lines
             self.clamp_lim[op] = b.op("add.s32", bound, -1)
+            self.block_ok[op] = None  # every tile
             return self.vec_ok_pred[op]
         whole = self.setp("eq", b.op("and.b32", bound, 3), 0)
         self.clamp_lim[op] = b.op("selp.b32", b.op("add.s32", bound, -4), b.op("add.s32", bound, -1), whole)
         ends_inside = self.setp("le", end, bound)
-        return b.op("and.pred", b.op("or.pred", ends_inside, whole, typ=".pred"), self.vec_ok_pred[op], typ=".pred")
+        self.block_ok[op] = b.op("or.pred", ends_inside, whole, typ=".pred")
+        return b.op("and.pred", self.block_ok[op], self.vec_ok_pred[op], typ=".pred")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg

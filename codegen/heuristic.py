@@ -415,15 +415,18 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     Not the 8x16 / 16x8 thread tiles (UNALIGNED_MAX_THREAD_TILE): measured (H100, 2026-11-25,
     e3feb62, docs/shapes.md "Unaligned rows") the 128x256 8x16 member ran 8191x8193x1025 and
     4099x4093x4091 7-9% slower with the path (3095 -> 3371 us, 2952 -> 3158 us; 231 -> 245
-    registers), where the 64x128, 128x64 and 32x32 members gained 0-6%."""
+    registers), where the 64x128, 128x64 and 32x32 members gained 0-6%.  These, and those whose
+    registers leave no room for the float copies, get the unchecked vector floats instead where
+    they clamp their edges (config.unaligned_vectors: no more registers in the loop, the float4's
+    shared-memory stores; session 8)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
-    if cfg.tm * cfg.tn > UNALIGNED_MAX_THREAD_TILE:
-        return cfg
-    try:
-        return cfg.replace(unaligned_rows=True)
-    except ConfigError:
-        return cfg
+    if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
+        try:
+            return cfg.replace(unaligned_rows=True)
+        except ConfigError:
+            pass
+    return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
 
 
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,

@@ -94,7 +94,10 @@ class OperandLoads:
     16-byte aligned, a k-tile inside K takes these copies of a float each, consecutive threads
     on consecutive floats, guarded only along the block dimension and only in its edge tiles
     (ptx_unaligned.py).  The floats inside the matrix land where the vector copies put them;
-    those outside are not zeros but reach only C's rows and columns outside the matrix."""
+    those outside are not zeros but reach only C's rows and columns outside the matrix.
+    With KernelProgram.clamp_edges the block dimension's edge is in the sources (an interior test
+    asks for aligned rows and K), and with unaligned_vectors a k-tile inside K on unaligned rows
+    loads its vectors' floats unchecked (emit_ptx._load_unaligned_unchecked)."""
     operand: str
     dims: Tuple[TileDim, TileDim]
     copies: Tuple[GlobalCopy, ...]
@@ -285,6 +288,9 @@ class KernelProgram:
     # block dimension once a tile, so the interior test of an operand's tile asks only for aligned
     # rows (and, where the vectors run along the block dimension, an extent that is a multiple of 4)
     clamp_edges: bool
+    # config.unaligned_vectors (with clamp_edges): an operand tile inside K and clamped whose rows
+    # are not aligned loads its vectors' floats unchecked, before the edge path's checks
+    unaligned_vectors: bool
     main: tuple  # the k-loop (main_loop)
     epilogue: Epilogue
 
@@ -472,6 +478,7 @@ def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
     return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range,
                          acc_init="-0" if cfg.sass_pass else "0",
                          frag_bases=frag_bases(cfg), load_guard=load_guard(cfg), clamp_edges=cfg.edge_clamp,
+                         unaligned_vectors=cfg.unaligned_vectors,
                          dims={op: tile_dims(cfg, op) for op in ("A", "B")},
                          main=(WorkItems(loop, out),) if tiles == "items" else loop, epilogue=out)
 

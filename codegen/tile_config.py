@@ -109,10 +109,17 @@ class TileConfig(ConfigDict):
     # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows);
     # the kernel stays correct on aligned rows (their float4 paths are the same).
     unaligned_rows: bool = False
+    # Rows not 16-byte aligned on a kernel without the float copies (their registers do not fit
+    # beside an 8x16 thread tile; PTX, with edge_clamp): a k-tile inside K loads each float4
+    # copy's four floats unchecked, into the registers and shared memory the float4 fills,
+    # instead of the edge path's zero, compare and predicated load per float
+    # (emit_ptx._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
+    # multiple of 4 (codegen/heuristic.for_rows); aligned rows keep the kernel without it.
+    unaligned_vectors: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows")
+    OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors")
 
     def __post_init__(self):
         self._check_ints()
@@ -275,6 +282,8 @@ class TileConfig(ConfigDict):
             parts.append("strided batch (blockIdx.z, strides in floats)")
         if self.unaligned_rows:
             parts.append("unaligned rows: a float a thread inside K, consecutive threads on consecutive floats")
+        if self.unaligned_vectors:
+            parts.append("unaligned rows: each vector's floats unchecked inside K")
         return parts
 
     # ---- validation ---------------------------------------------------------
@@ -283,7 +292,7 @@ class TileConfig(ConfigDict):
         check_ints(self, ("pad_a", "pad_b", "stages"), minimum=0)
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
-                           "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows"))
+                           "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -375,6 +384,10 @@ class TileConfig(ConfigDict):
             raise ConfigError(f"edge_clamp: the clamped sources let an M / N edge tile take the interior's float4 "
                               f"copies into shared memory; vec={c.vec}, stages={c.stages} has none: use vec=4 with "
                               f"stages >= 1, or edge_clamp=False")
+        if c.unaligned_vectors and (not c.edge_clamp or c.unaligned_rows):
+            raise ConfigError(f"unaligned_vectors: each vector's floats load unchecked only in a tile whose M / N edge is "
+                              f"clamped, and the float copies (unaligned_rows) replace them: it needs edge_clamp=True and "
+                              f"unaligned_rows=False (got edge_clamp={c.edge_clamp}, unaligned_rows={c.unaligned_rows})")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")

@@ -2,7 +2,7 @@
 and on the other where it emits; the CUDA C members split (split_k 2, 3); the PTX members
 without stream-K / edge split, and a few members in the other layouts (trans_a, trans_b) and
 batched; the fused split-K members (backend fusedk) unsplit and split 4 ways; the PTX members with
-the unaligned rows' copies (heuristic.for_rows), one of them TN.
+the unaligned rows' copies or vector floats (heuristic.for_rows), one of them TN.
 `python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites the digests (do it only for a deliberate change of the kernels' text, and say why)."""
 from __future__ import annotations
 
@@ -57,6 +57,8 @@ def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
     for name, m in FAMILY.items():  # the unaligned rows' copies, where heuristic.for_rows gives them
         if m.backend == "ptx" and for_rows(m.config, "ptx", 1023, 1025).unaligned_rows:
             out[f"ptx:{name}:unaligned"] = (m.config, "ptx", dict(unaligned_rows=True))
+        elif m.backend == "ptx" and for_rows(m.config, "ptx", 1023, 1025).unaligned_vectors:
+            out[f"ptx:{name}:unaligned"] = (m.config, "ptx", dict(unaligned_vectors=True))
     out["ptx:sq-64x64:TN:unaligned"] = (FAMILY["sq-64x64"].config, "ptx", dict(trans_a=True, unaligned_rows=True))
     for backend in ("cuda", "ptx"):
         for pname in ("zorder", "vec4", "naive", "tile1d"):

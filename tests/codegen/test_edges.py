@@ -217,10 +217,11 @@ def _clamp_sim(cfg, m, n, k, **kw):
 CLAMP_TILE = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps=None, split_tile=False,
                                                  stream_k=False, edge_clamp=True)
 CLAMP_LAYOUTS = {"NN": {}, "TN": dict(trans_a=True), "NT": dict(trans_b=True), "TT": dict(trans_a=True, trans_b=True)}
-CLAMP_CASES = [  # m, n, k, lda / ldb (None: packed), edge_vector_path
-    (45, 44, 24, None, None, False),  # M and N edges, aligned rows, K a whole number of k-tiles
-    (45, 42, 20, None, 44, True),  # N not a multiple of 4 on aligned rows (ldb 44): no clamp to N - 4
-    (33, 37, 17, None, None, False),  # rows not aligned (lda 17, ldb 37): every tile on the checked path
+CLAMP_CASES = [  # m, n, k, lda / ldb (None: packed), edge_vector_path, unaligned_vectors
+    (45, 44, 24, None, None, False, False),  # M and N edges, aligned rows, K a whole number of k-tiles
+    (45, 42, 20, None, 44, True, False),  # N not a multiple of 4 on aligned rows (ldb 44): no clamp to N - 4
+    (33, 37, 17, None, None, False, False),  # rows not aligned (lda 17, ldb 37): every tile on the checked path
+    (70, 75, 71, 73, 79, False, True),  # rows not aligned: k-tiles inside K load the vectors' floats unchecked
 ]
 
 
@@ -228,11 +229,20 @@ CLAMP_CASES = [  # m, n, k, lda / ldb (None: packed), edge_vector_path
     [(lay, c) for lay in CLAMP_LAYOUTS for c in CLAMP_CASES], fast={("NN", CLAMP_CASES[0]), ("TN", CLAMP_CASES[1])}),
     ids=lambda v: f"{v[0]}x{v[1]}x{v[2]}" if isinstance(v, tuple) else v)
 def test_edge_clamp_is_right_on_the_interpreter(layout, case):
-    m, n, k, lda, ldb, evp = case
+    m, n, k, lda, ldb, evp, uv = case
     lay = CLAMP_LAYOUTS[layout]
+    if lay.get("trans_a"):
+        lda = None  # A^T's rows run along M
     if lay.get("trans_b"):
         ldb = None  # B^T's rows run along K: the N edge is a line edge there
-    _clamp_sim(CLAMP_TILE.replace(edge_vector_path=evp, **lay), m, n, k, lda=lda, ldb=ldb, **lay)
+    _clamp_sim(CLAMP_TILE.replace(edge_vector_path=evp, unaligned_vectors=uv, **lay), m, n, k, lda=lda, ldb=ldb, **lay)
+
+
+def test_unaligned_vectors_skip_the_checks_inside_k():
+    """Unaligned rows (lda 33, ldb 65) and K a whole number of k-tiles: with unaligned_vectors every
+    tile loads its vectors' floats unchecked, and runs fewer instructions than on the checked path."""
+    runs = {uv: _clamp_sim(CLAMP_TILE.replace(unaligned_vectors=uv), 64, 64, 32, lda=33, ldb=65) for uv in (False, True)}
+    assert runs[True] < runs[False]
 
 
 @pytest.mark.parametrize("layout, m_edge", [("NN", 33), ("TT", 36)])
@@ -253,3 +263,5 @@ def test_edge_clamp_is_ptx_only_and_needs_the_tile_guard():
         emit(CLAMP_TILE, "cuda")
     with pytest.raises(ConfigError, match="edge_clamp: .*vec=1"):
         get_preset("naive").config.replace(edge_clamp=True)
+    with pytest.raises(ConfigError, match="unaligned_vectors: .*edge_clamp=True"):
+        CLAMP_TILE.replace(edge_clamp=False, unaligned_vectors=True)

@@ -49,11 +49,12 @@ def test_every_backend_field_is_refused_by_name_where_not_accepted():
     refused naming the field, the backend and the backends that accept it."""
     from regtile.codegen.emit import BACKEND_FIELDS, BACKENDS
     on = dict(split_k=2, stages=3)
+    needs = dict(unaligned_vectors=dict(edge_clamp=True))  # fields valid only beside another
     base = FAMILY["sq-64x64"].config.replace(stream_k=False, edge_split=False, edge_clamp=False)
     for field, offs, accepting, _ in BACKEND_FIELDS:
         assert getattr(base, field) in offs and on.get(field, True) not in offs
         assert set(accepting) < set(BACKENDS)
-        cfg = base.replace(**{field: on.get(field, True)})
+        cfg = base.replace(**{field: on.get(field, True)}, **needs.get(field, {}))
         for backend in set(BACKENDS) - set(accepting):
             with pytest.raises(ConfigError) as refused:
                 emit(cfg, backend)
