@@ -263,11 +263,15 @@ _FAMILY: Tuple[FamilyMember, ...] = (
 _NO_EDGE_VECTOR_PATH = ("wide-128x256", "wide-128x256-noedge")
 _FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=True))
                 if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
-# Every PTX member clamps its copies' sources at the M and N edges (config.py edge_clamp): an edge
+# The PTX members clamp their copies' sources at the M and N edges (config.py edge_clamp): an edge
 # tile then runs the interior's unchecked float4 copies, and only a partial last k-tile the checked
-# ones (session 8, docs/shapes.md).  The main loop's SASS is the same as without.
-_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_clamp=True)) if m.backend == "ptx" else m
-                for m in _FAMILY)
+# ones (session 8, docs/shapes.md: 2000^3 on wide-128x256-noedge 439.0 -> 329.6 us).  Not the two
+# k16 members: with the clamp ptxas allocated their stream-K ranges kernel's registers otherwise
+# (713 of its 1024 main-loop FFMAs bank-conflicted, against 113), and they ran 3-5% slower on
+# aligned shapes (8192x128x8192 347.4 -> 362.0 us, 512x4096x4096 346.5 -> 361.6; H100, 10b6bc3).
+_NO_EDGE_CLAMP = ("wide-64x128-k16", "tall-128x64-k16")
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_clamp=True))
+                if m.backend == "ptx" and m.name not in _NO_EDGE_CLAMP else m for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 
