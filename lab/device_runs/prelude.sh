@@ -25,7 +25,7 @@ candidates_and_refit() {
 
 # gpu_suite SECONDS: the whole GPU suite (12 workers) into $OUT/pytest_gpu.log; prints its failures and count.
 gpu_suite() {
-    ( time timeout $1 python3 -m pytest -m gpu tests/gpu -q -p no:cacheprovider -n 12 ) > $OUT/pytest_gpu.log 2>&1
+    ( time timeout $1 python3 -m pytest -m gpu tests/gpu -q -rf -p no:cacheprovider -n 14 ) > $OUT/pytest_gpu.log 2>&1
     echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; grep -E "passed|failed" $OUT/pytest_gpu.log | tail -1
 }
 
