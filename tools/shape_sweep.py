@@ -290,13 +290,13 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
         timed = timed_members(r)
         if not timed:
             continue
-        best = min(timed, key=timed.get)
+        fastest = best = min(timed, key=timed.get)
         kept = before.get((r["m"], r["n"], r["k"]))
-        if kept in timed and timed[kept] <= (1.0 + sticky) * timed[best]:
+        if kept in timed and timed[kept] <= (1.0 + sticky) * timed[fastest]:
             best = kept
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
-                        "rel": {nm: round(t / timed[best], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
+                        "rel": {nm: round(t / timed[fastest], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
     return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
@@ -316,7 +316,8 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
     if (heuristic.for_rows(mcfg, mback, k, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
-    return f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
+    return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
+            + (" +unaligned vectors" if cfg.unaligned_vectors else ""))
 
 
 def _gemv_routed(m: int, n: int, k: int) -> bool:

@@ -1,0 +1,45 @@
+"""The decision table's fit (tools/shape_sweep.py --fit) on made-up candidates rows, no GPU: the
+fastest member per shape, a later run's rows replacing an earlier one's, and the sticky refit that
+keeps a table's member unless the new run times it clearly slower."""
+import json
+
+from regtile.tools.shape_sweep import fit_table, main, merge_runs
+
+
+def _row(m, n, k, **us):
+    return {"m": m, "n": n, "k": k, "cublas_us": 100.0,
+            "kernels": {name.replace("_", "-"): {"ok": True, "us": t} for name, t in us.items()}}
+
+
+RUN = {"device": "H100", "sm_count": 132, "rows": [
+    _row(1024, 1024, 1024, wide_64x128=50.0, sq_64x64=51.0),  # a near-tie: 2% apart
+    _row(2000, 2000, 2000, wide_128x256=300.0, wide_64x128_k16=340.0),  # a clear gain: 13%
+]}
+BEFORE = [{"m": 1024, "n": 1024, "k": 1024, "best": "sq-64x64"}, {"m": 2000, "n": 2000, "k": 2000, "best": "wide-64x128-k16"}]
+
+
+def _best(table):
+    return {(e["m"], e["n"], e["k"]): e["best"] for e in table["entries"]}
+
+
+def test_plain_fit_takes_the_fastest_and_a_later_run_replaces_a_shape():
+    assert _best(fit_table(RUN)) == {(1024, 1024, 1024): "wide-64x128", (2000, 2000, 2000): "wide-128x256"}
+    later = {"rows": [_row(1024, 1024, 1024, wide_64x128=52.0, sq_64x64=51.0)]}
+    assert _best(fit_table(merge_runs([RUN, later])))[(1024, 1024, 1024)] == "sq-64x64"
+
+
+def test_sticky_fit_moves_only_clear_gains():
+    table = fit_table(RUN, previous=BEFORE, sticky=0.03)
+    assert _best(table) == {(1024, 1024, 1024): "sq-64x64", (2000, 2000, 2000): "wide-128x256"}
+    kept = next(e for e in table["entries"] if e["m"] == 1024)
+    assert kept["x_cublas"] == round(100.0 / 51.0, 4) and kept["rel"]["sq-64x64"] == 1.02  # the kept member's own
+    assert table["sticky"] == 0.03
+    assert _best(fit_table(RUN, previous=BEFORE, sticky=0.01))[(1024, 1024, 1024)] == "wide-64x128"
+
+
+def test_sticky_cli_reads_the_table_it_rewrites(tmp_path, capsys):
+    raw, table = tmp_path / "raw.json", tmp_path / "table.json"
+    raw.write_text(json.dumps(RUN))
+    table.write_text(json.dumps({"entries": BEFORE}))
+    assert main(["--fit", str(raw), "--table", str(table), "--sticky", "0.03"]) == 0
+    assert _best(json.loads(table.read_text()))[(1024, 1024, 1024)] == "sq-64x64"
