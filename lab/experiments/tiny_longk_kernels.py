@@ -9,7 +9,8 @@ shapes_session4_run2.sh).  Writes tiny_longk_kernels.json under $OUT (or the cur
 
     python3 -m lab.experiments.tiny_longk_kernels [--ncu-target] [MxNxK:member,member ...]
 
-A member may carry config changes: fused-32x32+bk=16+min_blocks=2, wide-128x256+edge_vector_path=1.
+A member may carry config changes: fused-32x32+bk=16+min_blocks=2, wide-128x256+edge_vector_path=1,
+skinny-m48+bn=128+tm=8+tn=8+warps=auto (auto: the field's derived default).
 """
 import json
 import os
@@ -50,8 +51,8 @@ def run(argv):
         for name in members:
             base, *changes = name.split("+")
             cfg, backend = member_config(base, m, n, k, dev.sm_count)
-            cfg = cfg.replace(**{key: (bool(int(v)) if isinstance(getattr(cfg, key), bool) else int(v))
-                                 for key, v in (c.split("=") for c in changes)})
+            cfg = cfg.replace(**{key: (None if v == "auto" else bool(int(v)) if isinstance(getattr(cfg, key), bool)
+                                       else int(v)) for key, v in (c.split("=") for c in changes)})
             splits[name] = cfg.split_k
             fns[name] = bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend)))
         for fn in fns.values():  # warm-up (workspaces, counters, cuBLAS's heuristics)
