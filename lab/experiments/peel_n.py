@@ -1,0 +1,64 @@
+"""An N edge of one column (issue 20: 255x257x65537, the one suite shape below 0.9x cuBLAS): N = 257 leaves
+a tile column of one column, so about a fifth of the FFMAs of 64-wide tiles (cuBLAS's 128x64 too) are
+padding.  Peeled instead: regtile.sgemm on C[:, :n-p] = A B[:, :n-p] (n - p a multiple of 64) and on the
+last p columns (p = 1: an SGEMV of A by B's strided last column), against the library's whole plan and
+cuBLAS, interleaved on tools/shape_sweep's ShapeBench (each checked against float64 first, C
+NaN-poisoned).  Writes peel_n.json under $OUT.  Not in the library: this measures whether it would pay.
+
+    python3 -m lab.experiments.peel_n [MxNxK ...]
+"""
+import json
+import os
+import statistics
+
+from . import program
+
+DEFAULT = ["255x257x65537", "1023x1025x1023", "8191x8193x1025"]
+
+
+def run(argv):
+    import regtile
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
+    torch = _setup_torch()
+    rows = []
+    for spec in argv or DEFAULT:
+        m, n, k = (int(v) for v in spec.split("x"))
+        bench = ShapeBench(torch, m, n, k)
+        a, b, c = bench.a, bench.b, bench.c
+        cut = n // 64 * 64
+
+        def whole(i):
+            regtile.sgemm(a[i], b[i], c[i])
+
+        def peeled(i):
+            regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
+            regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
+
+        def interior(i):
+            regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
+
+        def edge(i):
+            regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
+
+        fns = {"cublas": bench.cublas(), "library": whole, "peeled": peeled, "interior": interior, "edge": edge}
+        row = {"m": m, "n": n, "k": k, "cut": cut, "check": {}, "us": {}}
+        for name in ("library", "peeled"):
+            ok, err, unwritten = bench.check(fns[name])
+            row["check"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+        times = time_interleaved(torch, fns, bench.sets, 5)
+        row["us"] = {name: round(statistics.median(t), 2) for name, t in times.items()}
+        u = row["us"]
+        print(f"{spec}: cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
+              f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior {u['interior']:.1f}, "
+              f"edge {u['edge']:.1f})  ok {row['check']['library']['ok']}/{row['check']['peeled']['ok']}", flush=True)
+        rows.append(row)
+        bench.close()
+    with open(os.path.join(os.environ.get("OUT", "."), "peel_n.json"), "w") as f:
+        json.dump({"rows": rows}, f, indent=1)
+
+
+main = program(run, "[MxNxK ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
