@@ -126,3 +126,24 @@ def device_kernels(torch, fn, calls: int = 1) -> dict:
         if e.device_type.name == "CUDA" and e.device_time > 0:
             kernels.setdefault(e.name, []).append(e.device_time)
     return kernels
+
+
+def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
+    """({name: {ok, rel_err, unwritten}} of the `checked` variants against float64, {name: median us})
+    of `fns` on a tools/shape_sweep ShapeBench, timed interleaved kernel against kernel."""
+    import statistics
+    from regtile.tools.shape_sweep import time_interleaved
+    check = {}
+    for name in checked:
+        ok, err, unwritten = bench.check(fns[name])
+        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    times = time_interleaved(torch, fns, bench.sets, rounds)
+    return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
+
+
+def write_out(filename: str, payload) -> None:
+    """The experiment's JSON, under $OUT (the device run's folder) or the current folder."""
+    import json
+    import os
+    with open(os.path.join(os.environ.get("OUT", "."), filename), "w") as f:
+        json.dump(payload, f, indent=1)

@@ -7,18 +7,14 @@ NaN-poisoned).  Writes peel_n.json under $OUT.  Not in the library: this measure
 
     python3 -m lab.experiments.peel_n [MxNxK ...]
 """
-import json
-import os
-import statistics
-
-from . import program
+from . import check_and_time_interleaved, program, write_out
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "8191x8193x1025"]
 
 
 def run(argv):
     import regtile
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     torch = _setup_torch()
     rows = []
     for spec in argv or DEFAULT:
@@ -41,20 +37,14 @@ def run(argv):
             regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
 
         fns = {"cublas": bench.cublas(), "library": whole, "peeled": peeled, "interior": interior, "edge": edge}
-        row = {"m": m, "n": n, "k": k, "cut": cut, "check": {}, "us": {}}
-        for name in ("library", "peeled"):
-            ok, err, unwritten = bench.check(fns[name])
-            row["check"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
-        times = time_interleaved(torch, fns, bench.sets, 5)
-        row["us"] = {name: round(statistics.median(t), 2) for name, t in times.items()}
-        u = row["us"]
+        check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled"))
+        row = {"m": m, "n": n, "k": k, "cut": cut, "check": check, "us": u}
         print(f"{spec}: cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
               f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior {u['interior']:.1f}, "
               f"edge {u['edge']:.1f})  ok {row['check']['library']['ok']}/{row['check']['peeled']['ok']}", flush=True)
         rows.append(row)
         bench.close()
-    with open(os.path.join(os.environ.get("OUT", "."), "peel_n.json"), "w") as f:
-        json.dump({"rows": rows}, f, indent=1)
+    write_out("peel_n.json", {"rows": rows})
 
 
 main = program(run, "[MxNxK ...]")

@@ -6,11 +6,7 @@ tools/shape_sweep's ShapeBench (every variant checked against float64 first, C N
 
     python3 -m lab.experiments.repack_ab [MxNxK ...]
 """
-import json
-import os
-import statistics
-
-from . import program
+from . import check_and_time_interleaved, program, write_out
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "1023x1025x1023", "1009x1013x1019",
            "2049x2047x1025", "513x129x16383", "255x257x65537", "127x511x257", "3x5x7"]
@@ -18,7 +14,7 @@ DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "1023x1025x1023
 
 def run(argv):
     from regtile.runtime.plans import GemmPlan
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     torch = _setup_torch()
     rows = []
     for spec in argv or DEFAULT:
@@ -43,20 +39,16 @@ def run(argv):
                            c[i].data_ptr(), 1.0, 0.0, 0)
 
         fns = {"cublas": bench.cublas(), "library": bench.library(plan), "repacked": repacked, "repack alone": repack}
-        row = {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": aligned.describe(), "check": {}, "us": {}}
-        for name in ("library", "repacked"):
-            ok, err, unwritten = bench.check(fns[name])
-            row["check"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
-        times = time_interleaved(torch, fns, bench.sets, 5)
-        row["us"] = {name: round(statistics.median(t), 2) for name, t in times.items()}
+        check, us = check_and_time_interleaved(torch, bench, fns, ("library", "repacked"))
+        row = {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": aligned.describe(), "check": check,
+               "us": us}
         cb = row["us"]["cublas"]
         print(f"{spec}: cuBLAS {cb:.1f}  library {row['us']['library']:.1f} (x{cb / row['us']['library']:.3f})  "
               f"repacked {row['us']['repacked']:.1f} (x{cb / row['us']['repacked']:.3f}; copies {row['us']['repack alone']:.1f})"
               f"  ok {row['check']['library']['ok']}/{row['check']['repacked']['ok']}  {aligned.describe()[:60]}", flush=True)
         rows.append(row)
         bench.close()
-    with open(os.path.join(os.environ.get("OUT", "."), "repack_ab.json"), "w") as f:
-        json.dump({"rows": rows}, f, indent=1)
+    write_out("repack_ab.json", {"rows": rows})
 
 
 main = program(run, "[MxNxK ...]")
