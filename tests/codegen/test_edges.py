@@ -245,7 +245,7 @@ def test_unaligned_vectors_skip_the_checks_inside_k():
     assert runs[True] < runs[False]
 
 
-@pytest.mark.parametrize("layout, m_edge", [("NN", 33), ("TT", 36)])
+@pytest.mark.parametrize("layout, m_edge", tiered([("NN", 33), ("TT", 36)], fast={("NN", 33)}))
 def test_edge_clamp_runs_edge_tiles_like_interior_ones(layout, m_edge):
     """With the clamp a second tile row with a few valid rows (M = 33 in 32-row tiles; 36 with
     A^T, whose vectors run along M) runs the interior's copies: no more instructions than a whole
