@@ -498,7 +498,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
 
     def clamp_setup(self, op: str, dim, end: str) -> str:
         """config.edge_clamp: the limit of the operand's copies' block coordinate (clamp_lim, read
-        by copy_setup) and its interior-tile predicate.  Along lines (A's rows, B^T's columns) a
+        by copy_setup), whether the tile's block dimension needs no check (block_ok, read by
+        _load_unaligned_unchecked; None: never) and its interior-tile predicate.  Along lines (A's rows, B^T's columns) a
         copy past the bound reads line bound - 1, so every tile with aligned rows is inside.
         Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
         (bound - 4) where the bound is a multiple of 4 - then no vector straddles it and the tile
