@@ -265,13 +265,17 @@ _FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=
                 if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
 # The PTX members clamp their copies' sources at the M and N edges (config.py edge_clamp): an edge
 # tile then runs the interior's unchecked float4 copies, and only a partial last k-tile the checked
-# ones (session 8, docs/shapes.md: 2000^3 on wide-128x256-noedge 439.0 -> 329.6 us).  Not the two
-# k16 members: with the clamp ptxas allocated their stream-K ranges kernel's registers otherwise
-# (713 of its 1024 main-loop FFMAs bank-conflicted, against 113), and they ran 3-5% slower on
-# aligned shapes (8192x128x8192 347.4 -> 362.0 us, 512x4096x4096 346.5 -> 361.6; H100, 10b6bc3).
-_NO_EDGE_CLAMP = ("wide-64x128-k16", "tall-128x64-k16")
-_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_clamp=True))
-                if m.backend == "ptx" and m.name not in _NO_EDGE_CLAMP else m for m in _FAMILY)
+# ones (session 8, docs/shapes.md: 2000^3 on wide-128x256-noedge 439.0 -> 329.6 us).  The two k16
+# members take the SASS register-bank pass with it: with the clamp alone ptxas allocated their
+# stream-K ranges kernel's registers otherwise (713 of its 1024 main-loop FFMAs bank-conflicted,
+# against 113) and they ran 3-5% slower on aligned shapes (8192x128x8192 347.4 -> 362.0 us; H100,
+# 10b6bc3); with the pass (151) they ran as without the clamp there (348.3 -> 348.1 us, 512x4096x4096
+# 349.1 -> 349.8) and 1-5% faster on ragged shapes (2000^3 361.3 -> 343.5, 700x5124x2048 331.6 ->
+# 315.1; eaef4f0).
+_PASS_WITH_CLAMP = ("wide-64x128-k16", "tall-128x64-k16")
+_FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_clamp=True,
+                                                               sass_pass=m.config.sass_pass or m.name in _PASS_WITH_CLAMP))
+                if m.backend == "ptx" else m for m in _FAMILY)
 FAMILY: Dict[str, FamilyMember] = {m.name: m for m in _FAMILY}
 
 
