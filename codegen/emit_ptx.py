@@ -58,7 +58,7 @@ from .expr import IntLike, c_expr
 from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
 from .kernel import KernelSource
 from .plan import SmemAccess, ThreadVars
-from .program import KernelProgram, OperandLoads, entry_programs, geometry, header_lines, kernel_name
+from .program import KernelProgram, OperandLoads, block_axis, entry_programs, geometry, header_lines, kernel_name
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_loops import FFMA, LoopsMixin
@@ -284,7 +284,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                 line, off = self.element(copy.operand, *at)
                 src_at = list(at)
                 if copy.operand in self.clamp_lim:
-                    axis = next(i for i, d in enumerate(self.prog.dims[copy.operand]) if d.origin != "k0")
+                    axis = block_axis(self.prog.dims[copy.operand])
                     src_at[axis] = b.op("min.s32", at[axis], self.clamp_lim[copy.operand])
                 src = self.source_at(copy.operand, *src_at)
                 src_n = self.named(f"{p}_src{r}", ".b64")
@@ -360,23 +360,6 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         else:
             for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                 self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
-
-    def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, kend: str, done: str) -> None:
-        """edge_clamp, rows not 16-byte aligned: a k-tile inside K whose block dimension is
-        clamped (clamp_setup's block_ok) loads each vector's four floats unchecked, into the
-        registers the float4 would fill, then branches to `done`; else it falls through to the
-        checked path.  The floats and where they land are the float4's: nothing else changes."""
-        b = self.b
-        operand = loads.operand
-        inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
-        checked = b.label(f"{operand.lower()}_checked")
-        b.emit(f"@!{inside} bra.uni {checked};", f"{operand}: rows not aligned, tile inside K and clamped: "
-                                                  f"each vector's floats, unchecked")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            for e, reg in enumerate(copy.regs):
-                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};", f"{operand} copy {r}, element {e}")
-        b.emit(f"bra.uni {done};")
-        b.place(checked)
 
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with
@@ -488,34 +471,10 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         self.tile_ok, self.clamp_lim, self.block_ok = {}, {}, {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
-            if self.prog.clamp_edges:
-                for op, (d, end) in ends.items():
-                    self.tile_ok[op] = self.clamp_setup(op, d, end)
-            else:
-                for op, (d, end) in ends.items():
-                    self.tile_ok[op] = self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op])
+            for op, (d, end) in ends.items():
+                self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
+                                    self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
         self.copy_setup()
-
-    def clamp_setup(self, op: str, dim, end: str) -> str:
-        """config.edge_clamp: the limit of the operand's copies' block coordinate (clamp_lim, read
-        by copy_setup), whether the tile's block dimension needs no check (block_ok, read by
-        _load_unaligned_unchecked; None: never) and its interior-tile predicate.  Along lines (A's rows, B^T's columns) a
-        copy past the bound reads line bound - 1, so every tile with aligned rows is inside.
-        Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
-        (bound - 4) where the bound is a multiple of 4 - then no vector straddles it and the tile
-        is inside too; else the limit is bound - 1 (no float inside moves) and the tile inside
-        only if it ends within the bound, as without the clamp."""
-        b = self.b
-        bound = self.p[dim.bound]
-        if not self.k_in_line(op):  # the block dimension runs along lines
-            self.clamp_lim[op] = b.op("add.s32", bound, -1)
-            self.block_ok[op] = None  # every tile
-            return self.vec_ok_pred[op]
-        whole = self.setp("eq", b.op("and.b32", bound, 3), 0)
-        self.clamp_lim[op] = b.op("selp.b32", b.op("add.s32", bound, -4), b.op("add.s32", bound, -1), whole)
-        ends_inside = self.setp("le", end, bound)
-        self.block_ok[op] = b.op("or.pred", ends_inside, whole, typ=".pred")
-        return b.op("and.pred", self.block_ok[op], self.vec_ok_pred[op], typ=".pred")
 
     def module_header(self) -> List[str]:
         cfg = self.cfg

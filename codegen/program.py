@@ -77,6 +77,11 @@ class TileDim:
     bound: str
 
 
+def block_axis(dims: Tuple[TileDim, TileDim]) -> int:
+    """Which of an operand tile's (row, col) dimensions is the block's (M for A, N for B), not K's."""
+    return next(i for i, d in enumerate(dims) if d.origin != "k0")
+
+
 def tile_dims(cfg: SgemmConfig, operand: str) -> Tuple[TileDim, TileDim]:
     k = TileDim("k0", cfg.bk, "K")
     return (TileDim("block_m", cfg.bm, "M"), k) if operand == "A" else (k, TileDim("block_n", cfg.bn, "N"))
@@ -97,7 +102,7 @@ class OperandLoads:
     those outside are not zeros but reach only C's rows and columns outside the matrix.
     With KernelProgram.clamp_edges the block dimension's edge is in the sources (an interior test
     asks for aligned rows and K), and with unaligned_vectors a k-tile inside K on unaligned rows
-    loads its vectors' floats unchecked (emit_ptx._load_unaligned_unchecked)."""
+    loads its vectors' floats unchecked (ptx_edges._load_unaligned_unchecked)."""
     operand: str
     dims: Tuple[TileDim, TileDim]
     copies: Tuple[GlobalCopy, ...]
@@ -113,7 +118,7 @@ class OperandLoads:
     @property
     def block_axis(self) -> int:
         """Which of (row, col) of the operand's tile is the block's dimension (M for A, N for B)."""
-        return 1 - self.dims.index(self.k_dim)
+        return block_axis(self.dims)
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,58 @@
-"""The PTX kernel's bounds-checked global loads of an edge tile (a mixin of emit_ptx._Kernel):
+"""The PTX kernel's edge tiles (a mixin of emit_ptx._Kernel): the bounds-checked global loads -
 each copy's float4 where the whole vector is inside and aligned, else each float; with
 edge_vector_path (config.py) the block-uniform split into a float4 path and a per-float path,
-so that no load's registers are written again behind it."""
+so that no load's registers are written again behind it - and, with edge_clamp, the sources
+clamped into the matrix that let an M / N edge tile skip them (clamp_setup), with
+unaligned_vectors the unchecked floats of unaligned rows inside K."""
 from __future__ import annotations
 
 from typing import Optional
 
 from .plan import GlobalCopy
+from .program import OperandLoads
 from .ptx_builder import ZERO as _ZERO, _addr, _r
 
 
 class EdgeLoadsMixin:
+    def clamp_setup(self, op: str, dim, end: str) -> str:
+        """config.edge_clamp, once a tile (emit_ptx.tile_setup): the limit of the operand's copies'
+        block coordinate (clamp_lim, read by copy_setup), whether the tile's block dimension needs
+        no check (block_ok, read by _load_unaligned_unchecked; None: never) and the interior-tile
+        predicate it returns.  Along lines (A's rows, B^T's columns) a copy past the bound reads
+        line bound - 1, so every tile with aligned rows is inside.
+        Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
+        (bound - 4) where the bound is a multiple of 4 - then no vector straddles it and the tile
+        is inside too; else the limit is bound - 1 (no float inside moves) and the tile inside
+        only if it ends within the bound, as without the clamp."""
+        b = self.b
+        bound = self.p[dim.bound]
+        if not self.k_in_line(op):  # the block dimension runs along lines
+            self.clamp_lim[op] = b.op("add.s32", bound, -1)
+            self.block_ok[op] = None  # every tile
+            return self.vec_ok_pred[op]
+        whole = self.setp("eq", b.op("and.b32", bound, 3), 0)
+        self.clamp_lim[op] = b.op("selp.b32", b.op("add.s32", bound, -4), b.op("add.s32", bound, -1), whole)
+        ends_inside = self.setp("le", end, bound)
+        self.block_ok[op] = b.op("or.pred", ends_inside, whole, typ=".pred")
+        return b.op("and.pred", self.block_ok[op], self.vec_ok_pred[op], typ=".pred")
+
+    def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, kend: str, done: str) -> None:
+        """edge_clamp, rows not 16-byte aligned: a k-tile inside K whose block dimension is
+        clamped (clamp_setup's block_ok) loads each vector's four floats unchecked, into the
+        registers the float4 would fill, then branches to `done`; else it falls through to the
+        checked path.  The floats and where they land are the float4's: nothing else changes."""
+        b = self.b
+        operand = loads.operand
+        inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
+        checked = b.label(f"{operand.lower()}_checked")
+        b.emit(f"@!{inside} bra.uni {checked};", f"{operand}: rows not aligned, tile inside K and clamped: "
+                                                  f"each vector's floats, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            for e, reg in enumerate(copy.regs):
+                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};", f"{operand} copy {r}, element {e}")
+        b.emit(f"bra.uni {done};")
+        b.place(checked)
+
     def _limits(self, operand: str):
         """(line limit, offset limit) of the operand's layout: the bounds of its copies."""
         return self.element(operand, *(self.p[d.bound] for d in self.prog.dims[operand]))

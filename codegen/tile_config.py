@@ -113,7 +113,7 @@ class TileConfig(ConfigDict):
     # beside an 8x16 thread tile; PTX, with edge_clamp): a k-tile inside K loads each float4
     # copy's four floats unchecked, into the registers and shared memory the float4 fills,
     # instead of the edge path's zero, compare and predicated load per float
-    # (emit_ptx._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
+    # (ptx_edges._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
     # multiple of 4 (codegen/heuristic.for_rows); aligned rows keep the kernel without it.
     unaligned_vectors: bool = False
 
