@@ -3,7 +3,10 @@ a tile column of one column, so about a fifth of the FFMAs of 64-wide tiles (cuB
 padding.  Peeled instead: regtile.sgemm on C[:, :n-p] = A B[:, :n-p] (n - p a multiple of 64) and on the
 last p columns (p = 1: an SGEMV of A by B's strided last column), against the library's whole plan and
 cuBLAS, interleaved on tools/shape_sweep's ShapeBench (each checked against float64 first, C
-NaN-poisoned).  Writes peel_n.json under $OUT.  Not in the library: this measures whether it would pay.
+NaN-poisoned).  Session 9 adds the peeled columns beside the interior: on a second stream (forked from
+and joined to the timed stream by events, torch's wait_stream), launched before the interior
+("side_first") or after it ("side_after").  Writes peel_n.json under $OUT.  Not in the library: this
+measures whether it would pay.
 
     python3 -m lab.experiments.peel_n [MxNxK ...]
 """
@@ -36,12 +39,34 @@ def run(argv):
         def edge(i):
             regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
 
-        fns = {"cublas": bench.cublas(), "library": whole, "peeled": peeled, "interior": interior, "edge": edge}
-        check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled"))
+        side = torch.cuda.Stream()
+
+        def side_first(i):
+            main = torch.cuda.current_stream()
+            side.wait_stream(main)
+            with torch.cuda.stream(side):
+                edge(i)
+            interior(i)
+            main.wait_stream(side)
+
+        def side_after(i):
+            main = torch.cuda.current_stream()
+            side.wait_stream(main)
+            interior(i)
+            with torch.cuda.stream(side):
+                edge(i)
+            main.wait_stream(side)
+
+        fns = {"cublas": bench.cublas(), "library": whole, "peeled": peeled, "interior": interior, "edge": edge,
+               "side_first": side_first, "side_after": side_after}
+        check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled", "side_first", "side_after"))
         row = {"m": m, "n": n, "k": k, "cut": cut, "check": check, "us": u}
         print(f"{spec}: cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
               f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior {u['interior']:.1f}, "
-              f"edge {u['edge']:.1f})  ok {row['check']['library']['ok']}/{row['check']['peeled']['ok']}", flush=True)
+              f"edge {u['edge']:.1f}); side stream first {u['side_first']:.1f} (x{u['cublas'] / u['side_first']:.3f}), "
+              f"after {u['side_after']:.1f} (x{u['cublas'] / u['side_after']:.3f})  ok "
+              f"{'/'.join(str(row['check'][v]['ok']) for v in ('library', 'peeled', 'side_first', 'side_after'))}",
+              flush=True)
         rows.append(row)
         bench.close()
     write_out("peel_n.json", {"rows": rows})
