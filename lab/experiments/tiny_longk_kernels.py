@@ -1,7 +1,8 @@
 """Where the time of the tiny long-K outputs goes (issue 20, session 4): per shape, each kernel
 that a family member's SGEMM launches and that cuBLAS (torch.mm, TF32 off) launches, with its
 device time (torch.profiler / CUPTI, median of the calls), beside the back-to-back time of the
-whole SGEMM (tools/shape_sweep.time_interleaved, as the sweeps time it).  The difference between
+whole SGEMM (tools/shape_sweep.time_interleaved, as the sweeps time it), each first checked against
+float64 (C NaN-poisoned; "check" in the JSON).  The difference between
 the two is what launching costs on the GPU (gaps between kernels).  With --ncu-target the script
 instead launches each SGEMM once after a warm-up, as a target for
 `ncu --metrics ... python3 -m lab.experiments.tiny_longk_kernels --ncu-target` (lab/device_runs/
@@ -64,13 +65,16 @@ def run(argv):
             torch.cuda.synchronize()
             bench.close()
             continue
-        row = {"m": m, "n": n, "k": k, "sgemm_us": {}, "kernels": {}, "split_k": splits}
+        row = {"m": m, "n": n, "k": k, "sgemm_us": {}, "kernels": {}, "split_k": splits, "check": {}}
+        for name, fn in fns.items():  # against float64, C NaN-poisoned (ShapeBench.check)
+            ok, err, unwritten = bench.check(fn)
+            row["check"][name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
         times = time_interleaved(torch, fns, bench.sets, 5)
         for name, fn in fns.items():
             row["sgemm_us"][name] = round(statistics.median(times[name]), 2)
             ks = device_kernels(torch, lambda fn=fn: fn(0), 20)
             row["kernels"][name] = {kn[:90]: round(statistics.median(t), 2) for kn, t in ks.items()}
-            print(f"{m}x{n}x{k} {name}: sgemm {row['sgemm_us'][name]:.1f} us; "
+            print(f"{m}x{n}x{k} {name}: sgemm {row['sgemm_us'][name]:.1f} us (ok {row['check'][name]['ok']}); "
                   + "; ".join(f"{kn[:50]} {t:.1f}" for kn, t in row["kernels"][name].items()), flush=True)
         rows.append(row)
         bench.close()
