@@ -402,6 +402,7 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
+VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
 
 
 def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
@@ -418,9 +419,15 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     registers), where the 64x128, 128x64 and 32x32 members gained 0-6%.  These, and those whose
     registers leave no room for the float copies, get the unchecked vector floats instead where
     they clamp their edges (config.unaligned_vectors: no more registers in the loop, the float4's
-    shared-memory stores; session 8)."""
+    shared-memory stores; session 8).  So do the k16 members with the SASS pass (VECTOR_FLOATS_K16):
+    measured (H100, 2026-11-27, a3e76db, lab/device_runs/session9_b.sh) the vector floats ran
+    255x257x65537 in 281.6 us against 287.7 with the float copies (tall-128x64-k16), 1023x1025x1023
+    in 67.1 against 67.8 and 1009x1013x1019 in 61.7 against 61.8 (wide-64x128-k16); sq-32x32 went the
+    other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
+    if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
+        return cfg.replace(unaligned_vectors=True)
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
         try:
             return cfg.replace(unaligned_rows=True)
