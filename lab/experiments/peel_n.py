@@ -5,7 +5,7 @@ last p columns (p = 1: an SGEMV of A by B's strided last column), against the li
 cuBLAS, interleaved on tools/shape_sweep's ShapeBench (each checked against float64 first, C
 NaN-poisoned).  Session 9 adds the peeled columns beside the interior: on a second stream (forked from
 and joined to the timed stream by events, torch's wait_stream), launched before the interior
-("side_first") or after it ("side_after").  Writes peel_n.json under $OUT.  Not in the library: this
+("side_first") or after it ("side_after"), and cuBLAS on the interior alone (what the edge costs it).  Writes peel_n.json under $OUT.  Not in the library: this
 measures whether it would pay.
 
     python3 -m lab.experiments.peel_n [MxNxK ...]
@@ -57,14 +57,20 @@ def run(argv):
                 edge(i)
             main.wait_stream(side)
 
-        fns = {"cublas": bench.cublas(), "library": whole, "peeled": peeled, "interior": interior, "edge": edge,
+        c_cut = [torch.empty(m, cut, device="cuda") for _ in range(bench.sets)]  # torch.mm wants a dense out
+
+        def cublas_interior(i):
+            torch.mm(a[i], b[i][:, :cut], out=c_cut[i])
+
+        fns = {"cublas": bench.cublas(), "cublas_interior": cublas_interior, "library": whole, "peeled": peeled, "interior": interior, "edge": edge,
                "side_first": side_first, "side_after": side_after}
         check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled", "side_first", "side_after"))
         row = {"m": m, "n": n, "k": k, "cut": cut, "check": check, "us": u}
         print(f"{spec}: cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
               f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior {u['interior']:.1f}, "
               f"edge {u['edge']:.1f}); side stream first {u['side_first']:.1f} (x{u['cublas'] / u['side_first']:.3f}), "
-              f"after {u['side_after']:.1f} (x{u['cublas'] / u['side_after']:.3f})  ok "
+              f"after {u['side_after']:.1f} (x{u['cublas'] / u['side_after']:.3f}); cuBLAS on the interior alone "
+              f"{u['cublas_interior']:.1f}  ok "
               f"{'/'.join(str(row['check'][v]['ok']) for v in ('library', 'peeled', 'side_first', 'side_after'))}",
               flush=True)
         rows.append(row)

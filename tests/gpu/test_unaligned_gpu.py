@@ -95,9 +95,10 @@ def test_layouts_with_padded_rows(name, ta, tb):
 
 def test_regtile_sgemm_takes_the_path():
     from regtile.runtime.plans import GemmPlan
-    plan = GemmPlan(1023, 1025, 1023, False, False, 1023, 1025, 1025)  # a PTX member (wide-64x128)
-    assert plan.backend == "ptx" and plan.config.unaligned_rows
-    assert not GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024).config.unaligned_rows
+    plan = GemmPlan(1023, 1025, 1023, False, False, 1023, 1025, 1025)  # a PTX member (wide-64x128-k16)
+    assert plan.backend == "ptx" and (plan.config.unaligned_rows or plan.config.unaligned_vectors)
+    aligned = GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024).config
+    assert not (aligned.unaligned_rows or aligned.unaligned_vectors)
     check_host_sgemm(1023, 1023, 1025, 1.5, 0.5)
     check_host_sgemm(255, 1031, 257, 1.5, 0.5)
     check_host_sgemm(8, 4097, 4099, 1.0, 0.0)

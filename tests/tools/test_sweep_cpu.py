@@ -1,0 +1,56 @@
+"""tools/shape_sweep's library pass on the CPU: the retime rule for disturbed passes and the summary's
+skinny-shapes line (issue 20's copy-bandwidth target), on made-up rounds and rows."""
+from regtile.tools.shape_sweep import DISTURBED_SPREAD, summary_markdown, time_steady, traffic_bytes
+
+
+def _timer(*passes):
+    calls = []
+
+    def timer():
+        calls.append(1)
+        return passes[len(calls) - 1]
+    return timer, calls
+
+
+STEADY = {"cublas": [100.0, 101.0, 100.5], "regtile": [90.0, 90.5, 90.2]}
+SPIKED = {"cublas": [100.0, 170.0, 100.5], "regtile": [90.0, 90.5, 90.2]}
+
+
+def test_a_steady_pass_is_timed_once():
+    timer, calls = _timer(STEADY)
+    assert time_steady(timer) == (STEADY, False) and len(calls) == 1
+
+
+def test_a_disturbed_pass_is_timed_again_and_the_steadier_kept():
+    timer, calls = _timer(SPIKED, STEADY)
+    assert time_steady(timer) == (STEADY, True) and len(calls) == 2
+    worse = {"cublas": [100.0, 200.0, 100.5], "regtile": [90.0, 90.5, 90.2]}
+    timer, calls = _timer(SPIKED, worse)
+    assert time_steady(timer) == (SPIKED, True) and len(calls) == 2
+
+
+def test_the_bound_is_a_spread_not_a_difference_between_sides():
+    slow = {"cublas": [300.0, 301.0], "regtile": [90.0, 90.0 * (DISTURBED_SPREAD - 0.01)]}
+    timer, calls = _timer(slow)
+    assert time_steady(timer)[1] is False and len(calls) == 1
+
+
+def _row(m, n, k, us, group, pct=None, **extra):
+    r = {"m": m, "n": n, "k": k, "regtile_us": us, "cublas_us": us, "x_cublas": 1.0, "kernel": "x",
+         "group": group, "ok": True, **extra}
+    if pct is not None:
+        r.update(pct_copy=pct, copy_gbs=3000)
+    return r
+
+
+def test_summary_counts_the_skinny_shapes_at_the_copy_target_and_names_the_others():
+    rows = [_row(16, 4096, 4096, 35.0, "skinny", 63.2), _row(8, 8192, 8192, 95.0, "skinny", 93.0),
+            _row(1024, 1024, 1024, 50.0, "square", retimed=True)]
+    text = summary_markdown(rows)
+    assert "at >= 85% of the copy bandwidth (3000 GB/s): 1 of 2; below: 16x4096x4096 63.2%." in text
+    assert "Timed again (a pass's rounds spread by more than 10%): 1024x1024x1024." in text
+    assert "Skinny" not in summary_markdown(rows[2:]) and "Timed again" not in summary_markdown(rows[:2])
+
+
+def test_traffic_counts_a_b_and_c_once():
+    assert traffic_bytes(16, 4096, 4096) == 4 * (16 * 4096 + 4096 * 4096 + 16 * 4096)
