@@ -131,7 +131,7 @@ FLAT_FIELDS: Tuple[str, ...] = (
     "bm", "bn", "bk", "tm", "tn", "warps", "mapping", "split_tile", "stages", "a_transposed", "pad_a", "pad_b",
     "vec", "frag_regs", "reg_prefetch", "min_blocks", "ffma_order", "split_k", "sass_pass", "stream_k",
     "edge_split", "edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows",
-    "unaligned_vectors")
+    "unaligned_vectors", "last_col")
 assert set(FLAT_FIELDS) == set(HOME), "every part field has a place in the flat spelling"
 
 
@@ -201,6 +201,10 @@ class SgemmConfig:
             raise ConfigError(f"stages={t.stages} (the cp.async ring) is built by the PTX backend without split-K "
                               f"(split_k={d.split_k}: CUDA C) and without the SASS pass (sass_pass="
                               f"{self.build.sass_pass}: its table has no LDGSTS / DEPBAR forms)")
+        if t.last_col and (d.split_k > 1 or d.edge_split):
+            raise ConfigError(f"last_col: the last column is summed by the blocks of the last tile column, which "
+                              f"split-K's workspace and the edge split's strips do not have (split_k={d.split_k}, "
+                              f"edge_split={d.edge_split}): use split_k=1 and edge_split=False, or last_col=False")
         if t.batched and d.splits:
             raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
                               "the batch index, and the split-K / stream-K work lists and the edge parts are per "
@@ -264,6 +268,7 @@ for _name, _part in HOME.items():
     setattr(SgemmConfig, _name, _read_through(_part, _name))
 # ... and the tile's derived quantities (threads, warp_tile, smem_bytes, layout, ...).
 for _name in ("threads", "lanes_m", "lanes_n", "warp_tile", "piece_m", "piece_n", "as_shape", "bs_shape",
-              "smem_floats_per_stage", "smem_bytes", "a_loads_per_thread", "b_loads_per_thread", "layout"):
+              "smem_floats_per_stage", "smem_bytes", "a_loads_per_thread", "b_loads_per_thread", "layout",
+              "last_col_groups"):
     setattr(SgemmConfig, _name, _read_through("tile", _name))
 del _name, _part

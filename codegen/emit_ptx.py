@@ -61,6 +61,7 @@ from .plan import SmemAccess, ThreadVars
 from .program import KernelProgram, OperandLoads, block_axis, entry_programs, geometry, header_lines, kernel_name
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
+from .ptx_last_col import LastColMixin
 from .ptx_loops import FFMA, LoopsMixin
 from .ptx_ring import RingMixin
 from .ptx_streamk import StreamKMixin
@@ -101,7 +102,7 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 
 # ---- the kernel -----------------------------------------------------------------------
-class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, StreamKMixin):
+class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, StreamKMixin, LastColMixin):
     """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
     def __init__(self, prog: KernelProgram, arch: str, name: str):
@@ -247,6 +248,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             b.emit(f"add.s32 {dst}, {self.smem}, {off};" if off else f"mov.b32 {dst}, {self.smem};",
                    f"{name} = smem + 4 * ({c_expr(base(TV_SYM))})" + (f", less {4 * c} that each load adds" if c else ""))
             self.frag_base[operand] = (dst, 4 * c)
+        if self.cfg.last_col:
+            self.last_col_kernel_setup()
 
     def smem_address(self, access: SmemAccess) -> Tuple[str, int]:
         """(stage-0 address register, byte immediate) of a store of the plan."""
@@ -338,6 +341,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             kend = b.op("add.s32", k0, loads.k_dim.extent)
             self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
             b.place(done)
+        if self.cfg.last_col:
+            self.last_col_load(k0)
 
     def load_float4_or_edge(self, loads: OperandLoads, copies, ptrs, k0: str, kend: str, edge: str,
                             done: str) -> None:
@@ -373,8 +378,10 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                                       lambda copies=copies: self._store_copies(copies, stage_off), stage_off)
                 else:
                     self._store_copies(copies, stage_off)
-            return
-        self._store_copies(self.copies, stage_off)
+        else:
+            self._store_copies(self.copies, stage_off)
+        if self.cfg.last_col:
+            self.last_col_store(stage_off)
 
     def _store_copies(self, copies, stage_off: Optional[str]) -> None:
         b = self.b
@@ -454,6 +461,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             self.tile_setup()
             b.memo = None  # below: loops and branches; no reuse across them
             self.render(self.prog.main)
+            if cfg.last_col:
+                self.last_col_gather()
         b.memo = None
         b.comment("epilogue: C = alpha * acc + beta * C")
         self.epilogue(self.prog.epilogue)
@@ -464,6 +473,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         for row in self.plan.regs.acc:
             for a in row:
                 self.b.emit(f"mov.f32 {_r(a)}, {init};")
+        if self.cfg.last_col:
+            self.last_col_zero()
 
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
@@ -475,6 +486,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                 self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
         self.copy_setup()
+        if self.cfg.last_col:
+            self.last_col_tile_setup()
 
     def module_header(self) -> List[str]:
         cfg = self.cfg

@@ -436,6 +436,20 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
 
 
+def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
+    """`cfg` for a C of n columns: where n is one past a whole number of its tile columns
+    (n % BN == 1), a PTX kernel that can takes C's last column fused into its last tile column
+    (config.last_col, codegen/ptx_last_col.py) instead of a tile column one column wide; every
+    other n, and configs that cannot take it (split-K, the edge split, batches, one stage:
+    the rule in tile_config.py), keep `cfg` (and its text)."""
+    if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
+        return cfg
+    try:
+        return cfg.replace(last_col=True)
+    except ConfigError:
+        return cfg
+
+
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
 # with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
 # whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):

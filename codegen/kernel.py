@@ -117,6 +117,10 @@ class LaunchGeometry:
     cluster: int = 0
     # Launched as a programmatic dependent of the kernel before it (PDL_WAIT above).
     programmatic: bool = False
+    # SGEMM with C's last column fused into the last tile column (config.last_col): the kernel's N
+    # (and its grid's, and a stream-K plan's) is C's columns less one; stream-K's partial slots
+    # hold tile_m more floats (codegen/ptx_last_col.py).
+    last_col: bool = False
 
     def grid(self, m: int, n: int, batch: int = 1) -> Tuple[int, int, int]:
         if self.stream_k:

@@ -179,5 +179,10 @@ def bs_index(cfg: SgemmConfig, k: IntLike, n: IntLike) -> IntLike:
     return cfg.as_shape[0] * cfg.as_shape[1] + k * cfg.bs_shape[1] + n
 
 
+def xs_index(cfg: SgemmConfig, k: IntLike) -> IntLike:
+    """Offset of B's last column at k (config.last_col) in a stage: right after Bs."""
+    return cfg.as_shape[0] * cfg.as_shape[1] + cfg.bs_shape[0] * cfg.bs_shape[1] + k
+
+
 def stage_offset(cfg: SgemmConfig, stage: IntLike) -> IntLike:
     return stage * cfg.smem_floats_per_stage

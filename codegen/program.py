@@ -315,7 +315,7 @@ def geometry(cfg: SgemmConfig) -> LaunchGeometry:
     its work list (k-tiles of BK), a batch along z."""
     return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
                           dynamic_smem_bytes=cfg.smem_bytes, batched=cfg.batched, splits=cfg.split_k,
-                          stream_k=cfg.stream_k, tile_k=cfg.bk if cfg.stream_k else 0)
+                          stream_k=cfg.stream_k, tile_k=cfg.bk if cfg.stream_k else 0, last_col=cfg.last_col)
 
 
 def frag_bases(cfg: SgemmConfig) -> Dict[str, FragBase]:

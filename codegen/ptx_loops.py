@@ -92,6 +92,10 @@ class LoopsMixin:
             self.has_next = self.named("has_next", ".pred")
             b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
             b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
+            if cfg.last_col:
+                # column N's share of tile kt, first: the next tile's copies are not yet in their
+                # staging registers (after the tile's compute, ptxas took 159 -> 187 registers)
+                self.last_col_fmas(cur)
         self.render(s.steps)
         b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
         if s.stages == 2:
@@ -189,6 +193,8 @@ class LoopsMixin:
                     self._store_scalar(accs[k], at, 4 * (cc + k), ge, beta_nz, o[0], cv[0])
                 b.place(done)
             b.place(skip_row)
+        if self.cfg.last_col:
+            self.last_col_epilogue()
 
     def _store_scalar(self, acc: str, at: str, imm: int, gcol: str, beta_nz: str, o: str, cv: str) -> None:
         b = self.b

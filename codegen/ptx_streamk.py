@@ -56,6 +56,8 @@ class StreamKMixin:
         self.tile_setup()
         self.render(step.steps)
         self.p = full
+        if cfg.last_col:
+            self.last_col_gather()
         partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
         part = self.setp("ge", slot, 0)
         b.emit(f"@{part} bra.uni {partial};")
@@ -119,6 +121,8 @@ class StreamKMixin:
         for i, j, at in self.slot_addresses(p):
             b.emit(f"ld.global.cg.f32 {tmp}, {at};")
             b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+        if self.cfg.last_col:
+            self.last_col_add(p)
         b.emit(f"add.s32 {p}, {p}, 1;")
         more = self.setp("lt", p, end)
         b.emit(f"@{more} bra {add};")
@@ -133,6 +137,11 @@ class StreamKMixin:
         b.emit(f"@{more} bra {clear};")
         b.place(cleared)
 
+    @property
+    def slot_floats(self) -> int:
+        """Floats of one partial slot: the BM x BN tile, then (config.last_col) column N's BM sums."""
+        return self.cfg.bm * self.cfg.bn + (self.cfg.bm if self.cfg.last_col else 0)
+
     def slot_addresses(self, slot: str):
         """(i, j, address operand) of accumulator (i, j) in partial slot `slot`: BM x BN floats
         laid out thread-major, element (i, j) of thread t at (i * TN + j) * threads + t.  Every
@@ -142,7 +151,7 @@ class StreamKMixin:
         over sixteen (measured: the scalar partial stores held 5% of the ranges kernel's warp
         samples in lg_throttle at 4097^3).  One 64-bit address, constant offsets."""
         cfg, b = self.cfg, self.b
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * cfg.bm * cfg.bn, typ=".b64"),
+        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * self.slot_floats, typ=".b64"),
                     typ=".b64")
         base = b.op("add.s64", base, b.op("mul.wide.u32", self.tid, 4, typ=".b64"), typ=".b64")
         for i in range(cfg.tm):
@@ -156,3 +165,5 @@ class StreamKMixin:
         pass must keep free to rename (the one-pass epilogue stores fma results)."""
         for i, j, at in self.slot_addresses(slot):
             self.b.emit(f"st.global.f32 {at}, {_r(self.plan.regs.acc[i][j])};")
+        if self.cfg.last_col:
+            self.last_col_partial(slot)

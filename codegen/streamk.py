@@ -74,7 +74,7 @@ class StreamKPlan:
     items: Tuple[Tuple[int, int, int, int, int, int, int], ...]
     starts: Tuple[int, ...]  # len ranges + 1
     slots: int
-    tile_floats: int  # BM * BN
+    tile_floats: int  # floats of a partial slot: BM * BN (+ BM with config.last_col)
 
     @property
     def ranges(self) -> int:
@@ -117,9 +117,10 @@ class StreamKPlan:
 
 
 def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_wave: int,
-                  min_iters: Optional[int] = None) -> StreamKPlan:
+                  min_iters: Optional[int] = None, extra_floats: int = 0) -> StreamKPlan:
     """The work for an M x N x K SGEMM in BM x BN x BK tiles on `slots_per_wave` block
-    slots (SMs x blocks an SM); ranges of at least `min_iters` k-tiles (MIN_ITERS)."""
+    slots (SMs x blocks an SM); ranges of at least `min_iters` k-tiles (MIN_ITERS).  A partial
+    slot holds the BM x BN tile and `extra_floats` more (config.last_col: column N's BM sums)."""
     min_iters = MIN_ITERS if min_iters is None else min_iters
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 0:
@@ -166,4 +167,4 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
             begin = end
     return StreamKPlan(tiles_m=tiles_m, tiles_n=tiles_n, k_tiles=iters, slots_per_wave=p, whole_tiles=whole,
                        items=tuple(tuple(x) for x in pieces), starts=tuple(starts), slots=slots,
-                       tile_floats=bm * bn)
+                       tile_floats=bm * bn + extra_floats)

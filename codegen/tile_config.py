@@ -116,10 +116,20 @@ class TileConfig(ConfigDict):
     # (ptx_edges._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
     # multiple of 4 (codegen/heuristic.for_rows); aligned rows keep the kernel without it.
     unaligned_vectors: bool = False
+    # C's last column fused into the last tile column (PTX, two shared stages): the kernel's N
+    # parameter is C's columns less one, and the blocks whose tile ends at or past it also
+    # compute column N from the A tile already in shared memory (B's column a float a k,
+    # BK of them beside each stage; thread t sums row t % BM over every (threads / BM)-th k).
+    # An N of BN * q + 1 then runs q tile columns, not q + 1 whose last is one column wide
+    # (issue 20: 255x257x65537 in 128x64 tiles spends a fifth of its FFMAs on that column;
+    # codegen/ptx_last_col.py).  The runtime asks for it where N % BN == 1
+    # (codegen/heuristic.for_columns).
+    last_col: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
-    OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors")
+    OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
+              "last_col")
 
     def __post_init__(self):
         self._check_ints()
@@ -170,8 +180,15 @@ class TileConfig(ConfigDict):
 
     @property
     def smem_floats_per_stage(self) -> int:
+        """As, Bs and with last_col B's last column (BK floats: mapping.xs_index)."""
         (ar, ac), (br, bc) = self.as_shape, self.bs_shape
-        return ar * ac + br * bc
+        return ar * ac + br * bc + (self.bk if self.last_col else 0)
+
+    @property
+    def last_col_groups(self) -> int:
+        """last_col: the threads that sum one row of the last column (threads / BM), each every
+        last_col_groups-th k of a tile."""
+        return max(1, self.threads // self.bm)
 
     @property
     def smem_bytes(self) -> int:
@@ -284,6 +301,8 @@ class TileConfig(ConfigDict):
             parts.append("unaligned rows: a float a thread inside K, consecutive threads on consecutive floats")
         if self.unaligned_vectors:
             parts.append("unaligned rows: each vector's floats unchecked inside K")
+        if self.last_col:
+            parts.append("C's last column fused into the last tile column")
         return parts
 
     # ---- validation ---------------------------------------------------------
@@ -292,7 +311,8 @@ class TileConfig(ConfigDict):
         check_ints(self, ("pad_a", "pad_b", "stages"), minimum=0)
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
-                           "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors"))
+                           "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
+                           "last_col"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -388,6 +408,13 @@ class TileConfig(ConfigDict):
             raise ConfigError(f"unaligned_vectors: each vector's floats load unchecked only in a tile whose M / N edge is "
                               f"clamped, and the float copies (unaligned_rows) replace them: it needs edge_clamp=True and "
                               f"unaligned_rows=False (got edge_clamp={c.edge_clamp}, unaligned_rows={c.unaligned_rows})")
+        if c.last_col and (c.stages != 2 or not c.frag_regs or c.vec != 4 or c.batched
+                           or c.threads % c.bm or c.bk % c.last_col_groups):
+            raise ConfigError(f"last_col: the last column is summed beside the two-stage loop's k-tiles (stages=2, "
+                              f"frag_regs, vec=4, not batched) by threads / BM threads a row, each every (threads / "
+                              f"BM)-th k: threads={c.threads} must be a multiple of bm={c.bm}, and bk={c.bk} "
+                              f"of their ratio (got stages={c.stages}, frag_regs={c.frag_regs}, vec={c.vec}, "
+                              f"batched={c.batched}); or last_col=False")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")

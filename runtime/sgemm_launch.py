@@ -28,7 +28,7 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
     g = kernel.source.geometry
     per_sm = kernel.blocks_per_sm if kernel.ranges is None else min(kernel.blocks_per_sm, kernel.ranges.blocks_per_sm)
     slots = driver.device().sm_count * max(1, per_sm)
-    return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots)
+    return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots, extra_floats=g.tile_m if g.last_col else 0)
 
 
 def edge_plan(kernel, m: int, n: int) -> Optional[EdgePlan]:
@@ -40,6 +40,8 @@ def _parts(kernel, m: int, n: int, plan: Optional[EdgePlan] = None) -> List[Tupl
     """(kernel, row0, col0, rows, cols) of each SGEMM the launch makes, in launch order: the
     first is `kernel`'s own (the interior of an edge split, else all of C).  `plan`:
     edge_plan(kernel, m, n) when the caller has it."""
+    if getattr(kernel, "source", kernel).geometry.last_col:  # C's last column is the kernel's own: its N is one less
+        return [(kernel, 0, 0, m, n - 1)]
     plan = plan or edge_plan(kernel, m, n)
     if plan is None or not plan.split:
         return [(kernel, 0, 0, m, n)]
@@ -63,7 +65,7 @@ def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
     """Bytes of workspace that `kernel` (a LoadedKernel, or a KernelSource when it is not
     stream-K) needs for M x N x K: split-K partials, or stream-K's partial tiles; 0 for a
     one-pass kernel.  An edge split's parts run one after the other: the largest."""
-    if getattr(kernel, "edge", None) is not None:
+    if getattr(kernel, "edge", None) is not None or getattr(kernel, "source", kernel).geometry.last_col:
         return max(_workspace_one(kk, rows, cols, k) for kk, _, _, rows, cols in _parts(kernel, m, n))
     return _workspace_one(kernel, m, n, k)
 
@@ -88,6 +90,9 @@ class SgemmLaunch:
         """batch > 0: a batched kernel (SgemmConfig.batched), `strides` its operands' batch
         strides in elements, the batch index in blockIdx.z."""
         self.shape = (m, n, k)
+        if kernel.source.geometry.last_col and n < 2:
+            raise LaunchError(f"{kernel.label}: a kernel with C's last column fused (config.last_col) needs "
+                              f"N >= 2 (got {n}); use a config without it")
         # the launches (kernel, grid, args), in order: packed by `steps` here, by runtime/plans.py
         # into its own fast-path launches
         self.calls: List[Tuple[object, Tuple[int, int, int], tuple]] = []

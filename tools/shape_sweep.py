@@ -361,11 +361,11 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
     from ..codegen import heuristic
     d = heuristic.describe_choice(m, n, k, arch, sms)
     mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (heuristic.for_rows(mcfg, mback, k, n), mback) != (cfg, backend):
+    if (heuristic.for_columns(heuristic.for_rows(mcfg, mback, k, n), mback, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
-            + (" +unaligned vectors" if cfg.unaligned_vectors else ""))
+            + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else ""))
 
 
 def _gemv_routed(m: int, n: int, k: int) -> bool:

@@ -231,6 +231,8 @@ class Sim:
                 regs[d] = v(1)
             elif base == "cvt":  # cvt.s64.s32, cvt.u64.u32
                 regs[d] = (_s32(v(1)) if parts[1] == "s64" else v(1) & M32) & M64
+            elif base == "add" and parts[-1] == "f32":  # add.f32, add.rn.f32
+                regs[d] = _f32(np.float32(v(1)) + np.float32(v(2)))
             elif base == "add":
                 regs[d] = (v(1) + v(2)) & (M64 if parts[1].endswith("64") else M32)
             elif base == "sub":
@@ -282,6 +284,8 @@ class Sim:
                 if len(parts) == 4:  # setp.cmp.and.type
                     r = r and bool(v(3))
                 regs[d] = r
+            elif base == "not" and parts[1] == "pred":
+                regs[d] = not v(1)
             elif base == "selp":
                 regs[d] = v(1) if v(3) else v(2)
             elif base == "fma":
@@ -372,13 +376,14 @@ def run_sgemm(src, m: int, n: int, k: int, alpha: float, beta: float, lda=None, 
         # the buffer holds exactly the matrices: any access past it is out of bounds
         bufs.append(Buffer(name, base + 4 * mis, arr.copy()))
     sim = Sim(src.text, src.geometry.dynamic_smem_bytes)
-    args = {"M": m, "N": n, "K": k, "alpha": alpha, "beta": beta, "lda": lda, "ldb": ldb, "ldc": ldc,
+    kn = n - 1 if src.geometry.last_col else n  # the kernel's N: C's last column is its own (config.last_col)
+    args = {"M": m, "N": kn, "K": k, "alpha": alpha, "beta": beta, "lda": lda, "ldb": ldb, "ldc": ldc,
             "A": bufs[0].base, "B": bufs[1].base, "C": bufs[2].base}
     if batch:
         args.update(stride_a=strides[0], stride_b=strides[1], stride_c=strides[2])
-        grid = src.geometry.grid(m, n, batch)
+        grid = src.geometry.grid(m, kn, batch)
     else:
-        grid = src.geometry.grid(m, n)
+        grid = src.geometry.grid(m, kn)
     sim.run(grid, src.geometry.block, args, bufs)
 
     def mat(flat, z, stride, rows, ld):

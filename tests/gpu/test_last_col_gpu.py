@@ -1,0 +1,63 @@
+"""C's last column fused into the last tile column (config.last_col, codegen/ptx_last_col.py) on the
+GPU against float64: every PTX family member that can take it, on fresh random data with C
+NaN-poisoned (every element checked written), N one past whole tile columns (the case the runtime
+gives it: heuristic.for_columns) and not, rows unaligned and aligned, K ragged, a K long enough for
+stream-K's split tiles (their partial slots carry the column's sums), alpha and beta; the layouts;
+and regtile.sgemm choosing it for the suite's shapes."""
+import pytest
+
+from regtile.codegen.config import ConfigError
+from regtile.codegen.heuristic import for_columns, for_rows
+from regtile.codegen.presets import FAMILY
+from gpu_helpers import check_config, check_host_sgemm
+from test_layouts_gpu import IDS, LAYOUTS, run_layout
+
+pytestmark = pytest.mark.gpu
+
+
+def _with_last_col(name):
+    try:
+        return FAMILY[name].config.replace(last_col=True)
+    except ConfigError:
+        return None
+
+
+MEMBERS = sorted(n for n, m in FAMILY.items() if m.backend == "ptx" and _with_last_col(n) is not None)
+
+
+def _shapes(bn):
+    # (one past whole tile columns, unaligned rows, K ragged), (two tile columns and a partial one
+    # plus the column, aligned B rows), (a long K: stream-K's split tiles), (N = 2: the kernel's N is 1)
+    return [(255, bn + 1, 1031), (130, 2 * bn + 37, 516), (200, bn + 1, 16400), (67, 2, 300)]
+
+
+@pytest.mark.parametrize("name", MEMBERS)
+def test_members_with_the_last_column(name):
+    cfg = _with_last_col(name)
+    for m, n, k in _shapes(cfg.bn):
+        check_config(cfg, m, n, k, backend="ptx", what=f"{name} last_col")
+    check_config(cfg, 129, cfg.bn + 1, 520, alpha=1.5, beta=-0.5, backend="ptx", what=f"{name} last_col")
+
+
+@pytest.mark.parametrize("name", ["tall-128x64-k16", "wide-64x128-k16", "sq-32x32", "wide-128x256-noedge"])
+def test_the_runtime_s_unaligned_paths_with_the_last_column(name):
+    cfg = for_columns(for_rows(FAMILY[name].config, "ptx", 1031, FAMILY[name].config.bn + 1), "ptx",
+                      FAMILY[name].config.bn + 1)
+    assert cfg.last_col and (cfg.unaligned_rows or cfg.unaligned_vectors)
+    for m, n, k in ((255, cfg.bn + 1, 1031), (300, 3 * cfg.bn + 1, 8200)):
+        check_config(cfg, m, n, k, backend="ptx", what=f"{name} last_col, unaligned rows")
+
+
+@pytest.mark.parametrize("ta,tb", LAYOUTS, ids=IDS)
+def test_the_last_column_in_every_layout(ta, tb):
+    run_layout(_with_last_col("tall-128x64-k16"), "ptx", 255, 65, 1031, ta, tb, 1.0, 0.0, 1)
+    run_layout(_with_last_col("sq-32x32"), "ptx", 70, 33, 64, ta, tb, 0.5, -1.5, 3)
+
+
+def test_regtile_sgemm_takes_it_where_n_is_one_past_its_tiles():
+    from regtile.runtime.plans import GemmPlan
+    for m, n, k in ((255, 257, 4097), (1023, 1025, 1023), (513, 129, 2049)):
+        plan = GemmPlan(m, n, k, False, False, k, n, n)
+        assert plan.backend == "ptx" and plan.config.last_col, (m, n, k, plan.config)
+        check_host_sgemm(m, k, n, 1.5, 0.5)
+    assert not GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024).config.last_col
