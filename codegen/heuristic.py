@@ -436,13 +436,27 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
 
 
+LAST_COL_MAX_TILE_COLUMNS = 4  # for_columns: whole tile columns, at most, beside the fused last column
+
+
 def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
-    """`cfg` for a C of n columns: where n is one past a whole number of its tile columns
-    (n % BN == 1), a PTX kernel that can takes C's last column fused into its last tile column
-    (config.last_col, codegen/ptx_last_col.py) instead of a tile column one column wide; every
-    other n, and configs that cannot take it (split-K, the edge split, batches, one stage:
-    the rule in tile_config.py), keep `cfg` (and its text)."""
+    """`cfg` for a C of n columns: where n is one past q whole tile columns (n % BN == 1) with
+    q <= LAST_COL_MAX_TILE_COLUMNS, a PTX kernel that can takes C's last column fused into its
+    last tile column (config.last_col, codegen/ptx_last_col.py) instead of a tile column one
+    column wide; every other n, and configs that cannot take it (split-K, the edge split,
+    batches, one stage, no register room: the rules in tile_config.py), keep `cfg` (and its text).
+
+    The padding it saves is 1 / (q + 1) of the tiles; what it costs is the last tile column's
+    sums (more registers: the k16 members' stream-K ranges kernel 167 -> 181, two blocks an SM
+    where they had three).  Measured (H100, 2026-11-27, fc4ba71, lab/experiments/last_col_ab.py,
+    against the same kernel without it): q = 4 or fewer gained - 255x257x65537 276.2 -> 249.2 us
+    (tall-128x64-k16), 4096x257x4096 236.9 -> 225.2, 513x129x16383 104.3 -> 99.8 (sq-32x32),
+    300x129x50000 174.5 -> 164.4 (sq-64x64, q = 2); q = 8 and more lost - 1023x1025x1023 66.0 ->
+    67.3 and 1000x1025x1000 63.6 -> 64.0 (wide-64x128-k16), 8191x8193x1025 3023.2 -> 3046.7
+    (wide-128x256-noedge, q = 32)."""
     if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
+        return cfg
+    if (n - 1) // cfg.bn > LAST_COL_MAX_TILE_COLUMNS:
         return cfg
     try:
         return cfg.replace(last_col=True)

@@ -237,6 +237,11 @@ class TileConfig(ConfigDict):
             # edge_vector_path, and not unbatched; the zorder preset batched (no edge_vector_path)
             # compiled spill-free on both backends.
             e32 += 32
+        if self.last_col:
+            # its sum, its copied float and the tile's predicate across the k-loop.  Measured (sm_90,
+            # PTX, NVRTC 13.0, 2026-11-27): the 128x128 8x8 member at min_blocks=2, estimated at its
+            # cap of 128, spilled 4 bytes with it; the k16 members' ranges kernel 167 -> 181 registers
+            e32 += 32 * 4
         if self.unaligned_rows:
             # the float copies' pointers, steps and predicates.  Measured (sm_90, PTX, NVRTC 13.0,
             # 2026-11-25): the 128x64 8x8 member 135 -> 158 registers with them; the 128x128 8x8

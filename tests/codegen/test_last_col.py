@@ -50,7 +50,7 @@ def test_the_last_column_on_unaligned_rows(path):
 def test_for_columns_asks_only_where_n_is_one_past_whole_tile_columns():
     cfg = FAMILY["tall-128x64-k16"].config
     assert for_columns(cfg, "ptx", 257).last_col and for_columns(cfg, "ptx", 65).last_col
-    for n in (256, 258, 64, 1, 2):
+    for n in (256, 258, 64, 1, 2, 64 * 5 + 1):  # 5 tile columns beside it: LAST_COL_MAX_TILE_COLUMNS
         assert for_columns(cfg, "ptx", n) is cfg
     assert for_columns(cfg, "cuda", 257) is cfg
     split = FAMILY["wide-128x256"].config  # the edge split: its strips have no last tile column

@@ -54,10 +54,13 @@ def test_the_last_column_in_every_layout(ta, tb):
     run_layout(_with_last_col("sq-32x32"), "ptx", 70, 33, 64, ta, tb, 0.5, -1.5, 3)
 
 
-def test_regtile_sgemm_takes_it_where_n_is_one_past_its_tiles():
+def test_regtile_sgemm_takes_it_where_n_is_one_past_a_few_tile_columns():
+    """The suite's shapes whose N is one past at most LAST_COL_MAX_TILE_COLUMNS tile columns of
+    their member (heuristic.for_columns), and one past more (not taken)."""
     from regtile.runtime.plans import GemmPlan
-    for m, n, k in ((255, 257, 4097), (1023, 1025, 1023), (513, 129, 2049)):
+    for m, n, k in ((255, 257, 65537), (513, 129, 16383)):
         plan = GemmPlan(m, n, k, False, False, k, n, n)
         assert plan.backend == "ptx" and plan.config.last_col, (m, n, k, plan.config)
         check_host_sgemm(m, k, n, 1.5, 0.5)
+    assert not GemmPlan(1023, 1025, 1023, False, False, 1023, 1025, 1025).config.last_col  # 8 tile columns
     assert not GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024).config.last_col

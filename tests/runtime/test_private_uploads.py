@@ -47,7 +47,7 @@ def test_stream_k_work_list_is_uploaded_privately(calls, monkeypatch):
     monkeypatch.setattr(sgemm_launch, "stream_k_plan", lambda kernel, m, n, k: plan)
     monkeypatch.setattr(sgemm_launch, "edge_plan", lambda kernel, m, n: None)
     monkeypatch.setattr(sgemm_launch, "part_offsets", lambda source, r, c, lda, ldb, ldc: (0, 0, 0))
-    geo = SimpleNamespace(stream_k=True)
+    geo = SimpleNamespace(stream_k=True, last_col=False)
     kernel = SimpleNamespace(source=SimpleNamespace(geometry=geo, params=()), ranges="ranges kernel", label="k")
     launch = sgemm_launch.SgemmLaunch(kernel, 256, 256, 256, 1.0, 0xA, 256, 0xB, 256, 0.0, 0xC, 256, workspace=0x5)
     assert [c[0] for c in calls] == ["create", "copy", "sync", "destroy"]  # no legacy-stream copy
