@@ -8,7 +8,7 @@ second launch and a workspace round trip, and its copies go per float when rows 
 - copies A and B with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
   flight), float4 where the operand's rows are 16-byte aligned, else per float (a fixed
   column per thread, rows THREADS / BK or THREADS / BN apart, the source pointer stepped:
-  ~8 SASS instructions a copy, where a c / BK, c % BK loop took ~37; docs/shapes.md round 5),
+  ~8 SASS instructions a copy, where a c / BK, c % BK loop took ~37; docs/shapes-history.md round 5),
   emitted where the threads are a multiple of the tile's width (every member); ragged edges
   zero-filled by the copy's source size (no separate edge path);
 - computes a TM x TN thread tile (rows ty, ty + BM/TM, ...; columns in float4 groups);
@@ -20,7 +20,7 @@ second launch and a workspace round trip, and its copies go per float when rows 
 
 The ring's depth derives from the tile's shared memory (`depth`), and the last split sums its
 partials with the splits unrolled by 8, chunk after chunk.  (Session 4 measured both as config
-knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes.md; removed.)
+knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes-history.md; removed.)
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads

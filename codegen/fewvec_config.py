@@ -223,7 +223,7 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
             tx *= 2
         ty = max(1, 256 // tx)
         mb = max(1, 512 // (tx * ty))
-        # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
+        # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes-history.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
         # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
         # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
         # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7): not routed
@@ -269,7 +269,7 @@ def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
 
 
 # ---- the route: which skinny GEMMs the few-vector kernels take ----------------------------------
-# Measured on the H100 against the family's members in runs 1 and 2 (docs/shapes.md, "Few-vector skinny
+# Measured on the H100 against the family's members in runs 1 and 2 (docs/shapes-history.md, "Few-vector skinny
 # GEMMs"): below these sizes of the matrix the members were faster (op T: 8x1024x1024 8.2 us against 9.8;
 # op N: 1024x16x1024 9.5 against 11.7), above them the few-vector kernels (op T: 8x4096x4096 31.1 against
 # 37.1, 3x4096x8192 51.3 / 59.6; op N: 768x8x768 7.4 / 8.7, 2048x8x2048 14.3 / 17.7, 4096x16x4096 35.1 /

@@ -139,7 +139,7 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
     splitting, with the padding rule of the other members.  Rows not 16-byte aligned (K or N
     not a multiple of 4: per-float copies) only for tiny outputs (m n <= SMALL_MN).  Round 4
     measured the per-float path 2-2.5x slower (~37 SASS instructions a copy); round 5 steps
-    one pointer a copy (~8) and measured (docs/shapes.md, 1d52bea): tiny outputs within 0-12%
+    one pointer a copy (~8) and measured (docs/shapes-history.md, 1d52bea): tiny outputs within 0-12%
     of the best member (127x511x257 a tie, 700x35x2048 17.5 against 17.0 us, 65x33x4097 13.5
     against 12.1), bigger ones still 10-50% slower (513x129x16383 122.5 against 114.7,
     1009x1013x1019 78.2 against 64.9, 255x257x65537 376 against 313): there an aligned
@@ -191,7 +191,7 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     """Stream-K with fewer tiles than SMs: each tile's first piece adds the partial tiles of its
     later pieces one after the other, each written and read back (2 x BM x BN floats) at one
     SM's share of the copy bandwidth.  (Leaving it out, the model picked stream-K for the tiny
-    long-K outputs where split-K is up to 2.4x faster: docs/shapes.md.)"""
+    long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)"""
     c = get_member(name).config
     if not c.stream_k:
         return 0.0
@@ -414,7 +414,7 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     config whose register cap has no room for the path (the register rule refuses it).
 
     Not the 8x16 / 16x8 thread tiles (UNALIGNED_MAX_THREAD_TILE): measured (H100, 2026-11-25,
-    e3feb62, docs/shapes.md "Unaligned rows") the 128x256 8x16 member ran 8191x8193x1025 and
+    e3feb62, docs/shapes-history.md "Unaligned rows") the 128x256 8x16 member ran 8191x8193x1025 and
     4099x4093x4091 7-9% slower with the path (3095 -> 3371 us, 2952 -> 3158 us; 231 -> 245
     registers), where the 64x128, 128x64 and 32x32 members gained 0-6%.  These, and those whose
     registers leave no room for the float copies, get the unchecked vector floats instead where

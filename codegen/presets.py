@@ -245,10 +245,10 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-64x128", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8),
     _fused("fused-128x64", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8),
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
-    # session 4 (docs/shapes.md): more, shorter splits for the small skinny-n outputs on the CUDA C
+    # session 4 (docs/shapes-history.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
     # kernel's ring depth and wide sum as knobs on nine members (0-35% slower than the same tiles
-    # without them; the knobs are removed since, docs/shapes.md), splitk-32x32-f8 and fused tiles 48 columns wide (BK 48 or 24: N = 33..48
+    # without them; the knobs are removed since, docs/shapes-history.md), splitk-32x32-f8 and fused tiles 48 columns wide (BK 48 or 24: N = 33..48
     # padded to 48, not 64) - none the fastest on any suite shape.
     FamilyMember("splitk-32x64-f8", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
                  "32x64x16 4x4, CUDA C, split-K aiming at 8 blocks an SM, >= 2 k-tiles a split", fill=8, min_ktiles=2),
@@ -256,7 +256,7 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
 # The PTX members take their edge tiles' copies on the edge vector path (config.py
-# edge_vector_path): measured in issue 20's third round (docs/shapes.md), it took 2000^3 from
+# edge_vector_path): measured in issue 20's third round (docs/shapes-history.md), it took 2000^3 from
 # 0.83x to 0.96x cuBLAS and 1000^3 from 0.96x to 1.09x.  Not the two 128x256 8x16 kernels: their
 # interior PTX is the same, but ptxas then allocates the whole kernel differently and their main
 # loop ran 3-6% slower on aligned shapes (2048^3 336 -> 356 us, 8192^3 20.6 -> 21.8 ms).
@@ -265,7 +265,7 @@ _FAMILY = tuple(dataclasses.replace(m, config=m.config.replace(edge_vector_path=
                 if m.backend == "ptx" and m.name not in _NO_EDGE_VECTOR_PATH else m for m in _FAMILY)
 # The PTX members clamp their copies' sources at the M and N edges (config.py edge_clamp): an edge
 # tile then runs the interior's unchecked float4 copies, and only a partial last k-tile the checked
-# ones (session 8, docs/shapes.md: 2000^3 on wide-128x256-noedge 439.0 -> 329.6 us).  The two k16
+# ones (session 8, docs/shapes-history.md: 2000^3 on wide-128x256-noedge 439.0 -> 329.6 us).  The two k16
 # members take the SASS register-bank pass with it: with the clamp alone ptxas allocated their
 # stream-K ranges kernel's registers otherwise (713 of its 1024 main-loop FFMAs bank-conflicted,
 # against 113) and they ran 3-5% slower on aligned shapes (8192x128x8192 347.4 -> 362.0 us; H100,

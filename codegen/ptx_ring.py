@@ -6,7 +6,7 @@ copies tile kt+S-1 into stage (kt-1) mod S (every warp was done with it at the b
 ended iteration kt-1), computes tile kt, waits for tile kt+1 (S-2 younger groups may stay in
 flight), and after the barrier preloads tile kt+1's first fragments (program.crosses_tiles).
 The copies go straight from global to shared memory: no staging registers.  Measured slower
-than the two stages on the H100 (docs/shapes.md, "The cp.async ring"); no family member uses it."""
+than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring"); no family member uses it."""
 from __future__ import annotations
 
 from typing import Optional, Tuple

@@ -6,7 +6,7 @@ fail the interior tile's test on every k-tile, so every tile - interior or not -
 tiles' per-float path: each thread's four floats of a vector, each with an index add, a
 predicate and a zero before its predicated load, all inside the k-loop; and a warp's load of
 float e of its vectors touches one sector a lane (16 rows of A a load for a 128x8 tile), four
-loads for the same sectors (issue 20: 255x257x65537 at 0.79x cuBLAS, docs/shapes.md "Unaligned
+loads for the same sectors (issue 20: 255x257x65537 at 0.79x cuBLAS, docs/shapes-history.md "Unaligned
 rows").
 
 With it, a k-tile inside K on unaligned rows takes the plan's float copies (plan.float_copies):

@@ -79,7 +79,7 @@ class TileConfig(ConfigDict):
     # edge tile tries the float4, then zeroes/loads the same registers per float where the
     # float4 did not run: ptxas cannot prove the two exclusive and waits for the float4 in
     # flight (FSEL on its registers), so every k-tile of an edge tile exposes the global
-    # latency (docs/shapes.md).  A tile field: it changes the copy code of a block, not how
+    # latency (docs/shapes-history.md).  A tile field: it changes the copy code of a block, not how
     # the problem is split (that is the Decomposition's edge_split).
     edge_vector_path: bool = False
     # Edge tiles along M and N (PTX backend, vec 4): each copy's source is clamped into the
@@ -105,7 +105,7 @@ class TileConfig(ConfigDict):
     # a float a copy, consecutive threads on consecutive floats, one pointer stepped a line at a
     # time, guarded only in the block dimension's edge tiles) instead of the edge tiles'
     # per-float path, whose loads touch a sector a lane and carry a predicate, a zero and an
-    # index add per float (codegen/ptx_unaligned.py; docs/shapes.md, "Unaligned rows").  The
+    # index add per float (codegen/ptx_unaligned.py; docs/shapes-history.md, "Unaligned rows").  The
     # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows);
     # the kernel stays correct on aligned rows (their float4 paths are the same).
     unaligned_rows: bool = False

@@ -374,7 +374,7 @@ def _launcher():
 # programmatic-stream-serialization attribute on sm_90 and newer: its blocks may be scheduled
 # while the kernel before it on the stream finishes, and its first lines wait for that kernel.
 # On by default: lab/experiments/pdl_ab.py measured it ahead on every one of 27 shapes on the H100
-# (2026-11-27, docs/shapes.md): 0.4-1.1 us a GEMV in a CUDA graph (32x4096 T 2.08 -> 1.52 us),
+# (2026-11-27, docs/shapes-history.md): 0.4-1.1 us a GEMV in a CUDA graph (32x4096 T 2.08 -> 1.52 us),
 # up to 0.7 us a split-K GEMM.  REGTILE_PDL=0 (or PROGRAMMATIC = False before a plan packs its
 # launches) turns it off.  Off, below sm_90, or where ctypes cannot open libcuda: plain launches,
 # and the kernels' griddepcontrol lines do nothing (no kernel in flight before them is a prerequisite).

@@ -5,7 +5,7 @@
 CANDIDATES: every suite shape with m and n > 16 (the few-vector shapes are helper gemvm's GEMV
 route) where a member added in session 4 (NEW, run 3's; run 1 timed NEW_RUN1, run 2 NEW_RUN2) is a
 candidate (heuristic.candidate_names), so that the refit table has their times wherever they can be
-picked.  Only splitk-32x64-f8 of them is still in the family (docs/shapes.md): with the others gone
+picked.  Only splitk-32x64-f8 of them is still in the family (docs/shapes-history.md): with the others gone
 the script lists run 3's shapes no more, kept as it ran.  LIBRARY: the aligned shapes issue 20 lists below 1.0x at 063da67 (under-filled
 and latency-bound ones, mid squares) and the two large controls, 4096^3 and 8192^3."""
 import json

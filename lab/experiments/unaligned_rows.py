@@ -1,4 +1,4 @@
-"""Issue 20, unaligned rows (docs/shapes.md "Unaligned rows"): the heuristic's member of each shape
+"""Issue 20, unaligned rows (docs/shapes-history.md "Unaligned rows"): the heuristic's member of each shape
 as committed (its edge tiles' per-float path on every k-tile of unaligned rows) against the same
 member with config.unaligned_rows (codegen/ptx_unaligned.py: unchecked per-float copies inside K),
 and cuBLAS (torch.mm, TF32 off), interleaved (tools/shape_sweep.py: ShapeBench, time_interleaved;

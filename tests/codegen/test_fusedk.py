@@ -98,7 +98,7 @@ def test_heuristic_names_the_backend_of_the_emitter():
 
 
 def test_fused_members_on_unaligned_rows_only_for_tiny_outputs():
-    """Round 5 (docs/shapes.md): with the stepped per-float copies the fused members came within
+    """Round 5 (docs/shapes-history.md): with the stepped per-float copies the fused members came within
     0-12% of the best member on tiny unaligned outputs (offered there; the table decides) and
     stayed 10-50% slower on bigger unaligned shapes (not offered)."""
     def fused(m, n, k):
