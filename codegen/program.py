@@ -178,6 +178,15 @@ class DirectLoad:
         return next(d for d in self.dims if d.origin != "k0")
 
 
+@dataclass(frozen=True)
+class ColumnSums:
+    """config.last_col (PTX): the sums of C's last column over tile kt's k-slices, from shared stage
+    `stage` (codegen/ptx_last_col.py).  First in the two-stage loop's turn, before the next tile's
+    copies fill their staging registers: after the tile's FFMAs, ptxas took the 128x64 8x8 member
+    from 159 to 187 registers (167 here)."""
+    stage: str
+
+
 # ---- containers -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Block:
@@ -446,8 +455,9 @@ def main_loop(plan: SgemmPlan) -> tuple:
     if cfg.stages == 1:
         return (TileLoop(1, (_load_tile(plan, "this"), Scope((_store_tile(plan, "only"),)), Barrier(),
                              Compute("only", body), Barrier())),)
-    loop = [IfNext((_load_tile(plan, "next"),)), Compute("this", body), IfNext((_store_tile(plan, "next"),)),
-            Barrier()]
+    loop = [ColumnSums("this")] if cfg.last_col else []
+    loop += [IfNext((_load_tile(plan, "next"),)), Compute("this", body), IfNext((_store_tile(plan, "next"),)),
+             Barrier()]
     if tail:
         loop += [IfNext((Compute("next", preload),))] + list(tail)
     first = [Scope((_load_tile(plan, "first"), _store_tile(plan, "first"))), Barrier()]

@@ -7,7 +7,8 @@ column N at their k (a float each, zero past K or outside the last tile column) 
 other copies and store it beside the stage (mapping.xs_index).  Thread t sums row r = t % BM of
 the column over k-slices g, g + G, g + 2G, ... of each tile (g = t / BM, G = threads / BM:
 config.last_col_groups), reading As through mapping.as_index, the index function of the
-fragment loads.  After the k-loop the G sums of a row meet in shared memory (g = 0 adds the
+fragment loads; the sums of tile kt run first in its turn of the two-stage loop (the program's
+ColumnSums step), before the next tile's copies fill their staging registers.  After the k-loop the G sums of a row meet in shared memory (g = 0 adds the
 others in g order: the same bits on every run), and thread g = 0 stores C[block_m + r, N] as
 the epilogue stores C.  Stream-K: a later piece stores its sum beside its slot's tile (slot
 floats BM x BN + BM, codegen/streamk.plan_stream_k's extra_floats), and the first piece adds

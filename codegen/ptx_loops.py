@@ -41,6 +41,9 @@ class LoopsMixin:
             b.emit(f"mul.lo.s32 {self.k0}, {self.kt}, {self.cfg.bk};")
         self.load_tile(self.k0, s.operands)  # "next": k0 is (kt + 1) * BK since the loop's top
 
+    def _ColumnSums(self, s: pg.ColumnSums) -> None:
+        self.last_col_fmas(self._stage_off(s.stage))
+
     def _StoreTile(self, s: pg.StoreTile) -> None:
         self.store_tile(self._stage_off(s.stage), s.floats)
 
@@ -92,10 +95,6 @@ class LoopsMixin:
             self.has_next = self.named("has_next", ".pred")
             b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
             b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
-            if cfg.last_col:
-                # column N's share of tile kt, first: the next tile's copies are not yet in their
-                # staging registers (after the tile's compute, ptxas took 159 -> 187 registers)
-                self.last_col_fmas(cur)
         self.render(s.steps)
         b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
         if s.stages == 2:
