@@ -71,7 +71,11 @@ ptxas's vectorization (what the SASS issues, not what the plan prints)
   `sass_widths` the plan's widths are used, and the report says so.
 
 Totals are per problem: every block of the grid ceil(M/BM) x ceil(N/BN) (edge blocks
-run the full tile, zero-filled), every warp of a block, ceil(K/BK) k-tiles.  The
+run the full tile, zero-filled; with config.last_col the grid covers N - 1 columns), every
+warp of a block, ceil(K/BK) k-tiles.  Not modelled: the fused last column's accesses
+(config.last_col, codegen/ptx_last_col.py: the last tile column's blocks only, threads < BK
+storing B's column); their SASS instructions (`column_instructions`) are taken out of the
+main loop's mix before the merge is matched, and the report says so.  The
 double-buffered kernel (stages=2) stores each tile once too: the first tile before
 the loop and the k_tiles-1 others inside it.  stages=0 kernels use no shared memory.
 """
@@ -228,6 +232,7 @@ class SmemReport:
     accesses: Tuple[AccessReport, ...]
     totals: Dict[str, int] = field(default_factory=dict)
     vectorization: Optional["Vectorization"] = None
+    not_modelled: str = ""  # shared-memory instructions of the kernel the model leaves out, and why
 
     @property
     def warp_ktiles(self) -> int:
@@ -257,6 +262,7 @@ class SmemReport:
                 "instructions_per_ktile": self.instructions_per_ktile(),
                 "accesses": [a.to_dict() for a in self.accesses],
                 "vectorization": self.vectorization.to_dict() if self.vectorization else None,
+                "not_modelled": self.not_modelled,
                 "totals": dict(self.totals)}
 
     def render_text(self) -> str:
@@ -267,6 +273,8 @@ class SmemReport:
             return "\n".join(lines)
         if self.vectorization is not None:
             lines += ["  " + t for t in self.vectorization.render_lines()]
+        if self.not_modelled:
+            lines.append(f"  not modelled: {self.not_modelled}")
         lines.append(f"  {'count':>5}  {'SASS':<8} {'grouping':<25} {'wavefronts':>10} {'ideal':>6} "
                      f"{'conflicts':>9}  example")
         # Accesses that cost the same are one row: a k-tile has BK copies of each fragment load.
@@ -525,6 +533,14 @@ def _reload_reports(plan: SgemmPlan, reloads: Mapping[str, int], merged_scalars:
     return out
 
 
+def column_instructions(cfg) -> Dict[str, int]:
+    """The fused last column's shared-memory instructions a k-tile (config.last_col): a load of As and
+    one of B's column for each of a thread's BK / groups k-slices, and the store of B's column."""
+    if not cfg.last_col:
+        return {}
+    return {"LDS.32": 2 * (cfg.bk // cfg.last_col_groups), "STS.32": 1}
+
+
 def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mapping[str, int]] = None) -> SmemReport:
     """Per-access costs of one k-tile and their totals over an M x N x K problem.
 
@@ -535,9 +551,12 @@ def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mappi
     cfg = plan.cfg
     if min(m, n, k) < 1:
         raise InputError(f"problem sizes must be >= 1, got M={m} N={n} K={k}")
-    blocks = _ceil_div(m, cfg.bm) * _ceil_div(n, cfg.bn)
+    column = column_instructions(cfg)
+    blocks = _ceil_div(m, cfg.bm) * _ceil_div(max(1, n - 1) if column else n, cfg.bn)
     warps = cfg.threads // WARP
     k_tiles = _ceil_div(k, cfg.bk)
+    if column and sass_widths is not None:
+        sass_widths = {key: max(0, v - column.get(key, 0)) for key, v in sass_widths.items()}
     final, parts, vec = vectorize(plan, sass_widths)
     if not plan.smem_accesses_per_ktile():
         vec = None
@@ -560,4 +579,7 @@ def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mappi
         totals[NCU_WAVEFRONTS[op]] = wf * blocks * k_tiles
         totals[NCU_CONFLICTS[op]] = (wf - ideal) * blocks * k_tiles
         totals[f"model.ideal_wavefronts_{'ld' if op == 'LDS' else 'st'}"] = ideal * blocks * k_tiles
-    return SmemReport(cfg.describe(), m, n, k, blocks, warps, k_tiles, accesses, totals, vec)
+    skipped = ("" if not column else
+               "the fused last column (config.last_col): " + ", ".join(f"{v} {key}" for key, v in column.items())
+               + " a k-tile in the last tile column's blocks")
+    return SmemReport(cfg.describe(), m, n, k, blocks, warps, k_tiles, accesses, totals, vec, skipped)

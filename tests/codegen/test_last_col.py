@@ -72,3 +72,22 @@ def test_stream_k_slots_carry_the_column():
     fused = plan_stream_k(255, 256, 65537, 128, 64, 16, 264, extra_floats=128)
     assert fused.items == plain.items and fused.tile_floats == plain.tile_floats + 128
     assert fused.workspace_bytes == 4 * fused.slots * (128 * 64 + 128)
+
+
+def test_the_bank_model_leaves_the_column_out_and_says_so():
+    """The shared-memory model (codegen/smem_banks.py) takes the column's instructions out of the SASS mix
+    before it matches ptxas's merges (they are not re-loads of the tile's floats), counts the grid of the
+    kernel's N (one less), and names what it left out."""
+    from collections import Counter
+    from regtile.codegen.plan import make_plan
+    from regtile.codegen.smem_banks import analyze, column_instructions
+    cfg = FAMILY["tall-128x64-k16"].config
+    plain = analyze(make_plan(cfg), 255, 257, 1024)
+    fused_cfg = cfg.replace(last_col=True)
+    mix = Counter(plain.instructions_per_ktile()) + Counter(column_instructions(fused_cfg))
+    fused = analyze(make_plan(fused_cfg), 255, 257, 1024, sass_widths=dict(mix))
+    assert column_instructions(fused_cfg) == {"LDS.32": 32, "STS.32": 1} and column_instructions(cfg) == {}
+    assert not fused.vectorization.reloads and not fused.vectorization.shortfall
+    assert fused.instructions_per_ktile() == plain.instructions_per_ktile()
+    assert (plain.blocks, fused.blocks) == (2 * 5, 2 * 4)
+    assert "last column" in fused.not_modelled and "not modelled" in fused.render_text() and not plain.not_modelled
