@@ -464,6 +464,13 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
         return cfg
 
 
+def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int) -> SgemmConfig:
+    """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
+    then C's columns (for_columns).  What regtile.sgemm's plans run (runtime/choice.py) and what
+    the sweep names as the table's member (tools/shape_sweep.py)."""
+    return for_columns(for_rows(cfg, backend, lda, ldb), backend, n)
+
+
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
 # with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
 # whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):

@@ -122,6 +122,10 @@ class LaunchGeometry:
     # hold tile_m more floats (codegen/ptx_last_col.py).
     last_col: bool = False
 
+    def columns(self, n: int) -> int:
+        """The kernel's N for a C of n columns: n, or n - 1 where it fuses C's last column (last_col)."""
+        return n - 1 if self.last_col else n
+
     def grid(self, m: int, n: int, batch: int = 1) -> Tuple[int, int, int]:
         if self.stream_k:
             raise ValueError("a stream-K kernel's grids come from its plan (StreamKPlan.whole_tiles and "

@@ -88,7 +88,7 @@ class LastColMixin:
         r, g = self._x_row_group()
         a0 = self._x_smem(mp.as_index(cfg, self.v(r), self.v(g)), stage_off)
         x0 = self._x_smem(mp.xs_index(cfg, self.v(g)), stage_off)
-        for j in range(cfg.bk // cfg.last_col_groups):
+        for j in range(cfg.last_col_slices):
             b.emit(f"ld.shared.f32 {self.xa}, {_addr(a0, j * self.x_step[0])};")
             b.emit(f"ld.shared.f32 {self.xb}, {_addr(x0, j * self.x_step[1])};")
             b.emit(f"fma.rn.f32 {self.xacc}, {self.xa}, {self.xb}, {self.xacc};")
@@ -142,8 +142,7 @@ class LastColMixin:
         """The address of row r's sum of column N in partial slot `slot` (after the slot's BM x BN
         tile: streamk's extra_floats)."""
         b, cfg = self.b, self.cfg
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * self.slot_floats, typ=".b64"),
-                    typ=".b64")
+        base = self.slot_base(slot)
         off = b.op("mul.wide.u32", b.op("add.s32", r, cfg.bm * cfg.bn), 4, typ=".b64")
         return b.op("add.s64", base, off, typ=".b64")
 

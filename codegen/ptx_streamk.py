@@ -137,10 +137,11 @@ class StreamKMixin:
         b.emit(f"@{more} bra {clear};")
         b.place(cleared)
 
-    @property
-    def slot_floats(self) -> int:
-        """Floats of one partial slot: the BM x BN tile, then (config.last_col) column N's BM sums."""
-        return self.cfg.bm * self.cfg.bn + (self.cfg.bm if self.cfg.last_col else 0)
+    def slot_base(self, slot: str) -> str:
+        """The 64-bit address of partial slot `slot` (streamk.slot_floats floats a slot)."""
+        cfg, b = self.cfg, self.b
+        size = 4 * streamk.slot_floats(cfg.bm, cfg.bn, cfg.last_col)
+        return b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, size, typ=".b64"), typ=".b64")
 
     def slot_addresses(self, slot: str):
         """(i, j, address operand) of accumulator (i, j) in partial slot `slot`: BM x BN floats
@@ -151,9 +152,7 @@ class StreamKMixin:
         over sixteen (measured: the scalar partial stores held 5% of the ranges kernel's warp
         samples in lg_throttle at 4097^3).  One 64-bit address, constant offsets."""
         cfg, b = self.cfg, self.b
-        base = b.op("add.s64", self.p["partialsg"], b.op("mul.wide.u32", slot, 4 * self.slot_floats, typ=".b64"),
-                    typ=".b64")
-        base = b.op("add.s64", base, b.op("mul.wide.u32", self.tid, 4, typ=".b64"), typ=".b64")
+        base = b.op("add.s64", self.slot_base(slot), b.op("mul.wide.u32", self.tid, 4, typ=".b64"), typ=".b64")
         for i in range(cfg.tm):
             for j in range(cfg.tn):
                 yield i, j, _addr(base, 4 * (i * cfg.tn + j) * cfg.threads)

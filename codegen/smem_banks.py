@@ -90,6 +90,7 @@ from ..errors import ConfigError, InputError
 from .hardware import SMEM_BANK_BYTES, SMEM_BANKS, SMEM_LANE_GROUPS
 from .mapping import WARP
 from .plan import SgemmPlan, SmemAccess, ThreadVars
+from .program import geometry
 
 FLOAT_BYTES = 4
 WORDS_PER_FLOAT = FLOAT_BYTES // SMEM_BANK_BYTES  # 1: a float is one bank word
@@ -538,7 +539,7 @@ def column_instructions(cfg) -> Dict[str, int]:
     one of B's column for each of a thread's BK / groups k-slices, and the store of B's column."""
     if not cfg.last_col:
         return {}
-    return {"LDS.32": 2 * (cfg.bk // cfg.last_col_groups), "STS.32": 1}
+    return {"LDS.32": 2 * cfg.last_col_slices, "STS.32": 1}
 
 
 def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mapping[str, int]] = None) -> SmemReport:
@@ -552,7 +553,7 @@ def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mappi
     if min(m, n, k) < 1:
         raise InputError(f"problem sizes must be >= 1, got M={m} N={n} K={k}")
     column = column_instructions(cfg)
-    blocks = _ceil_div(m, cfg.bm) * _ceil_div(max(1, n - 1) if column else n, cfg.bn)
+    blocks = _ceil_div(m, cfg.bm) * _ceil_div(max(1, geometry(cfg).columns(n)), cfg.bn)
     warps = cfg.threads // WARP
     k_tiles = _ceil_div(k, cfg.bk)
     if column and sass_widths is not None:

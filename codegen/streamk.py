@@ -116,11 +116,18 @@ class StreamKPlan:
                 f"{self.split_tiles} tiles split, {self.slots} partial tiles through memory")
 
 
+def slot_floats(bm: int, bn: int, last_col: bool = False) -> int:
+    """Floats of one partial slot: the BM x BN tile, then with config.last_col the BM sums of C's
+    fused last column (codegen/ptx_last_col.py).  The kernel's slot addresses and the runtime's
+    workspace both come from here."""
+    return bm * bn + (bm if last_col else 0)
+
+
 def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_wave: int,
-                  min_iters: Optional[int] = None, extra_floats: int = 0) -> StreamKPlan:
+                  min_iters: Optional[int] = None, last_col: bool = False) -> StreamKPlan:
     """The work for an M x N x K SGEMM in BM x BN x BK tiles on `slots_per_wave` block
-    slots (SMs x blocks an SM); ranges of at least `min_iters` k-tiles (MIN_ITERS).  A partial
-    slot holds the BM x BN tile and `extra_floats` more (config.last_col: column N's BM sums)."""
+    slots (SMs x blocks an SM); ranges of at least `min_iters` k-tiles (MIN_ITERS); partial
+    slots of slot_floats(bm, bn, last_col)."""
     min_iters = MIN_ITERS if min_iters is None else min_iters
     for name, v in (("m", m), ("n", n), ("k", k)):
         if v < 0:
@@ -167,4 +174,4 @@ def plan_stream_k(m: int, n: int, k: int, bm: int, bn: int, bk: int, slots_per_w
             begin = end
     return StreamKPlan(tiles_m=tiles_m, tiles_n=tiles_n, k_tiles=iters, slots_per_wave=p, whole_tiles=whole,
                        items=tuple(tuple(x) for x in pieces), starts=tuple(starts), slots=slots,
-                       tile_floats=bm * bn + extra_floats)
+                       tile_floats=slot_floats(bm, bn, last_col))

@@ -191,6 +191,12 @@ class TileConfig(ConfigDict):
         return max(1, self.threads // self.bm)
 
     @property
+    def last_col_slices(self) -> int:
+        """last_col: the k-slices of a tile one thread sums (each a load of As, one of B's column and
+        an FFMA: codegen/ptx_last_col.py renders them, codegen/smem_banks.py counts them)."""
+        return self.bk // self.last_col_groups
+
+    @property
     def smem_bytes(self) -> int:
         return 4 * self.stages * self.smem_floats_per_stage
 

@@ -66,7 +66,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     for the leading dimensions (heuristic.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K) and C's columns
     (heuristic.for_columns: the last column fused where N % BN == 1)."""
-    from ..codegen.heuristic import for_columns, for_rows, with_layout
+    from ..codegen.heuristic import for_operands, with_layout
     hit = tuned_entry(m, n, k) if batch <= 1 else None
     if hit is not None:
         cfg, backend = with_layout(hit[1], trans_a, trans_b), hit[2]
@@ -74,7 +74,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
         cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
     lda = (m if trans_a else k) if lda is None else lda
     ldb = (k if trans_b else n) if ldb is None else ldb
-    return for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend
+    return for_operands(cfg, backend, lda, ldb, n), backend
 
 
 def forget_tuned() -> None:

@@ -28,7 +28,7 @@ def stream_k_plan(kernel, m: int, n: int, k: int) -> StreamKPlan:
     g = kernel.source.geometry
     per_sm = kernel.blocks_per_sm if kernel.ranges is None else min(kernel.blocks_per_sm, kernel.ranges.blocks_per_sm)
     slots = driver.device().sm_count * max(1, per_sm)
-    return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots, extra_floats=g.tile_m if g.last_col else 0)
+    return plan_stream_k(m, n, k, g.tile_m, g.tile_n, g.tile_k, slots, last_col=g.last_col)
 
 
 def edge_plan(kernel, m: int, n: int) -> Optional[EdgePlan]:
@@ -40,8 +40,9 @@ def _parts(kernel, m: int, n: int, plan: Optional[EdgePlan] = None) -> List[Tupl
     """(kernel, row0, col0, rows, cols) of each SGEMM the launch makes, in launch order: the
     first is `kernel`'s own (the interior of an edge split, else all of C).  `plan`:
     edge_plan(kernel, m, n) when the caller has it."""
-    if getattr(kernel, "source", kernel).geometry.last_col:  # C's last column is the kernel's own: its N is one less
-        return [(kernel, 0, 0, m, n - 1)]
+    geo = getattr(kernel, "source", kernel).geometry
+    if geo.last_col:  # C's last column is the kernel's own
+        return [(kernel, 0, 0, m, geo.columns(n))]
     plan = plan or edge_plan(kernel, m, n)
     if plan is None or not plan.split:
         return [(kernel, 0, 0, m, n)]

@@ -82,7 +82,7 @@ class ShapeBench:
 
     def __init__(self, torch, m: int, n: int, k: int, seed: int = 0):
         self.torch, self.m, self.n, self.k = torch, m, n, k
-        per_set = 4 * (m * k + k * n + m * n)
+        per_set = traffic_bytes(m, n, k)
         self.sets = max(1, min(8, math.ceil(2 * L2_BYTES / per_set)))
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
@@ -248,7 +248,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         cands = []
         for name in heuristic.candidate_names(m, n, k):
             cfg, backend = heuristic.member_config(name, m, n, k, 132)
-            cfg = heuristic.for_rows(cfg, backend, k, n)  # as choose_sgemm_kernel builds it for row-major A, B
+            cfg = heuristic.for_operands(cfg, backend, k, n, n)  # as choose_sgemm_kernel builds it for row-major A, B
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -357,11 +357,11 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
 # ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------
 def _label(cfg, backend, m, n, k, arch, sms) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg`, or
-    "tuned ..." where it is not the member the heuristic gives (for_rows applied alike)."""
+    "tuned ..." where it is not the member the heuristic gives (for_operands applied alike)."""
     from ..codegen import heuristic
     d = heuristic.describe_choice(m, n, k, arch, sms)
     mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (heuristic.for_columns(heuristic.for_rows(mcfg, mback, k, n), mback, n), mback) != (cfg, backend):
+    if (heuristic.for_operands(mcfg, mback, k, n, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")

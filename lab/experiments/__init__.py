@@ -141,6 +141,25 @@ def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
 
+def over_shapes(argv, default, filename: str, one) -> None:
+    """The per-shape A/B experiments' loop: for each MxNxK of argv (else `default`) a tools/shape_sweep
+    ShapeBench, one(torch, bench, m, n, k) -> (its JSON row, the line to print), the bench closed
+    after it; the rows as {"rows": [...]} in `filename` (write_out)."""
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    torch = _setup_torch()
+    rows = []
+    for spec in argv or default:
+        m, n, k = (int(v) for v in spec.split("x"))
+        bench = ShapeBench(torch, m, n, k)
+        try:
+            row, line = one(torch, bench, m, n, k)
+        finally:
+            bench.close()
+        print(f"{spec}: {line}", flush=True)
+        rows.append(row)
+    write_out(filename, {"rows": rows})
+
+
 def write_out(filename: str, payload) -> None:
     """The experiment's JSON, under $OUT (the device run's folder) or the current folder."""
     import json

@@ -6,41 +6,33 @@ last_col_ab.json under $OUT.
 
     python3 -m lab.experiments.last_col_ab [MxNxK ...]
 """
-from . import check_and_time_interleaved, program, write_out
+from . import check_and_time_interleaved, over_shapes, program
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "513x129x16383", "8191x8193x1025", "2048x2049x2048",
            "1000x1025x1000", "300x129x50000", "4096x257x4096"]
 
 
-def run(argv):
+def one(torch, bench, m, n, k):
     from regtile.runtime.plans import GemmPlan
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
-    torch = _setup_torch()
-    rows = []
-    for spec in argv or DEFAULT:
-        m, n, k = (int(v) for v in spec.split("x"))
-        bench = ShapeBench(torch, m, n, k)
-        plan = GemmPlan(m, n, k, False, False, k, n, n)
-        row = {"m": m, "n": n, "k": k, "config": plan.config.describe() if plan.gemv is None else "GEMV",
-               "last_col": bool(plan.gemv is None and plan.config.last_col)}
-        if not row["last_col"]:
-            print(f"{spec}: the plan does not fuse the last column ({row['config']})", flush=True)
-            rows.append(row)
-            bench.close()
-            continue
-        without = GemmPlan(m, n, k, False, False, k, n, n, config=plan.config.replace(last_col=False), backend="ptx")
-        a, b, c = bench.a, bench.b, bench.c
-        fns = {"cublas": bench.cublas(),
-               "last_col": lambda i: plan.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0),
-               "without": lambda i: without.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)}
-        check, u = check_and_time_interleaved(torch, bench, fns, ("last_col", "without"))
-        row.update(check=check, us=u)
-        print(f"{spec}: cuBLAS {u['cublas']:.1f}  last column fused {u['last_col']:.1f} (x{u['cublas'] / u['last_col']:.3f})"
-              f"  without {u['without']:.1f} (x{u['cublas'] / u['without']:.3f})  ok {check['last_col']['ok']}/"
-              f"{check['without']['ok']}  [{plan.kernel.label}]", flush=True)
-        rows.append(row)
-        bench.close()
-    write_out("last_col_ab.json", {"rows": rows})
+    plan = GemmPlan(m, n, k, False, False, k, n, n)
+    row = {"m": m, "n": n, "k": k, "config": plan.config.describe() if plan.gemv is None else "GEMV",
+           "last_col": bool(plan.gemv is None and plan.config.last_col)}
+    if not row["last_col"]:
+        return row, f"the plan does not fuse the last column ({row['config']})"
+    without = GemmPlan(m, n, k, False, False, k, n, n, config=plan.config.replace(last_col=False), backend="ptx")
+    a, b, c = bench.a, bench.b, bench.c
+    fns = {"cublas": bench.cublas(),
+           "last_col": lambda i: plan.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0),
+           "without": lambda i: without.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)}
+    check, u = check_and_time_interleaved(torch, bench, fns, ("last_col", "without"))
+    row.update(check=check, us=u)
+    return row, (f"cuBLAS {u['cublas']:.1f}  last column fused {u['last_col']:.1f} (x{u['cublas'] / u['last_col']:.3f})"
+                 f"  without {u['without']:.1f} (x{u['cublas'] / u['without']:.3f})  ok {check['last_col']['ok']}/"
+                 f"{check['without']['ok']}  [{plan.kernel.label}]")
+
+
+def run(argv):
+    over_shapes(argv, DEFAULT, "last_col_ab.json", one)
 
 
 main = program(run, "[MxNxK ...]")

@@ -10,72 +10,67 @@ measures whether it would pay.
 
     python3 -m lab.experiments.peel_n [MxNxK ...]
 """
-from . import check_and_time_interleaved, program, write_out
+from . import check_and_time_interleaved, over_shapes, program
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "8191x8193x1025"]
 
 
-def run(argv):
+def one(torch, bench, m, n, k):
     import regtile
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
-    torch = _setup_torch()
-    rows = []
-    for spec in argv or DEFAULT:
-        m, n, k = (int(v) for v in spec.split("x"))
-        bench = ShapeBench(torch, m, n, k)
-        a, b, c = bench.a, bench.b, bench.c
-        cut = n // 64 * 64
+    a, b, c = bench.a, bench.b, bench.c
+    cut = n // 64 * 64
 
-        def whole(i):
-            regtile.sgemm(a[i], b[i], c[i])
+    def whole(i):
+        regtile.sgemm(a[i], b[i], c[i])
 
-        def peeled(i):
-            regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
-            regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
+    def peeled(i):
+        regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
+        regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
 
-        def interior(i):
-            regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
+    def interior(i):
+        regtile.sgemm(a[i], b[i][:, :cut], c[i][:, :cut])
 
-        def edge(i):
-            regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
+    def edge(i):
+        regtile.sgemm(a[i], b[i][:, cut:], c[i][:, cut:])
 
-        side = torch.cuda.Stream()
+    side = torch.cuda.Stream()
 
-        def side_first(i):
-            main = torch.cuda.current_stream()
-            side.wait_stream(main)
-            with torch.cuda.stream(side):
-                edge(i)
-            interior(i)
-            main.wait_stream(side)
+    def side_first(i):
+        main = torch.cuda.current_stream()
+        side.wait_stream(main)
+        with torch.cuda.stream(side):
+            edge(i)
+        interior(i)
+        main.wait_stream(side)
 
-        def side_after(i):
-            main = torch.cuda.current_stream()
-            side.wait_stream(main)
-            interior(i)
-            with torch.cuda.stream(side):
-                edge(i)
-            main.wait_stream(side)
+    def side_after(i):
+        main = torch.cuda.current_stream()
+        side.wait_stream(main)
+        interior(i)
+        with torch.cuda.stream(side):
+            edge(i)
+        main.wait_stream(side)
 
-        c_cut = [torch.empty(m, cut, device="cuda") for _ in range(bench.sets)]  # torch.mm wants a dense out
+    c_cut = [torch.empty(m, cut, device="cuda") for _ in range(bench.sets)]  # torch.mm wants a dense out
 
-        def cublas_interior(i):
-            torch.mm(a[i], b[i][:, :cut], out=c_cut[i])
+    def cublas_interior(i):
+        torch.mm(a[i], b[i][:, :cut], out=c_cut[i])
 
-        fns = {"cublas": bench.cublas(), "cublas_interior": cublas_interior, "library": whole, "peeled": peeled, "interior": interior, "edge": edge,
-               "side_first": side_first, "side_after": side_after}
-        check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled", "side_first", "side_after"))
-        row = {"m": m, "n": n, "k": k, "cut": cut, "check": check, "us": u}
-        print(f"{spec}: cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
-              f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior {u['interior']:.1f}, "
-              f"edge {u['edge']:.1f}); side stream first {u['side_first']:.1f} (x{u['cublas'] / u['side_first']:.3f}), "
-              f"after {u['side_after']:.1f} (x{u['cublas'] / u['side_after']:.3f}); cuBLAS on the interior alone "
-              f"{u['cublas_interior']:.1f}  ok "
-              f"{'/'.join(str(row['check'][v]['ok']) for v in ('library', 'peeled', 'side_first', 'side_after'))}",
-              flush=True)
-        rows.append(row)
-        bench.close()
-    write_out("peel_n.json", {"rows": rows})
+    fns = {"cublas": bench.cublas(), "cublas_interior": cublas_interior, "library": whole, "peeled": peeled,
+           "interior": interior, "edge": edge, "side_first": side_first, "side_after": side_after}
+    check, u = check_and_time_interleaved(torch, bench, fns, ("library", "peeled", "side_first", "side_after"))
+    row = {"m": m, "n": n, "k": k, "cut": cut, "check": check, "us": u}
+    return row, (f"cuBLAS {u['cublas']:.1f}  library {u['library']:.1f} (x{u['cublas'] / u['library']:.3f})  "
+                 f"peeled at {cut} {u['peeled']:.1f} (x{u['cublas'] / u['peeled']:.3f}; interior "
+                 f"{u['interior']:.1f}, edge {u['edge']:.1f}); side stream first {u['side_first']:.1f} "
+                 f"(x{u['cublas'] / u['side_first']:.3f}), after {u['side_after']:.1f} "
+                 f"(x{u['cublas'] / u['side_after']:.3f}); cuBLAS on the interior alone "
+                 f"{u['cublas_interior']:.1f}  ok "
+                 f"{'/'.join(str(check[v]['ok']) for v in ('library', 'peeled', 'side_first', 'side_after'))}")
+
+
+def run(argv):
+    over_shapes(argv, DEFAULT, "peel_n.json", one)
 
 
 main = program(run, "[MxNxK ...]")

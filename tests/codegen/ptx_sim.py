@@ -376,7 +376,7 @@ def run_sgemm(src, m: int, n: int, k: int, alpha: float, beta: float, lda=None, 
         # the buffer holds exactly the matrices: any access past it is out of bounds
         bufs.append(Buffer(name, base + 4 * mis, arr.copy()))
     sim = Sim(src.text, src.geometry.dynamic_smem_bytes)
-    kn = n - 1 if src.geometry.last_col else n  # the kernel's N: C's last column is its own (config.last_col)
+    kn = src.geometry.columns(n)  # the kernel's N: one less where C's last column is its own (config.last_col)
     args = {"M": m, "N": kn, "K": k, "alpha": alpha, "beta": beta, "lda": lda, "ldb": ldb, "ldc": ldc,
             "A": bufs[0].base, "B": bufs[1].base, "C": bufs[2].base}
     if batch:

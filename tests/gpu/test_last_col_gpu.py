@@ -7,7 +7,7 @@ and regtile.sgemm choosing it for the suite's shapes."""
 import pytest
 
 from regtile.codegen.config import ConfigError
-from regtile.codegen.heuristic import for_columns, for_rows
+from regtile.codegen.heuristic import for_operands
 from regtile.codegen.presets import FAMILY
 from gpu_helpers import check_config, check_host_sgemm
 from test_layouts_gpu import IDS, LAYOUTS, run_layout
@@ -41,8 +41,8 @@ def test_members_with_the_last_column(name):
 
 @pytest.mark.parametrize("name", ["tall-128x64-k16", "wide-64x128-k16", "sq-32x32", "wide-128x256-noedge"])
 def test_the_runtime_s_unaligned_paths_with_the_last_column(name):
-    cfg = for_columns(for_rows(FAMILY[name].config, "ptx", 1031, FAMILY[name].config.bn + 1), "ptx",
-                      FAMILY[name].config.bn + 1)
+    bn = FAMILY[name].config.bn
+    cfg = for_operands(FAMILY[name].config, "ptx", 1031, bn + 1, bn + 1)
     assert cfg.last_col and (cfg.unaligned_rows or cfg.unaligned_vectors)
     for m, n, k in ((255, cfg.bn + 1, 1031), (300, 3 * cfg.bn + 1, 8200)):
         check_config(cfg, m, n, k, backend="ptx", what=f"{name} last_col, unaligned rows")

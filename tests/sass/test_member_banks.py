@@ -33,7 +33,7 @@ def test_member_kernels_keep_their_registers_off_conflicting_banks(name):
     assert max(shares.values()) <= MAX_CONFLICT_SHARE, shares
 
 
-@pytest.mark.parametrize("name", tiered(PTX_MEMBERS, fast={"tall-128x64-k16"}))
+@pytest.mark.parametrize("name", tiered(PTX_MEMBERS, fast=()))  # all in the slow tier: a compile each (8 s)
 def test_member_kernels_on_unaligned_rows_keep_their_registers_off_conflicting_banks(name):
     """The kernels regtile.sgemm runs where lda or ldb is not a multiple of 4 (heuristic.for_rows:
     the float copies or the vector floats), under the same bound."""
