@@ -1,0 +1,88 @@
+"""The k16 members' kernels held at a register cap (issue 20): PTX `.maxnreg CAP` on every entry,
+written into the text here (the config has no such field yet).  The fused last column (config.last_col)
+takes the k16 members' stream-K ranges kernel from 167 to 173-183 registers, two blocks of 128 threads an
+SM where it ran three; at `.maxnreg 168` ptxas fits it in 159-165 without spilling (NVRTC 13.0, sm_90).
+The cap also changes the kernels without the column (the ranges kernel's conflicted FFMAs 0.147 -> 0.064 of
+its main loop), so those are timed held too.
+
+For each shape: the plan regtile.sgemm builds ("lib"), the same config held ("lib_held"), and the other
+side of the fused column where it can take one (N % BN == 1: "col"/"col_held" where the library does
+not fuse, "without"/"without_held" where it does), against cuBLAS, interleaved kernel against kernel on
+tools/shape_sweep's ShapeBench (each checked against float64 first, C NaN-poisoned).  Writes
+held_registers.json under $OUT.
+
+    python3 -m lab.experiments.held_registers [--cap 168] [MxNxK ...]
+"""
+import contextlib
+
+from . import check_and_time_interleaved, over_shapes, program
+
+DEFAULT = ["1023x1025x1023", "1000x1025x1000", "255x257x65537", "4096x257x4096", "2048x2049x2048",
+           "8192x128x8192", "64x4096x4096", "1009x1013x1019", "512x1024x4096"]
+CAP = [168]
+
+
+@contextlib.contextmanager
+def held(cap):
+    """Every PTX entry emitted inside gets `.maxnreg cap` after its `.maxntid` line."""
+    from regtile.codegen import emit_ptx
+    plain = emit_ptx._Kernel.entry
+
+    def entry(self):
+        out = plain(self)
+        i = next(j for j, line in enumerate(out) if line.startswith(".maxntid"))
+        return out[:i + 1] + [f".maxnreg {cap}"] + out[i + 1:]
+    emit_ptx._Kernel.entry = entry
+    try:
+        yield
+    finally:
+        emit_ptx._Kernel.entry = plain
+
+
+def registers(art):
+    """{entry: registers} of a compiled module, from the final cubin (after the SASS pass)."""
+    from regtile.sass.cubin import kernel_info
+    names = [art.source.name] + [e.name for _, e in art.source.entries]
+    return {name.rsplit("_", 1)[-1]: kernel_info(art.cubin, name).registers for name in names}
+
+
+def one(torch, bench, m, n, k):
+    from regtile.codegen.config import ConfigError
+    from regtile.runtime.plans import GemmPlan
+    lib = GemmPlan(m, n, k, False, False, k, n, n)
+    row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
+    if lib.gemv is not None or lib.backend != "ptx":
+        return row, f"not a PTX plan ({row['config']})"
+    configs = {"lib": lib.config}
+    if n % lib.config.bn == 1:
+        try:
+            configs["without" if lib.config.last_col else "col"] = lib.config.replace(last_col=not lib.config.last_col)
+        except ConfigError as e:
+            row["col_refused"] = str(e)
+    plans = {}
+    for name, cfg in configs.items():
+        plans[name] = lib if name == "lib" else GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+        with held(CAP[0]):
+            plans[name + "_held"] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+    a, b, c = bench.a, bench.b, bench.c
+    fns = {"cublas": bench.cublas()}
+    for name, plan in plans.items():
+        fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
+    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
+    return row, ("cuBLAS %.1f  " % u["cublas"]) + "  ".join(
+        f"{name} {u[name]:.1f} (x{u['cublas'] / u[name]:.3f}{'' if check[name]['ok'] else ' WRONG'})"
+        for name in plans) + f"  [{lib.kernel.label}]"
+
+
+def run(argv):
+    if argv[:1] == ["--cap"]:
+        CAP[0], argv = int(argv[1]), argv[2:]
+    over_shapes(argv, DEFAULT, "held_registers.json", one)
+
+
+main = program(run, "[--cap N] [MxNxK ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
