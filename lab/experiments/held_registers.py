@@ -11,7 +11,7 @@ not fuse, "without"/"without_held" where it does), against cuBLAS, interleaved k
 tools/shape_sweep's ShapeBench (each checked against float64 first, C NaN-poisoned).  Writes
 held_registers.json under $OUT.
 
-    python3 -m lab.experiments.held_registers [--cap 168] [MxNxK ...]
+    python3 -m lab.experiments.held_registers [cap=168] [slots=N] [MxNxK ...]
 """
 import contextlib
 
@@ -20,6 +20,7 @@ from . import check_and_time_interleaved, over_shapes, program
 DEFAULT = ["1023x1025x1023", "1000x1025x1000", "255x257x65537", "4096x257x4096", "2048x2049x2048",
            "8192x128x8192", "64x4096x4096", "1009x1013x1019", "512x1024x4096"]
 CAP = [168]
+SLOTS = [0]  # slots=N: also each held plan with its stream-K work list at N blocks an SM
 
 
 @contextlib.contextmanager
@@ -37,6 +38,20 @@ def held(cap):
         yield
     finally:
         emit_ptx._Kernel.entry = plain
+
+
+def with_slots(plan, per_sm):
+    """A copy of `plan` whose stream-K work list counts `per_sm` blocks an SM (its kernels loaded
+    again, outside the driver's cache, with the occupancy answer set)."""
+    import copy
+    from regtile.runtime import driver
+    other = copy.copy(plan)
+    other._bound = {}
+    other.kernel = driver.LoadedKernel(plan.kernel.artifact, plan.kernel.label + f" s{per_sm}")
+    for kern in (other.kernel, other.kernel.ranges):
+        if kern is not None:
+            kern._blocks_per_sm = per_sm
+    return other
 
 
 def registers(art):
@@ -62,8 +77,12 @@ def one(torch, bench, m, n, k):
     plans = {}
     for name, cfg in configs.items():
         plans[name] = lib if name == "lib" else GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+        if cfg.threads != 128:  # the cap is three blocks of 128 threads' (wide-128x256 spills under it)
+            continue
         with held(CAP[0]):
-            plans[name + "_held"] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+            plans[name + "_held"] = p = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+        if SLOTS[0]:
+            plans[name + f"_held_s{SLOTS[0]}"] = with_slots(p, SLOTS[0])
     a, b, c = bench.a, bench.b, bench.c
     fns = {"cublas": bench.cublas()}
     for name, plan in plans.items():
@@ -76,12 +95,14 @@ def one(torch, bench, m, n, k):
 
 
 def run(argv):
-    if argv[:1] == ["--cap"]:
-        CAP[0], argv = int(argv[1]), argv[2:]
+    for flag, box in (("cap=", CAP), ("slots=", SLOTS)):
+        for a in [a for a in argv if a.startswith(flag)]:
+            box[0] = int(a[len(flag):])
+            argv.remove(a)
     over_shapes(argv, DEFAULT, "held_registers.json", one)
 
 
-main = program(run, "[--cap N] [MxNxK ...]")
+main = program(run, "[cap=N] [slots=N] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
