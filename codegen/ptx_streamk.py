@@ -64,7 +64,7 @@ class StreamKMixin:
         none = self.setp("eq", count, 0)
         b.emit(f"@{none} bra.uni {direct};")
         b.comment("the first piece of a split tile: wait for the later pieces, add them in K order")
-        self.fixup(first, count, leader)
+        self.fixup(first, count)
         b.place(direct)
         b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
         self.epilogue(step.epilogue)
@@ -88,29 +88,27 @@ class StreamKMixin:
         b = self.b
         return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
 
-    def fixup(self, first: str, count: str, leader: str) -> None:
-        """Thread 0 waits (acquire) for the flags of slots first .. first+count-1; then every
-        thread adds each slot's values of its thread tile to its accumulators, slot by slot
-        (K order: deterministic); thread 0 lowers the flags again for the next launch."""
+    def fixup(self, first: str, count: str) -> None:
+        """Every thread t waits (acquire) for the flags of slots first + t, first + t + threads,
+        ... below first + count, so that the waits overlap (one thread polling them in turn paid
+        a round trip to L2 a slot: 33 to 50 of them on 255x257x65537's tiles); then every thread
+        adds each slot's values of its thread tile to its accumulators, slot by slot (K order:
+        deterministic); the same threads lower the flags again for the next launch."""
         b, r = self.b, self.plan.regs
         p, end = self.named("fix_slot"), self.named("fix_end")
         b.emit(f"add.s32 {end}, {first}, {count};")
-        b.emit(f"mov.u32 {p}, {first};")
         wait, waited = b.label("wait"), b.label("waited")
-        skip = b.temp(".pred")
-        b.emit(f"not.pred {skip}, {leader};")
-        b.emit(f"@{skip} bra {waited};")
+        b.emit(f"add.s32 {p}, {first}, {self.tid};", "thread t: slots first + t, + threads, ...")
         b.place(wait)
+        b.emit(f"@!{self.setp('lt', p, end)} bra {waited};")
         got = self.named("fix_flag")
         flag = self.flag_address(p)
         spin = b.label("spin")
         b.place(spin)
         b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
-        unset = self.setp("eq", got, 0)
-        b.emit(f"@{unset} bra {spin};")
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {wait};")
+        b.emit(f"@{self.setp('eq', got, 0)} bra {spin};")
+        b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
+        b.emit(f"bra {wait};")
         b.place(waited)
         b.emit("bar.sync 0;", "every later piece is in memory")
         b.emit("fence.acq_rel.gpu;")
@@ -127,14 +125,13 @@ class StreamKMixin:
         more = self.setp("lt", p, end)
         b.emit(f"@{more} bra {add};")
         b.emit("bar.sync 0;", "every thread has read the slots")
-        b.emit(f"mov.u32 {p}, {first};")
         clear, cleared = b.label("clear"), b.label("cleared")
-        b.emit(f"@{skip} bra {cleared};")
+        b.emit(f"add.s32 {p}, {first}, {self.tid};")
         b.place(clear)
+        b.emit(f"@!{self.setp('lt', p, end)} bra {cleared};")
         b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {clear};")
+        b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
+        b.emit(f"bra {clear};")
         b.place(cleared)
 
     def slot_base(self, slot: str) -> str:

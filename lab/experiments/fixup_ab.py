@@ -1,0 +1,155 @@
+"""Stream-K's fix-up (codegen/ptx_streamk.py StreamKMixin.fixup): what it costs and what the parallel
+wait saves (issue 20).  A tile's first piece waits for its later pieces' flags and adds their partial
+slots; on a long-K shape with few tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50
+later pieces.  Variants of the plan regtile.sgemm builds, against cuBLAS, interleaved kernel against
+kernel on tools/shape_sweep's ShapeBench:
+- "parallel": the fix-up as committed: thread t waits for slots first + t, + threads, ...;
+- "serial": the fix-up before it (kept below as it ran): thread 0 waits for each flag in turn;
+- "no_fixup": the work list's slot counts zeroed, so first pieces neither wait nor add (wrong results
+  on purpose: what the whole fix-up costs; not checked);
+- with held=1, also "parallel_held": the parallel kernel at `.maxnreg 168` (held_registers.held) where
+  the config has 128 threads.
+Writes fixup_ab.json under $OUT.
+
+    python3 -m lab.experiments.fixup_ab [held=1] [MxNxK ...]
+"""
+import contextlib
+
+from . import check_and_time_interleaved, over_shapes, program
+
+DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384", "4096x64x65536",
+           "16384x32x16384", "1023x1025x1023", "8192x128x8192"]
+HELD = [0]
+
+
+def serial_fixup(self, first, count):
+    """The fix-up until session 10, as it ran (then a method taking `leader`, thread 0)."""
+    from regtile.codegen.emit_ptx import _r
+    import re
+    b, r = self.b, self.plan.regs
+    # the item loop's `leader` (thread 0), which _WorkItems passed it: the latest setp of tid == 0
+    leader = next(m.group(1) for m in (re.match(rf"\s*setp\.eq\.s32 (%p\d+), {re.escape(self.tid)}, 0;", line)
+                                       for line in reversed(b.lines)) if m)
+    p, end = self.named("fix_slot"), self.named("fix_end")
+    b.emit(f"add.s32 {end}, {first}, {count};")
+    b.emit(f"mov.u32 {p}, {first};")
+    wait, waited = b.label("wait"), b.label("waited")
+    skip = b.temp(".pred")
+    b.emit(f"not.pred {skip}, {leader};")
+    b.emit(f"@{skip} bra {waited};")
+    b.place(wait)
+    got = self.named("fix_flag")
+    flag = self.flag_address(p)
+    spin = b.label("spin")
+    b.place(spin)
+    b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
+    unset = self.setp("eq", got, 0)
+    b.emit(f"@{unset} bra {spin};")
+    b.emit(f"add.s32 {p}, {p}, 1;")
+    more = self.setp("lt", p, end)
+    b.emit(f"@{more} bra {wait};")
+    b.place(waited)
+    b.emit("bar.sync 0;", "every later piece is in memory")
+    b.emit("fence.acq_rel.gpu;")
+    b.emit(f"mov.u32 {p}, {first};")
+    add = b.label("add_slot")
+    b.place(add)
+    tmp = self.named("fix_v", ".f32")
+    for i, j, at in self.slot_addresses(p):
+        b.emit(f"ld.global.cg.f32 {tmp}, {at};")
+        b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+    if self.cfg.last_col:
+        self.last_col_add(p)
+    b.emit(f"add.s32 {p}, {p}, 1;")
+    more = self.setp("lt", p, end)
+    b.emit(f"@{more} bra {add};")
+    b.emit("bar.sync 0;", "every thread has read the slots")
+    b.emit(f"mov.u32 {p}, {first};")
+    clear, cleared = b.label("clear"), b.label("cleared")
+    b.emit(f"@{skip} bra {cleared};")
+    b.place(clear)
+    b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
+    b.emit(f"add.s32 {p}, {p}, 1;")
+    more = self.setp("lt", p, end)
+    b.emit(f"@{more} bra {clear};")
+    b.place(cleared)
+
+
+@contextlib.contextmanager
+def patched(owner, name, value):
+    plain = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, plain)
+
+
+def no_counts(self):
+    """StreamKPlan.work_ints with every item's slot count 0 (first pieces neither wait nor add)."""
+    ints = PLAIN_WORK_INTS(self).copy()
+    n = len(self.items)
+    ints[:8 * n].reshape(n, 8)[:, 5] = 0
+    return ints
+
+
+PLAIN_WORK_INTS = None
+
+
+def one(torch, bench, m, n, k):
+    global PLAIN_WORK_INTS
+    import copy
+    from regtile.codegen import streamk
+    from regtile.codegen.ptx_streamk import StreamKMixin
+    from regtile.runtime.plans import GemmPlan
+    from .held_registers import held
+    PLAIN_WORK_INTS = streamk.StreamKPlan.work_ints
+    lib = GemmPlan(m, n, k, False, False, k, n, n)
+    row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
+    if lib.gemv is not None or not lib.config.stream_k:
+        return row, f"not a stream-K plan ({row['config']})"
+    cfg = lib.config
+    a, b, c = bench.a, bench.b, bench.c
+
+    def build():
+        return GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+
+    plans = {"parallel": lib}
+    with patched(StreamKMixin, "fixup", serial_fixup):
+        plans["serial"] = build()
+    plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
+    plans["no_fixup"]._bound = {}
+    if HELD[0] and cfg.threads == 128:
+        with held(168):
+            plans["parallel_held"] = build()
+    fns = {"cublas": bench.cublas()}
+    for name, plan in plans.items():
+        fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
+    with patched(streamk.StreamKPlan, "work_ints", no_counts):
+        fns["no_fixup"](0)  # binds its work list (zeroed counts) on this stream
+        torch.cuda.synchronize()
+    checked = tuple(x for x in plans if x != "no_fixup")
+    check, u = check_and_time_interleaved(torch, bench, fns, checked)
+    row.update(check=check, us=u, stream_k=lib.describe(), plan=describe_sk(lib))
+    return row, ("cuBLAS %.1f  " % u["cublas"]) + "  ".join(
+        f"{name} {u[name]:.1f} (x{u['cublas'] / u[name]:.3f}{'' if name not in check or check[name]['ok'] else ' WRONG'})"
+        for name in plans) + f"  [{lib.kernel.label}; {row['plan']}]"
+
+
+def describe_sk(plan):
+    from regtile.runtime.sgemm_launch import describe_plans
+    return describe_plans(plan.kernel, plan.m, plan.n, plan.k).get("stream_k", "")
+
+
+def run(argv):
+    for a in [a for a in argv if a.startswith("held=")]:
+        HELD[0] = int(a[5:])
+        argv.remove(a)
+    over_shapes(argv, DEFAULT, "fixup_ab.json", one)
+
+
+main = program(run, "[held=1] [MxNxK ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
