@@ -6,6 +6,10 @@ from __future__ import annotations
 from . import streamk
 from .ptx_builder import _addr, _r
 
+# Partial slots the fix-up adds in one step of its loop (StreamKMixin.add_slots): unrolled, ptxas
+# issues the next slot's loads while the one before is added.
+FIXUP_SLOTS_AT_ONCE = 1
+
 
 class StreamKMixin:
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
@@ -94,7 +98,7 @@ class StreamKMixin:
         a round trip to L2 a slot: 33 to 50 of them on 255x257x65537's tiles); then every thread
         adds each slot's values of its thread tile to its accumulators, slot by slot (K order:
         deterministic); the same threads lower the flags again for the next launch."""
-        b, r = self.b, self.plan.regs
+        b = self.b
         p, end = self.named("fix_slot"), self.named("fix_end")
         b.emit(f"add.s32 {end}, {first}, {count};")
         wait, waited = b.label("wait"), b.label("waited")
@@ -113,17 +117,7 @@ class StreamKMixin:
         b.emit("bar.sync 0;", "every later piece is in memory")
         b.emit("fence.acq_rel.gpu;")
         b.emit(f"mov.u32 {p}, {first};")
-        add = b.label("add_slot")
-        b.place(add)
-        tmp = self.named("fix_v", ".f32")
-        for i, j, at in self.slot_addresses(p):
-            b.emit(f"ld.global.cg.f32 {tmp}, {at};")
-            b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
-        if self.cfg.last_col:
-            self.last_col_add(p)
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {add};")
+        self.add_slots(p, end)
         b.emit("bar.sync 0;", "every thread has read the slots")
         clear, cleared = b.label("clear"), b.label("cleared")
         b.emit(f"add.s32 {p}, {first}, {self.tid};")
@@ -133,6 +127,37 @@ class StreamKMixin:
         b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
         b.emit(f"bra {clear};")
         b.place(cleared)
+
+    def add_slots(self, p: str, end: str) -> None:
+        """Slots p .. end-1 added to the accumulators in K order, FIXUP_SLOTS_AT_ONCE at a time (one
+        slot's loads can then be in flight while the one before is added), then one at a time."""
+        b, at_once = self.b, FIXUP_SLOTS_AT_ONCE
+        if at_once > 1:
+            group, rest = b.label("add_slots"), b.label("add_rest")
+            b.place(group)
+            b.emit(f"@!{self.setp('lt', b.op('add.s32', p, at_once - 1), end)} bra.uni {rest};",
+                   f"fewer than {at_once} slots left")
+            for d in range(at_once):
+                self.add_slot(p if d == 0 else b.op("add.s32", p, d))
+            b.emit(f"add.s32 {p}, {p}, {at_once};")
+            b.emit(f"bra.uni {group};")
+            b.place(rest)
+        one, done = b.label("add_slot"), b.label("added")
+        b.place(one)
+        b.emit(f"@!{self.setp('lt', p, end)} bra.uni {done};")
+        self.add_slot(p)
+        b.emit(f"add.s32 {p}, {p}, 1;")
+        b.emit(f"bra.uni {one};")
+        b.place(done)
+
+    def add_slot(self, slot: str) -> None:
+        b, r = self.b, self.plan.regs
+        tmp = self.named("fix_v", ".f32")
+        for i, j, at in self.slot_addresses(slot):
+            b.emit(f"ld.global.cg.f32 {tmp}, {at};")
+            b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+        if self.cfg.last_col:
+            self.last_col_add(slot)
 
     def slot_base(self, slot: str) -> str:
         """The 64-bit address of partial slot `slot` (streamk.slot_floats floats a slot)."""

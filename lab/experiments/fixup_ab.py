@@ -8,7 +8,8 @@ kernel on tools/shape_sweep's ShapeBench:
 - "no_fixup": the work list's slot counts zeroed, so first pieces neither wait nor add (wrong results
   on purpose: what the whole fix-up costs; not checked);
 - with held=1, also "parallel_held": the parallel kernel at `.maxnreg 168` (held_registers.held) where
-  the config has 128 threads.
+  the config is a k16 member's, and "x2_held": the same adding two slots a step (FIXUP_SLOTS_AT_ONCE 2;
+  unheld, ptxas takes the ranges kernel to 210-219 registers for it).
 Writes fixup_ab.json under $OUT.
 
     python3 -m lab.experiments.fixup_ab [held=1] [MxNxK ...]
@@ -99,10 +100,10 @@ PLAIN_WORK_INTS = None
 def one(torch, bench, m, n, k):
     global PLAIN_WORK_INTS
     import copy
-    from regtile.codegen import streamk
+    from regtile.codegen import ptx_streamk, streamk
     from regtile.codegen.ptx_streamk import StreamKMixin
     from regtile.runtime.plans import GemmPlan
-    from .held_registers import held
+    from .held_registers import held, k16
     PLAIN_WORK_INTS = streamk.StreamKPlan.work_ints
     lib = GemmPlan(m, n, k, False, False, k, n, n)
     row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
@@ -119,9 +120,11 @@ def one(torch, bench, m, n, k):
         plans["serial"] = build()
     plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
     plans["no_fixup"]._bound = {}
-    if HELD[0] and cfg.threads == 128:
+    if HELD[0] and k16(cfg):
         with held(168):
             plans["parallel_held"] = build()
+            with patched(ptx_streamk, "FIXUP_SLOTS_AT_ONCE", 2):
+                plans["x2_held"] = build()
     fns = {"cublas": bench.cublas()}
     for name, plan in plans.items():
         fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)

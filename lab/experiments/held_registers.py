@@ -40,6 +40,11 @@ def held(cap):
         emit_ptx._Kernel.entry = plain
 
 
+def k16(cfg) -> bool:
+    """The k16 members' tiles (64x128x16 / 128x64x16, 8x8, 128 threads): the configs the cap is for."""
+    return cfg.bk == 16 and cfg.bm * cfg.bn == 8192 and cfg.threads == 128
+
+
 def with_slots(plan, per_sm):
     """A copy of `plan` whose stream-K work list counts `per_sm` blocks an SM (its kernels loaded
     again, outside the driver's cache, with the occupancy answer set)."""
@@ -77,7 +82,7 @@ def one(torch, bench, m, n, k):
     plans = {}
     for name, cfg in configs.items():
         plans[name] = lib if name == "lib" else GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
-        if cfg.threads != 128:  # the cap is three blocks of 128 threads' (wide-128x256 spills under it)
+        if not k16(cfg):  # the cap is three blocks of 128 threads' (wide-128x256 and 32x256x16 spill under it)
             continue
         with held(CAP[0]):
             plans[name + "_held"] = p = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
