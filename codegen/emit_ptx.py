@@ -508,6 +508,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         out = [f".visible .entry {self.name}(", params, ")", f".maxntid {cfg.threads}, 1, 1"]
         if cfg.min_blocks > 1:
             out.append(_mincta_line(cfg.min_blocks, self.arch))
+        if cfg.max_registers:
+            out.append(f".maxnreg {cfg.max_registers}")
         out.append("{")
         r = self.plan.regs
         groups = [("register plan (codegen/plan.py): accumulators c<i>_<j>", [[_r(a) for a in row] for row in r.acc]),

@@ -437,29 +437,42 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
 
 
 LAST_COL_MAX_TILE_COLUMNS = 4  # for_columns: whole tile columns, at most, beside the fused last column
+# Tiles (bm, bn, bk, tm, tn) whose fused-column kernels for_columns holds at a register cap
+# (config.max_registers), and the tile columns they take it beside.  The k16 members run three
+# blocks of 128 threads an SM (their kernels at 159-168 registers in every layout); the column's sums
+# took their stream-K ranges kernel to 173-183, two blocks, and at 168 ptxas fits it in 154-168
+# without spilling.  Measured (H100, 2026-11-27, lab/experiments/held_registers.py and fixup_ab.py,
+# c12fb85, us, unheld -> held): 255x257x65537 246.2 -> 239.1, 4096x257x4096 227.9 -> 212.5, and at
+# q = 8, where the unheld column lost, 1023x1025x1023 66.4 (no column) -> 64.2, 1000x1025x1000 63.7
+# -> 60.8.  The same cap without the column was slower (1023x1025x1023 66.4 -> 67.1, 1009x1013x1019
+# 61.1 -> 61.9): ptxas's schedule under it is worse, which only the third block pays back.
+LAST_COL_HELD = {(64, 128, 16, 8, 8): 168, (128, 64, 16, 8, 8): 168}
+LAST_COL_HELD_MAX_TILE_COLUMNS = 8
 
 
 def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
     """`cfg` for a C of n columns: where n is one past q whole tile columns (n % BN == 1) with
-    q <= LAST_COL_MAX_TILE_COLUMNS, a PTX kernel that can takes C's last column fused into its
-    last tile column (config.last_col, codegen/ptx_last_col.py) instead of a tile column one
-    column wide; every other n, and configs that cannot take it (split-K, the edge split,
-    batches, one stage, no register room: the rules in tile_config.py), keep `cfg` (and its text).
+    q <= LAST_COL_MAX_TILE_COLUMNS (LAST_COL_HELD_MAX_TILE_COLUMNS on the LAST_COL_HELD tiles, which
+    also take their register cap), a PTX kernel that can takes C's last column fused into its last
+    tile column (config.last_col, codegen/ptx_last_col.py) instead of a tile column one column wide;
+    every other n, and configs that cannot take it (split-K, the edge split, batches, one stage, no
+    register room: the rules in tile_config.py), keep `cfg` (and its text).
 
     The padding it saves is 1 / (q + 1) of the tiles; what it costs is the last tile column's
-    sums (more registers: the k16 members' stream-K ranges kernel 167 -> 181, two blocks an SM
-    where they had three).  Measured (H100, 2026-11-27, fc4ba71, lab/experiments/last_col_ab.py,
-    against the same kernel without it): q = 4 or fewer gained - 255x257x65537 276.2 -> 249.2 us
-    (tall-128x64-k16), 4096x257x4096 236.9 -> 225.2, 513x129x16383 104.3 -> 99.8 (sq-32x32),
-    300x129x50000 174.5 -> 164.4 (sq-64x64, q = 2); q = 8 and more lost - 1023x1025x1023 66.0 ->
-    67.3 and 1000x1025x1000 63.6 -> 64.0 (wide-64x128-k16), 8191x8193x1025 3023.2 -> 3046.7
-    (wide-128x256-noedge, q = 32)."""
+    sums, and registers (held: LAST_COL_HELD).  Measured (H100, 2026-11-27, fc4ba71,
+    lab/experiments/last_col_ab.py, against the same kernel without it): q = 4 or fewer gained -
+    255x257x65537 276.2 -> 249.2 us (tall-128x64-k16, unheld), 4096x257x4096 236.9 -> 225.2,
+    513x129x16383 104.3 -> 99.8 (sq-32x32), 300x129x50000 174.5 -> 164.4 (sq-64x64, q = 2); q = 8
+    and more lost unheld - 1023x1025x1023 66.0 -> 67.3 and 1000x1025x1000 63.6 -> 64.0
+    (wide-64x128-k16; held they gain, above), 8191x8193x1025 3023.2 -> 3046.7 (wide-128x256-noedge,
+    q = 32)."""
     if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
         return cfg
-    if (n - 1) // cfg.bn > LAST_COL_MAX_TILE_COLUMNS:
+    held = LAST_COL_HELD.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn), 0) if not cfg.max_registers else 0
+    if (n - 1) // cfg.bn > (LAST_COL_HELD_MAX_TILE_COLUMNS if held else LAST_COL_MAX_TILE_COLUMNS):
         return cfg
     try:
-        return cfg.replace(last_col=True)
+        return cfg.replace(last_col=True, **({"max_registers": held} if held else {}))
     except ConfigError:
         return cfg
 

@@ -6,10 +6,6 @@ from __future__ import annotations
 from . import streamk
 from .ptx_builder import _addr, _r
 
-# Partial slots the fix-up adds in one step of its loop (StreamKMixin.add_slots): unrolled, ptxas
-# issues the next slot's loads while the one before is added.
-FIXUP_SLOTS_AT_ONCE = 1
-
 
 class StreamKMixin:
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
@@ -129,26 +125,17 @@ class StreamKMixin:
         b.place(cleared)
 
     def add_slots(self, p: str, end: str) -> None:
-        """Slots p .. end-1 added to the accumulators in K order, FIXUP_SLOTS_AT_ONCE at a time (one
-        slot's loads can then be in flight while the one before is added), then one at a time."""
-        b, at_once = self.b, FIXUP_SLOTS_AT_ONCE
-        if at_once > 1:
-            group, rest = b.label("add_slots"), b.label("add_rest")
-            b.place(group)
-            b.emit(f"@!{self.setp('lt', b.op('add.s32', p, at_once - 1), end)} bra.uni {rest};",
-                   f"fewer than {at_once} slots left")
-            for d in range(at_once):
-                self.add_slot(p if d == 0 else b.op("add.s32", p, d))
-            b.emit(f"add.s32 {p}, {p}, {at_once};")
-            b.emit(f"bra.uni {group};")
-            b.place(rest)
-        one, done = b.label("add_slot"), b.label("added")
-        b.place(one)
-        b.emit(f"@!{self.setp('lt', p, end)} bra.uni {done};")
+        """Slots p .. end-1 (at least one) added to the accumulators one after the other, in K
+        order.  Two a step, so that ptxas could issue a slot's loads while the one before is
+        added, took the ranges kernel to 210-219 registers, and held at 168 it was slower
+        (lab/experiments/fixup_ab.py, x2_held)."""
+        b = self.b
+        add = b.label("add_slot")
+        b.place(add)
         self.add_slot(p)
         b.emit(f"add.s32 {p}, {p}, 1;")
-        b.emit(f"bra.uni {one};")
-        b.place(done)
+        more = self.setp("lt", p, end)
+        b.emit(f"@{more} bra {add};")
 
     def add_slot(self, slot: str) -> None:
         b, r = self.b, self.plan.regs

@@ -29,6 +29,9 @@ from .hardware import MAX_REGISTERS_PER_THREAD, MAX_SMEM_PER_BLOCK, MAX_THREADS_
 MAPPINGS = ("linear", "zorder")
 FFMA_ORDERS = ("zigzag", "colzig", "swirl", "rowmajor")
 MAX_COPIES_PER_THREAD = 8
+# The lowest register cap validation lets a kernel ask for (min_blocks, max_registers): sampled, ptxas
+# spilled in 424 of 678 configs whose min_blocks cap sat below 128.
+MIN_REGISTER_CAP = 128
 # stages of the cp.async ring (config stages >= 3): tile kt + stages - 1 is in flight while tile kt
 # is computed; no staging registers (codegen/program.py main_loop)
 RING_STAGES = (3, 4)
@@ -125,11 +128,17 @@ class TileConfig(ConfigDict):
     # codegen/ptx_last_col.py).  The runtime asks for it where N % BN == 1
     # (codegen/heuristic.for_columns).
     last_col: bool = False
+    # A register cap on every entry of the kernel (PTX `.maxnreg`; 0: ptxas's own choice).  Unlike
+    # min_blocks it is not checked against register_estimate, which runs 12-20 registers above
+    # ptxas's counts on the k16 tiles: it is a measured choice (heuristic.for_columns holds the
+    # fused last column's kernels at three blocks an SM with it), a spill under it is refused at
+    # compile (runtime/compiler.check_spill_free), and tests compile every config given one.
+    max_registers: int = 0
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
     OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-              "last_col")
+              "last_col", "max_registers")
 
     def __post_init__(self):
         self._check_ints()
@@ -292,6 +301,8 @@ class TileConfig(ConfigDict):
             parts.append("register prefetch")
         if self.min_blocks > 1:
             parts.append(f"min {self.min_blocks} blocks/SM")
+        if self.max_registers:
+            parts.append(f"at most {self.max_registers} registers")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
         return parts
@@ -319,7 +330,7 @@ class TileConfig(ConfigDict):
     # ---- validation ---------------------------------------------------------
     def _check_ints(self):
         check_ints(self, ("bm", "bn", "bk", "tm", "tn", "min_blocks"))
-        check_ints(self, ("pad_a", "pad_b", "stages"), minimum=0)
+        check_ints(self, ("pad_a", "pad_b", "stages", "max_registers"), minimum=0)
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
                            "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
@@ -426,6 +437,15 @@ class TileConfig(ConfigDict):
                               f"BM)-th k: threads={c.threads} must be a multiple of bm={c.bm}, and bk={c.bk} "
                               f"of their ratio (got stages={c.stages}, frag_regs={c.frag_regs}, vec={c.vec}, "
                               f"batched={c.batched}); or last_col=False")
+        mr = c.max_registers
+        if mr:
+            why = ("not a multiple of 8 (the SM allocates registers 8 a thread at a time)" if mr % 8 else
+                   f"below {MIN_REGISTER_CAP} (ptxas spills in most of the space there)" if mr < MIN_REGISTER_CAP else
+                   f"above {MAX_REGISTERS_PER_THREAD - 7} (a thread has at most {MAX_REGISTERS_PER_THREAD})"
+                   if mr >= MAX_REGISTERS_PER_THREAD else
+                   f"beside min_blocks={c.min_blocks} (two caps: use one or the other)" if c.min_blocks > 1 else "")
+            if why:
+                raise ConfigError(f"max_registers={mr}: {why}; or max_registers=0 (ptxas's own choice)")
         if c.smem_bytes > MAX_SMEM_PER_BLOCK:
             raise ConfigError(f"shared memory {c.smem_bytes} bytes exceeds the {MAX_SMEM_PER_BLOCK} bytes a block may "
                               f"have (227 KB, opt-in above 48 KB); reduce bk, the block tile or stages")
@@ -440,8 +460,7 @@ class TileConfig(ConfigDict):
             raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads are {mb * t} threads, more than the 2048 "
                               f"an SM runs; ptxas cannot honour the hint: lower min_blocks")
         cap = c.register_cap()
-        if mb > 1 and cap < 128:
-            # sampled: ptxas spilled in 424 of 678 configs whose min_blocks cap sits below 128
+        if mb > 1 and cap < MIN_REGISTER_CAP:
             raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads cap registers at {cap} a thread; below "
                               f"128 ptxas spills in most of the space: lower min_blocks or use fewer threads")
         copies = c.a_loads_per_thread + c.b_loads_per_thread if c.stages else 0

@@ -8,8 +8,8 @@ kernel on tools/shape_sweep's ShapeBench:
 - "no_fixup": the work list's slot counts zeroed, so first pieces neither wait nor add (wrong results
   on purpose: what the whole fix-up costs; not checked);
 - with held=1, also "parallel_held": the parallel kernel at `.maxnreg 168` (held_registers.held) where
-  the config is a k16 member's, and "x2_held": the same adding two slots a step (FIXUP_SLOTS_AT_ONCE 2;
-  unheld, ptxas takes the ranges kernel to 210-219 registers for it).
+  the config is a k16 member's, and "x2_held": the same adding two slots a step (add_slots_x2; unheld,
+  ptxas takes the ranges kernel to 210-219 registers for it).
 Writes fixup_ab.json under $OUT.
 
     python3 -m lab.experiments.fixup_ab [held=1] [MxNxK ...]
@@ -76,6 +76,27 @@ def serial_fixup(self, first, count):
     b.place(cleared)
 
 
+def add_slots_x2(self, p, end):
+    """StreamKMixin.add_slots two slots a step, then one at a time (as it ran at c12fb85 with
+    FIXUP_SLOTS_AT_ONCE = 2)."""
+    b = self.b
+    group, rest = b.label("add_slots"), b.label("add_rest")
+    b.place(group)
+    b.emit(f"@!{self.setp('lt', b.op('add.s32', p, 1), end)} bra.uni {rest};", "fewer than 2 slots left")
+    self.add_slot(p)
+    self.add_slot(b.op("add.s32", p, 1))
+    b.emit(f"add.s32 {p}, {p}, 2;")
+    b.emit(f"bra.uni {group};")
+    b.place(rest)
+    one, done = b.label("add_slot"), b.label("added")
+    b.place(one)
+    b.emit(f"@!{self.setp('lt', p, end)} bra.uni {done};")
+    self.add_slot(p)
+    b.emit(f"add.s32 {p}, {p}, 1;")
+    b.emit(f"bra.uni {one};")
+    b.place(done)
+
+
 @contextlib.contextmanager
 def patched(owner, name, value):
     plain = getattr(owner, name)
@@ -100,7 +121,7 @@ PLAIN_WORK_INTS = None
 def one(torch, bench, m, n, k):
     global PLAIN_WORK_INTS
     import copy
-    from regtile.codegen import ptx_streamk, streamk
+    from regtile.codegen import streamk
     from regtile.codegen.ptx_streamk import StreamKMixin
     from regtile.runtime.plans import GemmPlan
     from .held_registers import held, k16
@@ -123,7 +144,7 @@ def one(torch, bench, m, n, k):
     if HELD[0] and k16(cfg):
         with held(168):
             plans["parallel_held"] = build()
-            with patched(ptx_streamk, "FIXUP_SLOTS_AT_ONCE", 2):
+            with patched(StreamKMixin, "add_slots", add_slots_x2):
                 plans["x2_held"] = build()
     fns = {"cublas": bench.cublas()}
     for name, plan in plans.items():

@@ -42,7 +42,7 @@ def held(cap):
 
 def k16(cfg) -> bool:
     """The k16 members' tiles (64x128x16 / 128x64x16, 8x8, 128 threads): the configs the cap is for."""
-    return cfg.bk == 16 and cfg.bm * cfg.bn == 8192 and cfg.threads == 128
+    return (cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn) in ((64, 128, 16, 8, 8), (128, 64, 16, 8, 8))
 
 
 def with_slots(plan, per_sm):

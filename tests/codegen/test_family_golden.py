@@ -4,7 +4,8 @@ them: each FAMILY member on both backends, split-K, plain, other layouts and bat
 The digests in family_golden.json were taken at d6f4611, before the emitters became renderers
 of one kernel program (codegen/program.py): a change to one of these texts is then a
 deliberate one (rewrite the JSON with the reason in the commit message, and show the SASS is
-unchanged where only the text moved: docs/architecture.md)."""
+unchanged where only the text moved: docs/architecture.md).  Session 10 retook the 61 stream-K PTX
+digests: the fix-up's flags waited for and lowered by every thread (codegen/ptx_streamk.py)."""
 import json
 from pathlib import Path
 

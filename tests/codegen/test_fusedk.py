@@ -48,7 +48,7 @@ def test_every_backend_field_is_refused_by_name_where_not_accepted():
     """emit.BACKEND_FIELDS: each field on, through each backend that does not accept it, is
     refused naming the field, the backend and the backends that accept it."""
     from regtile.codegen.emit import BACKEND_FIELDS, BACKENDS
-    on = dict(split_k=2, stages=3)
+    on = dict(split_k=2, stages=3, max_registers=168)
     needs = dict(unaligned_vectors=dict(edge_clamp=True))  # fields valid only beside another
     base = FAMILY["sq-64x64"].config.replace(stream_k=False, edge_split=False, edge_clamp=False)
     for field, offs, accepting, _ in BACKEND_FIELDS:

@@ -48,13 +48,25 @@ def test_the_last_column_on_unaligned_rows(path):
 
 
 def test_for_columns_asks_only_where_n_is_one_past_whole_tile_columns():
-    cfg = FAMILY["tall-128x64-k16"].config
-    assert for_columns(cfg, "ptx", 257).last_col and for_columns(cfg, "ptx", 65).last_col
-    for n in (256, 258, 64, 1, 2, 64 * 5 + 1):  # 5 tile columns beside it: LAST_COL_MAX_TILE_COLUMNS
+    cfg = FAMILY["sq-32x32"].config
+    assert for_columns(cfg, "ptx", 129).last_col and for_columns(cfg, "ptx", 33).last_col
+    assert not for_columns(cfg, "ptx", 129).max_registers  # not a LAST_COL_HELD tile
+    for n in (128, 130, 32, 1, 2, 32 * 5 + 1):  # 5 tile columns beside it: LAST_COL_MAX_TILE_COLUMNS
         assert for_columns(cfg, "ptx", n) is cfg
-    assert for_columns(cfg, "cuda", 257) is cfg
+    assert for_columns(cfg, "cuda", 129) is cfg
     split = FAMILY["wide-128x256"].config  # the edge split: its strips have no last tile column
     assert split.edge_split and for_columns(split, "ptx", 257) is split
+
+
+@pytest.mark.parametrize("name", ["tall-128x64-k16", "wide-64x128-k16"])
+def test_for_columns_holds_the_k16_tiles_at_three_blocks_an_sm(name):
+    """LAST_COL_HELD: the k16 members take the column beside up to LAST_COL_HELD_MAX_TILE_COLUMNS (8)
+    tile columns, held at 168 registers (three blocks of 128 threads an SM)."""
+    cfg = FAMILY[name].config
+    for q in (1, 4, 8):
+        fused = for_columns(cfg, "ptx", cfg.bn * q + 1)
+        assert fused.last_col and fused.max_registers == 168 and fused.threads * 3 * 168 <= 65536
+    assert for_columns(cfg, "ptx", cfg.bn * 9 + 1) is cfg
 
 
 def test_the_config_names_what_the_last_column_needs():
