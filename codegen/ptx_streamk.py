@@ -28,12 +28,12 @@ class StreamKMixin:
         b.place(top)
         last = self.setp("ge", w, w_end)
         b.emit(f"@{last} bra.uni {done};")
-        tile, kt0, kt1, slot, first, count = (self.named(x) for x in (
-            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count"))
+        tile, kt0, kt1, slot, first, count, tfirst, tcount = (self.named(x) for x in (
+            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count", "item_tile_first",
+            "item_tile_count"))
         at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
         b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
                "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
-        b.emit(f"ld.global.nc.v2.u32 {{{first}, {count}}}, [{at}+16];", "slots to add: first, count")
         b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
         b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
         b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
@@ -56,6 +56,10 @@ class StreamKMixin:
         self.tile_setup()
         self.render(step.steps)
         self.p = full
+        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
+        b.emit(f"ld.global.nc.v4.u32 {{{first}, {count}, {tfirst}, {tcount}}}, [{at}+16];",
+               "the first piece's slots (first, count) and the split tile's (on every piece), loaded past "
+               "the k loop: four registers it does not hold")
         if cfg.last_col:
             self.last_col_gather()
         partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
@@ -63,15 +67,16 @@ class StreamKMixin:
         b.emit(f"@{part} bra.uni {partial};")
         none = self.setp("eq", count, 0)
         b.emit(f"@{none} bra.uni {direct};")
-        b.comment("the first piece of a split tile: wait for the later pieces, add them in K order")
-        self.fixup(first, count)
+        b.comment("the first piece of a split tile: piece 0 of its fix-up tree")
+        self.gather(b.op("mov.u32", 0), first, count, leader)
         b.place(direct)
         b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
         self.epilogue(step.epilogue)
         b.emit(f"bra.uni {stored};")
         b.place(partial)
-        b.comment("a later piece of a split tile: the accumulators to partial slot `slot` (BM x BN, "
-                  "thread-major), then its flag")
+        b.comment("a later piece of a split tile: piece slot - first + 1 of its fix-up tree, then its sums to "
+                  "partial slot `slot` (BM x BN, thread-major) and its flag")
+        self.gather(b.op("add.s32", b.op("sub.s32", slot, tfirst), 1), tfirst, tcount, leader)
         self.epilogue_partial(slot)
         b.emit("bar.sync 0;", "every thread's partial stored ...")
         flag = self.flag_address(slot)
@@ -88,54 +93,37 @@ class StreamKMixin:
         b = self.b
         return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
 
-    def fixup(self, first: str, count: str) -> None:
-        """Every thread t waits (acquire) for the flags of slots first + t, first + t + threads,
-        ... below first + count, so that the waits overlap (one thread polling them in turn paid
-        a round trip to L2 a slot: 33 to 50 of them on 255x257x65537's tiles); then every thread
-        adds each slot's values of its thread tile to its accumulators, slot by slot (K order:
-        deterministic); the same threads lower the flags again for the next launch."""
+    def gather(self, index: str, first: str, count: str, leader: str) -> None:
+        """Piece `index` of a split tile's fix-up tree (codegen/streamk.py; the tile's later pieces
+        in slots first .. first + count - 1, piece i in slot first + i - 1): for stride s = 1, 2,
+        4, ... while index has no bit at s and index + s <= count, thread 0 waits (acquire) for
+        piece index + s's flag and lowers it for the next launch (nothing writes that slot again
+        in this one), and every thread adds the slot's values of its thread tile to its
+        accumulators.  Piece 0 waits for ceil(log2(count + 1)) slots where it waited for count
+        (lab/experiments/fixup_ab.py)."""
         b = self.b
-        p, end = self.named("fix_slot"), self.named("fix_end")
-        b.emit(f"add.s32 {end}, {first}, {count};")
-        wait, waited = b.label("wait"), b.label("waited")
-        b.emit(f"add.s32 {p}, {first}, {self.tid};", "thread t: slots first + t, + threads, ...")
-        b.place(wait)
-        b.emit(f"@!{self.setp('lt', p, end)} bra {waited};")
-        got = self.named("fix_flag")
-        flag = self.flag_address(p)
-        spin = b.label("spin")
+        stride, child = self.named("fix_stride"), self.named("fix_child")
+        b.emit(f"mov.u32 {stride}, 1;")
+        top, done, waited = b.label("fix_level"), b.label("fix_done"), b.label("fix_waited")
+        b.place(top)
+        b.emit(f"@{self.setp('ne', b.op('and.b32', index, stride), 0)} bra.uni {done};",
+               "index has a bit here: its sums go up the tree")
+        b.emit(f"add.s32 {child}, {index}, {stride};")
+        b.emit(f"@{self.setp('gt', child, count)} bra.uni {done};")
+        at = b.op("sub.s32", b.op("add.s32", first, child), 1)
+        b.emit(f"@!{leader} bra {waited};")
+        got, flag, spin = self.named("fix_flag"), self.flag_address(at), b.label("spin")
         b.place(spin)
         b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
         b.emit(f"@{self.setp('eq', got, 0)} bra {spin};")
-        b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
-        b.emit(f"bra {wait};")
+        b.emit(f"st.relaxed.gpu.global.u32 [{flag}], 0;", "lowered for the next launch")
         b.place(waited)
-        b.emit("bar.sync 0;", "every later piece is in memory")
+        b.emit("bar.sync 0;", "piece index + stride's sums are in memory")
         b.emit("fence.acq_rel.gpu;")
-        b.emit(f"mov.u32 {p}, {first};")
-        self.add_slots(p, end)
-        b.emit("bar.sync 0;", "every thread has read the slots")
-        clear, cleared = b.label("clear"), b.label("cleared")
-        b.emit(f"add.s32 {p}, {first}, {self.tid};")
-        b.place(clear)
-        b.emit(f"@!{self.setp('lt', p, end)} bra {cleared};")
-        b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
-        b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
-        b.emit(f"bra {clear};")
-        b.place(cleared)
-
-    def add_slots(self, p: str, end: str) -> None:
-        """Slots p .. end-1 (at least one) added to the accumulators one after the other, in K
-        order.  Two a step, so that ptxas could issue a slot's loads while the one before is
-        added, took the ranges kernel to 210-219 registers, and held at 168 it was slower
-        (lab/experiments/fixup_ab.py, x2_held)."""
-        b = self.b
-        add = b.label("add_slot")
-        b.place(add)
-        self.add_slot(p)
-        b.emit(f"add.s32 {p}, {p}, 1;")
-        more = self.setp("lt", p, end)
-        b.emit(f"@{more} bra {add};")
+        self.add_slot(at)
+        b.emit(f"shl.b32 {stride}, {stride}, 1;")
+        b.emit(f"bra.uni {top};")
+        b.place(done)
 
     def add_slot(self, slot: str) -> None:
         b, r = self.b, self.plan.regs

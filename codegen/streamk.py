@@ -18,25 +18,28 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R, or the last
    wave is more than MAX_LAST_WAVE_FILL full, stream-K gains nothing and the whole-tile
    launch takes every tile;
-3. fix-up, in the ranges kernel: a later piece of a split tile (one that starts past
-   k-tile 0: the first item of its range, or a whole range) stores its accumulators (no
-   alpha, no beta) to a partial slot of BM x BN floats (thread-major: every thread's thread
-   tile, element (i, j) of thread t at (i * TN + j) * threads + t, so that a warp's store of
-   one element is 128 contiguous bytes; rows and columns outside the matrix included, as
-   zeros) and raises the slot's flag (release); the first
-   piece, the last item of the range before, waits for those flags (acquire), adds the
-   slots to its accumulators in K order and writes C as the one-pass kernel does: the
-   same bits on every run (no atomics), no third launch, and only the later pieces travel
-   through memory.  The first piece lowers the flags again for the next launch.  Its wait
-   needs the later pieces' blocks to run: the ranges are at most one wave (P blocks), on
-   a GPU the whole-tile launch has left.
+3. fix-up, in the ranges kernel, as a tree: a split tile's pieces are numbered 0 (the first
+   piece, k-tile 0: the last item of the range before) to count, in K order; each later piece
+   starts its range, so its block runs it first.  Piece i adds the sums of pieces i + 1, i + 2,
+   i + 4, ... (stride s while i has no bit at s and i + s <= count) - each waited for on its
+   flag (acquire), added, its flag lowered for the next launch - and a later piece then stores
+   its accumulators (no alpha, no beta) to its partial slot of BM x BN floats (thread-major:
+   every thread's thread tile, element (i, j) of thread t at (i * TN + j) * threads + t, so
+   that a warp's store of one element is 128 contiguous bytes; rows and columns outside the
+   matrix included, as zeros) and raises the slot's flag (release); piece 0 writes C as the
+   one-pass kernel does.  The same bits on every run (a fixed order of adds, no atomics), no
+   third launch, only the later pieces travel through memory, and piece 0 waits for
+   ceil(log2(count + 1)) slots, not count (255x257x65537's tiles have 33 to 50 pieces).  The
+   waits need the later pieces' blocks to run: the ranges are at most one wave (P blocks), on
+   a GPU the whole-tile launch has left; a piece waits only for pieces of later ranges.
 
 The work list, as int32 in device memory (runtime/sgemm_launch.py uploads it once):
   items  [n_items][8]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1, first slot,
-                        slot count, 0, 0): slot >= 0 for a later piece, count > 0 for a
-                        first piece
+                        slot count, the tile's first slot, the tile's slot count): slot >= 0
+                        for a later piece, count > 0 for a first piece; the last two are the
+                        split tile's (first, count) on its every piece, (0, 0) on a whole tile
   starts [ranges + 1]  block b of the ranges kernel runs items starts[b] .. starts[b+1]-1
-  flags  [slots]       0, set to 1 when the slot is written, back to 0 once added
+  flags  [slots]       0, set to 1 when the slot holds its piece's sums, back to 0 once added
 Tile coordinates are packed in 16 bits each: M and N up to 65535 tiles.
 """
 from __future__ import annotations
@@ -70,7 +73,7 @@ class StreamKPlan:
     slots_per_wave: int  # P: blocks the GPU runs at once
     whole_tiles: int  # tiles 0 .. whole_tiles-1 (tile_n fastest): launch 1, one block each
     # (tile_m, tile_n, kt_begin, kt_end, slot, first, count): slot >= 0 stores a later piece;
-    # count > 0: the first piece, adding slots first .. first+count-1
+    # count > 0: the first piece, of a tile whose later pieces have slots first .. first+count-1
     items: Tuple[Tuple[int, int, int, int, int, int, int], ...]
     starts: Tuple[int, ...]  # len ranges + 1
     slots: int
@@ -99,9 +102,12 @@ class StreamKPlan:
         return self.starts_offset + 4 * len(self.starts)
 
     def work_ints(self) -> np.ndarray:
-        """The work list as the kernel reads it (int32): items, starts, flags (zero)."""
-        items = np.asarray([((tm << 16) | tn, k0, k1, s, f, c, 0, 0) for tm, tn, k0, k1, s, f, c in self.items],
-                           dtype=np.int32).reshape(-1)
+        """The work list as the kernel reads it (int32): items, starts, flags (zero).  An item's
+        last two ints are its split tile's first slot and slot count (0, 0 for a whole tile):
+        the fix-up tree's numbers (the later piece in slot s is piece s - first + 1 of count + 1)."""
+        tiles = {(tm, tn): (f, c) for tm, tn, _, _, s, f, c in self.items if c > 0}
+        items = np.asarray([((tm << 16) | tn, k0, k1, s, f, c) + tiles.get((tm, tn), (0, 0))
+                            for tm, tn, k0, k1, s, f, c in self.items], dtype=np.int32).reshape(-1)
         return np.concatenate([items, np.asarray(self.starts, dtype=np.int32), np.zeros(self.slots, dtype=np.int32)])
 
     @property

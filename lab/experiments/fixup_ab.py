@@ -1,15 +1,20 @@
-"""Stream-K's fix-up (codegen/ptx_streamk.py StreamKMixin.fixup): what it costs and what the parallel
-wait saves (issue 20).  A tile's first piece waits for its later pieces' flags and adds their partial
-slots; on a long-K shape with few tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50
-later pieces.  Variants of the plan regtile.sgemm builds, against cuBLAS, interleaved kernel against
-kernel on tools/shape_sweep's ShapeBench:
-- "parallel": the fix-up as committed: thread t waits for slots first + t, + threads, ...;
-- "serial": the fix-up before it (kept below as it ran): thread 0 waits for each flag in turn;
-- "no_fixup": the work list's slot counts zeroed, so first pieces neither wait nor add (wrong results
-  on purpose: what the whole fix-up costs; not checked);
-- with held=1, also "parallel_held": the parallel kernel at `.maxnreg 168` (held_registers.held) where
-  the config is a k16 member's, and "x2_held": the same adding two slots a step (add_slots_x2; unheld,
-  ptxas takes the ranges kernel to 210-219 registers for it).
+"""Stream-K's fix-up (codegen/ptx_streamk.py StreamKMixin.gather): what it costs and what its forms save
+(issue 20).  A split tile's first piece adds its later pieces' partial slots; on a long-K shape with few
+tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50 later pieces.  Variants of the
+plan regtile.sgemm builds, against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's
+ShapeBench (each checked against float64 first, C NaN-poisoned):
+- "tree": the fix-up as committed (session 10): piece i adds the sums of pieces i + 1, i + 2, i + 4, ...,
+  so the first piece waits for ceil(log2(pieces)) slots;
+- "parallel": the first piece adds every later slot in K order, after every thread waited for its own
+  slots' flags (parallel_fixup, as it ran at 813d6ca and c12fb85);
+- "serial": the same with thread 0 waiting for each flag in turn (serial_fixup: the fix-up until session 10);
+  both run in this commit's item loop (the gather calls replaced: the first piece's by theirs, the later
+  pieces' by nothing; ptxas drops the tree's unused index);
+- "no_fixup": the work list's slot counts zeroed, so no piece waits or adds (wrong results on purpose:
+  what the whole fix-up costs; not checked);
+- with held=1, the k16 members' configs the library does not hold (config.max_registers) also at
+  `.maxnreg 168` (held_registers.held): "tree_held", "parallel_held".  (c12fb85 also timed two slots a step, held: slower, 249.5 against 239.1 us on
+  255x257x65537; that code is in git at c12fb85.)
 Writes fixup_ab.json under $OUT.
 
     python3 -m lab.experiments.fixup_ab [held=1] [MxNxK ...]
@@ -23,14 +28,10 @@ DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384",
 HELD = [0]
 
 
-def serial_fixup(self, first, count):
-    """The fix-up until session 10, as it ran (then a method taking `leader`, thread 0)."""
+def serial_fixup(self, first, count, leader):
+    """The fix-up until session 10, as it ran: thread 0 waits for each flag in turn."""
     from regtile.codegen.emit_ptx import _r
-    import re
     b, r = self.b, self.plan.regs
-    # the item loop's `leader` (thread 0), which _WorkItems passed it: the latest setp of tid == 0
-    leader = next(m.group(1) for m in (re.match(rf"\s*setp\.eq\.s32 (%p\d+), {re.escape(self.tid)}, 0;", line)
-                                       for line in reversed(b.lines)) if m)
     p, end = self.named("fix_slot"), self.named("fix_end")
     b.emit(f"add.s32 {end}, {first}, {count};")
     b.emit(f"mov.u32 {p}, {first};")
@@ -76,25 +77,60 @@ def serial_fixup(self, first, count):
     b.place(cleared)
 
 
-def add_slots_x2(self, p, end):
-    """StreamKMixin.add_slots two slots a step, then one at a time (as it ran at c12fb85 with
-    FIXUP_SLOTS_AT_ONCE = 2)."""
-    b = self.b
-    group, rest = b.label("add_slots"), b.label("add_rest")
-    b.place(group)
-    b.emit(f"@!{self.setp('lt', b.op('add.s32', p, 1), end)} bra.uni {rest};", "fewer than 2 slots left")
-    self.add_slot(p)
-    self.add_slot(b.op("add.s32", p, 1))
-    b.emit(f"add.s32 {p}, {p}, 2;")
-    b.emit(f"bra.uni {group};")
-    b.place(rest)
-    one, done = b.label("add_slot"), b.label("added")
-    b.place(one)
-    b.emit(f"@!{self.setp('lt', p, end)} bra.uni {done};")
-    self.add_slot(p)
+def parallel_fixup(self, first, count, leader):
+    """The fix-up of 813d6ca / c12fb85, as it ran: every thread t waits for slots first + t, + threads,
+    ...; the slots added in K order; the same threads lower the flags."""
+    from regtile.codegen.emit_ptx import _r
+    b, r = self.b, self.plan.regs
+    p, end = self.named("fix_slot"), self.named("fix_end")
+    b.emit(f"add.s32 {end}, {first}, {count};")
+    wait, waited = b.label("wait"), b.label("waited")
+    b.emit(f"add.s32 {p}, {first}, {self.tid};", "thread t: slots first + t, + threads, ...")
+    b.place(wait)
+    b.emit(f"@!{self.setp('lt', p, end)} bra {waited};")
+    got = self.named("fix_flag")
+    flag = self.flag_address(p)
+    spin = b.label("spin")
+    b.place(spin)
+    b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
+    b.emit(f"@{self.setp('eq', got, 0)} bra {spin};")
+    b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
+    b.emit(f"bra {wait};")
+    b.place(waited)
+    b.emit("bar.sync 0;", "every later piece is in memory")
+    b.emit("fence.acq_rel.gpu;")
+    b.emit(f"mov.u32 {p}, {first};")
+    add = b.label("add_slot")
+    b.place(add)
+    tmp = self.named("fix_v", ".f32")
+    for i, j, at in self.slot_addresses(p):
+        b.emit(f"ld.global.cg.f32 {tmp}, {at};")
+        b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
+    if self.cfg.last_col:
+        self.last_col_add(p)
     b.emit(f"add.s32 {p}, {p}, 1;")
-    b.emit(f"bra.uni {one};")
-    b.place(done)
+    more = self.setp("lt", p, end)
+    b.emit(f"@{more} bra {add};")
+    b.emit("bar.sync 0;", "every thread has read the slots")
+    clear, cleared = b.label("clear"), b.label("cleared")
+    b.emit(f"add.s32 {p}, {first}, {self.tid};")
+    b.place(clear)
+    b.emit(f"@!{self.setp('lt', p, end)} bra {cleared};")
+    b.emit(f"st.relaxed.gpu.global.u32 [{self.flag_address(p)}], 0;")
+    b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
+    b.emit(f"bra {clear};")
+    b.place(cleared)
+
+
+def first_piece_only(fixup):
+    """A StreamKMixin.gather replacement: the item loop calls gather for the first piece, then for
+    a later piece; the first call runs `fixup`, the second nothing."""
+    def gather(self, index, first, count, leader):
+        calls = getattr(self, "_lab_gathers", 0)
+        self._lab_gathers = calls + 1
+        if calls % 2 == 0:
+            fixup(self, first, count, leader)
+    return gather
 
 
 @contextlib.contextmanager
@@ -108,10 +144,11 @@ def patched(owner, name, value):
 
 
 def no_counts(self):
-    """StreamKPlan.work_ints with every item's slot count 0 (first pieces neither wait nor add)."""
+    """StreamKPlan.work_ints with every slot count 0, the first pieces' and the split tiles' (no piece
+    waits or adds)."""
     ints = PLAIN_WORK_INTS(self).copy()
     n = len(self.items)
-    ints[:8 * n].reshape(n, 8)[:, 5] = 0
+    ints[:8 * n].reshape(n, 8)[:, [5, 7]] = 0
     return ints
 
 
@@ -136,16 +173,18 @@ def one(torch, bench, m, n, k):
     def build():
         return GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
 
-    plans = {"parallel": lib}
-    with patched(StreamKMixin, "fixup", serial_fixup):
-        plans["serial"] = build()
+    plans = {"tree": lib}
+    for name, fixup in (("parallel", parallel_fixup), ("serial", serial_fixup)):
+        with patched(StreamKMixin, "gather", first_piece_only(fixup)):
+            plans[name] = build()
     plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
     plans["no_fixup"]._bound = {}
-    if HELD[0] and k16(cfg):
+    if HELD[0] and k16(cfg) and not cfg.max_registers:
         with held(168):
-            plans["parallel_held"] = build()
-            with patched(StreamKMixin, "add_slots", add_slots_x2):
-                plans["x2_held"] = build()
+            plans["tree_held"] = build()
+            with patched(StreamKMixin, "gather", first_piece_only(parallel_fixup)):
+                plans["parallel_held"] = build()
+
     fns = {"cublas": bench.cublas()}
     for name, plan in plans.items():
         fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)

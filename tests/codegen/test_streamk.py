@@ -83,8 +83,13 @@ def test_work_ints_layout():
     ints = plan.work_ints()
     assert ints.dtype == np.int32
     items = ints[:8 * len(plan.items)].reshape(-1, 8)
+    split = {(tm, tn): (f, c) for tm, tn, _, _, _, f, c in plan.items if c > 0}
+    assert split and any(s >= 0 for *_, s, _, _ in plan.items)
     for row, (tm, tn, k0, k1, s, f, c) in zip(items, plan.items):
-        assert tuple(row) == ((tm << 16) | tn, k0, k1, s, f, c, 0, 0)
+        # the last two: the split tile's (first slot, count) on each of its pieces, (0, 0) on a whole tile
+        assert tuple(row) == ((tm << 16) | tn, k0, k1, s, f, c) + split.get((tm, tn), (0, 0))
+        if s >= 0:
+            assert row[6] <= s < row[6] + row[7]  # a later piece: piece s - first + 1 of its tile's tree
     starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ranges + 1]
     assert tuple(starts) == plan.starts
     assert plan.starts_offset % 16 == 0  # items are read as int4 (32 bytes each)
