@@ -6,6 +6,11 @@ from __future__ import annotations
 from . import streamk
 from .ptx_builder import _addr, _r
 
+# Children a node of the fix-up tree adds (StreamKMixin.gather; codegen/streamk.py).  Two made
+# 512^3's four-piece tiles (sq-32x32) wait two levels deep: 13.7 -> 17.4 us; four keeps tiles of up to
+# four pieces at one level, as the flat fix-up had them, and 255x257x65537's 50 at three.
+FIXUP_FANOUT = 4
+
 
 class StreamKMixin:
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
@@ -94,34 +99,43 @@ class StreamKMixin:
         return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
 
     def gather(self, index: str, first: str, count: str, leader: str) -> None:
-        """Piece `index` of a split tile's fix-up tree (codegen/streamk.py; the tile's later pieces
-        in slots first .. first + count - 1, piece i in slot first + i - 1): for stride s = 1, 2,
-        4, ... while index has no bit at s and index + s <= count, thread 0 waits (acquire) for
-        piece index + s's flag and lowers it for the next launch (nothing writes that slot again
-        in this one), and every thread adds the slot's values of its thread tile to its
-        accumulators.  Piece 0 waits for ceil(log2(count + 1)) slots where it waited for count
-        (lab/experiments/fixup_ab.py)."""
-        b = self.b
-        stride, child = self.named("fix_stride"), self.named("fix_child")
+        """Piece `index` of a split tile's fix-up tree (codegen/streamk.py, FIXUP_FANOUT children a
+        node; the tile's later pieces in slots first .. first + count - 1, piece i in slot first +
+        i - 1).  At stride s = 1, F, F^2, ... while index is a multiple of s * F: threads t < F - 1
+        wait (acquire) for the flag of child index + (t + 1) s where that is <= count, and lower it
+        for the next launch (nothing writes that slot again in this one); then every thread adds
+        the children's slots, in order, to its accumulators (a loop: unrolled, ptxas would hold
+        their loads at once, 210-219 registers for two)."""
+        b, fan = self.b, FIXUP_FANOUT
+        stride, child, j = self.named("fix_stride"), self.named("fix_child"), self.named("fix_j")
         b.emit(f"mov.u32 {stride}, 1;")
-        top, done, waited = b.label("fix_level"), b.label("fix_done"), b.label("fix_waited")
+        top, done, waited, add = b.label("fix_level"), b.label("fix_done"), b.label("fix_waited"), b.label("fix_add")
         b.place(top)
-        b.emit(f"@{self.setp('ne', b.op('and.b32', index, stride), 0)} bra.uni {done};",
-               "index has a bit here: its sums go up the tree")
+        mask = b.op("sub.s32", b.op("mul.lo.s32", stride, fan), 1)
+        b.emit(f"@{self.setp('ne', b.op('and.b32', index, mask), 0)} bra.uni {done};",
+               "not a multiple of stride * F: its sums go up the tree")
         b.emit(f"add.s32 {child}, {index}, {stride};")
-        b.emit(f"@{self.setp('gt', child, count)} bra.uni {done};")
-        at = b.op("sub.s32", b.op("add.s32", first, child), 1)
-        b.emit(f"@!{leader} bra {waited};")
-        got, flag, spin = self.named("fix_flag"), self.flag_address(at), b.label("spin")
+        b.emit(f"@{self.setp('gt', child, count)} bra.uni {done};", "no child here (nor higher up)")
+        mine = b.op("mad.lo.s32", b.op("add.s32", self.tid, 1), stride, index)
+        b.emit(f"@!{self.setp('lt', self.tid, fan - 1)} bra {waited};")
+        b.emit(f"@{self.setp('gt', mine, count)} bra {waited};")
+        got, flag, spin = self.named("fix_flag"), self.flag_address(b.op("sub.s32", b.op("add.s32", first, mine), 1)), \
+            b.label("spin")
         b.place(spin)
         b.emit(f"ld.acquire.gpu.global.u32 {got}, [{flag}];")
         b.emit(f"@{self.setp('eq', got, 0)} bra {spin};")
         b.emit(f"st.relaxed.gpu.global.u32 [{flag}], 0;", "lowered for the next launch")
         b.place(waited)
-        b.emit("bar.sync 0;", "piece index + stride's sums are in memory")
+        b.emit("bar.sync 0;", "this level's children's sums are in memory")
         b.emit("fence.acq_rel.gpu;")
-        self.add_slot(at)
-        b.emit(f"shl.b32 {stride}, {stride}, 1;")
+        b.emit(f"mov.u32 {j}, 1;")
+        b.place(add)
+        self.add_slot(b.op("sub.s32", b.op("add.s32", first, child), 1))
+        b.emit(f"add.s32 {child}, {child}, {stride};")
+        b.emit(f"add.s32 {j}, {j}, 1;")
+        more = self.setp("lt", j, fan)
+        b.emit(f"@{self.setp('le', child, count, combine=more)} bra.uni {add};")
+        b.emit(f"mul.lo.s32 {stride}, {stride}, {fan};")
         b.emit(f"bra.uni {top};")
         b.place(done)
 

@@ -18,20 +18,22 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R, or the last
    wave is more than MAX_LAST_WAVE_FILL full, stream-K gains nothing and the whole-tile
    launch takes every tile;
-3. fix-up, in the ranges kernel, as a tree: a split tile's pieces are numbered 0 (the first
-   piece, k-tile 0: the last item of the range before) to count, in K order; each later piece
-   starts its range, so its block runs it first.  Piece i adds the sums of pieces i + 1, i + 2,
-   i + 4, ... (stride s while i has no bit at s and i + s <= count) - each waited for on its
-   flag (acquire), added, its flag lowered for the next launch - and a later piece then stores
-   its accumulators (no alpha, no beta) to its partial slot of BM x BN floats (thread-major:
-   every thread's thread tile, element (i, j) of thread t at (i * TN + j) * threads + t, so
-   that a warp's store of one element is 128 contiguous bytes; rows and columns outside the
-   matrix included, as zeros) and raises the slot's flag (release); piece 0 writes C as the
-   one-pass kernel does.  The same bits on every run (a fixed order of adds, no atomics), no
-   third launch, only the later pieces travel through memory, and piece 0 waits for
-   ceil(log2(count + 1)) slots, not count (255x257x65537's tiles have 33 to 50 pieces).  The
-   waits need the later pieces' blocks to run: the ranges are at most one wave (P blocks), on
-   a GPU the whole-tile launch has left; a piece waits only for pieces of later ranges.
+3. fix-up, in the ranges kernel, as a tree of fan-out F (ptx_streamk.FIXUP_FANOUT, 4): a split
+   tile's pieces are numbered 0 (the first piece, k-tile 0: the last item of the range before)
+   to count, in K order; each later piece starts its range, so its block runs it first.  Piece
+   i adds, at stride s = 1, F, F^2, ... while i is a multiple of s * F, the sums of its children
+   i + s, i + 2s, ..., i + (F-1)s up to count - each waited for on its flag (acquire), its flag
+   lowered for the next launch, added in order - and a later piece then stores its accumulators
+   (no alpha, no beta) to its partial slot of BM x BN floats (thread-major: every thread's
+   thread tile, element (i, j) of thread t at (i * TN + j) * threads + t, so that a warp's store
+   of one element is 128 contiguous bytes; rows and columns outside the matrix included, as
+   zeros) and raises the slot's flag (release); piece 0 writes C as the one-pass kernel does.
+   The same bits on every run (a fixed order of adds, no atomics), no third launch, only the
+   later pieces travel through memory, and piece 0 waits ceil(log_F(count + 1)) levels deep,
+   adding at most F - 1 slots a level, not count in one (255x257x65537's tiles have 33 to 50
+   pieces; tiles of up to F pieces keep one level).  The waits need the later pieces' blocks to
+   run: the ranges are at most one wave (P blocks), on a GPU the whole-tile launch has left; a
+   piece waits only for pieces of later ranges.
 
 The work list, as int32 in device memory (runtime/sgemm_launch.py uploads it once):
   items  [n_items][8]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1, first slot,
@@ -104,7 +106,7 @@ class StreamKPlan:
     def work_ints(self) -> np.ndarray:
         """The work list as the kernel reads it (int32): items, starts, flags (zero).  An item's
         last two ints are its split tile's first slot and slot count (0, 0 for a whole tile):
-        the fix-up tree's numbers (the later piece in slot s is piece s - first + 1 of count + 1)."""
+        the fix-up tree's numbers (the later piece in slot s is piece s - first + 1 of 0 .. count)."""
         tiles = {(tm, tn): (f, c) for tm, tn, _, _, s, f, c in self.items if c > 0}
         items = np.asarray([((tm << 16) | tn, k0, k1, s, f, c) + tiles.get((tm, tn), (0, 0))
                             for tm, tn, k0, k1, s, f, c in self.items], dtype=np.int32).reshape(-1)

@@ -3,8 +3,9 @@
 tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50 later pieces.  Variants of the
 plan regtile.sgemm builds, against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's
 ShapeBench (each checked against float64 first, C NaN-poisoned):
-- "tree": the fix-up as committed (session 10): piece i adds the sums of pieces i + 1, i + 2, i + 4, ...,
-  so the first piece waits for ceil(log2(pieces)) slots;
+- "tree": the fix-up as committed (session 10): a tree of fan-out ptx_streamk.FIXUP_FANOUT (4), the
+  first piece ceil(log4(pieces)) levels deep; "binary": the same at fan-out 2 (as it ran at df84fc2:
+  512^3's four-piece tiles two levels deep);
 - "parallel": the first piece adds every later slot in K order, after every thread waited for its own
   slots' flags (parallel_fixup, as it ran at 813d6ca and c12fb85);
 - "serial": the same with thread 0 waiting for each flag in turn (serial_fixup: the fix-up until session 10);
@@ -24,7 +25,7 @@ import contextlib
 from . import check_and_time_interleaved, over_shapes, program
 
 DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384", "4096x64x65536",
-           "16384x32x16384", "1023x1025x1023", "8192x128x8192"]
+           "1023x1025x1023", "8192x128x8192", "512x512x512", "127x511x257", "768x512x768", "128x2048x2048"]
 HELD = [0]
 
 
@@ -158,7 +159,7 @@ PLAIN_WORK_INTS = None
 def one(torch, bench, m, n, k):
     global PLAIN_WORK_INTS
     import copy
-    from regtile.codegen import streamk
+    from regtile.codegen import ptx_streamk, streamk
     from regtile.codegen.ptx_streamk import StreamKMixin
     from regtile.runtime.plans import GemmPlan
     from .held_registers import held, k16
@@ -174,6 +175,8 @@ def one(torch, bench, m, n, k):
         return GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
 
     plans = {"tree": lib}
+    with patched(ptx_streamk, "FIXUP_FANOUT", 2):
+        plans["binary"] = build()
     for name, fixup in (("parallel", parallel_fixup), ("serial", serial_fixup)):
         with patched(StreamKMixin, "gather", first_piece_only(fixup)):
             plans[name] = build()

@@ -31,8 +31,8 @@ GOLDEN = {
     "cuda:zorder-256x128": "509349a69cbff1660e906c211df560e91fdd1f67c4bf9dbdce932860849d5962",
     "cuda:zorder-splitk4": "e8dce55c16e7de67d4ea7abafb94fa48dc5842e9afae298fa92e743e245f47d2",
     "ptx:dbuf": "950a0fbcd3564419f091c75c32a8332152bc025452a3559602700f6ab08315d2",
-    "ptx:default-4096": "3ca59a66413e9d81da012a55752165a08c377ec9beb2e686bb9efb990de35e49",
-    "ptx:default-512": "6940aca4e16deeb17cea9eb51d682d6198702a73eb0de11081cc355ef5ebbfd4",
+    "ptx:default-4096": "2261b1f70cff7d67b9c8758f6222f98c402be779aff761342424ba54cf5f9656",
+    "ptx:default-512": "2bc544236e156298b541d53b30bde262ba4096fe3ff6bf42a926f844a9169a24",
     "ptx:naive": "523dc0fd37bd64d78f9d1f0bb5b78ca2c81794de26aedd3a71c855cf8b0d9a6f",
     "ptx:pad": "0fe3b7f9d42c63b229b9f2201129a4a3ceadc7f1b859f9368798694c0c381230",
     "ptx:smem": "41ba0c0693117cdcaafe9e373ec873892a644d84a0af3d55b40c80279225e66a",
@@ -41,7 +41,7 @@ GOLDEN = {
     "ptx:vec4": "4f0ab8ebe59b0aa7e33553cd337e79f002a089a149076a8567ee82dae5e479e5",
     "ptx:zorder": "b55a98a5f48e3886e80ba9c29407b494eaedcbb148d6ef1544827a5edfa5e4cb",
     "ptx:zorder-256x128": "8c76d0ea1627a8e910a2cb392d73560ac06bcf94003d1b43eeb2603b0b18ad5e",
-    "ptx:zorder-streamk": "0ee23286124c08579349e554f6554849247fc21cc30a464e0040e662294f0977",
+    "ptx:zorder-streamk": "e40893abcdc8524a7cf0f9ea6ef2f72df21075eca8fea69587dd9d035366be8e",
 }
 
 
@@ -116,11 +116,11 @@ RANDOM = [
     ({"a_transposed": True, "bk": 4, "bm": 16, "bn": 32, "ffma_order": "colzig", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 4, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "tm": 2, "tn": 8, "vec": 1, "warps": [1, 1]}, "cd50d77884d89bab", None),
     ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 0, "tm": 4, "tn": 2, "vec": 1, "warps": [2, 1]}, "e810df08d2c59665", "c235efcf85654e85"),
     ({"a_transposed": False, "bk": 2, "bm": 64, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 1, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 1, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
-    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, None, "c0a337f135e2bd16"),
-    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, None, "ecd0345a0a7866b7"),
+    ({"a_transposed": True, "bk": 16, "bm": 32, "bn": 64, "ffma_order": "rowmajor", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [2, 1]}, None, "f0d11192c7e868f4"),
+    ({"a_transposed": True, "bk": 8, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "zorder", "min_blocks": 1, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 4, "vec": 4, "warps": [1, 2]}, None, "b2760a4b76e96425"),
     ({"a_transposed": False, "bk": 2, "bm": 16, "bn": 16, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 3, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 1, "stream_k": True, "tm": 8, "tn": 1, "vec": 1, "warps": [1, 1]}, None, None),
-    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "stream_k": True, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, None, "83a2602eea9b5f53"),
-    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, None, "eb870a3cad17d9c0"),
+    ({"a_transposed": False, "bk": 4, "bm": 32, "bn": 64, "ffma_order": "colzig", "frag_regs": True, "mapping": "linear", "min_blocks": 4, "pad_a": 0, "pad_b": 4, "reg_prefetch": True, "split_tile": True, "stages": 1, "stream_k": True, "tm": 4, "tn": 8, "vec": 1, "warps": [2, 1]}, None, "f3d7ad3761564b7a"),
+    ({"a_transposed": True, "bk": 2, "bm": 64, "bn": 128, "ffma_order": "zigzag", "frag_regs": True, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 0, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 4, "tn": 16, "vec": 1, "warps": [4, 1]}, None, "d4e4fade817b328c"),
     ({"a_transposed": True, "bk": 2, "bm": 16, "bn": 32, "ffma_order": "zigzag", "frag_regs": False, "mapping": "linear", "min_blocks": 2, "pad_a": 4, "pad_b": 4, "reg_prefetch": False, "split_tile": False, "stages": 2, "stream_k": True, "tm": 1, "tn": 16, "vec": 1, "warps": [1, 1]}, None, None),
     ({"a_transposed": True, "bk": 4, "bm": 128, "bn": 128, "ffma_order": "zigzag", "frag_regs": False, "mapping": "zorder", "min_blocks": 2, "pad_a": 0, "pad_b": 0, "reg_prefetch": False, "sass_pass": True, "split_tile": False, "stages": 2, "stream_k": True, "tm": 8, "tn": 16, "vec": 1, "warps": [4, 1]}, None, None),
 ]
