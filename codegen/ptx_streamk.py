@@ -33,12 +33,12 @@ class StreamKMixin:
         b.place(top)
         last = self.setp("ge", w, w_end)
         b.emit(f"@{last} bra.uni {done};")
-        tile, kt0, kt1, slot, first, count, tfirst, tcount = (self.named(x) for x in (
-            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count", "item_tile_first",
-            "item_tile_count"))
+        tile, kt0, kt1, slot, first, count = (self.named(x) for x in (
+            "item_tile", "item_kt0", "item_kt1", "item_slot", "item_first", "item_count"))
         at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
         b.emit(f"ld.global.nc.v4.u32 {{{tile}, {kt0}, {kt1}, {slot}}}, [{at}];",
                "(tile_m << 16 | tile_n, kt_begin, kt_end, slot)")
+        b.emit(f"ld.global.nc.v2.u32 {{{first}, {count}}}, [{at}+16];", "the split tile's slots: first, count")
         b.emit(f"shr.u32 {self.block_m}, {tile}, 16;")
         b.emit(f"mul.lo.s32 {self.block_m}, {self.block_m}, {cfg.bm};")
         b.emit(f"and.b32 {self.block_n}, {tile}, 65535;")
@@ -61,10 +61,6 @@ class StreamKMixin:
         self.tile_setup()
         self.render(step.steps)
         self.p = full
-        at = b.op("add.s64", self.p["itemsg"], b.op("mul.wide.u32", w, streamk.ITEM_BYTES, typ=".b64"), typ=".b64")
-        b.emit(f"ld.global.nc.v4.u32 {{{first}, {count}, {tfirst}, {tcount}}}, [{at}+16];",
-               "the first piece's slots (first, count) and the split tile's (on every piece), loaded past "
-               "the k loop: four registers it does not hold")
         if cfg.last_col:
             self.last_col_gather()
         partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
@@ -81,7 +77,7 @@ class StreamKMixin:
         b.place(partial)
         b.comment("a later piece of a split tile: piece slot - first + 1 of its fix-up tree, then its sums to "
                   "partial slot `slot` (BM x BN, thread-major) and its flag")
-        self.gather(b.op("add.s32", b.op("sub.s32", slot, tfirst), 1), tfirst, tcount, leader)
+        self.gather(b.op("add.s32", b.op("sub.s32", slot, first), 1), first, count, leader)
         self.epilogue_partial(slot)
         b.emit("bar.sync 0;", "every thread's partial stored ...")
         flag = self.flag_address(slot)

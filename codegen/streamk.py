@@ -37,9 +37,8 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
 
 The work list, as int32 in device memory (runtime/sgemm_launch.py uploads it once):
   items  [n_items][8]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1, first slot,
-                        slot count, the tile's first slot, the tile's slot count): slot >= 0
-                        for a later piece, count > 0 for a first piece; the last two are the
-                        split tile's (first, count) on its every piece, (0, 0) on a whole tile
+                        slot count, 0, 0): slot >= 0 for a later piece; (first, count) the
+                        split tile's slots on every piece of it, (0, 0) on a whole tile
   starts [ranges + 1]  block b of the ranges kernel runs items starts[b] .. starts[b+1]-1
   flags  [slots]       0, set to 1 when the slot holds its piece's sums, back to 0 once added
 Tile coordinates are packed in 16 bits each: M and N up to 65535 tiles.
@@ -104,11 +103,11 @@ class StreamKPlan:
         return self.starts_offset + 4 * len(self.starts)
 
     def work_ints(self) -> np.ndarray:
-        """The work list as the kernel reads it (int32): items, starts, flags (zero).  An item's
-        last two ints are its split tile's first slot and slot count (0, 0 for a whole tile):
-        the fix-up tree's numbers (the later piece in slot s is piece s - first + 1 of 0 .. count)."""
+        """The work list as the kernel reads it (int32): items, starts, flags (zero).  A later
+        piece's (first, count) ints are its split tile's, the first piece's (the fix-up tree's
+        numbers: the later piece in slot s is piece s - first + 1 of 0 .. count)."""
         tiles = {(tm, tn): (f, c) for tm, tn, _, _, s, f, c in self.items if c > 0}
-        items = np.asarray([((tm << 16) | tn, k0, k1, s, f, c) + tiles.get((tm, tn), (0, 0))
+        items = np.asarray([((tm << 16) | tn, k0, k1, s) + (tiles[(tm, tn)] if s >= 0 else (f, c)) + (0, 0)
                             for tm, tn, k0, k1, s, f, c in self.items], dtype=np.int32).reshape(-1)
         return np.concatenate([items, np.asarray(self.starts, dtype=np.int32), np.zeros(self.slots, dtype=np.int32)])
 

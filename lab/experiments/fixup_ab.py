@@ -149,7 +149,7 @@ def no_counts(self):
     waits or adds)."""
     ints = PLAIN_WORK_INTS(self).copy()
     n = len(self.items)
-    ints[:8 * n].reshape(n, 8)[:, [5, 7]] = 0
+    ints[:8 * n].reshape(n, 8)[:, 5] = 0
     return ints
 
 

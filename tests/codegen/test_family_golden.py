@@ -5,7 +5,7 @@ The digests in family_golden.json were taken at d6f4611, before the emitters bec
 of one kernel program (codegen/program.py): a change to one of these texts is then a
 deliberate one (rewrite the JSON with the reason in the commit message, and show the SASS is
 unchanged where only the text moved: docs/architecture.md).  Session 10 retook the 61 stream-K PTX
-digests twice: the fix-up's flags waited for by every thread, then the fix-up as a tree (codegen/ptx_streamk.py)."""
+digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather)."""
 import json
 from pathlib import Path
 

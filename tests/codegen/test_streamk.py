@@ -86,10 +86,11 @@ def test_work_ints_layout():
     split = {(tm, tn): (f, c) for tm, tn, _, _, _, f, c in plan.items if c > 0}
     assert split and any(s >= 0 for *_, s, _, _ in plan.items)
     for row, (tm, tn, k0, k1, s, f, c) in zip(items, plan.items):
-        # the last two: the split tile's (first slot, count) on each of its pieces, (0, 0) on a whole tile
-        assert tuple(row) == ((tm << 16) | tn, k0, k1, s, f, c) + split.get((tm, tn), (0, 0))
+        # (first, count): the split tile's slots on each of its pieces, (0, 0) on a whole tile
+        assert tuple(row) == ((tm << 16) | tn, k0, k1, s) + split.get((tm, tn), (0, 0)) + (0, 0)
+        assert (f, c) == (split[(tm, tn)] if s < 0 and (tm, tn) in split and k0 == 0 else (0, 0))
         if s >= 0:
-            assert row[6] <= s < row[6] + row[7]  # a later piece: piece s - first + 1 of its tile's tree
+            assert row[4] <= s < row[4] + row[5]  # a later piece: piece s - first + 1 of its tile's tree
     starts = ints[plan.starts_offset // 4:plan.starts_offset // 4 + plan.ranges + 1]
     assert tuple(starts) == plan.starts
     assert plan.starts_offset % 16 == 0  # items are read as int4 (32 bytes each)

@@ -33,12 +33,6 @@ def test_member_kernels_keep_their_registers_off_conflicting_banks(name):
     assert max(shares.values()) <= MAX_CONFLICT_SHARE, shares
 
 
-# Known over the bound: skinny-n32 (no SASS pass) on unaligned rows, whose ranges kernel ptxas put at 0.342
-# once the stream-K fix-up became a tree (session 10; 0.166 with the pass).  No suite shape runs it.
-# The test asserts it stays over, so that a change that brings it back under the bound says so.
-OVER_THE_BOUND = {"skinny-n32"}
-
-
 @pytest.mark.parametrize("name", tiered(PTX_MEMBERS, fast=()))  # all in the slow tier: a compile each (8 s)
 def test_member_kernels_on_unaligned_rows_keep_their_registers_off_conflicting_banks(name):
     """The kernels regtile.sgemm runs where lda or ldb is not a multiple of 4 (heuristic.for_rows:
@@ -47,17 +41,11 @@ def test_member_kernels_on_unaligned_rows_keep_their_registers_off_conflicting_b
     if cfg == FAMILY[name].config:
         pytest.skip(f"{name}: no unaligned-rows path (for_rows keeps the config)")
     shares = kernel_shares(cfg)
-    if name in OVER_THE_BOUND:
-        assert max(shares.values()) > MAX_CONFLICT_SHARE, f"{name} is back under the bound: drop it from OVER_THE_BOUND"
-    else:
-        assert max(shares.values()) <= MAX_CONFLICT_SHARE, shares
+    assert max(shares.values()) <= MAX_CONFLICT_SHARE, shares
 
 
-def test_the_bound_catches_a_conflicted_kernel():
-    """A kernel ptxas put on conflicting banks fails it: sq-64x64 with the colzig FFMA order and without
-    the SASS pass (its main loop 0.446 at session 10).  The case that made the test, the k16 members'
-    ranges kernel with the edge clamp and without the pass (713 conflicted FFMAs of 1024 in session 8),
-    came out at 0.12 once the stream-K fix-up became a tree (session 10): ptxas's allocation moves with
-    any change of the text, which is why every member is bounded here."""
-    shares = kernel_shares(FAMILY["sq-64x64"].config.replace(ffma_order="colzig", sass_pass=False))
+def test_the_bound_catches_the_k16_ranges_kernel_with_the_clamp():
+    """The case that made the test: the same member with the edge clamp and without the SASS pass
+    (which the member takes with the clamp since) fails it."""
+    shares = kernel_shares(FAMILY["wide-64x128-k16"].config.replace(edge_clamp=True, sass_pass=False))
     assert max(shares.values()) > MAX_CONFLICT_SHARE
