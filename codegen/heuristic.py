@@ -191,7 +191,9 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     """Stream-K with fewer tiles than SMs: each tile's first piece adds the partial tiles of its
     later pieces one after the other, each written and read back (2 x BM x BN floats) at one
     SM's share of the copy bandwidth.  (Leaving it out, the model picked stream-K for the tiny
-    long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)"""
+    long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)  Since session 10
+    the kernel adds them as a tree (ptx_streamk.gather: at most 3 slots a level, log4(pieces)
+    levels); this term still prices the flat chain, fitted with it, until the table is refitted."""
     c = get_member(name).config
     if not c.stream_k:
         return 0.0
