@@ -29,10 +29,24 @@ DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384",
 HELD = [0]
 
 
+def _add_in_k_order(self, first, p, end):
+    """The flat fix-up's adds, as both forms below ran them: slots first .. end-1 one after the other."""
+    b = self.b
+    b.emit("bar.sync 0;", "every later piece is in memory")
+    b.emit("fence.acq_rel.gpu;")
+    b.emit(f"mov.u32 {p}, {first};")
+    add = b.label("add_slot")
+    b.place(add)
+    self.add_slot(p)
+    b.emit(f"add.s32 {p}, {p}, 1;")
+    more = self.setp("lt", p, end)
+    b.emit(f"@{more} bra {add};")
+    b.emit("bar.sync 0;", "every thread has read the slots")
+
+
 def serial_fixup(self, first, count, leader):
     """The fix-up until session 10, as it ran: thread 0 waits for each flag in turn."""
-    from regtile.codegen.emit_ptx import _r
-    b, r = self.b, self.plan.regs
+    b = self.b
     p, end = self.named("fix_slot"), self.named("fix_end")
     b.emit(f"add.s32 {end}, {first}, {count};")
     b.emit(f"mov.u32 {p}, {first};")
@@ -52,21 +66,7 @@ def serial_fixup(self, first, count, leader):
     more = self.setp("lt", p, end)
     b.emit(f"@{more} bra {wait};")
     b.place(waited)
-    b.emit("bar.sync 0;", "every later piece is in memory")
-    b.emit("fence.acq_rel.gpu;")
-    b.emit(f"mov.u32 {p}, {first};")
-    add = b.label("add_slot")
-    b.place(add)
-    tmp = self.named("fix_v", ".f32")
-    for i, j, at in self.slot_addresses(p):
-        b.emit(f"ld.global.cg.f32 {tmp}, {at};")
-        b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
-    if self.cfg.last_col:
-        self.last_col_add(p)
-    b.emit(f"add.s32 {p}, {p}, 1;")
-    more = self.setp("lt", p, end)
-    b.emit(f"@{more} bra {add};")
-    b.emit("bar.sync 0;", "every thread has read the slots")
+    _add_in_k_order(self, first, p, end)
     b.emit(f"mov.u32 {p}, {first};")
     clear, cleared = b.label("clear"), b.label("cleared")
     b.emit(f"@{skip} bra {cleared};")
@@ -81,8 +81,7 @@ def serial_fixup(self, first, count, leader):
 def parallel_fixup(self, first, count, leader):
     """The fix-up of 813d6ca / c12fb85, as it ran: every thread t waits for slots first + t, + threads,
     ...; the slots added in K order; the same threads lower the flags."""
-    from regtile.codegen.emit_ptx import _r
-    b, r = self.b, self.plan.regs
+    b = self.b
     p, end = self.named("fix_slot"), self.named("fix_end")
     b.emit(f"add.s32 {end}, {first}, {count};")
     wait, waited = b.label("wait"), b.label("waited")
@@ -98,21 +97,7 @@ def parallel_fixup(self, first, count, leader):
     b.emit(f"add.s32 {p}, {p}, {self.cfg.threads};")
     b.emit(f"bra {wait};")
     b.place(waited)
-    b.emit("bar.sync 0;", "every later piece is in memory")
-    b.emit("fence.acq_rel.gpu;")
-    b.emit(f"mov.u32 {p}, {first};")
-    add = b.label("add_slot")
-    b.place(add)
-    tmp = self.named("fix_v", ".f32")
-    for i, j, at in self.slot_addresses(p):
-        b.emit(f"ld.global.cg.f32 {tmp}, {at};")
-        b.emit(f"add.rn.f32 {_r(r.acc[i][j])}, {_r(r.acc[i][j])}, {tmp};")
-    if self.cfg.last_col:
-        self.last_col_add(p)
-    b.emit(f"add.s32 {p}, {p}, 1;")
-    more = self.setp("lt", p, end)
-    b.emit(f"@{more} bra {add};")
-    b.emit("bar.sync 0;", "every thread has read the slots")
+    _add_in_k_order(self, first, p, end)
     clear, cleared = b.label("clear"), b.label("cleared")
     b.emit(f"add.s32 {p}, {first}, {self.tid};")
     b.place(clear)
