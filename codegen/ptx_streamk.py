@@ -17,10 +17,10 @@ class StreamKMixin:
     def _WorkItems(self, step) -> None:
         """for w in starts[b] .. starts[b+1]-1: item (tile, kt_begin, kt_end, slot, first,
         count) -> the one-pass kernel's tile setup, k loop and epilogue on A, B and K narrowed
-        to the item's K range.  A later piece of a split tile (slot >= 0) stores its
-        accumulators to its slot and raises the slot's flag; the tile's first piece (count >
-        0), the last item of its block, waits for the flags of slots first .. first+count-1,
-        adds them to its accumulators in K order and writes C (codegen/streamk.py)."""
+        to the item's K range.  Every piece of a split tile (count > 0: its later pieces' slots
+        are first .. first+count-1) adds its children's sums in the fix-up tree (gather); a later
+        piece (slot >= 0) then stores its accumulators to its slot and raises the slot's flag,
+        and the first piece (slot -1, the last item of its block) writes C (codegen/streamk.py)."""
         cfg, b = self.cfg, self.b
         b.memo = None  # a loop: nothing computed inside is reused across items
         w, w_end = self.named("item"), self.named("item_end")
@@ -28,7 +28,7 @@ class StreamKMixin:
                   typ=".b64")
         b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
         b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
-        leader = self.setp("eq", self.tid, 0)
+        leader = self.leader = self.setp("eq", self.tid, 0)
         top, done = b.label("item"), b.label("items_done")
         b.place(top)
         last = self.setp("ge", w, w_end)
@@ -69,7 +69,7 @@ class StreamKMixin:
         none = self.setp("eq", count, 0)
         b.emit(f"@{none} bra.uni {direct};")
         b.comment("the first piece of a split tile: piece 0 of its fix-up tree")
-        self.gather(b.op("mov.u32", 0), first, count, leader)
+        self.gather(b.op("mov.u32", 0), first, count)
         b.place(direct)
         b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
         self.epilogue(step.epilogue)
@@ -77,7 +77,7 @@ class StreamKMixin:
         b.place(partial)
         b.comment("a later piece of a split tile: piece slot - first + 1 of its fix-up tree, then its sums to "
                   "partial slot `slot` (BM x BN, thread-major) and its flag")
-        self.gather(b.op("add.s32", b.op("sub.s32", slot, first), 1), first, count, leader)
+        self.gather(b.op("add.s32", b.op("sub.s32", slot, first), 1), first, count)
         self.epilogue_partial(slot)
         b.emit("bar.sync 0;", "every thread's partial stored ...")
         flag = self.flag_address(slot)
@@ -94,7 +94,7 @@ class StreamKMixin:
         b = self.b
         return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
 
-    def gather(self, index: str, first: str, count: str, leader: str) -> None:
+    def gather(self, index: str, first: str, count: str) -> None:
         """Piece `index` of a split tile's fix-up tree (codegen/streamk.py, FIXUP_FANOUT children a
         node; the tile's later pieces in slots first .. first + count - 1, piece i in slot first +
         i - 1).  At stride s = 1, F, F^2, ... while index is a multiple of s * F: threads t < F - 1
@@ -112,7 +112,7 @@ class StreamKMixin:
                "not a multiple of stride * F: its sums go up the tree")
         b.emit(f"add.s32 {child}, {index}, {stride};")
         b.emit(f"@{self.setp('gt', child, count)} bra.uni {done};", "no child here (nor higher up)")
-        mine = b.op("mad.lo.s32", b.op("add.s32", self.tid, 1), stride, index)
+        mine = b.op("mad.lo.s32", b.op("add.s32", self.tid, 1), stride, index)  # thread t's child: index + (t+1) s
         b.emit(f"@!{self.setp('lt', self.tid, fan - 1)} bra {waited};")
         b.emit(f"@{self.setp('gt', mine, count)} bra {waited};")
         got, flag, spin = self.named("fix_flag"), self.flag_address(b.op("sub.s32", b.op("add.s32", first, mine), 1)), \
@@ -136,6 +136,8 @@ class StreamKMixin:
         b.place(done)
 
     def add_slot(self, slot: str) -> None:
+        """Partial slot `slot`'s values of this thread's tile (slot_addresses; with last_col, its
+        column's sums) added to the accumulators."""
         b, r = self.b, self.plan.regs
         tmp = self.named("fix_v", ".f32")
         for i, j, at in self.slot_addresses(slot):

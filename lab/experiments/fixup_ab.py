@@ -44,9 +44,10 @@ def _add_in_k_order(self, first, p, end):
     b.emit("bar.sync 0;", "every thread has read the slots")
 
 
-def serial_fixup(self, first, count, leader):
-    """The fix-up until session 10, as it ran: thread 0 waits for each flag in turn."""
-    b = self.b
+def serial_fixup(self, first, count):
+    """The fix-up until session 10, as it ran: thread 0 (the item loop's `leader`) waits for each
+    flag in turn."""
+    b, leader = self.b, self.leader
     p, end = self.named("fix_slot"), self.named("fix_end")
     b.emit(f"add.s32 {end}, {first}, {count};")
     b.emit(f"mov.u32 {p}, {first};")
@@ -78,7 +79,7 @@ def serial_fixup(self, first, count, leader):
     b.place(cleared)
 
 
-def parallel_fixup(self, first, count, leader):
+def parallel_fixup(self, first, count):
     """The fix-up of 813d6ca / c12fb85, as it ran: every thread t waits for slots first + t, + threads,
     ...; the slots added in K order; the same threads lower the flags."""
     b = self.b
@@ -111,11 +112,11 @@ def parallel_fixup(self, first, count, leader):
 def first_piece_only(fixup):
     """A StreamKMixin.gather replacement: the item loop calls gather for the first piece, then for
     a later piece; the first call runs `fixup`, the second nothing."""
-    def gather(self, index, first, count, leader):
+    def gather(self, index, first, count):
         calls = getattr(self, "_lab_gathers", 0)
         self._lab_gathers = calls + 1
         if calls % 2 == 0:
-            fixup(self, first, count, leader)
+            fixup(self, first, count)
     return gather
 
 
