@@ -6,11 +6,6 @@ from __future__ import annotations
 from . import streamk
 from .ptx_builder import _addr, _r
 
-# Children a node of the fix-up tree adds (StreamKMixin.gather; codegen/streamk.py).  Two made
-# 512^3's four-piece tiles (sq-32x32) wait two levels deep: 13.7 -> 17.4 us; four keeps tiles of up to
-# four pieces at one level, as the flat fix-up had them, and 255x257x65537's 50 at three.
-FIXUP_FANOUT = 4
-
 
 class StreamKMixin:
     # -- stream-K: the block runs its items of the work list (codegen/streamk.py)
@@ -95,14 +90,15 @@ class StreamKMixin:
         return b.op("add.s64", self.p["flagsg"], b.op("mul.wide.u32", slot, 4, typ=".b64"), typ=".b64")
 
     def gather(self, index: str, first: str, count: str) -> None:
-        """Piece `index` of a split tile's fix-up tree (codegen/streamk.py, FIXUP_FANOUT children a
-        node; the tile's later pieces in slots first .. first + count - 1, piece i in slot first +
+        """Piece `index` of a split tile's fix-up tree (codegen/streamk.py: streamk.fixup_children is
+        the rule in Python, FIXUP_FANOUT the fan-out F; the tile's later pieces in slots first .. first + count - 1, piece i in slot first +
         i - 1).  At stride s = 1, F, F^2, ... while index is a multiple of s * F: threads t < F - 1
         wait (acquire) for the flag of child index + (t + 1) s where that is <= count, and lower it
         for the next launch (nothing writes that slot again in this one); then every thread adds
         the children's slots, in order, to its accumulators (a loop: unrolled, ptxas would hold
         their loads at once, 210-219 registers for two)."""
-        b, fan = self.b, FIXUP_FANOUT
+        b, fan = self.b, streamk.FIXUP_FANOUT
+        assert fan > 1 and fan & (fan - 1) == 0, f"FIXUP_FANOUT={fan}: the level test masks, a power of two"
         stride, child, j = self.named("fix_stride"), self.named("fix_child"), self.named("fix_j")
         b.emit(f"mov.u32 {stride}, 1;")
         top, done, waited, add = b.label("fix_level"), b.label("fix_done"), b.label("fix_waited"), b.label("fix_add")

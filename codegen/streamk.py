@@ -18,7 +18,7 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
    k-tiles (a range's first k-tile has nothing to overlap it); when P' <= R, or the last
    wave is more than MAX_LAST_WAVE_FILL full, stream-K gains nothing and the whole-tile
    launch takes every tile;
-3. fix-up, in the ranges kernel, as a tree of fan-out F (ptx_streamk.FIXUP_FANOUT, 4): a split
+3. fix-up, in the ranges kernel, as a tree of fan-out F (FIXUP_FANOUT, 4; fixup_children): a split
    tile's pieces are numbered 0 (the first piece, k-tile 0: the last item of the range before)
    to count, in K order; each later piece starts its range, so its block runs it first.  Piece
    i adds, at stride s = 1, F, F^2, ... while i is a multiple of s * F, the sums of its children
@@ -63,6 +63,11 @@ MIN_ITERS = 8
 MAX_LAST_WAVE_FILL = 0.9
 MAX_TILES_PER_DIM = 1 << 16
 ITEM_BYTES = 32  # one item of the work list: 8 int32
+# Children a node of the fix-up tree adds at most, plus one (fixup_children; the kernel's loop is
+# ptx_streamk.StreamKMixin.gather).  Two made 512^3's four-piece tiles (sq-32x32) wait two levels deep
+# (13.7 -> 17.4 us); four keeps tiles of up to four pieces at one level, as the flat fix-up had them,
+# and 255x257x65537's 50 at three.
+FIXUP_FANOUT = 4
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,23 @@ class StreamKPlan:
 
     def describe(self) -> str:
         t = self.tiles_m * self.tiles_n
+        depth = max((len(fixup_children(0, c)) for *_, c in self.items if c > 0), default=0)
         return (f"stream-K: {t} tiles of {self.k_tiles} k-tiles on {self.slots_per_wave} block slots: "
                 f"{self.whole_tiles} whole tiles, {self.stream_k_tiles} tiles in {self.ranges} even K ranges; "
-                f"{self.split_tiles} tiles split, {self.slots} partial tiles through memory")
+                f"{self.split_tiles} tiles split, {self.slots} partial tiles through memory"
+                + (f", a fix-up tree {depth} level{'s' if depth > 1 else ''} deep" if depth else ""))
+
+
+def fixup_children(index: int, count: int, fanout: int = FIXUP_FANOUT) -> List[List[int]]:
+    """Piece `index`'s children in the fix-up tree of a split tile of pieces 0 .. count, level by
+    level: at stride s = 1, F, F^2, ... while index is a multiple of s * F, the pieces index + s,
+    index + 2s, ..., index + (F-1)s that are <= count (the rule ptx_streamk.gather runs: it waits
+    for a level's children, then adds their sums in this order)."""
+    levels, stride = [], 1
+    while index % (stride * fanout) == 0 and index + stride <= count:
+        levels.append([c for c in range(index + stride, index + fanout * stride, stride) if c <= count])
+        stride *= fanout
+    return levels
 
 
 def slot_floats(bm: int, bn: int, last_col: bool = False) -> int:

@@ -3,7 +3,7 @@
 tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50 later pieces.  Variants of the
 plan regtile.sgemm builds, against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's
 ShapeBench (each checked against float64 first, C NaN-poisoned):
-- "tree": the fix-up as committed (session 10): a tree of fan-out ptx_streamk.FIXUP_FANOUT (4), the
+- "tree": the fix-up as committed (session 10): a tree of fan-out streamk.FIXUP_FANOUT (4), the
   first piece ceil(log4(pieces)) levels deep; "binary": the same at fan-out 2 (as it ran at df84fc2:
   512^3's four-piece tiles two levels deep);
 - "parallel": the first piece adds every later slot in K order, after every thread waited for its own
@@ -145,7 +145,7 @@ PLAIN_WORK_INTS = None
 def one(torch, bench, m, n, k):
     global PLAIN_WORK_INTS
     import copy
-    from regtile.codegen import ptx_streamk, streamk
+    from regtile.codegen import streamk
     from regtile.codegen.ptx_streamk import StreamKMixin
     from regtile.runtime.plans import GemmPlan
     from .held_registers import held, k16
@@ -161,7 +161,7 @@ def one(torch, bench, m, n, k):
         return GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
 
     plans = {"tree": lib}
-    with patched(ptx_streamk, "FIXUP_FANOUT", 2):
+    with patched(streamk, "FIXUP_FANOUT", 2):
         plans["binary"] = build()
     for name, fixup in (("parallel", parallel_fixup), ("serial", serial_fixup)):
         with patched(StreamKMixin, "gather", first_piece_only(fixup)):

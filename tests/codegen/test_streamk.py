@@ -9,7 +9,7 @@ from tiers import tiered
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit
 from regtile.codegen.presets import get_preset
-from regtile.codegen.streamk import MAX_LAST_WAVE_FILL, MIN_ITERS, plan_stream_k
+from regtile.codegen.streamk import fixup_children, MAX_LAST_WAVE_FILL, MIN_ITERS, plan_stream_k
 from regtile.runtime.compiler import compile_config
 from regtile.runtime.sass import function_of
 
@@ -76,6 +76,46 @@ def test_every_k_tile_of_every_tile_once_and_the_last_wave_even(m, n, k, bm, bn,
             else:
                 assert count == 0
     assert plan.split_tiles == len(later)
+
+
+@pytest.mark.parametrize("fanout", [2, 4])
+def test_the_fixup_tree_adds_every_piece_once_from_later_ranges(fanout):
+    """streamk.fixup_children (the rule ptx_streamk.gather runs): for 1..300 pieces every later piece
+    has one parent, an earlier piece; a node adds at most F - 1 a level; piece 0 waits
+    ceil(log_F(pieces)) levels deep."""
+    import math
+    for count in range(0, 300):
+        parent = {}
+        for i in range(count + 1):
+            levels = fixup_children(i, count, fanout)
+            assert all(0 < len(kids) < fanout for kids in levels)
+            for kid in (k for kids in levels for k in kids):
+                assert kid > i and kid not in parent
+                parent[kid] = i
+        assert sorted(parent) == list(range(1, count + 1))
+        depth = len(fixup_children(0, count, fanout))
+        assert fanout ** depth >= count + 1 and (depth == 0 or fanout ** (depth - 1) < count + 1), (count, depth)
+        assert depth == (math.ceil(math.log(count + 1, fanout) - 1e-9) if count else 0)
+
+
+def test_a_piece_waits_only_for_pieces_of_later_ranges():
+    """The tree's waits cannot deadlock: a split tile's piece i runs in an earlier range (block) than its
+    children (every range is resident at once: one wave)."""
+    plan = plan_stream_k(255, 256, 65537, 128, 64, 16, 396)
+    block = {}
+    for c in range(plan.ranges):
+        for w in range(plan.starts[c], plan.starts[c + 1]):
+            block[w] = c
+    pieces = {}
+    for w, (tm, tn, k0, _, _, _, _) in enumerate(plan.items):
+        pieces.setdefault((tm, tn), []).append((k0, block[w]))
+    assert len(pieces) == 8 and all(len(p) > 40 for p in pieces.values())
+    for p in pieces.values():
+        blocks = [b for _, b in sorted(p)]  # piece i = the i-th in K order
+        for i in range(len(blocks)):
+            for kid in (k for kids in fixup_children(i, len(blocks) - 1) for k in kids):
+                assert blocks[kid] > blocks[i]
+    assert "a fix-up tree 3 levels deep" in plan.describe()
 
 
 def test_work_ints_layout():
