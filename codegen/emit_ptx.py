@@ -20,7 +20,7 @@ Targeting: `.version 8.0` (CUDA 12.0's PTX ISA; every instruction used here is m
 older, sm_90 needs >= 7.8), so any driver from 12.0 on can JIT the text and nvJitLink
 13.0 compiles it.  The text is emitted for one arch (default sm_90); the two lines
 that depend on the arch - `.target` and `.minnctapersm` (applied on sm_90 only, as the
-CUDA C backend's __launch_bounds__) - carry a marker, and `for_arch` rewrites them, so
+CUDA C backend's __launch_bounds__) - carry a marker, and `ptx_arch.for_arch` rewrites them, so
 the compile step (runtime/compiler.py) builds any supported arch from one KernelSource
 just as NVRTC does from one CUDA C text.
 
@@ -34,7 +34,8 @@ addresses, the tile loads and fragment loads) and the module text; codegen/ptx_b
 instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
 epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_edges.py an
 edge tile's loads; ptx_unaligned.py the unchecked per-float copies of unaligned rows
-(config.unaligned_rows) (mixins of one _Kernel class).
+(config.unaligned_rows); ptx_last_col.py C's fused last column (config.last_col) (mixins of one
+_Kernel class); ptx_arch.py the arch-dependent lines and their retargeting.
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines
@@ -55,10 +56,11 @@ from typing import Dict, List, Optional, Tuple
 from . import mapping as mp
 from .config import ConfigError, SgemmConfig
 from .expr import IntLike, c_expr
-from .hardware import DEFAULT_ARCH, SUPPORTED_ARCHS
+from .hardware import DEFAULT_ARCH
 from .kernel import KernelSource
 from .plan import SmemAccess, ThreadVars
 from .program import KernelProgram, OperandLoads, block_axis, entry_programs, geometry, header_lines, kernel_name
+from .ptx_arch import TARGET_MARK, check_arch, mincta_line, pdl_line
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_last_col import LastColMixin
@@ -68,9 +70,6 @@ from .ptx_streamk import StreamKMixin
 from .ptx_unaligned import UnalignedLoadsMixin
 
 PTX_VERSION = "8.0"
-_TARGET_MARK = "// regtile: target"
-_MINCTA_MARK = "// regtile: sm_90 only (as the CUDA C backend's __launch_bounds__)"
-PDL_MARK = "// regtile: sm_90 only (programmatic dependent launch)"
 # Programmatic dependent launch (codegen/kernel.py, PDL_WAIT): every SGEMM kernel of this backend
 # waits for the kernel before it on the stream (griddepcontrol.wait: finished, its writes visible)
 # before it touches global memory, and the runtime launches it programmatic (geometry.programmatic),
@@ -83,7 +82,7 @@ PDL_MARK = "// regtile: sm_90 only (programmatic dependent launch)"
 # and 1023x1025x1023 0.6-1.0 us slower (ranges-only plans with the unaligned rows' copies; not
 # explained), and without any trigger smaller gains.  The whole-tile kernel's trigger changed
 # nothing measurable where it applies (2000^3, 4096^3: within 0.5 us either way); it is left out.
-# Both lines are sm_90's (for_arch comments them out below it).
+# Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid", "items")  # program.TILES that trigger at entry
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
@@ -163,11 +162,11 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
     # -- prologue: parameters and per-thread values
     def pdl_entry(self) -> None:
         """The kernel's first lines: PDL's trigger (where PDL_TRIGGER_AT_ENTRY says) and wait,
-        marked for for_arch."""
+        marked for ptx_arch.for_arch."""
         trigger = self.prog.tiles in PDL_TRIGGER_AT_ENTRY
         lines = (["griddepcontrol.launch_dependents;"] if trigger else []) + ["griddepcontrol.wait;"]
         for line in lines:
-            self.b.lines.append(_pdl_line(line, self.arch))
+            self.b.lines.append(pdl_line(line, self.arch))
 
     def params(self) -> None:
         b = self.b
@@ -495,7 +494,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         out += ["//", f"// FFMA issue order per k-slice: plan.regs.ffma_order ({cfg.ffma_order}), {FFMA} "
                       f"%c<i>_<j>, %a<buf>_<i>, %b<buf>_<j>, %c<i>_<j>",
                 "//", "",
-                f".version {PTX_VERSION}", f".target {self.arch}  {_TARGET_MARK}", ".address_size 64", ""]
+                f".version {PTX_VERSION}", f".target {self.arch}  {TARGET_MARK}", ".address_size 64", ""]
         if cfg.stages:
             out.append(".extern .shared .align 16 .b8 smem[];")
             out.append("")
@@ -507,7 +506,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         params = ",\n".join(f"\t.param {_PTX_TYPES[ctype]} {self.pname(pname)}" for pname, ctype in self.param_list)
         out = [f".visible .entry {self.name}(", params, ")", f".maxntid {cfg.threads}, 1, 1"]
         if cfg.min_blocks > 1:
-            out.append(_mincta_line(cfg.min_blocks, self.arch))
+            out.append(mincta_line(cfg.min_blocks, self.arch))
         if cfg.max_registers:
             out.append(f".maxnreg {cfg.max_registers}")
         out.append("{")
@@ -528,42 +527,11 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         return "\n".join(self.module_header() + self.entry()) + "\n"
 
 
-def _mincta_line(min_blocks: int, arch: str) -> str:
-    directive = f".minnctapersm {min_blocks}"
-    return (directive if arch == "sm_90" else "// " + directive) + f"  {_MINCTA_MARK}"
-
-
-def _pdl_line(instruction: str, arch: str) -> str:
-    return ("\t" if arch == "sm_90" else "\t// ") + f"{instruction}  {PDL_MARK}"
-
-
-def _check_arch(arch: str) -> None:
-    if arch not in SUPPORTED_ARCHS:
-        raise ValueError(f"unknown arch {arch!r}: regtile targets {', '.join(SUPPORTED_ARCHS)}")
-
-
-def for_arch(text: str, arch: str) -> str:
-    """The same PTX retargeted: the `.target` line, and `.minnctapersm` and the PDL lines
-    applied on sm_90 only.  Only marked lines change."""
-    _check_arch(arch)
-    text = re.sub(r"^\.target sm_\d+  " + re.escape(_TARGET_MARK) + "$", f".target {arch}  {_TARGET_MARK}",
-                  text, count=1, flags=re.M)
-    text = re.sub(r"^\t(?://\s)?(griddepcontrol\.\w+;)  " + re.escape(PDL_MARK) + "$",
-                  lambda m: _pdl_line(m.group(1), arch), text, flags=re.M)
-    return re.sub(r"^(?://\s)?\.minnctapersm (\d+)  " + re.escape(_MINCTA_MARK) + "$",
-                  lambda m: _mincta_line(int(m.group(1)), arch), text, flags=re.M)  # every entry's
-
-
-def target_of(text: str) -> Optional[str]:
-    m = re.search(r"^\.target (sm_\d+)", text, flags=re.M)
-    return m.group(1) if m else None
-
-
 def emit_sgemm_ptx(cfg: SgemmConfig, arch: str = DEFAULT_ARCH) -> KernelSource:
     """The SGEMM kernel of `cfg` as PTX for `arch` (the compile step retargets it to
-    the arch it builds; see for_arch)."""
+    the arch it builds; see ptx_arch.for_arch)."""
     check_supported(cfg)
-    _check_arch(arch)
+    check_arch(arch)
     header, src = _module_entries(cfg, arch)
     text = "\n".join(header) + "\n" + src.text
     if cfg.edge_split:

@@ -258,7 +258,7 @@ def _nvrtc_compile(src: KernelSource, arch: str, options: Tuple[str, ...]) -> Tu
 def compile_source(src: KernelSource, arch: str = DEFAULT_ARCH, use_cache: bool = True) -> Artifact:
     """CUDA C -> PTX + cubin (NVRTC), or PTX -> cubin (nvJitLink).  Cached on disk by
     source, options, compiler and arch.  PTX is first retargeted to `arch`
-    (codegen.emit_ptx.for_arch: the `.target` line and the sm_90-only occupancy
+    (codegen.ptx_arch.for_arch: the `.target` line and the sm_90-only occupancy
     directive), and Artifact.ptx is the text that was compiled.  When the source asks
     for it, the SASS register-bank pass then rewrites the cubin (runtime/sass_stage.py)."""
     check_arch(arch)
@@ -302,7 +302,7 @@ def post_stage(name: str) -> PostStage:
 
 def _stage_of(src: KernelSource, arch: str) -> Tuple[str, str, Tuple[str, ...]]:
     if src.language == "ptx":
-        from ..codegen.emit_ptx import for_arch
+        from ..codegen.ptx_arch import for_arch
         return "nvjitlink", for_arch(src.text, arch), NVJITLINK_OPTIONS
     return "nvrtc", src.text, NVRTC_OPTIONS
 

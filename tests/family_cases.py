@@ -12,7 +12,7 @@ from typing import Dict, Optional, Tuple
 
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
-from regtile.codegen.emit_ptx import PDL_MARK
+from regtile.codegen.ptx_arch import PDL_MARK
 from regtile.codegen.heuristic import for_rows
 from regtile.codegen.presets import FAMILY, PRESETS
 

@@ -141,6 +141,14 @@ def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
 
+def versus(us, check, names) -> str:
+    """One line of an A/B: cuBLAS's time, then each variant's and its ratio to cuBLAS (WRONG where its
+    check against float64 failed)."""
+    return f"cuBLAS {us['cublas']:.1f}  " + "  ".join(
+        f"{name} {us[name]:.1f} (x{us['cublas'] / us[name]:.3f}"
+        f"{' WRONG' if name in check and not check[name]['ok'] else ''})" for name in names)
+
+
 def over_shapes(argv, default, filename: str, one) -> None:
     """The per-shape A/B experiments' loop: for each MxNxK of argv (else `default`) a tools/shape_sweep
     ShapeBench, one(torch, bench, m, n, k) -> (its JSON row, the line to print), the bench closed

@@ -13,8 +13,8 @@ ShapeBench (each checked against float64 first, C NaN-poisoned):
   pieces' by nothing; ptxas drops the tree's unused index);
 - "no_fixup": the work list's slot counts zeroed, so no piece waits or adds (wrong results on purpose:
   what the whole fix-up costs; not checked);
-- with held=1, the k16 members' configs the library does not hold (config.max_registers) also at
-  `.maxnreg 168` (held_registers.held): "tree_held", "parallel_held".  (c12fb85 also timed two slots a step, held: slower, 249.5 against 239.1 us on
+- with held=1, the k16 members' configs the library does not hold also at config.max_registers=168
+  (`.maxnreg`; until 1baabbb written into the text here): "tree_held", "parallel_held".  (c12fb85 also timed two slots a step, held: slower, 249.5 against 239.1 us on
   255x257x65537; that code is in git at c12fb85.)
 Writes fixup_ab.json under $OUT.
 
@@ -22,7 +22,7 @@ Writes fixup_ab.json under $OUT.
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program
+from . import check_and_time_interleaved, over_shapes, program, versus
 
 DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384", "4096x64x65536",
            "1023x1025x1023", "8192x128x8192", "512x512x512", "127x511x257", "768x512x768", "128x2048x2048"]
@@ -148,17 +148,16 @@ def one(torch, bench, m, n, k):
     from regtile.codegen import streamk
     from regtile.codegen.ptx_streamk import StreamKMixin
     from regtile.runtime.plans import GemmPlan
-    from .held_registers import held, k16
+    from .held_registers import k16
     PLAIN_WORK_INTS = streamk.StreamKPlan.work_ints
     lib = GemmPlan(m, n, k, False, False, k, n, n)
     row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
     if lib.gemv is not None or not lib.config.stream_k:
         return row, f"not a stream-K plan ({row['config']})"
     cfg = lib.config
-    a, b, c = bench.a, bench.b, bench.c
 
-    def build():
-        return GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+    def build(config=cfg):
+        return GemmPlan(m, n, k, False, False, k, n, n, config=config, backend="ptx")
 
     plans = {"tree": lib}
     with patched(streamk, "FIXUP_FANOUT", 2):
@@ -169,23 +168,17 @@ def one(torch, bench, m, n, k):
     plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
     plans["no_fixup"]._bound = {}
     if HELD[0] and k16(cfg) and not cfg.max_registers:
-        with held(168):
-            plans["tree_held"] = build()
-            with patched(StreamKMixin, "gather", first_piece_only(parallel_fixup)):
-                plans["parallel_held"] = build()
-
-    fns = {"cublas": bench.cublas()}
-    for name, plan in plans.items():
-        fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
+        plans["tree_held"] = build(cfg.replace(max_registers=168))
+        with patched(StreamKMixin, "gather", first_piece_only(parallel_fixup)):
+            plans["parallel_held"] = build(cfg.replace(max_registers=168))
+    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
     with patched(streamk.StreamKPlan, "work_ints", no_counts):
         fns["no_fixup"](0)  # binds its work list (zeroed counts) on this stream
         torch.cuda.synchronize()
     checked = tuple(x for x in plans if x != "no_fixup")
     check, u = check_and_time_interleaved(torch, bench, fns, checked)
     row.update(check=check, us=u, stream_k=lib.describe(), plan=describe_sk(lib))
-    return row, ("cuBLAS %.1f  " % u["cublas"]) + "  ".join(
-        f"{name} {u[name]:.1f} (x{u['cublas'] / u[name]:.3f}{'' if name not in check or check[name]['ok'] else ' WRONG'})"
-        for name in plans) + f"  [{lib.kernel.label}; {row['plan']}]"
+    return row, versus(u, check, plans) + f"  [{lib.kernel.label}; {row['plan']}]"
 
 
 def describe_sk(plan):

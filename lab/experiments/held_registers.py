@@ -1,5 +1,6 @@
-"""The k16 members' kernels held at a register cap (issue 20): PTX `.maxnreg CAP` on every entry,
-written into the text here (the config has no such field yet).  The fused last column (config.last_col)
+"""The k16 members' kernels held at a register cap (issue 20): config.max_registers (PTX `.maxnreg CAP`
+on every entry; until 1baabbb this experiment wrote the line into the text itself: the same text but
+for the kernel's name and its config comment).  The fused last column (config.last_col)
 takes the k16 members' stream-K ranges kernel from 167 to 173-183 registers, two blocks of 128 threads an
 SM where it ran three; at `.maxnreg 168` ptxas fits it in 159-165 without spilling (NVRTC 13.0, sm_90).
 The cap also changes the kernels without the column (the ranges kernel's conflicted FFMAs 0.147 -> 0.064 of
@@ -13,9 +14,7 @@ held_registers.json under $OUT.
 
     python3 -m lab.experiments.held_registers [cap=168] [slots=N] [MxNxK ...]
 """
-import contextlib
-
-from . import check_and_time_interleaved, over_shapes, program
+from . import check_and_time_interleaved, over_shapes, program, versus
 
 DEFAULT = ["1023x1025x1023", "1000x1025x1000", "255x257x65537", "4096x257x4096", "2048x2049x2048",
            "8192x128x8192", "64x4096x4096", "1009x1013x1019", "512x1024x4096"]
@@ -23,26 +22,10 @@ CAP = [168]
 SLOTS = [0]  # slots=N: also each held plan with its stream-K work list at N blocks an SM
 
 
-@contextlib.contextmanager
-def held(cap):
-    """Every PTX entry emitted inside gets `.maxnreg cap` after its `.maxntid` line."""
-    from regtile.codegen import emit_ptx
-    plain = emit_ptx._Kernel.entry
-
-    def entry(self):
-        out = plain(self)
-        i = next(j for j, line in enumerate(out) if line.startswith(".maxntid"))
-        return out[:i + 1] + [f".maxnreg {cap}"] + out[i + 1:]
-    emit_ptx._Kernel.entry = entry
-    try:
-        yield
-    finally:
-        emit_ptx._Kernel.entry = plain
-
-
 def k16(cfg) -> bool:
-    """The k16 members' tiles (64x128x16 / 128x64x16, 8x8, 128 threads): the configs the cap is for."""
-    return (cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn) in ((64, 128, 16, 8, 8), (128, 64, 16, 8, 8))
+    """The tiles heuristic.for_columns holds (LAST_COL_HELD: the k16 members', 128 threads)."""
+    from regtile.codegen.heuristic import LAST_COL_HELD
+    return (cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn) in LAST_COL_HELD
 
 
 def with_slots(plan, per_sm):
@@ -62,8 +45,7 @@ def with_slots(plan, per_sm):
 def registers(art):
     """{entry: registers} of a compiled module, from the final cubin (after the SASS pass)."""
     from regtile.sass.cubin import kernel_info
-    names = [art.source.name] + [e.name for _, e in art.source.entries]
-    return {name.rsplit("_", 1)[-1]: kernel_info(art.cubin, name).registers for name in names}
+    return {role: kernel_info(art.cubin, src.name).registers for role, src in art.source.kernels()}
 
 
 def one(torch, bench, m, n, k):
@@ -73,30 +55,26 @@ def one(torch, bench, m, n, k):
     row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
     if lib.gemv is not None or lib.backend != "ptx":
         return row, f"not a PTX plan ({row['config']})"
-    configs = {"lib": lib.config}
-    if n % lib.config.bn == 1:
+    plain = lib.config.replace(max_registers=0)  # the library holds its fused k16 kernels already
+    configs = {"lib": plain}
+    if n % plain.bn == 1:
         try:
-            configs["without" if lib.config.last_col else "col"] = lib.config.replace(last_col=not lib.config.last_col)
+            configs["without" if plain.last_col else "col"] = plain.replace(last_col=not plain.last_col)
         except ConfigError as e:
             row["col_refused"] = str(e)
     plans = {}
     for name, cfg in configs.items():
-        plans[name] = lib if name == "lib" else GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+        plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
         if not k16(cfg):  # the cap is three blocks of 128 threads' (wide-128x256 and 32x256x16 spill under it)
             continue
-        with held(CAP[0]):
-            plans[name + "_held"] = p = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+        held = cfg.replace(max_registers=CAP[0])
+        plans[name + "_held"] = p = GemmPlan(m, n, k, False, False, k, n, n, config=held, backend="ptx")
         if SLOTS[0]:
             plans[name + f"_held_s{SLOTS[0]}"] = with_slots(p, SLOTS[0])
-    a, b, c = bench.a, bench.b, bench.c
-    fns = {"cublas": bench.cublas()}
-    for name, plan in plans.items():
-        fns[name] = lambda i, p=plan: p.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
+    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
     check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
     row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
-    return row, ("cuBLAS %.1f  " % u["cublas"]) + "  ".join(
-        f"{name} {u[name]:.1f} (x{u['cublas'] / u[name]:.3f}{'' if check[name]['ok'] else ' WRONG'})"
-        for name in plans) + f"  [{lib.kernel.label}]"
+    return row, versus(u, check, plans) + f"  [{lib.kernel.label}]"
 
 
 def run(argv):

@@ -6,7 +6,7 @@ last_col_ab.json under $OUT.
 
     python3 -m lab.experiments.last_col_ab [MxNxK ...]
 """
-from . import check_and_time_interleaved, over_shapes, program
+from . import check_and_time_interleaved, over_shapes, program, versus
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "513x129x16383", "8191x8193x1025", "2048x2049x2048",
            "1000x1025x1000", "300x129x50000", "4096x257x4096"]
@@ -20,15 +20,10 @@ def one(torch, bench, m, n, k):
     if not row["last_col"]:
         return row, f"the plan does not fuse the last column ({row['config']})"
     without = GemmPlan(m, n, k, False, False, k, n, n, config=plan.config.replace(last_col=False), backend="ptx")
-    a, b, c = bench.a, bench.b, bench.c
-    fns = {"cublas": bench.cublas(),
-           "last_col": lambda i: plan.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0),
-           "without": lambda i: without.launch(a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)}
+    fns = {"cublas": bench.cublas(), "last_col": bench.library(plan), "without": bench.library(without)}
     check, u = check_and_time_interleaved(torch, bench, fns, ("last_col", "without"))
     row.update(check=check, us=u)
-    return row, (f"cuBLAS {u['cublas']:.1f}  last column fused {u['last_col']:.1f} (x{u['cublas'] / u['last_col']:.3f})"
-                 f"  without {u['without']:.1f} (x{u['cublas'] / u['without']:.3f})  ok {check['last_col']['ok']}/"
-                 f"{check['without']['ok']}  [{plan.kernel.label}]")
+    return row, versus(u, check, ("last_col", "without")) + f"  [{plan.kernel.label}]"
 
 
 def run(argv):

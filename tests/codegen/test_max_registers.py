@@ -51,6 +51,5 @@ def test_held_kernels_fit_three_blocks_an_sm_without_spilling(name, trans_a, tra
     held = for_operands(cfg, "ptx", 1024 + off, 1024 + off, 8 * cfg.bn + 1)
     assert held.last_col and held.max_registers == LAST_COL_HELD[(cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn)]
     art = compile_config(held, "sm_90", backend="ptx")  # SpillError if ptxas spilled
-    names = [art.source.name] + [e.name for _, e in art.source.entries]
-    registers = [kernel_info(art.cubin, n).registers for n in names]  # after the SASS pass
+    registers = [kernel_info(art.cubin, src.name).registers for _, src in art.source.kernels()]  # after the SASS pass
     assert len(registers) == 2 and max(registers) <= held.max_registers, registers

@@ -18,7 +18,8 @@ from tiers import tiered
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.emit_cuda import emit_sgemm_cuda
-from regtile.codegen.emit_ptx import PTX_VERSION, emit_sgemm_ptx, ffma_sequence, for_arch, target_of
+from regtile.codegen.emit_ptx import PTX_VERSION, emit_sgemm_ptx, ffma_sequence
+from regtile.codegen.ptx_arch import for_arch, target_of
 from regtile.codegen.kernel import SGEMM_PARAMS
 from regtile.codegen.plan import make_plan
 from regtile.codegen.presets import get_preset, preset_names
