@@ -32,7 +32,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import MAX_SPLIT_K, ConfigError, SgemmConfig
 from .presets import FAMILY, get_member
-from .streamk import MIN_ITERS
+from .streamk import MIN_ITERS, fixup_children
 
 FUSED = "fusedk"  # the fused split-K members' backend (codegen/emit_fusedk.BACKEND; not imported: no emitter here)
 
@@ -188,12 +188,13 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
 
 
 def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
-    """Stream-K with fewer tiles than SMs: each tile's first piece adds the partial tiles of its
-    later pieces one after the other, each written and read back (2 x BM x BN floats) at one
+    """Stream-K with fewer tiles than SMs: the fix-up's critical path.  A tile's later pieces
+    write their partial tiles at once; its first piece then reads, level by level of the fix-up
+    tree (streamk.fixup_children: at most FIXUP_FANOUT - 1 slots a level, log_F(pieces) levels),
+    its children's slots one after another: (1 + the slots piece 0 adds) x BM x BN floats at one
     SM's share of the copy bandwidth.  (Leaving it out, the model picked stream-K for the tiny
-    long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)  Since session 10
-    the kernel adds them as a tree (ptx_streamk.gather: at most 3 slots a level, log4(pieces)
-    levels); this term still prices the flat chain, fitted with it, until the table is refitted."""
+    long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)  Until session 10
+    the kernel added every later piece in one chain, and this term priced (pieces - 1) x 2 slots."""
     c = get_member(name).config
     if not c.stream_k:
         return 0.0
@@ -202,7 +203,10 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
         return 0.0
     ranges = min(sm_count, tiles * _ceil(k, c.bk) // MIN_ITERS)
     pieces = max(1, ranges // max(tiles, 1))
-    return (pieces - 1) * 2 * 4.0 * c.bm * c.bn / (COPY_TBPS * 1e6 / sm_count)
+    if pieces == 1:
+        return 0.0
+    added = sum(len(level) for level in fixup_children(0, pieces - 1))
+    return (1 + added) * 4.0 * c.bm * c.bn / (COPY_TBPS * 1e6 / sm_count)
 
 
 def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:

@@ -23,7 +23,7 @@ class StreamKMixin:
                   typ=".b64")
         b.emit(f"ld.global.nc.u32 {w}, [{at}];", "this block's items: starts[b] .. starts[b+1]-1")
         b.emit(f"ld.global.nc.u32 {w_end}, [{at}+4];")
-        leader = self.leader = self.setp("eq", self.tid, 0)
+        self.leader = self.setp("eq", self.tid, 0)  # thread 0: raises a later piece's flag
         top, done = b.label("item"), b.label("items_done")
         b.place(top)
         last = self.setp("ge", w, w_end)
@@ -58,32 +58,41 @@ class StreamKMixin:
         self.p = full
         if cfg.last_col:
             self.last_col_gather()
-        partial, stored, direct = b.label("partial"), b.label("item_stored"), b.label("direct")
-        part = self.setp("ge", slot, 0)
-        b.emit(f"@{part} bra.uni {partial};")
-        none = self.setp("eq", count, 0)
-        b.emit(f"@{none} bra.uni {direct};")
-        b.comment("the first piece of a split tile: piece 0 of its fix-up tree")
-        self.gather(b.op("mov.u32", 0), first, count)
-        b.place(direct)
-        b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
-        self.epilogue(step.epilogue)
-        b.emit(f"bra.uni {stored};")
-        b.place(partial)
-        b.comment("a later piece of a split tile: piece slot - first + 1 of its fix-up tree, then its sums to "
-                  "partial slot `slot` (BM x BN, thread-major) and its flag")
-        self.gather(b.op("add.s32", b.op("sub.s32", slot, first), 1), first, count)
-        self.epilogue_partial(slot)
-        b.emit("bar.sync 0;", "every thread's partial stored ...")
-        flag = self.flag_address(slot)
-        b.emit(f"@{leader} fence.acq_rel.gpu;", "... and visible GPU-wide before the flag")
-        b.emit(f"@{leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
+        stored = b.label("item_stored")
+        self.finish_item(step, slot, first, count, stored)
         b.place(stored)
         b.emit("bar.sync 0;", "every warp is done with shared memory before the next item's first tile lands")
         b.emit(f"add.s32 {w}, {w}, 1;")
         b.emit(f"bra.uni {top};")
         b.place(done)
         b.emit("ret;")
+
+    def finish_item(self, step, slot: str, first: str, count: str, stored: str) -> None:
+        """An item's end, past its k loop: a whole tile (count 0) takes the epilogue; a split tile's
+        piece runs its part of the fix-up tree (gather: one call site for the first piece, piece 0,
+        and the later ones, piece slot - first + 1, so the tree's code is laid out once), then the
+        first piece takes the epilogue and a later one stores its sums to its slot and raises the
+        slot's flag; then on to `stored`."""
+        b = self.b
+        partial, direct = b.label("partial"), b.label("direct")
+        none = self.setp("eq", count, 0)
+        b.emit(f"@{none} bra.uni {direct};", "a whole tile: no fix-up")
+        part = self.setp("ge", slot, 0)
+        b.comment("a split tile's piece: 0 for the first (slot -1), slot - first + 1 for a later one")
+        self.gather(b.op("max.s32", b.op("sub.s32", b.op("add.s32", slot, 1), first), 0), first, count)
+        b.emit(f"@{part} bra.uni {partial};")
+        b.place(direct)
+        b.comment("a whole tile (or a split one, summed): C = alpha * acc + beta * C")
+        self.epilogue(step.epilogue)
+        b.emit(f"bra.uni {stored};")
+        b.place(partial)
+        b.comment("a later piece of a split tile: its subtree's sums to partial slot `slot` (BM x BN, "
+                  "thread-major) and its flag")
+        self.epilogue_partial(slot)
+        b.emit("bar.sync 0;", "every thread's partial stored ...")
+        flag = self.flag_address(slot)
+        b.emit(f"@{self.leader} fence.acq_rel.gpu;", "... and visible GPU-wide before the flag")
+        b.emit(f"@{self.leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
 
     def flag_address(self, slot: str) -> str:
         b = self.b

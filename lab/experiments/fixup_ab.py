@@ -4,13 +4,13 @@ tiles (255x257x65537: 8 tiles on 264-396 block slots) a tile has 33-50 later pie
 plan regtile.sgemm builds, against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's
 ShapeBench (each checked against float64 first, C NaN-poisoned):
 - "tree": the fix-up as committed (session 10): a tree of fan-out streamk.FIXUP_FANOUT (4), the
-  first piece ceil(log4(pieces)) levels deep; "binary": the same at fan-out 2 (as it ran at df84fc2:
+  first piece ceil(log4(pieces)) levels deep, laid out once (session 11: finish_item's one gather call);
+  "two_sites": the same tree laid out twice, for the first and the later pieces (until 9de6664); "binary": the same at fan-out 2 (as it ran at df84fc2:
   512^3's four-piece tiles two levels deep);
 - "parallel": the first piece adds every later slot in K order, after every thread waited for its own
   slots' flags (parallel_fixup, as it ran at 813d6ca and c12fb85);
 - "serial": the same with thread 0 waiting for each flag in turn (serial_fixup: the fix-up until session 10);
-  both run in this commit's item loop (the gather calls replaced: the first piece's by theirs, the later
-  pieces' by nothing; ptxas drops the tree's unused index);
+  both run in this commit's item loop (its gather replaced: piece 0 runs theirs, a later piece nothing);
 - "no_fixup": the work list's slot counts zeroed, so no piece waits or adds (wrong results on purpose:
   what the whole fix-up costs; not checked);
 - with held=1, the k16 members' configs the library does not hold also at config.max_registers=168
@@ -110,14 +110,34 @@ def parallel_fixup(self, first, count):
 
 
 def first_piece_only(fixup):
-    """A StreamKMixin.gather replacement: the item loop calls gather for the first piece, then for
-    a later piece; the first call runs `fixup`, the second nothing."""
+    """A StreamKMixin.gather replacement: piece 0 (the first piece) runs `fixup`, a later piece
+    nothing (the item loop's one gather call site runs both)."""
     def gather(self, index, first, count):
-        calls = getattr(self, "_lab_gathers", 0)
-        self._lab_gathers = calls + 1
-        if calls % 2 == 0:
-            fixup(self, first, count)
+        later = self.b.label("lab_later_piece")
+        self.b.emit(f"@{self.setp('ne', index, 0)} bra.uni {later};")
+        fixup(self, first, count)
+        self.b.place(later)
     return gather
+
+
+def two_sites(self, step, slot, first, count, stored):
+    """StreamKMixin.finish_item as it ran until 9de6664: gather laid out twice, once for the first
+    piece (index 0) and once for a later piece."""
+    b = self.b
+    partial, direct = b.label("partial"), b.label("direct")
+    b.emit(f"@{self.setp('ge', slot, 0)} bra.uni {partial};")
+    b.emit(f"@{self.setp('eq', count, 0)} bra.uni {direct};")
+    self.gather(b.op("mov.u32", 0), first, count)
+    b.place(direct)
+    self.epilogue(step.epilogue)
+    b.emit(f"bra.uni {stored};")
+    b.place(partial)
+    self.gather(b.op("add.s32", b.op("sub.s32", slot, first), 1), first, count)
+    self.epilogue_partial(slot)
+    b.emit("bar.sync 0;")
+    flag = self.flag_address(slot)
+    b.emit(f"@{self.leader} fence.acq_rel.gpu;")
+    b.emit(f"@{self.leader} st.relaxed.gpu.global.u32 [{flag}], 1;")
 
 
 @contextlib.contextmanager
@@ -160,6 +180,8 @@ def one(torch, bench, m, n, k):
         return GemmPlan(m, n, k, False, False, k, n, n, config=config, backend="ptx")
 
     plans = {"tree": lib}
+    with patched(StreamKMixin, "finish_item", two_sites):
+        plans["two_sites"] = build()
     with patched(streamk, "FIXUP_FANOUT", 2):
         plans["binary"] = build()
     for name, fixup in (("parallel", parallel_fixup), ("serial", serial_fixup)):

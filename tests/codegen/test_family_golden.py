@@ -5,7 +5,8 @@ The digests in family_golden.json were taken at d6f4611, before the emitters bec
 of one kernel program (codegen/program.py): a change to one of these texts is then a
 deliberate one (rewrite the JSON with the reason in the commit message, and show the SASS is
 unchanged where only the text moved: docs/architecture.md).  Session 10 retook the 61 stream-K PTX
-digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather)."""
+digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather), session 11 for
+the tree's one call site (_WorkItems: the first and the later pieces run the same gather)."""
 import json
 from pathlib import Path
 

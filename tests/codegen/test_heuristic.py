@@ -101,6 +101,19 @@ def test_model_ranks_big_tiles_first_on_big_shapes_and_small_tiles_on_small_ones
     assert FAMILY[small].config.bm * FAMILY[small].config.bn <= 64 * 64
 
 
+def test_fixup_term_prices_the_tree_s_critical_path():
+    """255x257x65537 on tall-128x64-k16: 10 tiles on 132 ranges, 13 pieces a tile; piece 0 adds
+    3 slots at stride 1 and 3 at stride 4 (streamk.fixup_children), so the term is 1 + 6 slot
+    transfers at one SM's share of the copy bandwidth - not the flat chain's 2 x 12."""
+    slot_us = 4.0 * 128 * 64 / (h.COPY_TBPS * 1e6 / 132)
+    assert h.fixup_us("tall-128x64-k16", 255, 257, 65537, 132) == pytest.approx(7 * slot_us)
+    assert h.fixup_us("tall-128x64-k16", 4096, 4096, 4096, 132) == 0.0  # tiles fill the SMs
+    assert h.fixup_us("splitk-64x64", 255, 257, 65537, 132) == 0.0  # not stream-K
+    # deeper trees cost more, but only by a level of at most 3 slots per x4 pieces
+    ks = [h.fixup_us("skinny-m32-256", 32, 1024, k, 132) for k in (4096, 16384, 131072, 10 ** 6)]
+    assert ks == sorted(ks) and ks[-1] <= 10 * slot_us * (32 * 256) / (128 * 64)
+
+
 def test_layout_flags_pass_through_only_where_the_config_has_them(monkeypatch):
     cfg, _ = h.choose_kernel(512, 512, 512, "sm_90", 132, trans_a=True, trans_b=True, batch=4)
     assert cfg == h.choose_kernel(512, 512, 512, "sm_90", 132)[0] or getattr(cfg, "trans_a", True)
