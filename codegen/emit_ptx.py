@@ -348,17 +348,30 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         """The "tile" guard's two paths for one operand's k-tile ending at kend: the unchecked
         float4 loads, then a branch to `done`, when the whole tile is inside the matrix with
         aligned rows (block-uniform); else, from label `edge`, each vector, then each float (or
-        the split paths, ptx_edges.py), falling through at the end."""
+        the split paths, ptx_edges.py), falling through at the end.  With unaligned_vectors a
+        k-tile inside K on unaligned rows whose block dimension is clamped branches first to
+        its vectors' floats, unchecked (ptx_edges._load_unaligned_unchecked): both tests sit in
+        one block, so ptxas issues them together rather than one behind the other's branch (the
+        second test, behind the float4 path's branch, stalled 13 cycles on its predicate before
+        its own branch on every k-tile of both operands, sm_90)."""
         b = self.b
         operand = loads.operand
-        full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
+        bound = self.p[loads.k_dim.bound]
+        floats = None
+        if self.prog.unaligned_vectors:
+            floats = b.label(f"{operand.lower()}_floats")
+            unchecked = self.setp("le", kend, bound, self.floats_ok[operand])
+            b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
+                                                      f"each vector's floats, unchecked")
+        full = self.setp("le", kend, bound, self.tile_ok[operand])
         b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
         for (copy, r, *_), ptr in zip(copies, ptrs):
             b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
         b.emit(f"bra.uni {done};")
+        if floats is not None:
+            b.place(floats)
+            self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
-        if self.prog.unaligned_vectors:
-            self._load_unaligned_unchecked(loads, copies, ptrs, kend, done)
         if loads.split_paths:
             self._load_edge_split_paths(operand, copies, ptrs, k0, done)
         else:
@@ -478,12 +491,14 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
-        self.tile_ok, self.clamp_lim, self.block_ok = {}, {}, {}
+        self.tile_ok, self.clamp_lim, self.block_ok, self.floats_ok = {}, {}, {}, {}
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
+                if self.prog.unaligned_vectors:
+                    self.floats_ok[op] = self.floats_setup(op)
         self.copy_setup()
         if self.cfg.last_col:
             self.last_col_tile_setup()

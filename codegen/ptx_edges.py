@@ -17,7 +17,7 @@ class EdgeLoadsMixin:
     def clamp_setup(self, op: str, dim, end: str) -> str:
         """config.edge_clamp, once a tile (emit_ptx.tile_setup): the limit of the operand's copies'
         block coordinate (clamp_lim, read by copy_setup), whether the tile's block dimension needs
-        no check (block_ok, read by _load_unaligned_unchecked; None: never) and the interior-tile
+        no check (block_ok, read by floats_setup; None: never) and the interior-tile
         predicate it returns.  Along lines (A's rows, B^T's columns) a copy past the bound reads
         line bound - 1, so every tile with aligned rows is inside.
         Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
@@ -36,22 +36,26 @@ class EdgeLoadsMixin:
         self.block_ok[op] = b.op("or.pred", ends_inside, whole, typ=".pred")
         return b.op("and.pred", self.block_ok[op], self.vec_ok_pred[op], typ=".pred")
 
-    def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, kend: str, done: str) -> None:
-        """edge_clamp, rows not 16-byte aligned: a k-tile inside K whose block dimension is
-        clamped (clamp_setup's block_ok) loads each vector's four floats unchecked, into the
-        registers the float4 would fill, then branches to `done`; else it falls through to the
-        checked path.  The floats and where they land are the float4's: nothing else changes."""
+    def floats_setup(self, op: str) -> str:
+        """unaligned_vectors, once a tile (after clamp_setup): the predicate that the operand's
+        rows are not 16-byte aligned and its block dimension is clamped (block_ok), so that a
+        k-tile inside K loads its vectors' floats unchecked (emit_ptx.load_float4_or_edge)."""
+        b = self.b
+        unaligned = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
+        ok = self.block_ok[op]
+        return unaligned if ok is None else b.op("and.pred", ok, unaligned, typ=".pred")
+
+    def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, done: str) -> None:
+        """edge_clamp, rows not 16-byte aligned, a k-tile inside K whose block dimension is
+        clamped (floats_setup; load_float4_or_edge branches here): each vector's four floats
+        unchecked, into the registers the float4 would fill, then a branch to `done`.  The
+        floats and where they land are the float4's: nothing else changes."""
         b = self.b
         operand = loads.operand
-        inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
-        checked = b.label(f"{operand.lower()}_checked")
-        b.emit(f"@!{inside} bra.uni {checked};", f"{operand}: rows not aligned, tile inside K and clamped: "
-                                                  f"each vector's floats, unchecked")
         for (copy, r, *_), ptr in zip(copies, ptrs):
             for e, reg in enumerate(copy.regs):
                 b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};", f"{operand} copy {r}, element {e}")
         b.emit(f"bra.uni {done};")
-        b.place(checked)
 
     def _limits(self, operand: str):
         """(line limit, offset limit) of the operand's layout: the bounds of its copies."""

@@ -10,21 +10,69 @@ a warp's 4-byte load of the vector floats touches as many 128-byte lines as its 
 the L1 / shared-memory pipeline busy with its fragment loads (48 LDS.128 a k-tile); the float copies touch
 4-5 lines a load on A and 1-2 on B.
 
-For each shape: the plan regtile.sgemm builds ("lib"), the same config with the float copies instead of the
-vector floats where its rows are unaligned ("floats"), and sq-128x128-edges with for_rows' copies ("sq128"),
-against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against
+Measured at 6741b5f (docs/data/unaligned_copies_ab_2026-11-27_6741b5f.log): the float copies 8-11% slower
+on the 128x256 member (8191x8193x1025 3371.8 against 3045.5 us), and Nsight Compute put the L1 at 49% of
+its peak with the vector floats (the fragment loads are not crowded out); what they cost is the "wait" and
+long-scoreboard stalls (0.20 and 0.14 a issued instruction against cuBLAS's 0.02 and 0.04).  Since then the
+vector floats' test sits ahead of the float4 path's branch (emit_ptx.load_float4_or_edge); "after" is the
+test where it was (behind that branch, as it ran at 6741b5f: after_float4 below).
+
+For each shape: the plan regtile.sgemm builds ("lib"), and of the variants named by `variants=` (default
+"after"): the same config with the float copies instead of the vector floats where its rows are unaligned
+("floats"), sq-128x128-edges with for_rows' copies ("sq128"), the vector floats' test behind the float4
+path's branch ("after"), against cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against
 float64 first, C NaN-poisoned).  Writes unaligned_copies_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_copies_ab [MxNxK ...]
+    python3 -m lab.experiments.unaligned_copies_ab [variants=after,floats,sq128] [MxNxK ...]
     ncu --profile-from-start off --metrics ... python3 -m lab.experiments.unaligned_copies_ab ncu MxNxK
         one call each of "lib", "floats" and cuBLAS (in that order) between cudaProfilerStart / Stop,
         each warmed up twice first (unchecked)
 """
+import contextlib
+
 from . import check_and_time_interleaved, over_shapes, program, versus
+from .fixup_ab import patched
 from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
-           "8192x8192x1024"]
+           "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
+VARIANTS = ["after"]
+
+
+@contextlib.contextmanager
+def after():
+    """The kernels built inside emit the vector floats' test as it ran until 6741b5f (after_float4, and no
+    per-tile floats predicate)."""
+    from regtile.codegen.emit_ptx import _Kernel
+    with patched(_Kernel, "load_float4_or_edge", after_float4), patched(_Kernel, "floats_setup", lambda self, op: None):
+        yield
+
+
+def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
+    """emit_ptx.load_float4_or_edge as it ran until 6741b5f: the float4 path's test and branch, then from
+    `edge` the vector floats' test (kend <= K and block_ok) and its branch, then the checked loads."""
+    from regtile.codegen.ptx_builder import _addr, _r
+    b, operand = self.b, loads.operand
+    full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
+    b.emit(f"@!{full} bra.uni {edge};")
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];")
+    b.emit(f"bra.uni {done};")
+    b.place(edge)
+    if self.prog.unaligned_vectors:
+        inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
+        checked = b.label(f"{operand.lower()}_checked")
+        b.emit(f"@!{inside} bra.uni {checked};")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            for e, reg in enumerate(copy.regs):
+                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};")
+        b.emit(f"bra.uni {done};")
+        b.place(checked)
+    if loads.split_paths:
+        self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+    else:
+        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
+            self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
 
 
 def plans_of(m, n, k):
@@ -37,18 +85,21 @@ def plans_of(m, n, k):
     if lib.gemv is not None or lib.backend != "ptx":
         return {"lib": lib}, row
     configs = {}
-    if lib.config.unaligned_vectors:
+    if lib.config.unaligned_vectors and "floats" in VARIANTS:
         try:
             configs["floats"] = lib.config.replace(unaligned_vectors=False, unaligned_rows=True)
         except ConfigError as e:
             row["floats_refused"] = str(e)
     sq, backend = member_config("sq-128x128-edges", m, n, k, 132)
     sq = for_columns(for_rows(sq, backend, k, n), backend, n)
-    if sq != lib.config:
+    if sq != lib.config and "sq128" in VARIANTS:
         configs["sq128"] = sq
+    if lib.config.unaligned_vectors and "after" in VARIANTS:
+        configs["after"] = lib.config
     plans = {"lib": lib}
-    plans.update({name: GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
-                  for name, cfg in configs.items()})
+    for name, cfg in configs.items():
+        with after() if name == "after" else contextlib.nullcontext():
+            plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
     return plans, row
 
 
@@ -87,12 +138,15 @@ def profile(spec: str) -> None:
 
 
 def run(argv):
+    for a in [a for a in argv if a.startswith("variants=")]:
+        VARIANTS[:] = a[len("variants="):].split(",")
+        argv.remove(a)
     if argv[:1] == ["ncu"]:
         return profile(argv[1])
     over_shapes(argv, DEFAULT, "unaligned_copies_ab.json", one)
 
 
-main = program(run, "[MxNxK ...]")
+main = program(run, "[variants=after,floats,sq128] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys

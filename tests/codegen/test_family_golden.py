@@ -6,7 +6,9 @@ of one kernel program (codegen/program.py): a change to one of these texts is th
 deliberate one (rewrite the JSON with the reason in the commit message, and show the SASS is
 unchanged where only the text moved: docs/architecture.md).  Session 10 retook the 61 stream-K PTX
 digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather), session 11 for
-the tree's one call site (_WorkItems: the first and the later pieces run the same gather)."""
+the tree's one call site (_WorkItems: the first and the later pieces run the same gather) and the 9
+unaligned-rows PTX digests for the vector floats' test ahead of the float4 path's
+(emit_ptx.load_float4_or_edge)."""
 import json
 from pathlib import Path
 
