@@ -18,7 +18,7 @@ ShapeBench (each checked against float64 first, C NaN-poisoned):
   255x257x65537; that code is in git at c12fb85.)
 Writes fixup_ab.json under $OUT.
 
-    python3 -m lab.experiments.fixup_ab [held=1] [MxNxK ...]
+    python3 -m lab.experiments.fixup_ab [held=1] [only=two_sites,binary,...] [MxNxK ...]
 """
 import contextlib
 
@@ -27,6 +27,7 @@ from . import check_and_time_interleaved, over_shapes, program, versus
 DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384", "4096x64x65536",
            "1023x1025x1023", "8192x128x8192", "512x512x512", "127x511x257", "768x512x768", "128x2048x2048"]
 HELD = [0]
+ONLY = []  # only=a,b: build just these variants beside "tree" (and cuBLAS)
 
 
 def _add_in_k_order(self, first, p, end):
@@ -179,24 +180,32 @@ def one(torch, bench, m, n, k):
     def build(config=cfg):
         return GemmPlan(m, n, k, False, False, k, n, n, config=config, backend="ptx")
 
+    def wanted(name):
+        return not ONLY or name in ONLY
+
     plans = {"tree": lib}
-    with patched(StreamKMixin, "finish_item", two_sites):
-        plans["two_sites"] = build()
-    with patched(streamk, "FIXUP_FANOUT", 2):
-        plans["binary"] = build()
+    if wanted("two_sites"):
+        with patched(StreamKMixin, "finish_item", two_sites):
+            plans["two_sites"] = build()
+    if wanted("binary"):
+        with patched(streamk, "FIXUP_FANOUT", 2):
+            plans["binary"] = build()
     for name, fixup in (("parallel", parallel_fixup), ("serial", serial_fixup)):
-        with patched(StreamKMixin, "gather", first_piece_only(fixup)):
-            plans[name] = build()
-    plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
-    plans["no_fixup"]._bound = {}
+        if wanted(name):
+            with patched(StreamKMixin, "gather", first_piece_only(fixup)):
+                plans[name] = build()
+    if wanted("no_fixup"):
+        plans["no_fixup"] = copy.copy(lib)  # the same kernel; its own work list (no stream bound yet)
+        plans["no_fixup"]._bound = {}
     if HELD[0] and k16(cfg) and not cfg.max_registers:
         plans["tree_held"] = build(cfg.replace(max_registers=168))
         with patched(StreamKMixin, "gather", first_piece_only(parallel_fixup)):
             plans["parallel_held"] = build(cfg.replace(max_registers=168))
     fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
-    with patched(streamk.StreamKPlan, "work_ints", no_counts):
-        fns["no_fixup"](0)  # binds its work list (zeroed counts) on this stream
-        torch.cuda.synchronize()
+    if "no_fixup" in fns:
+        with patched(streamk.StreamKPlan, "work_ints", no_counts):
+            fns["no_fixup"](0)  # binds its work list (zeroed counts) on this stream
+            torch.cuda.synchronize()
     checked = tuple(x for x in plans if x != "no_fixup")
     check, u = check_and_time_interleaved(torch, bench, fns, checked)
     row.update(check=check, us=u, stream_k=lib.describe(), plan=describe_sk(lib))
@@ -212,10 +221,13 @@ def run(argv):
     for a in [a for a in argv if a.startswith("held=")]:
         HELD[0] = int(a[5:])
         argv.remove(a)
+    for a in [a for a in argv if a.startswith("only=")]:
+        ONLY[:] = a[5:].split(",")
+        argv.remove(a)
     over_shapes(argv, DEFAULT, "fixup_ab.json", one)
 
 
-main = program(run, "[held=1] [MxNxK ...]")
+main = program(run, "[held=1] [only=VARIANT,...] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
