@@ -1,3 +1,10 @@
+"""Session 11: the SASS pass's parts on the vec4 preset's kernel as 705ba54 emitted it (both_float4; reverted in
+c4e993b): ptxas's cubin, the whole pass, only its FFMA reorder, only its renaming, neither (the reuse flags
+alone); zorder's the same.  Run with PYTHONPATH over a copy of 705ba54's tree laid out as the package (api/ as
+regtile/, codegen/ ... beside it), then session11_pass_bisect_run.py on the GPU:
+
+    PYTHONPATH=OLD_TREE python3 lab/device_runs/session11_pass_bisect_build.py /tmp/dev.pkl
+"""
 import pickle, dataclasses, sys
 import regtile; print(regtile.__file__)
 from regtile.codegen.presets import get_preset

@@ -4,7 +4,7 @@ tests/gpu/test_sass_pass_gpu.py, vec4 with the pass).  Built on the CPU by sessi
 renaming, neither (its reuse flags alone); zorder's the same as a control.  Here: each against float64
 (tests/gpu/test_ptx_backend_gpu._gemm_check) on the failing sizes.
 
-    python3 lab/device_runs/session11_pass_bisect_run.py bisect.pkl
+    python3 lab/device_runs/session11_pass_bisect_run.py bisect.pkl [VARIANT]
 """
 import pickle
 import sys
@@ -16,8 +16,11 @@ import cupy as cp  # noqa: E402
 import test_ptx_backend_gpu as t  # noqa: E402
 
 arts = pickle.load(open(sys.argv[1], "rb"))
-launcher = t._CupyLauncher(cp, Path(tempfile.mkdtemp()))
+if len(sys.argv) > 2:  # one variant (a process each: an illegal address poisons the context)
+    arts = {sys.argv[2]: arts[sys.argv[2]]}
 for label, art in arts.items():
+    # a launcher a variant: _CupyLauncher keeps one kernel a name, and every variant has the kernel's name
+    launcher = t._CupyLauncher(cp, Path(tempfile.mkdtemp()))
     results = []
     for m, n, k in ((1000, 1000, 1000), (127, 129, 65), (256, 256, 64)):
         try:
