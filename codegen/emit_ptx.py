@@ -372,11 +372,16 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             b.place(floats)
             self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
+        self.checked_loads(loads, copies, ptrs, k0, done)
+
+    def checked_loads(self, loads: OperandLoads, copies, ptrs, k0: str, done: str) -> None:
+        """An edge k-tile's loads of one operand: the split paths (ptx_edges.py, branching to
+        `done`), else each vector where whole and aligned, then each float (falling through)."""
         if loads.split_paths:
-            self._load_edge_split_paths(operand, copies, ptrs, k0, done)
+            self._load_edge_split_paths(loads.operand, copies, ptrs, k0, done)
         else:
             for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+                self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[loads.operand])
 
     def store_tile(self, stage_off: Optional[str], floats=()) -> None:
         """Staging registers -> shared memory (stage at byte offset stage_off); an operand with

@@ -51,7 +51,7 @@ def after():
 def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
     """emit_ptx.load_float4_or_edge as it ran until 6741b5f: the float4 path's test and branch, then from
     `edge` the vector floats' test (kend <= K and block_ok) and its branch, then the checked loads."""
-    from regtile.codegen.ptx_builder import _addr, _r
+    from regtile.codegen.ptx_builder import _r
     b, operand = self.b, loads.operand
     full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
     b.emit(f"@!{full} bra.uni {edge};")
@@ -63,16 +63,9 @@ def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
         inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
         checked = b.label(f"{operand.lower()}_checked")
         b.emit(f"@!{inside} bra.uni {checked};")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            for e, reg in enumerate(copy.regs):
-                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};")
-        b.emit(f"bra.uni {done};")
+        self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(checked)
-    if loads.split_paths:
-        self._load_edge_split_paths(operand, copies, ptrs, k0, done)
-    else:
-        for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
-            self._load_scalars(copy, r, grow, gcol, ptr, k0, self.vec_ok_pred[operand])
+    self.checked_loads(loads, copies, ptrs, k0, done)
 
 
 def plans_of(m, n, k):
