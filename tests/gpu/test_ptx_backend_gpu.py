@@ -6,6 +6,8 @@ is checked against an error bound, not only a norm.
 
 Launch: cupy (RawModule from the cubin file) when importable, else the project's
 driver-API runtime (regtile.runtime.driver); skipped when neither is there."""
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -34,15 +36,17 @@ class _CupyLauncher:
         return "sm_" + str(self.cp.cuda.Device().compute_capability)
 
     def kernel(self, art):
-        if art.name not in self.kernels:
-            path = self.tmp_dir / f"{art.name}.cubin"
+        # keyed by the cubin too: two artifacts of one kernel name (a pass's variants, say) are two kernels
+        key = (art.name, hashlib.sha256(art.cubin).hexdigest()[:16])
+        if key not in self.kernels:
+            path = self.tmp_dir / f"{key[0]}_{key[1]}.cubin"
             path.write_bytes(art.cubin)
             k = self.cp.RawModule(path=str(path)).get_function(art.name)
             smem = art.source.geometry.dynamic_smem_bytes
             if smem > DEFAULT_SMEM_PER_BLOCK:
                 k.max_dynamic_shared_size_bytes = smem
-            self.kernels[art.name] = k
-        return self.kernels[art.name]
+            self.kernels[key] = k
+        return self.kernels[key]
 
     def run(self, art, m, n, k, alpha, a_full, a_off, lda, b_full, b_off, ldb, beta, c_full, c_off, ldc):
         cp = self.cp
