@@ -363,16 +363,23 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             unchecked = self.setp("le", kend, bound, self.floats_ok[operand])
             b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
                                                       f"each vector's floats, unchecked")
-        full = self.setp("le", kend, bound, self.tile_ok[operand])
-        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
-        b.emit(f"bra.uni {done};")
+        self.float4_loads(loads, copies, ptrs, kend, edge, done)
         if floats is not None:
             b.place(floats)
             self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
         self.checked_loads(loads, copies, ptrs, k0, done)
+
+    def float4_loads(self, loads: OperandLoads, copies, ptrs, kend: str, edge: str, done: str) -> None:
+        """The tile guard's test (the k-tile inside K, the operand's tile inside the matrix with
+        aligned rows: tile_setup's tile_ok), a branch to `edge` where it fails, else each copy's
+        float4 unchecked and a branch to `done`."""
+        b, operand = self.b, loads.operand
+        full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
+        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
+        for (copy, r, *_), ptr in zip(copies, ptrs):
+            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+        b.emit(f"bra.uni {done};")
 
     def checked_loads(self, loads: OperandLoads, copies, ptrs, k0: str, done: str) -> None:
         """An edge k-tile's loads of one operand: the split paths (ptx_edges.py, branching to

@@ -11,8 +11,8 @@ fragment loads; the sums of tile kt run first in its turn of the two-stage loop 
 ColumnSums step), before the next tile's copies fill their staging registers.  After the k-loop the G sums of a row meet in shared memory (g = 0 adds the
 others in g order: the same bits on every run), and thread g = 0 stores C[block_m + r, N] as
 the epilogue stores C.  Stream-K: a later piece stores its sum beside its slot's tile (slot
-floats BM x BN + BM, codegen/streamk.plan_stream_k's extra_floats), and the first piece adds
-them in K order with the tile's.
+floats BM x BN + BM, codegen/streamk.slot_floats), and each piece of the fix-up tree adds its
+children's sums with their tiles' (ptx_streamk.add_slot).
 
 Why: an N of BN * q + 1 otherwise runs q + 1 tile columns, the last one column wide, every FFMA
 of its tiles but one column's padding (255x257x65537 in 128x64 tiles: a fifth of the work).
@@ -140,7 +140,7 @@ class LastColMixin:
 
     def _x_slot(self, slot: str, r: str) -> str:
         """The address of row r's sum of column N in partial slot `slot` (after the slot's BM x BN
-        tile: streamk's extra_floats)."""
+        tile: streamk.slot_floats)."""
         b, cfg = self.b, self.cfg
         base = self.slot_base(slot)
         off = b.op("mul.wide.u32", b.op("add.s32", r, cfg.bm * cfg.bn), 4, typ=".b64")

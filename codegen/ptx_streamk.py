@@ -100,8 +100,8 @@ class StreamKMixin:
 
     def gather(self, index: str, first: str, count: str) -> None:
         """Piece `index` of a split tile's fix-up tree (codegen/streamk.py: streamk.fixup_children is
-        the rule in Python, FIXUP_FANOUT the fan-out F; the tile's later pieces in slots first .. first + count - 1, piece i in slot first +
-        i - 1).  At stride s = 1, F, F^2, ... while index is a multiple of s * F: threads t < F - 1
+        the rule in Python, FIXUP_FANOUT the fan-out F; the tile's later pieces are in slots first ..
+        first + count - 1, piece i in slot first + i - 1).  At stride s = 1, F, F^2, ... while index is a multiple of s * F: threads t < F - 1
         wait (acquire) for the flag of child index + (t + 1) s where that is <= count, and lower it
         for the next launch (nothing writes that slot again in this one); then every thread adds
         the children's slots, in order, to its accumulators (a loop: unrolled, ptxas would hold

@@ -462,7 +462,7 @@ class TileConfig(ConfigDict):
         cap = c.register_cap()
         if mb > 1 and cap < MIN_REGISTER_CAP:
             raise ConfigError(f"min_blocks={mb}: {mb} blocks of {t} threads cap registers at {cap} a thread; below "
-                              f"128 ptxas spills in most of the space: lower min_blocks or use fewer threads")
+                              f"{MIN_REGISTER_CAP} ptxas spills in most of the space: lower min_blocks or use fewer threads")
         copies = c.a_loads_per_thread + c.b_loads_per_thread if c.stages else 0
         if c.vec == 1 and copies > MAX_COPIES_PER_THREAD:
             raise ConfigError(f"global->shared copy: {copies} scalar loads per thread per k-tile (A and B together), "

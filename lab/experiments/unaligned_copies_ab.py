@@ -51,13 +51,8 @@ def after():
 def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
     """emit_ptx.load_float4_or_edge as it ran until 6741b5f: the float4 path's test and branch, then from
     `edge` the vector floats' test (kend <= K and block_ok) and its branch, then the checked loads."""
-    from regtile.codegen.ptx_builder import _r
     b, operand = self.b, loads.operand
-    full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
-    b.emit(f"@!{full} bra.uni {edge};")
-    for (copy, r, *_), ptr in zip(copies, ptrs):
-        b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];")
-    b.emit(f"bra.uni {done};")
+    self.float4_loads(loads, copies, ptrs, kend, edge, done)
     b.place(edge)
     if self.prog.unaligned_vectors:
         inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")
