@@ -109,6 +109,14 @@ def width(ins: Instruction, operand: str, bit: int, index: int = -1) -> int:
     if base == "IMAD" and "WIDE" in ins.modifiers and index in (0, 3):
         return 2  # 64-bit result and 64-bit addend (printed last; a uniform addend moves the
         #           register printed before it into the c field, still 32 bits)
+    if base == "IMAD" and "HI" in ins.modifiers and index == 3:
+        # The addend is a 64-bit pair although nvdisasm prints one register: ptxas's unsigned
+        # division step `IMAD.HI.U32 R3, R3, R7, R2` with R2 = 0 computes R3 + umulhi(R3, R7)
+        # through the pair R2:R3.  Session 12 on the H100: moving R3 alone made the vec4 kernel
+        # wrong (docs/sass-pass.md, "IMAD.HI reads a register pair").
+        return 2
+    if base in ("I2F", "F2I") and any("64" in m for m in ins.modifiers):
+        raise UnknownForm(ins, "a 64-bit conversion names register pairs the pass does not model")
     return 1
 
 

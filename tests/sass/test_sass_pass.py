@@ -166,6 +166,34 @@ def test_field_map_is_proven_by_the_disassembler(passed):
         sass_fields.prove(art.cubin_before_pass, art.name, off, func, wrong)
 
 
+def test_imad_hi_addend_is_a_register_pair():
+    """IMAD.HI's addend names two registers though nvdisasm prints one: ptxas's division step
+    `IMAD.HI.U32 R3, R3, R7, R2` (R2 = 0) adds R3 through the pair R2:R3.  Session 12 on the H100:
+    a renaming that moved R3 alone made the vec4 kernel wrong."""
+    from regtile.runtime.sass import _make_instruction
+    ins = _make_instruction(0x40, "IMAD.HI.U32 R3, R3, R7, R2", 0, 0)
+    assert sass_fields.width(ins, "R2", 64, 3) == 2
+    assert sass_fields.width(ins, "R7", 32, 2) == 1
+    wide = _make_instruction(0x40, "I2F.F64.S64 R2, R4", 0, 0)
+    with pytest.raises(sass_fields.UnknownForm, match="64-bit conversion"):
+        sass_fields.width(wide, "R4", 32, 1)
+
+
+def test_pass_never_splits_an_imad_hi_pair(passed):
+    """vec4's PTX kernel divides K by ptxas's IMAD.HI idiom; the pass's renaming must leave both registers of
+    every register-pair addend where they are (the pass pins multi-register operands)."""
+    art = passed("vec4", "ptx")
+    _, func = function_of(art.cubin_before_pass, art.name)
+    fields = sass_fields.locate_all(func)
+    pairs = [f for i in func.instructions if i.base == "IMAD" and "HI" in i.modifiers
+             for f in fields[i.offset] if f.operand == 3 and f.reg != sass_fields.RZ]
+    assert pairs and all(f.count == 2 for f in pairs)
+    moved = art.sass_pass.renaming
+    assert moved, "the pass renamed nothing: this test would not see a split pair"
+    for f in pairs:
+        assert all(moved.get(r, r) == r for r in f.registers()), f"R{f.reg}:R{f.reg + 1} moved: {moved}"
+
+
 def test_instruction_the_pass_does_not_know_is_named():
     from regtile.runtime.sass import _make_instruction
     ins = _make_instruction(0x40, "DFMA R2, R4, R6, R8", 0, 0)
