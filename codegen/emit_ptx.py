@@ -320,9 +320,12 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         """Global -> staging registers for one k-tile at k0, as the program's guards say:
         "tile", the unchecked float4 loads when the whole tile of the operand is inside the
         matrix with aligned rows (block-uniform), else each vector, then each float (or the
-        split paths, ptx_edges.py); "element", each float."""
+        split paths, ptx_edges.py); "element", each float.  Where both operands take the
+        "tile" guard (and no unaligned rows' path), one test and one branch take both to
+        their float4 loads (both_float4)."""
         b = self.b
         a_koff, b_koff = self.k_offset("A", k0), self.k_offset("B", k0)
+        tiled = []
         for loads, koff in zip(operands, (a_koff, b_koff)):
             operand = loads.operand
             copies = [c for c in self.copies if c[0].operand == operand]
@@ -336,12 +339,36 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                 for (copy, r, grow, gcol, _, _), ptr in zip(copies, ptrs):
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
-            edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
-            kend = b.op("add.s32", k0, loads.k_dim.extent)
-            self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
-            b.place(done)
+            tiled.append((loads, copies, ptrs))
+        if len(tiled) == 2 and self.both_ok is not None:
+            self.both_float4(k0, tiled)
+        else:
+            for loads, copies, ptrs in tiled:
+                self.float4_or_edge(k0, loads, copies, ptrs)
         if self.cfg.last_col:
             self.last_col_load(k0)
+
+    def float4_or_edge(self, k0: str, loads: OperandLoads, copies, ptrs) -> None:
+        """One operand's k-tile through load_float4_or_edge, its labels placed."""
+        b, operand = self.b, loads.operand
+        edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
+        kend = b.op("add.s32", k0, loads.k_dim.extent)
+        self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
+        b.place(done)
+
+    def both_float4(self, k0: str, tiled) -> None:
+        """Both operands' k-tile: where it is inside K and both tiles inside the matrix with
+        aligned rows (tile_setup's both_ok), every float4, unchecked, behind one test and one
+        branch; else each operand's own paths (float4_or_edge).  One operand at a time, each
+        branch waited 11-13 cycles on its predicate (PLOP3 -> BRA, sm_90), every k-tile."""
+        b = self.b
+        slow, done = b.label("ab_edge"), b.label("ab_loaded")
+        kend = b.op("add.s32", k0, tiled[0][0].k_dim.extent)
+        self.float4_loads(tiled, self.both_ok, kend, slow, done)
+        b.place(slow)
+        for loads, copies, ptrs in tiled:
+            self.float4_or_edge(k0, loads, copies, ptrs)
+        b.place(done)
 
     def load_float4_or_edge(self, loads: OperandLoads, copies, ptrs, k0: str, kend: str, edge: str,
                             done: str) -> None:
@@ -363,22 +390,26 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
             unchecked = self.setp("le", kend, bound, self.floats_ok[operand])
             b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
                                                       f"each vector's floats, unchecked")
-        self.float4_loads(loads, copies, ptrs, kend, edge, done)
+        self.float4_loads([(loads, copies, ptrs)], self.tile_ok[operand], kend, edge, done)
         if floats is not None:
             b.place(floats)
             self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
         self.checked_loads(loads, copies, ptrs, k0, done)
 
-    def float4_loads(self, loads: OperandLoads, copies, ptrs, kend: str, edge: str, done: str) -> None:
-        """The tile guard's test (the k-tile inside K, the operand's tile inside the matrix with
-        aligned rows: tile_setup's tile_ok), a branch to `edge` where it fails, else each copy's
-        float4 unchecked and a branch to `done`."""
-        b, operand = self.b, loads.operand
-        full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
-        b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: float4, unchecked")
-        for (copy, r, *_), ptr in zip(copies, ptrs):
-            b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"{operand} copy {r}")
+    def float4_loads(self, tiled, inside: str, kend: str, edge: str, done: str) -> None:
+        """The tile guard's test (the k-tile inside K and `inside`: tile_setup's tile_ok of one
+        operand, or both_ok of both), a branch to `edge` where it fails, else every copy of the
+        operands in `tiled` ((loads, copies, ptrs) each) as a float4, unchecked, and a branch to `done`."""
+        b = self.b
+        names = " and ".join(loads.operand for loads, _, _ in tiled)
+        full = self.setp("le", kend, self.p[tiled[0][0].k_dim.bound], inside)
+        b.emit(f"@!{full} bra.uni {edge};", f"{names} tile{'s' if len(tiled) > 1 else ''} inside the matrix, "
+                                            f"rows aligned: float4, unchecked")
+        for loads, copies, ptrs in tiled:
+            for (copy, r, *_), ptr in zip(copies, ptrs):
+                b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];",
+                       f"{loads.operand} copy {r}")
         b.emit(f"bra.uni {done};")
 
     def checked_loads(self, loads: OperandLoads, copies, ptrs, k0: str, done: str) -> None:
@@ -504,6 +535,7 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
         """What depends on the block's tile: the interior-tile predicates and the copies'
         sources."""
         self.tile_ok, self.clamp_lim, self.block_ok, self.floats_ok = {}, {}, {}, {}
+        self.both_ok = None  # both operands' tiles inside, rows aligned (load_tile's both_float4)
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
@@ -511,6 +543,8 @@ class _Kernel(EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, Stream
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
                 if self.prog.unaligned_vectors:
                     self.floats_ok[op] = self.floats_setup(op)
+            if len(self.tile_ok) == 2 and not self.prog.unaligned_vectors and not self.cfg.unaligned_rows:
+                self.both_ok = self.b.op("and.pred", self.tile_ok["A"], self.tile_ok["B"], typ=".pred")
         self.copy_setup()
         if self.cfg.last_col:
             self.last_col_tile_setup()

@@ -52,7 +52,7 @@ def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
     """emit_ptx.load_float4_or_edge as it ran until 6741b5f: the float4 path's test and branch, then from
     `edge` the vector floats' test (kend <= K and block_ok) and its branch, then the checked loads."""
     b, operand = self.b, loads.operand
-    self.float4_loads(loads, copies, ptrs, kend, edge, done)
+    self.float4_loads([(loads, copies, ptrs)], self.tile_ok[operand], kend, edge, done)
     b.place(edge)
     if self.prog.unaligned_vectors:
         inside = self.setp("le", kend, self.p[loads.k_dim.bound], self.block_ok[operand] or "")

@@ -8,7 +8,8 @@ unchanged where only the text moved: docs/architecture.md).  Session 10 retook t
 digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather), session 11 for
 the tree's one call site (_WorkItems: the first and the later pieces run the same gather) and the 9
 unaligned-rows PTX digests for the vector floats' test ahead of the float4 path's
-(emit_ptx.load_float4_or_edge)."""
+(emit_ptx.load_float4_or_edge), then 107 PTX digests for one test and one branch over both operands'
+float4 loads (emit_ptx.both_float4)."""
 import json
 from pathlib import Path
 

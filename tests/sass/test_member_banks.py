@@ -44,8 +44,10 @@ def test_member_kernels_on_unaligned_rows_keep_their_registers_off_conflicting_b
     assert max(shares.values()) <= MAX_CONFLICT_SHARE, shares
 
 
-def test_the_bound_catches_the_k16_ranges_kernel_with_the_clamp():
-    """The case that made the test: the same member with the edge clamp and without the SASS pass
-    (which the member takes with the clamp since) fails it."""
-    shares = kernel_shares(FAMILY["wide-64x128-k16"].config.replace(edge_clamp=True, sass_pass=False))
+def test_the_bound_catches_a_member_without_its_pass():
+    """The bound can fail: sq-128x128 without its SASS pass (0.555 / 0.59 of its FFMAs conflicted at
+    session 11's text).  The case that made the test - wide-64x128-k16's ranges kernel with the clamp and
+    without the pass, 0.70 - no longer fails it since one test and one branch take both operands' float4
+    loads (emit_ptx.both_float4): ptxas then allocates that kernel at 0.104."""
+    shares = kernel_shares(FAMILY["sq-128x128"].config.replace(sass_pass=False))
     assert max(shares.values()) > MAX_CONFLICT_SHARE
