@@ -1,0 +1,116 @@
+"""Unaligned rows' vector floats with fewer, wider loads (issue 20, session 12).
+
+With unaligned_vectors a k-tile inside K on rows that are not 16-byte aligned loads each float4's four floats
+by four 4-byte loads (ptx_edges._load_unaligned_unchecked).  A warp's 4-byte load there spans the 512 bytes
+its float4 did (lanes 16 bytes apart), so the vector floats touch four times the sectors (Nsight Compute at
+6741b5f: 485M against cuBLAS's 147M on 8191x8193x1025, with wait and long-scoreboard stalls at 0.20 and 0.14 a
+issued instruction against 0.02 and 0.04).  Each variant below fills the same registers with the same floats
+from fewer load instructions, so nothing else in the kernel changes:
+
+  pairs   8-byte aligned vectors (address bit 2 clear): two 8-byte loads; the others: a float, an 8-byte
+          load of the middle two (then 8-byte aligned), a float - 2 or 3 loads a vector, predicated per lane.
+  window  the two 16-byte aligned float4s around the vector (the second only where it is not aligned;
+          a 16-byte block holding a float of the matrix never faults), then the four floats picked by
+          the address's bits 2 and 3 with funnel shifts (shf.r.clamp by 0 or 32 selects one of two words):
+          1 or 2 loads and 9 shifts a vector, four more registers while the loads fly.
+
+For each shape: the plan regtile.sgemm builds ("lib") and the same plan with each variant's loads, against
+cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
+first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
+
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=pairs,window] [MxNxK ...]
+"""
+import contextlib
+
+from . import check_and_time_interleaved, over_shapes, program, versus
+from .fixup_ab import patched
+from .held_registers import registers
+
+DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
+           "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
+VARIANTS = ["pairs", "window"]
+
+
+def _low_bits(self, ptr: str, mask: int) -> str:
+    b = self.b
+    return b.op("and.b32", b.op("cvt.u32.u64", ptr), mask)
+
+
+def pairs_loads(self, loads, copies, ptrs, done):
+    from regtile.codegen.ptx_builder import _addr, _r
+    b, operand = self.b, loads.operand
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        c = [_r(x) for x in copy.regs]
+        odd = self.setp("ne", _low_bits(self, ptr, 4), 0, typ=".u32")
+        b.emit(f"@!{odd} ld.global.nc.v2.f32 {{{c[0]}, {c[1]}}}, [{ptr}];", f"{operand} copy {r}: 8-byte aligned")
+        b.emit(f"@!{odd} ld.global.nc.v2.f32 {{{c[2]}, {c[3]}}}, {_addr(ptr, 8)};")
+        b.emit(f"@{odd} ld.global.nc.f32 {c[0]}, [{ptr}];", f"{operand} copy {r}: 4-byte aligned")
+        b.emit(f"@{odd} ld.global.nc.v2.f32 {{{c[1]}, {c[2]}}}, {_addr(ptr, 4)};")
+        b.emit(f"@{odd} ld.global.nc.f32 {c[3]}, {_addr(ptr, 12)};")
+    b.emit(f"bra.uni {done};")
+
+
+def window_loads(self, loads, copies, ptrs, done):
+    from regtile.codegen.ptx_builder import _addr, _r
+    b, operand = self.b, loads.operand
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        c = [_r(x) for x in copy.regs]
+        low = _low_bits(self, ptr, 12)  # bytes past the 16-byte block: 4 x (the vector's float in it)
+        aligned = b.op("and.b64", ptr, -16, typ=".b64")
+        shifted = self.setp("ne", low, 0, typ=".u32")
+        n = [b.temp(".b32") for _ in range(4)]
+        b.emit(f"ld.global.nc.v4.f32 {{{', '.join(c)}}}, [{aligned}];", f"{operand} copy {r}: its 16-byte block")
+        b.emit(f"@{shifted} ld.global.nc.v4.f32 {{{', '.join(n)}}}, {_addr(aligned, 16)};", "and the next")
+        w = c + n
+        # by 2 floats where bit 3 is set, then by 1 where bit 2 is: shf.r.clamp by 32 gives the second word
+        s1 = b.op("and.b32", b.op("shl.b32", low, 2), 32)  # bit 3 -> 32
+        s0 = b.op("and.b32", b.op("shl.b32", low, 3), 32)  # bit 2 -> 32
+        for i in range(5):
+            b.emit(f"shf.r.clamp.b32 {w[i]}, {w[i]}, {w[i + 2]}, {s1};")
+        for i in range(4):
+            b.emit(f"shf.r.clamp.b32 {w[i]}, {w[i]}, {w[i + 1]}, {s0};")
+    b.emit(f"bra.uni {done};")
+
+
+@contextlib.contextmanager
+def variant(name):
+    from regtile.codegen.emit_ptx import _Kernel
+    fn = {"pairs": pairs_loads, "window": window_loads}[name]
+    with patched(_Kernel, "_load_unaligned_unchecked", fn):
+        yield
+
+
+def plans_of(m, n, k):
+    from regtile.runtime.plans import GemmPlan
+    lib = GemmPlan(m, n, k, False, False, k, n, n)
+    row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
+    plans = {"lib": lib}
+    if lib.gemv is None and lib.backend == "ptx" and lib.config.unaligned_vectors:
+        for name in VARIANTS:
+            with variant(name):
+                plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend="ptx")
+    return plans, row
+
+
+def one(torch, bench, m, n, k):
+    plans, row = plans_of(m, n, k)
+    if len(plans) == 1:
+        return row, f"no vector floats in its plan ({row['config']})"
+    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
+    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
+    return row, versus(u, check, plans) + f"  [{plans['lib'].kernel.label}]"
+
+
+def run(argv):
+    for a in [a for a in argv if a.startswith("variants=")]:
+        VARIANTS[:] = a[len("variants="):].split(",")
+        argv.remove(a)
+    over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
+
+
+main = program(run, "[variants=pairs,window] [MxNxK ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
