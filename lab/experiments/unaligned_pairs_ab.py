@@ -13,12 +13,19 @@ from fewer load instructions, so nothing else in the kernel changes:
           a 16-byte block holding a float of the matrix never faults), then the four floats picked by
           the address's bits 2 and 3 with funnel shifts (shf.r.clamp by 0 or 32 selects one of two words):
           1 or 2 loads and 9 shifts a vector, four more registers while the loads fly.
+  ring3   the config on the cp.async ring of 3 stages (ptx_ring.py: inside tiles on unaligned rows a 4-byte
+  ring4   cp.async a float, no staging registers; without the SASS pass, which has no LDGSTS forms), 4 stages.
+
+Measured at fba33f4 (docs/data/unaligned_pairs_ab_2026-11-27_fba33f4.log, H100): pairs and window 27-30% slower
+than the vector floats (8191x8193x1025 4187.6 and 4251.1 against 3051.6 us).  Both consume their loads at once
+(window's shifts; pairs' second predicated load of a register waits for the first) where the vector floats'
+registers are read only by the shared-memory store after the k-tile's FFMAs.
 
 For each shape: the plan regtile.sgemm builds ("lib") and the same plan with each variant's loads, against
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
 first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_pairs_ab [variants=pairs,window] [MxNxK ...]
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=ring3,ring4,pairs,window] [MxNxK ...]
 """
 import contextlib
 
@@ -28,7 +35,7 @@ from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
-VARIANTS = ["pairs", "window"]
+VARIANTS = ["ring3", "ring4"]
 
 
 def _low_bits(self, ptr: str, mask: int) -> str:
@@ -87,6 +94,10 @@ def plans_of(m, n, k):
     plans = {"lib": lib}
     if lib.gemv is None and lib.backend == "ptx" and lib.config.unaligned_vectors:
         for name in VARIANTS:
+            if name.startswith("ring"):
+                cfg = lib.config.replace(stages=int(name[4:]), sass_pass=False)
+                plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
+                continue
             with variant(name):
                 plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend="ptx")
     return plans, row
@@ -109,7 +120,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
-main = program(run, "[variants=pairs,window] [MxNxK ...]")
+main = program(run, "[variants=ring3,ring4,pairs,window] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
