@@ -13,6 +13,10 @@ from fewer load instructions, so nothing else in the kernel changes:
           a 16-byte block holding a float of the matrix never faults), then the four floats picked by
           the address's bits 2 and 3 with funnel shifts (shf.r.clamp by 0 or 32 selects one of two words):
           1 or 2 loads and 9 shifts a vector, four more registers while the loads fly.
+  joined  the vector floats' 4-byte loads predicated after the operands' paths join, in the block of the
+          k-tile's FFMAs (the operand's float4 and edge paths skipped where they run): in their own block
+          behind a branch ptxas issued them 4 cycles apart (S04, sm_90 SASS of 8191x8193x1025's kernel: 12
+          loads, 48 cycles a k-tile in which the warp issues nothing else).
   ring3   the config on the cp.async ring of 3 stages (ptx_ring.py: inside tiles on unaligned rows a 4-byte
   ring4   cp.async a float, no staging registers; without the SASS pass, which has no LDGSTS forms), 4 stages.
 
@@ -25,7 +29,7 @@ For each shape: the plan regtile.sgemm builds ("lib") and the same plan with eac
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
 first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_pairs_ab [variants=ring3,ring4,pairs,window] [MxNxK ...]
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=joined,ring3,ring4,pairs,window] [MxNxK ...]
 """
 import contextlib
 
@@ -35,7 +39,7 @@ from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
-VARIANTS = ["ring3", "ring4"]
+VARIANTS = ["joined"]
 
 
 def _low_bits(self, ptr: str, mask: int) -> str:
@@ -79,9 +83,40 @@ def window_loads(self, loads, copies, ptrs, done):
     b.emit(f"bra.uni {done};")
 
 
+def joined_float4_or_edge(self, loads, copies, ptrs, k0, kend, edge, done):
+    """load_float4_or_edge with the vector floats deferred: where they would run, a branch past the
+    operand's paths, and their loads left for joined_load_tile."""
+    b, operand = self.b, loads.operand
+    unchecked = self.setp("le", kend, self.p[loads.k_dim.bound], self.floats_ok[operand])
+    b.emit(f"@{unchecked} bra.uni {done};", f"{operand}: rows not aligned, tile inside K and clamped: "
+                                            f"each vector's floats, unchecked, after the join")
+    self._deferred_floats.append((loads, copies, ptrs, unchecked))
+    self.float4_loads([(loads, copies, ptrs)], self.tile_ok[operand], kend, edge, done)
+    b.place(edge)
+    self.checked_loads(loads, copies, ptrs, k0, done)
+
+
+def joined_load_tile(original):
+    def load_tile(self, k0, operands):
+        from regtile.codegen.ptx_builder import _addr, _r
+        self._deferred_floats = []
+        original(self, k0, operands)
+        for loads, copies, ptrs, unchecked in self._deferred_floats:
+            for (copy, r, *_), ptr in zip(copies, ptrs):
+                for e, reg in enumerate(copy.regs):
+                    self.b.emit(f"@{unchecked} ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};",
+                                f"{loads.operand} copy {r}, element {e}")
+    return load_tile
+
+
 @contextlib.contextmanager
 def variant(name):
     from regtile.codegen.emit_ptx import _Kernel
+    if name == "joined":
+        with patched(_Kernel, "load_float4_or_edge", joined_float4_or_edge), \
+                patched(_Kernel, "load_tile", joined_load_tile(_Kernel.load_tile)):
+            yield
+        return
     fn = {"pairs": pairs_loads, "window": window_loads}[name]
     with patched(_Kernel, "_load_unaligned_unchecked", fn):
         yield
@@ -120,7 +155,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
-main = program(run, "[variants=ring3,ring4,pairs,window] [MxNxK ...]")
+main = program(run, "[variants=joined,ring3,ring4,pairs,window] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
