@@ -17,6 +17,13 @@ from fewer load instructions, so nothing else in the kernel changes:
           k-tile's FFMAs (the operand's float4 and edge paths skipped where they run): in their own block
           behind a branch ptxas issued them 4 cycles apart (S04, sm_90 SASS of 8191x8193x1025's kernel: 12
           loads, 48 cycles a k-tile in which the warp issues nothing else).
+  bpairs  B only (row-major: a warp's vectors share one row, so the address's bits 2-3 are warp-uniform and,
+          BK being a multiple of 4, the same for every copy and k-tile): one branch a k-tile to a float4, two
+          8-byte loads, or the four floats for every copy (float + 8-byte + float would load the middle pair
+          into an aligned register pair and move it: the moves wait for the load).  Not run: in its sm_90
+          SASS ptxas if-converts the 8-byte and 4-byte paths into one block of 12 predicated loads (B's
+          8 floats and 4 pairs), still 4 cycles apart; only the float4 path stays a block of its own.
+          A keeps the four 4-byte loads.
   ring3   the config on the cp.async ring of 3 stages (ptx_ring.py: inside tiles on unaligned rows a 4-byte
   ring4   cp.async a float, no staging registers; without the SASS pass, which has no LDGSTS forms), 4 stages.
 
@@ -29,7 +36,7 @@ For each shape: the plan regtile.sgemm builds ("lib") and the same plan with eac
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
 first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_pairs_ab [variants=joined,ring3,ring4,pairs,window] [MxNxK ...]
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=bpairs,joined,ring3,ring4,pairs,window] [MxNxK ...]
 """
 import contextlib
 
@@ -39,7 +46,12 @@ from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
-VARIANTS = ["joined"]
+VARIANTS = ["bpairs"]
+
+
+def _plain():
+    from regtile.codegen.ptx_edges import EdgeLoadsMixin
+    return EdgeLoadsMixin._load_unaligned_unchecked
 
 
 def _low_bits(self, ptr: str, mask: int) -> str:
@@ -83,6 +95,32 @@ def window_loads(self, loads, copies, ptrs, done):
     b.emit(f"bra.uni {done};")
 
 
+def bpairs_loads(self, loads, copies, ptrs, done):
+    from regtile.codegen.ptx_builder import _addr, _r
+    if loads.operand != "B" or self.cfg.trans_b:
+        return _plain()(self, loads, copies, ptrs, done)
+    b = self.b
+    low = _low_bits(self, ptrs[0], 12)
+    v4, v2 = b.label("b_v4"), b.label("b_v2")
+    b.emit(f"@{self.setp('eq', low, 0, typ='.u32')} bra {v4};", "B rows' vectors 16-byte aligned here")
+    b.emit(f"@{self.setp('eq', low, 8, typ='.u32')} bra {v2};", "8-byte aligned")
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        c = [_r(x) for x in copy.regs]
+        for e, reg in enumerate(c):  # an 8-byte load into c1:c2 would need an aligned pair and two moves
+            b.emit(f"ld.global.nc.f32 {reg}, {_addr(ptr, 4 * e)};", f"B copy {r}, element {e}: 4-byte aligned")
+    b.emit(f"bra.uni {done};")
+    b.place(v4)
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        b.emit(f"ld.global.nc.v4.f32 {{{', '.join(_r(x) for x in copy.regs)}}}, [{ptr}];", f"B copy {r}")
+    b.emit(f"bra.uni {done};")
+    b.place(v2)
+    for (copy, r, *_), ptr in zip(copies, ptrs):
+        c = [_r(x) for x in copy.regs]
+        b.emit(f"ld.global.nc.v2.f32 {{{c[0]}, {c[1]}}}, [{ptr}];", f"B copy {r}")
+        b.emit(f"ld.global.nc.v2.f32 {{{c[2]}, {c[3]}}}, {_addr(ptr, 8)};")
+    b.emit(f"bra.uni {done};")
+
+
 def joined_float4_or_edge(self, loads, copies, ptrs, k0, kend, edge, done):
     """load_float4_or_edge with the vector floats deferred: where they would run, a branch past the
     operand's paths, and their loads left for joined_load_tile."""
@@ -117,7 +155,7 @@ def variant(name):
                 patched(_Kernel, "load_tile", joined_load_tile(_Kernel.load_tile)):
             yield
         return
-    fn = {"pairs": pairs_loads, "window": window_loads}[name]
+    fn = {"pairs": pairs_loads, "window": window_loads, "bpairs": bpairs_loads}[name]
     with patched(_Kernel, "_load_unaligned_unchecked", fn):
         yield
 
@@ -155,7 +193,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
-main = program(run, "[variants=joined,ring3,ring4,pairs,window] [MxNxK ...]")
+main = program(run, "[variants=bpairs,joined,ring3,ring4,pairs,window] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
