@@ -328,7 +328,9 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     `sticky` > 0 a shape of `previous` (the table's entries before) keeps its member where that
     member is within `sticky` of the fastest in this run: near-ties between two runs are noise
     (session 8: 42 of 123 entries changed in a refit, and the sweep of the new table ran 0.4%
-    slower over those shapes), so only a clear gain moves an entry."""
+    slower over those shapes), so only a clear gain moves an entry.  Not where the kept member is
+    slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
+    wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS)."""
     from ..codegen.heuristic import fit_model_tflops, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
@@ -340,7 +342,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
             continue
         fastest = best = min(timed, key=timed.get)
         kept = before.get((r["m"], r["n"], r["k"]))
-        if kept in timed and timed[kept] <= (1.0 + sticky) * timed[fastest]:
+        if kept in timed and timed[kept] <= (1.0 + sticky) * timed[fastest] and timed[kept] <= r["cublas_us"]:
             best = kept
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),

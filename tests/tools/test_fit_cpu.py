@@ -37,6 +37,14 @@ def test_sticky_fit_moves_only_clear_gains():
     assert _best(fit_table(RUN, previous=BEFORE, sticky=0.01))[(1024, 1024, 1024)] == "wide-64x128"
 
 
+def test_sticky_fit_does_not_keep_a_member_slower_than_cublas():
+    """A near-tie below cuBLAS takes this run's fastest: stickiness is for shapes already won."""
+    run = {"rows": [dict(_row(1024, 1024, 1024, wide_64x128=50.0, sq_64x64=51.0), cublas_us=50.5)]}
+    assert _best(fit_table(run, previous=BEFORE, sticky=0.03))[(1024, 1024, 1024)] == "wide-64x128"
+    run["rows"][0]["cublas_us"] = 51.0  # the kept member at par with cuBLAS stays
+    assert _best(fit_table(run, previous=BEFORE, sticky=0.03))[(1024, 1024, 1024)] == "sq-64x64"
+
+
 def test_sticky_cli_reads_the_table_it_rewrites(tmp_path, capsys):
     raw, table = tmp_path / "raw.json", tmp_path / "table.json"
     raw.write_text(json.dumps(RUN))
