@@ -13,10 +13,11 @@ from fewer load instructions, so nothing else in the kernel changes:
           a 16-byte block holding a float of the matrix never faults), then the four floats picked by
           the address's bits 2 and 3 with funnel shifts (shf.r.clamp by 0 or 32 selects one of two words):
           1 or 2 loads and 9 shifts a vector, four more registers while the loads fly.
-  joined  the vector floats' 4-byte loads predicated after the operands' paths join, in the block of the
-          k-tile's FFMAs (the operand's float4 and edge paths skipped where they run): in their own block
-          behind a branch ptxas issued them 4 cycles apart (S04, sm_90 SASS of 8191x8193x1025's kernel: 12
-          loads, 48 cycles a k-tile in which the warp issues nothing else).
+  joined  the vector floats' 4-byte loads moved after the operands' paths join (a branch past the float4 and
+          edge paths where they run), predicated, in the block of the k-tile's FFMAs: in their own block
+          ptxas issues them 4 cycles apart (S04, sm_90 SASS of 8191x8193x1025's kernel: 12 loads, 48 cycles
+          a k-tile in which the warp issues nothing else).  Not run: in its SASS ptxas still issues the 12
+          together, 4 cycles apart, ahead of the FFMAs.
   bpairs  B only (row-major: a warp's vectors share one row, so the address's bits 2-3 are warp-uniform and,
           BK being a multiple of 4, the same for every copy and k-tile): one branch a k-tile to a float4, two
           8-byte loads, or the four floats for every copy (float + 8-byte + float would load the middle pair
@@ -30,13 +31,16 @@ from fewer load instructions, so nothing else in the kernel changes:
 Measured at fba33f4 (docs/data/unaligned_pairs_ab_2026-11-27_fba33f4.log, H100): pairs and window 27-30% slower
 than the vector floats (8191x8193x1025 4187.6 and 4251.1 against 3051.6 us).  Both consume their loads at once
 (window's shifts; pairs' second predicated load of a register waits for the first) where the vector floats'
-registers are read only by the shared-memory store after the k-tile's FFMAs.
+registers are read only by the shared-memory store after the k-tile's FFMAs.  At acd182f
+(docs/data/unaligned_pairs_ab_2026-11-27_acd182f.log): ring3 and ring4 15-20% slower (8191x8193x1025 3597.6 and
+3598.4 against 3052.1 us).  "lib" was wide-128x256-noedge on the three unaligned suite shapes then; since e92c8ee
+8191x8193x1025's is sq-128x128-edges.
 
 For each shape: the plan regtile.sgemm builds ("lib") and the same plan with each variant's loads, against
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
 first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_pairs_ab [variants=bpairs,joined,ring3,ring4,pairs,window] [MxNxK ...]
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=pairs,window,ring3,ring4,joined,bpairs] [MxNxK ...]
 """
 import contextlib
 
@@ -46,7 +50,7 @@ from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
-VARIANTS = ["bpairs"]
+VARIANTS = ["pairs", "window"]
 
 
 def _plain():
@@ -193,7 +197,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
-main = program(run, "[variants=bpairs,joined,ring3,ring4,pairs,window] [MxNxK ...]")
+main = program(run, "[variants=pairs,window,ring3,ring4,joined,bpairs] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
