@@ -25,6 +25,9 @@ from fewer load instructions, so nothing else in the kernel changes:
           SASS ptxas if-converts the 8-byte and 4-byte paths into one block of 12 predicated loads (B's
           8 floats and 4 pairs), still 4 cycles apart; only the float4 path stays a block of its own.
           A keeps the four 4-byte loads.
+  member:NAME  another family member's config for the shape (heuristic.member_config, then for_operands).
+  sq128k16     sq-128x128-edges with BK = 16 (one block an SM: min_blocks=1; 148 registers), so the k-tile's
+               FFMAs between a load and its shared-memory store take twice as long.
   ring3   the config on the cp.async ring of 3 stages (ptx_ring.py: inside tiles on unaligned rows a 4-byte
   ring4   cp.async a float, no staging registers; without the SASS pass, which has no LDGSTS forms), 4 stages.
 
@@ -40,7 +43,7 @@ For each shape: the plan regtile.sgemm builds ("lib") and the same plan with eac
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
 first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 
-    python3 -m lab.experiments.unaligned_pairs_ab [variants=pairs,window,ring3,ring4,joined,bpairs] [MxNxK ...]
+    python3 -m lab.experiments.unaligned_pairs_ab [variants=pairs,window,ring3,ring4,joined,bpairs,sq128k16,member:NAME] [MxNxK ...]
 """
 import contextlib
 
@@ -171,6 +174,15 @@ def plans_of(m, n, k):
     plans = {"lib": lib}
     if lib.gemv is None and lib.backend == "ptx" and lib.config.unaligned_vectors:
         for name in VARIANTS:
+            if name.startswith("member:") or name == "sq128k16":
+                from regtile.codegen.heuristic import for_operands, member_config
+                member = "sq-128x128-edges" if name == "sq128k16" else name[len("member:"):]
+                cfg, backend = member_config(member, m, n, k, 132)
+                cfg = for_operands(cfg, backend, k, n, n)
+                if name == "sq128k16":
+                    cfg = cfg.replace(bk=16, min_blocks=1)
+                plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
+                continue
             if name.startswith("ring"):
                 cfg = lib.config.replace(stages=int(name[4:]), sass_pass=False)
                 plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
@@ -197,7 +209,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
-main = program(run, "[variants=pairs,window,ring3,ring4,joined,bpairs] [MxNxK ...]")
+main = program(run, "[variants=pairs,window,ring3,ring4,joined,bpairs,sq128k16,member:NAME] [MxNxK ...]")
 
 if __name__ == "__main__":
     import sys
