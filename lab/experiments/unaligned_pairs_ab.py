@@ -37,7 +37,9 @@ than the vector floats (8191x8193x1025 4187.6 and 4251.1 against 3051.6 us).  Bo
 registers are read only by the shared-memory store after the k-tile's FFMAs.  At acd182f
 (docs/data/unaligned_pairs_ab_2026-11-27_acd182f.log): ring3 and ring4 15-20% slower (8191x8193x1025 3597.6 and
 3598.4 against 3052.1 us).  "lib" was wide-128x256-noedge on the three unaligned suite shapes then; since e92c8ee
-8191x8193x1025's is sq-128x128-edges.
+8191x8193x1025's is sq-128x128-edges.  At 2554c8e (docs/data/unaligned_pairs_ab_2026-11-27_2554c8e.log): BK = 16
+no better - member:wide-64x128-k16 2996.5 against lib 2992.4 us on 8191x8193x1025, 2953.6 / 2905.5 on
+4099x4093x4091, 1709.2 / 1676.7 on 6143x2047x3071; sq128k16 11-13% slower (3369.5, 3184.3, 1792.8).
 
 For each shape: the plan regtile.sgemm builds ("lib") and the same plan with each variant's loads, against
 cuBLAS, interleaved kernel against kernel on tools/shape_sweep's ShapeBench (each checked against float64
