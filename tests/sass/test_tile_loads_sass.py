@@ -38,6 +38,7 @@ def test_both_operands_float4_loads_sit_behind_one_test(name):
     assert not any(i.base == "PLOP3" for i in before), [i.text for i in before]
 
 
+@pytest.mark.slow
 def test_per_operand_tests_would_fail_this_check():
     """The check above tells the two forms apart: with a test and branch per operand (lab both_float4_ab's
     per_operand) the first operand's float4 sits behind a PLOP3 alone."""
