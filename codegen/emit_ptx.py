@@ -33,9 +33,10 @@ Modules: this one holds an entry's setup (parameters, thread values, copies, sha
 addresses, the tile stores and fragment loads) and the module text; codegen/ptx_builder.py the
 instruction builder and PVal; codegen/ptx_loops.py the program's steps (k-loops, FFMAs,
 epilogue); codegen/ptx_streamk.py the WorkItems step (item loop, fix-up); ptx_tile_loads.py a
-k-tile's global loads and the guards that pick their path; ptx_edges.py an edge tile's loads; ptx_unaligned.py the unchecked per-float copies of unaligned rows
-(config.unaligned_rows); ptx_last_col.py C's fused last column (config.last_col) (mixins of one
-_Kernel class); ptx_arch.py the arch-dependent lines and their retargeting.
+k-tile's global loads and the guards that pick their path; ptx_edges.py an edge tile's loads;
+ptx_unaligned.py the unchecked per-float copies of unaligned rows (config.unaligned_rows);
+ptx_last_col.py C's fused last column (config.last_col) (mixins of one _Kernel class);
+ptx_arch.py the arch-dependent lines and their retargeting.
 
 Operand layouts (config.trans_a / trans_b): each copy reads along its operand's unit stride
 (mapping.a/b_copy_coords) from (line, offset) = mapping.a/b_element, K advancing the lines

@@ -39,7 +39,7 @@ class EdgeLoadsMixin:
     def floats_setup(self, op: str) -> str:
         """unaligned_vectors, once a tile (after clamp_setup): the predicate that the operand's
         rows are not 16-byte aligned and its block dimension is clamped (block_ok), so that a
-        k-tile inside K loads its vectors' floats unchecked (emit_ptx.load_float4_or_edge)."""
+        k-tile inside K loads its vectors' floats unchecked (ptx_tile_loads.load_float4_or_edge)."""
         b = self.b
         unaligned = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
         ok = self.block_ok[op]
@@ -47,9 +47,9 @@ class EdgeLoadsMixin:
 
     def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, done: str) -> None:
         """edge_clamp, rows not 16-byte aligned, a k-tile inside K whose block dimension is
-        clamped (floats_setup; load_float4_or_edge branches here): each vector's four floats
-        unchecked, into the registers the float4 would fill, then a branch to `done`.  The
-        floats and where they land are the float4's: nothing else changes."""
+        clamped (floats_setup; ptx_tile_loads.load_float4_or_edge branches here): each vector's
+        four floats unchecked, into the registers the float4 would fill, then a branch to `done`.
+        The floats and where they land are the float4's: nothing else changes."""
         b = self.b
         operand = loads.operand
         for (copy, r, *_), ptr in zip(copies, ptrs):

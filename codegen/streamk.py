@@ -37,7 +37,8 @@ With `stream_k` (PTX backend) the SGEMM is three launches of one module, the
 
 The work list, as int32 in device memory (runtime/sgemm_launch.py uploads it once):
   items  [n_items][8]  (tile_m << 16 | tile_n, kt_begin, kt_end, slot or -1, first slot,
-                        slot count, 0, 0): slot >= 0 for a later piece; (first, count) the
+                        slot count, 0, 0 - padding to 32 bytes, the kernel loads the
+                        first four as one aligned v4): slot >= 0 for a later piece; (first, count) the
                         split tile's slots on every piece of it, (0, 0) on a whole tile
   starts [ranges + 1]  block b of the ranges kernel runs items starts[b] .. starts[b+1]-1
   flags  [slots]       0, set to 1 when the slot holds its piece's sums, back to 0 once added
@@ -62,7 +63,7 @@ MIN_ITERS = 8
 # (0944d5f, lab/experiments/streamk_fill.py) 88% gains 0.6%, 73% (6144^3) 2.2%.
 MAX_LAST_WAVE_FILL = 0.9
 MAX_TILES_PER_DIM = 1 << 16
-ITEM_BYTES = 32  # one item of the work list: 8 int32
+ITEM_BYTES = 32  # one item of the work list: 8 int32, the last two padding (its first four are one 16-byte load)
 # Children a node of the fix-up tree adds at most, plus one (fixup_children; the kernel's loop is
 # ptx_streamk.StreamKMixin.gather).  Two made 512^3's four-piece tiles (sq-32x32) wait two levels deep
 # (13.7 -> 17.4 us); four keeps tiles of up to four pieces at one level, as the flat fix-up had them,

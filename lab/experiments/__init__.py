@@ -149,6 +149,39 @@ def versus(us, check, names) -> str:
         f"{' WRONG' if name in check and not check[name]['ok'] else ''})" for name in names)
 
 
+def take_option(argv, key: str):
+    """Remove every `key=value` argument from argv (in place); the last value, else None.  The A/Bs'
+    options (variants=a,b, held=1, only=a,b) are such arguments, before the shapes."""
+    found = [a for a in argv if a.startswith(key + "=")]
+    for a in found:
+        argv.remove(a)
+    return found[-1][len(key) + 1:] if found else None
+
+
+def registers(art):
+    """{kernel role: registers} of a compiled module, from the final cubin (after the SASS pass)."""
+    from regtile.sass.cubin import kernel_info
+    return {role: kernel_info(art.cubin, src.name).registers for role, src in art.source.kernels()}
+
+
+def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132):
+    """(config, backend) of family member `name` for row-major M x N x K (lda = K, ldb = ldc = N), generated
+    for those operands as regtile.sgemm generates its plan's (heuristic.for_operands)."""
+    from regtile.codegen.heuristic import for_operands, member_config
+    cfg, backend = member_config(name, m, n, k, sm_count)
+    return for_operands(cfg, backend, k, n, n), backend
+
+
+def time_plans(torch, bench, plans, row: dict, label: str):
+    """The A/Bs' last step: every plan ({name: GemmPlan}) and cuBLAS checked against float64, then timed
+    interleaved; `row` gets the checks, the times and each plan's registers.  -> (row, the A/B line
+    ending in [label])."""
+    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
+    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
+    return row, versus(u, check, plans) + f"  [{label}]"
+
+
 def over_shapes(argv, default, filename: str, one) -> None:
     """The per-shape A/B experiments' loop: for each MxNxK of argv (else `default`) a tools/shape_sweep
     ShapeBench, one(torch, bench, m, n, k) -> (its JSON row, the line to print), the bench closed

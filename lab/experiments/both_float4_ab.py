@@ -12,7 +12,7 @@ checked against float64 first, C NaN-poisoned).  Writes both_float4_ab.json unde
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import over_shapes, program, time_plans
 from .fixup_ab import patched
 
 DEFAULT = ["4096x4096x4096", "8192x128x8192", "512x16384x4096", "2048x4096x16384", "1024x1024x1024",
@@ -40,11 +40,7 @@ def one(torch, bench, m, n, k):
         return row, f"not a PTX plan ({row['config']})"
     with per_operand():
         other = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend="ptx")
-    plans = {"lib": lib, "per_operand": other}
-    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
-    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
-    row.update(check=check, us=u)
-    return row, versus(u, check, plans) + f"  [{lib.kernel.label}]"
+    return time_plans(torch, bench, {"lib": lib, "per_operand": other}, row, lib.kernel.label)
 
 
 def run(argv):

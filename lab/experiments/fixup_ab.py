@@ -22,7 +22,7 @@ Writes fixup_ab.json under $OUT.
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import check_and_time_interleaved, over_shapes, program, take_option, versus
 
 DEFAULT = ["255x257x65537", "64x1024x500000", "32x1024x131072", "64x4096x16384", "4096x64x65536",
            "1023x1025x1023", "8192x128x8192", "512x512x512", "127x511x257", "768x512x768", "128x2048x2048"]
@@ -218,12 +218,11 @@ def describe_sk(plan):
 
 
 def run(argv):
-    for a in [a for a in argv if a.startswith("held=")]:
-        HELD[0] = int(a[5:])
-        argv.remove(a)
-    for a in [a for a in argv if a.startswith("only=")]:
-        ONLY[:] = a[5:].split(",")
-        argv.remove(a)
+    held, only = take_option(argv, "held"), take_option(argv, "only")
+    if held is not None:
+        HELD[0] = int(held)
+    if only:
+        ONLY[:] = only.split(",")
     over_shapes(argv, DEFAULT, "fixup_ab.json", one)
 
 

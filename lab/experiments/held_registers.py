@@ -14,7 +14,7 @@ held_registers.json under $OUT.
 
     python3 -m lab.experiments.held_registers [cap=168] [slots=N] [MxNxK ...]
 """
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import over_shapes, program, time_plans
 
 DEFAULT = ["1023x1025x1023", "1000x1025x1000", "255x257x65537", "4096x257x4096", "2048x2049x2048",
            "8192x128x8192", "64x4096x4096", "1009x1013x1019", "512x1024x4096"]
@@ -42,12 +42,6 @@ def with_slots(plan, per_sm):
     return other
 
 
-def registers(art):
-    """{entry: registers} of a compiled module, from the final cubin (after the SASS pass)."""
-    from regtile.sass.cubin import kernel_info
-    return {role: kernel_info(art.cubin, src.name).registers for role, src in art.source.kernels()}
-
-
 def one(torch, bench, m, n, k):
     from regtile.codegen.config import ConfigError
     from regtile.runtime.plans import GemmPlan
@@ -71,10 +65,7 @@ def one(torch, bench, m, n, k):
         plans[name + "_held"] = p = GemmPlan(m, n, k, False, False, k, n, n, config=held, backend="ptx")
         if SLOTS[0]:
             plans[name + f"_held_s{SLOTS[0]}"] = with_slots(p, SLOTS[0])
-    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
-    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
-    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
-    return row, versus(u, check, plans) + f"  [{lib.kernel.label}]"
+    return time_plans(torch, bench, plans, row, lib.kernel.label)
 
 
 def run(argv):

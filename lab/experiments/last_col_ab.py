@@ -6,7 +6,7 @@ last_col_ab.json under $OUT.
 
     python3 -m lab.experiments.last_col_ab [MxNxK ...]
 """
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import over_shapes, program, time_plans
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "513x129x16383", "8191x8193x1025", "2048x2049x2048",
            "1000x1025x1000", "300x129x50000", "4096x257x4096"]
@@ -20,10 +20,7 @@ def one(torch, bench, m, n, k):
     if not row["last_col"]:
         return row, f"the plan does not fuse the last column ({row['config']})"
     without = GemmPlan(m, n, k, False, False, k, n, n, config=plan.config.replace(last_col=False), backend="ptx")
-    fns = {"cublas": bench.cublas(), "last_col": bench.library(plan), "without": bench.library(without)}
-    check, u = check_and_time_interleaved(torch, bench, fns, ("last_col", "without"))
-    row.update(check=check, us=u)
-    return row, versus(u, check, ("last_col", "without")) + f"  [{plan.kernel.label}]"
+    return time_plans(torch, bench, {"last_col": plan, "without": without}, row, plan.kernel.label)
 
 
 def run(argv):

@@ -30,9 +30,8 @@ float64 first, C NaN-poisoned).  Writes unaligned_copies_ab.json under $OUT.
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import member_for_shape, over_shapes, program, take_option, time_plans
 from .fixup_ab import patched
-from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
@@ -66,7 +65,6 @@ def after_float4(self, loads, copies, ptrs, k0, kend, edge, done):
 def plans_of(m, n, k):
     """({name: GemmPlan}, the JSON row so far): "lib", and "floats" / "sq128" where they differ from it."""
     from regtile.codegen.config import ConfigError
-    from regtile.codegen.heuristic import for_columns, for_rows, member_config
     from regtile.runtime.plans import GemmPlan
     lib = GemmPlan(m, n, k, False, False, k, n, n)
     row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
@@ -78,8 +76,7 @@ def plans_of(m, n, k):
             configs["floats"] = lib.config.replace(unaligned_vectors=False, unaligned_rows=True)
         except ConfigError as e:
             row["floats_refused"] = str(e)
-    sq, backend = member_config("sq-128x128-edges", m, n, k, 132)
-    sq = for_columns(for_rows(sq, backend, k, n), backend, n)
+    sq, _ = member_for_shape("sq-128x128-edges", m, n, k)
     if sq != lib.config and "sq128" in VARIANTS:
         configs["sq128"] = sq
     if lib.config.unaligned_vectors and "after" in VARIANTS:
@@ -96,11 +93,8 @@ def one(torch, bench, m, n, k):
     if plans["lib"].gemv is not None or plans["lib"].backend != "ptx":
         return row, f"not a PTX plan ({row['config']})"
     lib = plans["lib"]
-    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
-    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
-    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()},
-               configs={name: p.config.describe() for name, p in plans.items()})
-    return row, versus(u, check, plans) + f"  [{lib.kernel.label}]"
+    row.update(configs={name: p.config.describe() for name, p in plans.items()})
+    return time_plans(torch, bench, plans, row, lib.kernel.label)
 
 
 def profile(spec: str) -> None:
@@ -126,9 +120,9 @@ def profile(spec: str) -> None:
 
 
 def run(argv):
-    for a in [a for a in argv if a.startswith("variants=")]:
-        VARIANTS[:] = a[len("variants="):].split(",")
-        argv.remove(a)
+    variants = take_option(argv, "variants")
+    if variants:
+        VARIANTS[:] = variants.split(",")
     if argv[:1] == ["ncu"]:
         return profile(argv[1])
     over_shapes(argv, DEFAULT, "unaligned_copies_ab.json", one)

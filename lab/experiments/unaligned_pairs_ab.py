@@ -49,9 +49,8 @@ first, C NaN-poisoned).  Writes unaligned_pairs_ab.json under $OUT.
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import member_for_shape, over_shapes, program, take_option, time_plans
 from .fixup_ab import patched
-from .held_registers import registers
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "4097x4097x4097", "2049x2047x1025",
            "1023x1025x1023", "255x257x65537", "1009x1013x1019"]
@@ -177,10 +176,8 @@ def plans_of(m, n, k):
     if lib.gemv is None and lib.backend == "ptx" and lib.config.unaligned_vectors:
         for name in VARIANTS:
             if name.startswith("member:") or name == "sq128k16":
-                from regtile.codegen.heuristic import for_operands, member_config
                 member = "sq-128x128-edges" if name == "sq128k16" else name[len("member:"):]
-                cfg, backend = member_config(member, m, n, k, 132)
-                cfg = for_operands(cfg, backend, k, n, n)
+                cfg, backend = member_for_shape(member, m, n, k)
                 if name == "sq128k16":
                     cfg = cfg.replace(bk=16, min_blocks=1)
                 plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
@@ -198,16 +195,13 @@ def one(torch, bench, m, n, k):
     plans, row = plans_of(m, n, k)
     if len(plans) == 1:
         return row, f"no vector floats in its plan ({row['config']})"
-    fns = dict(cublas=bench.cublas(), **{name: bench.library(plan) for name, plan in plans.items()})
-    check, u = check_and_time_interleaved(torch, bench, fns, tuple(plans))
-    row.update(check=check, us=u, registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
-    return row, versus(u, check, plans) + f"  [{plans['lib'].kernel.label}]"
+    return time_plans(torch, bench, plans, row, plans["lib"].kernel.label)
 
 
 def run(argv):
-    for a in [a for a in argv if a.startswith("variants=")]:
-        VARIANTS[:] = a[len("variants="):].split(",")
-        argv.remove(a)
+    variants = take_option(argv, "variants")
+    if variants:
+        VARIANTS[:] = variants.split(",")
     over_shapes(argv, DEFAULT, "unaligned_pairs_ab.json", one)
 
 
