@@ -57,6 +57,14 @@ def staged_floats(cfg, length: int) -> int:
     return cfg.vectors * (-(-length // 4) * 4)
 
 
+def stage_tiles(cfg, length: int) -> int:
+    """The stage kernel's 32 x 32 tiles of the staged vectors (vectors `length` long): its blocks
+    loop over them, so any grid up to this many does the whole copy."""
+    if isinstance(cfg, FewVecTConfig):
+        return -(-length // 32) * -(-cfg.staged_vectors // 32)
+    return -(-cfg.vectors // 32) * -(-(-(-length // 4) * 4) // 32)
+
+
 def partial_count(cfg, rows: int, cols: int) -> int:
     """Outputs of one split (the reduce kernel's count)."""
     return cfg.vectors * (cols if isinstance(cfg, FewVecTConfig) else rows)
@@ -308,13 +316,13 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
 def _stage_source(cfg, name: str) -> KernelSource:
     sname = f"{name}_stage"
     V = cfg.vectors
-    if isinstance(cfg, FewVecTConfig):
+    if isinstance(cfg, FewVecTConfig):  # rows p, columns v
         VP = cfg.staged_vectors
-        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
-                      index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
-    else:
-        layout = dict(layout=f"X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
-                      index="const int v = d / kp, p = d % kp;", inside="p < K")
+        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", rows="K", cols=str(VP),
+                      sr="sp", sc="sv", inside=str(V))
+    else:  # rows v, columns p
+        layout = dict(layout="X[v * kp + p], p < kp (zero from K on)", rows=str(V), cols="kp",
+                      sr="sv", sc="sp", inside="K")
     text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS),
                   entry=FEWVEC_ENTRY, **layout)
     geo = LaunchGeometry(block=(STAGE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,

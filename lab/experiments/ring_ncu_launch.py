@@ -3,12 +3,10 @@
 [ty,u,s,mb ...]`, each config a FewVecTConfig(M, 32, ty, u, min_blocks=mb, ring_stages=s)."""
 import sys
 
+from lab.experiments import program
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
+
+def run(argv):
     m, n, k = (int(v) for v in argv[:3])
     import torch
     from regtile.codegen.fewvec_config import FewVecTConfig
@@ -25,7 +23,9 @@ def main(argv=None):
         p.launch(a.data_ptr(), b.data_ptr(), c.data_ptr(), 1.0, 0.0, 0)
         torch.cuda.synchronize()
         print(getattr(p, "plan", p).describe(), flush=True)
-    return 0
+
+
+main = program(run, "M N K, then ty,u,s,mb for each ring config")
 
 
 if __name__ == "__main__":
