@@ -14,7 +14,6 @@ from typing import List
 
 from .emit_sgemv import header, name_digest, reduce_source, split_store
 from .fewvec_config import FewVecNConfig, FewVecTConfig
-from .sgemv_config import WARP
 from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
@@ -105,71 +104,6 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     return lines
 
 
-def _cp16(dst: str, src: str) -> str:
-    """A 16-byte cp.async (L2 only) of src to the shared address dst, zero-filled unless `in`."""
-    return f'asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"({dst}), "l"({src}), "r"(in ? 16 : 0));'
-
-
-def _t_ring(cfg: FewVecTConfig) -> List[str]:
-    """The vec_block sweep through the ring (cfg.ring_stages > 0): warp ty's slot s holds, for its
-    rows i0 + ty + u * threads_y (u < unroll) of step s, the lane's float4 of the strip at
-    4 * lane and the row's staged vectors after the strip.  cp.async fills step t + stages - 1
-    while step t is summed; rows from r1 on are zero-filled (src-size 0), so every step is whole
-    and there is no tail.  Each lane waits for its own copies (cp.async.wait_group); the
-    __syncwarp after it makes the other lanes' copies (the vectors) visible and tells that every
-    lane is done with the slot the next copy overwrites."""
-    TY, U, S, V = cfg.threads_y, cfg.unroll, cfg.ring_stages, cfg.vectors
-    VQ, ROW, STRIP = cfg.staged_vectors // 4, cfg.ring_row, cfg.strip
-    chunks = U * VQ  # the step's float4s of the staged vectors, spread over the lanes
-    slot_bytes, warp_bytes = 4 * U * ROW, 4 * S * U * ROW
-    lines = [f"// the ring: {S} slots of {U} rows x ({STRIP} + {cfg.staged_vectors}) floats a warp",
-             "extern __shared__ __align__(16) float ring[];",
-             f"const unsigned ring_warp = (unsigned)__cvta_generic_to_shared(ring) + ty * {warp_bytes}u;",
-             f"const float* const ring_lane = ring + ty * {S * U * ROW};",
-             f"const int steps = r1 > r0 ? (r1 - r0 + {cfg.step - 1}) / {cfg.step} : 0;"]
-    for c in range(-(-chunks // WARP)):  # the lane's float4s of the vectors: (row u, float4 q)
-        lines += [f"const int xi{c} = tx + {c * WARP}, xu{c} = xi{c} / {VQ}, xq{c} = xi{c} % {VQ};",
-                  f"const unsigned xd{c} = (unsigned)(xu{c} * {4 * ROW} + {4 * STRIP} + 16 * xq{c});"]
-    copy = ["{  // step ts's rows into slot ss",
-            f"    const unsigned slot = ring_warp + ss * {slot_bytes}u;",
-            f"    const int row0 = r0 + ts * {cfg.step} + tr;"]
-    for u in range(U):
-        copy += [f"    {{ const int row = row0 + {u * TY}; const bool in = row < r1;",
-                 "      " + _cp16(f"slot + {4 * u * ROW}u + 16u * tx", "a + (size_t)(in ? row : r0) * lda") + " }"]
-    for c in range(-(-chunks // WARP)):
-        guard = f"if (xi{c} < {chunks}) " if (c + 1) * WARP > chunks else ""
-        copy += [f"    {{ const int row = row0 + xu{c} * {TY}; const bool in = row < r1;",
-                 "      " + guard + _cp16(f"slot + xd{c}", f"xv + (size_t)(in ? row : r0) * {VQ} + xq{c}") + " }"]
-    copy.append("}")
-    commit = 'asm volatile("cp.async.commit_group;" ::: "memory");'
-    lines += [f"// the first {S - 1} steps in flight (a group each, empty past the last step)"]
-    for s0 in range(S - 1):
-        lines += [f"if ({s0} < steps) {{ const int ts = {s0}, ss = {s0};", *["    " + ln for ln in copy], "}", commit]
-    lines += ["int sr = 0;  // the slot of step t",
-              "#pragma unroll 1",
-              "for (int t = 0; t < steps; ++t) {",
-              f'    asm volatile("cp.async.wait_group {S - 2};" ::: "memory");  // step t is in',
-              "    __syncwarp();",
-              f"    if (t + {S - 1} < steps) {{ const int ts = t + {S - 1}, ss = sr == 0 ? {S - 1} : sr - 1;",
-              *["        " + ln for ln in copy], "    }",
-              "    " + commit]
-    # the slot's rows one at a time (a rolled loop): ptxas hoists the shared loads of every
-    # unrolled row ahead of the FMAs, 36 registers a row at 32 vectors beside 128 sums
-    lines += [f"    const float* const slot = ring_lane + sr * {U * ROW};",
-              "#pragma unroll 1",
-              f"    for (int u = 0; u < {U * ROW}; u += {ROW}) {{",
-              "      const float4 b = *reinterpret_cast<const float4*>(slot + u + 4 * tx);"]
-    for q in range(-(-V // 4)):
-        lines.append(f"      {{ const float4 x = *reinterpret_cast<const float4*>(slot + u + {STRIP + 4 * q});")
-        for v in range(4 * q, min(V, 4 * q + 4)):
-            lines.append("        " + " ".join(f"s{v}[{c}] = fmaf(b.{XYZW[c]}, x.{XYZW[v % 4]}, s{v}[{c}]);"
-                                                 for c in range(4)))
-        lines.append("      }")
-    lines.append("    }")
-    lines += [f"    sr = sr == {S - 1} ? 0 : sr + 1;", "}", "i = r1;  // the ring summed every row of the range"]
-    return lines
-
-
 def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
     """Vector v of the thread's group (vector vg * group_vectors + v of C) at its columns."""
     lines = []
@@ -218,10 +152,7 @@ def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
 
 def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
-    # the ring's kernel sweeps the blocks it does not take (a strip past N, unaligned rows) one
-    # row a thread at a time: scalar loads of `unroll` rows would hoist beside 4 x vectors sums
-    sweep = replace(cfg, unroll=1) if cfg.ring_stages else cfg
-    U = sweep.unroll
+    U = cfg.unroll
     text = render(
         "fewvec_t.cu.j2", name=name, entry=FEWVEC_ENTRY,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
@@ -230,14 +161,12 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
         vq=cfg.staged_vectors // 4, params=c_params(FEWVEC_PARAMS),
         groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.group_vectors)],
-        last=(U - 1) * sweep.rows_per_step, step=sweep.step, unroll=U,
-        vector_body=_t_step(sweep, True, False), scalar_body=_t_step(sweep, False, False),
-        ring_body=_t_ring(cfg) if cfg.ring_stages else [],
-        vector_tail=_t_step(sweep, True, True) if U > 1 else [],
-        scalar_tail=_t_step(sweep, False, True) if U > 1 else [],
+        last=(U - 1) * cfg.rows_per_step, step=cfg.step, unroll=U,
+        vector_body=_t_step(cfg, True, False), scalar_body=_t_step(cfg, False, False),
+        vector_tail=_t_step(cfg, True, True) if U > 1 else [],
+        scalar_tail=_t_step(cfg, False, True) if U > 1 else [],
         meet=_t_meet(cfg))
-    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip,
-                         dynamic_smem_bytes=cfg.ring_bytes)
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
     return _module(cfg, name, text, geo)
 
 

@@ -36,11 +36,6 @@ from .config import ConfigError
 from .sgemv_config import H100_SMS, MAX_SPLITS, OPS, WARP, wave_fill
 
 MIN_VECTORS, MAX_VECTORS = 2, 16
-# Op T through the shared-memory ring (FewVecTConfig.ring_stages): the loads in flight sit in shared
-# memory, not registers, so a thread's 4 x vectors sums may take up to 128 registers.
-RING_MAX_VECTORS = 32
-RING_MAX_STAGES = 8
-RING_MAX_BYTES = 200 << 10  # the ring's dynamic shared memory, below the H100's 227 KB a block with the meet's
 # Registers a thread may use for accumulators and loads in flight: below ptxas's 255 with room
 # for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
 REGISTER_BUDGET = 160
@@ -57,9 +52,9 @@ def _check_in_flight(cfg, steps: str, knobs, advice: str) -> None:
                           f"flight, over the budget of {REGISTER_BUDGET}; {advice}")
 
 
-def _check_vectors(v, most: int = MAX_VECTORS, what: str = "the few-vector kernels") -> None:
-    if not isinstance(v, int) or isinstance(v, bool) or not MIN_VECTORS <= v <= most:
-        raise ConfigError(f"vectors={v!r}: {what} take {MIN_VECTORS}..{most} vectors "
+def _check_vectors(v) -> None:
+    if not isinstance(v, int) or isinstance(v, bool) or not MIN_VECTORS <= v <= MAX_VECTORS:
+        raise ConfigError(f"vectors={v!r}: the few-vector kernels take {MIN_VECTORS}..{MAX_VECTORS} vectors "
                           f"(one is the SGEMV family's, more a GEMM's)")
 
 
@@ -80,7 +75,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups", "ring_stages")
+    OPT_IN = ("vector_groups",)
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -94,19 +89,9 @@ class FewVecTConfig(ConfigDict):
     # 4 x vectors / vector_groups sums.  16 vectors in one group: 64 sums and the hoisted vector
     # loads of 2 rows in flight filled 128 registers (4 rows spilled there).
     vector_groups: int = 1
-    # > 0: the matrix's rows reach the FMAs through a ring of `ring_stages` slots in shared memory, each
-    # slot a step's rows (unroll a thread row) of the strip and of the staged vectors, filled by
-    # cp.async `stages - 1` steps ahead.  A thread row is a warp and owns its slots, so the copies
-    # and the reads meet at a __syncwarp, never a block barrier.  The loads in flight then cost
-    # shared memory, not registers: up to RING_MAX_VECTORS vectors (128 sums a thread).
-    ring_stages: int = 0
 
     def __post_init__(self):
-        check_ints(self, ("ring_stages",), minimum=0)
-        if self.ring_stages:
-            _check_vectors(self.vectors, RING_MAX_VECTORS, "the ring's kernels (ring_stages > 0)")
-        else:
-            _check_vectors(self.vectors)
+        _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
         _check_min_blocks(self)
         if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
@@ -121,30 +106,6 @@ class FewVecTConfig(ConfigDict):
         if not WARP <= self.threads <= 1024:
             raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds {WARP}..1024 threads")
         _check_in_flight(self, "rows", ("vectors", "unroll"), "fewer rows in flight")
-        if self.ring_stages:
-            self._check_ring()
-
-    def _check_ring(self) -> None:
-        if not 2 <= self.ring_stages <= RING_MAX_STAGES:
-            raise ConfigError(f"ring_stages={self.ring_stages}: the ring takes 2..{RING_MAX_STAGES} slots (0: no ring)")
-        if self.threads_x != WARP or self.vector_groups != 1:
-            raise ConfigError(f"ring_stages={self.ring_stages} with threads_x={self.threads_x}, vector_groups="
-                              f"{self.vector_groups}: the ring needs a thread row to be a warp (threads_x={WARP}) "
-                              f"summing every vector (vector_groups=1), so that a warp owns its slots")
-        if self.ring_bytes > RING_MAX_BYTES:
-            raise ConfigError(f"ring_stages={self.ring_stages}, unroll={self.unroll}, threads_y={self.threads_y}: the ring "
-                              f"needs {self.ring_bytes} B of shared memory, over {RING_MAX_BYTES}; fewer stages, "
-                              f"rows or thread rows")
-
-    @property
-    def ring_row(self) -> int:
-        """Floats of one row in a ring slot: the strip's, then the staged vectors'."""
-        return self.strip + self.staged_vectors
-
-    @property
-    def ring_bytes(self) -> int:
-        """The ring's dynamic shared memory: a slot a stage, unroll rows a slot, a warp's own."""
-        return 4 * self.threads_y * self.ring_stages * self.unroll * self.ring_row if self.ring_stages else 0
 
     @property
     def threads(self) -> int:
@@ -178,8 +139,6 @@ class FewVecTConfig(ConfigDict):
         return self.threads_y // self.vector_groups
 
     def registers_in_flight(self) -> int:
-        if self.ring_stages:  # the row in use: its float4 of the matrix and one of the vectors
-            return 4 * self.group_vectors + 4 + 4 + 16
         return 4 * self.group_vectors + 4 * self.unroll + 4 + 16
 
     def describe(self) -> str:
@@ -187,8 +146,7 @@ class FewVecTConfig(ConfigDict):
                 + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
-                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
-                + (f", a ring of {self.ring_stages} stages ({self.ring_bytes} B)" if self.ring_stages else ""))
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
 
 
 @dataclass(frozen=True)
@@ -258,9 +216,7 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
         raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
-    _check_vectors(vectors, RING_MAX_VECTORS if op == "T" else MAX_VECTORS)
-    if op == "T" and vectors > MAX_VECTORS:
-        return FewVecTConfig(vectors, WARP, 8, 4, min_blocks=1, ring_stages=4)
+    _check_vectors(vectors)
     if op == "T":
         tx = 1
         while tx < WARP and tx * 4 < cols:
@@ -335,7 +291,7 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     dimension gives the vectors.  `force`: the layouts decide, not the measured bounds."""
     if k < 1:
         return None
-    small_m = MIN_VECTORS <= m <= RING_MAX_VECTORS and not trans_b
+    small_m = MIN_VECTORS <= m <= MAX_VECTORS and not trans_b
     small_n = MIN_VECTORS <= n <= MAX_VECTORS and not trans_a
     if small_m and small_n:
         small_m, small_n = m <= n, n < m

@@ -1,4 +1,6 @@
 #!/bin/bash
+# Ran at 39eb686 and 93f98fb. The ring (FewVecTConfig.ring_stages) and its lab files were removed after 14df2b0 (slower than
+# the plans as committed: docs/shapes.md); check out 14df2b0 to rerun.
 # Session 13 (issue 20): Nsight Compute on 32x4096x4096 - regtile.sgemm's plan (skinny-m32) and two ring configs
 # of the few-vector kernel (lab/experiments/ring_ncu_launch.py): issue, stall reasons, shared-memory wavefronts.
 . lab/device_runs/prelude.sh /tmp/rtc_s13

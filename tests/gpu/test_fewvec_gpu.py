@@ -1,6 +1,6 @@
 """The few-vector kernels (codegen/fewvec_config.py, runtime/fewvec.py) on the GPU against float64
 on fresh random data, outputs NaN-poisoned: small m (op T over B) and small n (op N over A) for
-2..16 vectors (up to 32 through the shared-memory ring), odd and even k, unaligned leading dimensions and pointers (the scalar paths),
+2..16 vectors, odd and even k, unaligned leading dimensions and pointers (the scalar paths),
 both layouts of the small operand, splits with the reduce kernel, alpha/beta (beta == 0 ignoring
 C's NaNs), NaN/Inf reaching exactly their outputs, repeated launches giving the same bits, a
 CUDA graph capture and replays, and regtile.sgemm taking the route."""
@@ -75,13 +75,6 @@ CASES = [
     (1000, 3, 1024, False, True, (0, 0, 0), 0, FewVecNConfig(3, 4, 2, 2, lanes_per_row=8), 4),
     (333, 7, 2050, False, False, (1, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16), 3),  # unaligned lda
     (2049, 12, 513, False, False, (0, 0, 1), 0, FewVecNConfig(12, 4, 2, 2, min_blocks=4, lanes_per_row=8), 5),
-    # the shared-memory ring (op T, up to 32 vectors): ragged strips (the last one sweeps without the
-    # ring), row ranges that end inside a step (zero-filled rows), unaligned ldb / B (no ring at all)
-    (32, 1000, 777, False, False, (0, 0, 0), 0, FewVecTConfig(32, 32, 8, 4, min_blocks=1, ring_stages=4), 3),
-    (20, 515, 1001, True, False, (1, 1, 2), 0, FewVecTConfig(20, 32, 4, 2, min_blocks=2, ring_stages=6), 4),
-    (16, 4096, 2048, False, False, (0, 0, 0), 0, FewVecTConfig(16, 32, 8, 4, min_blocks=2, ring_stages=3), None),
-    (8, 1024, 300, False, False, (0, 2, 0), 0, FewVecTConfig(8, 32, 8, 2, ring_stages=8), 2),  # unaligned ldb
-    (29, 640, 5000, False, False, (0, 0, 0), 0, FewVecTConfig(29, 32, 8, 8, min_blocks=1, ring_stages=3), 1),
 ]
 
 
