@@ -63,3 +63,8 @@ def run(argv):
 
 
 main = program(run, "variants=NAME,... then MxNxK shapes")
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
