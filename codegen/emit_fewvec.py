@@ -28,7 +28,7 @@ FEWVEC_PARAMS = (
 )
 # The stage kernel: vector v's p-th value is S[v * sv + p * sp], p < K.
 STAGE_PARAMS = (("S", "const float*"), ("sv", "int"), ("sp", "int"), ("K", "int"), ("X", "float*"))
-STAGE_THREADS = 256
+STAGE_THREADS = 128  # a position a thread: small k still spreads over SMs (4096 -> 32 blocks)
 # C[(i / inner) * ldo + i % inner] = alpha * sum_s W[s * count + i] + beta * C[...], s in order.
 # The partials: op T W[s][v][col] (inner = N), op N W[s][row][v] (inner = vectors).
 FEWVEC_REDUCE_PARAMS = (
@@ -56,12 +56,10 @@ def staged_floats(cfg, length: int) -> int:
     return cfg.vectors * (-(-length // 4) * 4)
 
 
-def stage_tiles(cfg, length: int) -> int:
-    """The stage kernel's 32 x 32 tiles of the staged vectors (vectors `length` long): its blocks
-    loop over them, so any grid up to this many does the whole copy."""
-    if isinstance(cfg, FewVecTConfig):
-        return -(-length // 32) * -(-cfg.staged_vectors // 32)
-    return -(-cfg.vectors // 32) * -(-(-(-length // 4) * 4) // 32)
+def stage_positions(cfg, length: int) -> int:
+    """The stage kernel's threads' positions p (one thread each, grid-striding beyond its grid):
+    op T a staged row per p < length, op N a column per p < length rounded up to 4."""
+    return length if isinstance(cfg, FewVecTConfig) else -(-length // 4) * 4
 
 
 def partial_count(cfg, rows: int, cols: int) -> int:
@@ -201,7 +199,7 @@ def _n_meet(cfg: FewVecNConfig) -> List[str]:
     lines = []
     for g in range(G):
         for v in range(V):
-            lines += [f"#pragma unroll",
+            lines += ["#pragma unroll",
                       f"for (int o = {L // 2}; o >= 1; o /= 2) s{g}_{v} += __shfl_xor_sync(0xffffffffu, s{g}_{v}, o);"]
     for g in range(G):
         for v in range(V):
@@ -245,13 +243,16 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
 def _stage_source(cfg, name: str) -> KernelSource:
     sname = f"{name}_stage"
     V = cfg.vectors
-    if isinstance(cfg, FewVecTConfig):  # rows p, columns v
+    def value(v: int) -> str:
+        return f"in ? S[(long long){v} * sv + (long long)p * sp] : 0.f" if v < V else "0.f"
+    if isinstance(cfg, FewVecTConfig):  # row p of X: its staged vectors as float4 stores
         VP = cfg.staged_vectors
-        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", rows="K", cols=str(VP),
-                      sr="sp", sc="sv", inside=str(V))
-    else:  # rows v, columns p
-        layout = dict(layout="X[v * kp + p], p < kp (zero from K on)", rows=str(V), cols="kp",
-                      sr="sv", sc="sp", inside="K")
+        body = [f"reinterpret_cast<float4*>(X)[(size_t)p * {VP // 4} + {q}] = make_float4("
+                + ", ".join(value(v) for v in range(4 * q, 4 * q + 4)) + ");" for q in range(VP // 4)]
+        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", extent="K", body=body)
+    else:  # column p of X: one float a vector, coalesced across the warp
+        body = [f"X[(size_t){v} * kp + p] = {value(v)};" for v in range(V)]
+        layout = dict(layout="X[v * kp + p], p < kp (zero from K on)", extent="kp", body=body)
     text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS),
                   entry=FEWVEC_ENTRY, **layout)
     geo = LaunchGeometry(block=(STAGE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
