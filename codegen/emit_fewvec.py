@@ -18,14 +18,13 @@ from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, KernelSource, LaunchGeometry, c
 from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
-# kernel's output; op N's `direct` kernels read the small operand in place, row stride ldx), C and
-# its leading dimension, and the split workspace W (gridDim.y > 1).
+# kernel's output), C and its leading dimension, and the split workspace W (gridDim.y > 1).
 # Op T writes C[v * ldc + col], op N C[row * ldc + v].
 FEWVEC_ENTRY = PDL_TRIGGER + PDL_WAIT  # the stage and main kernels' first lines (the module's section below)
 FEWVEC_PARAMS = (
     ("M", "int"), ("N", "int"), ("alpha", "float"),
     ("A", "const float*"), ("lda", "int"), ("X", "const float*"),
-    ("beta", "float"), ("C", "float*"), ("ldc", "int"), ("W", "float*"), ("ldx", "int"),
+    ("beta", "float"), ("C", "float*"), ("ldc", "int"), ("W", "float*"),
 )
 # The stage kernel: vector v's p-th value is S[v * sv + p * sp], p < K.
 STAGE_PARAMS = (("S", "const float*"), ("sv", "int"), ("sp", "int"), ("K", "int"), ("X", "float*"))
@@ -171,22 +170,10 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
 
 # ---- op N: row sweeps of the matrix, each vector load serving the warp's rows ----------------------
 def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
-    """`unroll` float4 steps of every row of the lane, then per step the vectors' float4s, each
-    serving every row: staged, vector v's 4 values at the step's 4 columns; direct, the 4 vectors
-    4q.. at one column p (row p of the small operand), 4 such loads a column."""
     G, V, W = cfg.row_groups, cfg.vectors, 4 * cfg.lanes_per_row
     lines = [f"const float4 a{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + j + {W * u}));"
              for u in range(unroll) for g in range(G)]
     for u in range(unroll):
-        if cfg.direct:
-            for c, comp in enumerate(XYZW):
-                for q in range(V // 4):
-                    lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t)(j + "
-                                 f"{W * u + c}) * ldx + {4 * q}));")
-                    lines += [f"  s{g}_{4 * q + i} = fmaf(a{g}_{u}.{comp}, x.{XYZW[i]}, s{g}_{4 * q + i});"
-                              for g in range(G) for i in range(4)]
-                    lines.append("}")
-            continue
         for v in range(V):
             lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {W * u}));")
             lines += [f"  s{g}_{v} = fmaf(a{g}_{u}.{c}, x.{c}, s{g}_{v});" for g in range(G) for c in XYZW]
@@ -197,9 +184,8 @@ def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
 def _n_scalar(cfg: FewVecNConfig) -> List[str]:
     G, V = cfg.row_groups, cfg.vectors
     lines = [f"const float a{g}_q = __ldcs(a{g} + q);" for g in range(G)]
-    at = "(size_t)q * ldx + {v}" if cfg.direct else "(size_t){v} * kp + q"
     for v in range(V):
-        lines.append(f"{{ const float x = __ldg(X + {at.format(v=v)});")
+        lines.append(f"{{ const float x = __ldg(X + (size_t){v} * kp + q);")
         lines += [f"  s{g}_{v} = fmaf(a{g}_q, x, s{g}_{v});" for g in range(G)]
         lines.append("}")
     return lines
@@ -238,10 +224,6 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                        f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
         params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,
-        x_layout=("// X, the small operand in place: vector v's p-th value at X[p * ldx + v]" if cfg.direct else
-                  "const int kp = (N + 3) & ~3;  // X's vector stride: vector v's p-th value at X[v * kp + p]"),
-        vec=("lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
-             + (" && ldx % 4 == 0 && reinterpret_cast<size_t>(X) % 16 == 0" if cfg.direct else "")),
         vector_body=_n_step(cfg, cfg.unroll), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
         meet=_n_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
@@ -279,14 +261,10 @@ def _stage_source(cfg, name: str) -> KernelSource:
 
 
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
-    """stage, main, reduce: launched in that order, each programmatic (FEWVEC_ENTRY, REDUCE_ENTRY);
-    a kernel that reads its vectors in place (op N `direct`) has no stage."""
+    """stage, main, reduce: launched in that order, each programmatic (FEWVEC_ENTRY, REDUCE_ENTRY)."""
     geo = replace(geo, programmatic=True)
-    reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")
-    if getattr(cfg, "direct", False):
-        return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text,
-                            geometry=geo, params=FEWVEC_PARAMS, reduce=reduce)
     stage = _stage_source(cfg, name)
+    reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")
     return KernelSource(name=name, language="cuda", text=stage.text + "\n" + text + "\n" + reduce.text,
                         geometry=geo, params=FEWVEC_PARAMS, entries=(("stage", stage),), reduce=reduce)
 

@@ -153,7 +153,7 @@ class FewVecTConfig(ConfigDict):
 class FewVecNConfig(ConfigDict):
     """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
     WHAT = "fewvec-n config"
-    OPT_IN = ("lanes_per_row", "direct")
+    OPT_IN = ("lanes_per_row",)
     vectors: int = 4
     warps_per_block: int = 4
     row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
@@ -165,20 +165,10 @@ class FewVecNConfig(ConfigDict):
     # which at 32 lanes, 16 vectors and 2 rows a lane is 8x the matrix's (2048x16x32768 at 77% of
     # copy bandwidth, run 1).
     lanes_per_row: int = 32
-    # The vectors read in place, p-major: vector v's p-th value at X[p * ldx + v] (the columns of a
-    # k x n row-major B, ldx its ldb), a float4 of 4 vectors at one p; no stage launch.  The staged
-    # layout (False) reads X[v * kp + p], a float4 of 4 p's of one vector.  Same loads and FMAs; the
-    # stage and its wait cost 1-3 us a call (session 13, docs/data/fewvec_tail_ab_2026-11-27_f71ab18.log).
-    direct: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
-        if not isinstance(self.direct, bool):
-            raise ConfigError(f"direct={self.direct!r}: must be True or False")
-        if self.direct and self.vectors % 4:
-            raise ConfigError(f"direct=True with vectors={self.vectors}: the in-place read loads 4 vectors a "
-                              f"float4, so vectors must be a multiple of 4 (direct=False stages them)")
         _check_min_blocks(self)
         if self.lanes_per_row not in (8, 16, 32):
             raise ConfigError(f"lanes_per_row={self.lanes_per_row}: 8, 16 or 32 lanes along a row")
@@ -213,17 +203,15 @@ class FewVecNConfig(ConfigDict):
         return (f"fewvec-n: {self.vectors} vectors, {self.rows_per_warp} rows a warp ({self.lanes_per_row} lanes a "
                 f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
                 f"block ({self.rows_per_block} rows), unroll {self.unroll}"
-                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
-                + (", the vectors read in place" if self.direct else ""))
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
 
 
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
 
 
-def choose_fewvec(rows: int, cols: int, op: str, vectors: int, direct: bool = False):
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
     """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
-    columns (C = X^T B, small m), op N the rows (C = A X, small n); `direct`: op N's vectors are
-    read in place (FewVecNConfig.direct: the caller has checked their layout)."""
+    columns (C = X^T B, small m), op N the rows (C = A X, small n)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
@@ -250,8 +238,7 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int, direct: bool = Fa
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
     # vectors on long rows gained from 8 lanes a row (2048x16x32768 112.9 against 114.7 at 16, 122.0 at 32)
-    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32,
-                         direct=direct and vectors % 4 == 0)
+    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32)
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

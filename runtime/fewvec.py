@@ -41,38 +41,31 @@ class FewVecPlan(PackedPlan):
         super().__init__()
         self.kernel, self.config, self.rows, self.cols = kernel, cfg, rows, cols
         self.op = "T" if isinstance(cfg, FewVecTConfig) else "N"
-        self.direct = bool(getattr(cfg, "direct", False))  # op N reading the vectors in place: no stage
         self.splits = max(1, int(splits))
         self.grid = grid(cfg, rows, cols, self.splits)
         if self.grid[1] > 65535:
             raise InputError(f"{rows}x{cols}: {self.splits} splits exceed gridDim.y's 65535")
         self.length = rows if self.op == "T" else cols  # each vector's length
-        self.staged = 0 if self.direct else staged_floats(cfg, self.length)
+        self.staged = staged_floats(cfg, self.length)
         self.count = partial_count(cfg, rows, cols)
         self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-stage_positions(cfg, self.length) // STAGE_THREADS))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         self.pinned = False  # a graph captured a launch: kept alive by plan_store.captured_plans after the cache evicts it
 
-    def _new_workspace(self) -> Optional[driver.DeviceBuffer]:
-        """The staged vectors, then (split) the partials; None where there are neither."""
-        floats = self.staged + (self.splits * self.count if self.splits > 1 else 0)
-        return driver.DeviceBuffer(4 * floats) if floats else None
+    def _new_workspace(self) -> driver.DeviceBuffer:
+        """The staged vectors, then (split) the partials."""
+        return driver.DeviceBuffer(4 * (self.staged + (self.splits * self.count if self.splits > 1 else 0)))
 
     def _launches(self, key: tuple, ws: int) -> list:
         """The launches of (stream, sv, sp, lda, ldc, small): `small` indexes the call's values tuple
         (a, b, c, alpha, beta) for the vectors' operand, 1 - small for the matrix's."""
         _, sv, sp, lda, ldc, small = key
         x, w = ws, ws + 4 * self.staged
-        fields = {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4}
-        if self.direct:  # the kernel reads the vectors where they are: X = the small operand, ldx its row stride
-            launches = [driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.rows, self.cols, 0.0, 0, lda, 0, 0.0, 0, ldc, w, sp),
-                                            dict(fields, X=small))]
-        else:
-            stage = self.kernel.entries["stage"]
-            launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
-                        driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w, 0), fields)]
+        stage = self.kernel.entries["stage"]
+        launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
+                    driver.PackedLaunch(self.kernel, self.grid,
+                                        (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
+                                        {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4})]
         if self.splits > 1:
             inner = self.cols if self.op == "T" else self.config.vectors
             launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
@@ -91,21 +84,20 @@ class FewVecPlan(PackedPlan):
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.config.vectors} vectors x {self.rows}x{self.cols}, "
                 f"grid {self.grid}" + (f", {self.splits} splits + reduce" if self.splits > 1 else "")
-                + (", vectors read in place" if self.direct else ", vectors staged first"))
+                + ", vectors staged first")
 
 
 def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Optional[str] = None,
-             splits: Optional[int] = None, direct: bool = False) -> FewVecPlan:
-    """The cached plan; built (codegen, compile, load) once.  `direct`: the rule's op N kernel reads
-    the vectors in place (the caller has checked the layout: fewvec_route)."""
+             splits: Optional[int] = None) -> FewVecPlan:
+    """The cached plan; built (codegen, compile, load) once."""
     dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
-    key = (rows, cols, op, vectors, dev_arch, config, splits, direct)
+    key = (rows, cols, op, vectors, dev_arch, config, splits)
     plan = plan_cache.get(key)
     if plan is not None:
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
-    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors, direct=direct)
+    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors)
     if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
         raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
     kernel = driver.load(compile_config(cfg, dev_arch))
@@ -159,12 +151,5 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
         sv, sp = (1, lda) if trans_a else (lda, 1)
     else:
         sv, sp = (ldb, 1) if trans_b else (1, ldb)
-    # op N on a k x n row-major B: the vectors are B's columns, 4 of them a float4 at each row p
-    in_place = op == "N" and sv == 1 and vectors % 4 == 0 and sp % 4 == 0
-    if config is not None and getattr(config, "direct", False) and not in_place:
-        raise InputError(f"{config.describe()}: reads the vectors in place, which needs op N on a row-major "
-                         f"k x n B with n and ldb multiples of 4 (here op {op}, {vectors} vectors, "
-                         f"{'B^T' if op == 'N' and trans_b else 'strides'} {sv}, {sp}); use direct=False")
-    plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits,
-                    direct=in_place and config is None)
+    plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits)
     return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)

@@ -1,8 +1,8 @@
 """For compute-sanitizer (no torch): few-vector GEMMs (runtime/fewvec.py) on regtile's own device
 buffers, each buffer exactly its operand's size (a read past an operand's end is an error), each
 checked against float64: small m and small n, splits with the reduce, unaligned ld (the scalar
-paths), both layouts of the small operand, op N reading B's columns in place (direct: B's last row
-ends the buffer), ragged strips, row tails and column ends.
+paths), both layouts of the small operand (the stage kernel's straight and turned tiles), ragged
+strips, row tails and column ends.
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py
 """
@@ -23,10 +23,7 @@ CASES = [(4, 1000, 777, False, False, (0, 0, 0), None, 3),
          (9, 1000, 777, True, False, (1, 0, 0), FewVecTConfig(9, 32, 8, 4, vector_groups=2), 3),
          (333, 7, 2050, False, False, (1, 0, 3), FewVecNConfig(7, 2, 2, 2, lanes_per_row=8), 3),
          (1001, 16, 1023, False, False, (0, 0, 0), FewVecNConfig(16, 4, 2, 2, lanes_per_row=16), 2),
-         (2048, 16, 4096, False, False, (0, 0, 0), None, None),
-         (1000, 8, 1023, False, False, (0, 0, 0), FewVecNConfig(8, 4, 2, 2, direct=True), 3),
-         (777, 12, 2050, False, False, (1, 4, 0), FewVecNConfig(12, 2, 2, 2, lanes_per_row=16, direct=True), 2),
-         (1001, 16, 1023, False, False, (0, 0, 0), FewVecNConfig(16, 4, 2, 2, lanes_per_row=8, direct=True), 1)]
+         (2048, 16, 4096, False, False, (0, 0, 0), None, None)]
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:

@@ -65,7 +65,7 @@ def test_op_t_split_plan_packs_once_and_writes_the_call_fields(launched):
     x, w = 0x50000, 0x50000 + 4 * plan.staged
     assert stage == {"S": 0xA4, "sv": 1, "sp": 7, "K": 1000, "X": x}  # the vectors: A's rows
     assert main == {"M": 1000, "N": 3000, "alpha": 3.0, "A": 0xB4, "lda": 3001, "X": x, "beta": 0.0,
-                    "C": 0xC4, "ldc": 3002, "W": w, "ldx": 0}
+                    "C": 0xC4, "ldc": 3002, "W": w}
     assert red == {"count": plan.count, "splits": 3, "alpha": 3.0, "W": w, "beta": 0.0, "C": 0xC4,
                    "inner": 3000, "ldo": 3002}
     assert grid == plan.grid and grid[1] == 3 and sgrid == plan.stage_grid and rgrid == plan.reduce_grid
@@ -79,30 +79,6 @@ def test_op_n_plan_without_split_reads_the_vectors_from_b(launched):
     fewvec.FewVecRoute(plan, sv=1, sp=5, ld=5000, ldc=5, mat_is_a=True).launch(0xA0, 0xB0, 0xC0, 1.0, 0.0)
     assert [s[0] for s in seen] == [22, 11] and allocated == [4 * plan.staged]
     assert seen[0][3]["S"] == 0xB0 and seen[1][3]["A"] == 0xA0 and seen[1][3]["W"] == 0x50000 + 4 * plan.staged
-
-
-def test_op_n_direct_plan_reads_b_in_place_without_a_stage(launched):
-    """FewVecNConfig.direct: one main launch (a reduce after it when split) with X = B itself and ldx
-    = ldb; the workspace holds only the split partials, and none is allocated without a split."""
-    seen, allocated = launched
-    plan = _plan(FewVecNConfig(8, 4, 2, 2, direct=True), 4096, 8192, 1)
-    fewvec.FewVecRoute(plan, sv=1, sp=12, ld=8192, ldc=8, mat_is_a=True).launch(0xA0, 0xB0, 0xC0, 1.0, 0.0)
-    assert [s[0] for s in seen] == [11] and allocated == [] and plan.staged == 0
-    assert seen[0][3]["A"] == 0xA0 and seen[0][3]["X"] == 0xB0 and seen[0][3]["ldx"] == 12
-    split = _plan(FewVecNConfig(8, 4, 2, 2, direct=True), 4096, 8192, 3)
-    fewvec.FewVecRoute(split, sv=1, sp=8, ld=8192, ldc=8, mat_is_a=True).launch(0xA4, 0xB4, 0xC4, 1.0, 0.0)
-    assert [s[0] for s in seen[1:]] == [11, 33] and allocated == [4 * 3 * split.count]
-    assert seen[1][3]["X"] == 0xB4 and seen[1][3]["W"] == 0x50000 and seen[2][3]["W"] == 0x50000
-    assert "read in place" in split.describe()
-
-
-@pytest.mark.parametrize("m, n, k, ta, tb, ldb", [(4096, 8, 8192, False, True, 8192),   # B^T: columns strided
-                                                   (4096, 8, 8192, False, False, 10),    # ldb not a multiple of 4
-                                                   (8, 4096, 8192, False, False, 4096)])  # op T
-def test_a_direct_config_on_a_layout_it_cannot_read_is_refused(m, n, k, ta, tb, ldb):
-    cfg = FewVecNConfig(8, 4, 2, 2, direct=True)
-    with pytest.raises(fewvec.InputError, match="direct=False"):
-        fewvec.fewvec_route(m, n, k, ta, k, tb, ldb, n, arch="sm_90", config=cfg)
 
 
 def test_a_plan_launched_during_a_capture_is_pinned_once(launched, monkeypatch):
