@@ -28,7 +28,7 @@ FEWVEC_PARAMS = (
 )
 # The stage kernel: vector v's p-th value is S[v * sv + p * sp], p < K.
 STAGE_PARAMS = (("S", "const float*"), ("sv", "int"), ("sp", "int"), ("K", "int"), ("X", "float*"))
-STAGE_THREADS = 128  # a position a thread: small k still spreads over SMs (4096 -> 32 blocks)
+STAGE_THREADS = 256
 # C[(i / inner) * ldo + i % inner] = alpha * sum_s W[s * count + i] + beta * C[...], s in order.
 # The partials: op T W[s][v][col] (inner = N), op N W[s][row][v] (inner = vectors).
 FEWVEC_REDUCE_PARAMS = (
@@ -54,12 +54,6 @@ def staged_floats(cfg, length: int) -> int:
     if isinstance(cfg, FewVecTConfig):
         return length * cfg.staged_vectors
     return cfg.vectors * (-(-length // 4) * 4)
-
-
-def stage_positions(cfg, length: int) -> int:
-    """The stage kernel's threads' positions p (one thread each, grid-striding beyond its grid):
-    op T a staged row per p < length, op N a column per p < length rounded up to 4."""
-    return length if isinstance(cfg, FewVecTConfig) else -(-length // 4) * 4
 
 
 def partial_count(cfg, rows: int, cols: int) -> int:
@@ -243,16 +237,13 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
 def _stage_source(cfg, name: str) -> KernelSource:
     sname = f"{name}_stage"
     V = cfg.vectors
-    def value(v: int) -> str:
-        return f"in ? S[(long long){v} * sv + (long long)p * sp] : 0.f" if v < V else "0.f"
-    if isinstance(cfg, FewVecTConfig):  # row p of X: its staged vectors as float4 stores
+    if isinstance(cfg, FewVecTConfig):
         VP = cfg.staged_vectors
-        body = [f"reinterpret_cast<float4*>(X)[(size_t)p * {VP // 4} + {q}] = make_float4("
-                + ", ".join(value(v) for v in range(4 * q, 4 * q + 4)) + ");" for q in range(VP // 4)]
-        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", extent="K", body=body)
-    else:  # column p of X: one float a vector, coalesced across the warp
-        body = [f"X[(size_t){v} * kp + p] = {value(v)};" for v in range(V)]
-        layout = dict(layout="X[v * kp + p], p < kp (zero from K on)", extent="kp", body=body)
+        layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
+                      index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
+    else:
+        layout = dict(layout=f"X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
+                      index="const int v = d / kp, p = d % kp;", inside="p < K")
     text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS),
                   entry=FEWVEC_ENTRY, **layout)
     geo = LaunchGeometry(block=(STAGE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Optional
 
-from ..codegen.emit_fewvec import STAGE_THREADS, partial_count, stage_positions, staged_floats
+from ..codegen.emit_fewvec import partial_count, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.fewvec_config import FewVecTConfig, choose_fewvec, fewvec_splits, grid, route
 from . import driver
@@ -29,7 +29,7 @@ from .plan_store import PlanCache
 
 _lock = threading.Lock()
 plan_cache = PlanCache()  # least recently used out, as regtile.sgemm's plans; captured ones pinned
-STAGE_MAX_BLOCKS = 2048  # the stage kernel loops over its positions beyond this many blocks
+STAGE_MAX_BLOCKS = 1024  # the stage kernel loops over its elements beyond this many blocks
 
 
 class FewVecPlan(PackedPlan):
@@ -48,7 +48,7 @@ class FewVecPlan(PackedPlan):
         self.length = rows if self.op == "T" else cols  # each vector's length
         self.staged = staged_floats(cfg, self.length)
         self.count = partial_count(cfg, rows, cols)
-        self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-stage_positions(cfg, self.length) // STAGE_THREADS))), 1, 1)
+        self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         self.pinned = False  # a graph captured a launch: kept alive by plan_store.captured_plans after the cache evicts it
 

@@ -4,7 +4,7 @@ module (codegen/emit_fewvec.py).  CPU only; the slow tier compiles the rule's pi
 import pytest
 
 from regtile.codegen.emit import emit
-from regtile.codegen.emit_fewvec import partial_count, stage_positions, staged_floats
+from regtile.codegen.emit_fewvec import partial_count, staged_floats
 from regtile.codegen.fewvec_config import (MAX_VECTORS, MIN_MATRIX_BYTES, FewVecNConfig, FewVecTConfig,
                                            choose_fewvec, fewvec_splits, route)
 from regtile.errors import ConfigError
@@ -122,8 +122,6 @@ def test_module_entries_and_text():
     assert n.text.count("__ldcs(reinterpret_cast<const float4*>(a1 + j + 128))") == 1
     assert staged_floats(FewVecTConfig(5), 100) == 800 and staged_floats(FewVecNConfig(3), 101) == 3 * 104
     assert partial_count(FewVecTConfig(5), 100, 64) == 320 and partial_count(FewVecNConfig(3), 100, 64) == 300
-    # the stage's positions, a thread each: op T a staged row per p, op N a column per p of k padded to 4
-    assert stage_positions(FewVecTConfig(5), 100) == 100 and stage_positions(FewVecNConfig(3), 101) == 104
 
 
 @pytest.mark.slow

@@ -1,8 +1,7 @@
 """For compute-sanitizer (no torch): few-vector GEMMs (runtime/fewvec.py) on regtile's own device
 buffers, each buffer exactly its operand's size (a read past an operand's end is an error), each
 checked against float64: small m and small n, splits with the reduce, unaligned ld (the scalar
-paths), both layouts of the small operand (the stage kernel's straight and turned tiles), ragged
-strips, row tails and column ends.
+paths), both layouts of the small operand, ragged strips, row tails and column ends.
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py
 """
