@@ -96,6 +96,37 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     return lines
 
 
+def _prefetch(address: str) -> str:
+    return f'asm volatile("prefetch.global.L2 [%0];" :: "l"({address}));'
+
+
+def _main_entry(cfg, prefetch: List[str]):
+    """(the main kernel's first lines, the lines before its loop): without prefetch_steps it lets
+    the next kernel be scheduled and waits for the one before (FEWVEC_ENTRY) at once; with them it
+    first asks L2 for its first steps of the matrix - a hint, safe before the wait (L2 is where
+    every write lands; nothing enters the SM) - and then waits, before reading the vectors or
+    writing C."""
+    if not cfg.prefetch_steps:
+        return FEWVEC_ENTRY, []
+    return PDL_TRIGGER, [f"// the first {cfg.prefetch_steps} steps' rows asked of L2 while the kernel before this one "
+                         f"runs", *prefetch, *PDL_WAIT]
+
+
+def _t_prefetch(cfg: FewVecTConfig) -> List[str]:
+    TY, S = cfg.rows_per_step, cfg.prefetch_steps * cfg.unroll
+    return ["if (vec_block) {",
+            *[f"    if (i + {t * TY} < r1) " + _prefetch(f"a + (size_t)(i + {t * TY}) * lda") for t in range(S)],
+            "}"]
+
+
+def _n_prefetch(cfg: FewVecNConfig) -> List[str]:
+    W, S = 4 * cfg.lanes_per_row, cfg.prefetch_steps * cfg.unroll
+    return ["if (vec) {",
+            *[f"    if (j + {W * t} + 3 < c1) " + _prefetch(f"a{g} + j + {W * t}")
+              for t in range(S) for g in range(cfg.row_groups)],
+            "}"]
+
+
 def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
     """Vector v of the thread's group (vector vg * group_vectors + v of C) at its columns."""
     lines = []
@@ -145,8 +176,9 @@ def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
 def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
     U = cfg.unroll
+    entry, pre_loop = _main_entry(cfg, _t_prefetch(cfg))
     text = render(
-        "fewvec_t.cu.j2", name=name, entry=FEWVEC_ENTRY,
+        "fewvec_t.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
@@ -212,8 +244,9 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                   f"const bool active{g} = row{g} < M;  // an inactive row reads row 0 and is never stored",
                   f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
+    entry, pre_loop = _main_entry(cfg, _n_prefetch(cfg))
     text = render(
-        "fewvec_n.cu.j2", name=name, entry=FEWVEC_ENTRY,
+        "fewvec_n.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",
                        f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
@@ -242,7 +275,7 @@ def _stage_source(cfg, name: str) -> KernelSource:
         layout = dict(layout=f"X[p * {VP} + v], v < {VP} (zero beyond {V})", total=f"K * {VP}",
                       index=f"const int p = d / {VP}, v = d % {VP};", inside=f"v < {V}")
     else:
-        layout = dict(layout=f"X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
+        layout = dict(layout="X[v * kp + p], p < kp (zero from K on)", total=f"{V} * kp",
                       index="const int v = d / kp, p = d % kp;", inside="p < K")
     text = render("fewvec_stage.cu.j2", name=sname, threads=STAGE_THREADS, params=c_params(STAGE_PARAMS),
                   entry=FEWVEC_ENTRY, **layout)

@@ -66,6 +66,18 @@ def _check_min_blocks(cfg) -> None:
                           f"{65536 // (cfg.threads * mb)} registers a thread (the kernels need at least 64)")
 
 
+MAX_PREFETCH_STEPS = 8
+
+
+def _check_prefetch(cfg) -> None:
+    """prefetch_steps: 0 (the main kernel waits first) to MAX_PREFETCH_STEPS; each step is `unroll`
+    prefetch instructions a row of the thread."""
+    check_ints(cfg, ("prefetch_steps",), minimum=0)
+    if cfg.prefetch_steps > MAX_PREFETCH_STEPS:
+        raise ConfigError(f"prefetch_steps={cfg.prefetch_steps}: at most {MAX_PREFETCH_STEPS} loop steps asked of "
+                          f"L2 ahead (the stage runs for a few microseconds)")
+
+
 def padded_vectors(v: int, groups: int = 1) -> int:
     """Op T's staged row: the vectors rounded up to `groups` groups of whole float4s."""
     return -(-v // (4 * groups)) * 4 * groups
@@ -75,7 +87,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups",)
+    OPT_IN = ("vector_groups", "prefetch_steps")
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -89,10 +101,15 @@ class FewVecTConfig(ConfigDict):
     # 4 x vectors / vector_groups sums.  16 vectors in one group: 64 sums and the hoisted vector
     # loads of 2 rows in flight filled 128 registers (4 rows spilled there).
     vector_groups: int = 1
+    # > 0: before it waits for the kernel before it (PDL: the stage), the main kernel asks L2 for the
+    # rows of its first `prefetch_steps` loop steps (prefetch.global.L2: no registers, no data read
+    # into the SM), so the DRAM works while the stage runs (_check_prefetch)
+    prefetch_steps: int = 0
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
+        _check_prefetch(self)
         _check_min_blocks(self)
         if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
             raise ConfigError(f"vector_groups={self.vector_groups}: 1, 2 or 4, dividing threads_y={self.threads_y}")
@@ -146,14 +163,15 @@ class FewVecTConfig(ConfigDict):
                 + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
-                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
+                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else ""))
 
 
 @dataclass(frozen=True)
 class FewVecNConfig(ConfigDict):
     """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
     WHAT = "fewvec-n config"
-    OPT_IN = ("lanes_per_row",)
+    OPT_IN = ("lanes_per_row", "prefetch_steps")
     vectors: int = 4
     warps_per_block: int = 4
     row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
@@ -165,10 +183,12 @@ class FewVecNConfig(ConfigDict):
     # which at 32 lanes, 16 vectors and 2 rows a lane is 8x the matrix's (2048x16x32768 at 77% of
     # copy bandwidth, run 1).
     lanes_per_row: int = 32
+    prefetch_steps: int = 0  # as FewVecTConfig's: the first steps of the lane's rows asked of L2 before the wait
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
+        _check_prefetch(self)
         _check_min_blocks(self)
         if self.lanes_per_row not in (8, 16, 32):
             raise ConfigError(f"lanes_per_row={self.lanes_per_row}: 8, 16 or 32 lanes along a row")
@@ -203,7 +223,8 @@ class FewVecNConfig(ConfigDict):
         return (f"fewvec-n: {self.vectors} vectors, {self.rows_per_warp} rows a warp ({self.lanes_per_row} lanes a "
                 f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
                 f"block ({self.rows_per_block} rows), unroll {self.unroll}"
-                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else ""))
+                + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
+                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else ""))
 
 
 FewVecConfig = (FewVecNConfig, FewVecTConfig)

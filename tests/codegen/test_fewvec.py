@@ -26,6 +26,8 @@ from regtile.errors import ConfigError
     (lambda: FewVecNConfig(min_blocks=-1), "min_blocks=-1"),
     (lambda: FewVecTConfig(min_blocks=8), "registers a thread"),
     (lambda: FewVecTConfig(vector_groups=3), "vector_groups=3"),
+    (lambda: FewVecTConfig(prefetch_steps=9), "prefetch_steps=9"),
+    (lambda: FewVecNConfig(prefetch_steps=-1), "prefetch_steps=-1"),
     (lambda: FewVecTConfig(threads_y=2, vector_groups=4), "dividing threads_y"),
     (lambda: FewVecTConfig(vectors=4, vector_groups=2), "without a float4"),
     (lambda: FewVecNConfig(lanes_per_row=4), "lanes_per_row=4"),

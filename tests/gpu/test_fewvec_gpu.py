@@ -75,6 +75,12 @@ CASES = [
     (1000, 3, 1024, False, True, (0, 0, 0), 0, FewVecNConfig(3, 4, 2, 2, lanes_per_row=8), 4),
     (333, 7, 2050, False, False, (1, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16), 3),  # unaligned lda
     (2049, 12, 513, False, False, (0, 0, 1), 0, FewVecNConfig(12, 4, 2, 2, min_blocks=4, lanes_per_row=8), 5),
+    # the first steps asked of L2 before the PDL wait (prefetch_steps): ragged ends, row tails, unaligned rows
+    (13, 2048, 999, False, False, (0, 0, 0), 0, FewVecTConfig(13, 32, 8, 4, min_blocks=2, vector_groups=2,
+                                                              prefetch_steps=4), 5),
+    (5, 515, 1001, False, False, (0, 1, 2), 0, FewVecTConfig(5, 32, 8, 8, prefetch_steps=8), 4),
+    (333, 7, 2050, False, False, (0, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16, prefetch_steps=2), 3),
+    (1000, 16, 1023, False, False, (1, 0, 0), 0, FewVecNConfig(16, 4, 2, 2, lanes_per_row=8, prefetch_steps=8), 2),
 ]
 
 
