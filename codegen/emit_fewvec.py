@@ -109,7 +109,8 @@ def _main_entry(cfg, prefetch: List[str]):
     if not cfg.prefetch_steps:
         return FEWVEC_ENTRY, []
     return PDL_TRIGGER, [f"// the first {cfg.prefetch_steps} steps' rows asked of L2 while the kernel before this one "
-                         f"runs", *prefetch, *PDL_WAIT]
+                         f"runs (device code only: the host emulation has no prefetch)", "#if defined(__CUDA_ARCH__)",
+                         *prefetch, "#endif", *PDL_WAIT]
 
 
 def _t_prefetch(cfg: FewVecTConfig) -> List[str]:

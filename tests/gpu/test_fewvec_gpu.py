@@ -79,7 +79,8 @@ CASES = [
     (13, 2048, 999, False, False, (0, 0, 0), 0, FewVecTConfig(13, 32, 8, 4, min_blocks=2, vector_groups=2,
                                                               prefetch_steps=4), 5),
     (5, 515, 1001, False, False, (0, 1, 2), 0, FewVecTConfig(5, 32, 8, 8, prefetch_steps=8), 4),
-    (333, 7, 2050, False, False, (0, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16, prefetch_steps=2), 3),
+    (333, 7, 2050, False, False, (0, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, min_blocks=4, lanes_per_row=16,
+                                                             prefetch_steps=2), 3),
     (1000, 16, 1023, False, False, (1, 0, 0), 0, FewVecNConfig(16, 4, 2, 2, lanes_per_row=8, prefetch_steps=8), 2),
 ]
 
