@@ -36,3 +36,14 @@ sweep() {
         --budget-s $(( $1 - 25 )) > $OUT/sweep.log 2>&1
     echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; sed -n 3,4p $OUT/shapes_table.md
 }
+
+# fewvec_checks SECONDS: the few-vector and API GPU tests (within SECONDS) into $OUT/pytest_fewvec.log, then the
+# few-vector memcheck script under compute-sanitizer into $OUT/memcheck_fewvec.log; prints both summaries.
+fewvec_checks() {
+    ( time timeout $1 python3 -m pytest -q -p no:cacheprovider -n 8 tests/gpu/test_fewvec_gpu.py tests/gpu/test_api_gpu.py ) \
+        > $OUT/pytest_fewvec.log 2>&1
+    echo "fewvec tests: rc $?"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_fewvec.log | tail -8
+    ( timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py ) \
+        > $OUT/memcheck_fewvec.log 2>&1
+    echo "memcheck: rc $?"; grep -E "ERROR SUMMARY|WRONG|done" $OUT/memcheck_fewvec.log | head -5
+}

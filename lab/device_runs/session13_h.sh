@@ -3,11 +3,6 @@
 # tiles of 14df2b0 cost up to 44 us: docs/data/fewvec_tail_ab_2026-11-27_a90c981.log).  The fewvec GPU tests and
 # memcheck script, then the plans against themselves without the stage or the reduce (fewvec_tail_ab).
 . lab/device_runs/prelude.sh /tmp/rtc_s13
-( time timeout ${TEST_S:-150} python3 -m pytest -q -p no:cacheprovider -n 8 tests/gpu/test_fewvec_gpu.py tests/gpu/test_api_gpu.py ) \
-    > $OUT/pytest_fewvec.log 2>&1
-echo "fewvec tests: rc $?"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest_fewvec.log | tail -8
-( timeout ${SAN_S:-90} compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py ) \
-    > $OUT/memcheck_fewvec.log 2>&1
-echo "memcheck: rc $?"; grep -E "ERROR SUMMARY|WRONG|done" $OUT/memcheck_fewvec.log | head -5
+fewvec_checks ${TEST_S:-150}
 ( time timeout ${AB_S:-200} python3 -m lab.experiments.fewvec_tail_ab ${SHAPES:-} ) > $OUT/fewvec_tail_ab.log 2>&1
 echo "fewvec_tail_ab: rc $?"; grep -E "^[0-9]+x|Error|error|real" $OUT/fewvec_tail_ab.log | cut -c1-230
