@@ -10,11 +10,11 @@ partial sums meet and where each output goes; the templates place the lines.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import List
+from typing import Callable, List
 
 from .emit_sgemv import header, name_digest, reduce_source, split_store
 from .fewvec_config import FewVecNConfig, FewVecTConfig
-from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, l2_prefetch, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
@@ -96,34 +96,29 @@ def _t_step(cfg: FewVecTConfig, vector: bool, tail: bool) -> List[str]:
     return lines
 
 
-def _prefetch(address: str) -> str:
-    return f'asm volatile("prefetch.global.L2 [%0];" :: "l"({address}));'
-
-
-def _main_entry(cfg, prefetch: List[str]):
+def _main_entry(cfg, prefetch: Callable[[object], List[str]]):
     """(the main kernel's first lines, the lines before its loop): without prefetch_steps it lets
     the next kernel be scheduled and waits for the one before (FEWVEC_ENTRY) at once; with them it
-    first asks L2 for its first steps of the matrix - a hint, safe before the wait (L2 is where
-    every write lands; nothing enters the SM) - and then waits, before reading the vectors or
-    writing C."""
+    first asks L2 for its first steps of the matrix (`prefetch(cfg)`'s lines: kernel.l2_prefetch,
+    safe before the wait) and then waits, before reading the vectors or writing C."""
     if not cfg.prefetch_steps:
         return FEWVEC_ENTRY, []
     return PDL_TRIGGER, [f"// the first {cfg.prefetch_steps} steps' rows asked of L2 while the kernel before this one "
                          f"runs (device code only: the host emulation has no prefetch)", "#if defined(__CUDA_ARCH__)",
-                         *prefetch, "#endif", *PDL_WAIT]
+                         *prefetch(cfg), "#endif", *PDL_WAIT]
 
 
 def _t_prefetch(cfg: FewVecTConfig) -> List[str]:
     TY, S = cfg.rows_per_step, cfg.prefetch_steps * cfg.unroll
     return ["if (vec_block) {",
-            *[f"    if (i + {t * TY} < r1) " + _prefetch(f"a + (size_t)(i + {t * TY}) * lda") for t in range(S)],
+            *[f"    if (i + {t * TY} < r1) " + l2_prefetch(f"a + (size_t)(i + {t * TY}) * lda") for t in range(S)],
             "}"]
 
 
 def _n_prefetch(cfg: FewVecNConfig) -> List[str]:
     W, S = 4 * cfg.lanes_per_row, cfg.prefetch_steps * cfg.unroll
     return ["if (vec) {",
-            *[f"    if (j + {W * t} + 3 < c1) " + _prefetch(f"a{g} + j + {W * t}")
+            *[f"    if (j + {W * t} + 3 < c1) " + l2_prefetch(f"a{g} + j + {W * t}")
               for t in range(S) for g in range(cfg.row_groups)],
             "}"]
 
@@ -177,7 +172,7 @@ def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
 def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
     U = cfg.unroll
-    entry, pre_loop = _main_entry(cfg, _t_prefetch(cfg))
+    entry, pre_loop = _main_entry(cfg, _t_prefetch)
     text = render(
         "fewvec_t.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
@@ -245,7 +240,7 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                   f"const bool active{g} = row{g} < M;  // an inactive row reads row 0 and is never stored",
                   f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
-    entry, pre_loop = _main_entry(cfg, _n_prefetch(cfg))
+    entry, pre_loop = _main_entry(cfg, _n_prefetch)
     text = render(
         "fewvec_n.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",

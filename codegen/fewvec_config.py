@@ -28,7 +28,7 @@ spells them and templates/fewvec_*.cu.j2 only lay the lines out.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from .config_base import ConfigDict, check_ints, check_pow2
@@ -243,6 +243,11 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
     if rows < 1 or cols < 1:
         raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
     _check_vectors(vectors)
+    return replace(_rule_config(rows, cols, op, vectors), prefetch_steps=PREFETCH_STEPS)
+
+
+def _rule_config(rows: int, cols: int, op: str, vectors: int):
+    """choose_fewvec's kernel before its prefetch (the measured shapes below)."""
     if op == "T":
         tx = 1
         while tx < WARP and tx * 4 < cols:
@@ -253,20 +258,18 @@ def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
         # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
         # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
         # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7): not routed
-        pf = PREFETCH_STEPS
         if vectors <= 4:
-            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, prefetch_steps=pf)
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
         if vectors <= 8 and ty % 2 == 0:
-            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2, prefetch_steps=pf)
+            return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
         if vectors <= 12 or ty % 2:
-            return FewVecTConfig(vectors, tx, ty, 4 if vectors <= 12 else 2, min_blocks=mb, prefetch_steps=pf)
-        return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2, prefetch_steps=pf)
+            return FewVecTConfig(vectors, tx, ty, 4 if vectors <= 12 else 2, min_blocks=mb)
+        return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
     # vectors on long rows gained from 8 lanes a row (2048x16x32768 112.9 against 114.7 at 16, 122.0 at 32)
-    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32,
-                         prefetch_steps=PREFETCH_STEPS)
+    return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32)
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

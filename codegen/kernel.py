@@ -68,13 +68,23 @@ XYZW = "xyzw"  # a float4's components, in order (every CUDA C emitter)
 # (where that kernel places it, or as its blocks exit: pdl_trigger_if, emit_sgemv.GEMV_ENTRY),
 # and PDL_WAIT holds them until that kernel has finished and its writes are visible: the launch
 # gap between the two leaves the critical path.  Nothing may touch global memory before
-# PDL_WAIT.  Without the attribute, and below sm_90, where both lines compile to nothing, the
-# launches are plain stream-ordered ones.  (The PTX SGEMM kernels' lines: emit_ptx.pdl_entry.)
+# PDL_WAIT but l2_prefetch (below).  Without the attribute, and below sm_90, where both lines
+# compile to nothing, the launches are plain stream-ordered ones.  (The PTX SGEMM kernels' lines:
+# emit_ptx.pdl_entry.)
 _SM90 = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900"
 PDL_WAIT = (_SM90, 'asm volatile("griddepcontrol.wait;" ::: "memory");  // the kernel before it: finished, '
             "writes visible", "#endif")
 PDL_TRIGGER = (_SM90, 'asm volatile("griddepcontrol.launch_dependents;");  // the next kernel may be scheduled '
                "(it waits for this one)", "#endif")
+
+
+def l2_prefetch(address: str) -> str:
+    """The one access allowed before PDL_WAIT: asking L2 for the line at `address`
+    (prefetch.global.L2, a hint - nothing enters the SM, and L2 is where every write of the kernel
+    before lands, so what the kernel loads after the wait is current).  Device code: a caller
+    emitting it for the host emulation (tests/host_cuda.py compiles the text as C++) wraps it in
+    `#if defined(__CUDA_ARCH__)`.  The few-vector kernels' prefetch_steps (emit_fewvec._main_entry)."""
+    return f'asm volatile("prefetch.global.L2 [%0];" :: "l"({address}));'
 
 
 def pdl_trigger_if(condition: str) -> Tuple[str, ...]:

@@ -1,6 +1,8 @@
-"""The kernels of regtile.sgemm's plan for skinny shapes, each timed alone on the GPU (torch.profiler,
-CUPTI device times, median of 20 calls): how much of a few-vector plan is the stage kernel, the main
-kernel and the reduce.  `python3 -m lab.experiments.fewvec_parts OUT.json [m,n,k;...]`"""
+"""The kernels of regtile.sgemm's plan for skinny shapes with their device times (torch.profiler, CUPTI,
+median of 20 back-to-back calls).  Read with care: the few-vector launches are programmatic (PDL), so a
+kernel's time includes its wait for the one before it (session 13's run showed the reduce at 26 us
+beside a 25 us main kernel); lab/experiments/fewvec_tail_ab.py measures what a launch costs end to end.
+`python3 -m lab.experiments.fewvec_parts OUT.json [m,n,k;...]`"""
 import json
 import os
 import statistics
