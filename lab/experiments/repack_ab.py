@@ -4,46 +4,64 @@ library builds for the aligned leading dimensions), and cuBLAS, interleaved kern
 tools/shape_sweep's ShapeBench (every variant checked against float64 first, C NaN-poisoned).  The
 "repack alone" line times the copies by themselves.  Writes repack_ab.json under $OUT.
 
-    python3 -m lab.experiments.repack_ab [MxNxK ...]
+Session 14 added the paddings (pads=c4,c4+4,c32: the leading dimension rounded up to 4 floats, 4 more, or
+32) and the aligned plan timed alone on the copies.
+
+    python3 -m lab.experiments.repack_ab [pads=c4,...] [MxNxK ...]
 """
-from . import check_and_time_interleaved, over_shapes, program
+from . import check_and_time_interleaved, over_shapes, program, take_option
 
 DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "1023x1025x1023", "1009x1013x1019",
            "2049x2047x1025", "513x129x16383", "255x257x65537", "127x511x257", "3x5x7"]
 
 
-def one(torch, bench, m, n, k):
+PADS = {"c4": lambda d: -(-d // 4) * 4, "c4+4": lambda d: -(-d // 4) * 4 + 4, "c32": lambda d: -(-d // 32) * 32}
+
+
+def one(torch, bench, m, n, k, pads=("c4",)):
+    """The plan as committed, then for each padding of the leading dimensions (PADS) the copies and the plan
+    for the padded rows ("repacked NAME"), that plan alone on the copies ("aligned NAME": what the copies buy)
+    and the copies alone ("copies NAME")."""
     from regtile.runtime.plans import GemmPlan
-    lda, ldb = -(-k // 4) * 4, -(-n // 4) * 4
     plan = GemmPlan(m, n, k, False, False, k, n, n)
-    aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
-    ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
-    bp = [torch.zeros(k, ldb, device="cuda") for _ in range(bench.sets)] if ldb != n else None
     a, b, c = bench.a, bench.b, bench.c
+    fns = {"cublas": bench.cublas(), "library": bench.library(plan)}
+    checked, row = ["library"], {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": {}}
+    for pad in pads:
+        lda, ldb = (PADS[pad](k) if k % 4 else k), (PADS[pad](n) if n % 4 else n)
+        aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
+        row["aligned"][pad] = f"lda {lda} ldb {ldb}: {aligned.describe()}"
+        ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
+        bp = [torch.zeros(k, ldb, device="cuda") for _ in range(bench.sets)] if ldb != n else None
 
-    def repack(i):
-        if ap is not None:
-            ap[i][:, :k].copy_(a[i])
-        if bp is not None:
-            bp[i][:, :n].copy_(b[i])
+        def repack(i, ap=ap, bp=bp):
+            if ap is not None:
+                ap[i][:, :k].copy_(a[i])
+            if bp is not None:
+                bp[i][:, :n].copy_(b[i])
 
-    def repacked(i):
-        repack(i)
-        aligned.launch((ap[i] if ap is not None else a[i]).data_ptr(), (bp[i] if bp is not None else b[i]).data_ptr(),
-                       c[i].data_ptr(), 1.0, 0.0, 0)
+        def aligned_only(i, ap=ap, bp=bp, aligned=aligned):
+            aligned.launch((ap[i] if ap is not None else a[i]).data_ptr(),
+                           (bp[i] if bp is not None else b[i]).data_ptr(), c[i].data_ptr(), 1.0, 0.0, 0)
 
-    fns = {"cublas": bench.cublas(), "library": bench.library(plan), "repacked": repacked, "repack alone": repack}
-    check, us = check_and_time_interleaved(torch, bench, fns, ("library", "repacked"))
-    row = {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": aligned.describe(), "check": check,
-           "us": us}
+        def repacked(i, repack=repack, aligned_only=aligned_only):
+            repack(i)
+            aligned_only(i)
+
+        fns.update({f"repacked {pad}": repacked, f"aligned {pad}": aligned_only, f"copies {pad}": repack})
+        checked.append(f"repacked {pad}")
+    check, us = check_and_time_interleaved(torch, bench, fns, tuple(checked))
+    row.update(check=check, us=us)
     cb = us["cublas"]
-    return row, (f"cuBLAS {cb:.1f}  library {us['library']:.1f} (x{cb / us['library']:.3f})  "
-                 f"repacked {us['repacked']:.1f} (x{cb / us['repacked']:.3f}; copies {us['repack alone']:.1f})"
-                 f"  ok {check['library']['ok']}/{check['repacked']['ok']}  {aligned.describe()[:60]}")
+    return row, (f"cuBLAS {cb:.1f}  library {us['library']:.1f} (x{cb / us['library']:.3f})  " + "  ".join(
+        f"{pad}: repacked {us['repacked ' + pad]:.1f} (x{cb / us['repacked ' + pad]:.3f}; aligned "
+        f"{us['aligned ' + pad]:.1f}, copies {us['copies ' + pad]:.1f}, ok {check['repacked ' + pad]['ok']})"
+        for pad in pads) + f"  ok {check['library']['ok']}")
 
 
 def run(argv):
-    over_shapes(argv, DEFAULT, "repack_ab.json", one)
+    pads = tuple((take_option(argv, "pads") or "c4").split(","))
+    over_shapes(argv, DEFAULT, "repack_ab.json", lambda *a: one(*a, pads=pads))
 
 
 main = program(run, "[MxNxK ...]")
