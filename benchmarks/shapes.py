@@ -1,7 +1,7 @@
 """The workload suite of issue 20: GEMM shapes (row-major M x N x K) that real workloads use.
 
-    python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json)
-                                        from the lists below
+    python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
+                                        shapes-heldout-2.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -56,6 +56,21 @@ HELDOUT = {
                (6000, 2000, 3000), (100, 100, 100000)),
 }
 
+# A second held-out set (session 14), for after HELDOUT went into the table's fit: other models' shapes - Phi-2
+# (2560 / 10240), Qwen2-7B (3584 / 18944), Falcon-7B (4544), ViT-B/L (197 / 577 tokens), T5 (512 / 2048),
+# ResNet-50's convolutions as im2col GEMMs (spatial x channels x 9 channels) - in the same groups.
+HELDOUT_2 = {
+    "decode": ((1, 10240, 2560), (1, 2560, 10240), (2, 18944, 3584), (3, 4096, 14336), (6, 4544, 4544),
+               (20, 3584, 18944), (48, 10240, 2560), (80, 2560, 10240)),
+    "prefill": ((197, 768, 768), (197, 3072, 768), (197, 768, 3072), (577, 1024, 1024), (1500, 3584, 3584),
+                (2048, 18944, 3584), (4096, 4544, 4544), (512, 2048, 512), (2000, 10240, 2560), (6144, 2560, 10240)),
+    "conv": ((3136, 64, 576), (784, 128, 1152), (196, 256, 2304), (49, 512, 4608), (12544, 64, 147)),
+    "grad": ((3584, 18944, 1024), (2560, 10240, 2048), (4544, 4544, 4096), (1024, 1024, 65536)),
+    "skinny-n": ((18944, 20, 3584), (10240, 28, 2560), (4544, 48, 4544), (3584, 12, 3584)),
+    "ragged": ((1111, 3333, 2222), (777, 7777, 777), (4001, 4003, 4007), (2047, 4097, 1023), (1500, 1500, 1500),
+               (333, 33333, 333)),
+}
+
 
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
@@ -95,10 +110,10 @@ def suite():
     return rows
 
 
-def heldout():
-    """HELDOUT's shapes, none of them in suite()."""
+def heldout(groups=None):
+    """HELDOUT's shapes (or `groups`'), none of them in suite()."""
     inside = {(r["m"], r["n"], r["k"]) for r in suite()}
-    return [{"m": m, "n": n, "k": k, "group": g} for g, shapes in HELDOUT.items() for m, n, k in shapes
+    return [{"m": m, "n": n, "k": k, "group": g} for g, shapes in (groups or HELDOUT).items() for m, n, k in shapes
             if (m, n, k) not in inside]
 
 
@@ -112,3 +127,4 @@ def _write(name: str, rows) -> None:
 if __name__ == "__main__":
     _write("shapes.json", suite())
     _write("shapes-heldout.json", heldout())
+    _write("shapes-heldout-2.json", heldout(HELDOUT_2))

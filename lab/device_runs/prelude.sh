@@ -47,3 +47,14 @@ fewvec_checks() {
         > $OUT/memcheck_fewvec.log 2>&1
     echo "memcheck: rc $?"; grep -E "ERROR SUMMARY|WRONG|done" $OUT/memcheck_fewvec.log | head -5
 }
+
+# sweep_suite SUITE NAME SECONDS: as sweep, over another suite (e.g. benchmarks/shapes-heldout.json) into
+# $OUT/NAME.json, $OUT/NAME.md and $OUT/NAME.log; prints its summary line and the shapes below 1.0x.
+sweep_suite() {
+    timeout $3 python3 -m regtile.tools.shape_sweep --suite $1 --json $OUT/$2.json --md $OUT/$2.md \
+        --budget-s $(( $3 - 25 )) > $OUT/$2.log 2>&1
+    echo "$2: rc $? $(grep -c '^\[' $OUT/$2.log) shapes"; sed -n 3p $OUT/$2.md
+    python3 -c "import json, sys; rows = json.load(open(sys.argv[1]))
+for r in sorted(rows, key=lambda r: r['x_cublas'])[:12]:
+    print(f\"  {r['m']}x{r['n']}x{r['k']} {r['x_cublas']:.3f} {r['regtile_us']:.1f}/{r['cublas_us']:.1f} {r['kernel'][:60]}\")" $OUT/$2.json
+}
