@@ -110,12 +110,15 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
             if mem.for_m[0] < m <= mem.for_m[1] and n >= 128:
                 out.append(name)
             continue
+        # a skinny member's thin tile must hold the thin side whole: with two tile rows (columns) it streams
+        # the big operand twice (held-out shapes, session 14: 20x3584x18944 on skinny-m16-k32 at 0.65x
+        # cuBLAS, 8192x24x8192 on skinny-n16-k32 at 0.78x; no suite shape's fastest member splits it)
         if name.startswith("skinny-m") or name.startswith("splitk-32x128"):
-            if m <= 64 and n >= 128:
+            if m <= (c.bm if name.startswith("skinny-m") else 64) and n >= 128:
                 out.append(name)
             continue
         if name.startswith("skinny-n") or name.startswith("splitk-128x32"):
-            if n <= 64 and m >= 128:
+            if n <= (c.bn if name.startswith("skinny-n") else 64) and m >= 128:
                 out.append(name)
             continue
         if huge:

@@ -84,6 +84,26 @@ def test_skinny_shapes_get_narrow_tiles():
         assert min(cfg.bm, cfg.bn) <= 32, (m, n, k, cfg.describe())
 
 
+def test_skinny_members_hold_the_thin_side_whole():
+    """A skinny member is a candidate only where its thin tile holds all of m (n): two tile rows would
+    stream the big operand twice.  The fastest member of every suite shape obeys this (the table)."""
+    for m, n, k in ((20, 3584, 18944), (17, 8191, 4099), (33, 4096, 4096), (8192, 24, 8192), (4096, 40, 4096)):
+        for name in h.candidate_names(m, n, k):
+            c = FAMILY[name].config
+            if name.startswith("skinny-m"):
+                assert m <= c.bm, (m, n, k, name)
+            if name.startswith("skinny-n"):
+                assert n <= c.bn, (m, n, k, name)
+    assert "skinny-m16-k32" in h.candidate_names(16, 4096, 4096)
+    assert "skinny-m16-k32" not in h.candidate_names(20, 3584, 18944)
+    assert "skinny-m32" in h.candidate_names(20, 3584, 18944)
+    for e in h.load_table():
+        if e["best"].startswith("skinny-m"):
+            assert e["m"] <= FAMILY[e["best"]].config.bm, e
+        if e["best"].startswith("skinny-n"):
+            assert e["n"] <= FAMILY[e["best"]].config.bn, e
+
+
 def test_split_for_fills_the_sms_and_keeps_k_ranges_long():
     assert h.split_for(4096, 4096, 4096, 128, 128, 8, 132) == 1  # 1024 tiles fill the SMs
     s = h.split_for(16, 2048, 2048, 32, 128, 16, 132)
