@@ -1,7 +1,7 @@
 """The workload suite of issue 20: GEMM shapes (row-major M x N x K) that real workloads use.
 
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
-                                        shapes-heldout-2.json) from the lists below
+                                        shapes-heldout-2.json, -3.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -71,6 +71,23 @@ HELDOUT_2 = {
                (333, 33333, 333)),
 }
 
+# A third held-out set (session 14), the out-of-sample check once HELDOUT and HELDOUT_2 went into the fit:
+# LLaMA-70B / Mixtral (8192, 28672), Gemma-7B (3072, 24576), GPT-J (4096, 16384), OPT-1.3B (2048, 8192),
+# Whisper (1280 / 5120, 1500 frames), Stable Diffusion's attention projections (4096 tokens x 320 / 1280),
+# CLIP's text encoder (77 tokens), ResNet-50's later convolutions as im2col GEMMs.
+HELDOUT_3 = {
+    "decode": ((1, 28672, 8192), (1, 8192, 28672), (2, 24576, 3072), (5, 16384, 4096), (10, 8192, 2048),
+               (28, 3072, 24576), (56, 5120, 1280), (100, 16384, 4096), (1, 3072, 3072)),
+    "prefill": ((77, 768, 768), (77, 3072, 768), (300, 4096, 4096), (640, 2048, 8192), (1200, 16384, 4096),
+                (1500, 1280, 1280), (1500, 5120, 1280), (4096, 320, 320), (4096, 1280, 320), (1024, 640, 640),
+                (5000, 2048, 2048), (2048, 28672, 8192), (8192, 8192, 3072)),
+    "conv": ((50176, 128, 576), (12544, 256, 1152), (3136, 512, 2304), (200704, 64, 64)),
+    "grad": ((8192, 28672, 1024), (3072, 24576, 512), (1280, 5120, 3000), (4096, 4096, 100)),
+    "skinny-n": ((28672, 8, 8192), (16384, 30, 4096), (24576, 56, 3072), (2048, 3, 8192)),
+    "small": ((2048, 1024, 512), (65536, 256, 64)),
+    "ragged": ((1919, 2929, 3939), (5555, 555, 5555), (129, 4097, 513), (63, 63, 250000), (2999, 7001, 211)),
+}
+
 
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
@@ -128,3 +145,4 @@ if __name__ == "__main__":
     _write("shapes.json", suite())
     _write("shapes-heldout.json", heldout())
     _write("shapes-heldout-2.json", heldout(HELDOUT_2))
+    _write("shapes-heldout-3.json", heldout(HELDOUT_3))
