@@ -281,8 +281,11 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
-                 table: Optional[Sequence[dict]] = None) -> Optional[str]:
-    """The member the table picks for M x N x K among `names`, or None (no suite shape near)."""
+                 table: Optional[Sequence[dict]] = None, transfer: int = 0) -> Optional[str]:
+    """The member the table picks for M x N x K among `names`, or None (no suite shape near).
+    transfer = the SM count: a neighbour's measured ratio of a member is carried to M x N x K by the
+    model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
+    and waves there, not the neighbour's)."""
     table = load_table() if table is None else table
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
     # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
@@ -304,7 +307,9 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     best, best_score = None, float("inf")
     for name in names:
         # nearer shapes weigh more: 1 / (0.5 + distance)
-        score = sum(math.log(e["rel"].get(name, MISSING_PENALTY)) / (0.5 + d) for d, e in near)
+        score = sum((math.log(e["rel"].get(name, MISSING_PENALTY))
+                     + (_model_shift(name, (m, n, k), e, transfer) if transfer and name in e["rel"] else 0.0))
+                    / (0.5 + d) for d, e in near)
         if score < best_score:
             best, best_score = name, score
     if best is not None and all(best not in e["rel"] for _, e in near):
@@ -312,9 +317,17 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     return best
 
 
+def _model_shift(name: str, shape: Tuple[int, int, int], e: dict, sm_count: int) -> float:
+    """log(model_time at `shape` / model_time at table entry e's shape) of member `name`."""
+    return math.log(model_time(name, *shape, sm_count) / model_time(name, e["m"], e["n"], e["k"], sm_count))
+
+
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
+    """The table's member for M x N x K (its neighbours' measurements carried by the model: table_choice's
+    `transfer`; measured on 67 held-out shapes of real models, session 14 - lab/experiments/table_transfer_eval.py:
+    the picks 2.4% over the fastest member, geometric mean, against 3.0% without), else the model's."""
     names = candidate_names(m, n, k, sm_count, fused)
-    picked = table_choice(m, n, k, names)
+    picked = table_choice(m, n, k, names, transfer=sm_count)
     return picked if picked is not None else model_choice(names, m, n, k, sm_count)
 
 

@@ -145,6 +145,10 @@ def test_default_sgemm_kernel_is_the_heuristic():
         assert default_sgemm_kernel(m, n, "sm_90", 132, k) == h.choose_kernel(m, n, k, "sm_90", 132)
 
 
+HELD_OUT_CANDIDATES = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data", "heldout-session14",
+                                   "i_b74cc20", "shape-candidates-session14-heldout12_b74cc20.json")
+
+
 def test_off_suite_shapes_leave_one_out():
     """Each suite shape left out of the table in turn: the heuristic's pick from the other
     shapes (or the model) is within 8% of that shape's fastest member, geometric mean
@@ -158,6 +162,29 @@ def test_off_suite_shapes_leave_one_out():
         pick = pick or min(names, key=lambda nm: h.model_time(nm, *q, 132))
         rels.append(e["rel"].get(pick, 2.0))
     assert math.exp(sum(map(math.log, rels)) / len(rels)) <= 1.08
+
+
+def test_held_out_picks_gain_from_the_model_transfer():
+    """On shapes the table was not fitted on (session 14's held-out candidates: every member timed), the
+    neighbours' ratios carried by the model pick closer to the fastest member than the ratios as measured,
+    and 40x5120x5120 no longer takes wide-32x64 (two tile rows: B streamed twice, 100 against 76 us)."""
+    import json
+    from regtile.codegen.fewvec_config import route
+    with open(HELD_OUT_CANDIDATES) as f:
+        rows = json.load(f)["rows"]
+    over = {0: [], 132: []}
+    for r in rows:
+        m, n, k = r["m"], r["n"], r["k"]
+        if m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None:
+            continue
+        timed = h.timed_members(r)
+        names = h.candidate_names(m, n, k)
+        for tr in over:
+            pick = h.table_choice(m, n, k, names, transfer=tr) or h.model_choice(names, m, n, k, 132)
+            over[tr].append(timed[pick] / min(timed.values()))
+    geo = {tr: math.exp(sum(map(math.log, v)) / len(v)) for tr, v in over.items()}
+    assert len(over[0]) >= 60 and geo[132] < geo[0] - 0.003, geo
+    assert h.choose_member(40, 5120, 5120, 132) != "wide-32x64"
 
 
 def test_model_throughputs_are_fitted_for_every_sm_90_member():

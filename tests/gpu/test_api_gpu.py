@@ -332,7 +332,8 @@ def test_gemv_route_all_layouts(m, n, k, transa, transb):
     D = _poison((m, n))
     regtile.sgemm(opA, opB, D)  # the same product through transposed views
     torch.cuda.synchronize()
-    assert _err(D, opA.double() @ opB.double()) <= 1e-5
+    # the same elementwise bound (a norm-relative one failed once on a 1 x 1 result of 0.0069, H100, session 14)
+    assert ((D.double() - a @ b).abs() <= 2e-6 * (a.abs() @ b.abs())).all(), (D, a @ b)
     described = [p.describe() for p in plans.plan_cache.values() if (p.m, p.n, p.k) in ((m, n, k), (n, m, k))]
     assert described and all("GEMV" in d for d in described), described
 
