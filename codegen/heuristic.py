@@ -323,12 +323,20 @@ def _model_shift(name: str, shape: Tuple[int, int, int], e: dict, sm_count: int)
 
 
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
-    """The table's member for M x N x K (its neighbours' measurements carried by the model: table_choice's
-    `transfer`; measured on 67 held-out shapes of real models, session 14 - lab/experiments/table_transfer_eval.py:
-    the picks 2.4% over the fastest member, geometric mean, against 3.0% without), else the model's."""
+    """The table's member for M x N x K, else the model's (_member_and_why)."""
+    return _member_and_why(m, n, k, sm_count, fused)[0]
+
+
+def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> Tuple[str, str, List[str]]:
+    """(member, "table" or "model", the candidates): the table's neighbours carried to the shape by the
+    model (table_choice's `transfer`; measured on 67 held-out shapes of real models, session 14 -
+    lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
+    against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
     picked = table_choice(m, n, k, names, transfer=sm_count)
-    return picked if picked is not None else model_choice(names, m, n, k, sm_count)
+    if picked is not None:
+        return picked, "table", names
+    return model_choice(names, m, n, k, sm_count), "model", names
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
@@ -540,8 +548,5 @@ def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[st
     """What choose_kernel decides and why (member, table or model), for docs and tests."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    names = candidate_names(m, n, k, sm_count)
-    picked = table_choice(m, n, k, names)
-    if picked is not None:
-        return {"member": picked, "by": "table", "candidates": names}
-    return {"member": model_choice(names, m, n, k, sm_count), "by": "model", "candidates": names}
+    member, by, names = _member_and_why(m, n, k, sm_count)
+    return {"member": member, "by": by, "candidates": names}

@@ -187,6 +187,14 @@ def test_held_out_picks_gain_from_the_model_transfer():
     assert h.choose_member(40, 5120, 5120, 132) != "wide-32x64"
 
 
+def test_describe_choice_says_what_choose_member_picks():
+    """The sweep labels a plan "tuned" where describe_choice's member is not the plan's (session 14: it
+    still chose without the transfer and mislabelled three held-out shapes)."""
+    for m, n, k in ((1023, 4095, 2047), (2047, 4097, 1023), (5555, 555, 5555), (40, 5120, 5120), (4096, 4096, 4096),
+                    (777, 7777, 777), (96, 4096, 11008)):
+        assert h.describe_choice(m, n, k, "sm_90", 132)["member"] == h.choose_member(m, n, k, 132), (m, n, k)
+
+
 def test_model_throughputs_are_fitted_for_every_sm_90_member():
     fitted = h.model_tflops()
     assert set(fitted) == set(FAMILY) - {"cuda-zorder"}
