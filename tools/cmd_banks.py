@@ -9,8 +9,8 @@ from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
 from ..codegen.smem_banks import analyze as smem_analyze
 from . import pictures, progress
-from .options import (UsageError, add_kernel_args, add_totals_size_args, check_sizes, command_parser,
-                      config_from_args, fill_totals_sizes)
+from .options import (UsageError, add_kernel_args, add_totals_size_args, backend_from_args, check_sizes,
+                      command_parser, config_from_args, fill_totals_sizes)
 
 
 DESCRIPTION = """Text pictures of one warp's lanes over its warp tile and of the banks each
@@ -41,11 +41,11 @@ def register(sub) -> None:
     p.set_defaults(handler=run)
 
 
-def _sass_part(label, cfg, arch, report) -> dict:
+def _sass_part(label, cfg, arch, report, backend: str) -> dict:
     from ..sass import banks as reg_banks
     from .artifacts import build
-    with progress.task(f"compiling {label} for {arch}"):
-        built = build(label, cfg, arch)
+    with progress.task(f"compiling {label} for {arch} ({backend})"):
+        built = build(label, cfg, arch, backend=backend)
     mix = built.loop_mix()
     sass_widths = {k: v for k, v in mix.items() if k.startswith(("LDS", "STS"))}
     return {"register_banks": reg_banks.analyze(built.sass, arch),
@@ -75,7 +75,8 @@ def run(args) -> int:
             png = pictures.write_png(plan, args.png, args.kslice, args.warp, title=f"{label}: {cfg.describe()}")
         except pictures.PlotUnavailable as e:
             raise UsageError(str(e)) from None
-    extra = _sass_part(label, cfg, args.arch, report) if args.sass else None
+    # a family member compiles on its own backend (the PTX members' stream-K, clamps and SASS pass have no CUDA C form)
+    extra = _sass_part(label, cfg, args.arch, report, backend_from_args(args)) if args.sass else None
     if args.json:
         out = {"label": label, "config": cfg.to_dict(), "lane_grid": pictures.lane_grid(cfg, args.warp)[0],
                "smem_banks": report.to_dict()}

@@ -246,6 +246,14 @@ def test_switches_and_the_old_true_false_form_mean_the_same(capsys):
     assert "--cublas, --no-cublas" in out and "C = alpha*A*B + beta*C" in out
 
 
+def test_banks_sass_compiles_a_ptx_member_on_its_backend(capsys):
+    """--member of a PTX member (stream-K, clamped edges: no CUDA C form) with --sass compiles it through
+    the PTX backend (session 14: it compiled CUDA C and failed, naming a --backend flag banks has not)."""
+    assert main(["banks", "--member", "skinny-m32-256", "--sass", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["config"]["stream_k"] is True and out["register_banks"]["ffma"] > 0, out["register_banks"]
+
+
 def test_gen_names_overridden_files_and_writes_them_0644(tmp_path, capsys):
     import os
     old = os.umask(0o022)
