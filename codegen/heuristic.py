@@ -281,9 +281,9 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
-                 table: Optional[Sequence[dict]] = None, transfer: int = 0) -> Optional[str]:
+                 table: Optional[Sequence[dict]] = None, transfer_sms: int = 0) -> Optional[str]:
     """The member the table picks for M x N x K among `names`, or None (no suite shape near).
-    transfer = the SM count: a neighbour's measured ratio of a member is carried to M x N x K by the
+    transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's)."""
     table = load_table() if table is None else table
@@ -308,7 +308,7 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     for name in names:
         # nearer shapes weigh more: 1 / (0.5 + distance)
         score = sum((math.log(e["rel"].get(name, MISSING_PENALTY))
-                     + (_model_shift(name, (m, n, k), e, transfer) if transfer and name in e["rel"] else 0.0))
+                     + (_model_shift(name, (m, n, k), e, transfer_sms) if transfer_sms and name in e["rel"] else 0.0))
                     / (0.5 + d) for d, e in near)
         if score < best_score:
             best, best_score = name, score
@@ -329,11 +329,11 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> 
 
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> Tuple[str, str, List[str]]:
     """(member, "table" or "model", the candidates): the table's neighbours carried to the shape by the
-    model (table_choice's `transfer`; measured on 67 held-out shapes of real models, session 14 -
+    model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
     against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
-    picked = table_choice(m, n, k, names, transfer=sm_count)
+    picked = table_choice(m, n, k, names, transfer_sms=sm_count)
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names

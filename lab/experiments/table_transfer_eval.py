@@ -6,10 +6,10 @@ For each shape that the family runs (not the GEMV / few-vector routes) and each 
 member's measured time against cuBLAS's in the same run and against the fastest member's: the geometric means,
 the shapes at >= 1.0x cuBLAS, and the worst picks.  Ways of choosing:
   committed   heuristic.choose_member as it is (since session 14 with the transfer)
-  measured    the neighbours' ratios as measured (table_choice without `transfer`: the rule until session 14)
+  measured    the neighbours' ratios as measured (table_choice without `transfer_sms`: the rule until session 14)
   transfer    the neighbours' measured ratios carried to the shape by the model: each neighbour's ratio of a
               member times model_time(member, shape) / model_time(member, neighbour) (heuristic.table_choice's
-              `transfer`)
+              `transfer_sms`)
   model       heuristic.model_choice alone
   oracle      the fastest member measured
 
@@ -35,7 +35,7 @@ def evaluate(paths, sm_count: int = 132):
         "committed": lambda m, n, k, names: h.choose_member(m, n, k, sm_count),
         "measured": lambda m, n, k, names: (h.table_choice(m, n, k, names)
                                             or h.model_choice(names, m, n, k, sm_count)),
-        "transfer": lambda m, n, k, names: (h.table_choice(m, n, k, names, transfer=sm_count)
+        "transfer": lambda m, n, k, names: (h.table_choice(m, n, k, names, transfer_sms=sm_count)
                                             or h.model_choice(names, m, n, k, sm_count)),
         "model": lambda m, n, k, names: h.model_choice(names, m, n, k, sm_count),
     }

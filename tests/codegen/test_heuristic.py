@@ -180,7 +180,7 @@ def test_held_out_picks_gain_from_the_model_transfer():
         timed = h.timed_members(r)
         names = h.candidate_names(m, n, k)
         for tr in over:
-            pick = h.table_choice(m, n, k, names, transfer=tr) or h.model_choice(names, m, n, k, 132)
+            pick = h.table_choice(m, n, k, names, transfer_sms=tr) or h.model_choice(names, m, n, k, 132)
             over[tr].append(timed[pick] / min(timed.values()))
     geo = {tr: math.exp(sum(map(math.log, v)) / len(v)) for tr, v in over.items()}
     assert len(over[0]) >= 60 and geo[132] < geo[0] - 0.003, geo
