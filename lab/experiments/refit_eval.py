@@ -1,0 +1,110 @@
+"""Offline (no GPU): does refitting the heuristic's table with one held-out set help the other?
+
+Session 14's device runs said no twice (docs/shapes.md, "Held-out shapes"); this replays it on the candidates
+runs, where every member was timed on every held-out shape, so that ways of fitting can be compared without
+the GPU.  For each direction (fit with held-out 1, judge on held-out 2; and the reverse): the table as
+committed, and the refit (the committed table's sources, then the fitting set's candidates, sticky 0.03 as
+the recipes refit) in each variant below, judged by how far its picks on the other set are from the fastest
+member there (geometric mean) and how many reach cuBLAS.  Only shapes the family runs count (not the GEMV or
+few-vector routes).
+
+Variants of the refit:
+  refit        tools/shape_sweep.fit_table as it is (every entry's fastest member; the model refit)
+  keep-model   the same entries, the committed table's model throughputs kept
+  smooth=X     a new entry takes the member the committed table (with the transfer) picks for it where that
+               member is within X of the fastest there; a near-tie is then not decided by noise
+
+  python3 -m lab.experiments.refit_eval [CANDIDATES.json]
+"""
+import json
+import math
+import os
+
+from lab.experiments import program
+
+DEFAULT = "docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-heldout12_b74cc20.json"
+
+
+def _sets(path):
+    """The candidates rows of held-out 1 and held-out 2 (benchmarks/shapes-heldout*.json)."""
+    with open(path) as f:
+        rows = json.load(f)["rows"]
+    out = []
+    for name in ("benchmarks/shapes-heldout.json", "benchmarks/shapes-heldout-2.json"):
+        with open(name) as f:
+            shapes = {(r["m"], r["n"], r["k"]) for r in json.load(f)}
+        out.append([r for r in rows if (r["m"], r["n"], r["k"]) in shapes])
+    return out
+
+
+def _judge(h, rows, table, tflops, sm_count=132):
+    """(geomean of the picks' time over the fastest member's, picks at >= cuBLAS, shapes) on rows."""
+    from regtile.codegen.fewvec_config import route
+    saved = h.model_tflops
+    h.model_tflops = lambda: tflops
+    try:
+        over, at = [], 0
+        for r in rows:
+            m, n, k = r["m"], r["n"], r["k"]
+            if m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None:
+                continue
+            timed = h.timed_members(r)
+            if not timed:
+                continue
+            names = h.candidate_names(m, n, k, sm_count)
+            pick = h.table_choice(m, n, k, names, table, transfer_sms=sm_count) or h.model_choice(names, m, n, k,
+                                                                                               sm_count)
+            over.append(timed[pick] / min(timed.values()))
+            at += r["cublas_us"] >= timed[pick]
+        return math.exp(sum(map(math.log, over)) / len(over)), at, len(over)
+    finally:
+        h.model_tflops = saved
+
+
+def _smooth(h, raw_rows, entries, committed, x, sm_count=132):
+    """entries with each new shape's member replaced by the committed table's pick where within x of the fastest."""
+    old = {(e["m"], e["n"], e["k"]) for e in committed}
+    timed_of = {(r["m"], r["n"], r["k"]): h.timed_members(r) for r in raw_rows}
+    out = []
+    for e in entries:
+        s = (e["m"], e["n"], e["k"])
+        if s not in old and s in timed_of:
+            timed = timed_of[s]
+            names = [nm for nm in h.candidate_names(*s, sm_count) if nm in timed]
+            prior = h.table_choice(*s, names, committed, transfer_sms=sm_count) if names else None
+            if prior in timed and timed[prior] <= (1 + x) * min(timed.values()):
+                e = dict(e, best=prior)
+        out.append(e)
+    return out
+
+
+def run(argv):
+    from regtile.codegen import heuristic as h
+    from regtile.tools.shape_sweep import fit_table, merge_runs
+    data = h._table_data()
+    committed, tflops0 = data["entries"], data["model_tflops"]
+    raws = []
+    for name in data["source"].split(", "):
+        with open(os.path.join("docs/data", name)) as f:
+            raws.append(json.load(f))
+    h1, h2 = _sets(argv[0] if argv else DEFAULT)
+    for fit_name, fit_rows, judge_name, judge_rows in (("held-out 1", h1, "held-out 2", h2),
+                                                        ("held-out 2", h2, "held-out 1", h1)):
+        table = fit_table(merge_runs(raws + [{"rows": fit_rows, "sm_count": 132}]), previous=committed, sticky=0.03)
+        variants = {"committed": (committed, tflops0), "refit": (table["entries"], table["model_tflops"]),
+                    "keep-model": (table["entries"], tflops0)}
+        for x in (0.02, 0.05):
+            variants[f"smooth={x}"] = (_smooth(h, fit_rows, table["entries"], committed, x), table["model_tflops"])
+            variants[f"smooth={x}+keep-model"] = (_smooth(h, fit_rows, table["entries"], committed, x), tflops0)
+        print(f"fitted with {fit_name}, judged on {judge_name}:")
+        for name, (entries, tf) in variants.items():
+            geo, at, count = _judge(h, judge_rows, entries, tf)
+            print(f"  {name:22s} picks {100 * (geo - 1):.1f}% over the fastest, {at} of {count} at >= cuBLAS")
+
+
+main = program(run, "a candidates JSON with both held-out sets")
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
