@@ -306,20 +306,21 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
         return near[0][1]["best"]  # a suite shape: its own measurement
     best, best_score = None, float("inf")
     for name in names:
-        # nearer shapes weigh more: 1 / (0.5 + distance)
-        score = sum((math.log(e["rel"].get(name, MISSING_PENALTY))
-                     + (_model_shift(name, (m, n, k), e, transfer_sms) if transfer_sms and name in e["rel"] else 0.0))
-                    / (0.5 + d) for d, e in near)
+        here = math.log(model_time(name, m, n, k, transfer_sms)) if transfer_sms else 0.0  # once a member
+        score = 0.0
+        for d, e in near:
+            if name in e["rel"]:
+                ratio = math.log(e["rel"][name])
+                if transfer_sms:  # carried from the neighbour's shape to this one by the model
+                    ratio += here - math.log(model_time(name, e["m"], e["n"], e["k"], transfer_sms))
+            else:
+                ratio = math.log(MISSING_PENALTY)
+            score += ratio / (0.5 + d)  # nearer shapes weigh more
         if score < best_score:
             best, best_score = name, score
     if best is not None and all(best not in e["rel"] for _, e in near):
         return None  # no neighbour timed any of this shape's candidates
     return best
-
-
-def _model_shift(name: str, shape: Tuple[int, int, int], e: dict, sm_count: int) -> float:
-    """log(model_time at `shape` / model_time at table entry e's shape) of member `name`."""
-    return math.log(model_time(name, *shape, sm_count) / model_time(name, e["m"], e["n"], e["k"], sm_count))
 
 
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
