@@ -370,7 +370,7 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
             + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else ""))
 
 
-def _gemv_routed(m: int, n: int, k: int) -> bool:
+def gemv_routed(m: int, n: int, k: int) -> bool:
     """Does regtile.sgemm run this row-major GEMM as a GEMV (m or n == 1) or a few-vector GEMV?"""
     from ..codegen.fewvec_config import route
     return m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None
@@ -386,7 +386,7 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
     dev = driver.device()
     # compile ahead, in parallel, the SGEMM kernels the plans below will load (GemmPlan's choice)
     ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite
-             if not _gemv_routed(s["m"], s["n"], s["k"])]
+             if not gemv_routed(s["m"], s["n"], s["k"])]
     errs = compile_all(ahead, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
     copy = copy_gbs(torch)

@@ -11,8 +11,8 @@ few-vector routes).
 Variants of the refit:
   refit        tools/shape_sweep.fit_table as it is (every entry's fastest member; the model refit)
   keep-model   the same entries, the committed table's model throughputs kept
-  smooth=X     a new entry takes the member the committed table (with the transfer) picks for it where that
-               member is within X of the fastest there; a near-tie is then not decided by noise
+(Choosing a new entry's `best` otherwise changes nothing here: a shape off the table is scored on its
+neighbours' ratios, `rel`, and `best` counts only for a shape of the table itself.)
 
   python3 -m lab.experiments.refit_eval [CANDIDATES.json]
 """
@@ -39,18 +39,13 @@ def _sets(path):
 
 def _judge(h, rows, table, tflops, sm_count=132):
     """(geomean of the picks' time over the fastest member's, picks at >= cuBLAS, shapes) on rows."""
-    from regtile.codegen.fewvec_config import route
+    from lab.experiments.table_transfer_eval import family_rows
     saved = h.model_tflops
     h.model_tflops = lambda: tflops
     try:
         over, at = [], 0
-        for r in rows:
+        for r, timed in family_rows(rows):
             m, n, k = r["m"], r["n"], r["k"]
-            if m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None:
-                continue
-            timed = h.timed_members(r)
-            if not timed:
-                continue
             names = h.candidate_names(m, n, k, sm_count)
             pick = h.table_choice(m, n, k, names, table, transfer_sms=sm_count) or h.model_choice(names, m, n, k,
                                                                                                sm_count)
@@ -59,23 +54,6 @@ def _judge(h, rows, table, tflops, sm_count=132):
         return math.exp(sum(map(math.log, over)) / len(over)), at, len(over)
     finally:
         h.model_tflops = saved
-
-
-def _smooth(h, raw_rows, entries, committed, x, sm_count=132):
-    """entries with each new shape's member replaced by the committed table's pick where within x of the fastest."""
-    old = {(e["m"], e["n"], e["k"]) for e in committed}
-    timed_of = {(r["m"], r["n"], r["k"]): h.timed_members(r) for r in raw_rows}
-    out = []
-    for e in entries:
-        s = (e["m"], e["n"], e["k"])
-        if s not in old and s in timed_of:
-            timed = timed_of[s]
-            names = [nm for nm in h.candidate_names(*s, sm_count) if nm in timed]
-            prior = h.table_choice(*s, names, committed, transfer_sms=sm_count) if names else None
-            if prior in timed and timed[prior] <= (1 + x) * min(timed.values()):
-                e = dict(e, best=prior)
-        out.append(e)
-    return out
 
 
 def run(argv):
@@ -93,9 +71,6 @@ def run(argv):
         table = fit_table(merge_runs(raws + [{"rows": fit_rows, "sm_count": 132}]), previous=committed, sticky=0.03)
         variants = {"committed": (committed, tflops0), "refit": (table["entries"], table["model_tflops"]),
                     "keep-model": (table["entries"], tflops0)}
-        for x in (0.02, 0.05):
-            variants[f"smooth={x}"] = (_smooth(h, fit_rows, table["entries"], committed, x), table["model_tflops"])
-            variants[f"smooth={x}+keep-model"] = (_smooth(h, fit_rows, table["entries"], committed, x), tflops0)
         print(f"fitted with {fit_name}, judged on {judge_name}:")
         for name, (entries, tf) in variants.items():
             geo, at, count = _judge(h, judge_rows, entries, tf)

@@ -5,11 +5,10 @@ docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-heldout12_b74cc
 For each shape that the family runs (not the GEMV / few-vector routes) and each way of choosing, the chosen
 member's measured time against cuBLAS's in the same run and against the fastest member's: the geometric means,
 the shapes at >= 1.0x cuBLAS, and the worst picks.  Ways of choosing:
-  committed   heuristic.choose_member as it is (since session 14 with the transfer)
+  committed   heuristic.choose_member as it is: since session 14 the neighbours' measured ratios carried to
+              the shape by the model, each neighbour's ratio of a member times model_time(member, shape) /
+              model_time(member, neighbour) (heuristic.table_choice's `transfer_sms`)
   measured    the neighbours' ratios as measured (table_choice without `transfer_sms`: the rule until session 14)
-  transfer    the neighbours' measured ratios carried to the shape by the model: each neighbour's ratio of a
-              member times model_time(member, shape) / model_time(member, neighbour) (heuristic.table_choice's
-              `transfer_sms`)
   model       heuristic.model_choice alone
   oracle      the fastest member measured
 
@@ -23,9 +22,19 @@ from lab.experiments import program
 DEFAULT = ["docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-heldout12_b74cc20.json"]
 
 
+def family_rows(rows):
+    """(row, {member: us}) of the candidates rows that the family runs (regtile.sgemm routes m or n == 1 and
+    the few-vector shapes elsewhere: tools/shape_sweep.gemv_routed) with a member timed."""
+    from regtile.codegen import heuristic as h
+    from regtile.tools.shape_sweep import gemv_routed
+    for r in rows:
+        timed = h.timed_members(r)
+        if timed and not gemv_routed(r["m"], r["n"], r["k"]):
+            yield r, timed
+
+
 def evaluate(paths, sm_count: int = 132):
     from regtile.codegen import heuristic as h
-    from regtile.codegen.fewvec_config import route
     rows = []
     for p in paths:
         with open(p) as f:
@@ -35,24 +44,16 @@ def evaluate(paths, sm_count: int = 132):
         "committed": lambda m, n, k, names: h.choose_member(m, n, k, sm_count),
         "measured": lambda m, n, k, names: (h.table_choice(m, n, k, names)
                                             or h.model_choice(names, m, n, k, sm_count)),
-        "transfer": lambda m, n, k, names: (h.table_choice(m, n, k, names, transfer_sms=sm_count)
-                                            or h.model_choice(names, m, n, k, sm_count)),
         "model": lambda m, n, k, names: h.model_choice(names, m, n, k, sm_count),
     }
     out = {w: [] for w in list(ways) + ["oracle"]}
-    for r in rows:
+    for r, timed in family_rows(rows):
         m, n, k = r["m"], r["n"], r["k"]
-        if m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None:
-            continue  # regtile.sgemm routes these to the GEMV / few-vector kernels
-        timed = h.timed_members(r)
-        if not timed:
-            continue
         names = h.candidate_names(m, n, k, sm_count)
         best = min(timed.values())
         for w, choose in ways.items():
             pick = choose(m, n, k, names)
-            us = timed.get(pick)
-            out[w].append((f"{m}x{n}x{k}", pick, us, r["cublas_us"], best))
+            out[w].append((f"{m}x{n}x{k}", pick, timed.get(pick), r["cublas_us"], best))
         out["oracle"].append((f"{m}x{n}x{k}", min(timed, key=timed.get), best, r["cublas_us"], best))
     return out
 
