@@ -29,13 +29,17 @@ gpu_suite() {
     echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; grep -E "passed|failed" $OUT/pytest_gpu.log | tail -1
 }
 
-# sweep SECONDS: the shape sweep (regtile.sgemm as committed against cuBLAS) into $OUT/shape-sweep.json and
-# $OUT/shapes_table.md, within SECONDS; prints its summary line.
-sweep() {
-    timeout $1 python3 -m regtile.tools.shape_sweep --json $OUT/shape-sweep.json --md $OUT/shapes_table.md \
-        --budget-s $(( $1 - 25 )) > $OUT/sweep.log 2>&1
-    echo "sweep: rc $? $(grep -c '^\[' $OUT/sweep.log) shapes"; sed -n 3,4p $OUT/shapes_table.md
+# _sweep LABEL SECONDS JSON MD LOG [shape_sweep args]: regtile.tools.shape_sweep (regtile.sgemm as committed
+# against cuBLAS) into $OUT/JSON, $OUT/MD and $OUT/LOG within SECONDS; prints its summary line.
+_sweep() {
+    local label=$1 seconds=$2 json=$OUT/$3 md=$OUT/$4 log=$OUT/$5; shift 5
+    timeout $seconds python3 -m regtile.tools.shape_sweep "$@" --json $json --md $md \
+        --budget-s $(( seconds - 25 )) > $log 2>&1
+    echo "$label: rc $? $(grep -c '^\[' $log) shapes"; sed -n 3,4p $md
 }
+
+# sweep SECONDS: the suite's sweep into $OUT/shape-sweep.json and $OUT/shapes_table.md ($OUT/sweep.log).
+sweep() { _sweep sweep $1 shape-sweep.json shapes_table.md sweep.log; }
 
 # fewvec_checks SECONDS: the few-vector and API GPU tests (within SECONDS) into $OUT/pytest_fewvec.log, then the
 # few-vector memcheck script under compute-sanitizer into $OUT/memcheck_fewvec.log; prints both summaries.
@@ -51,9 +55,7 @@ fewvec_checks() {
 # sweep_suite SUITE NAME SECONDS: as sweep, over another suite (e.g. benchmarks/shapes-heldout.json) into
 # $OUT/NAME.json, $OUT/NAME.md and $OUT/NAME.log; prints its summary line and the shapes below 1.0x.
 sweep_suite() {
-    timeout $3 python3 -m regtile.tools.shape_sweep --suite $1 --json $OUT/$2.json --md $OUT/$2.md \
-        --budget-s $(( $3 - 25 )) > $OUT/$2.log 2>&1
-    echo "$2: rc $? $(grep -c '^\[' $OUT/$2.log) shapes"; sed -n 3p $OUT/$2.md
+    _sweep $2 $3 $2.json $2.md $2.log --suite $1
     python3 -c "import json, sys; rows = json.load(open(sys.argv[1]))
 for r in sorted(rows, key=lambda r: r['x_cublas'])[:12]:
     print(f\"  {r['m']}x{r['n']}x{r['k']} {r['x_cublas']:.3f} {r['regtile_us']:.1f}/{r['cublas_us']:.1f} {r['kernel'][:60]}\")" $OUT/$2.json
