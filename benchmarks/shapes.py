@@ -88,6 +88,23 @@ HELDOUT_3 = {
     "ragged": ((1919, 2929, 3939), (5555, 555, 5555), (129, 4097, 513), (63, 63, 250000), (2999, 7001, 211)),
 }
 
+# A fourth held-out set (session 15), made to judge the heuristic's model on shapes no choice was designed on:
+# Mistral-7B (fused QKV 6144, KV 1024, MLP 14336), Qwen2.5-14B (5120 / 13824), Llama-3.2-1B / 3B (2048 / 3072,
+# MLP 8192, vocab 128256), BERT-base at 4096 tokens, DeiT-S / Swin-T's stages (tokens 3136 / 784 / 196 / 49,
+# dims 96-768), LoRA adapters (rank 16 / 64: a small N, or a small K), and ragged sizes.
+HELDOUT_4 = {
+    "decode": ((1, 6144, 4096), (4, 14336, 4096), (8, 1024, 4096), (16, 128256, 2048), (32, 3072, 3072),
+               (2, 13824, 5120), (64, 5120, 13824), (12, 8192, 3072), (48, 6144, 4096)),
+    "prefill": ((512, 6144, 4096), (2048, 1024, 4096), (1024, 14336, 4096), (700, 13824, 5120), (4096, 768, 768),
+                (4096, 3072, 768), (4096, 768, 3072), (256, 128256, 2048), (1500, 3072, 8192)),
+    "vision": ((3136, 288, 96), (3136, 384, 96), (3136, 96, 384), (784, 576, 192), (784, 192, 768),
+               (196, 1152, 384), (196, 384, 1536), (49, 2304, 768), (49, 768, 3072)),
+    "lora": ((4096, 4096, 16), (2048, 4096, 64), (2048, 64, 4096), (8192, 16, 4096)),
+    "skinny-n": ((6144, 40, 4096), (13824, 24, 5120), (4096, 128, 14336)),
+    "ragged": ((1234, 5678, 910), (4095, 4095, 4095), (100, 1000, 10000), (8191, 511, 2047), (77, 49408, 512),
+               (31, 257, 65536), (3001, 3001, 64)),
+}
+
 
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
@@ -146,3 +163,4 @@ if __name__ == "__main__":
     _write("shapes-heldout.json", heldout())
     _write("shapes-heldout-2.json", heldout(HELDOUT_2))
     _write("shapes-heldout-3.json", heldout(HELDOUT_3))
+    _write("shapes-heldout-4.json", heldout(HELDOUT_4))

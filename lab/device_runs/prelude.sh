@@ -10,14 +10,24 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -2
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "commit ${REGTILE_COMMIT:-${REGTILE_REV:-unknown}} $(date -u +%FT%TZ)"
 
-# candidates_and_refit SUITE RAW SECONDS [STICKY]: time every candidate member of SUITE's shapes into RAW
-# (shape_sweep --candidates, within SECONDS), then refit codegen/heuristic_table.json over the
-# table's own sources with RAW last (its shapes replace theirs; with STICKY, e.g. 0.03, an entry keeps
+# archive NAME: every output under $OUT into one archive, $REAL_OUT/NAME.tgz (the device returns a handful of
+# files a call, so a recipe that writes many sets `REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r` first).
+archive() { tar czf $REAL_OUT/$1.tgz -C $REAL_OUT $(basename $OUT) && rm -rf $OUT; }
+
+# candidates SUITE RAW SECONDS [LOG]: time every candidate member of SUITE's shapes into RAW (shape_sweep
+# --candidates, within SECONDS; its log $OUT/LOG, default candidates.log); prints a line a shape.
+candidates() {
+    local log=$OUT/${4:-candidates.log}
+    ( time timeout $3 python3 -m regtile.tools.shape_sweep --candidates --suite $1 --json $2 \
+        --budget-s $(( $3 - 20 )) ) > $log 2>&1
+    echo "candidates: rc $?"; grep -E "compiled|^\[" $log | cut -c1-160
+}
+
+# candidates_and_refit SUITE RAW SECONDS [STICKY]: candidates (above), then refit codegen/heuristic_table.json
+# over the table's own sources with RAW last (its shapes replace theirs; with STICKY, e.g. 0.03, an entry keeps
 # its member where that is within STICKY of the fastest) and copy it to $OUT.
 candidates_and_refit() {
-    ( time timeout $3 python3 -m regtile.tools.shape_sweep --candidates --suite $1 --json $2 \
-        --budget-s $(( $3 - 20 )) ) > $OUT/candidates.log 2>&1
-    echo "candidates: rc $?"; grep -E "compiled|^\[" $OUT/candidates.log | cut -c1-160
+    candidates $1 $2 $3
     python3 -m regtile.tools.shape_sweep --fit $(python3 -c "import json; print(' '.join('docs/data/' + s for s in
         json.load(open('codegen/heuristic_table.json'))['source'].split(', ')))") $2 ${4:+--sticky $4} \
         && cp codegen/heuristic_table.json $OUT/
