@@ -168,3 +168,81 @@ main = program(run, "held-out candidates JSON (default: session 14's)")
 if __name__ == "__main__":
     import sys
     sys.exit(main())
+
+
+# ---- v2: occupancy and a lone block's latency -------------------------------------------
+OCC_PATH = "/tmp/occ.json"
+LAT_US = [x * 0.025 for x in range(0, 121)]      # 0 .. 3 us a k-tile for a block alone on its SM
+
+
+def _occ():
+    with open(OCC_PATH) as f:
+        return json.load(f)
+
+
+def v2_parts(name, m, n, k, sm_count):
+    """(blocks a wave's SM holds r, waves, k-tiles a block, FLOPs of a block's k-tile, launches, traffic, fix-up)."""
+    from regtile.codegen import heuristic as h
+    mem = h.get_member(name)
+    c = mem.config
+    occ = _occ()[name]
+    tiles = h._ceil(m, c.bm) * h._ceil(n, c.bn)
+    kt = h._ceil(k, c.bk)
+    launches = 1
+    if c.stream_k:
+        busy = min(sm_count, max(tiles, tiles * kt // h.MIN_ITERS))
+        blocks = max(tiles, busy)
+        kb = tiles * kt / blocks
+        per_sm = blocks / sm_count
+        launches = 2 if tiles % sm_count else 1
+        r = min(max(per_sm, 1.0), occ)
+        waves = max(per_sm / r, 1.0)
+    else:
+        s = 1
+        if name.startswith("splitk-") or mem.backend == h.FUSED:
+            s = h.split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+            launches = 2 if s > 1 and mem.backend != h.FUSED else 1
+        blocks = tiles * s
+        kb = h._ceil(kt, s)
+        per_sm = h._ceil(blocks, sm_count)
+        r = min(per_sm, occ)
+        waves = h._ceil(per_sm, occ)
+    traffic = 4.0 * (m * k * h._ceil(n, c.bn) + k * n * h._ceil(m, c.bm)) / 2 + 4.0 * m * n
+    return r, waves, kb, 2.0 * c.bm * c.bn * c.bk, launches, traffic, h.fixup_us(name, m, n, k, sm_count)
+
+
+def fit_v2(rows, sm_count=132):
+    """{member: (fixed us a launch, TFLOP/s, lone block's us a k-tile)} minimising the summed |log error|."""
+    import numpy as np
+    from regtile.codegen import heuristic as h
+    samples = {}
+    for r in rows:
+        for name, us in h.timed_members(r).items():
+            samples.setdefault(name, []).append(v2_parts(name, r["m"], r["n"], r["k"], sm_count) + (us,))
+    c0 = np.array(FIXED_US, dtype=np.float32)[:, None, None, None]
+    tf = np.array(TFLOPS, dtype=np.float32)[None, :, None, None]
+    lat = np.array(LAT_US, dtype=np.float32)[None, None, :, None]
+    out = {}
+    for name, s in samples.items():
+        a = np.array(s, dtype=np.float32)
+        r, waves, kb, kflops, launches, traffic, fix, us = (a[:, i][None, None, None, :] for i in range(8))
+        per_tile = np.maximum(lat, r * kflops * sm_count / (tf * 1e6))
+        pred = np.maximum(waves * kb * per_tile, traffic / (h.COPY_TBPS * 1e6)) + c0 * launches + fix
+        err = np.abs(np.log(pred / us)).sum(axis=3)
+        i, j, l = np.unravel_index(np.argmin(err), err.shape)
+        out[name] = (FIXED_US[i], TFLOPS[j], LAT_US[l])
+    return out
+
+
+def v2_time(params):
+    from regtile.codegen import heuristic as h
+    committed = h.model_time
+
+    def model_time(name, m, n, k, sm_count):
+        if name not in params:
+            return committed(name, m, n, k, sm_count)
+        c0, tflops, lat = params[name]
+        r, waves, kb, kflops, launches, traffic, fix = v2_parts(name, m, n, k, sm_count)
+        per_tile = max(lat, r * kflops * sm_count / (tflops * 1e6))
+        return max(waves * kb * per_tile, traffic / (h.COPY_TBPS * 1e6)) + c0 * launches + fix
+    return model_time
