@@ -131,7 +131,7 @@ FLAT_FIELDS: Tuple[str, ...] = (
     "bm", "bn", "bk", "tm", "tn", "warps", "mapping", "split_tile", "stages", "a_transposed", "pad_a", "pad_b",
     "vec", "frag_regs", "reg_prefetch", "min_blocks", "ffma_order", "split_k", "sass_pass", "stream_k",
     "edge_split", "edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows",
-    "unaligned_vectors", "last_col", "max_registers")
+    "unaligned_vectors", "last_col", "c_staged", "max_registers")
 assert set(FLAT_FIELDS) == set(HOME), "every part field has a place in the flat spelling"
 
 
@@ -269,6 +269,6 @@ for _name, _part in HOME.items():
 # ... and the tile's derived quantities (threads, warp_tile, smem_bytes, layout, ...).
 for _name in ("threads", "lanes_m", "lanes_n", "warp_tile", "piece_m", "piece_n", "as_shape", "bs_shape",
               "smem_floats_per_stage", "smem_bytes", "a_loads_per_thread", "b_loads_per_thread", "layout",
-              "last_col_groups", "last_col_slices"):
+              "last_col_groups", "last_col_slices", "c_stage_pad", "c_stage_floats"):
     setattr(SgemmConfig, _name, _read_through("tile", _name))
 del _name, _part

@@ -43,7 +43,8 @@ MIN_GAIN = 0.02
 # The switches the strips take from the main config where it has them on: the operand layouts
 # (the same A and B), the edge copies (the strips are all edge tiles) and the unaligned rows'
 # copies (the strips read the same rows).
-MAIN_FIELDS = ("trans_a", "trans_b", "edge_vector_path", "edge_clamp", "unaligned_rows", "unaligned_vectors")
+MAIN_FIELDS = ("trans_a", "trans_b", "edge_vector_path", "edge_clamp", "unaligned_rows", "unaligned_vectors",
+               "c_staged")
 
 
 def edge_config(main=None):

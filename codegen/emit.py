@@ -43,6 +43,7 @@ BACKEND_FIELDS = (
     ("unaligned_vectors", (False,), ("ptx",), "the unaligned rows' unchecked vector floats"),
     ("edge_clamp", (False,), ("ptx",), "the edge tiles' clamped sources"),
     ("last_col", (False,), ("ptx",), "C's last column fused into the last tile column"),
+    ("c_staged", (False,), ("ptx",), "C's unaligned rows stored through shared memory"),
     ("max_registers", (0,), ("ptx",), "a register cap on every entry (.maxnreg)"),
     ("split_k", (1,), ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend "
                                         "emits one-pass kernels)"),

@@ -63,6 +63,7 @@ from .plan import SmemAccess, ThreadVars
 from .program import KernelProgram, block_axis, entry_programs, geometry, header_lines, kernel_name
 from .ptx_arch import TARGET_MARK, check_arch, mincta_line, pdl_line
 from .ptx_builder import NEG_ZERO as _NEG_ZERO, ZERO as _ZERO, Builder, PVal, _addr, _r, _split
+from .ptx_c_staged import CStagedMixin
 from .ptx_edges import EdgeLoadsMixin
 from .ptx_last_col import LastColMixin
 from .ptx_loops import FFMA, LoopsMixin
@@ -104,7 +105,7 @@ def check_supported(cfg: SgemmConfig) -> None:
 
 # ---- the kernel -----------------------------------------------------------------------
 class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, RingMixin, StreamKMixin,
-              LastColMixin):
+              LastColMixin, CStagedMixin):
     """One entry of the module: the PTX of one kernel program (codegen/program.py)."""
 
     def __init__(self, prog: KernelProgram, arch: str, name: str):

@@ -508,11 +508,28 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
         return cfg
 
 
+def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
+    """`cfg` for a C of leading dimension ldc: where ldc % 4 != 0 a PTX kernel with the float4
+    epilogue stores C's rows through shared memory (config.c_staged: a warp writes 32 consecutive
+    floats of a row; the kernel still tests C at run time and keeps the float4 stores for aligned
+    rows); configs that cannot take it (no float4 epilogue, last_col) keep `cfg`.  Measured (H100,
+    2026-11-27, lab/experiments/c_store_probe.py, the same kernel into C with ldc = N and N + 1, us):
+    3000x3000x64 wide-128x256-noedge 47.1 / 78.0, wide-64x128-k16 36.1 / 47.7; 3000x7000x212
+    tall-256x128 207.4 / 283.4; 1024x50256x768 wide-128x256-noedge 1538.9 / 1723.6; 8192^2 x 1024
+    sq-128x128-edges 2707.2 / 2758.2."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.c_staged or ldc % 4 == 0:
+        return cfg
+    try:
+        return cfg.replace(c_staged=True)
+    except ConfigError:
+        return cfg
+
+
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns).  What regtile.sgemm's plans run (runtime/choice.py) and what
-    the sweep names as the table's member (tools/shape_sweep.py)."""
-    return for_columns(for_rows(cfg, backend, lda, ldb), backend, n)
+    then C's columns (for_columns) and rows (for_c, ldc = N).  What regtile.sgemm's plans run
+    (runtime/choice.py) and what the sweep names as the table's member (tools/shape_sweep.py)."""
+    return for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
 
 
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,

@@ -57,6 +57,40 @@ def tile_col(cfg: SgemmConfig, col0: IntLike, j: int) -> IntLike:
     return col0 + (j // pn) * (cfg.lanes_n * pn) + j % pn
 
 
+# ---- C through shared memory (config.c_staged) ------------------------------------
+# Pass i of the staged epilogue: every thread writes its i-th accumulator row to slot
+# c_stage_slot of the staging rows (columns as in the block tile), then the block reads the
+# slots back a warp a row (c_stage_element) and stores them to C's row c_stage_row.
+def c_stage_slot(cfg: SgemmConfig, tid: IntLike) -> IntLike:
+    """The thread's staging row: its tile's row among the BM / TM tile rows of the block
+    (warp_m * lanes_m + ly, so that thread_origin's row0 is c_stage_origin of it)."""
+    warp, lane = tid // WARP, tid % WARP
+    ly, _ = lane_coords(cfg, lane)
+    return (warp // cfg.warps[1]) * cfg.lanes_m + ly
+
+
+def c_stage_origin(cfg: SgemmConfig, slot: IntLike) -> IntLike:
+    """row0 (thread_origin) of the threads whose staging row is `slot`."""
+    return (slot // cfg.lanes_m) * cfg.warp_tile[0] + (slot % cfg.lanes_m) * cfg.piece_m
+
+
+def c_stage_row(cfg: SgemmConfig, slot: IntLike, i: int) -> IntLike:
+    """Block-tile row that staging row `slot` holds in pass i."""
+    return tile_row(cfg, c_stage_origin(cfg, slot), i)
+
+
+def c_stage_offset(cfg: SgemmConfig, slot: IntLike, col: IntLike) -> IntLike:
+    """Float offset of block-tile column `col` of staging row `slot` in shared memory."""
+    return slot * (cfg.bn + cfg.c_stage_pad) + col
+
+
+def c_stage_element(cfg: SgemmConfig, tid: IntLike, q: int) -> Tuple[IntLike, IntLike]:
+    """(slot, col): the q-th float a thread stores from the staging rows (q < BN * (BM / TM) /
+    threads = TN): consecutive threads on consecutive columns of a row."""
+    e = tid + q * cfg.threads
+    return e // cfg.bn, e % cfg.bn
+
+
 # ---- operands in global memory ---------------------------------------------------
 def a_element(cfg: SgemmConfig, m: IntLike, k: IntLike) -> Tuple[IntLike, IntLike]:
     """(line, offset): op(A)'s element (m, k) lies at A[line * lda + offset].  A is read

@@ -154,6 +154,13 @@ class LoopsMixin:
         c_vec_ok = self.vec_ok("C", "ldc") if e.vector else None
         o = [self.named(f"o{k}", ".f32") for k in range(step)]
         cv = [self.named(f"cv{k}", ".f32") for k in range(step)]
+        stored = None
+        if self.cfg.c_staged:  # C's rows tested once: unaligned ones through shared memory (ptx_c_staged.py)
+            vector, stored = b.label("c_vector"), b.label("c_stored")
+            b.emit(f"@{c_vec_ok} bra.uni {vector};")
+            self.c_staged_epilogue(e, beta_nz)
+            b.emit(f"bra.uni {stored};")
+            b.place(vector)
         for row in e.rows:
             b.comment(f"row {row.i}: block_m + {c_expr(row.row(TV_SYM))}")
             grow = b.op("add.s32", self.block_m, self._reg(row.row(self.tv)))
@@ -192,6 +199,8 @@ class LoopsMixin:
                     self._store_scalar(accs[k], at, 4 * (cc + k), ge, beta_nz, o[0], cv[0])
                 b.place(done)
             b.place(skip_row)
+        if stored is not None:
+            b.place(stored)
         if self.cfg.last_col:
             self.last_col_epilogue()
 

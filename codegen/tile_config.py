@@ -128,6 +128,16 @@ class TileConfig(ConfigDict):
     # codegen/ptx_last_col.py).  The runtime asks for it where N % BN == 1
     # (codegen/heuristic.for_columns).
     last_col: bool = False
+    # C's rows not 16-byte aligned (ldc % 4 != 0, or C's pointer off 16 bytes; PTX, vec 4): the
+    # epilogue stages each row of the thread tiles through shared memory (mapping.c_stage_*: the
+    # rows of every thread's i-th accumulator row, BM / TM of them, as BN + c_stage_pad floats
+    # each), so that a warp then stores 32 consecutive floats of one row of C, instead of each
+    # thread's floats one at a time, a warp's store touching many sectors a few bytes each
+    # (measured, H100, lab/experiments/c_store_probe.py: the same kernel into C with ldc = N + 1
+    # ran 3000x3000x64 in 78.0 us against 47.1 with ldc = N, 3000x7000x212 in 283.4 against 207.4,
+    # 1024x50256x768 in 1723.6 against 1538.9).  The kernel tests C's rows at run time: aligned rows
+    # keep the float4 stores.  The runtime asks for it where N % 4 != 0 (heuristic.for_c).
+    c_staged: bool = False
     # A register cap on every entry of the kernel (PTX `.maxnreg`; 0: ptxas's own choice).  Unlike
     # min_blocks it is not checked against register_estimate, which runs 12-20 registers above
     # ptxas's counts on the k16 tiles: it is a measured choice (heuristic.for_columns holds the
@@ -138,7 +148,7 @@ class TileConfig(ConfigDict):
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
     OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-              "last_col", "max_registers")
+              "last_col", "c_staged", "max_registers")
 
     def __post_init__(self):
         self._check_ints()
@@ -204,6 +214,17 @@ class TileConfig(ConfigDict):
         """last_col: the k-slices of a tile one thread sums (each a load of As, one of B's column and
         an FFMA: codegen/ptx_last_col.py renders them, codegen/smem_banks.py counts them)."""
         return self.bk // self.last_col_groups
+
+    @property
+    def c_stage_pad(self) -> int:
+        """c_staged: floats after each staged row of C, so that a row starts 16 floats (half the
+        banks) from the one before (mapping.c_stage_offset)."""
+        return (16 - self.bn % 32) % 32
+
+    @property
+    def c_stage_floats(self) -> int:
+        """c_staged: the staged rows' floats (BM / TM rows of BN + c_stage_pad)."""
+        return self.bm // self.tm * (self.bn + self.c_stage_pad)
 
     @property
     def smem_bytes(self) -> int:
@@ -325,6 +346,8 @@ class TileConfig(ConfigDict):
             parts.append("unaligned rows: each vector's floats unchecked inside K")
         if self.last_col:
             parts.append("C's last column fused into the last tile column")
+        if self.c_staged:
+            parts.append("C's unaligned rows stored through shared memory, a warp a row")
         return parts
 
     # ---- validation ---------------------------------------------------------
@@ -334,7 +357,7 @@ class TileConfig(ConfigDict):
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
                            "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-                           "last_col"))
+                           "last_col", "c_staged"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -437,6 +460,14 @@ class TileConfig(ConfigDict):
                               f"BM)-th k: threads={c.threads} must be a multiple of bm={c.bm}, and bk={c.bk} "
                               f"of their ratio (got stages={c.stages}, frag_regs={c.frag_regs}, vec={c.vec}, "
                               f"batched={c.batched}); or last_col=False")
+        if c.c_staged and (c.vec != 4 or c.piece_n % 4 or c.last_col or c.stages < 1
+                           or c.c_stage_floats > c.stages * c.smem_floats_per_stage):
+            raise ConfigError(f"c_staged: C's rows go through the tiles' shared memory (BM / TM = {c.bm // c.tm} rows "
+                              f"of BN + pad = {c.bn + c.c_stage_pad} floats: {c.c_stage_floats} floats, the tiles have "
+                              f"{c.stages * c.smem_floats_per_stage}) from the float4 epilogue's groups (vec=4, "
+                              f"pieces of 4 columns), not beside last_col (its column's sums share that memory); got "
+                              f"vec={c.vec}, piece_n={c.piece_n}, last_col={c.last_col}, stages={c.stages}; or "
+                              f"c_staged=False")
         mr = c.max_registers
         if mr:
             why = ("not a multiple of 8 (the SM allocates registers 8 a thread at a time)" if mr % 8 else

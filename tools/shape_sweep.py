@@ -367,7 +367,8 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
-            + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else ""))
+            + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else "")
+            + (" +C staged" if cfg.c_staged else ""))
 
 
 def gemv_routed(m: int, n: int, k: int) -> bool:
