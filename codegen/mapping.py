@@ -85,10 +85,12 @@ def c_stage_offset(cfg: SgemmConfig, slot: IntLike, col: IntLike) -> IntLike:
 
 
 def c_stage_element(cfg: SgemmConfig, tid: IntLike, q: int) -> Tuple[IntLike, IntLike]:
-    """(slot, col): the q-th float a thread stores from the staging rows (q < BN * (BM / TM) /
-    threads = TN): consecutive threads on consecutive columns of a row."""
-    e = tid + q * cfg.threads
-    return e // cfg.bn, e % cfg.bn
+    """(slot, col): the q-th float (q < TN) a thread stores from the staging rows in a pass.  A
+    staging row is BN / TN consecutive threads' (as many threads as write it), each thread on one
+    row, on columns BN / TN apart: a warp's store covers 32 consecutive columns of C's rows (of
+    BN / TN each), and a thread's TN floats are immediates from one address."""
+    per_row = cfg.bn // cfg.tn
+    return tid // per_row, tid % per_row + q * per_row
 
 
 # ---- operands in global memory ---------------------------------------------------
