@@ -508,28 +508,19 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
         return cfg
 
 
-# for_c: the staged C only up to this K.  Measured (H100, 2026-11-27, 81065fb, lab/experiments/variants_ab.py
-# "unstaged:c_staged=False" on the plans with it, docs/data/c_staged_ab_2026-11-27_81065fb.log, us, unstaged ->
-# staged): K of 64-910 gained - 3001x3001x64 80.6 -> 54.4, 2999x7001x211 308.7 -> 238.6, 333x33333x333 236.9 ->
-# 209.6, 1024x50257x768 1809.6 -> 1757.7, 129x4097x513 31.5 -> 29.3, 1234x5678x910 337.9 -> 332.1; K of 999
-# and more lost 1-6% (28% on 5555x555x5555's tall-128x64-k16) where the main loop's share of the time is large
-# - 999^3 59.2 -> 60.1, 8191x8193x1025 2986.2 -> 3174.0, 4097^3 2967.7 -> 3151.4 - or tied (K >= 4099 on the
-# skinny and k16 tiles).  The kernel with the staged path keeps more registers (230 -> 245 on 128x256) and its
-# main loop runs slower; not understood yet.
-C_STAGED_MAX_K = 960
-
-
-def for_c(cfg: SgemmConfig, backend: str, ldc: int, k: int) -> SgemmConfig:
-    """`cfg` for a C of leading dimension ldc and a K: where ldc % 4 != 0 and K <= C_STAGED_MAX_K, a
-    PTX kernel with the float4 epilogue stores C's rows through shared memory (config.c_staged: a
-    warp writes 32 consecutive floats of a row; the kernel still tests C at run time and keeps the
-    float4 stores for aligned rows); configs that cannot take it (no float4 epilogue, last_col)
-    keep `cfg`.  What unaligned rows of C cost without it (H100, 2026-11-27,
-    lab/experiments/c_store_probe.py, the same kernel into C with ldc = N and N + 1, us):
-    3000x3000x64 wide-128x256-noedge 47.1 / 78.0, wide-64x128-k16 36.1 / 47.7; 3000x7000x212
-    tall-256x128 207.4 / 283.4; 1024x50256x768 wide-128x256-noedge 1538.9 / 1723.6; 8192^2 x 1024
-    sq-128x128-edges 2707.2 / 2758.2."""
-    if backend != "ptx" or cfg.vec != 4 or cfg.c_staged or ldc % 4 == 0 or k > C_STAGED_MAX_K:
+def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
+    """`cfg` for a C of leading dimension ldc: where ldc % 4 != 0 a PTX kernel with the float4 epilogue
+    stores C's rows through shared memory (config.c_staged: a warp writes 32 consecutive columns of C's
+    rows; the kernel still tests C at run time and keeps the float4 stores for aligned rows); configs
+    that cannot take it (no float4 epilogue, last_col) keep `cfg`.  What unaligned rows of C cost
+    without it (H100, 2026-11-27, lab/experiments/c_store_probe.py, the same kernel into C with ldc = N
+    and N + 1, us): 3000x3000x64 wide-128x256-noedge 47.1 / 78.0, wide-64x128-k16 36.1 / 47.7;
+    3000x7000x212 tall-256x128 207.4 / 283.4; 1024x50256x768 wide-128x256-noedge 1538.9 / 1723.6.  With
+    it (72adf36, lab/experiments/variants_ab.py, the plans with and without it, us): 3001x3001x64 80.9
+    -> 52.7, 2999x7001x211 306.9 -> 242.9, 333x33333x333 236.9 -> 199.2, 1024x50257x768 1804.0 -> 1639.9,
+    999^3 59.2 -> 56.3, 1111x3333x2222 412.0 -> 401.1; at most 1.4% slower (5555x555x5555 834.9 -> 847.0,
+    tall-128x64-k16) on the 22 shapes with N % 4 != 0 measured (docs/data/c_staged_ab_2026-11-27_72adf36.log)."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.c_staged or ldc % 4 == 0:
         return cfg
     try:
         return cfg.replace(c_staged=True)
@@ -537,11 +528,11 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int, k: int) -> SgemmConfig:
         return cfg
 
 
-def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int, k: int) -> SgemmConfig:
+def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns) and rows (for_c, ldc = N, by K).  What regtile.sgemm's plans run (runtime/choice.py) and what the
+    then C's columns (for_columns) and rows (for_c, ldc = N).  What regtile.sgemm's plans run (runtime/choice.py) and what the
     sweep names as the table's member (tools/shape_sweep.py)."""
-    return for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n, k)
+    return for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
 
 
 # Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,

@@ -248,7 +248,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         cands = []
         for name in heuristic.candidate_names(m, n, k):
             cfg, backend = heuristic.member_config(name, m, n, k, 132)
-            cfg = heuristic.for_operands(cfg, backend, k, n, n, k)  # as choose_sgemm_kernel builds it for row-major A, B
+            cfg = heuristic.for_operands(cfg, backend, k, n, n)  # as choose_sgemm_kernel builds it for row-major A, B
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -363,7 +363,7 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
     from ..codegen import heuristic
     d = heuristic.describe_choice(m, n, k, arch, sms)
     mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (heuristic.for_operands(mcfg, mback, k, n, n, k), mback) != (cfg, backend):
+    if (heuristic.for_operands(mcfg, mback, k, n, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")

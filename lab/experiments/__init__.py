@@ -169,7 +169,7 @@ def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132):
     for those operands as regtile.sgemm generates its plan's (heuristic.for_operands)."""
     from regtile.codegen.heuristic import for_operands, member_config
     cfg, backend = member_config(name, m, n, k, sm_count)
-    return for_operands(cfg, backend, k, n, n, k), backend
+    return for_operands(cfg, backend, k, n, n), backend
 
 
 def time_plans(torch, bench, plans, row: dict, label: str):

@@ -80,7 +80,7 @@ def dry(variants, shapes) -> None:
             base, backend = choose_fewvec(rows, cols, op, vectors), None
         else:
             cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
-            base = for_operands(cfg, backend, k, n, n, k)
+            base = for_operands(cfg, backend, k, n, n)
         for name, fields in [("committed", {})] + [parse(v) for v in variants or DEFAULT.get(spec, [])]:
             fields = {f: v for f, v in fields.items() if f != "splits"}
             try:

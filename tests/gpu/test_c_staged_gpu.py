@@ -19,7 +19,7 @@ def test_every_ptx_member_with_c_staged(name):
     for m, n, k, alpha, beta in ((2 * c.bm + 3, 2 * c.bn + 3, 37, 1.0, 0.0), (5 * c.bm + 1, 3 * c.bn + 2, 520, -0.5, 2.0),
                                  (c.bm - 1, 999, 64, 1.0, 0.0)):
         cfg, backend = member_config(name, m, n, k, 132)
-        cfg = for_operands(cfg, backend, k, n, n, k)
+        cfg = for_operands(cfg, backend, k, n, n)
         assert cfg.c_staged, cfg.describe()
         check_config(cfg, m, n, k, alpha, beta, backend=backend, what=f"{name} c_staged")
 

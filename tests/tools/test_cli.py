@@ -404,7 +404,7 @@ def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatc
     launches (the unaligned rows' copies or vector floats, applied in runtime/choice.choose_sgemm_kernel),
     not the bare member: it printed one config and timed another."""
     from types import SimpleNamespace
-    from regtile.codegen.heuristic import for_rows
+    from regtile.codegen.heuristic import for_operands
     from regtile.runtime import choice, driver
     from regtile.tools import cmd_run
     monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
@@ -412,8 +412,8 @@ def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatc
     label, cfg, backend, why = cmd_run._chosen_kernel(SimpleNamespace(kernel=None, m=1009, n=1013, k=1019), "sm_90")
     assert label == "default" and (cfg.unaligned_rows or cfg.unaligned_vectors) and backend == "ptx"
     member, mback = choice.default_sgemm_kernel(1009, 1013, "sm_90", 132, 1019)
-    assert (cfg, backend) == (for_rows(member, mback, 1019, 1013), mback)
+    assert (cfg, backend) == (for_operands(member, mback, 1019, 1013, 1013), mback) and cfg.c_staged
     assert cfg != member
     aligned = choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90")[0]
     assert not (aligned.unaligned_rows or aligned.unaligned_vectors)
-    assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016)[0] == member
+    assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016)[0] == member.replace(c_staged=True)
