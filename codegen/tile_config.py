@@ -219,9 +219,10 @@ class TileConfig(ConfigDict):
     def c_stage_pad(self) -> int:
         """c_staged: floats after each staged row of C, so that a row starts BN / TN banks after the one
         before (16 where that is not a multiple of 4 below 32): a warp's read of BN / TN consecutive floats a
-        row (mapping.c_stage_element) then covers the 32 banks once."""
+        row (mapping.c_stage_element) then covers the 32 banks once, and the float4 writes take at most twice
+        their ideal wavefronts (tests/codegen/test_c_staged.py counts both from the index functions)."""
         per_row = self.bn // self.tn
-        return ((per_row if per_row % 4 == 0 and per_row < 32 else 32 if per_row >= 32 else 16) - self.bn) % 32
+        return ((per_row if per_row % 4 == 0 and per_row < 32 else 16) - self.bn) % 32
 
     @property
     def c_stage_floats(self) -> int:

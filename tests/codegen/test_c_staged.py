@@ -58,6 +58,39 @@ def test_a_pass_stores_every_staged_float_once_a_warp_on_consecutive_columns(nam
     assert sorted(written) == sorted(read)
 
 
+def _wavefronts(offsets, width):
+    """Shared-memory wavefronts of one warp access (float offsets, a lane each): 32-bit - one pass over the
+    32 banks, a bank's distinct words each a wavefront; 128-bit - four quarter-warp phases of 8 lanes over 8
+    groups of 4 banks, likewise."""
+    if width == 1:
+        words = {}
+        for o in offsets:
+            words.setdefault(o % 32, set()).add(o)
+        return max(map(len, words.values()))
+    total = 0
+    for p in range(4):
+        groups = {}
+        for o in offsets[8 * p: 8 * p + 8]:
+            groups.setdefault(o // 4 % 8, set()).add(o // 4)
+        total += max(map(len, groups.values()))
+    return total
+
+
+@pytest.mark.parametrize("name", sorted(n for n, m in FAMILY.items() if m.backend == "ptx"))
+def test_the_staging_rows_banks(name):
+    """The read-back (32-bit, a warp on runs of consecutive columns) is conflict-free; the float4 writes of the
+    thread tiles' rows take at most twice their ideal 4 wavefronts (config.c_stage_pad)."""
+    cfg = FAMILY[name].config.replace(c_staged=True)
+    for w in range(0, cfg.threads, 32):
+        lanes = range(w, w + 32)
+        for q in range(cfg.tn):
+            assert _wavefronts([mp.c_stage_offset(cfg, *mp.c_stage_element(cfg, t, q)) for t in lanes], 1) == 1
+        for j in range(0, cfg.tn, 4):
+            offs = [mp.c_stage_offset(cfg, mp.c_stage_slot(cfg, t), mp.tile_col(cfg, mp.thread_origin(cfg, t)[1], j))
+                    for t in lanes]
+            assert _wavefronts(offs, 4) <= 8, (j, offs)
+
+
 def test_for_c_asks_for_unaligned_c_rows():
     cfg = FAMILY["wide-128x256"].config
     assert for_c(cfg, "ptx", 3001).c_staged
