@@ -246,3 +246,45 @@ def v2_time(params):
         per_tile = max(lat, r * kflops * sm_count / (tflops * 1e6))
         return max(waves * kb * per_tile, traffic / (h.COPY_TBPS * 1e6)) + c0 * launches + fix
     return model_time
+
+
+# ---- v3: v2 with a lone block's k-tile priced from its FFMAs, one factor for every member -----------
+CLOCK_MHZ = 1755  # the H100 SXM's boost clock under load (docs/notes h100-baseline)
+LATENCY_FACTORS = [0.5 + 0.25 * x for x in range(0, 11)]  # 0.5 .. 3: cycles a FFMA of one warp's k-tile
+
+
+def lone_ktile_us(name, factor):
+    """A block alone on its SM: its warps each issue BK x TM x TN FFMAs a k-tile, a scheduler each at
+    most one a cycle; `factor` cycles a FFMA (latency and the loads between)."""
+    from regtile.codegen import heuristic as h
+    c = h.get_member(name).config
+    return factor * c.bk * c.tm * c.tn / CLOCK_MHZ
+
+
+def fit_v3(rows, sm_count=132):
+    """{member: (fixed us, TFLOP/s, lone k-tile us)}: per factor of LATENCY_FACTORS the two per-member
+    numbers fitted as fit_two's, the factor with the least summed |log error| over every member."""
+    import numpy as np
+    from regtile.codegen import heuristic as h
+    samples = {}
+    for r in rows:
+        for name, us in h.timed_members(r).items():
+            samples.setdefault(name, []).append(v2_parts(name, r["m"], r["n"], r["k"], sm_count) + (us,))
+    c0 = np.array(FIXED_US, dtype=np.float32)[:, None, None]
+    tf = np.array(TFLOPS, dtype=np.float32)[None, :, None]
+    best = None
+    for factor in LATENCY_FACTORS:
+        total, out = 0.0, {}
+        for name, s in samples.items():
+            a = np.array(s, dtype=np.float32)
+            r, waves, kb, kflops, launches, traffic, fix, us = (a[:, i][None, None, :] for i in range(8))
+            lat = lone_ktile_us(name, factor)
+            per_tile = np.maximum(lat, r * kflops * sm_count / (tf * 1e6))
+            pred = np.maximum(waves * kb * per_tile, traffic / (h.COPY_TBPS * 1e6)) + c0 * launches + fix
+            err = np.abs(np.log(pred / us)).sum(axis=2)
+            i, j = np.unravel_index(np.argmin(err), err.shape)
+            total += float(err[i, j])
+            out[name] = (FIXED_US[i], TFLOPS[j], lat)
+        if best is None or total < best[0]:
+            best = (total, factor, out)
+    return best[2]
