@@ -3,17 +3,19 @@
 Where C's rows are not 16-byte aligned (ldc % 4 != 0, or C off 16 bytes) the float4 epilogue
 stores every float alone, and a warp's store then writes 32 floats spread over its thread tiles'
 rows and columns, a few bytes to each of many sectors: the same kernel ran 3000x3000x64 in 78.0 us
-with ldc = N + 1 against 47.1 with ldc = N (H100, lab/experiments/c_store_probe.py).  This path
-runs instead, chosen at run time by the block's C test (uniform over the block, so its barriers
-are met by every thread): for each accumulator row i of the thread tile, every thread writes its
-row to its staging row in shared memory (mapping.c_stage_slot / c_stage_offset, float4 stores),
-alpha applied (into fresh registers: storing the accumulators themselves as float4s would pin them
-in aligned quads), and after a barrier the block reads the staging rows back, BN / TN consecutive threads on
-consecutive columns of a row (mapping.c_stage_element), and stores each float to C's row
-c_stage_row: a warp writes 32 consecutive columns of C's rows, a thread's floats immediates from one
-address.  The tiles' shared memory holds the staging rows (tile_config
-validates the size); a barrier first lets every warp finish its last k-tile, and one after each
-pass frees the rows for the next.
+with ldc = N + 1 against 47.1 with ldc = N (H100, lab/experiments/c_store_probe.py).
+
+This path runs instead, chosen at run time by the block's C test (uniform over the block, so its
+barriers are met by every thread).  For each accumulator row i of the thread tile:
+- every thread writes alpha x its row to its staging row in shared memory (mapping.c_stage_slot /
+  c_stage_offset, float4 stores of fresh registers: storing the accumulators themselves as float4s
+  would pin them in aligned register quads, which the SASS pass cannot rename);
+- after a barrier, BN / TN consecutive threads read each staging row back (mapping.c_stage_element)
+  and store it to C's row c_stage_row, beta x C added where beta != 0: a warp writes 32 consecutive
+  columns of C's rows, and a thread's floats are immediates from one address;
+- a barrier frees the staging rows for the next pass.
+The tiles' shared memory holds the staging rows (tile_config validates the size), so a barrier
+first lets every warp finish its last k-tile.
 """
 from __future__ import annotations
 

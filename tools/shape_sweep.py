@@ -331,7 +331,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     slower over those shapes), so only a clear gain moves an entry.  Not where the kept member is
     slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
     wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS)."""
-    from ..codegen.heuristic import fit_model_tflops, timed_members
+    from ..codegen.heuristic import fit_model, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
     for r in raw["rows"]:
@@ -347,13 +347,15 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
                         "rel": {nm: round(t / timed[fastest], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
+    tflops, fixed = fit_model(raw["rows"], raw.get("sm_count") or 132)
     return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
-                     "the model's per-member throughput fitted on the same rows (heuristic.fit_model_tflops)",
+                     "the model's per-member throughput fitted on the same rows, model_fixed_us: the fixed cost a "
+                     "launch of the members fitted with one (heuristic.fit_model)",
             "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
             **({"sticky": sticky} if sticky else {}),
-            "model_tflops": fit_model_tflops(raw["rows"], raw.get("sm_count") or 132), "entries": entries}
+            "model_tflops": tflops, "model_fixed_us": fixed, "entries": entries}
 
 
 # ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------

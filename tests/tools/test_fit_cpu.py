@@ -51,3 +51,33 @@ def test_sticky_cli_reads_the_table_it_rewrites(tmp_path, capsys):
     table.write_text(json.dumps({"entries": BEFORE}))
     assert main(["--fit", str(raw), "--table", str(table), "--sticky", "0.03"]) == 0
     assert _best(json.loads(table.read_text()))[(1024, 1024, 1024)] == "sq-64x64"
+
+
+def test_the_committed_table_is_what_fit_gives_from_its_sources():
+    """codegen/heuristic_table.json regenerated from the candidates runs it names (docs/data), sticky to itself:
+    the same entries and the same model (throughputs, and the fused members' fixed costs)."""
+    import os
+    from regtile.codegen.heuristic import TABLE_PATH
+    with open(TABLE_PATH) as f:
+        committed = json.load(f)
+    raws = []
+    for name in committed["source"].split(", "):
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data", name)) as f:
+            raws.append(json.load(f))
+    again = fit_table(merge_runs(raws), committed["source"], committed["entries"], committed["sticky"])
+    for key in ("entries", "model_tflops", "model_fixed_us"):
+        assert again[key] == committed[key], key
+
+
+def test_the_fused_members_fixed_cost_is_fitted_with_their_throughput():
+    """Made-up times of 10 us a launch and 30 TFLOP/s on four shapes: fit_model finds both for a fused member;
+    the others keep LAUNCH_US and a median throughput."""
+    from regtile.codegen.heuristic import LAUNCH_US, fit_model, model_parts
+    shapes = [(64, 512, 4096), (256, 256, 8192), (1024, 128, 2048), (2048, 2048, 1024)]
+    rows = []
+    for m, n, k in shapes:
+        flops, _, launches = model_parts("fused-64x64", m, n, k, 132)
+        rows.append({"m": m, "n": n, "k": k, "cublas_us": 1.0,
+                     "kernels": {"fused-64x64": {"ok": True, "us": flops / 30e6 + 10.0 * launches}}})
+    tflops, fixed = fit_model(rows)
+    assert fixed == {"fused-64x64": 10.0} and tflops["fused-64x64"] == 30.0 and LAUNCH_US != 10.0
