@@ -109,7 +109,7 @@ class TileConfig(ConfigDict):
     # time, guarded only in the block dimension's edge tiles) instead of the edge tiles'
     # per-float path, whose loads touch a sector a lane and carry a predicate, a zero and an
     # index add per float (codegen/ptx_unaligned.py; docs/shapes-history.md, "Unaligned rows").  The
-    # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/heuristic.for_rows);
+    # runtime asks for it where lda or ldb is not a multiple of 4 (codegen/operand_forms.for_rows);
     # the kernel stays correct on aligned rows (their float4 paths are the same).
     unaligned_rows: bool = False
     # Rows not 16-byte aligned on a kernel without the float copies (their registers do not fit
@@ -117,7 +117,7 @@ class TileConfig(ConfigDict):
     # copy's four floats unchecked, into the registers and shared memory the float4 fills,
     # instead of the edge path's zero, compare and predicated load per float
     # (ptx_edges._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
-    # multiple of 4 (codegen/heuristic.for_rows); aligned rows keep the kernel without it.
+    # multiple of 4 (codegen/operand_forms.for_rows); aligned rows keep the kernel without it.
     unaligned_vectors: bool = False
     # C's last column fused into the last tile column (PTX, two shared stages): the kernel's N
     # parameter is C's columns less one, and the blocks whose tile ends at or past it also
@@ -126,7 +126,7 @@ class TileConfig(ConfigDict):
     # An N of BN * q + 1 then runs q tile columns, not q + 1 whose last is one column wide
     # (issue 20: 255x257x65537 in 128x64 tiles spends a fifth of its FFMAs on that column;
     # codegen/ptx_last_col.py).  The runtime asks for it where N % BN == 1
-    # (codegen/heuristic.for_columns).
+    # (codegen/operand_forms.for_columns).
     last_col: bool = False
     # C's rows not 16-byte aligned (ldc % 4 != 0, or C's pointer off 16 bytes; PTX, vec 4): the
     # epilogue stages each row of the thread tiles through shared memory (mapping.c_stage_*: the
@@ -136,11 +136,11 @@ class TileConfig(ConfigDict):
     # (measured, H100, lab/experiments/c_store_probe.py: the same kernel into C with ldc = N + 1
     # ran 3000x3000x64 in 78.0 us against 47.1 with ldc = N, 3000x7000x212 in 283.4 against 207.4,
     # 1024x50256x768 in 1723.6 against 1538.9).  The kernel tests C's rows at run time: aligned rows
-    # keep the float4 stores.  The runtime asks for it where N % 4 != 0 (heuristic.for_c).
+    # keep the float4 stores.  The runtime asks for it where N % 4 != 0 (operand_forms.for_c).
     c_staged: bool = False
     # A register cap on every entry of the kernel (PTX `.maxnreg`; 0: ptxas's own choice).  Unlike
     # min_blocks it is not checked against register_estimate, which runs 12-20 registers above
-    # ptxas's counts on the k16 tiles: it is a measured choice (heuristic.for_columns holds the
+    # ptxas's counts on the k16 tiles: it is a measured choice (operand_forms.for_columns holds the
     # fused last column's kernels at three blocks an SM with it), a spill under it is refused at
     # compile (runtime/compiler.check_spill_free), and tests compile every config given one.
     max_registers: int = 0

@@ -63,10 +63,11 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
     read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
     config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
-    for the leading dimensions (heuristic.for_rows: the unaligned rows' copies where lda or ldb
+    for the leading dimensions (operand_forms.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K) and C's columns
-    (heuristic.for_columns: the last column fused where N % BN == 1)."""
-    from ..codegen.heuristic import for_operands, with_layout
+    (operand_forms.for_columns: the last column fused where N % BN == 1)."""
+    from ..codegen.heuristic import with_layout
+    from ..codegen.operand_forms import for_operands
     hit = tuned_entry(m, n, k) if batch <= 1 else None
     if hit is not None:
         cfg, backend = with_layout(hit[1], trans_a, trans_b), hit[2]

@@ -99,7 +99,7 @@ class GemmPlan:
         if config is None:
             # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
-            # and the leading dimensions (heuristic.for_rows: the unaligned rows' copies)
+            # and the leading dimensions (operand_forms.for_rows: the unaligned rows' copies)
             self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb)
             self.backend = backend or chosen
         else:

@@ -2,7 +2,7 @@
 and on the other where it emits; the CUDA C members split (split_k 2, 3); the PTX members
 without stream-K / edge split, and a few members in the other layouts (trans_a, trans_b) and
 batched; the fused split-K members (backend fusedk) unsplit and split 4 ways; the PTX members with
-the unaligned rows' copies or vector floats (heuristic.for_rows), one of them TN.
+the unaligned rows' copies or vector floats (operand_forms.for_rows), one of them TN.
 `python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites the digests (do it only for a deliberate change of the kernels' text, and say why)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.ptx_arch import PDL_MARK
-from regtile.codegen.heuristic import for_rows
+from regtile.codegen.operand_forms import for_rows
 from regtile.codegen.presets import FAMILY, PRESETS
 
 _OTHER = {"cuda": "ptx", "ptx": "cuda"}
@@ -54,7 +54,7 @@ def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
                 out[f"{backend}:{name}:{lay}"] = (c, backend, kw)
                 if name in ("sq-64x64", "cuda-zorder", "splitk-128x32"):
                     out[f"{backend}:{name}:{lay}:batched"] = (c, backend, dict(kw, batched=True))
-    for name, m in FAMILY.items():  # the unaligned rows' copies, where heuristic.for_rows gives them
+    for name, m in FAMILY.items():  # the unaligned rows' copies, where operand_forms.for_rows gives them
         if m.backend == "ptx" and for_rows(m.config, "ptx", 1023, 1025).unaligned_rows:
             out[f"ptx:{name}:unaligned"] = (m.config, "ptx", dict(unaligned_rows=True))
         elif m.backend == "ptx" and for_rows(m.config, "ptx", 1023, 1025).unaligned_vectors:

@@ -237,7 +237,7 @@ def _dump(path: str, obj) -> None:
 # ---- mode 1: every candidate per shape (the fitting run) ------------------------------------
 def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, budget_s: float = 1e9,
                      workers: int = 16) -> List[dict]:
-    from ..codegen import heuristic
+    from ..codegen import heuristic, operand_forms
     from ..runtime import driver
     t0 = time.time()
     dev_sms, arch = None, "sm_90"
@@ -248,7 +248,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         cands = []
         for name in heuristic.candidate_names(m, n, k):
             cfg, backend = heuristic.member_config(name, m, n, k, 132)
-            cfg = heuristic.for_operands(cfg, backend, k, n, n)  # as choose_sgemm_kernel builds it for row-major A, B
+            cfg = operand_forms.for_operands(cfg, backend, k, n, n)  # as choose_sgemm_kernel builds it for row-major A, B
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -362,10 +362,10 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
 def _label(cfg, backend, m, n, k, arch, sms) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg`, or
     "tuned ..." where it is not the member the heuristic gives (for_operands applied alike)."""
-    from ..codegen import heuristic
+    from ..codegen import heuristic, operand_forms
     d = heuristic.describe_choice(m, n, k, arch, sms)
     mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (heuristic.for_operands(mcfg, mback, k, n, n), mback) != (cfg, backend):
+    if (operand_forms.for_operands(mcfg, mback, k, n, n), mback) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")

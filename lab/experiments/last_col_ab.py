@@ -1,5 +1,5 @@
 """C's last column fused into the last tile column (config.last_col, codegen/ptx_last_col.py): the plan
-regtile.sgemm builds for the shape (heuristic.for_columns gives it where N % BN == 1) against the same
+regtile.sgemm builds for the shape (operand_forms.for_columns gives it where N % BN == 1) against the same
 kernel without it (a tile column one column wide), and cuBLAS, interleaved kernel against kernel on
 tools/shape_sweep's ShapeBench (each checked against float64 first, C NaN-poisoned).  Writes
 last_col_ab.json under $OUT.

@@ -1,6 +1,6 @@
 """Unaligned rows on the big tiles (issue 20): the vector floats against the float copies, session 11.
 
-Where lda or ldb is not a multiple of 4, heuristic.for_rows gives the 8x16 / 16x8 thread tiles and the k16
+Where lda or ldb is not a multiple of 4, operand_forms.for_rows gives the 8x16 / 16x8 thread tiles and the k16
 members the unchecked vector floats (config.unaligned_vectors: each float4's four floats by four 4-byte loads,
 the float4's registers and shared-memory stores), the smaller ones the float copies (config.unaligned_rows:
 a float a thread, consecutive threads on consecutive floats inside K; codegen/ptx_unaligned.py).  The float

@@ -29,8 +29,9 @@ def _shape(s):
 
 def kernels(m, n, k, member, arch, sms):
     """{label: (config, backend)}: the heuristic's member (or `member`) as committed, and with the
-    unaligned rows' copies where the leading dimensions (K, N) ask for them (heuristic.for_rows)."""
-    from regtile.codegen.heuristic import choose_kernel, for_rows, member_config
+    unaligned rows' copies where the leading dimensions (K, N) ask for them (operand_forms.for_rows)."""
+    from regtile.codegen.heuristic import choose_kernel, member_config
+    from regtile.codegen.operand_forms import for_rows
     if member:
         cfg, backend = member_config(member, m, n, k, sms)
     else:

@@ -69,7 +69,8 @@ def dry(variants, shapes) -> None:
     """Each shape's committed config and its variants built for sm_90 here: registers and frame bytes."""
     from dataclasses import replace
     from regtile.codegen.fewvec_config import choose_fewvec, route
-    from regtile.codegen.heuristic import choose_kernel, for_operands
+    from regtile.codegen.heuristic import choose_kernel
+    from regtile.codegen.operand_forms import for_operands
     from regtile.runtime.compiler import compile_config
     from regtile.sass.cubin import kernel_info
     for spec in shapes:

@@ -2,14 +2,14 @@
 interpreter (tests/codegen/ptx_sim.py: buffers hold exactly the matrices, every access bounds-checked, shared-memory
 races between barriers checked) against float64, C NaN-poisoned: ldc off 4, C's pointer off 16 bytes, ldc aligned
 (the float4 stores still), alpha and beta, ragged M / N / K, the layouts, the generic path (fewer threads than BN);
-the rule that asks for it (heuristic.for_c) and the config's validation."""
+the rule that asks for it (operand_forms.for_c) and the config's validation."""
 import numpy as np
 import pytest
 
 import ptx_sim
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit_ptx import emit_sgemm_ptx
-from regtile.codegen.heuristic import for_c, for_operands
+from regtile.codegen.operand_forms import for_c, for_operands
 from regtile.codegen.presets import FAMILY
 from regtile.codegen import mapping as mp
 from tiers import tiered

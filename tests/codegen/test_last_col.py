@@ -2,7 +2,7 @@
 PTX interpreter (tests/codegen/ptx_sim.py: its buffers hold exactly the matrices, every access
 bounds-checked, shared-memory races checked) against float64, C NaN-poisoned: one and two groups of
 threads a row, N one past whole tile columns and not, N = 2, K ragged, alpha and beta, the layouts,
-unaligned rows; the rule that asks for it (heuristic.for_columns), the config's validation, the
+unaligned rows; the rule that asks for it (operand_forms.for_columns), the config's validation, the
 stream-K slots' size."""
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ import pytest
 import ptx_sim
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit_ptx import emit_sgemm_ptx
-from regtile.codegen.heuristic import for_columns
+from regtile.codegen.operand_forms import for_columns
 from regtile.codegen.presets import FAMILY, get_preset
 from regtile.codegen.streamk import plan_stream_k
 from tiers import tiered

@@ -1,5 +1,5 @@
 """config.max_registers: a register cap on every entry of a PTX kernel (`.maxnreg`), what
-heuristic.for_columns holds the k16 members' fused-column kernels at.  Validation names each bound;
+operand_forms.for_columns holds the k16 members' fused-column kernels at.  Validation names each bound;
 the CUDA backend refuses it; and every config for_columns holds - the two k16 members in the four
 layouts, on aligned and unaligned rows - compiles for sm_90 without spilling at three blocks of 128
 threads an SM, read from the real cubin."""
@@ -9,7 +9,8 @@ import pytest
 
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit
-from regtile.codegen.heuristic import LAST_COL_HELD, for_operands, with_layout
+from regtile.codegen.heuristic import with_layout
+from regtile.codegen.operand_forms import LAST_COL_HELD, for_operands
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_config
 from regtile.sass.cubin import kernel_info

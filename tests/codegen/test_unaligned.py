@@ -8,7 +8,7 @@ import pytest
 
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
-from regtile.codegen.heuristic import for_rows
+from regtile.codegen.operand_forms import for_rows
 from regtile.codegen.plan import ThreadVars, float_copies, make_plan
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_source

@@ -1,10 +1,12 @@
 """C's unaligned rows stored through shared memory (config.c_staged, codegen/ptx_c_staged.py) on the GPU against
-float64: every PTX family member as regtile.sgemm builds it for a C with N % 4 != 0 (heuristic.for_operands: with
+float64: every PTX family member as regtile.sgemm builds it for a C with N % 4 != 0 (operand_forms.for_operands: with
 stream-K, the edge split, the unaligned rows' copies where the member has them), on fresh random data with C
 NaN-poisoned (every element checked written), ragged M / N / K, alpha and beta; and regtile.sgemm itself."""
 import pytest
 
-from regtile.codegen.heuristic import for_operands, member_config
+from regtile.codegen.heuristic import member_config
+
+from regtile.codegen.operand_forms import for_operands
 from regtile.codegen.presets import FAMILY
 from gpu_helpers import check_config, check_host_sgemm
 

@@ -1,13 +1,13 @@
 """C's last column fused into the last tile column (config.last_col, codegen/ptx_last_col.py) on the
 GPU against float64: every PTX family member that can take it, on fresh random data with C
 NaN-poisoned (every element checked written), N one past whole tile columns (the case the runtime
-gives it: heuristic.for_columns) and not, rows unaligned and aligned, K ragged, a K long enough for
+gives it: operand_forms.for_columns) and not, rows unaligned and aligned, K ragged, a K long enough for
 stream-K's split tiles (their partial slots carry the column's sums), alpha and beta; the layouts;
 and regtile.sgemm choosing it for the suite's shapes."""
 import pytest
 
 from regtile.codegen.config import ConfigError
-from regtile.codegen.heuristic import LAST_COL_HELD_MAX_TILE_COLUMNS, for_columns, for_operands
+from regtile.codegen.operand_forms import LAST_COL_HELD_MAX_TILE_COLUMNS, for_columns, for_operands
 from regtile.codegen.presets import FAMILY
 from gpu_helpers import check_config, check_host_sgemm
 from test_layouts_gpu import IDS, LAYOUTS, run_layout
@@ -72,7 +72,7 @@ def test_the_last_column_in_every_layout(ta, tb):
 
 def test_regtile_sgemm_takes_it_where_n_is_one_past_a_few_tile_columns():
     """The suite's shapes whose N is one past at most LAST_COL_MAX_TILE_COLUMNS tile columns of
-    their member, or LAST_COL_HELD_MAX_TILE_COLUMNS on the k16 members (heuristic.for_columns), and
+    their member, or LAST_COL_HELD_MAX_TILE_COLUMNS on the k16 members (operand_forms.for_columns), and
     one past more (not taken)."""
     from regtile.runtime.plans import GemmPlan
     for m, n, k in ((255, 257, 65537), (513, 129, 16383), (1023, 1025, 1023)):

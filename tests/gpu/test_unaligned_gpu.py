@@ -1,5 +1,5 @@
 """Unaligned rows (config.unaligned_rows, codegen/ptx_unaligned.py) on the GPU against float64:
-every PTX family member that takes the path (codegen/heuristic.for_rows) on ragged shapes whose
+every PTX family member that takes the path (codegen/operand_forms.for_rows) on ragged shapes whose
 leading dimensions are not multiples of 4, fresh random data, C NaN-poisoned (every element
 checked written); the float copies' edge tiles (a tile of one row or column, M or N under 4, K
 under one k-tile or a multiple of BK); the four layouts with padded leading dimensions; the same
@@ -7,7 +7,7 @@ bits as the guarded path; and regtile.sgemm choosing the path."""
 import numpy as np
 import pytest
 
-from regtile.codegen.heuristic import for_rows
+from regtile.codegen.operand_forms import for_rows
 from regtile.codegen.presets import FAMILY
 from gpu_helpers import check_config, check_host_sgemm, launch_each
 from test_layouts_gpu import IDS, LAYOUTS, run_layout

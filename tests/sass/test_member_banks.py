@@ -7,7 +7,7 @@ little room for ptxas's noise."""
 import pytest
 
 from regtile.codegen.emit import emit
-from regtile.codegen.heuristic import for_rows
+from regtile.codegen.operand_forms import for_rows
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_source
 from regtile.runtime.sass import function_of
@@ -35,7 +35,7 @@ def test_member_kernels_keep_their_registers_off_conflicting_banks(name):
 
 @pytest.mark.parametrize("name", tiered(PTX_MEMBERS, fast=()))  # all in the slow tier: a compile each (8 s)
 def test_member_kernels_on_unaligned_rows_keep_their_registers_off_conflicting_banks(name):
-    """The kernels regtile.sgemm runs where lda or ldb is not a multiple of 4 (heuristic.for_rows:
+    """The kernels regtile.sgemm runs where lda or ldb is not a multiple of 4 (operand_forms.for_rows:
     the float copies or the vector floats), under the same bound."""
     cfg = for_rows(FAMILY[name].config, "ptx", 1023, 1025)
     if cfg == FAMILY[name].config:

@@ -404,7 +404,7 @@ def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatc
     launches (the unaligned rows' copies or vector floats, applied in runtime/choice.choose_sgemm_kernel),
     not the bare member: it printed one config and timed another."""
     from types import SimpleNamespace
-    from regtile.codegen.heuristic import for_operands
+    from regtile.codegen.operand_forms import for_operands
     from regtile.runtime import choice, driver
     from regtile.tools import cmd_run
     monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))

@@ -1,0 +1,112 @@
+"""The config of a family member generated for the problem's operands: the copy paths of the leading
+dimensions (for_rows), C's last column (for_columns) and C's unaligned rows (for_c), in that order
+(for_operands).  Each keeps the config, and its kernel text, where the operands do not ask for its path or
+the config cannot take it.  Pure (no GPU, no runtime import): what regtile.sgemm's plans run
+(runtime/choice.py) and what the sweep names as the table's member (tools/shape_sweep.py); the member
+itself comes from codegen/heuristic.py."""
+from __future__ import annotations
+
+from .config import ConfigError, SgemmConfig
+
+
+UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
+VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
+
+
+def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
+    """`cfg` for operands with these leading dimensions: a PTX kernel with float4 copies gets
+    the unaligned rows' copies (config.unaligned_rows: a float a thread inside K, consecutive
+    threads on consecutive floats) where lda or ldb is not a multiple of 4 - rows that can never
+    take its float4 path.  Aligned
+    leading dimensions keep `cfg` (and its text: the kernel of the aligned shapes), and so does a
+    config whose register cap has no room for the path (the register rule refuses it).
+
+    Not the 8x16 / 16x8 thread tiles (UNALIGNED_MAX_THREAD_TILE): measured (H100, 2026-11-25,
+    e3feb62, docs/shapes-history.md "Unaligned rows") the 128x256 8x16 member ran 8191x8193x1025 and
+    4099x4093x4091 7-9% slower with the path (3095 -> 3371 us, 2952 -> 3158 us; 231 -> 245
+    registers), where the 64x128, 128x64 and 32x32 members gained 0-6%.  These, and those whose
+    registers leave no room for the float copies, get the unchecked vector floats instead where
+    they clamp their edges (config.unaligned_vectors: no more registers in the loop, the float4's
+    shared-memory stores; session 8).  So do the k16 members with the SASS pass (VECTOR_FLOATS_K16):
+    measured (H100, 2026-11-27, a3e76db, lab/device_runs/session9_b.sh) the vector floats ran
+    255x257x65537 in 281.6 us against 287.7 with the float copies (tall-128x64-k16), 1023x1025x1023
+    in 67.1 against 67.8 and 1009x1013x1019 in 61.7 against 61.8 (wide-64x128-k16); sq-32x32 went the
+    other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
+        return cfg
+    if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
+        return cfg.replace(unaligned_vectors=True)
+    if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
+        try:
+            return cfg.replace(unaligned_rows=True)
+        except ConfigError:
+            pass
+    return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
+
+
+LAST_COL_MAX_TILE_COLUMNS = 4  # for_columns: whole tile columns, at most, beside the fused last column
+# Tiles (bm, bn, bk, tm, tn) whose fused-column kernels for_columns holds at a register cap
+# (config.max_registers), and the tile columns they take it beside.  The k16 members run three
+# blocks of 128 threads an SM (their kernels at 159-168 registers in every layout); the column's sums
+# took their stream-K ranges kernel to 173-183, two blocks, and at 168 ptxas fits it in 154-168
+# without spilling.  Measured (H100, 2026-11-27, lab/experiments/held_registers.py and fixup_ab.py,
+# c12fb85, us, unheld -> held): 255x257x65537 246.2 -> 239.1, 4096x257x4096 227.9 -> 212.5, and at
+# q = 8, where the unheld column lost, 1023x1025x1023 66.4 (no column) -> 64.2, 1000x1025x1000 63.7
+# -> 60.8.  The same cap without the column was slower (1023x1025x1023 66.4 -> 67.1, 1009x1013x1019
+# 61.1 -> 61.9): ptxas's schedule under it is worse, which only the third block pays back.
+LAST_COL_HELD = {(64, 128, 16, 8, 8): 168, (128, 64, 16, 8, 8): 168}
+LAST_COL_HELD_MAX_TILE_COLUMNS = 8
+
+
+def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
+    """`cfg` for a C of n columns: where n is one past q whole tile columns (n % BN == 1) with
+    q <= LAST_COL_MAX_TILE_COLUMNS (LAST_COL_HELD_MAX_TILE_COLUMNS on the LAST_COL_HELD tiles, which
+    also take their register cap), a PTX kernel that can takes C's last column fused into its last
+    tile column (config.last_col, codegen/ptx_last_col.py) instead of a tile column one column wide;
+    every other n, and configs that cannot take it (split-K, the edge split, batches, one stage, no
+    register room: the rules in tile_config.py), keep `cfg` (and its text).
+
+    The padding it saves is 1 / (q + 1) of the tiles; what it costs is the last tile column's
+    sums, and registers (held: LAST_COL_HELD).  Measured (H100, 2026-11-27, fc4ba71,
+    lab/experiments/last_col_ab.py, against the same kernel without it): q = 4 or fewer gained -
+    255x257x65537 276.2 -> 249.2 us (tall-128x64-k16, unheld), 4096x257x4096 236.9 -> 225.2,
+    513x129x16383 104.3 -> 99.8 (sq-32x32), 300x129x50000 174.5 -> 164.4 (sq-64x64, q = 2); q = 8
+    and more lost unheld - 1023x1025x1023 66.0 -> 67.3 and 1000x1025x1000 63.6 -> 64.0
+    (wide-64x128-k16; held they gain, above), 8191x8193x1025 3023.2 -> 3046.7 (wide-128x256-noedge,
+    q = 32)."""
+    if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
+        return cfg
+    held = LAST_COL_HELD.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn), 0) if not cfg.max_registers else 0
+    if (n - 1) // cfg.bn > (LAST_COL_HELD_MAX_TILE_COLUMNS if held else LAST_COL_MAX_TILE_COLUMNS):
+        return cfg
+    try:
+        return cfg.replace(last_col=True, **({"max_registers": held} if held else {}))
+    except ConfigError:
+        return cfg
+
+
+def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
+    """`cfg` for a C of leading dimension ldc: where ldc % 4 != 0 a PTX kernel with the float4 epilogue
+    stores C's rows through shared memory (config.c_staged: a warp writes 32 consecutive columns of C's
+    rows; the kernel still tests C at run time and keeps the float4 stores for aligned rows); configs
+    that cannot take it (no float4 epilogue, last_col) keep `cfg`.  What unaligned rows of C cost
+    without it (H100, 2026-11-27, lab/experiments/c_store_probe.py, the same kernel into C with ldc = N
+    and N + 1, us): 3000x3000x64 wide-128x256-noedge 47.1 / 78.0, wide-64x128-k16 36.1 / 47.7;
+    3000x7000x212 tall-256x128 207.4 / 283.4; 1024x50256x768 wide-128x256-noedge 1538.9 / 1723.6.  With
+    it (72adf36, lab/experiments/variants_ab.py, the plans with and without it, us): 3001x3001x64 80.9
+    -> 52.7, 2999x7001x211 306.9 -> 242.9, 333x33333x333 236.9 -> 199.2, 1024x50257x768 1804.0 -> 1639.9,
+    999^3 59.2 -> 56.3, 1111x3333x2222 412.0 -> 401.1; at most 1.4% slower (5555x555x5555 834.9 -> 847.0,
+    tall-128x64-k16) on the 22 shapes with N % 4 != 0 measured (docs/data/c_staged_ab_2026-11-27_72adf36.log)."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.c_staged or ldc % 4 == 0:
+        return cfg
+    try:
+        return cfg.replace(c_staged=True)
+    except ConfigError:
+        return cfg
+
+
+def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int) -> SgemmConfig:
+    """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
+    then C's columns (for_columns) and rows (for_c, ldc = N).  What regtile.sgemm's plans run (runtime/choice.py) and what the
+    sweep names as the table's member (tools/shape_sweep.py)."""
+    return for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
