@@ -87,8 +87,9 @@ def c_stage_offset(cfg: SgemmConfig, slot: IntLike, col: IntLike) -> IntLike:
 def c_stage_element(cfg: SgemmConfig, tid: IntLike, q: int) -> Tuple[IntLike, IntLike]:
     """(slot, col): the q-th float (q < TN) a thread stores from the staging rows in a pass.  A
     staging row is BN / TN consecutive threads' (as many threads as write it), each thread on one
-    row, on columns BN / TN apart: a warp's store covers 32 consecutive columns of C's rows (of
-    BN / TN each), and a thread's TN floats are immediates from one address."""
+    row, on columns BN / TN apart: a warp's store covers runs of BN / TN consecutive columns (16 on the
+    8x16 thread tiles, 32 at most) in 32 / (BN / TN) rows, and a thread's TN floats are immediates from one
+    address."""
     per_row = cfg.bn // cfg.tn
     return tid // per_row, tid % per_row + q * per_row
 

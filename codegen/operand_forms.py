@@ -87,7 +87,7 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
 
 def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
     """`cfg` for a C of leading dimension ldc: where ldc % 4 != 0 a PTX kernel with the float4 epilogue
-    stores C's rows through shared memory (config.c_staged: a warp writes 32 consecutive columns of C's
+    stores C's rows through shared memory (config.c_staged: a warp writes runs of BN / TN consecutive columns of C's
     rows; the kernel still tests C at run time and keeps the float4 stores for aligned rows); configs
     that cannot take it (no float4 epilogue, last_col) keep `cfg`.  What unaligned rows of C cost
     without it (H100, 2026-11-27, lab/experiments/c_store_probe.py, the same kernel into C with ldc = N

@@ -11,8 +11,8 @@ barriers are met by every thread).  For each accumulator row i of the thread til
   c_stage_offset, float4 stores of fresh registers: storing the accumulators themselves as float4s
   would pin them in aligned register quads, which the SASS pass cannot rename);
 - after a barrier, BN / TN consecutive threads read each staging row back (mapping.c_stage_element)
-  and store it to C's row c_stage_row, beta x C added where beta != 0: a warp writes 32 consecutive
-  columns of C's rows, and a thread's floats are immediates from one address;
+  and store it to C's row c_stage_row, beta x C added where beta != 0: a warp writes runs of BN / TN
+  consecutive columns of C's rows, and a thread's floats are immediates from one address;
 - a barrier frees the staging rows for the next pass.
 The tiles' shared memory holds the staging rows (tile_config validates the size), so a barrier
 first lets every warp finish its last k-tile.

@@ -131,7 +131,7 @@ class TileConfig(ConfigDict):
     # C's rows not 16-byte aligned (ldc % 4 != 0, or C's pointer off 16 bytes; PTX, vec 4): the
     # epilogue stages each row of the thread tiles through shared memory (mapping.c_stage_*: the
     # rows of every thread's i-th accumulator row, BM / TM of them, as BN + c_stage_pad floats
-    # each), so that a warp then stores 32 consecutive columns of C's rows, instead of each
+    # each), so that a warp then stores runs of BN / TN consecutive columns of C's rows, instead of each
     # thread's floats one at a time, a warp's store touching many sectors a few bytes each
     # (measured, H100, lab/experiments/c_store_probe.py: the same kernel into C with ldc = N + 1
     # ran 3000x3000x64 in 78.0 us against 47.1 with ldc = N, 3000x7000x212 in 283.4 against 207.4,
