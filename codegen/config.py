@@ -269,6 +269,6 @@ for _name, _part in HOME.items():
 # ... and the tile's derived quantities (threads, warp_tile, smem_bytes, layout, ...).
 for _name in ("threads", "lanes_m", "lanes_n", "warp_tile", "piece_m", "piece_n", "as_shape", "bs_shape",
               "smem_floats_per_stage", "smem_bytes", "a_loads_per_thread", "b_loads_per_thread", "layout",
-              "last_col_groups", "last_col_slices", "c_stage_pad", "c_stage_floats"):
+              "last_col_groups", "last_col_slices", "float4_epilogue", "c_stage_pad", "c_stage_floats"):
     setattr(SgemmConfig, _name, _read_through("tile", _name))
 del _name, _part

@@ -256,7 +256,7 @@ def _model_samples(rows: Sequence[dict], sm_count: int) -> Dict[str, List[Tuple[
 # against tall-64x32's 164.6).  Measured offline (session 15, the held-out candidates runs: every member timed;
 # the picks' time over the fastest member's, geometric mean, lab/experiments/model_fit_eval.py): held-out 1+2
 # 2.4% -> 1.6%, held-out 3 3.3% (the same), held-out 4 12.5% -> 10.3%, the suite left out a shape at a time 6.5% ->
-# 2.9%; the suite's own picks unchanged.  A fixed cost for every member did worse on held-out 3 (4.3%).
+# 2.9%; the suite's own picks unchanged.  A fixed cost for every member did worse on held-out 3 (4.5%).
 FITTED_FIXED_COST = (FUSED,)
 FIXED_US_GRID = tuple(x * 0.5 for x in range(0, 41))     # 0 .. 20 us
 TFLOPS_GRID = tuple(4.0 + x * 0.5 for x in range(0, 121))  # 4 .. 64 TFLOP/s

@@ -6,7 +6,10 @@ the config cannot take it.  Pure (no GPU, no runtime import): what regtile.sgemm
 itself comes from codegen/heuristic.py."""
 from __future__ import annotations
 
+from typing import Tuple
+
 from .config import ConfigError, SgemmConfig
+from .heuristic import member_config
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
@@ -110,3 +113,11 @@ def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int) -> 
     then C's columns (for_columns) and rows (for_c, ldc = N).  What regtile.sgemm's plans run (runtime/choice.py) and what the
     sweep names as the table's member (tools/shape_sweep.py)."""
     return for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
+
+
+def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
+    """(config, backend) of family member `name` for a row-major M x N x K (lda = K, ldb = ldc = N): its split
+    for the shape (heuristic.member_config), generated for those operands (for_operands), as regtile.sgemm
+    builds a plan's kernel; what the sweeps time and label as the member."""
+    cfg, backend = member_config(name, m, n, k, sm_count)
+    return for_operands(cfg, backend, k, n, n), backend

@@ -470,7 +470,7 @@ def epilogue(plan: SgemmPlan, target: str) -> Epilogue:
     """Row by row of the thread tile; float4 groups where vec 4 and the thread tile's pieces
     are 4 columns wide."""
     cfg, r = plan.cfg, plan.regs
-    vector = cfg.vec == 4 and cfg.piece_n % 4 == 0
+    vector = cfg.float4_epilogue
     step = 4 if vector else 1
     rows = tuple(StoreRow(i, lambda tv, i=i: mp.tile_row(cfg, tv.row0, i),
                           tuple(StoreGroup(j, lambda tv, j=j: mp.tile_col(cfg, tv.col0, j), r.acc[i][j:j + step])

@@ -216,6 +216,12 @@ class TileConfig(ConfigDict):
         return self.bk // self.last_col_groups
 
     @property
+    def float4_epilogue(self) -> bool:
+        """Does the epilogue store C a float4 at a time where C's rows allow (vec 4, thread-tile pieces 4
+        columns wide: program.epilogue)?  The staged C (c_staged) writes those float4 groups."""
+        return self.vec == 4 and self.piece_n % 4 == 0
+
+    @property
     def c_stage_pad(self) -> int:
         """c_staged: floats after each staged row of C, so that a row starts BN / TN banks after the one
         before (16 where that is not a multiple of 4 below 32): a warp's read of BN / TN consecutive floats a
@@ -463,11 +469,10 @@ class TileConfig(ConfigDict):
                               f"BM)-th k: threads={c.threads} must be a multiple of bm={c.bm}, and bk={c.bk} "
                               f"of their ratio (got stages={c.stages}, frag_regs={c.frag_regs}, vec={c.vec}, "
                               f"batched={c.batched}); or last_col=False")
-        if c.c_staged and (c.vec != 4 or c.piece_n % 4 or c.last_col or c.stages < 1
-                           or c.c_stage_floats > c.stages * c.smem_floats_per_stage):
+        if c.c_staged and (not c.float4_epilogue or c.last_col or 4 * c.c_stage_floats > c.smem_bytes):
             raise ConfigError(f"c_staged: C's rows go through the tiles' shared memory (BM / TM = {c.bm // c.tm} rows "
                               f"of BN + pad = {c.bn + c.c_stage_pad} floats: {c.c_stage_floats} floats, the tiles have "
-                              f"{c.stages * c.smem_floats_per_stage}) from the float4 epilogue's groups (vec=4, "
+                              f"{c.smem_bytes // 4}) from the float4 epilogue's groups (vec=4, "
                               f"pieces of 4 columns), not beside last_col (its column's sums share that memory); got "
                               f"vec={c.vec}, piece_n={c.piece_n}, last_col={c.last_col}, stages={c.stages}; or "
                               f"c_staged=False")

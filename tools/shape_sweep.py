@@ -90,7 +90,7 @@ class ShapeBench:
         self.b = [torch.randn(k, n, device="cuda", generator=g) for _ in range(self.sets)]
         self.c = [torch.empty(m, n, device="cuda") for _ in range(self.sets)]
         self._ref = None
-        self._ws = None
+        self._ws = []  # every workspace handed out (regtile), alive until close
 
     def reference(self):
         if self._ref is None:
@@ -115,20 +115,22 @@ class ShapeBench:
         a, b, c, mm = self.a, self.b, self.c, self.torch.mm
         return lambda i: mm(a[i], b[i], out=c[i])
 
-    def regtile(self, kernel) -> Callable[[int], None]:
+    def regtile(self, kernel, c=None, ldc: int = 0) -> Callable[[int], None]:
         """Every launch regtile.sgemm makes for this kernel (runtime/sgemm_launch.py), on the
-        default stream, alpha 1, beta 0."""
+        default stream, alpha 1, beta 0; into the sets' C, or `c` (a tensor a set) of leading
+        dimension `ldc`."""
         from ..runtime.sgemm_launch import SgemmLaunch, workspace_bytes
         m, n, k = self.m, self.n, self.k
         nbytes = workspace_bytes(kernel, m, n, k)
         ws = 0
-        if nbytes:
-            if self._ws is None or self._ws.numel() < nbytes:
-                self._ws = None
-                self._ws = self.torch.empty(nbytes, dtype=self.torch.uint8, device="cuda")
-            ws = self._ws.data_ptr()
+        if nbytes:  # a larger workspace is a new buffer: the launches made before keep theirs (freed, another
+            # allocation could take the memory their split-K partials and stream-K flags still go to)
+            if not self._ws or self._ws[-1].numel() < nbytes:
+                self._ws.append(self.torch.empty(nbytes, dtype=self.torch.uint8, device="cuda"))
+            ws = self._ws[-1].data_ptr()
+        c, ldc = (self.c, n) if c is None else (c, ldc)
         launches = [SgemmLaunch(kernel, m, n, k, 1.0, self.a[i].data_ptr(), k, self.b[i].data_ptr(), n, 0.0,
-                                self.c[i].data_ptr(), n, ws) for i in range(self.sets)]
+                                c[i].data_ptr(), ldc, ws) for i in range(self.sets)]
         return lambda i: launches[i](0)
 
     def library(self, plan) -> Callable[[int], None]:
@@ -139,7 +141,8 @@ class ShapeBench:
 
     def close(self):
         self.a = self.b = self.c = []
-        self._ref = self._ws = None
+        self._ref = None
+        self._ws = []
 
 
 def time_interleaved(torch, fns: Dict[str, Callable[[int], None]], sets: int, rounds: int) -> Dict[str, List[float]]:
@@ -247,8 +250,7 @@ def sweep_candidates(suite: Sequence[dict], json_path: str, rounds: int = 3, bud
         m, n, k = s["m"], s["n"], s["k"]
         cands = []
         for name in heuristic.candidate_names(m, n, k):
-            cfg, backend = heuristic.member_config(name, m, n, k, 132)
-            cfg = operand_forms.for_operands(cfg, backend, k, n, n)  # as choose_sgemm_kernel builds it for row-major A, B
+            cfg, backend = operand_forms.member_for_shape(name, m, n, k, 132)
             cands.append((name, cfg, backend))
             items.append((cfg, backend))
         plan.append((s, cands))
@@ -364,8 +366,7 @@ def _label(cfg, backend, m, n, k, arch, sms) -> str:
     "tuned ..." where it is not the member the heuristic gives (for_operands applied alike)."""
     from ..codegen import heuristic, operand_forms
     d = heuristic.describe_choice(m, n, k, arch, sms)
-    mcfg, mback = heuristic.member_config(d["member"], m, n, k, sms)
-    if (operand_forms.for_operands(mcfg, mback, k, n, n), mback) != (cfg, backend):
+    if operand_forms.member_for_shape(d["member"], m, n, k, sms) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")

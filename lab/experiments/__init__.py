@@ -165,12 +165,9 @@ def registers(art):
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132):
-    """(config, backend) of family member `name` for row-major M x N x K (lda = K, ldb = ldc = N), generated
-    for those operands as regtile.sgemm generates its plan's (operand_forms.for_operands)."""
-    from regtile.codegen.heuristic import member_config
-    from regtile.codegen.operand_forms import for_operands
-    cfg, backend = member_config(name, m, n, k, sm_count)
-    return for_operands(cfg, backend, k, n, n), backend
+    """operand_forms.member_for_shape at the H100's 132 SMs by default."""
+    from regtile.codegen.operand_forms import member_for_shape as for_shape
+    return for_shape(name, m, n, k, sm_count)
 
 
 def time_plans(torch, bench, plans, row: dict, label: str):

@@ -16,7 +16,6 @@ def one(members):
         from regtile.codegen.heuristic import choose_member
         from regtile.runtime import driver
         from regtile.runtime.compiler import compile_config
-        from regtile.runtime.sgemm_launch import SgemmLaunch, workspace_bytes
         from regtile.tools.shape_sweep import time_interleaved
         names = members or [choose_member(m, n, k, 132), "wide-64x128-k16"]
         wide = {ldc: [torch.empty(m, ldc, device="cuda") for _ in range(bench.sets)] for ldc in (n + 4, n + 1)}
@@ -24,13 +23,9 @@ def one(members):
         for name in dict.fromkeys(names):
             cfg, backend = member_for_shape(name, m, n, k)
             kern = driver.load(compile_config(cfg, "sm_90", backend=backend))
-            nbytes = workspace_bytes(kern, m, n, k)
-            ws = torch.empty(max(nbytes, 1), dtype=torch.uint8, device="cuda")
-            for ldc, cs in [(n, bench.c)] + list(wide.items()):
-                launches = [SgemmLaunch(kern, m, n, k, 1.0, bench.a[i].data_ptr(), k, bench.b[i].data_ptr(), n, 0.0,
-                                        cs[i].data_ptr(), ldc, ws.data_ptr() if nbytes else 0)
-                            for i in range(bench.sets)]
-                fns[f"{name} ldc={'N' if ldc == n else 'N+%d' % (ldc - n)}"] = (lambda ls: lambda i: ls[i](0))(launches)
+            fns[f"{name} ldc=N"] = bench.regtile(kern)
+            for ldc, cs in wide.items():
+                fns[f"{name} ldc=N+{ldc - n}"] = bench.regtile(kern, cs, ldc)
         times = time_interleaved(torch, fns, bench.sets, 5)
         us = {label: sorted(t)[len(t) // 2] for label, t in times.items()}
         line = "  ".join(f"{label} {v:.1f}" for label, v in us.items())

@@ -10,7 +10,7 @@ few-vector routes).
 
 Variants of the refit:
   refit        tools/shape_sweep.fit_table as it is (every entry's fastest member; the model refit)
-  keep-model   the same entries, the committed table's model throughputs kept
+  keep-model   the same entries, the committed table's model (throughputs and fixed costs) kept
 (Choosing a new entry's `best` otherwise changes nothing here: a shape off the table is scored on its
 neighbours' ratios, `rel`, and `best` counts only for a shape of the table itself.)
 
@@ -37,11 +37,12 @@ def _sets(path):
     return out
 
 
-def _judge(h, rows, table, tflops, sm_count=132):
-    """(geomean of the picks' time over the fastest member's, picks at >= cuBLAS, shapes) on rows."""
+def _judge(h, rows, table, model, sm_count=132):
+    """(geomean of the picks' time over the fastest member's, picks at >= cuBLAS, shapes) on rows, with the
+    model's fit `model` = (model_tflops, model_fixed_us) in place of the committed table's."""
     from lab.experiments.table_transfer_eval import family_rows
-    saved = h.model_tflops
-    h.model_tflops = lambda: tflops
+    saved = h.model_tflops, h.model_fixed_us
+    h.model_tflops, h.model_fixed_us = (lambda: model[0]), (lambda: model[1])
     try:
         over, at = [], 0
         for r, timed in family_rows(rows):
@@ -53,14 +54,14 @@ def _judge(h, rows, table, tflops, sm_count=132):
             at += r["cublas_us"] >= timed[pick]
         return math.exp(sum(map(math.log, over)) / len(over)), at, len(over)
     finally:
-        h.model_tflops = saved
+        h.model_tflops, h.model_fixed_us = saved
 
 
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.tools.shape_sweep import fit_table, merge_runs
     data = h._table_data()
-    committed, tflops0 = data["entries"], data["model_tflops"]
+    committed, model0 = data["entries"], (data["model_tflops"], data.get("model_fixed_us", {}))
     raws = []
     for name in data["source"].split(", "):
         with open(os.path.join("docs/data", name)) as f:
@@ -69,11 +70,12 @@ def run(argv):
     for fit_name, fit_rows, judge_name, judge_rows in (("held-out 1", h1, "held-out 2", h2),
                                                         ("held-out 2", h2, "held-out 1", h1)):
         table = fit_table(merge_runs(raws + [{"rows": fit_rows, "sm_count": 132}]), previous=committed, sticky=0.03)
-        variants = {"committed": (committed, tflops0), "refit": (table["entries"], table["model_tflops"]),
-                    "keep-model": (table["entries"], tflops0)}
+        variants = {"committed": (committed, model0),
+                    "refit": (table["entries"], (table["model_tflops"], table["model_fixed_us"])),
+                    "keep-model": (table["entries"], model0)}
         print(f"fitted with {fit_name}, judged on {judge_name}:")
-        for name, (entries, tf) in variants.items():
-            geo, at, count = _judge(h, judge_rows, entries, tf)
+        for name, (entries, model) in variants.items():
+            geo, at, count = _judge(h, judge_rows, entries, model)
             print(f"  {name:22s} picks {100 * (geo - 1):.1f}% over the fastest, {at} of {count} at >= cuBLAS")
 
 
