@@ -6,15 +6,15 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
 
 - sm_90: the member (codegen/presets.py FAMILY) chosen by
   1. the table (codegen/heuristic_table.json): for every shape of the sweep's suite
-     (benchmarks/shapes.json), each candidate's time over the fastest one's.  A query takes
-     its NEIGHBOURS nearest suite shapes in log2 space (|log2 m/m'| + |log2 n/n'| +
-     |log2 k/k'|) within MAX_DISTANCE, and the candidate of its own candidate list with the
-     lowest weighted geometric-mean relative time over them (weights 1 / (0.5 + distance);
-     a member a neighbour did not time counts MISSING_PENALTY there); a suite shape itself
-     takes its own fastest member;
+     (benchmarks/shapes.json) and of the small-problem fitting grid (benchmarks/shapes-fit-small.json,
+     session 16), each candidate's time over the fastest one's.  A query takes its NEIGHBOURS
+     nearest table shapes in log2 space (|log2 m/m'| + |log2 n/n'| + |log2 k/k'|) within
+     MAX_DISTANCE, and the candidate of its own candidate list with the lowest weighted
+     geometric-mean relative time over them (weights 1 / (0.5 + distance); a member a neighbour
+     did not time counts MISSING_PENALTY there); a table shape itself takes its own fastest member;
   2. else the model (model_time): padded FFMAs over the SMs the member's tiles (and
      stream-K's K ranges, split-K's splits) keep busy, at the member's throughput fitted on
-     the same sweep (the table's "model_tflops"), or its operand traffic at copy bandwidth,
+     the suite's rows of the same runs (the table's "model_tflops"; not the grid's), or its operand traffic at copy bandwidth,
      plus a fixed cost per launch (the fused split-K members: their own, fitted with the table;
      FITTED_FIXED_COST) and stream-K's serial fix-up where tiles are fewer than SMs.
 - sm_80/86/89: today's kernel (the zorder preset through CUDA C): nothing else is measured
@@ -333,7 +333,7 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
                  table: Optional[Sequence[dict]] = None, transfer_sms: int = 0) -> Optional[str]:
-    """The member the table picks for M x N x K among `names`, or None (no suite shape near).
+    """The member the table picks for M x N x K among `names`, or None (no table shape near).
     transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's)."""
@@ -354,7 +354,7 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     if not near:
         return None
     if near[0][0] == 0.0 and near[0][1]["best"] in names:
-        return near[0][1]["best"]  # a suite shape: its own measurement
+        return near[0][1]["best"]  # a table shape: its own measurement
     best, best_score = None, float("inf")
     for name in names:
         here = math.log(model_time(name, m, n, k, transfer_sms)) if transfer_sms else 0.0  # once a member

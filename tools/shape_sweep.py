@@ -324,6 +324,9 @@ def merge_runs(raws: Sequence[dict]) -> dict:
     return {"device": raws[-1].get("device"), "sm_count": raws[-1].get("sm_count"), "rows": list(rows.values())}
 
 
+FIT_GROUP = "fit"  # the rows of benchmarks/shapes-fit-small.json (the small-problem fitting grid)
+
+
 def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0) -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
     time over the fastest one's (members since removed from the family left out).  With
@@ -349,12 +352,16 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
         entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
                         "rel": {nm: round(t / timed[fastest], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
-    tflops, fixed = fit_model(raw["rows"], raw.get("sm_count") or 132)
-    return {"about": "codegen/heuristic.py's decision table: per suite shape (benchmarks/shapes.json), each "
+    # The model is fitted on the suite's rows only: its form prices full SMs, and fitted with the small-problem
+    # grid's rows too (session 16) it picked tall-128x64-k16 for held-out 12544x64x147, 1.89x the fastest member
+    # (lab/experiments/grid_refit_eval.py).  The grid's shapes are table entries alone.
+    tflops, fixed = fit_model([r for r in raw["rows"] if r.get("group") != FIT_GROUP], raw.get("sm_count") or 132)
+    return {"about": "codegen/heuristic.py's decision table: per shape of the suite (benchmarks/shapes.json) and of "
+                     "the small-problem fitting grid (benchmarks/shapes-fit-small.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
-                     "the model's per-member throughput fitted on the same rows, model_fixed_us: the fixed cost a "
-                     "launch of the members fitted with one (heuristic.fit_model)",
+                     "the model's per-member throughput fitted on the suite's rows of the same runs, model_fixed_us: "
+                     "the fixed cost a launch of the members fitted with one (heuristic.fit_model)",
             "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
             **({"sticky": sticky} if sticky else {}),
             "model_tflops": tflops, "model_fixed_us": fixed, "entries": entries}

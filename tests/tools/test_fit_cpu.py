@@ -81,3 +81,16 @@ def test_the_fused_members_fixed_cost_is_fitted_with_their_throughput():
                      "kernels": {"fused-64x64": {"ok": True, "us": flops / 30e6 + 10.0 * launches}}})
     tflops, fixed = fit_model(rows)
     assert fixed == {"fused-64x64": 10.0} and tflops["fused-64x64"] == 30.0 and LAUNCH_US != 10.0
+
+
+def test_the_model_is_fitted_on_the_suite_rows_alone():
+    """The small-problem grid's rows (group "fit") become entries but leave the model's throughputs alone:
+    with them the model's form, which prices full SMs, picked 1.9x the fastest member on a held-out shape."""
+    suite_only = fit_table(RUN)
+    grid = {"m": 96, "n": 128, "k": 64, "group": "fit", "cublas_us": 9.0,
+            "kernels": {"wide-64x128": {"ok": True, "us": 40.0}, "wide-128x256": {"ok": True, "us": 45.0}}}
+    both = fit_table({**RUN, "rows": RUN["rows"] + [grid]})
+    assert (96, 128, 64) in _best(both) and (96, 128, 64) not in _best(suite_only)
+    assert both["model_tflops"] == suite_only["model_tflops"]
+    grid_as_suite = fit_table({**RUN, "rows": RUN["rows"] + [dict(grid, group="small")]})
+    assert grid_as_suite["model_tflops"] != suite_only["model_tflops"]  # the row would have moved it
