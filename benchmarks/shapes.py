@@ -2,7 +2,7 @@
 
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, and the
-                                        fitting grid shapes-fit-small.json) from the lists below
+                                        fitting grids shapes-fit-small.json, -tall.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -129,6 +129,35 @@ def fit_small():
     return rows
 
 
+# The fitting grid of long thin problems (session 16): one of M, N from 8192 to 65536, the other 64-512, K 64-1024,
+# both orientations, at most FIT_TALL_FLOP, without the points within 0.5 of a suite or small-grid shape and without
+# the held-out sets' shapes themselves (so that they stay out of sample; 65536x256x64 is one).
+FIT_TALL_LONG = (8192, 16384, 32768, 65536)
+FIT_TALL_SHORT = (64, 128, 256, 512)
+FIT_TALL_K = (64, 128, 256, 512, 1024)
+FIT_TALL_FLOP = 8.6e9
+
+
+def _log2_distance(p, shapes):
+    import math
+    q = [math.log2(x) for x in p]
+    return min((sum(abs(a - math.log2(b)) for a, b in zip(q, s)) for s in shapes), default=float("inf"))
+
+
+def fit_tall():
+    """The long thin fitting grid (benchmarks/shapes-fit-tall.json): rows {"m", "n", "k", "group": "fit"}."""
+    import itertools
+    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small()]
+    held = {(m, n, k) for groups in (HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4) for shapes in groups.values()
+            for m, n, k in shapes}
+    rows = []
+    for long, short, k in itertools.product(FIT_TALL_LONG, FIT_TALL_SHORT, FIT_TALL_K):
+        for m, n in ((long, short), (short, long)):
+            if 2 * m * n * k <= FIT_TALL_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
+                rows.append({"m": m, "n": n, "k": k, "group": "fit"})
+    return rows
+
+
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
     counts rotate so that every (d, tokens) pair of the grid is near a sampled one), plus the
@@ -188,3 +217,4 @@ if __name__ == "__main__":
     _write("shapes-heldout-3.json", heldout(HELDOUT_3))
     _write("shapes-heldout-4.json", heldout(HELDOUT_4))
     _write("shapes-fit-small.json", fit_small())
+    _write("shapes-fit-tall.json", fit_tall())
