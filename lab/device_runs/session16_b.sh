@@ -1,6 +1,7 @@
 #!/bin/bash
-# Session 16: the table with the small-problem grid's entries (and the suite's N % 4 != 0 shapes timed again with C
-# staged): held-out 4, 1, 2 and 3, then the suite's sweep, through regtile.sgemm.  One archive ($OUT/session16_b.tgz).
+# Session 16: the table with the fitting grids' entries (at d656d18 the small-problem grid; at 5c0c5d1 also the long
+# thin grid) and the suite's N % 4 != 0 shapes timed again with C staged: held-out 4, 1, 2 and 3, then the suite's
+# sweep, through regtile.sgemm.  One archive ($OUT/session16_b.tgz).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s16
 sweep_suite benchmarks/shapes-heldout-4.json heldout4 ${H_S:-75}

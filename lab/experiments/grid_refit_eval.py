@@ -1,5 +1,6 @@
 """Offline (no GPU): the decision table refitted with more candidates runs (session 16: the small-problem
-fitting grid, benchmarks/shapes-fit-small.json, and the suite's N % 4 != 0 shapes timed again with C staged),
+fitting grid, benchmarks/shapes-fit-small.json, the long thin one, shapes-fit-tall.json, and the suite's N % 4 != 0
+shapes timed again with C staged),
 judged as model_fit_eval judges the model's forms: on the held-out candidates runs (never fitted; their
 N % 4 != 0 rows replaced by session 16's, timed with C staged), the picks' time over the fastest member's
 (geometric mean through the whole choice: table, else model) and the picks at >= cuBLAS; and the suite, each
@@ -19,9 +20,12 @@ from lab.experiments.model_fit_eval import SETS, _geo, held_out
 S16 = "docs/data/session16/a_4c008c1/"
 GRID = "docs/data/shape-candidates-session16-fit-small_4c008c1.json"
 SUITE_N4 = "docs/data/shape-candidates-session16-suite-n4_4c008c1.json"
-SET_UPDATES = {"held-out 3": S16 + "shape-candidates-heldout3-n4_4c008c1.json",
+TALL = "docs/data/shape-candidates-session16-fit-tall_f3e7b94.json"
+SET_UPDATES = {"held-out 1+2": "docs/data/session16/c_f3e7b94/shape-candidates-heldout12-n4_f3e7b94.json",
+               "held-out 3": S16 + "shape-candidates-heldout3-n4_4c008c1.json",
                "held-out 4": S16 + "shape-candidates-heldout4-n4_4c008c1.json"}
-VARIANTS = {"suite runs (session 15)": [], "+suite N%4": [SUITE_N4], "+grid": [GRID], "+suite N%4 +grid": [SUITE_N4, GRID]}
+VARIANTS = {"suite runs (session 15)": [], "+suite N%4": [SUITE_N4], "+grid": [GRID], "+suite N%4 +grid": [SUITE_N4, GRID],
+            "+suite N%4 +grid +tall grid": [SUITE_N4, GRID, TALL]}
 
 
 def _load(path):

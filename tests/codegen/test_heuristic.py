@@ -13,7 +13,7 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-FIT_GRID = os.path.join(os.path.dirname(SUITE), "shapes-fit-small.json")
+FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall")]
 
 
 def test_pure_module_imports_no_runtime():
@@ -33,14 +33,16 @@ def test_pure_module_imports_no_runtime():
                         ".streamk"}, (module.__name__, mods)
 
 
-def test_table_entries_name_family_members_and_cover_the_suite_and_the_grid():
-    """The entries: every suite shape and every shape of the small-problem fitting grid (session 16), no other."""
+def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
+    """The entries: every suite shape and every shape of the fitting grids (session 16), no other."""
     table = h.load_table()
     with open(SUITE) as f:
         suite = {(s["m"], s["n"], s["k"]) for s in json.load(f)}
-    with open(FIT_GRID) as f:
-        grid = {(s["m"], s["n"], s["k"]) for s in json.load(f)}
-    assert len(suite) >= 100 and len(grid) >= 200 and not suite & grid
+    grid = set()
+    for path in FIT_GRIDS:
+        with open(path) as f:
+            grid |= {(s["m"], s["n"], s["k"]) for s in json.load(f)}
+    assert len(suite) >= 100 and len(grid) >= 300 and not suite & grid
     assert {(e["m"], e["n"], e["k"]) for e in table} == suite | grid
     sticky = h._table_data(h.TABLE_PATH).get("sticky", 0.0)  # a sticky refit keeps members within this of the fastest
     for e in table:
