@@ -6,7 +6,8 @@ a few-vector plan's split count (absolute, or from the committed plan's).  Value
 (`warps=(2,2)`).  Without variants each shape takes DEFAULT's for its kind of plan: the few-vector op N knobs
 (rows a lane, steps in flight, lanes a row, warps a block, splits) and, for the skinny members, a register cap
 (`max_registers`, PTX .maxnreg) that lets one more block onto each SM.  Every plan is checked against float64
-and timed interleaved (lab.experiments.time_plans).  `dry=1` builds the variants for sm_90 on this machine (no
+and timed interleaved (lab.experiments.time_plans).  `NAME@MEMBER:...` starts from a family member's config for the
+shape instead of the plan's.  `dry=1` builds the variants for sm_90 on this machine (no
 GPU) and prints their registers and stack frames instead: a variant that spills is left out of a run.
 
   python3 -m lab.experiments.variants_ab [dry=1] [NAME:field=v;field=v ...] [MxNxK ...]
@@ -29,7 +30,8 @@ DEFAULT = {
 
 
 def parse(spec: str):
-    """NAME:field=value;... -> (NAME, {field: value})."""
+    """NAME:field=value;... -> (NAME, {field: value}).  NAME@MEMBER starts from family member MEMBER's config
+    for the shape (operand_forms.member_for_shape) instead of the plan's."""
     name, _, body = spec.partition(":")
     fields = {}
     for part in filter(None, body.split(";")):
@@ -85,8 +87,12 @@ def dry(variants, shapes) -> None:
         for name, fields in [("committed", {})] + [parse(v) for v in variants or DEFAULT.get(spec, [])]:
             fields = {f: v for f, v in fields.items() if f != "splits"}
             try:
-                cfg = replace(base, **fields) if r is not None else base.replace(**fields)
-                art = compile_config(cfg, "sm_90", **({"backend": backend} if backend else {}))
+                b, be = base, backend
+                if "@" in name:
+                    from regtile.codegen.operand_forms import member_for_shape
+                    b, be = member_for_shape(name.split("@")[1], m, n, k, 132)
+                cfg = replace(b, **fields) if r is not None and "@" not in name else b.replace(**fields)
+                art = compile_config(cfg, "sm_90", **({"backend": be} if be else {}))
                 info = {role: kernel_info(art.cubin, src.name) for role, src in art.source.kernels()}
                 print(spec, name, {role: (i.registers, i.frame_bytes) for role, i in info.items()}, flush=True)
             except Exception as e:  # a refused variant: say why and go on
@@ -108,7 +114,12 @@ def run(argv):
         plans = {"committed": lib}
         for name, fields in (parse(v) for v in given or DEFAULT.get(f"{m}x{n}x{k}", [])):
             try:
-                if lib.gemv is not None:
+                if "@" in name:
+                    from regtile.codegen.operand_forms import member_for_shape
+                    cfg, backend = member_for_shape(name.split("@")[1], m, n, k, 132)
+                    plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg.replace(**fields),
+                                           backend=backend)
+                elif lib.gemv is not None:
                     plans[name] = FewVecVariant(lib.gemv, m, n, k, fields)
                 else:
                     plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config.replace(**fields),
