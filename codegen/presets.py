@@ -252,6 +252,17 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # padded to 48, not 64) - none the fastest on any suite shape.
     FamilyMember("splitk-32x64-f8", _z(bm=32, bn=64, bk=16, tm=4, tn=4, split_tile=False), "cuda",
                  "32x64x16 4x4, CUDA C, split-K aiming at 8 blocks an SM, >= 2 k-tiles a split", fill=8, min_ktiles=2),
+    # session 16 (lab/device_runs/session16_d.sh, H100): a small problem leaves each SM one or two blocks with a
+    # short chain of k-tiles, each waiting out a global load's round trip behind one k-tile of FFMAs; a k-tile of 32
+    # halves the round trips.  The same members with BK 32 (us): 784x576x192 sq-64x64-4x8 12.8 -> 7.7, wide-32x64
+    # 13.3 -> 7.9 (cuBLAS 11.2); 768x768x192 wide-32x64 13.9 -> 10.8 (13.5); 1536x512x256 17.2 -> 14.3 (17.7);
+    # 1024x1024x256 sq-64x64-4x8 20.2 -> 16.8 (18.0); slower from K = 384 (196x1152x384 14.2 -> 22.9): the table
+    # decides.
+    FamilyMember("sq-64x64-4x8-k32", _z(bm=64, bn=64, bk=32, tm=4, stream_k=True), "ptx", "64x64x32 4x8 + stream-K"),
+    FamilyMember("wide-32x64-k32", _z(bm=32, bn=64, bk=32, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "32x64x32 4x4 + stream-K"),
+    FamilyMember("tall-64x32-k32", _z(bm=64, bn=32, bk=32, tm=4, tn=4, split_tile=False, stream_k=True), "ptx",
+                 "64x32x32 4x4 + stream-K"),
     # today's default on sm_80..89 (the zorder preset through CUDA C)
     FamilyMember("cuda-zorder", PRESETS["zorder"].config, "cuda", "the zorder preset, CUDA C (sm_80..89 default)"),
 )
