@@ -1,31 +1,46 @@
-"""Offline (no GPU): the decision table refitted with more candidates runs (session 16: the small-problem
-fitting grid, benchmarks/shapes-fit-small.json, the long thin one, shapes-fit-tall.json, and the suite's N % 4 != 0
-shapes timed again with C staged),
-judged as model_fit_eval judges the model's forms: on the held-out candidates runs (never fitted; their
-N % 4 != 0 rows replaced by session 16's, timed with C staged), the picks' time over the fastest member's
-(geometric mean through the whole choice: table, else model) and the picks at >= cuBLAS; and the suite, each
-shape left out of the table in turn.
+"""Offline (no GPU): the decision table refitted with more candidates runs (session 16), judged as model_fit_eval
+judges the model's forms: on the held-out candidates runs (never fitted; every member timed at 176430a, the BK 32
+members included), the picks' time over the fastest member's (geometric mean through the whole choice: table,
+else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
+and the suite, each shape left out of the table in turn.
 
-  python3 -m lab.experiments.grid_refit_eval [extra=RAW.json,RAW2.json] [sticky=0.03]
+  python3 -m lab.experiments.grid_refit_eval
 
-Each variant: the committed table's sources from before session 16, then the extra runs (a later run's
-shapes replace an earlier one's, as `shape_sweep --fit` merges them), fitted by
-tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows alone)."""
+Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
+alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
+run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
+  session 15            the suite's runs until session 15 (the table's sources at 94dc5bc), session 15's family
+  + grids               + the suite's N % 4 != 0 shapes again with C staged (4c008c1), the small-problem grid
+                        (benchmarks/shapes-fit-small.json, 4c008c1) and the long thin one (shapes-fit-tall.json,
+                        f3e7b94); session 15's family
+  + BK 32 members       the suite and both grids timed again with the three BK 32 members (176430a): the
+                        committed table
+  same, without them    that table with the BK 32 members left out of the choice
+"""
 import json
-import os
 
-from lab.experiments import program, take_option
-from lab.experiments.model_fit_eval import SETS, _geo, held_out
+from lab.experiments import program
+from lab.experiments.model_fit_eval import _geo
 
-S16 = "docs/data/session16/a_4c008c1/"
-GRID = "docs/data/shape-candidates-session16-fit-small_4c008c1.json"
-SUITE_N4 = "docs/data/shape-candidates-session16-suite-n4_4c008c1.json"
-TALL = "docs/data/shape-candidates-session16-fit-tall_f3e7b94.json"
-SET_UPDATES = {"held-out 1+2": "docs/data/session16/c_f3e7b94/shape-candidates-heldout12-n4_f3e7b94.json",
-               "held-out 3": S16 + "shape-candidates-heldout3-n4_4c008c1.json",
-               "held-out 4": S16 + "shape-candidates-heldout4-n4_4c008c1.json"}
-VARIANTS = {"suite runs (session 15)": [], "+suite N%4": [SUITE_N4], "+grid": [GRID], "+suite N%4 +grid": [SUITE_N4, GRID],
-            "+suite N%4 +grid +tall grid": [SUITE_N4, GRID, TALL]}
+D = "docs/data/"
+S15 = [D + s for s in (
+    "shape-candidates-round3-final.json, shape-candidates-round4-run1.json, shape-candidates-round4-run2.json, "
+    "shape-candidates-round5-run1_1d52bea.json, shape-candidates-session4-run1_d7734b0.json, "
+    "shape-candidates-session4-run2_5ed8b51.json, shape-candidates-session4-run3_ca52576.json, "
+    "shape-candidates-session4-unaligned_639f9c5.json, shape-candidates-session6_88a851e.json, "
+    "shape-candidates-session6-m48_d56be93.json, shape-candidates-session7_f8b4174.json, "
+    "shape-candidates-session7-pdl_01ac1f9.json, shape-candidates-session8-final_89d1621.json, "
+    "shape-candidates-session9_1a9684a.json, shape-candidates-session11_1135074.json, "
+    "shape-candidates-session12_a09b76a.json").split(", ")]
+GRIDS = [D + "shape-candidates-session16-suite-n4_4c008c1.json", D + "shape-candidates-session16-fit-small_4c008c1.json",
+         D + "shape-candidates-session16-fit-tall_f3e7b94.json"]
+K32_RUNS = [D + f"shape-candidates-session16-{s}_176430a.json" for s in ("suite", "fit-small", "fit-tall")]
+K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
+VARIANTS = {"session 15": (S15, K32), "+ grids": (S15 + GRIDS, K32), "+ BK 32 members": (S15 + K32_RUNS, ()),
+            "same, without them": (S15 + K32_RUNS, K32)}
+HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
+            "held-out 3": "docs/data/session16/f_176430a/shape-candidates-session16-heldout3_176430a.json",
+            "held-out 4": "docs/data/session16/f_176430a/shape-candidates-session16-heldout4_176430a.json"}
 
 
 def _load(path):
@@ -33,24 +48,15 @@ def _load(path):
         return json.load(f)
 
 
-def table_for(extra, sticky):
-    """The table fitted on the committed table's sources from before session 16 plus `extra`."""
+def table_for(paths):
+    """The table fitted on `paths` (sticky 0.03 to the committed table)."""
     from regtile.codegen import heuristic as h
     from regtile.tools.shape_sweep import fit_table, merge_runs
-    data = h._table_data()
-    base = [s for s in data["source"].split(", ") if "session16" not in s]
-    raws = [_load(os.path.join("docs", "data", s)) for s in base] + [_load(p) for p in extra]
-    return fit_table(merge_runs(raws), previous=data["entries"] if sticky else (), sticky=sticky)
-
-
-def set_rows(label):
-    from regtile.tools.shape_sweep import merge_runs
-    raws = [_load(SETS[label])] + ([_load(SET_UPDATES[label])] if label in SET_UPDATES else [])
-    return merge_runs(raws)["rows"]
+    return fit_table(merge_runs([_load(p) for p in paths]), previous=h._table_data()["entries"], sticky=0.03)
 
 
 def leave_one_out(h, sm_count=132):
-    """The committed suite's shapes, each left out of the table in turn: the pick over the fastest (geomean)."""
+    """The suite's shapes, each left out of the table in turn: the pick over the fastest (geomean)."""
     suite = {(r["m"], r["n"], r["k"]) for r in _load("benchmarks/shapes.json")}
     table = h.load_table()
     rels = []
@@ -65,31 +71,42 @@ def leave_one_out(h, sm_count=132):
     return _geo(rels), len(rels)
 
 
+def judged(h, rows, sm_count=132):
+    """(the picks' time over the fastest member's of the whole family, picks at >= cuBLAS, shapes, the picks'
+    geometric-mean speed over cuBLAS) on candidates rows: every variant against the same fastest member."""
+    from lab.experiments.table_transfer_eval import family_rows
+    over, at, x = [], 0, []
+    for r, timed in family_rows(rows):
+        pick = h.choose_member(r["m"], r["n"], r["k"], sm_count)
+        over.append(timed[pick] / min(timed.values()))
+        x.append(r["cublas_us"] / timed[pick])
+        at += r["cublas_us"] >= timed[pick]
+    return _geo(over), at, len(over), _geo(x)
+
+
 def run(argv):
     from regtile.codegen import heuristic as h
-    sticky = float(take_option(argv, "sticky") or 0)
-    extra = take_option(argv, "extra")
-    variants = {"suite runs (session 15)": [], extra: extra.split(",")} if extra else VARIANTS
-    sets = {label: set_rows(label) for label in SETS}
-    saved = h._table_data
-    for label, paths in variants.items():
-        data = table_for(paths, sticky)
+    sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
+    saved_data, saved_names = h._table_data, h.candidate_names
+    for label, (paths, dropped) in VARIANTS.items():
+        data = table_for(paths)
         h._table_data = lambda path=None, data=data: data
+        h.candidate_names = lambda *a, **k: [n for n in saved_names(*a, **k) if n not in dropped]
         h.load_table.cache_clear()  # cached on the table's path
         try:
             parts = []
             for name, rows in sets.items():
-                geo, at, n, worst = held_out(rows, None)
-                parts.append(f"{name} {100 * (geo - 1):.1f}% ({at} of {n} >= cuBLAS)")
+                geo, at, n, x = judged(h, rows)
+                parts.append(f"{name} {100 * (geo - 1):.1f}%, x cuBLAS {x:.3f} ({at} of {n} >= 1.0)")
             loo, n = leave_one_out(h)
-            print(f"{label:18s} {len(data['entries'])} entries: " + ", ".join(parts)
+            print(f"{label:20s} {len(data['entries'])} entries: " + ", ".join(parts)
                   + f"; suite left out {100 * (loo - 1):.1f}% ({n})", flush=True)
         finally:
-            h._table_data = saved
+            h._table_data, h.candidate_names = saved_data, saved_names
             h.load_table.cache_clear()
 
 
-main = program(run, "extra=RAW.json,... sticky=0.03")
+main = program(run, "(no options)")
 
 if __name__ == "__main__":
     import sys
