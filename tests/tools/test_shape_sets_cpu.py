@@ -9,7 +9,8 @@ import pytest
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks")
 FILES = {"shapes.json": "suite", "shapes-fit-small.json": "fit_small", "shapes-fit-tall.json": "fit_tall"}
-HELD_OUT = ["shapes-heldout.json", "shapes-heldout-2.json", "shapes-heldout-3.json", "shapes-heldout-4.json"]
+HELD_OUT = ["shapes-heldout.json", "shapes-heldout-2.json", "shapes-heldout-3.json", "shapes-heldout-4.json",
+            "shapes-heldout-5.json"]
 
 
 def _module():
