@@ -11,7 +11,8 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      nearest table shapes in log2 space (|log2 m/m'| + |log2 n/n'| + |log2 k/k'|) within
      MAX_DISTANCE, and the candidate of its own candidate list with the lowest weighted
      geometric-mean relative time over them (weights 1 / (0.5 + distance); a member a neighbour
-     did not time counts MISSING_PENALTY there); a table shape itself takes its own fastest member;
+     did not time counts MISSING_PENALTY there); a table shape itself takes its own fastest member,
+     and a shape with fewer than MIN_NEIGHBOURS table shapes near goes to the model;
   2. else the model (model_time): padded FFMAs over the SMs the member's tiles (and
      stream-K's K ranges, split-K's splits) keep busy, at the member's throughput fitted on
      the suite's rows of the same runs (the table's "model_tflops"; not the grid's), or its operand traffic at copy bandwidth,
@@ -43,6 +44,13 @@ NEIGHBOURS = 3
 # shape out of the table (and of the model's fit) in turn (docs/shapes.md): the pick is then
 # 3.6% slower than the shape's fastest member (geometric mean; 6.8% with 2.5).
 MAX_DISTANCE = 1.0
+# A shape with fewer table shapes than this within MAX_DISTANCE (and none its own) goes to the model: one neighbour's
+# ratios carried by the model alone picked 1.1-1.3x the fastest member where the model alone picked it (session 16,
+# with the small grid's K midpoints: 4096x320x320 tall-256x128 34.7 us against tall-128x64-k16's 26.0, 1500x384x1536,
+# 197x3072x768).  Judged on the held-out candidates (lab/experiments/grid_refit_eval.py; chosen there, so those sets
+# are in sample for this rule): x cuBLAS held-out 1+2 1.089 -> 1.088, 3 1.084 -> 1.093, 4 1.136 -> 1.129, 5 1.178
+# -> 1.189; the suite left out a shape at a time 3.3% -> 2.8% over the fastest member.
+MIN_NEIGHBOURS = 2
 MISSING_PENALTY = 2.0
 # a tile may pad C's area by at most this much to be a candidate (skinny members: always)
 MAX_PAD = 2.0
@@ -333,7 +341,8 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
                  table: Optional[Sequence[dict]] = None, transfer_sms: int = 0) -> Optional[str]:
-    """The member the table picks for M x N x K among `names`, or None (no table shape near).
+    """The member the table picks for M x N x K among `names`, or None (fewer than MIN_NEIGHBOURS table shapes near,
+    none of them this shape).
     transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's)."""
@@ -355,6 +364,8 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
         return None
     if near[0][0] == 0.0 and near[0][1]["best"] in names:
         return near[0][1]["best"]  # a table shape: its own measurement
+    if len(near) < MIN_NEIGHBOURS:
+        return None  # one neighbour's ratios, carried by the model, are a weaker guess than the model's
     best, best_score = None, float("inf")
     for name in names:
         here = math.log(model_time(name, m, n, k, transfer_sms)) if transfer_sms else 0.0  # once a member

@@ -1,10 +1,12 @@
 """Offline (no GPU): the decision table refitted with more candidates runs (session 16), judged as model_fit_eval
-judges the model's forms: on the held-out candidates runs (never fitted; every member timed at 176430a, the BK 32
-members included), the picks' time over the fastest member's (geometric mean through the whole choice: table,
+judges the model's forms: on the held-out candidates runs (never fitted; every member timed at 176430a or later,
+the BK 32 members included), the picks' time over the fastest member's (geometric mean through the whole choice: table,
 else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
 and the suite, each shape left out of the table in turn.
 
-  python3 -m lab.experiments.grid_refit_eval
+  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1]
+
+min_neighbours: heuristic.MIN_NEIGHBOURS for every variant (2 as committed; 1, the rule until session 16).
 
 Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
 alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
@@ -16,10 +18,12 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   + BK 32 members       the suite and both grids timed again with the three BK 32 members (176430a): the
                         committed table
   same, without them    that table with the BK 32 members left out of the choice
+  + K midpoints         + the small grid at K = 3 x 2^j (ac2bc3c): the committed table (and without BK 32)
+Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
 import json
 
-from lab.experiments import program
+from lab.experiments import program, take_option
 from lab.experiments.model_fit_eval import _geo
 
 D = "docs/data/"
@@ -36,11 +40,14 @@ GRIDS = [D + "shape-candidates-session16-suite-n4_4c008c1.json", D + "shape-cand
          D + "shape-candidates-session16-fit-tall_f3e7b94.json"]
 K32_RUNS = [D + f"shape-candidates-session16-{s}_176430a.json" for s in ("suite", "fit-small", "fit-tall")]
 K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
+MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
 VARIANTS = {"session 15": (S15, K32), "+ grids": (S15 + GRIDS, K32), "+ BK 32 members": (S15 + K32_RUNS, ()),
-            "same, without them": (S15 + K32_RUNS, K32)}
+            "same, without them": (S15 + K32_RUNS, K32), "+ K midpoints": (S15 + K32_RUNS + MID, ()),
+            "same, without BK 32": (S15 + K32_RUNS + MID, K32)}
 HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
             "held-out 3": "docs/data/session16/f_176430a/shape-candidates-session16-heldout3_176430a.json",
-            "held-out 4": "docs/data/session16/f_176430a/shape-candidates-session16-heldout4_176430a.json"}
+            "held-out 4": "docs/data/session16/f_176430a/shape-candidates-session16-heldout4_176430a.json",
+            "held-out 5": "docs/data/session16/h_ac2bc3c/shape-candidates-session16-heldout5_ac2bc3c.json"}
 
 
 def _load(path):
@@ -86,6 +93,7 @@ def judged(h, rows, sm_count=132):
 
 def run(argv):
     from regtile.codegen import heuristic as h
+    h.MIN_NEIGHBOURS = int(take_option(argv, "min_neighbours") or h.MIN_NEIGHBOURS)
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
     saved_data, saved_names = h._table_data, h.candidate_names
     for label, (paths, dropped) in VARIANTS.items():
@@ -106,7 +114,7 @@ def run(argv):
             h.load_table.cache_clear()
 
 
-main = program(run, "(no options)")
+main = program(run, "min_neighbours=1 (default: the committed rule)")
 
 if __name__ == "__main__":
     import sys
