@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 16, the last calls: the whole GPU suite (the BK 32 members' family tests included) with GPU=1, else
-# held-out 4, 1, 2 and 3 and the suite's sweep through regtile.sgemm with the table as committed.
+# held-out 4, 1, 2, 3 and 5 and the suite's sweep through regtile.sgemm with the table as committed.
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s16
 if [ "${GPU:-0}" = 1 ]; then
@@ -10,6 +10,7 @@ else
   sweep_suite benchmarks/shapes-heldout.json heldout1 ${H_S:-75}
   sweep_suite benchmarks/shapes-heldout-2.json heldout2 ${H_S:-75}
   sweep_suite benchmarks/shapes-heldout-3.json heldout3 ${H_S:-75}
+  sweep_suite benchmarks/shapes-heldout-5.json heldout5 ${H_S:-75}
   sweep ${SWEEP_S:-150}
 fi
 archive session16_g${GPU:-0}
