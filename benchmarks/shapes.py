@@ -2,7 +2,8 @@
 
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, -5.json, and the
-                                        fitting grids shapes-fit-small.json, -tall.json) from the lists below
+                                        fitting grids shapes-fit-small.json, -tall.json,
+                                        -tiny.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -186,6 +187,27 @@ def fit_tall():
     return rows
 
 
+# The fitting grid of tiny outputs with long K (session 16): M and N 32-256, K 4096-65536, at most FIT_TINY_FLOP,
+# without the points within 0.5 of a suite or other grid shape and without the held-out shapes.  Held-out 5's
+# 50x50x50000 ran at 0.37x cuBLAS on the model's split-K pick (its blocks wait out a load's round trip per k-tile,
+# which the model does not price) with no table shape near.
+FIT_TINY_MN = (32, 64, 128, 256)
+FIT_TINY_K = (4096, 16384, 65536)
+FIT_TINY_FLOP = 8.6e9
+
+
+def fit_tiny():
+    """The tiny-output long-K fitting grid (benchmarks/shapes-fit-tiny.json): rows {"m", "n", "k", "group": "fit"}."""
+    import itertools
+    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall()]
+    held = _held_out_shapes()
+    rows = []
+    for m, n, k in itertools.product(FIT_TINY_MN, FIT_TINY_MN, FIT_TINY_K):
+        if 2 * m * n * k <= FIT_TINY_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
+            rows.append({"m": m, "n": n, "k": k, "group": "fit"})
+    return rows
+
+
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
     counts rotate so that every (d, tokens) pair of the grid is near a sampled one), plus the
@@ -247,3 +269,4 @@ if __name__ == "__main__":
     _write("shapes-heldout-5.json", heldout(HELDOUT_5))
     _write("shapes-fit-small.json", fit_small())
     _write("shapes-fit-tall.json", fit_tall())
+    _write("shapes-fit-tiny.json", fit_tiny())
