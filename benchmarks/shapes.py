@@ -192,7 +192,7 @@ def fit_tall():
 # 50x50x50000 ran at 0.37x cuBLAS on the model's split-K pick (its blocks wait out a load's round trip per k-tile,
 # which the model does not price) with no table shape near.
 FIT_TINY_MN = (32, 64, 128, 256)
-FIT_TINY_K = (4096, 16384, 65536)
+FIT_TINY_K = (4096, 16384, 65536, 8192, 32768, 131072, 262144)  # doublings of 4 (b311e1b), then the rest (8cbe0f0)
 FIT_TINY_FLOP = 8.6e9
 
 
