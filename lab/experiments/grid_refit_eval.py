@@ -19,7 +19,7 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
                         committed table
   same, without them    that table with the BK 32 members left out of the choice
   + K midpoints         + the small grid at K = 3 x 2^j (ac2bc3c) (and without BK 32)
-  + tiny grid           + the tiny-output long-K grid (shapes-fit-tiny.json, b311e1b)
+  + tiny grid           + the tiny-output long-K grid (shapes-fit-tiny.json: b311e1b, 20236da): the committed table
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
 import json
@@ -42,7 +42,7 @@ GRIDS = [D + "shape-candidates-session16-suite-n4_4c008c1.json", D + "shape-cand
 K32_RUNS = [D + f"shape-candidates-session16-{s}_176430a.json" for s in ("suite", "fit-small", "fit-tall")]
 K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
 MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
-TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json"]
+TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json", D + "shape-candidates-session16-fit-tiny2_20236da.json"]
 VARIANTS = {"session 15": (S15, K32), "+ grids": (S15 + GRIDS, K32), "+ BK 32 members": (S15 + K32_RUNS, ()),
             "same, without them": (S15 + K32_RUNS, K32), "+ K midpoints": (S15 + K32_RUNS + MID, ()),
             "same, without BK 32": (S15 + K32_RUNS + MID, K32), "+ tiny grid": (S15 + K32_RUNS + MID + TINY, ())}
