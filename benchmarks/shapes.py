@@ -3,7 +3,7 @@
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, -5.json, and the
                                         fitting grids shapes-fit-small.json, -tall.json,
-                                        -tiny.json) from the lists below
+                                        -tiny.json, -flat.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -208,6 +208,26 @@ def fit_tiny():
     return rows
 
 
+# The fitting grid of flat problems (session 16): M and N 1024-16384, K 16-256 (LoRA adapters' rank-r products,
+# small-K layers), at most FIT_FLAT_FLOP, without the points within 0.5 of a suite or other grid shape and without
+# the held-out shapes.
+FIT_FLAT_MN = (1024, 2048, 4096, 8192, 16384)
+FIT_FLAT_K = (16, 32, 64, 128, 256)
+FIT_FLAT_FLOP = 8.6e9
+
+
+def fit_flat():
+    """The flat fitting grid (benchmarks/shapes-fit-flat.json): rows {"m", "n", "k", "group": "fit"}."""
+    import itertools
+    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall() + fit_tiny()]
+    held = _held_out_shapes()
+    rows = []
+    for m, n, k in itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K):
+        if 2 * m * n * k <= FIT_FLAT_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
+            rows.append({"m": m, "n": n, "k": k, "group": "fit"})
+    return rows
+
+
 def projections():
     """tokens x d x d and d x tokens x d, each d with four token counts per orientation (the
     counts rotate so that every (d, tokens) pair of the grid is near a sampled one), plus the
@@ -270,3 +290,4 @@ if __name__ == "__main__":
     _write("shapes-fit-small.json", fit_small())
     _write("shapes-fit-tall.json", fit_tall())
     _write("shapes-fit-tiny.json", fit_tiny())
+    _write("shapes-fit-flat.json", fit_flat())

@@ -13,7 +13,7 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall", "tiny")]
+FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall", "tiny", "flat")]
 
 
 def test_pure_module_imports_no_runtime():
