@@ -19,7 +19,8 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
                         committed table
   same, without them    that table with the BK 32 members left out of the choice
   + K midpoints         + the small grid at K = 3 x 2^j (ac2bc3c) (and without BK 32)
-  + tiny grid           + the tiny-output long-K grid (shapes-fit-tiny.json: b311e1b, 20236da): the committed table
+  + tiny grid           + the tiny-output long-K grid (shapes-fit-tiny.json: b311e1b, 20236da)
+  + flat grid           + the flat grid (shapes-fit-flat.json: M and N 1024-16384, K 16-256; 6892722)
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
 import json
@@ -43,9 +44,11 @@ K32_RUNS = [D + f"shape-candidates-session16-{s}_176430a.json" for s in ("suite"
 K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
 MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
 TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json", D + "shape-candidates-session16-fit-tiny2_20236da.json"]
+FLAT = [D + "shape-candidates-session16-fit-flat_6892722.json"]
 VARIANTS = {"session 15": (S15, K32), "+ grids": (S15 + GRIDS, K32), "+ BK 32 members": (S15 + K32_RUNS, ()),
             "same, without them": (S15 + K32_RUNS, K32), "+ K midpoints": (S15 + K32_RUNS + MID, ()),
-            "same, without BK 32": (S15 + K32_RUNS + MID, K32), "+ tiny grid": (S15 + K32_RUNS + MID + TINY, ())}
+            "same, without BK 32": (S15 + K32_RUNS + MID, K32), "+ tiny grid": (S15 + K32_RUNS + MID + TINY, ()),
+            "+ flat grid": (S15 + K32_RUNS + MID + TINY + FLAT, ())}
 HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
             "held-out 3": "docs/data/session16/f_176430a/shape-candidates-session16-heldout3_176430a.json",
             "held-out 4": "docs/data/session16/f_176430a/shape-candidates-session16-heldout4_176430a.json",
