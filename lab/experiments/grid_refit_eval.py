@@ -4,9 +4,10 @@ the BK 32 members included), the picks' time over the fastest member's (geometri
 else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
 and the suite, each shape left out of the table in turn.
 
-  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1]
+  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0]
 
-min_neighbours: heuristic.MIN_NEIGHBOURS for every variant (2 as committed; 1, the rule until session 16).
+min_neighbours: heuristic.MIN_NEIGHBOURS for every variant (2 as committed; 1, the rule until session 16); floor:
+heuristic.KTILE_FLOOR_US (0.3 us as committed; 0, the model until session 16's last commit).
 
 Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
 alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
@@ -83,6 +84,7 @@ def judged(h, rows, sm_count=132):
 def run(argv):
     from regtile.codegen import heuristic as h
     h.MIN_NEIGHBOURS = int(take_option(argv, "min_neighbours") or h.MIN_NEIGHBOURS)
+    h.KTILE_FLOOR_US = float(take_option(argv, "floor") or h.KTILE_FLOOR_US)
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
     saved_data, saved_names = h._table_data, h.candidate_names
     for label, (paths, dropped) in VARIANTS.items():
@@ -103,7 +105,7 @@ def run(argv):
             h.load_table.cache_clear()
 
 
-main = program(run, "min_neighbours=1 (default: the committed rule)")
+main = program(run, "min_neighbours=1 floor=0 (default: the committed rule and floor)")
 
 if __name__ == "__main__":
     import sys
