@@ -230,3 +230,31 @@ def test_batched_members_compile_without_spills_in_every_layout(member, layout):
     cfg = h.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
     art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
     assert cfg.batched and art.resources.spill_free
+
+
+def test_one_table_neighbour_is_left_to_the_model():
+    """MIN_NEIGHBOURS: a shape with one table shape within MAX_DISTANCE (not itself) gets no table pick; two give
+    one; the shape itself takes its own member."""
+    def entry(m, n, k, best):
+        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, "sq-64x64": 1.5},
+                "log2": (math.log2(m), math.log2(n), math.log2(k))}
+    names = ["wide-64x128", "sq-64x64"]
+    one = [entry(1024, 1024, 1024, "wide-64x128")]
+    assert h.MIN_NEIGHBOURS == 2
+    assert h.table_choice(1100, 1024, 1024, names, one) is None
+    assert h.table_choice(1024, 1024, 1024, names, one) == "wide-64x128"
+    two = one + [entry(1024, 1200, 1024, "wide-64x128")]
+    assert h.table_choice(1100, 1024, 1024, names, two) == "wide-64x128"
+
+
+def test_model_time_is_at_least_the_k_tile_chain():
+    """KTILE_FLOOR_US: a long chain of k-tiles on few SMs is priced at a round trip a k-tile at least (held-out 5's
+    50x50x50000 took splitk-32x32-f4's 98-k-tile splits, modelled 21 us, run 74), and the choice there is no longer
+    a split-K member; a large square's model time stays its FLOPs'."""
+    chain = h.ktile_chain("splitk-32x32-f4", 50, 50, 50000, 132)
+    assert chain >= 90
+    assert h.model_time("splitk-32x32-f4", 50, 50, 50000, 132) >= chain * h.KTILE_FLOOR_US + h.LAUNCH_US
+    assert not h.choose_member(50, 50, 50000, 132).startswith("splitk-")
+    n = 8192
+    flops_us = 2.0 * n ** 3 / (h.model_tflops()["wide-128x256"] * 1e6)
+    assert h.model_time("wide-128x256", n, n, n, 132) < 1.2 * flops_us
