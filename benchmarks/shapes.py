@@ -138,25 +138,24 @@ FIT_SMALL_FLOP = 2.2e9
 
 
 def fit_small():
-    """The small-problem fitting grid (benchmarks/shapes-fit-small.json): rows {"m", "n", "k", "group": "fit"}, the
-    doublings of K first, then its midpoints; none of the held-out sets' shapes."""
+    """The small-problem fitting grid (benchmarks/shapes-fit-small.json): the doublings of K first, then its
+    midpoints; apart from the suite's shapes."""
     import itertools
-    import math
-    inside = [(math.log2(r["m"]), math.log2(r["n"]), math.log2(r["k"])) for r in suite()]
-    held = _held_out_shapes()
-    rows = []
-    for ks in (FIT_SMALL_NK, FIT_SMALL_K_MID):
-        for m, n, k in itertools.product(FIT_SMALL_M, FIT_SMALL_NK, ks):
-            p = (math.log2(m), math.log2(n), math.log2(k))
-            if (2 * m * n * k <= FIT_SMALL_FLOP and (m, n, k) not in held
-                    and min(sum(abs(a - b) for a, b in zip(p, q)) for q in inside) >= 0.5):
-                rows.append({"m": m, "n": n, "k": k, "group": "fit"})
-    return rows
+    shapes = [s for ks in (FIT_SMALL_NK, FIT_SMALL_K_MID) for s in itertools.product(FIT_SMALL_M, FIT_SMALL_NK, ks)]
+    return _grid_rows(shapes, FIT_SMALL_FLOP, [(r["m"], r["n"], r["k"]) for r in suite()])
 
 
 def _held_out_shapes():
     return {(m, n, k) for groups in (HELDOUT, HELDOUT_2, HELDOUT_3, HELDOUT_4, HELDOUT_5) for shapes in groups.values()
             for m, n, k in shapes}
+
+
+def _grid_rows(shapes, flop, inside):
+    """A fitting grid's rows {"m", "n", "k", "group": "fit"}: the (m, n, k) of `shapes` (in order) of at most `flop`
+    FLOPs, at an L1 distance of at least 0.5 (log2) from every shape of `inside`, and none a held-out shape."""
+    held = _held_out_shapes()
+    return [{"m": m, "n": n, "k": k, "group": "fit"} for m, n, k in shapes
+            if 2 * m * n * k <= flop and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5]
 
 
 # The fitting grid of long thin problems (session 16): one of M, N from 8192 to 65536, the other 64-512, K 64-1024,
@@ -175,16 +174,11 @@ def _log2_distance(p, shapes):
 
 
 def fit_tall():
-    """The long thin fitting grid (benchmarks/shapes-fit-tall.json): rows {"m", "n", "k", "group": "fit"}."""
+    """The long thin fitting grid (benchmarks/shapes-fit-tall.json), both orientations."""
     import itertools
-    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small()]
-    held = _held_out_shapes()
-    rows = []
-    for long, short, k in itertools.product(FIT_TALL_LONG, FIT_TALL_SHORT, FIT_TALL_K):
-        for m, n in ((long, short), (short, long)):
-            if 2 * m * n * k <= FIT_TALL_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
-                rows.append({"m": m, "n": n, "k": k, "group": "fit"})
-    return rows
+    shapes = [(m, n, k) for long, short, k in itertools.product(FIT_TALL_LONG, FIT_TALL_SHORT, FIT_TALL_K)
+              for m, n in ((long, short), (short, long))]
+    return _grid_rows(shapes, FIT_TALL_FLOP, [(r["m"], r["n"], r["k"]) for r in suite() + fit_small()])
 
 
 # The fitting grid of tiny outputs with long K (session 16): M and N 32-256, K 4096-65536, at most FIT_TINY_FLOP,
@@ -192,20 +186,15 @@ def fit_tall():
 # 50x50x50000 ran at 0.37x cuBLAS on the model's split-K pick (its blocks wait out a load's round trip per k-tile,
 # which the model does not price) with no table shape near.
 FIT_TINY_MN = (32, 64, 128, 256)
-FIT_TINY_K = (4096, 16384, 65536, 8192, 32768, 131072, 262144)  # doublings of 4 (b311e1b), then the rest (8cbe0f0)
+FIT_TINY_K = (4096, 16384, 65536, 8192, 32768, 131072, 262144)  # doublings of 4 (timed at b311e1b), the rest (20236da)
 FIT_TINY_FLOP = 8.6e9
 
 
 def fit_tiny():
-    """The tiny-output long-K fitting grid (benchmarks/shapes-fit-tiny.json): rows {"m", "n", "k", "group": "fit"}."""
+    """The tiny-output long-K fitting grid (benchmarks/shapes-fit-tiny.json)."""
     import itertools
     inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall()]
-    held = _held_out_shapes()
-    rows = []
-    for m, n, k in itertools.product(FIT_TINY_MN, FIT_TINY_MN, FIT_TINY_K):
-        if 2 * m * n * k <= FIT_TINY_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
-            rows.append({"m": m, "n": n, "k": k, "group": "fit"})
-    return rows
+    return _grid_rows(itertools.product(FIT_TINY_MN, FIT_TINY_MN, FIT_TINY_K), FIT_TINY_FLOP, inside)
 
 
 # The fitting grid of flat problems (session 16): M and N 1024-16384, K 16-256 (LoRA adapters' rank-r products,
@@ -217,15 +206,10 @@ FIT_FLAT_FLOP = 8.6e9
 
 
 def fit_flat():
-    """The flat fitting grid (benchmarks/shapes-fit-flat.json): rows {"m", "n", "k", "group": "fit"}."""
+    """The flat fitting grid (benchmarks/shapes-fit-flat.json)."""
     import itertools
     inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall() + fit_tiny()]
-    held = _held_out_shapes()
-    rows = []
-    for m, n, k in itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K):
-        if 2 * m * n * k <= FIT_FLAT_FLOP and (m, n, k) not in held and _log2_distance((m, n, k), inside) >= 0.5:
-            rows.append({"m": m, "n": n, "k": k, "group": "fit"})
-    return rows
+    return _grid_rows(itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K), FIT_FLAT_FLOP, inside)
 
 
 def projections():
