@@ -6,8 +6,8 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
 
 - sm_90: the member (codegen/presets.py FAMILY) chosen by
   1. the table (codegen/heuristic_table.json): for every shape of the sweep's suite
-     (benchmarks/shapes.json) and of the small-problem fitting grid (benchmarks/shapes-fit-small.json,
-     session 16), each candidate's time over the fastest one's.  A query takes its NEIGHBOURS
+     (benchmarks/shapes.json) and of the fitting grids (benchmarks/shapes-fit-*.json, session 16),
+     each candidate's time over the fastest one's.  A query takes its NEIGHBOURS
      nearest table shapes in log2 space (|log2 m/m'| + |log2 n/n'| + |log2 k/k'|) within
      MAX_DISTANCE, and the candidate of its own candidate list with the lowest weighted
      geometric-mean relative time over them (weights 1 / (0.5 + distance); a member a neighbour
@@ -15,7 +15,8 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      and a shape with fewer than MIN_NEIGHBOURS table shapes near goes to the model;
   2. else the model (model_time): padded FFMAs over the SMs the member's tiles (and
      stream-K's K ranges, split-K's splits) keep busy, at the member's throughput fitted on
-     the suite's rows of the same runs (the table's "model_tflops"; not the grid's), or its operand traffic at copy bandwidth,
+     the suite's rows of the same runs (the table's "model_tflops"; not the grids'), or its operand traffic at copy
+     bandwidth,
      plus a fixed cost per launch (the fused split-K members: their own, fitted with the table;
      FITTED_FIXED_COST) and stream-K's serial fix-up where tiles are fewer than SMs.
 - sm_80/86/89: today's kernel (the zorder preset through CUDA C): nothing else is measured
@@ -83,11 +84,16 @@ def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, 
     return s
 
 
+def _split_member(name: str, mem) -> bool:
+    """A member whose blocks each run a split of K (CUDA C split-K, fused split-K)."""
+    return name.startswith("splitk-") or mem.backend == FUSED
+
+
 def member_config(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
     """(config, backend) of a family member for this shape: split-K members get their split."""
     mem = get_member(name)
     cfg = mem.config
-    if name.startswith("splitk-") or mem.backend == FUSED:
+    if _split_member(name, mem):
         cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill, mem.min_ktiles,
                                             mem.max_split))
     return cfg, mem.backend
@@ -176,22 +182,35 @@ def _tflops(area: int) -> float:
     return _TILE_TFLOPS[-1][1]
 
 
+def _streamk_ranges(tiles: int, ktiles: int, sm_count: int) -> int:
+    """Stream-K's K ranges over the SMs where tiles are fewer than SMs: >= MIN_ITERS k-tiles each, one an SM at
+    most, one a tile at least."""
+    return min(sm_count, max(tiles, tiles * ktiles // MIN_ITERS))
+
+
+def _decomposition(name: str, m: int, n: int, k: int, sm_count: int):
+    """(member, config, tiles, k-tiles a tile, splits: split_for's for the split members, else 1): the work
+    model_parts, fixup_us and ktile_chain each price."""
+    mem = get_member(name)
+    c = mem.config
+    split = (split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+             if _split_member(name, mem) else 1)
+    return mem, c, _ceil(m, c.bm) * _ceil(n, c.bn), _ceil(k, c.bk), split
+
+
 def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float, float, int]:
     """(FLOPs as if on every SM, operand bytes, launches) of a member on M x N x K: the padded
     FFMAs scaled by the share of SMs the tiles keep busy (stream-K: K ranges of >= 8 k-tiles
     over the SMs; split-K: tiles x split; one pass: the average wave), operand traffic (A once
     per column of tiles, B once per row, L2 taken to halve it), and the launches.  (The fused split-K members'
     blocks count in whole waves, as the one-pass members' tiles: FITTED_FIXED_COST.)"""
-    mem = get_member(name)
-    c = mem.config
-    tiles = _ceil(m, c.bm) * _ceil(n, c.bn)
+    mem, c, tiles, kt, s = _decomposition(name, m, n, k, sm_count)
     flops = 2.0 * _ceil(m, c.bm) * c.bm * _ceil(n, c.bn) * c.bn * k
     launches = 1
     if c.stream_k:
-        busy = min(sm_count, max(tiles, tiles * _ceil(k, c.bk) // MIN_ITERS))  # ranges of >= MIN_ITERS k-tiles
+        busy = _streamk_ranges(tiles, kt, sm_count)
         launches = 2 if tiles % sm_count else 1
-    elif name.startswith("splitk-") or mem.backend == FUSED:
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+    elif _split_member(name, mem):
         # fused: whole waves of blocks (FITTED_FIXED_COST); split-K's two launches as fitted since round 3
         busy = tiles * s / _ceil(tiles * s, sm_count) if mem.backend == FUSED else min(sm_count, tiles * s)
         launches = 2 if s > 1 and mem.backend != FUSED else 1
@@ -209,14 +228,10 @@ def fixup_us(name: str, m: int, n: int, k: int, sm_count: int) -> float:
     SM's share of the copy bandwidth.  (Leaving it out, the model picked stream-K for the tiny
     long-K outputs where split-K is up to 2.4x faster: docs/shapes-history.md.)  Until session 10
     the kernel added every later piece in one chain, and this term priced (pieces - 1) x 2 slots."""
-    c = get_member(name).config
-    if not c.stream_k:
+    _, c, tiles, kt, _ = _decomposition(name, m, n, k, sm_count)
+    if not c.stream_k or tiles >= sm_count:
         return 0.0
-    tiles = _ceil(m, c.bm) * _ceil(n, c.bn)
-    if tiles >= sm_count:
-        return 0.0
-    ranges = min(sm_count, tiles * _ceil(k, c.bk) // MIN_ITERS)
-    pieces = max(1, ranges // max(tiles, 1))
+    pieces = max(1, _streamk_ranges(tiles, kt, sm_count) // max(tiles, 1))
     if pieces == 1:
         return 0.0
     added = sum(len(level) for level in fixup_children(0, pieces - 1))
@@ -237,16 +252,13 @@ KTILE_FLOOR_US = 0.3
 def ktile_chain(name: str, m: int, n: int, k: int, sm_count: int) -> int:
     """The longest chain of k-tiles one SM runs for a member on M x N x K, counted as model_parts counts its work:
     stream-K's whole-tile waves and ranges, split-K's splits over `fill` blocks an SM, one pass in waves."""
-    mem = get_member(name)
-    c = mem.config
-    tiles, kt = _ceil(m, c.bm) * _ceil(n, c.bn), _ceil(k, c.bk)
+    mem, c, tiles, kt, s = _decomposition(name, m, n, k, sm_count)
     if c.stream_k:
         if tiles >= sm_count:
             rem = tiles % sm_count
             return kt * (tiles // sm_count) + (_ceil(rem * kt, sm_count) if rem else 0)
-        return _ceil(tiles * kt, min(sm_count, max(tiles, tiles * kt // MIN_ITERS)))
-    if name.startswith("splitk-") or mem.backend == FUSED:
-        s = split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+        return _ceil(tiles * kt, _streamk_ranges(tiles, kt, sm_count))
+    if _split_member(name, mem):
         return _ceil(kt, s) * _ceil(tiles * s, sm_count * mem.fill)
     return kt * _ceil(tiles, sm_count)
 

@@ -324,7 +324,7 @@ def merge_runs(raws: Sequence[dict]) -> dict:
     return {"device": raws[-1].get("device"), "sm_count": raws[-1].get("sm_count"), "rows": list(rows.values())}
 
 
-FIT_GROUP = "fit"  # the rows of benchmarks/shapes-fit-small.json (the small-problem fitting grid)
+FIT_GROUP = "fit"  # the rows of the fitting grids (benchmarks/shapes-fit-*.json): table entries, not the model's fit
 
 
 def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0) -> dict:
@@ -354,10 +354,10 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
                         "rel": {nm: round(t / timed[fastest], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
     # The model is fitted on the suite's rows only: its form prices full SMs, and fitted with the small-problem
     # grid's rows too (session 16) it picked tall-128x64-k16 for held-out 12544x64x147, 1.89x the fastest member
-    # (lab/experiments/grid_refit_eval.py).  The grid's shapes are table entries alone.
+    # (lab/experiments/grid_refit_eval.py).  The grids' shapes are table entries alone.
     tflops, fixed = fit_model([r for r in raw["rows"] if r.get("group") != FIT_GROUP], raw.get("sm_count") or 132)
     return {"about": "codegen/heuristic.py's decision table: per shape of the suite (benchmarks/shapes.json) and of "
-                     "the small-problem fitting grid (benchmarks/shapes-fit-small.json), each "
+                     "the fitting grids (benchmarks/shapes-fit-*.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
                      "the model's per-member throughput fitted on the suite's rows of the same runs, model_fixed_us: "

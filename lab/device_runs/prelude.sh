@@ -70,3 +70,12 @@ sweep_suite() {
 for r in sorted(rows, key=lambda r: r['x_cublas'])[:12]:
     print(f\"  {r['m']}x{r['n']}x{r['k']} {r['x_cublas']:.3f} {r['regtile_us']:.1f}/{r['cublas_us']:.1f} {r['kernel'][:60]}\")" $OUT/$2.json
 }
+
+# heldout_sweeps SECONDS N...: sweep_suite over held-out set N (1: benchmarks/shapes-heldout.json, else
+# shapes-heldout-N.json) for each N in order, SECONDS each, into $OUT/heldoutN.{json,md,log}.
+heldout_sweeps() {
+    local seconds=$1; shift
+    for n in "$@"; do
+        sweep_suite benchmarks/shapes-heldout$([ "$n" = 1 ] || echo "-$n").json heldout$n $seconds
+    done
+}

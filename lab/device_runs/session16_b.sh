@@ -4,9 +4,6 @@
 # sweep, through regtile.sgemm.  One archive ($OUT/session16_b.tgz).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s16
-sweep_suite benchmarks/shapes-heldout-4.json heldout4 ${H_S:-75}
-sweep_suite benchmarks/shapes-heldout.json heldout1 ${H_S:-75}
-sweep_suite benchmarks/shapes-heldout-2.json heldout2 ${H_S:-75}
-sweep_suite benchmarks/shapes-heldout-3.json heldout3 ${H_S:-75}
+heldout_sweeps ${H_S:-75} 4 1 2 3
 sweep ${SWEEP_S:-150}
 archive session16_b

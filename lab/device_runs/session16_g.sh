@@ -6,11 +6,7 @@ REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 if [ "${GPU:-0}" = 1 ]; then
   gpu_suite ${GPU_S:-500}
 else
-  sweep_suite benchmarks/shapes-heldout-4.json heldout4 ${H_S:-75}
-  sweep_suite benchmarks/shapes-heldout.json heldout1 ${H_S:-75}
-  sweep_suite benchmarks/shapes-heldout-2.json heldout2 ${H_S:-75}
-  sweep_suite benchmarks/shapes-heldout-3.json heldout3 ${H_S:-75}
-  sweep_suite benchmarks/shapes-heldout-5.json heldout5 ${H_S:-75}
+  heldout_sweeps ${H_S:-75} 4 1 2 3 5
   sweep ${SWEEP_S:-150}
 fi
 archive session16_g${GPU:-0}

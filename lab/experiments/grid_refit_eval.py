@@ -30,15 +30,6 @@ from lab.experiments import program, take_option
 from lab.experiments.model_fit_eval import _geo, leave_one_out
 
 D = "docs/data/"
-S15 = [D + s for s in (
-    "shape-candidates-round3-final.json, shape-candidates-round4-run1.json, shape-candidates-round4-run2.json, "
-    "shape-candidates-round5-run1_1d52bea.json, shape-candidates-session4-run1_d7734b0.json, "
-    "shape-candidates-session4-run2_5ed8b51.json, shape-candidates-session4-run3_ca52576.json, "
-    "shape-candidates-session4-unaligned_639f9c5.json, shape-candidates-session6_88a851e.json, "
-    "shape-candidates-session6-m48_d56be93.json, shape-candidates-session7_f8b4174.json, "
-    "shape-candidates-session7-pdl_01ac1f9.json, shape-candidates-session8-final_89d1621.json, "
-    "shape-candidates-session9_1a9684a.json, shape-candidates-session11_1135074.json, "
-    "shape-candidates-session12_a09b76a.json").split(", ")]
 GRIDS = [D + "shape-candidates-session16-suite-n4_4c008c1.json", D + "shape-candidates-session16-fit-small_4c008c1.json",
          D + "shape-candidates-session16-fit-tall_f3e7b94.json"]
 K32_RUNS = [D + f"shape-candidates-session16-{s}_176430a.json" for s in ("suite", "fit-small", "fit-tall")]
@@ -46,10 +37,15 @@ K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
 MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
 TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json", D + "shape-candidates-session16-fit-tiny2_20236da.json"]
 FLAT = [D + "shape-candidates-session16-fit-flat_6892722.json"]
-VARIANTS = {"session 15": (S15, K32), "+ grids": (S15 + GRIDS, K32), "+ BK 32 members": (S15 + K32_RUNS, ()),
-            "same, without them": (S15 + K32_RUNS, K32), "+ K midpoints": (S15 + K32_RUNS + MID, ()),
-            "same, without BK 32": (S15 + K32_RUNS + MID, K32), "+ tiny grid": (S15 + K32_RUNS + MID + TINY, ()),
-            "+ flat grid": (S15 + K32_RUNS + MID + TINY + FLAT, ())}
+def variants():
+    """{label: (the runs the table is fitted on, the members left out of the choice)}: the module docstring's."""
+    s15 = session15_sources()
+    return {"session 15": (s15, K32), "+ grids": (s15 + GRIDS, K32), "+ BK 32 members": (s15 + K32_RUNS, ()),
+            "same, without them": (s15 + K32_RUNS, K32), "+ K midpoints": (s15 + K32_RUNS + MID, ()),
+            "same, without BK 32": (s15 + K32_RUNS + MID, K32), "+ tiny grid": (s15 + K32_RUNS + MID + TINY, ()),
+            "+ flat grid": (s15 + K32_RUNS + MID + TINY + FLAT, ())}
+
+
 HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
             "held-out 3": "docs/data/session16/f_176430a/shape-candidates-session16-heldout3_176430a.json",
             "held-out 4": "docs/data/session16/f_176430a/shape-candidates-session16-heldout4_176430a.json",
@@ -59,6 +55,12 @@ HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-sess
 def _load(path):
     with open(path) as f:
         return json.load(f)
+
+
+def session15_sources():
+    """The committed table's candidates runs from before session 16 (its `source` list, session 16's left out)."""
+    from regtile.codegen import heuristic as h
+    return [D + s for s in h._table_data()["source"].split(", ") if "session16" not in s]
 
 
 def table_for(paths):
@@ -87,7 +89,7 @@ def run(argv):
     h.KTILE_FLOOR_US = float(take_option(argv, "floor") or h.KTILE_FLOOR_US)
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
     saved_data, saved_names = h._table_data, h.candidate_names
-    for label, (paths, dropped) in VARIANTS.items():
+    for label, (paths, dropped) in variants().items():
         data = table_for(paths)
         h._table_data = lambda path=None, data=data: data
         h.candidate_names = lambda *a, **k: [n for n in saved_names(*a, **k) if n not in dropped]

@@ -40,6 +40,12 @@ def parse(spec: str):
     return name, fields
 
 
+def _member_base(name: str, m: int, n: int, k: int):
+    """NAME@MEMBER's starting point: MEMBER's (config, backend) for the row-major shape, as the sweeps build it."""
+    from regtile.codegen.operand_forms import member_for_shape
+    return member_for_shape(name.split("@", 1)[1], m, n, k, 132)
+
+
 def _splits(spec, committed: int) -> int:
     if spec.startswith("*"):
         return committed * int(spec[1:])
@@ -89,8 +95,7 @@ def dry(variants, shapes) -> None:
             try:
                 b, be = base, backend
                 if "@" in name:
-                    from regtile.codegen.operand_forms import member_for_shape
-                    b, be = member_for_shape(name.split("@")[1], m, n, k, 132)
+                    b, be = _member_base(name, m, n, k)
                 cfg = replace(b, **fields) if r is not None and "@" not in name else b.replace(**fields)
                 art = compile_config(cfg, "sm_90", **({"backend": be} if be else {}))
                 info = {role: kernel_info(art.cubin, src.name) for role, src in art.source.kernels()}
@@ -115,8 +120,7 @@ def run(argv):
         for name, fields in (parse(v) for v in given or DEFAULT.get(f"{m}x{n}x{k}", [])):
             try:
                 if "@" in name:
-                    from regtile.codegen.operand_forms import member_for_shape
-                    cfg, backend = member_for_shape(name.split("@")[1], m, n, k, 132)
+                    cfg, backend = _member_base(name, m, n, k)
                     plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg.replace(**fields),
                                            backend=backend)
                 elif lib.gemv is not None:
