@@ -9,7 +9,7 @@ import pytest
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks")
 FILES = {"shapes.json": "suite", "shapes-fit-small.json": "fit_small", "shapes-fit-tall.json": "fit_tall",
-         "shapes-fit-tiny.json": "fit_tiny", "shapes-fit-flat.json": "fit_flat"}
+         "shapes-fit-tiny.json": "fit_tiny", "shapes-fit-flat.json": "fit_flat", "shapes-fit-narrow.json": "fit_narrow"}
 HELD_OUT = ["shapes-heldout.json", "shapes-heldout-2.json", "shapes-heldout-3.json", "shapes-heldout-4.json",
             "shapes-heldout-5.json"]
 
@@ -34,7 +34,7 @@ def test_committed_sets_are_what_shapes_py_writes(name):
 
 def test_fitting_grids_stay_apart_from_the_suite_and_the_held_out_sets():
     grids = _shapes("shapes-fit-small.json") | _shapes("shapes-fit-tall.json") | _shapes("shapes-fit-tiny.json")
-    grids |= _shapes("shapes-fit-flat.json")
+    grids |= _shapes("shapes-fit-flat.json") | _shapes("shapes-fit-narrow.json")
     assert len(grids) >= 300
     assert not grids & _shapes("shapes.json")
     for name in HELD_OUT:
