@@ -212,12 +212,13 @@ def fit_flat():
     return _grid_rows(itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K), FIT_FLAT_FLOP, inside)
 
 
-# The fitting grid of narrow problems (session 17): M 2048-65536, N 24-256, K 16-384 with the midpoints 3 x 2^j in N
-# and K (convolutions as GEMMs: M the output pixels, N the output channels, K the input channels times the
+# The fitting grid of narrow problems (session 17): M 2048-65536, N 24-256, K 16-384 with the midpoints 3 x 2^j in M,
+# N and K (convolutions as GEMMs: M the output pixels, N the output channels, K the input channels times the
 # window), at most FIT_NARROW_FLOP, without the points within 0.5 of a suite or other grid shape and without the
 # held-out shapes.  Held-out 2 / 5's 12544x64x147 and 12544x32x144 ran at 0.79x / 0.89x cuBLAS on the model's
 # split-K pick with at most one table shape near (the region was chosen looking at them).
 FIT_NARROW_M = (2048, 4096, 8192, 16384, 32768, 65536)
+FIT_NARROW_M_MID = (3072, 6144, 12288, 24576, 49152)  # timed after the doublings (74d710c), as fit_small's K midpoints
 FIT_NARROW_N = (24, 32, 48, 64, 96, 128, 192, 256)
 FIT_NARROW_K = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384)
 FIT_NARROW_FLOP = 8.6e9
@@ -227,7 +228,8 @@ def fit_narrow():
     """The narrow fitting grid (benchmarks/shapes-fit-narrow.json)."""
     import itertools
     inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall() + fit_tiny() + fit_flat()]
-    return _grid_rows(itertools.product(FIT_NARROW_M, FIT_NARROW_N, FIT_NARROW_K), FIT_NARROW_FLOP, inside)
+    shapes = [s for ms in (FIT_NARROW_M, FIT_NARROW_M_MID) for s in itertools.product(ms, FIT_NARROW_N, FIT_NARROW_K)]
+    return _grid_rows(shapes, FIT_NARROW_FLOP, inside)
 
 
 def projections():

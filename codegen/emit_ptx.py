@@ -435,7 +435,6 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
         sources."""
         self.tile_ok, self.clamp_lim, self.block_ok, self.floats_ok = {}, {}, {}, {}
         self.both_ok = None  # both operands' tiles inside, rows aligned (load_tile's both_float4)
-        self.both_floats_ok = None  # both operands' rows unaligned, tiles clamped (load_tile's both_floats)
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
@@ -445,8 +444,6 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
                     self.floats_ok[op] = self.floats_setup(op)
             if len(self.tile_ok) == 2 and not self.prog.unaligned_vectors and not self.cfg.unaligned_rows:
                 self.both_ok = self.b.op("and.pred", self.tile_ok["A"], self.tile_ok["B"], typ=".pred")
-            if len(self.floats_ok) == 2:
-                self.both_floats_ok = self.b.op("and.pred", self.floats_ok["A"], self.floats_ok["B"], typ=".pred")
         self.copy_setup()
         if self.cfg.last_col:
             self.last_col_tile_setup()

@@ -50,15 +50,12 @@ class EdgeLoadsMixin:
         clamped (floats_setup; ptx_tile_loads.load_float4_or_edge branches here): each vector's
         four floats unchecked, into the registers the float4 would fill, then a branch to `done`.
         The floats and where they land are the float4's: nothing else changes."""
-        self.unchecked_floats(loads, copies, ptrs)
-        self.b.emit(f"bra.uni {done};")
-
-    def unchecked_floats(self, loads: OperandLoads, copies, ptrs) -> None:
-        """Each vector's four floats of one operand's k-tile, unchecked, into the registers the float4 would fill."""
+        b = self.b
+        operand = loads.operand
         for (copy, r, *_), ptr in zip(copies, ptrs):
             for e, reg in enumerate(copy.regs):
-                self.b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};",
-                            f"{loads.operand} copy {r}, element {e}")
+                b.emit(f"ld.global.nc.f32 {_r(reg)}, {_addr(ptr, 4 * e)};", f"{operand} copy {r}, element {e}")
+        b.emit(f"bra.uni {done};")
 
     def _limits(self, operand: str):
         """(line limit, offset limit) of the operand's layout: the bounds of its copies."""

@@ -43,8 +43,6 @@ class TileLoadsMixin:
             tiled.append((loads, copies, ptrs))
         if len(tiled) == 2 and self.both_ok is not None:
             self.both_float4(k0, tiled)
-        elif len(tiled) == 2 and self.both_floats_ok is not None:
-            self.both_floats(k0, tiled)
         else:
             for loads, copies, ptrs in tiled:
                 self.float4_or_edge(k0, loads, copies, ptrs)
@@ -68,27 +66,6 @@ class TileLoadsMixin:
         slow, done = b.label("ab_edge"), b.label("ab_loaded")
         kend = b.op("add.s32", k0, tiled[0][0].k_dim.extent)
         self.float4_loads(tiled, self.both_ok, kend, slow, done)
-        b.place(slow)
-        for loads, copies, ptrs in tiled:
-            self.float4_or_edge(k0, loads, copies, ptrs)
-        b.place(done)
-
-    def both_floats(self, k0: str, tiled) -> None:
-        """unaligned_vectors, both operands' k-tile: where it is inside K and both operands' rows are unaligned
-        with their tiles clamped (tile_setup's both_floats_ok), every vector's floats, unchecked, behind one
-        test and one branch; else each operand's own paths (float4_or_edge).  Each operand's own test put
-        three taken branches and two predicate-to-branch waits ahead of the FFMAs of every k-tile of
-        4099x4093x4091 (sm_90 SASS), where both_float4's interior k-tile has one test and no taken branch
-        but the last."""
-        b = self.b
-        slow, done = b.label("ab_edge"), b.label("ab_loaded")
-        kend = b.op("add.s32", k0, tiled[0][0].k_dim.extent)
-        full = self.setp("le", kend, self.p[tiled[0][0].k_dim.bound], self.both_floats_ok)
-        b.emit(f"@!{full} bra.uni {slow};", "A and B rows not aligned, tiles inside K and clamped: "
-                                           "each vector's floats, unchecked")
-        for loads, copies, ptrs in tiled:
-            self.unchecked_floats(loads, copies, ptrs)
-        b.emit(f"bra.uni {done};")
         b.place(slow)
         for loads, copies, ptrs in tiled:
             self.float4_or_edge(k0, loads, copies, ptrs)

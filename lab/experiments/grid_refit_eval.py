@@ -4,10 +4,11 @@ the BK 32 members included), the picks' time over the fastest member's (geometri
 else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
 and the suite, each shape left out of the table in turn.
 
-  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0]
+  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0] [transfer=0]
 
 min_neighbours: heuristic.MIN_NEIGHBOURS for every variant (2 as committed; 1, the rule until session 16); floor:
-heuristic.KTILE_FLOOR_US (0.3 us as committed; 0, the model until session 16's last commit).
+heuristic.KTILE_FLOOR_US (0.3 us as committed; 0, the model until session 16's last commit); transfer=0: the
+neighbours' ratios as measured, not carried to the shape by the model (table_choice's transfer_sms 0).
 
 Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
 alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
@@ -22,6 +23,8 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   + K midpoints         + the small grid at K = 3 x 2^j (ac2bc3c) (and without BK 32)
   + tiny grid           + the tiny-output long-K grid (shapes-fit-tiny.json: b311e1b, 20236da)
   + flat grid           + the flat grid (shapes-fit-flat.json: M and N 1024-16384, K 16-256; 6892722)
+  + narrow grid         + the narrow grid (shapes-fit-narrow.json: M 2048-65536, N 24-256, K 16-384; 74d710c,
+                        session 17)
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
 import json
@@ -37,13 +40,15 @@ K32 = ("sq-64x64-4x8-k32", "wide-32x64-k32", "tall-64x32-k32")
 MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
 TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json", D + "shape-candidates-session16-fit-tiny2_20236da.json"]
 FLAT = [D + "shape-candidates-session16-fit-flat_6892722.json"]
+NARROW = [D + "shape-candidates-session17-fit-narrow_74d710c.json"]
 def variants():
     """{label: (the runs the table is fitted on, the members left out of the choice)}: the module docstring's."""
     s15 = session15_sources()
     return {"session 15": (s15, K32), "+ grids": (s15 + GRIDS, K32), "+ BK 32 members": (s15 + K32_RUNS, ()),
             "same, without them": (s15 + K32_RUNS, K32), "+ K midpoints": (s15 + K32_RUNS + MID, ()),
             "same, without BK 32": (s15 + K32_RUNS + MID, K32), "+ tiny grid": (s15 + K32_RUNS + MID + TINY, ()),
-            "+ flat grid": (s15 + K32_RUNS + MID + TINY + FLAT, ())}
+            "+ flat grid": (s15 + K32_RUNS + MID + TINY + FLAT, ()),
+            "+ narrow grid": (s15 + K32_RUNS + MID + TINY + FLAT + NARROW, ())}
 
 
 HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
@@ -87,6 +92,9 @@ def run(argv):
     from regtile.codegen import heuristic as h
     h.MIN_NEIGHBOURS = int(take_option(argv, "min_neighbours") or h.MIN_NEIGHBOURS)
     h.KTILE_FLOOR_US = float(take_option(argv, "floor") or h.KTILE_FLOOR_US)
+    if take_option(argv, "transfer") == "0":  # the neighbours' ratios as measured, not carried by the model
+        plain = h.table_choice
+        h.table_choice = lambda m, n, k, names, table=None, transfer_sms=0: plain(m, n, k, names, table)
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
     saved_data, saved_names = h._table_data, h.candidate_names
     for label, (paths, dropped) in variants().items():
@@ -107,7 +115,7 @@ def run(argv):
             h.load_table.cache_clear()
 
 
-main = program(run, "min_neighbours=1 floor=0 (default: the committed rule and floor)")
+main = program(run, "min_neighbours=1 floor=0 transfer=0 (default: the committed rule, floor and transfer)")
 
 if __name__ == "__main__":
     import sys
