@@ -25,6 +25,7 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   + flat grid           + the flat grid (shapes-fit-flat.json: M and N 1024-16384, K 16-256; 6892722)
   + narrow grid         + the narrow grid (shapes-fit-narrow.json: M 2048-65536, N 24-256, K 16-384; 74d710c,
                         session 17)
+  + its M midpoints     + the narrow grid's M = 3 x 2^j (04981df)
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
 import json
@@ -41,6 +42,7 @@ MID = [D + "shape-candidates-session16-fit-small-mid_ac2bc3c.json"]
 TINY = [D + "shape-candidates-session16-fit-tiny_b311e1b.json", D + "shape-candidates-session16-fit-tiny2_20236da.json"]
 FLAT = [D + "shape-candidates-session16-fit-flat_6892722.json"]
 NARROW = [D + "shape-candidates-session17-fit-narrow_74d710c.json"]
+NARROW_MID = [D + "shape-candidates-session17-fit-narrow-mid_04981df.json"]
 def variants():
     """{label: (the runs the table is fitted on, the members left out of the choice)}: the module docstring's."""
     s15 = session15_sources()
@@ -48,7 +50,8 @@ def variants():
             "same, without them": (s15 + K32_RUNS, K32), "+ K midpoints": (s15 + K32_RUNS + MID, ()),
             "same, without BK 32": (s15 + K32_RUNS + MID, K32), "+ tiny grid": (s15 + K32_RUNS + MID + TINY, ()),
             "+ flat grid": (s15 + K32_RUNS + MID + TINY + FLAT, ()),
-            "+ narrow grid": (s15 + K32_RUNS + MID + TINY + FLAT + NARROW, ())}
+            "+ narrow grid": (s15 + K32_RUNS + MID + TINY + FLAT + NARROW, ()),
+            "+ its M midpoints": (s15 + K32_RUNS + MID + TINY + FLAT + NARROW + NARROW_MID, ())}
 
 
 HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-session16-heldout12_176430a.json",
