@@ -13,7 +13,7 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall", "tiny", "flat")]
+FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall", "tiny", "flat", "narrow")]
 
 
 def test_pure_module_imports_no_runtime():
@@ -34,7 +34,7 @@ def test_pure_module_imports_no_runtime():
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
-    """The entries: every suite shape and every shape of the fitting grids (session 16), no other."""
+    """The entries: every suite shape and every shape of the fitting grids (sessions 16-17), no other."""
     table = h.load_table()
     with open(SUITE) as f:
         suite = {(s["m"], s["n"], s["k"]) for s in json.load(f)}
