@@ -4,11 +4,12 @@ the BK 32 members included), the picks' time over the fastest member's (geometri
 else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
 and the suite, each shape left out of the table in turn.
 
-  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0] [transfer=0]
+  python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0] [transfer=0|fixup]
 
 min_neighbours: heuristic.MIN_NEIGHBOURS for every variant (2 as committed; 1, the rule until session 16); floor:
 heuristic.KTILE_FLOOR_US (0.3 us as committed; 0, the model until session 16's last commit); transfer=0: the
-neighbours' ratios as measured, not carried to the shape by the model (table_choice's transfer_sms 0).
+neighbours' ratios as measured, not carried to the shape by the model (table_choice's transfer_sms 0); transfer=fixup:
+carried with stream-K's fix-up (heuristic.TRANSFER_FIXUP, as until session 17).
 
 Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
 alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
@@ -66,9 +67,10 @@ def _load(path):
 
 
 def session15_sources():
-    """The committed table's candidates runs from before session 16 (its `source` list, session 16's left out)."""
+    """The committed table's candidates runs from before session 16 (its `source` list, sessions 16 and 17's left
+    out)."""
     from regtile.codegen import heuristic as h
-    return [D + s for s in h._table_data()["source"].split(", ") if "session16" not in s]
+    return [D + s for s in h._table_data()["source"].split(", ") if "session16" not in s and "session17" not in s]
 
 
 def table_for(paths):
@@ -95,9 +97,12 @@ def run(argv):
     from regtile.codegen import heuristic as h
     h.MIN_NEIGHBOURS = int(take_option(argv, "min_neighbours") or h.MIN_NEIGHBOURS)
     h.KTILE_FLOOR_US = float(take_option(argv, "floor") or h.KTILE_FLOOR_US)
-    if take_option(argv, "transfer") == "0":  # the neighbours' ratios as measured, not carried by the model
+    transfer = take_option(argv, "transfer")
+    if transfer == "0":  # the neighbours' ratios as measured, not carried by the model
         plain = h.table_choice
         h.table_choice = lambda m, n, k, names, table=None, transfer_sms=0: plain(m, n, k, names, table)
+    elif transfer == "fixup":  # carried with stream-K's fix-up, as until session 17
+        h.TRANSFER_FIXUP = True
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}
     saved_data, saved_names = h._table_data, h.candidate_names
     for label, (paths, dropped) in variants().items():
@@ -118,7 +123,7 @@ def run(argv):
             h.load_table.cache_clear()
 
 
-main = program(run, "min_neighbours=1 floor=0 transfer=0 (default: the committed rule, floor and transfer)")
+main = program(run, "min_neighbours=1 floor=0 transfer=0|fixup (default: the committed rule, floor and transfer)")
 
 if __name__ == "__main__":
     import sys
