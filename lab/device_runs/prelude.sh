@@ -79,3 +79,16 @@ heldout_sweeps() {
         sweep_suite benchmarks/shapes-heldout$([ "$n" = 1 ] || echo "-$n").json heldout$n $seconds
     done
 }
+
+# last_calls NAME: a session's closing calls - the whole GPU suite with GPU=1 (GPU_S seconds), else held-out 4, 1,
+# 2, 3 and 5 (H_S seconds each) and the suite's sweep (SWEEP_S) through regtile.sgemm as committed; archived as
+# NAME0 / NAME1.
+last_calls() {
+    if [ "${GPU:-0}" = 1 ]; then
+        gpu_suite ${GPU_S:-500}
+    else
+        heldout_sweeps ${H_S:-75} 4 1 2 3 5
+        sweep ${SWEEP_S:-150}
+    fi
+    archive $1${GPU:-0}
+}
