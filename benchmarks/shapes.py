@@ -3,7 +3,7 @@
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, -5.json, and the
                                         fitting grids shapes-fit-small.json, -tall.json,
-                                        -tiny.json, -flat.json) from the lists below
+                                        -tiny.json, -flat.json, -narrow.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -19,6 +19,8 @@ every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import os
 
@@ -137,12 +139,9 @@ FIT_SMALL_K_MID = (96, 192, 384, 768, 1536)
 FIT_SMALL_FLOP = 2.2e9
 
 
-def fit_small():
-    """The small-problem fitting grid (benchmarks/shapes-fit-small.json): the doublings of K first, then its
-    midpoints; apart from the suite's shapes."""
-    import itertools
-    shapes = [s for ks in (FIT_SMALL_NK, FIT_SMALL_K_MID) for s in itertools.product(FIT_SMALL_M, FIT_SMALL_NK, ks)]
-    return _grid_rows(shapes, FIT_SMALL_FLOP, [(r["m"], r["n"], r["k"]) for r in suite()])
+def _small_shapes():
+    """The small-problem grid's points: the doublings of K first, then its midpoints."""
+    return [s for ks in (FIT_SMALL_NK, FIT_SMALL_K_MID) for s in itertools.product(FIT_SMALL_M, FIT_SMALL_NK, ks)]
 
 
 def _held_out_shapes():
@@ -173,12 +172,10 @@ def _log2_distance(p, shapes):
     return min((sum(abs(a - math.log2(b)) for a, b in zip(q, s)) for s in shapes), default=float("inf"))
 
 
-def fit_tall():
-    """The long thin fitting grid (benchmarks/shapes-fit-tall.json), both orientations."""
-    import itertools
-    shapes = [(m, n, k) for long, short, k in itertools.product(FIT_TALL_LONG, FIT_TALL_SHORT, FIT_TALL_K)
-              for m, n in ((long, short), (short, long))]
-    return _grid_rows(shapes, FIT_TALL_FLOP, [(r["m"], r["n"], r["k"]) for r in suite() + fit_small()])
+def _tall_shapes():
+    """The long thin grid's points, both orientations."""
+    return [(m, n, k) for long, short, k in itertools.product(FIT_TALL_LONG, FIT_TALL_SHORT, FIT_TALL_K)
+            for m, n in ((long, short), (short, long))]
 
 
 # The fitting grid of tiny outputs with long K (session 16): M and N 32-256, K 4096-65536, at most FIT_TINY_FLOP,
@@ -190,11 +187,6 @@ FIT_TINY_K = (4096, 16384, 65536, 8192, 32768, 131072, 262144)  # doublings of 4
 FIT_TINY_FLOP = 8.6e9
 
 
-def fit_tiny():
-    """The tiny-output long-K fitting grid (benchmarks/shapes-fit-tiny.json)."""
-    import itertools
-    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall()]
-    return _grid_rows(itertools.product(FIT_TINY_MN, FIT_TINY_MN, FIT_TINY_K), FIT_TINY_FLOP, inside)
 
 
 # The fitting grid of flat problems (session 16): M and N 1024-16384, K 16-256 (LoRA adapters' rank-r products,
@@ -205,11 +197,6 @@ FIT_FLAT_K = (16, 32, 64, 128, 256)
 FIT_FLAT_FLOP = 8.6e9
 
 
-def fit_flat():
-    """The flat fitting grid (benchmarks/shapes-fit-flat.json)."""
-    import itertools
-    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall() + fit_tiny()]
-    return _grid_rows(itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K), FIT_FLAT_FLOP, inside)
 
 
 # The fitting grid of narrow problems (session 17): M 2048-65536, N 24-256, K 16-384 with the midpoints 3 x 2^j in M,
@@ -218,18 +205,38 @@ def fit_flat():
 # held-out shapes.  Held-out 2 / 5's 12544x64x147 and 12544x32x144 ran at 0.79x / 0.89x cuBLAS on the model's
 # split-K pick with at most one table shape near (the region was chosen looking at them).
 FIT_NARROW_M = (2048, 4096, 8192, 16384, 32768, 65536)
-FIT_NARROW_M_MID = (3072, 6144, 12288, 24576, 49152)  # timed after the doublings (74d710c), as fit_small's K midpoints
+FIT_NARROW_M_MID = (3072, 6144, 12288, 24576, 49152)  # timed after the doublings (74d710c), as the small grid's K midpoints
 FIT_NARROW_N = (24, 32, 48, 64, 96, 128, 192, 256)
 FIT_NARROW_K = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384)
 FIT_NARROW_FLOP = 8.6e9
 
 
-def fit_narrow():
-    """The narrow fitting grid (benchmarks/shapes-fit-narrow.json)."""
-    import itertools
-    inside = [(r["m"], r["n"], r["k"]) for r in suite() + fit_small() + fit_tall() + fit_tiny() + fit_flat()]
-    shapes = [s for ms in (FIT_NARROW_M, FIT_NARROW_M_MID) for s in itertools.product(ms, FIT_NARROW_N, FIT_NARROW_K)]
-    return _grid_rows(shapes, FIT_NARROW_FLOP, inside)
+# The fitting grids in the order they were written, each (its points, FLOPs at most): a grid keeps apart (_grid_rows)
+# from the suite and from every grid before it.  benchmarks/shapes-fit-NAME.json holds each.
+FIT_GRIDS = {
+    "small": (_small_shapes, FIT_SMALL_FLOP),
+    "tall": (_tall_shapes, FIT_TALL_FLOP),
+    "tiny": (lambda: itertools.product(FIT_TINY_MN, FIT_TINY_MN, FIT_TINY_K), FIT_TINY_FLOP),
+    "flat": (lambda: itertools.product(FIT_FLAT_MN, FIT_FLAT_MN, FIT_FLAT_K), FIT_FLAT_FLOP),
+    "narrow": (lambda: [s for ms in (FIT_NARROW_M, FIT_NARROW_M_MID)
+                        for s in itertools.product(ms, FIT_NARROW_N, FIT_NARROW_K)], FIT_NARROW_FLOP),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def fit_grids():
+    """{name: the grid's rows} of FIT_GRIDS, each apart from the suite and the grids before it."""
+    inside = [(r["m"], r["n"], r["k"]) for r in suite()]
+    out = {}
+    for name, (points, flop) in FIT_GRIDS.items():
+        out[name] = _grid_rows(points(), flop, inside)
+        inside += [(r["m"], r["n"], r["k"]) for r in out[name]]
+    return out
+
+
+def fit_grid(name: str):
+    """The fitting grid NAME's rows (benchmarks/shapes-fit-NAME.json)."""
+    return fit_grids()[name]
 
 
 def projections():
@@ -291,8 +298,5 @@ if __name__ == "__main__":
     _write("shapes-heldout-3.json", heldout(HELDOUT_3))
     _write("shapes-heldout-4.json", heldout(HELDOUT_4))
     _write("shapes-heldout-5.json", heldout(HELDOUT_5))
-    _write("shapes-fit-small.json", fit_small())
-    _write("shapes-fit-tall.json", fit_tall())
-    _write("shapes-fit-tiny.json", fit_tiny())
-    _write("shapes-fit-flat.json", fit_flat())
-    _write("shapes-fit-narrow.json", fit_narrow())
+    for grid in FIT_GRIDS:
+        _write(f"shapes-fit-{grid}.json", fit_grid(grid))

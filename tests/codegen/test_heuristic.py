@@ -1,4 +1,5 @@
 """Issue 20's shape heuristic (codegen/heuristic.py): pure, fast, and what it picks."""
+import glob
 import json
 import math
 import os
@@ -13,7 +14,7 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-FIT_GRIDS = [os.path.join(os.path.dirname(SUITE), f"shapes-fit-{name}.json") for name in ("small", "tall", "tiny", "flat", "narrow")]
+FIT_GRIDS = sorted(glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.json")))  # benchmarks/shapes.py FIT_GRIDS
 
 
 def test_pure_module_imports_no_runtime():
