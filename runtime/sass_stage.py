@@ -20,6 +20,10 @@ from . import cache as _cache
 from .compiler import PostStage, cached_stage, register_post_stage
 
 STAGE = "sass-pass"
+# The pass's last step (sass/scoreboards.py): the main loop's global loads release their reads on
+# a scoreboard the loop's first FFMAs do not wait on.  A module constant, in the cache key, so
+# that lab A/Bs can build the kernel without it (lab/experiments/read_scoreboards_ab.py).
+SEPARATE_READS = True
 
 
 def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> dict:
@@ -31,15 +35,16 @@ def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> 
         model = None
     return {"stage": STAGE, "pass_version": bank_pass.PASS_VERSION, "pass_code": bank_pass.code_digest(),
             "planning_model": bank_pass.PASS_BANK_MODEL, "bank_model": model, "arch": arch,
+            **({} if SEPARATE_READS else {"separate_reads": False}),
             "kernels": list(kernels), "source_sha256": cubin_sha256}
 
 
-def _run(cubin: bytes, kernels: Sequence[str], arch: str):
+def _run(cubin: bytes, kernels: Sequence[str], arch: str, separate_reads: bool):
     """(rewritten cubin, report): the main kernel, then the others of the module (a
     stream-K module's work-list kernel), whose reports go into report.others."""
-    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch)
+    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, separate_reads=separate_reads)
     for other in kernels[1:]:
-        cubin, rep = bank_pass.run_pass(cubin, other, arch)
+        cubin, rep = bank_pass.run_pass(cubin, other, arch, separate_reads=separate_reads)
         report.others[other] = rep.to_dict()
     return cubin, report
 
@@ -59,7 +64,8 @@ def apply_sass_pass(art, use_cache: bool = True):
 
 
 def _rebuild(inputs: dict, rebuild: dict) -> _cache.Entry:
-    cubin, report = _run(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"])
+    cubin, report = _run(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"],
+                         inputs.get("separate_reads", True))
     return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report)))
 
 

@@ -6,7 +6,8 @@
     fields     where each register operand of an instruction sits, proven by a probe rewrite
     banks      the register-bank model (calibrated on the H100) and its analysis of a main loop
     reorder    the FFMA order inside a main loop's runs
-    bank_pass  the register-bank pass: reorder, rename, reuse flags; cubin in, cubin out
+    scoreboards  the loop's global loads' read scoreboards, moved where the FFMAs do not wait on them
+    bank_pass  the register-bank pass: reorder, rename, reuse flags, then scoreboards; cubin in, cubin out
 
 It imports nothing of regtile but regtile.errors.  The compile pipeline calls the pass
 (runtime/sass_stage.py, from runtime/compiler.compile_source); the pass knows no compiler.

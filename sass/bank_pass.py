@@ -32,6 +32,9 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
      the reuse bits (keeps a flag, ptxas's or the plan's, only where the rule above
      holds under the new banks: no stale reuse is ever possible), disassembles the
      result and checks each instruction prints exactly the renamed operands and flags.
+  5. Moves the main loop's global loads' read scoreboards off the scoreboards the loop's
+     first FFMAs wait on (sass/scoreboards.py: the step, its hardware model and its proof
+     obligations); run_pass(separate_reads=False) leaves them as ptxas set them.
 
 The register count in the kernel's .nv.info is unchanged: the permutation stays within
 the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin's register-bank analysis is in the report, before and after.
@@ -51,9 +54,10 @@ from .disasm import Instruction, SassFunction, disassemble, function_of, parse
 from .fields import RegField, UnknownForm, instruction_bytes, locate_all, prove, put_instruction, renamed_operand
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import ReorderReport, reorder
+from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
-PASS_VERSION = "1"  # part of the cache key: bump when the pass's output changes
+PASS_VERSION = "2"  # part of the cache key: bump when the pass's output changes
 # The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
 # recorded with PASS_VERSION in the inputs of every cached result of the pass.
 PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
@@ -83,6 +87,7 @@ class PassReport:
     reuse_flags_cleared: int
     reuse_flags_added: int
     reorder: dict = dataclasses.field(default_factory=dict)  # ffma_reorder.ReorderReport
+    scoreboards: dict = dataclasses.field(default_factory=dict)  # sass.scoreboards.ScoreboardReport
     others: dict = dataclasses.field(default_factory=dict)  # other kernels of the module rewritten: name -> to_dict()
 
     def to_dict(self) -> dict:
@@ -97,6 +102,7 @@ class PassReport:
             "bank_bound_before": self.before["bank_bound_cycles_per_ffma"],
             "bank_bound_after": self.after["bank_bound_cycles_per_ffma"],
             "ffma_reorder": self.reorder,
+            "read_scoreboards": self.scoreboards,
             **({"other_kernels": self.others} if self.others else {}),
             "reuse_flags": {"kept": self.reuse_flags_kept, "cleared": self.reuse_flags_cleared,
                             "added": self.reuse_flags_added},
@@ -135,6 +141,9 @@ class PassReport:
             f"runs ({self.reorder.get('kept_dependent', 0)} kept: dependent, "
             f"{self.reorder.get('kept_infeasible', 0)} kept: distance rules)",
             *self._register_maps(),
+            *([f"  read scoreboards: {self.scoreboards['loads_moved']} main-loop global loads release their "
+               f"read on a scoreboard waited on later; {self.scoreboards['waits_added']} waits added before "
+               f"writers of their addresses"] if self.scoreboards.get("loads_moved") else []),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
             f"under the new banks), {self.reuse_flags_added} added",
             *(f"  also rewritten: {name} (stream-K ranges): {o['registers']} registers, main-loop FFMAs "
@@ -295,7 +304,8 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 
 # ---- the pass -----------------------------------------------------------------------------
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
-             rename_registers: bool = True, only_runs: Optional[Set[int]] = None) -> Tuple[bytes, PassReport]:
+             rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
+             separate_reads: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -378,9 +388,13 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
         unavoidable = sum(1 for regs in _fresh_reads(prog, rename) if len(regs) >= 3)
         new_cubin, flag_counts, new_func = _emit(cubin, text_offset, prog, best_perm, registers, name)
         after = reg_banks.analyze(new_func, arch)
+    scoreboards = {}
+    if separate_reads:
+        new_cubin, sb_report = separate_load_reads(new_cubin, new_func, locate_all(new_func))
+        scoreboards = sb_report.to_dict()
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
-                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered))
+                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards)
     return new_cubin, report
 
 
@@ -487,6 +501,7 @@ def code_digest() -> str:
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for mod in ("bank_pass.py", "reorder.py", "fields.py", "banks.py", "disasm.py", "isa.py", "cubin.py"):
+    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "fields.py", "banks.py", "disasm.py", "isa.py",
+                "cubin.py"):
         h.update((here / mod).read_bytes())
     return h.hexdigest()[:16]

@@ -42,6 +42,9 @@ REUSE_MASK_HI = 0x7 << REUSE_BIT_HI["a"]
 # (slot b, reuse bit 59) in the c field.
 REUSE_BIT_OF_SLOT = {slot: 64 + bit for slot, bit in REUSE_BIT_HI.items()}
 NO_SCOREBOARD = 7
+SCOREBOARDS = 6  # per warp, 0-5
+# Bit offsets inside the control code (control(hi)).
+WRITE_SB_CTL, READ_SB_CTL, WAIT_CTL = 5, 8, 11
 
 
 def field(lo: int, hi: int, bit: int, bits: int = 8) -> int:
@@ -84,14 +87,34 @@ def yields(hi: int) -> bool:
     return (control(hi) >> 4) & 1 == 0
 
 
+def write_scoreboard(hi: int) -> int:
+    """The scoreboard raised at issue and released when the result is written (7: none)."""
+    return (control(hi) >> WRITE_SB_CTL) & 7
+
+
+def read_scoreboard(hi: int) -> int:
+    """The scoreboard raised at issue and released when the sources have been read (7: none)."""
+    return (control(hi) >> READ_SB_CTL) & 7
+
+
 def sets_scoreboard(hi: int) -> bool:
-    c = control(hi)
-    return ((c >> 5) & 7) != NO_SCOREBOARD or ((c >> 8) & 7) != NO_SCOREBOARD
+    return write_scoreboard(hi) != NO_SCOREBOARD or read_scoreboard(hi) != NO_SCOREBOARD
 
 
 def wait_mask(hi: int) -> int:
     """The scoreboards the instruction waits on, one bit each."""
-    return (control(hi) >> 11) & 0x3F
+    return (control(hi) >> WAIT_CTL) & 0x3F
+
+
+def with_read_scoreboard(hi: int, sb: int) -> int:
+    """hi with the read scoreboard set to `sb` (0-5, or NO_SCOREBOARD)."""
+    at = CONTROL_SHIFT + READ_SB_CTL
+    return (hi & ~(7 << at)) | (sb << at)
+
+
+def with_wait(hi: int, sb: int) -> int:
+    """hi with scoreboard `sb` added to the scoreboards it waits on."""
+    return hi | (1 << (CONTROL_SHIFT + WAIT_CTL + sb))
 
 
 def reuse_flags(hi: int) -> Tuple[bool, bool, bool]:

@@ -93,16 +93,16 @@ class _Ffma:
     c: int
 
 
-def _regs(ins: Instruction, written: bool) -> Set[int]:
-    return {r for f in locate(ins) if f.written == written and f.reg != RZ for r in f.registers()}
+def _regs(fields, written: bool) -> Set[int]:
+    return {r for f in fields if f.written == written and f.reg != RZ for r in f.registers()}
 
 
-class _Cfg:
+class Cfg:
     """Successors and predecessors of the function's instructions (by index), for the
     path-aware latency windows: fall-through, branch targets (a predicated branch has
     both), EXIT ends a path.  (The pass refuses kernels with calls or indirect branches.)"""
 
-    def __init__(self, instrs: Sequence[Instruction], labels: Dict[str, int]):
+    def __init__(self, instrs: Sequence[Instruction], labels: Dict[str, int], fields=None):
         self.instrs = instrs
         at = {ins.offset: k for k, ins in enumerate(instrs)}
         self.succ: List[List[int]] = []
@@ -118,8 +118,9 @@ class _Cfg:
             self.succ.append(nxt)
             for j in nxt:
                 self.pred[j].append(k)
-        self.reads = [_regs(i, False) for i in instrs]
-        self.writes = [_regs(i, True) for i in instrs]
+        located = [fields[i.offset] if fields is not None else locate(i) for i in instrs]
+        self.reads = [_regs(fs, False) for fs in located]
+        self.writes = [_regs(fs, True) for fs in located]
 
     def forward(self, start: int, first_gap: int, horizon: int) -> Dict[int, int]:
         """{register: fewest cycles, over all paths, from the issue of the instruction
@@ -165,7 +166,7 @@ def _positions_cycles(instrs: Sequence[Instruction], run: Sequence[int]) -> Dict
     return out
 
 
-def _bounds(cfg: "_Cfg", run: Sequence[int], f: _Ffma, vl_regs: Set[int]) -> List[int]:
+def _bounds(cfg: "Cfg", run: Sequence[int], f: _Ffma, vl_regs: Set[int]) -> List[int]:
     """Positions of `run` where f keeps every dependence that leaves the run:
     - fixed latency: for the nearest writer of each source on any path into the run and
       the nearest reader or writer of the destination on any path out of it, the distance
@@ -222,7 +223,8 @@ def _variable_latency_registers(instrs: Sequence[Instruction]) -> Set[int]:
     out: Set[int] = set()
     for ins in instrs:
         if variable_latency(ins):
-            out |= _regs(ins, True) | _regs(ins, False)
+            fs = locate(ins)
+            out |= _regs(fs, True) | _regs(fs, False)
     return out
 
 
@@ -285,7 +287,7 @@ def reorder(func_instrs: Sequence[Instruction], lo: int, hi: int, labels: Dict[s
     go first."""
     instrs = list(func_instrs)
     rep = ReorderReport()
-    cfg = _Cfg(instrs, labels)
+    cfg = Cfg(instrs, labels)
     vl_regs = _variable_latency_registers(instrs)
     label_offsets = set(labels.values())
     out = list(instrs)
