@@ -15,8 +15,10 @@ result is written, and its read scoreboard, released when its source registers h
 an instruction that waits on a scoreboard issues only when that counter is 0.  A counter holds
 at least 63 events (DEPBAR.LE counts 0-63), and ptxas itself gives one instruction the same
 scoreboard for both (LDS.128 ... W0 R0 in these kernels' own loops).  The read scoreboard
-guards only the instruction's source registers (write after read), and a wait on the write
-scoreboard, once the read counts there too, implies the read.
+guards the instruction's general source registers against being overwritten before they are
+read (write after read).  Not its guard predicate nor its uniform registers, read at issue: ptxas
+follows @P6 LDG ... with ISETP ... P6 at once, and STS [R179+UR11], R52 (read scoreboard 1) with
+a ULOP3 that writes UR11 on a path without a wait on 1 (these kernels' own loops).
 
 The step.  The loads: the LDGs of the main loop whose read scoreboard is not their write
 scoreboard (nor their destination their address).  The candidates: the scoreboards that no
@@ -175,7 +177,10 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
         nearest = [_route(cfg, c, k, c.rb[k])[0] for k in loads]
         return sum(nearest), min(nearest)
 
-    best, best_score, best_added = None, score(ctl) if loads else None, []
+    if not loads:
+        report.unchanged = "no global load in the main loop with a read scoreboard of its own"
+        return cubin, report
+    best, best_score, best_added = None, score(ctl), []
     for sb in short:  # every load to one scoreboard: they are a k-tile's copies, issued together
         trial, added = ctl.copy(), []
         for k in loads:
@@ -199,7 +204,7 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
         report.nearest_wait = {"before": list(score(ctl)), "after": list(best_score)}
         ctl = new_ctl
     if not report.loads:
-        report.unchanged = "no global load in the main loop whose read can wait later on another scoreboard"
+        report.unchanged = "no other scoreboard is waited on later than ptxas's after these loads"
         return cubin, report
     report.most_events = {sb: c for sb in range(SCOREBOARDS) if (c := ctl.most_events(cfg, sb)) is not None}
     data = bytearray(cubin)

@@ -2,8 +2,9 @@
 
 The safety of the step is checked from the rewritten SASS alone, by a rule that ptxas's own output
 obeys too: for every instruction that releases a read scoreboard, each path from it to an
-instruction that overwrites one of its source registers passes a wait on that scoreboard (or the
-writer waits on it itself)."""
+instruction that overwrites one of its general source registers passes a wait on that scoreboard
+(or the writer waits on it itself).  Uniform registers and guard predicates are read at issue: ptxas's
+own loops overwrite them behind a read scoreboard without waiting (sass/scoreboards.py)."""
 import pytest
 from tiers import tiered
 
@@ -133,3 +134,13 @@ def test_the_step_after_the_pass_is_the_pass_with_the_step():
     _, func = function_of(again, kernel)
     third, rep3 = separate_load_reads(again, func, locate_all(func))
     assert third == again and rep3.unchanged and not rep3.loads
+
+
+def test_a_kernel_without_loop_loads_comes_back_unchanged():
+    """The zorder preset through the CUDA C backend: the step finds nothing to move (its loop's loads, if any,
+    have no read scoreboard of their own) and hands the pass's cubin back unchanged, with the reason."""
+    from regtile.codegen.presets import get_preset
+    src = emit(get_preset("tile1d").config.replace(sass_pass=True), "cuda")
+    art = compile_source(src, "sm_90")
+    rep = art.sass_pass.scoreboards
+    assert rep["unchanged"] and rep["loads_moved"] == 0, rep
