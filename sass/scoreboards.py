@@ -170,17 +170,15 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
              if start <= ins.offset <= end and ins.base == "LDG" and NO_SCOREBOARD not in (ctl.rb[k], ctl.wb[k])
              and ctl.rb[k] != ctl.wb[k] and not cfg.writes[k] & cfg.reads[k]]
 
-    def score(c: _Controls) -> Tuple[int, int]:
-        """(the sum over the loads of the nearest wait on each one's read scoreboard, the least of
-        them), in instructions: larger is later.  Some waits come on every scoreboard at once
-        (ptxas's own, before a branch): no choice moves those, so the sum decides."""
-        nearest = [_route(cfg, c, k, c.rb[k])[0] for k in loads]
-        return sum(nearest), min(nearest)
+    def nearest(c: _Controls) -> List[int]:
+        """The nearest wait on each load's read scoreboard, in instructions from it."""
+        return [_route(cfg, c, k, c.rb[k])[0] for k in loads]
 
     if not loads:
         report.unchanged = "no global load in the main loop with a read scoreboard of its own"
         return cubin, report
-    best, best_score, best_added = None, score(ctl), []
+    ptxas = nearest(ctl)
+    best, best_score, best_added = None, (sum(ptxas), min(ptxas)), []
     for sb in short:  # every load to one scoreboard: they are a k-tile's copies, issued together
         trial, added = ctl.copy(), []
         for k in loads:
@@ -192,7 +190,10 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
         bound = trial.most_events(cfg, sb)
         if bound is None or bound > max(MAX_EVENTS, ctl.most_events(cfg, sb) or 0):
             continue
-        s = score(trial)
+        now = nearest(trial)
+        if any(a < b for a, b in zip(now, ptxas)):
+            continue  # one load's read waited on sooner: a wait there now waits for every load's read
+        s = (sum(now), min(now))
         if s > best_score:
             best, best_score, best_added = (sb, trial), s, added
     if best is not None:
@@ -201,7 +202,7 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
             if new_ctl.rb[k] != ctl.rb[k]:
                 report.loads.append(f"/*{instrs[k].offset:04x}*/ {instrs[k].text}: R{ctl.rb[k]} -> R{sb}")
         report.waits_added = [f"/*{instrs[j].offset:04x}*/ {instrs[j].text}: waits on {sb}" for _, j in best_added]
-        report.nearest_wait = {"before": list(score(ctl)), "after": list(best_score)}
+        report.nearest_wait = {"before": [sum(ptxas), min(ptxas)], "after": list(best_score)}
         ctl = new_ctl
     if not report.loads:
         report.unchanged = "no other scoreboard is waited on later than ptxas's after these loads"
