@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import SassError
+from .isa import control_text
 
 
 def find_tool(name: str) -> Optional[str]:
@@ -202,6 +203,13 @@ def function_of(cubin: bytes, name: str) -> Tuple[str, SassFunction]:
     if name not in funcs:
         raise SassError(f"no function {name!r} in the cubin (found {sorted(funcs)})")
     return text, funcs[name]
+
+
+def listing(instrs: Sequence[Instruction]) -> str:
+    """One line an instruction: its offset, its control code in CuAssembler's notation (isa.control_text:
+    scoreboards waited on, read and write scoreboards, yield, stall) and its text with the predicate."""
+    return "\n".join(f"/*{i.offset:04x}*/ {control_text(i.hi)} {i.predicate + ' ' if i.predicate else ''}{i.text}"
+                     for i in instrs)
 
 
 def _width(ins: Instruction) -> int:

@@ -117,6 +117,16 @@ def with_wait(hi: int, sb: int) -> int:
     return hi | (1 << (CONTROL_SHIFT + WAIT_CTL + sb))
 
 
+def control_text(hi: int) -> str:
+    """The control code in CuAssembler's notation, e.g. [B0-2---:R1:W5:Y:S04]: the scoreboards
+    waited on (a digit each, '-' where not), the read and write scoreboards ('-': none), the yield
+    hint ('Y' or '-') and the stall cycles."""
+    mask = wait_mask(hi)
+    waits = "".join(str(b) if mask >> b & 1 else "-" for b in range(SCOREBOARDS))
+    sb = lambda x: "-" if x == NO_SCOREBOARD else str(x)  # noqa: E731
+    return f"[B{waits}:R{sb(read_scoreboard(hi))}:W{sb(write_scoreboard(hi))}:{'Y' if yields(hi) else '-'}:S{stall(hi):02d}]"
+
+
 def reuse_flags(hi: int) -> Tuple[bool, bool, bool]:
     """The reuse flags of slots a, b, c."""
     return tuple(bool((hi >> REUSE_BIT_HI[s]) & 1) for s in "abc")

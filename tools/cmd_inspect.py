@@ -6,6 +6,7 @@ import json
 
 from ..codegen.config import SgemmConfig
 from ..codegen.plan import make_plan
+from ..sass.disasm import listing as loop_listing
 from .artifacts import Built, build
 from . import progress
 from .options import (UsageError, add_kernel_args, add_totals_size_args, backend_from_args, check_sizes,
@@ -36,6 +37,8 @@ def register(sub) -> None:
     add_kernel_args(p, backend=True)
     add_totals_size_args(p)
     p.add_argument("--show", choices=SHOW, help="print one artifact: CUDA C, PTX, SASS, or the main loop's SASS "
+                   "(offset, control code as CuAssembler writes it - [B waits : R read : W write scoreboard : yield "
+                   ": S stall] - and the instruction) "
                                                 "(with --backend ptx, ptx is the source as compiled; with --json, "
                                                 "a JSON object whose 'text' is the artifact)")
     p.add_argument("--compare-backends", action="store_true",
@@ -121,7 +124,7 @@ def run(args) -> int:
         built = build(label, cfg, args.arch, backend=backend_from_args(args))
     if args.show:
         text = {"cuda": built.source.text, "ptx": built.artifact.ptx, "sass": built.sass_text,
-                "loop": "\n".join(i.text for i in built.sass.loop_instructions())}[args.show]
+                "loop": loop_listing(built.sass.loop_instructions())}[args.show]
         if args.json:
             print(json.dumps({"label": label, "kernel": built.source.name, "arch": built.artifact.arch,
                               "backend": built.backend, "show": args.show, "text": text}, indent=2))

@@ -134,3 +134,16 @@ def test_a_kernel_without_loop_loads_comes_back_unchanged():
     art = compile_source(src, "sm_90")
     rep = art.sass_pass.scoreboards
     assert rep["unchanged"] and rep["loads_moved"] == 0, rep
+
+
+def test_control_text_is_cuassembler_notation():
+    """isa.control_text (regtile inspect --show loop) spells the fields the step reads and writes."""
+    from regtile.sass.disasm import Instruction, listing
+    ctl = (4 | 0 << 4 | 5 << 5 | 1 << 8 | 0b010001 << 11)  # stall 4, yield bit clear (the hint), W5, R1, waits 0 and 4
+    hi = ctl << isa.CONTROL_SHIFT
+    assert isa.control_text(hi) == "[B0---4-:R1:W5:Y:S04]"
+    none = (15 | 1 << 4 | 7 << 5 | 7 << 8) << isa.CONTROL_SHIFT
+    assert isa.control_text(none) == "[B------:R-:W-:-:S15]"
+    assert isa.control_text(isa.with_wait(isa.with_read_scoreboard(none, 2), 5)) == "[B-----5:R2:W-:-:S15]"
+    ins = Instruction(0x1a0, "@P6", "LDG.E", ("R52", "desc[UR8][R188.64]"), 0, hi, "LDG.E R52, desc[UR8][R188.64]")
+    assert listing([ins]) == "/*01a0*/ [B0---4-:R1:W5:Y:S04] @P6 LDG.E R52, desc[UR8][R188.64]"
