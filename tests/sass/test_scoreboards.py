@@ -1,9 +1,10 @@
 """The read-scoreboard step of the SASS pass (sass/scoreboards.py) on real sm_90 cubins, without a GPU.
 
 The safety of the step is checked from the rewritten SASS alone, by a rule that ptxas's own output
-obeys too: for every instruction that releases a read scoreboard, each path from it to an
-instruction that overwrites one of its general source registers passes a wait on that scoreboard
-(or the writer waits on it itself).  Uniform registers and guard predicates are read at issue: ptxas's
+for these members obeys too: for every instruction that releases a read scoreboard, each path from
+it to an instruction that overwrites one of its general source registers passes a wait on that
+scoreboard (or the writer waits on it itself).  In general ptxas is looser (docs/sass-pass.md: a
+later load of the same in-order pipe, or a wait on the write scoreboard, orders some overwrites).  Uniform registers and guard predicates are read at issue: ptxas's
 own loops overwrite them behind a read scoreboard without waiting (sass/scoreboards.py)."""
 import pytest
 from tiers import tiered
