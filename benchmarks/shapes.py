@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import os
 
 SQUARES = (128, 256, 384, 512, 768, 1000, 1024, 1536, 2000, 2048, 3000, 3072, 4096, 5000, 6144, 8192, 12288,
@@ -167,7 +168,7 @@ FIT_TALL_FLOP = 8.6e9
 
 
 def _log2_distance(p, shapes):
-    import math
+    """The least L1 distance in log2 space from p to a shape of `shapes` (inf where none)."""
     q = [math.log2(x) for x in p]
     return min((sum(abs(a - math.log2(b)) for a, b in zip(q, s)) for s in shapes), default=float("inf"))
 
@@ -186,18 +187,12 @@ FIT_TINY_MN = (32, 64, 128, 256)
 FIT_TINY_K = (4096, 16384, 65536, 8192, 32768, 131072, 262144)  # doublings of 4 (timed at b311e1b), the rest (20236da)
 FIT_TINY_FLOP = 8.6e9
 
-
-
-
 # The fitting grid of flat problems (session 16): M and N 1024-16384, K 16-256 (LoRA adapters' rank-r products,
 # small-K layers), at most FIT_FLAT_FLOP, without the points within 0.5 of a suite or other grid shape and without
 # the held-out shapes.
 FIT_FLAT_MN = (1024, 2048, 4096, 8192, 16384)
 FIT_FLAT_K = (16, 32, 64, 128, 256)
 FIT_FLAT_FLOP = 8.6e9
-
-
-
 
 # The fitting grid of narrow problems (session 17): M 2048-65536, N 24-256, K 16-384 with the midpoints 3 x 2^j in M,
 # N and K (convolutions as GEMMs: M the output pixels, N the output channels, K the input channels times the

@@ -51,9 +51,9 @@ from ..errors import CompileError, SassError
 from . import banks as reg_banks
 from . import cubin as cubin_info
 from .disasm import Instruction, SassFunction, disassemble, function_of, parse
-from .fields import RegField, UnknownForm, instruction_bytes, locate_all, prove, put_instruction, renamed_operand
+from .fields import RegField, UnknownForm, first_encoding_mismatch, locate_all, prove, put_instruction, renamed_operand
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
-from .reorder import ReorderReport, reorder
+from .reorder import PATH_BREAKERS, ReorderReport, reorder
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
@@ -312,16 +312,16 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
                               f"calibration are the H100's); got {arch}: build without --sass-pass for {arch}")
     _, func = function_of(cubin, name)
     text_offset, _ = cubin_info.text_section(cubin, name)
-    for ins in func.instructions:
-        if instruction_bytes(cubin, text_offset, ins.offset) != (ins.lo, ins.hi):
-            raise SassPassRefused(f"/*{ins.offset:04x}*/ {ins.text}: nvdisasm's encoding differs from the cubin's bytes")
+    bad = first_encoding_mismatch(cubin, text_offset, func)
+    if bad is not None:
+        raise SassPassRefused(f"/*{bad.offset:04x}*/ {bad.text}: nvdisasm's encoding differs from the cubin's bytes")
     try:
         fields = locate_all(func)
         prove(cubin, name, text_offset, func, fields)
     except UnknownForm as e:
         raise SassPassRefused(f"{name}: instruction form the pass cannot rename: {e}") from None
     for ins in func.instructions:
-        if ins.base in ("CALL", "RET", "BRX", "JMX", "JMP"):
+        if ins.base in PATH_BREAKERS:
             raise SassPassRefused(f"/*{ins.offset:04x}*/ {ins.text}: calls and indirect branches hide where "
                                   f"registers are read; the pass rewrites straight kernels only")
     loop = func.main_loop()

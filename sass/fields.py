@@ -37,7 +37,7 @@ from .isa import FIELD_BITS, RA_BIT, RB_BIT, RC_BIT, RD_BIT, REUSE_BIT_OF_SLOT, 
 
 __all__ = ["RZ", "FIELD_BITS", "SLOT_OF_FIELD", "REUSE_BIT_OF_SLOT", "KNOWN_OPCODES", "UnknownForm", "RegField",
            "field_value", "text_registers", "width", "locate", "locate_all", "set_bits", "renamed_operand", "prove",
-           "put_instruction", "instruction_bytes"]
+           "put_instruction", "instruction_bytes", "first_encoding_mismatch"]
 
 # A general register in operand text: R7, RZ, -R7, |R7|, R7.reuse, [R28.64], [R3+UR4+0x10].
 # Not UR7 / SR_TID.X / SRZ / PR (the letter before R excludes them).
@@ -269,6 +269,13 @@ def put_instruction(data: bytearray, text_offset: int, offset: int, lo: int, hi:
     at = text_offset + offset
     data[at:at + 8] = lo.to_bytes(8, "little")
     data[at + 8:at + 16] = hi.to_bytes(8, "little")
+
+
+def first_encoding_mismatch(cubin: bytes, text_offset: int, func: SassFunction) -> Optional[Instruction]:
+    """The first instruction of `func` whose encoding as nvdisasm printed it is not the cubin's bytes at its
+    offset (None: the parse is of this cubin): a rewrite writes through these offsets."""
+    return next((ins for ins in func.instructions
+                 if instruction_bytes(cubin, text_offset, ins.offset) != (ins.lo, ins.hi)), None)
 
 
 def instruction_bytes(data: bytes, text_offset: int, offset: int) -> Tuple[int, int]:

@@ -43,8 +43,10 @@ REUSE_MASK_HI = 0x7 << REUSE_BIT_HI["a"]
 REUSE_BIT_OF_SLOT = {slot: 64 + bit for slot, bit in REUSE_BIT_HI.items()}
 NO_SCOREBOARD = 7
 SCOREBOARDS = 6  # per warp, 0-5
-# Bit offsets inside the control code (control(hi)).
+# Bit offsets inside the control code (control(hi)), and the read scoreboard's and the wait mask's bits in hi.
 WRITE_SB_CTL, READ_SB_CTL, WAIT_CTL = 5, 8, 11
+READ_SB_MASK_HI = 0x7 << (CONTROL_SHIFT + READ_SB_CTL)
+WAIT_MASK_HI = 0x3F << (CONTROL_SHIFT + WAIT_CTL)
 
 
 def field(lo: int, hi: int, bit: int, bits: int = 8) -> int:
@@ -108,8 +110,7 @@ def wait_mask(hi: int) -> int:
 
 def with_read_scoreboard(hi: int, sb: int) -> int:
     """hi with the read scoreboard set to `sb` (0-5, or NO_SCOREBOARD)."""
-    at = CONTROL_SHIFT + READ_SB_CTL
-    return (hi & ~(7 << at)) | (sb << at)
+    return (hi & ~READ_SB_MASK_HI) | (sb << (CONTROL_SHIFT + READ_SB_CTL))
 
 
 def with_wait(hi: int, sb: int) -> int:
@@ -123,8 +124,12 @@ def control_text(hi: int) -> str:
     hint ('Y' or '-') and the stall cycles."""
     mask = wait_mask(hi)
     waits = "".join(str(b) if mask >> b & 1 else "-" for b in range(SCOREBOARDS))
-    sb = lambda x: "-" if x == NO_SCOREBOARD else str(x)  # noqa: E731
-    return f"[B{waits}:R{sb(read_scoreboard(hi))}:W{sb(write_scoreboard(hi))}:{'Y' if yields(hi) else '-'}:S{stall(hi):02d}]"
+    return (f"[B{waits}:R{_scoreboard_text(read_scoreboard(hi))}:W{_scoreboard_text(write_scoreboard(hi))}:"
+            f"{'Y' if yields(hi) else '-'}:S{stall(hi):02d}]")
+
+
+def _scoreboard_text(sb: int) -> str:
+    return "-" if sb == NO_SCOREBOARD else str(sb)
 
 
 def reuse_flags(hi: int) -> Tuple[bool, bool, bool]:

@@ -97,10 +97,15 @@ def _regs(fields, written: bool) -> Set[int]:
     return {r for f in fields if f.written == written and f.reg != RZ for r in f.registers()}
 
 
+# Calls and indirect branches: where they go is not in the text, so Cfg cannot follow them (the pass and its
+# read-scoreboard step leave a kernel holding one alone).
+PATH_BREAKERS = frozenset({"CALL", "RET", "BRX", "JMX", "JMP"})
+
+
 class Cfg:
     """Successors and predecessors of the function's instructions (by index), for the
     path-aware latency windows: fall-through, branch targets (a predicated branch has
-    both), EXIT ends a path.  (The pass refuses kernels with calls or indirect branches.)"""
+    both), EXIT ends a path.  (Only for functions without PATH_BREAKERS.)"""
 
     def __init__(self, instrs: Sequence[Instruction], labels: Dict[str, int], fields=None):
         self.instrs = instrs

@@ -42,16 +42,16 @@ from typing import Dict, List, Optional, Tuple
 from ..errors import SassError
 from . import cubin as cubin_info
 from .disasm import SassFunction
-from .fields import instruction_bytes, put_instruction
-from .isa import (CONTROL_SHIFT, NO_SCOREBOARD, READ_SB_CTL, SCOREBOARDS, WAIT_CTL, read_scoreboard, wait_mask,
+from .fields import first_encoding_mismatch, put_instruction
+from .isa import (NO_SCOREBOARD, READ_SB_MASK_HI, SCOREBOARDS, WAIT_MASK_HI, read_scoreboard, wait_mask,
                   with_read_scoreboard, with_wait, write_scoreboard)
-from .reorder import Cfg
+from .reorder import PATH_BREAKERS, Cfg
 
-# The control bits the step may change: the read scoreboard and the wait mask.
-_STEP_BITS = (0x7 << (CONTROL_SHIFT + READ_SB_CTL)) | (0x3F << (CONTROL_SHIFT + WAIT_CTL))
+STEP_BITS_HI = READ_SB_MASK_HI | WAIT_MASK_HI  # the control bits the step may change
 MAX_EVENTS = 32  # per scoreboard along any path since its last wait: half the counter's 63
-_CALLS = ("CALL", "RET", "BRX", "JMX", "JMP")
-LONG_LATENCY = frozenset({"LDG", "LDL", "STG", "STL", "ATOM", "ATOMG", "RED", "LDGSTS", "TLD", "TEX", "SULD", "SUST"})
+# Global and local memory: a wait on their write scoreboard can mean a wait for memory.  Of the opcodes the pass
+# accepts (fields.KNOWN_OPCODES; it refuses a kernel holding any other, atomics and cp.async included).
+LONG_LATENCY = frozenset({"LDG", "LDL", "STG", "STL"})
 
 
 @dataclass
@@ -156,13 +156,13 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
     if (start, end) == (0, 0):
         report.unchanged = "no main loop"
         return cubin, report
-    if any(ins.base in _CALLS for ins in instrs):
+    if any(ins.base in PATH_BREAKERS for ins in instrs):
         report.unchanged = "calls or indirect branches: paths not known"
         return cubin, report
     text_offset, _ = cubin_info.text_section(cubin, name)
-    for ins in instrs:
-        if instruction_bytes(cubin, text_offset, ins.offset) != (ins.lo, ins.hi):
-            raise SassError(f"/*{ins.offset:04x}*/ {ins.text}: nvdisasm's encoding differs from the cubin's bytes")
+    bad = first_encoding_mismatch(cubin, text_offset, func)
+    if bad is not None:
+        raise SassError(f"/*{bad.offset:04x}*/ {bad.text}: nvdisasm's encoding differs from the cubin's bytes")
     cfg = Cfg(instrs, func.labels, fields)
     ctl = _Controls([ins.hi for ins in instrs])
     short = [sb for sb in range(SCOREBOARDS) if sb not in _long_scoreboards(instrs, start, end)]
@@ -211,7 +211,7 @@ def separate_load_reads(cubin: bytes, func: SassFunction, fields=None) -> Tuple[
     data = bytearray(cubin)
     for ins, hi in zip(instrs, ctl.his):
         if hi != ins.hi:
-            if (hi ^ ins.hi) & ~_STEP_BITS:
+            if (hi ^ ins.hi) & ~STEP_BITS_HI:
                 raise SassError(f"/*{ins.offset:04x}*/ {ins.text}: the read-scoreboard step would change more "
                                 f"than the read scoreboard and wait mask")
             put_instruction(data, text_offset, ins.offset, ins.lo, hi)

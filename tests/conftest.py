@@ -6,7 +6,7 @@ marked `slow`); `python3 -m pytest -q -m slow` runs the exhaustive tier alone an
 
 Cache: every test run compiles into a fresh temporary folder (REGTILE_CACHE_DIR, set
 here before any test runs, so CLI tests' subprocesses inherit it), shared by the
-tests of the run and removed at its end: the run always exercises compilation and
+tests of the run, pytest-xdist's workers included, and removed at its end: the run always exercises compilation and
 never reads or writes the user's ~/.cache/regtile.  REGTILE_TEST_CACHE_DIR=DIR keeps
 that cache in DIR across runs instead (faster reruns while developing).
 
@@ -31,14 +31,21 @@ settings.load_profile(os.environ.get("REGTILE_HYPOTHESIS", "ci"))
 _run_cache = {}
 
 
+_SHARED = "REGTILE_TEST_RUN_CACHE"  # the run's folder, handed from pytest-xdist's controller to its workers
+
+
 def pytest_configure(config):
     kept = os.environ.get("REGTILE_TEST_CACHE_DIR")
+    shared = os.environ.get(_SHARED) if hasattr(config, "workerinput") else None
     if kept:
         os.makedirs(kept, exist_ok=True)
         folder = kept
+    elif shared:
+        folder = shared  # an xdist worker: the controller's folder (it removes it), so a kernel compiles once a run
     else:
         folder = tempfile.mkdtemp(prefix="regtile-test-cache-")
         _run_cache["remove"] = folder
+        os.environ[_SHARED] = folder
     _run_cache["previous"] = os.environ.get("REGTILE_CACHE_DIR")
     os.environ["REGTILE_CACHE_DIR"] = folder
 
@@ -51,6 +58,7 @@ def pytest_unconfigure(config):
         os.environ["REGTILE_CACHE_DIR"] = previous
     folder = _run_cache.pop("remove", None)
     if folder:
+        os.environ.pop(_SHARED, None)
         shutil.rmtree(folder, ignore_errors=True)
 
 
