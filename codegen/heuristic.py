@@ -381,17 +381,34 @@ def rows_aligned(n: int, k: int, lda: Optional[int] = None, ldb: Optional[int] =
     return (k if lda is None else lda) % 4 == 0 and (n if ldb is None else ldb) % 4 == 0
 
 
-_CLASSES: Dict[Tuple[str, bool], Tuple[tuple, Tuple[dict, ...]]] = {}
+UNALIGNED_GRID = "unaligned"  # an entry's "grid" where it comes from the unaligned-rows fitting grid (session 19)
+# How far an unaligned shape looks for unaligned entries (log2 units, as MAX_DISTANCE).  The unaligned grid is a lattice
+# of one doubling a step in M and N (two in K), its neighbours 1.0-1.1 apart: leaving each of its 241 shapes out in
+# turn, at 1.0 none has two unaligned entries near and the rule before (aligned neighbours, then the model) picks
+# 8.8% over the fastest member (geometric mean), at 1.25-2.0 the unaligned entries pick 239 of them at 2.8% over
+# (session 19, docs/shapes.md).  1.5 reaches the middle of the lattice's cells.
+UNALIGNED_MAX_DISTANCE = 1.5
 
 
-def table_of(aligned: bool, path: str = TABLE_PATH) -> Tuple[dict, ...]:
-    """The table's entries of one class: shapes whose packed rows are (not) 16-byte aligned (rows_aligned);
-    kept per load_table result, so that clearing its cache (a refit in-process) reaches this too."""
-    table = load_table(path)
-    hit = _CLASSES.get((path, aligned))
+def _of_class(table: Sequence[dict], aligned: bool) -> Tuple[dict, ...]:
+    """aligned: the entries every shape consulted before session 19 (all but the unaligned grid's); else the
+    entries whose packed rows are not 16-byte aligned (the unaligned grid's and the suite's)."""
+    if aligned:
+        return tuple(e for e in table if e.get("grid") != UNALIGNED_GRID)
+    return tuple(e for e in table if not rows_aligned(e["n"], e["k"]))
+
+
+_CLASSES: Dict[bool, Tuple[tuple, Tuple[dict, ...]]] = {}
+
+
+def table_of(aligned: bool) -> Tuple[dict, ...]:
+    """_of_class of the committed table, kept per load_table() result (so that clearing its cache, a refit
+    in-process, reaches this too)."""
+    table = load_table()
+    hit = _CLASSES.get(aligned)
     if hit is None or hit[0] is not table:
-        hit = (table, tuple(e for e in table if rows_aligned(e["n"], e["k"]) == aligned))
-        _CLASSES[(path, aligned)] = hit
+        hit = (table, _of_class(table, aligned))
+        _CLASSES[aligned] = hit
     return hit[1]
 
 
@@ -413,31 +430,37 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
                  table: Optional[Sequence[dict]] = None, transfer_sms: int = 0,
-                 aligned: Optional[bool] = None) -> Optional[str]:
+                 aligned: Optional[bool] = None, max_distance: float = 0.0) -> Optional[str]:
     """The member the table picks for M x N x K among `names`, or None (fewer than MIN_NEIGHBOURS table shapes near,
     none of them this shape).
-    aligned True / False (the committed table only): the entries of that class first (table_of: rows 16-byte
-    aligned or not), the whole table where they give no pick.  Until session 19 every entry counted for every
+    aligned (the operands' rows 16-byte aligned: rows_aligned): every entry but the unaligned grid's, the table
+    as it was before session 19; False: the unaligned entries (the unaligned grid's and the suite's) first, then
+    the table as before where they are too few near (_of_class), within UNALIGNED_MAX_DISTANCE; None: every entry
+    alike.  max_distance: MAX_DISTANCE where 0.  Until session 19 every entry counted for every
     shape, and the table held 18 unaligned shapes against 1486 aligned: an unaligned shape took its aligned
     neighbours' ranking, where the members run other copies (held-out 3001x3001x64: tall-128x64-k16 46.8 us,
     wide-64x128-k16 41.8; docs/shapes.md, session 19).
     transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP)."""
-    if table is None and aligned is not None:
-        return (table_choice(m, n, k, names, table_of(aligned), transfer_sms)
-                or table_choice(m, n, k, names, None, transfer_sms))
+    if aligned is not None:
+        def of(cls):
+            return table_of(cls) if table is None else _of_class(table, cls)
+        return ((None if aligned else table_choice(m, n, k, names, of(False), transfer_sms,
+                                                   max_distance=UNALIGNED_MAX_DISTANCE))
+                or table_choice(m, n, k, names, of(True), transfer_sms))
     table = load_table() if table is None else table
+    max_distance = max_distance or MAX_DISTANCE
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
     # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
     near = []
     for i, e in enumerate(table):
         em, en, ek = _log2_of(e)
         dm = abs(qm - em)
-        if dm > MAX_DISTANCE:
+        if dm > max_distance:
             continue
         d = dm + abs(qn - en) + abs(qk - ek)
-        if d <= MAX_DISTANCE:
+        if d <= max_distance:
             near.append((d, i))
     near.sort()
     near = [(d, table[i]) for d, i in near[:NEIGHBOURS]]
