@@ -3,8 +3,7 @@
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, -5.json, and the
                                         fitting grids shapes-fit-small.json, -tall.json,
-                                        -tiny.json, -flat.json, -narrow.json,
-                                        -unaligned.json) from the lists below
+                                        -tiny.json, -flat.json, -narrow.json) from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:
@@ -207,33 +206,6 @@ FIT_NARROW_K = (16, 24, 32, 48, 64, 96, 128, 192, 256, 384)
 FIT_NARROW_FLOP = 8.6e9
 
 
-# The fitting grid of unaligned rows (session 19): N and K odd (rows of A and B not 16-byte aligned: the unaligned
-# rows' copies, codegen/operand_forms.for_rows), M, N 63-8191 and K 61-16381 one doubling a step, at most
-# FIT_UNALIGNED_FLOP, without the points within 0.5 of an unaligned suite shape and - tighter than the other grids,
-# which leave out only the held-out shapes themselves - within 0.25 of any held-out shape.  The table consults its
-# unaligned entries for unaligned shapes (codegen/heuristic.py table_choice); every other grid is aligned, and the
-# unaligned held-out shapes below 1.0x ran members 2-11% slower than the fastest candidate (session 19's candidates,
-# docs/data/session19/a_ae9a901: the region was chosen looking at them).
-FIT_UNALIGNED_MN = (63, 127, 255, 511, 1023, 2047, 4095, 8191)
-FIT_UNALIGNED_K = (61, 251, 1021, 4093, 16381)
-FIT_UNALIGNED_FLOP = 8.6e9
-
-
-def unaligned(shape) -> bool:
-    """Row-major M x N x K with packed operands (lda = K, ldb = N): rows not 16-byte aligned."""
-    return shape[1] % 4 != 0 or shape[2] % 4 != 0
-
-
-def _unaligned_rows():
-    """The unaligned grid's rows: apart from the unaligned suite shapes (0.5) and from every held-out shape (0.25)."""
-    inside = [(r["m"], r["n"], r["k"]) for r in suite() if unaligned((r["m"], r["n"], r["k"]))]
-    held = list(_held_out_shapes())
-    return [{"m": m, "n": n, "k": k, "group": "fit"}
-            for m, n, k in itertools.product(FIT_UNALIGNED_MN, FIT_UNALIGNED_MN, FIT_UNALIGNED_K)
-            if 2 * m * n * k <= FIT_UNALIGNED_FLOP and _log2_distance((m, n, k), inside) >= 0.5
-            and _log2_distance((m, n, k), held) >= 0.25]
-
-
 # The fitting grids in the order they were written, each (its points, FLOPs at most): a grid keeps apart (_grid_rows)
 # from the suite and from every grid before it.  benchmarks/shapes-fit-NAME.json holds each.
 FIT_GRIDS = {
@@ -248,14 +220,12 @@ FIT_GRIDS = {
 
 @functools.lru_cache(maxsize=None)
 def fit_grids():
-    """{name: the grid's rows} of FIT_GRIDS, each apart from the suite and the grids before it; then the unaligned
-    grid, apart from the unaligned shapes only (the table keeps the two apart)."""
+    """{name: the grid's rows} of FIT_GRIDS, each apart from the suite and the grids before it."""
     inside = [(r["m"], r["n"], r["k"]) for r in suite()]
     out = {}
     for name, (points, flop) in FIT_GRIDS.items():
         out[name] = _grid_rows(points(), flop, inside)
         inside += [(r["m"], r["n"], r["k"]) for r in out[name]]
-    out["unaligned"] = _unaligned_rows()
     return out
 
 
@@ -323,5 +293,5 @@ if __name__ == "__main__":
     _write("shapes-heldout-3.json", heldout(HELDOUT_3))
     _write("shapes-heldout-4.json", heldout(HELDOUT_4))
     _write("shapes-heldout-5.json", heldout(HELDOUT_5))
-    for grid in fit_grids():
+    for grid in FIT_GRIDS:
         _write(f"shapes-fit-{grid}.json", fit_grid(grid))

@@ -374,44 +374,6 @@ def model_fixed_us() -> Dict[str, float]:
     return _table_data(TABLE_PATH).get("model_fixed_us", {})
 
 
-def rows_aligned(n: int, k: int, lda: Optional[int] = None, ldb: Optional[int] = None) -> bool:
-    """Are the operands' rows 16-byte aligned (lda and ldb multiples of 4 floats; packed row-major by default:
-    lda = K, ldb = N)?  Where not, the members run the unaligned rows' copies (operand_forms.for_rows), whose
-    ranking differs (session 19): the table keeps the two classes' entries apart (table_choice)."""
-    return (k if lda is None else lda) % 4 == 0 and (n if ldb is None else ldb) % 4 == 0
-
-
-UNALIGNED_GRID = "unaligned"  # an entry's "grid" where it comes from the unaligned-rows fitting grid (session 19)
-# How far an unaligned shape looks for unaligned entries (log2 units, as MAX_DISTANCE).  The unaligned grid is a lattice
-# of one doubling a step in M and N (two in K), its neighbours 1.0-1.1 apart: leaving each of its 241 shapes out in
-# turn, at 1.0 none has two unaligned entries near and the rule before (aligned neighbours, then the model) picks
-# 8.8% over the fastest member (geometric mean), at 1.25-2.0 the unaligned entries pick 239 of them at 2.8% over
-# (session 19, docs/shapes.md).  1.5 reaches the middle of the lattice's cells.
-UNALIGNED_MAX_DISTANCE = 1.5
-
-
-def _of_class(table: Sequence[dict], aligned: bool) -> Tuple[dict, ...]:
-    """aligned: the entries every shape consulted before session 19 (all but the unaligned grid's); else the
-    entries whose packed rows are not 16-byte aligned (the unaligned grid's and the suite's)."""
-    if aligned:
-        return tuple(e for e in table if e.get("grid") != UNALIGNED_GRID)
-    return tuple(e for e in table if not rows_aligned(e["n"], e["k"]))
-
-
-_CLASSES: Dict[bool, Tuple[tuple, Tuple[dict, ...]]] = {}
-
-
-def table_of(aligned: bool) -> Tuple[dict, ...]:
-    """_of_class of the committed table, kept per load_table() result (so that clearing its cache, a refit
-    in-process, reaches this too)."""
-    table = load_table()
-    hit = _CLASSES.get(aligned)
-    if hit is None or hit[0] is not table:
-        hit = (table, _of_class(table, aligned))
-        _CLASSES[aligned] = hit
-    return hit[1]
-
-
 @functools.lru_cache(maxsize=1)
 def load_table(path: str = TABLE_PATH) -> Tuple[dict, ...]:
     """The fitted entries: {"m", "n", "k", "best", "rel": {member: time / best time}}."""
@@ -429,38 +391,23 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 
 def table_choice(m: int, n: int, k: int, names: Sequence[str],
-                 table: Optional[Sequence[dict]] = None, transfer_sms: int = 0,
-                 aligned: Optional[bool] = None, max_distance: float = 0.0) -> Optional[str]:
+                 table: Optional[Sequence[dict]] = None, transfer_sms: int = 0) -> Optional[str]:
     """The member the table picks for M x N x K among `names`, or None (fewer than MIN_NEIGHBOURS table shapes near,
     none of them this shape).
-    aligned (the operands' rows 16-byte aligned: rows_aligned): every entry but the unaligned grid's, the table
-    as it was before session 19; False: the unaligned entries (the unaligned grid's and the suite's) first, then
-    the table as before where they are too few near (_of_class), within UNALIGNED_MAX_DISTANCE; None: every entry
-    alike.  max_distance: MAX_DISTANCE where 0.  Until session 19 every entry counted for every
-    shape, and the table held 18 unaligned shapes against 1486 aligned: an unaligned shape took its aligned
-    neighbours' ranking, where the members run other copies (held-out 3001x3001x64: tall-128x64-k16 46.8 us,
-    wide-64x128-k16 41.8; docs/shapes.md, session 19).
     transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP)."""
-    if aligned is not None:
-        def of(cls):
-            return table_of(cls) if table is None else _of_class(table, cls)
-        return ((None if aligned else table_choice(m, n, k, names, of(False), transfer_sms,
-                                                   max_distance=UNALIGNED_MAX_DISTANCE))
-                or table_choice(m, n, k, names, of(True), transfer_sms))
     table = load_table() if table is None else table
-    max_distance = max_distance or MAX_DISTANCE
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
     # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
     near = []
     for i, e in enumerate(table):
         em, en, ek = _log2_of(e)
         dm = abs(qm - em)
-        if dm > max_distance:
+        if dm > MAX_DISTANCE:
             continue
         d = dm + abs(qn - en) + abs(qk - ek)
-        if d <= max_distance:
+        if d <= MAX_DISTANCE:
             near.append((d, i))
     near.sort()
     near = [(d, table[i]) for d, i in near[:NEIGHBOURS]]
@@ -489,21 +436,18 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None) -> str:
-    """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the operands' rows are
-    16-byte aligned (default: packed row-major operands, rows_aligned(n, k))."""
-    return _member_and_why(m, n, k, sm_count, fused, aligned)[0]
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
+    """The table's member for M x N x K, else the model's (_member_and_why)."""
+    return _member_and_why(m, n, k, sm_count, fused)[0]
 
 
-def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
-                    aligned: Optional[bool] = None) -> Tuple[str, str, List[str]]:
+def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> Tuple[str, str, List[str]]:
     """(member, "table" or "model", the candidates): the table's neighbours carried to the shape by the
     model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
     against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
-    aligned = rows_aligned(n, k) if aligned is None else aligned
-    picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
+    picked = table_choice(m, n, k, names, transfer_sms=sm_count)
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
@@ -515,33 +459,29 @@ def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
+def _choose(m: int, n: int, k: int, arch: str, sm_count: int) -> Tuple[SgemmConfig, str]:
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    return member_config(choose_member(m, n, k, sm_count, aligned=aligned), m, n, k, sm_count)
+    return member_config(choose_member(m, n, k, sm_count), m, n, k, sm_count)
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
-                  batch: int = 1, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
+                  batch: int = 1) -> Tuple[SgemmConfig, str]:
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
-    table / model picks (fitted on row-major A and B: the layout does not change the member) for
-    operands whose rows are 16-byte aligned or not (`aligned`; default: packed operands, lda = K or M,
-    ldb = N or K)."""
+    table / model picks (fitted on row-major A and B: the layout does not change the member)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
-    if aligned is None:
-        aligned = rows_aligned(n, k, m if trans_a else k, k if trans_b else n)
-    cfg, backend = _choose(int(m), int(n), int(max(k, 1)), arch, int(sm_count), bool(aligned))
+    cfg, backend = _choose(int(m), int(n), int(max(k, 1)), arch, int(sm_count))
     if backend == FUSED and (trans_a or trans_b):  # fused split-K reads row-major A and B only
-        cfg, backend = _choose_unfused(int(m), int(n), int(max(k, 1)), int(sm_count), bool(aligned))
+        cfg, backend = _choose_unfused(int(m), int(n), int(max(k, 1)), int(sm_count))
     return with_layout(cfg, trans_a, trans_b), backend
 
 
 @functools.lru_cache(maxsize=1024)
-def _choose_unfused(m: int, n: int, k: int, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
-    return member_config(choose_member(m, n, k, sm_count, fused=False, aligned=aligned), m, n, k, sm_count)
+def _choose_unfused(m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
+    return member_config(choose_member(m, n, k, sm_count, fused=False), m, n, k, sm_count)
 
 
 # ---- layouts and batches -------------------------------------------------------------------
@@ -635,11 +575,9 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
     return BATCHED_MEMBERS[-1][0]
 
 
-def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int,
-                    aligned: Optional[bool] = None) -> Dict[str, object]:
-    """What choose_kernel decides and why (member, table or model), for docs and tests (`aligned`: as
-    choose_member's)."""
+def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[str, object]:
+    """What choose_kernel decides and why (member, table or model), for docs and tests."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    member, by, names = _member_and_why(m, n, k, sm_count, aligned=aligned)
+    member, by, names = _member_and_why(m, n, k, sm_count)
     return {"member": member, "by": by, "candidates": names}

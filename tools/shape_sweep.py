@@ -336,7 +336,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     slower over those shapes), so only a clear gain moves an entry.  Not where the kept member is
     slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
     wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS)."""
-    from ..codegen.heuristic import UNALIGNED_GRID, fit_model, rows_aligned, timed_members
+    from ..codegen.heuristic import fit_model, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
     for r in raw["rows"]:
@@ -349,9 +349,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
         kept = before.get((r["m"], r["n"], r["k"]))
         if kept in timed and timed[kept] <= (1.0 + sticky) * timed[fastest] and timed[kept] <= r["cublas_us"]:
             best = kept
-        # the unaligned-rows grid's shapes answer unaligned shapes only (heuristic.table_choice)
-        grid = ({"grid": UNALIGNED_GRID} if r.get("group") == FIT_GROUP and not rows_aligned(r["n"], r["k"]) else {})
-        entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best, **grid,
+        entries.append({"m": r["m"], "n": r["n"], "k": r["k"], "best": best,
                         "x_cublas": round(r["cublas_us"] / timed[best], 4),
                         "rel": {nm: round(t / timed[fastest], 4) for nm, t in sorted(timed.items(), key=lambda x: x[1])}})
     # The model is fitted on the suite's rows only: its form prices full SMs, and fitted with the small-problem

@@ -198,8 +198,7 @@ def test_held_out_picks_near_the_fastest_member_with_the_model_transfer():
         timed = h.timed_members(r)
         names = h.candidate_names(m, n, k)
         for tr in over:
-            pick = (h.table_choice(m, n, k, names, transfer_sms=tr, aligned=h.rows_aligned(n, k))
-                    or h.model_choice(names, m, n, k, 132))
+            pick = h.table_choice(m, n, k, names, transfer_sms=tr) or h.model_choice(names, m, n, k, 132)
             over[tr].append(timed[pick] / min(timed.values()))
     geo = {tr: math.exp(sum(map(math.log, v)) / len(v)) for tr, v in over.items()}
     assert len(over[0]) >= 60 and geo[132] <= 1.02 and geo[132] <= geo[0] + 0.002, geo
@@ -260,42 +259,3 @@ def test_model_time_is_at_least_the_k_tile_chain():
     n = 8192
     flops_us = 2.0 * n ** 3 / (h.model_tflops()["wide-128x256"] * 1e6)
     assert h.model_time("wide-128x256", n, n, n, 132) < 1.2 * flops_us
-
-
-def test_unaligned_shapes_take_the_unaligned_entries_first():
-    """Session 19: rows not 16-byte aligned (N or K, or lda / ldb, not a multiple of 4) run the unaligned rows'
-    copies, whose members rank differently; table_choice asks that class's entries first, the whole table where
-    they are too few, and aligned shapes never see an unaligned entry that has aligned ones beside it."""
-    def entry(m, n, k, best, other):
-        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: 1.3},
-                "log2": (math.log2(m), math.log2(n), math.log2(k))}
-    names = ["wide-64x128-k16", "tall-128x64-k16"]
-    aligned = [entry(3072, 3072, 64, "tall-128x64-k16", "wide-64x128-k16"),
-               entry(3072, 2048, 64, "tall-128x64-k16", "wide-64x128-k16")]
-    odd = [entry(3071, 3071, 61, "wide-64x128-k16", "tall-128x64-k16"),
-           entry(2047, 3071, 61, "wide-64x128-k16", "tall-128x64-k16")]
-    table = aligned + odd
-    assert h.table_choice(3001, 3001, 63, names, table, aligned=False) == "wide-64x128-k16"
-    assert h.table_choice(3000, 3000, 64, names, table, aligned=True) == "tall-128x64-k16"
-    # too few of its class near: the whole table, as before session 19
-    assert h.table_choice(3001, 3001, 63, names, aligned + odd[:1], aligned=False) == \
-        h.table_choice(3001, 3001, 63, names, aligned + odd[:1])
-    assert h.rows_aligned(4096, 4096) and not h.rows_aligned(4095, 4096) and not h.rows_aligned(4096, 4095)
-    assert not h.rows_aligned(4096, 4096, lda=4097) and h.rows_aligned(4095, 4095, lda=4096, ldb=4096)
-    assert {id(e) for e in h.table_of(True)} | {id(e) for e in h.table_of(False)} == {id(e) for e in h.load_table()}
-    assert all(not h.rows_aligned(e["n"], e["k"]) for e in h.table_of(False)) and len(h.table_of(False)) >= 200
-
-
-def test_choose_kernel_takes_the_rows_class_from_the_leading_dimensions():
-    """The class comes from lda / ldb where the caller gives them (a padded row of 65 floats for K = 64 is not
-    aligned), else from the packed operands of the layout."""
-    from regtile.runtime.choice import default_sgemm_kernel
-    for m, n, k in ((3000, 3000, 64), (3001, 3001, 63), (1000, 3000, 2000)):
-        for aligned in (True, False):
-            want = h.member_config(h.choose_member(m, n, k, 132, aligned=aligned), m, n, k, 132)
-            assert h.choose_kernel(m, n, k, "sm_90", 132, aligned=aligned) == want
-            assert default_sgemm_kernel(m, n, "sm_90", 132, k, aligned=aligned) == want
-        assert h.choose_kernel(m, n, k, "sm_90", 132) == h.choose_kernel(m, n, k, "sm_90", 132,
-                                                                          aligned=h.rows_aligned(n, k))
-    # held-out 4's 3001x3001x64 (session 19): the unaligned grid's entries, not its aligned neighbours' member
-    assert h.choose_member(3001, 3001, 64, 132) == "wide-64x128-k16"
