@@ -13,6 +13,13 @@ FFMAs on both sides of the stores.  CPU: `--sass` prints, per variant, the loop'
 no FFMA between them (runs of non-FFMA instructions with their stall counts).  GPU: times the variants
 against the committed kernel and cuBLAS.
 
+Measured at 50aead0 (lab/device_runs/session19_c.sh, docs/data/session19/c_50aead0, H100, us; lib / late / pred /
+pred_late, cuBLAS): every variant slower - 512x8192x8192 1329.5 / 1335.3 / 1398.9 / 1343.5 (1319.0), 4096^3 2610.8 /
+2652.9 / 2734.2 / 2652.2, 8192x128x8192 (wide-64x128-k16, S = 14) 344.9 / 350.2 / 350.7 / 363.7.  ptxas's bunches do
+shrink (`--sass`: the loop's stall counts summed, 1460 -> 1447 / 1439 / 1407 cycles a k-tile for wide-128x256), but
+around the predicated stores and loads ptxas orders the FFMAs otherwise and the SASS pass is left with 114-124
+conflicted FFMAs a k-tile it cannot avoid ("unavoidable" in its report) against 26 as committed.  Not taken.
+
     python3 -m lab.experiments.store_slice --sass [MEMBER] [S ...]
     python3 -m lab.experiments.store_slice [MEMBER] [S ...] [MxNxK ...]      (GPU)
 """
