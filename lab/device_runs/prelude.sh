@@ -92,3 +92,20 @@ last_calls() {
     fi
     archive $1${GPU:-0}
 }
+
+# stall_samples NAME SHAPE...: Nsight Compute's per-instruction stall samples (SourceCounters, WarpStateStats) on both
+# sides of each shape (lab/experiments/ncu_below.py --target: regtile's call, then torch.mm, one each under the
+# profiler), the source page as CSV (SASS) for every kernel and `lab.experiments.ncu_source_stalls` on it
+# ($OUT/stalls.txt); archived as NAME.
+stall_samples() {
+    local name=$1; shift
+    ( time timeout ${NCU_S:-300} ncu --clock-control none --profile-from-start off --section SourceCounters \
+        --section WarpStateStats -o $OUT/stalls python3 -m lab.experiments.ncu_below --target "$@" ) > $OUT/ncu.log 2>&1
+    echo "ncu: rc $?"; tail -4 $OUT/ncu.log
+    ncu -i $OUT/stalls.ncu-rep --page source --csv --print-source sass > $OUT/source_sass.csv 2> $OUT/source.err
+    echo "source page: rc $? $(wc -l < $OUT/source_sass.csv) lines"; head -3 $OUT/source.err
+    ncu -i $OUT/stalls.ncu-rep --page details --csv > $OUT/details.csv 2>> $OUT/source.err
+    echo "details: rc $? $(wc -l < $OUT/details.csv) lines"; gzip $OUT/source_sass.csv
+    python3 -m lab.experiments.ncu_source_stalls <(zcat $OUT/source_sass.csv.gz) > $OUT/stalls.txt 2>&1; head -40 $OUT/stalls.txt
+    archive $name
+}

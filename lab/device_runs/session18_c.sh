@@ -1,17 +1,7 @@
 #!/bin/bash
 # Session 18: Nsight Compute's per-instruction stall samples (SourceCounters, WarpStateStats) on both sides of the two
 # held-out shapes below 0.9x, 2047x4097x1023 (tall-256x128) and 5555x555x5555 (tall-128x64-k16), both on the unaligned
-# rows' vector floats (lab/experiments/ncu_below.py --target: regtile's call, then torch.mm, one each under the
-# profiler); the source page as CSV (SASS) for every kernel.  `python3 -m lab.experiments.ncu_source_stalls` reads it.
+# rows' vector floats (prelude's stall_samples; `python3 -m lab.experiments.ncu_source_stalls` reads the source page).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s18
-( time timeout ${NCU_S:-300} ncu --clock-control none --profile-from-start off --section SourceCounters \
-    --section WarpStateStats -o $OUT/stalls \
-    python3 -m lab.experiments.ncu_below --target ${@:-2047x4097x1023 5555x555x5555} ) > $OUT/ncu.log 2>&1
-echo "ncu: rc $?"; tail -4 $OUT/ncu.log
-ncu -i $OUT/stalls.ncu-rep --page source --csv --print-source sass > $OUT/source_sass.csv 2> $OUT/source.err
-echo "source page: rc $? $(wc -l < $OUT/source_sass.csv) lines"; head -3 $OUT/source.err
-ncu -i $OUT/stalls.ncu-rep --page details --csv > $OUT/details.csv 2>> $OUT/source.err
-echo "details: rc $? $(wc -l < $OUT/details.csv) lines"; gzip $OUT/source_sass.csv
-python3 -m lab.experiments.ncu_source_stalls <(zcat $OUT/source_sass.csv.gz) > $OUT/stalls.txt 2>&1; head -40 $OUT/stalls.txt
-archive session18_c
+stall_samples session18_c ${@:-2047x4097x1023 5555x555x5555}

@@ -27,6 +27,8 @@ import contextlib
 import re
 import sys
 
+from . import program
+
 DEFAULT_MEMBER = "wide-128x256"
 
 
@@ -91,26 +93,6 @@ def predicated(on=True):
         LoopsMixin._IfNext = original
 
 
-@contextlib.contextmanager
-def unguarded(on=True):
-    """The two-stage loop's store and preload without their `@!has_next bra` (CPU look only: on the last
-    tile they store stale registers into the unused stage and preload from it)."""
-    from regtile.codegen import program as pg
-    from regtile.codegen.ptx_loops import LoopsMixin
-    original = LoopsMixin._IfNext
-
-    def patched(self, s):
-        if isinstance(s.steps[0], (pg.StoreTile, pg.Compute)):
-            return self.render(s.steps)
-        return original(self, s)
-    if on:
-        LoopsMixin._IfNext = patched
-    try:
-        yield
-    finally:
-        LoopsMixin._IfNext = original
-
-
 def member_cfg(name):
     from regtile.codegen.presets import get_member
     m = get_member(name)
@@ -167,7 +149,7 @@ def one(torch, bench, m, n, k):
     return time_plans(torch, bench, plans, row, f"{lib.kernel.label}; late = after k-slice {late}")
 
 
-def main(argv):
+def run(argv):
     sass = "--sass" in argv
     args = [a for a in argv if a != "--sass"]
     if sass:
@@ -177,5 +159,7 @@ def main(argv):
     over_shapes([a for a in args if "x" in a], DEFAULT_SHAPES, "store_slice.json", one)
 
 
+main = program(run, "[--sass] [MEMBER] [S ...] [MxNxK ...]")
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())
