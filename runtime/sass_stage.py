@@ -24,6 +24,8 @@ STAGE = "sass-pass"
 # a scoreboard the loop's first FFMAs do not wait on.  A module constant, in the cache key, so
 # that lab A/Bs can build the kernel without it (lab/experiments/read_scoreboards_ab.py).
 SEPARATE_READS = True
+# The pass's preload step (sass/preload.py), likewise: off only for lab A/Bs.
+SPREAD_PRELOADS = True
 
 
 def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> dict:
@@ -36,15 +38,18 @@ def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> 
     return {"stage": STAGE, "pass_version": bank_pass.PASS_VERSION, "pass_code": bank_pass.code_digest(),
             "planning_model": bank_pass.PASS_BANK_MODEL, "bank_model": model, "arch": arch,
             **({} if SEPARATE_READS else {"separate_reads": False}),
+            **({} if SPREAD_PRELOADS else {"spread_preloads": False}),
             "kernels": list(kernels), "source_sha256": cubin_sha256}
 
 
-def _run(cubin: bytes, kernels: Sequence[str], arch: str, separate_reads: bool):
+def _run(cubin: bytes, kernels: Sequence[str], arch: str, separate_reads: bool, spread_preloads: bool = True):
     """(rewritten cubin, report): the main kernel, then the others of the module (a
     stream-K module's work-list kernel), whose reports go into report.others."""
-    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, separate_reads=separate_reads)
+    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, separate_reads=separate_reads,
+                                       spread_preloads=spread_preloads)
     for other in kernels[1:]:
-        cubin, rep = bank_pass.run_pass(cubin, other, arch, separate_reads=separate_reads)
+        cubin, rep = bank_pass.run_pass(cubin, other, arch, separate_reads=separate_reads,
+                                        spread_preloads=spread_preloads)
         report.others[other] = rep.to_dict()
     return cubin, report
 
@@ -65,7 +70,7 @@ def apply_sass_pass(art, use_cache: bool = True):
 
 def _rebuild(inputs: dict, rebuild: dict) -> _cache.Entry:
     cubin, report = _run(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"],
-                         inputs.get("separate_reads", True))
+                         inputs.get("separate_reads", True), inputs.get("spread_preloads", True))
     return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report)))
 
 

@@ -35,6 +35,9 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
   5. Moves the main loop's global loads' read scoreboards off the scoreboards the loop's
      first FFMAs wait on (sass/scoreboards.py: the step, its hardware model and its proof
      obligations); run_pass(separate_reads=False) leaves them as ptxas set them.
+  6. Spreads the two-stage loop's preload of the next tile's first fragments among the FFMAs
+     after it (sass/preload.py: the loads if-converted and moved, checked); run_pass(
+     spread_preloads=False) leaves them as ptxas placed them.
 
 The register count in the kernel's .nv.info is unchanged: the permutation stays within
 the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin's register-bank analysis is in the report, before and after.
@@ -54,10 +57,11 @@ from .disasm import Instruction, SassFunction, disassemble, function_of, parse
 from .fields import RegField, UnknownForm, first_encoding_mismatch, locate_all, prove, put_instruction, renamed_operand
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
+from .preload import spread_preload
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
-PASS_VERSION = "2"  # part of the cache key: bump when the pass's output changes
+PASS_VERSION = "3"  # part of the cache key: bump when the pass's output changes
 # The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
 # recorded with PASS_VERSION in the inputs of every cached result of the pass.
 PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
@@ -88,6 +92,7 @@ class PassReport:
     reuse_flags_added: int
     reorder: dict = dataclasses.field(default_factory=dict)  # ffma_reorder.ReorderReport
     scoreboards: dict = dataclasses.field(default_factory=dict)  # sass.scoreboards.ScoreboardReport
+    preload: dict = dataclasses.field(default_factory=dict)  # sass.preload.PreloadReport
     others: dict = dataclasses.field(default_factory=dict)  # other kernels of the module rewritten: name -> to_dict()
 
     def to_dict(self) -> dict:
@@ -103,6 +108,7 @@ class PassReport:
             "bank_bound_after": self.after["bank_bound_cycles_per_ffma"],
             "ffma_reorder": self.reorder,
             "read_scoreboards": self.scoreboards,
+            "preload": self.preload,
             **({"other_kernels": self.others} if self.others else {}),
             "reuse_flags": {"kept": self.reuse_flags_kept, "cleared": self.reuse_flags_cleared,
                             "added": self.reuse_flags_added},
@@ -144,6 +150,8 @@ class PassReport:
             *([f"  read scoreboards: {self.scoreboards['loads_moved']} main-loop global loads release their "
                f"read on a scoreboard waited on later; {self.scoreboards['waits_added']} waits added before "
                f"writers of their addresses"] if self.scoreboards.get("loads_moved") else []),
+            *([f"  preload: {self.preload['loads_spread']} loads of the next tile's first fragments spread over "
+               f"{self.preload['over_ffmas']} FFMAs after them"] if self.preload.get("loads_spread") else []),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
             f"under the new banks), {self.reuse_flags_added} added",
             *(f"  also rewritten: {name} (stream-K ranges): {o['registers']} registers, main-loop FFMAs "
@@ -305,7 +313,7 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 # ---- the pass -----------------------------------------------------------------------------
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
              rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
-             separate_reads: bool = True) -> Tuple[bytes, PassReport]:
+             separate_reads: bool = True, spread_preloads: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -392,9 +400,15 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     if separate_reads:
         new_cubin, sb_report = separate_load_reads(new_cubin, new_func, locate_all(new_func))
         scoreboards = sb_report.to_dict()
+        if sb_report.to_dict().get("loads_moved"):
+            new_func = parse(disassemble(new_cubin))[name]
+    preload = {}
+    if spread_preloads:
+        new_cubin, pre_report = spread_preload(new_cubin, new_func)
+        preload = pre_report.to_dict()
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
-                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards)
+                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload)
     return new_cubin, report
 
 
@@ -501,7 +515,7 @@ def code_digest() -> str:
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "fields.py", "banks.py", "disasm.py", "isa.py",
-                "cubin.py"):
+    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "preload.py", "fields.py", "banks.py", "disasm.py",
+                "isa.py", "cubin.py"):
         h.update((here / mod).read_bytes())
     return h.hexdigest()[:16]

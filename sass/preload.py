@@ -1,0 +1,155 @@
+"""The preload step of the SASS pass: the next tile's first fragment loads spread among the FFMAs after them.
+
+The two-stage loop (codegen/program.py, crosses_tiles) loads slice 0 of the next tile right after the barrier
+that ends a k-tile, behind `@!has_next bra`.  ptxas keeps those loads as their own block: six LDS.128 four cycles
+apart (S04) with no other instruction between, then the last slice's FFMAs.  The warp issues one instruction
+every four cycles there, and every warp of the block is at that point together, just out of the barrier.
+Nsight Compute put "wait" at 4.6% of the samples of wide-128x256 on 512x8192x8192 against cuBLAS's 0.3%
+(docs/data/session19/b_1abb0b5); session 19 measured the step below 0.3-0.7% faster on every 128x256 shape
+(lab/experiments/spread_preload.py; docs/shapes.md).
+
+What it does, in the main loop, where it finds `@P BRA L` over a run of two or more unpredicated LDS with L
+the first of a run of FFMAs:
+  1. if-conversion: each load takes the branch's predicate, negated (`@!P LDS`), and the branch never
+     branches (`@!PT BRA`, its control code kept; P is read at issue, and nothing between writes it);
+  2. load j (j >= 1) moves down to follow FFMA 3j of the run, so the loads stay four issue slots apart (S01
+     each: the three FFMAs fill the cycles ptxas stalled), where none of the FFMAs it passes reads or writes
+     its destination, writes a register it reads, or waits on a scoreboard it sets, and no branch but the
+     converted one lands between the block's start and the last slot used;
+  3. the rewritten cubin's disassembly must print, at every slot, the instruction moved there with the
+     predicate given.
+The FFMAs keep their order, controls and reuse flags (ptxas keeps an FFMA's reuse flag across an LDS between
+two FFMAs, and the loads read their address through the memory pipe).  A loop without the pattern, or
+where a check fails, is left as it was, with the reason in the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from . import isa
+from .cubin import text_section
+from .disasm import Instruction, SassFunction, disassemble, parse
+from .fields import locate, put_instruction
+
+PRED_SHIFT = 12  # lo bits 12-14: the guard predicate's index (7: PT); bit 15 negates it
+PRED_MASK = 0xF << PRED_SHIFT
+NEVER = 0xF  # !PT
+SPACING = 3  # FFMAs between two spread loads: an LDS.128 every four issue slots, as ptxas spaces them
+
+
+@dataclass
+class PreloadReport:
+    loads: int = 0  # loads spread (0: left as ptxas wrote them)
+    at: int = -1  # offset of the first one before the step
+    ffmas: int = 0  # FFMAs they were spread over
+    why: str = ""  # why not, where not
+
+    def to_dict(self) -> dict:
+        return ({"loads_spread": self.loads, "at": f"{self.at:04x}", "over_ffmas": self.ffmas} if self.loads
+                else {"loads_spread": 0, "why_not": self.why})
+
+
+def _regs(ins: Instruction) -> Tuple[set, set]:
+    read, written = set(), set()
+    for f in locate(ins):
+        (written if f.written else read).update(f.registers())
+    return read, written
+
+
+def passes(load: Instruction, ffma: Instruction) -> bool:
+    """May `load` move from before `ffma` to after it (or back)?  Not where the FFMA reads or writes what the
+    load writes, writes what it reads, or waits on a scoreboard the load sets."""
+    rd, wr = _regs(load)
+    fr, fw = _regs(ffma)
+    sbs = {isa.write_scoreboard(load.hi), isa.read_scoreboard(load.hi)} - {isa.NO_SCOREBOARD}
+    return not (wr & (fr | fw) or rd & fw or any(isa.wait_mask(ffma.hi) >> s & 1 for s in sbs))
+
+
+def _guard(predicate: str) -> Optional[Tuple[int, bool]]:
+    """(index, negated) of a guard like "@P5" / "@!P5"; None for PT, uniform or no predicate."""
+    neg = predicate.startswith("@!")
+    name = predicate.lstrip("@!")
+    if len(name) == 2 and name[0] == "P" and name[1].isdigit() and name != "PT":
+        return int(name[1]), neg
+    return None
+
+
+def _with_pred(lo: int, value: int) -> int:
+    return (lo & ~PRED_MASK) | (value << PRED_SHIFT)
+
+
+def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
+    """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
+    loop = func.loop_instructions()
+    landing: Dict[int, List[int]] = {}
+    for ins in func.instructions:
+        t = ins.branch_target()
+        if t in func.labels:
+            landing.setdefault(func.labels[t], []).append(ins.offset)
+    for i, br in enumerate(loop):
+        target = br.branch_target()
+        guard = _guard(br.predicate)
+        if br.base != "BRA" or guard is None or target is None:
+            continue
+        j, loads = i + 1, []
+        while j < len(loop) and loop[j].base == "LDS" and not loop[j].predicate:
+            loads.append(loop[j])
+            j += 1
+        if len(loads) < 2 or j >= len(loop) or func.labels.get(target) != loop[j].offset:
+            continue
+        ffmas = []
+        while j < len(loop) and loop[j].base == "FFMA":
+            ffmas.append(loop[j])
+            j += 1
+        report = PreloadReport(at=loads[0].offset)
+        used = SPACING * (len(loads) - 1) + 1  # FFMAs up to the last load's slot, and one after it
+        if len(ffmas) < used:
+            report.why = f"{len(ffmas)} FFMAs after {len(loads)} loads"
+            return [], report
+        span = loads + ffmas[:used]
+        for ins in span:
+            if any(src != br.offset for src in landing.get(ins.offset, [])):
+                report.why = f"a branch lands at /*{ins.offset:04x}*/"
+                return [], report
+        for n, ld in enumerate(loads):
+            for f in ffmas[:SPACING * n]:
+                if not passes(ld, f):
+                    report.why = f"/*{ld.offset:04x}*/ {ld.text} cannot pass /*{f.offset:04x}*/ {f.text}"
+                    return [], report
+        index, neg = guard
+        load_pred = index | (0 if neg else 8)
+        pred_text = f"@{'' if neg else '!'}P{index}"
+        order: List[Instruction] = []
+        for n, ld in enumerate(loads):
+            order.append(ld)
+            order.extend(ffmas[SPACING * n:SPACING * (n + 1)] if n < len(loads) - 1 else ffmas[SPACING * n:used])
+        edits = [(br.offset, br, _with_pred(br.lo, NEVER), br.hi, "@!PT")]
+        for slot, ins in zip((x.offset for x in span), order):
+            if ins.base == "LDS":
+                hi = (ins.hi & ~(0xF << isa.CONTROL_SHIFT)) | (1 << isa.CONTROL_SHIFT)  # S01: FFMAs follow
+                edits.append((slot, ins, _with_pred(ins.lo, load_pred), hi, pred_text))
+            else:
+                edits.append((slot, ins, ins.lo, ins.hi, ins.predicate))
+        report.loads, report.ffmas = len(loads), used
+        return edits, report
+    return [], PreloadReport(why="no guarded block of loads before a run of FFMAs in the main loop")
+
+
+def spread_preload(cubin: bytes, func: SassFunction) -> Tuple[bytes, PreloadReport]:
+    """The cubin with `func`'s preload spread (plan), verified through nvdisasm; unchanged where plan finds
+    nothing to do.  AssertionError if the disassembly does not print what was written."""
+    edits, report = plan(func)
+    if not edits:
+        return cubin, report
+    data = bytearray(cubin)
+    text_offset, _ = text_section(cubin, func.name)
+    for slot, _, lo, hi, _ in edits:
+        put_instruction(data, text_offset, slot, lo, hi)
+    new = {i.offset: i for i in parse(disassemble(bytes(data)))[func.name].instructions}
+    for slot, ins, lo, hi, pred in edits:
+        got = new[slot]
+        if (got.lo, got.hi) != (lo, hi) or (got.predicate, got.text) != (pred, ins.text):
+            raise AssertionError(f"{func.name} /*{slot:04x}*/: wrote {pred} {ins.text!r}, nvdisasm reads "
+                                 f"{got.predicate} {got.text!r}")
+    return bytes(data), report

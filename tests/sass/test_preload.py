@@ -1,0 +1,117 @@
+"""The preload step of the SASS pass (sass/preload.py) on real sm_90 cubins, without a GPU.
+
+Checked from the SASS alone: against the same pass without the step, the rewritten loop holds the same
+instructions, only permuted inside the span and with the loads' and the branch's predicates and the loads'
+stall counts changed; the loads take the negation of the branch's guard and the branch never branches; and,
+independently of the step's own checks, every path from a moved load to an instruction that reads or
+overwrites its destination passes a wait on its write scoreboard, and no FFMA it passed touches what it
+writes."""
+import pytest
+from tiers import tiered
+
+from regtile.codegen.emit import emit
+from regtile.codegen.operand_forms import for_rows
+from regtile.codegen.presets import FAMILY
+from regtile.runtime.compiler import compile_source
+from regtile.runtime.sass import function_of
+from regtile.sass import isa, preload
+from regtile.sass.bank_pass import run_pass
+from regtile.sass.reorder import Cfg
+
+_BUILT = {}
+
+
+def _built(name, rows):
+    """(artifact, kernel name) as regtile.sgemm builds the member for packed aligned operands, or for lda 1023,
+    ldb 1025 (the same kernels tests/sass/test_scoreboards.py compiles: the run's compile cache serves both)."""
+    if (name, rows) not in _BUILT:
+        cfg = FAMILY[name].config
+        src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
+        _BUILT[name, rows] = compile_source(src, "sm_90"), src.name
+    return _BUILT[name, rows]
+
+
+def unwaited_results(func, k):
+    """[(offset of a reader or writer, scoreboard)]: paths from instruction k (a variable-latency load) to an
+    instruction that reads or overwrites one of its destination registers with no wait on its write scoreboard
+    between (the reader's own wait counts)."""
+    cfg = Cfg(func.instructions, func.labels)
+    sb = isa.write_scoreboard(func.instructions[k].hi)
+    dest = cfg.writes[k]
+    bad, stack, seen = [], list(cfg.succ[k]), set()
+    while stack:
+        j = stack.pop()
+        if j in seen:
+            continue
+        seen.add(j)
+        if isa.wait_mask(func.instructions[j].hi) >> sb & 1:
+            continue
+        if (cfg.reads[j] | cfg.writes[j]) & dest:
+            bad.append((func.instructions[j].offset, sb))
+            continue
+        stack.extend(cfg.succ[j])
+    return bad
+
+
+CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("tall-256x128", "aligned")]
+
+
+@pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
+def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
+    art, kernel = _built(name, rows)
+    rep = art.sass_pass.preload
+    assert rep["loads_spread"] == 6 and rep["over_ffmas"] == 3 * 5 + 1, rep  # slice 0: 2 A + 4 B float4s
+    _, before = function_of(run_pass(art.cubin_before_pass, kernel, spread_preloads=False)[0], kernel)
+    _, after = function_of(art.cubin, kernel)
+    start = int(rep["at"], 16)
+    k0 = next(k for k, i in enumerate(after.instructions) if i.offset == start)
+    branch_before, branch = before.instructions[k0 - 1], after.instructions[k0 - 1]
+    assert branch_before.base == "BRA" and branch_before.predicate.startswith("@P")
+    assert branch.predicate == "@!PT" and branch.text == branch_before.text and branch.hi == branch_before.hi
+    span = range(k0, k0 + 6 + rep["over_ffmas"])
+    moved = [after.instructions[k] for k in span]
+    assert sorted((i.text, i.base) for i in moved) == sorted((before.instructions[k].text, before.instructions[k].base)
+                                                             for k in span)
+    for k, (b, a) in enumerate(zip(before.instructions, after.instructions)):
+        if k not in span and k != k0 - 1:
+            assert (a.lo, a.hi, a.text) == (b.lo, b.hi, b.text), a.text  # nothing else changed
+    loads = [k for k in span if after.instructions[k].base == "LDS"]
+    assert [k - k0 for k in loads] == [0, 4, 8, 12, 16, 20]  # three FFMAs between, as ptxas spaces LDS.128
+    guard = "@!" + branch_before.predicate[1:]
+    cfg = Cfg(after.instructions, after.labels)
+    for n, k in enumerate(loads):
+        ld = after.instructions[k]
+        assert ld.predicate == guard and isa.stall(ld.hi) == 1, ld
+        assert unwaited_results(after, k) == [], ld.text
+        passed = [j for j in span if j < k and after.instructions[j].base == "FFMA"]
+        assert len(passed) == 3 * n
+        for j in passed:
+            assert not (cfg.writes[k] & (cfg.reads[j] | cfg.writes[j])) and not (cfg.reads[k] & cfg.writes[j])
+    # ptxas's own placement obeys the same rule
+    for k in (k for k, i in enumerate(before.instructions) if i.base == "LDS" and k in span):
+        assert unwaited_results(before, k) == []
+
+
+def test_a_load_does_not_pass_an_ffma_that_reads_what_it_loads():
+    """preload.passes, the step's check, on the flagship kernel's own instructions: a preload and the next
+    tile's first FFMA that reads its registers (the loop's top) may not pass each other; an FFMA of the last
+    slice (other registers) may."""
+    art, kernel = _built("wide-128x256-noedge", "aligned")
+    _, func = function_of(art.cubin, kernel)
+    loop = func.loop_instructions()
+    cfg = Cfg(loop, func.labels)
+    loads = [k for k, i in enumerate(loop) if i.base == "LDS" and i.predicate.startswith("@!P")]
+    ld = loop[loads[0]]
+    readers = [loop[j] for j in range(len(loop)) if loop[j].base == "FFMA" and cfg.reads[j] & cfg.writes[loads[0]]]
+    others = [loop[j] for j in range(loads[0] + 1, loads[0] + 4) if loop[j].base == "FFMA"]
+    assert readers and others
+    assert not preload.passes(ld, readers[0])
+    assert all(preload.passes(ld, f) for f in others)
+
+
+def test_kernels_without_the_pattern_are_left_alone():
+    """A two-stage k16 member (its preload interleaved by ptxas already): the step reports why and changes
+    nothing."""
+    art, kernel = _built("wide-64x128-k16", "aligned")
+    rep = art.sass_pass.preload
+    assert rep["loads_spread"] == 0 and rep["why_not"], rep
