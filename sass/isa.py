@@ -113,6 +113,23 @@ def with_read_scoreboard(hi: int, sb: int) -> int:
     return (hi & ~READ_SB_MASK_HI) | (sb << (CONTROL_SHIFT + READ_SB_CTL))
 
 
+# The guard predicate, in the low word: bits 12-14 its index (7: PT), bit 15 negates it (@!P5 = 0xD; @!PT = 0xF,
+# an instruction that never runs: a branch that never branches).
+GUARD_SHIFT = 12
+GUARD_PT = 7
+GUARD_NEGATE = 8
+
+
+def with_guard(lo: int, index: int, negated: bool) -> int:
+    """lo with the guard predicate @P<index> (@!P<index> where negated; index GUARD_PT: PT)."""
+    return (lo & ~(0xF << GUARD_SHIFT)) | ((index | (GUARD_NEGATE if negated else 0)) << GUARD_SHIFT)
+
+
+def with_stall(hi: int, cycles: int) -> int:
+    """hi with the stall count set to `cycles` (1-15)."""
+    return (hi & ~(0xF << CONTROL_SHIFT)) | (cycles << CONTROL_SHIFT)
+
+
 def with_wait(hi: int, sb: int) -> int:
     """hi with scoreboard `sb` added to the scoreboards it waits on."""
     return hi | (1 << (CONTROL_SHIFT + WAIT_CTL + sb))

@@ -32,9 +32,6 @@ from .cubin import text_section
 from .disasm import Instruction, SassFunction, disassemble, parse
 from .fields import locate, put_instruction
 
-PRED_SHIFT = 12  # lo bits 12-14: the guard predicate's index (7: PT); bit 15 negates it
-PRED_MASK = 0xF << PRED_SHIFT
-NEVER = 0xF  # !PT
 SPACING = 3  # FFMAs between two spread loads: an LDS.128 every four issue slots, as ptxas spaces them
 
 
@@ -73,10 +70,6 @@ def _guard(predicate: str) -> Optional[Tuple[int, bool]]:
     if len(name) == 2 and name[0] == "P" and name[1].isdigit() and name != "PT":
         return int(name[1]), neg
     return None
-
-
-def _with_pred(lo: int, value: int) -> int:
-    return (lo & ~PRED_MASK) | (value << PRED_SHIFT)
 
 
 def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
@@ -118,17 +111,15 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
                     report.why = f"/*{ld.offset:04x}*/ {ld.text} cannot pass /*{f.offset:04x}*/ {f.text}"
                     return [], report
         index, neg = guard
-        load_pred = index | (0 if neg else 8)
         pred_text = f"@{'' if neg else '!'}P{index}"
         order: List[Instruction] = []
         for n, ld in enumerate(loads):
             order.append(ld)
             order.extend(ffmas[SPACING * n:SPACING * (n + 1)] if n < len(loads) - 1 else ffmas[SPACING * n:used])
-        edits = [(br.offset, br, _with_pred(br.lo, NEVER), br.hi, "@!PT")]
+        edits = [(br.offset, br, isa.with_guard(br.lo, isa.GUARD_PT, True), br.hi, "@!PT")]
         for slot, ins in zip((x.offset for x in span), order):
-            if ins.base == "LDS":
-                hi = (ins.hi & ~(0xF << isa.CONTROL_SHIFT)) | (1 << isa.CONTROL_SHIFT)  # S01: FFMAs follow
-                edits.append((slot, ins, _with_pred(ins.lo, load_pred), hi, pred_text))
+            if ins.base == "LDS":  # the branch's guard negated; S01: FFMAs follow
+                edits.append((slot, ins, isa.with_guard(ins.lo, index, not neg), isa.with_stall(ins.hi, 1), pred_text))
             else:
                 edits.append((slot, ins, ins.lo, ins.hi, ins.predicate))
         report.loads, report.ffmas = len(loads), used
