@@ -17,6 +17,10 @@ For each shape: the plan regtile.sgemm builds ("lib") and the same plan with its
 ("spread"), checked against float64 (C NaN-poisoned) and timed interleaved with cuBLAS.  `--sass MEMBER` prints
 the rewrite of a member's kernels (CPU).
 
+Measured at 1a5eac1 (lab/device_runs/session19_g.sh, docs/data/session19/g_1a5eac1): 0.3-0.7% faster on every
+128x256 shape, results exact.  Landed as the SASS pass's preload step (sass/preload.py, 7b257c9), which plans the
+same moves; this prototype stays as it ran.
+
     python3 -m lab.experiments.spread_preload [--sass MEMBER] [MxNxK ...]
 """
 import dataclasses
