@@ -37,19 +37,21 @@ def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> 
         model = None
     return {"stage": STAGE, "pass_version": bank_pass.PASS_VERSION, "pass_code": bank_pass.code_digest(),
             "planning_model": bank_pass.PASS_BANK_MODEL, "bank_model": model, "arch": arch,
-            **({} if SEPARATE_READS else {"separate_reads": False}),
-            **({} if SPREAD_PRELOADS else {"spread_preloads": False}),
+            **{step: False for step, on in _steps().items() if not on},
             "kernels": list(kernels), "source_sha256": cubin_sha256}
 
 
-def _run(cubin: bytes, kernels: Sequence[str], arch: str, separate_reads: bool, spread_preloads: bool = True):
+def _steps() -> dict:
+    """run_pass's switches of its optional steps, as the module constants above set them."""
+    return {"separate_reads": SEPARATE_READS, "spread_preloads": SPREAD_PRELOADS}
+
+
+def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict):
     """(rewritten cubin, report): the main kernel, then the others of the module (a
     stream-K module's work-list kernel), whose reports go into report.others."""
-    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, separate_reads=separate_reads,
-                                       spread_preloads=spread_preloads)
+    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, **steps)
     for other in kernels[1:]:
-        cubin, rep = bank_pass.run_pass(cubin, other, arch, separate_reads=separate_reads,
-                                        spread_preloads=spread_preloads)
+        cubin, rep = bank_pass.run_pass(cubin, other, arch, **steps)
         report.others[other] = rep.to_dict()
     return cubin, report
 
@@ -70,7 +72,7 @@ def apply_sass_pass(art, use_cache: bool = True):
 
 def _rebuild(inputs: dict, rebuild: dict) -> _cache.Entry:
     cubin, report = _run(base64.b64decode(rebuild["cubin"]), inputs["kernels"], inputs["arch"],
-                         inputs.get("separate_reads", True), inputs.get("spread_preloads", True))
+                         {step: inputs.get(step, True) for step in _steps()})
     return _cache.Entry(ptx="", cubin=cubin, log=json.dumps(dataclasses.asdict(report)))
 
 

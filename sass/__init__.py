@@ -7,7 +7,9 @@
     banks      the register-bank model (calibrated on the H100) and its analysis of a main loop
     reorder    the FFMA order inside a main loop's runs
     scoreboards  the loop's global loads' read scoreboards, moved where the FFMAs do not wait on them
-    bank_pass  the register-bank pass: reorder, rename, reuse flags, then scoreboards; cubin in, cubin out
+    preload    the next tile's first fragment loads, spread among the FFMAs after them
+    bank_pass  the register-bank pass: reorder, rename, reuse flags, then scoreboards and preload; cubin in,
+               cubin out
 
 It imports nothing of regtile but regtile.errors.  The compile pipeline calls the pass
 (runtime/sass_stage.py, from runtime/compiler.compile_source); the pass knows no compiler.

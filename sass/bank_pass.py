@@ -54,7 +54,8 @@ from ..errors import CompileError, SassError
 from . import banks as reg_banks
 from . import cubin as cubin_info
 from .disasm import Instruction, SassFunction, disassemble, function_of, parse
-from .fields import RegField, UnknownForm, first_encoding_mismatch, locate_all, prove, put_instruction, renamed_operand
+from .fields import (RegField, UnknownForm, first_encoding_mismatch, instruction_bytes, locate_all, prove,
+                     put_instruction, renamed_operand)
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
 from .preload import spread_preload
@@ -400,8 +401,10 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     if separate_reads:
         new_cubin, sb_report = separate_load_reads(new_cubin, new_func, locate_all(new_func))
         scoreboards = sb_report.to_dict()
-        if sb_report.to_dict().get("loads_moved"):
-            new_func = parse(disassemble(new_cubin))[name]
+        if sb_report.loads:  # it changed control bits only: the same instructions, their high words read back
+            new_func = SassFunction(name, [dataclasses.replace(i, hi=instruction_bytes(new_cubin, text_offset,
+                                                                                        i.offset)[1])
+                                           for i in new_func.instructions], new_func.labels)
     preload = {}
     if spread_preloads:
         new_cubin, pre_report = spread_preload(new_cubin, new_func)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..errors import SassError
 from .disasm import Instruction, SassFunction, parse, disassemble
@@ -37,7 +37,7 @@ from .isa import FIELD_BITS, RA_BIT, RB_BIT, RC_BIT, RD_BIT, REUSE_BIT_OF_SLOT, 
 
 __all__ = ["RZ", "FIELD_BITS", "SLOT_OF_FIELD", "REUSE_BIT_OF_SLOT", "KNOWN_OPCODES", "UnknownForm", "RegField",
            "field_value", "text_registers", "width", "locate", "locate_all", "set_bits", "renamed_operand", "prove",
-           "put_instruction", "instruction_bytes", "first_encoding_mismatch"]
+           "put_instruction", "instruction_bytes", "first_encoding_mismatch", "registers_of"]
 
 # A general register in operand text: R7, RZ, -R7, |R7|, R7.reuse, [R28.64], [R3+UR4+0x10].
 # Not UR7 / SR_TID.X / SRZ / PR (the letter before R excludes them).
@@ -80,6 +80,11 @@ class RegField:
 
     def registers(self) -> range:
         return range(self.reg, self.reg + self.count) if self.reg != RZ else range(0)
+
+
+def registers_of(fields: Sequence[RegField], written: bool) -> Set[int]:
+    """The general registers an instruction's fields (locate's) write (written) or read; RZ is none."""
+    return {r for f in fields if f.written == written for r in f.registers()}
 
 
 def field_value(ins: Instruction, bit: int) -> int:

@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Tuple
 from . import isa
 from .cubin import text_section
 from .disasm import Instruction, SassFunction, disassemble, parse
-from .fields import locate, put_instruction
+from .fields import locate, put_instruction, registers_of
 
 SPACING = 3  # FFMAs between two spread loads: an LDS.128 every four issue slots, as ptxas spaces them
 
@@ -47,28 +47,21 @@ class PreloadReport:
                 else {"loads_spread": 0, "why_not": self.why})
 
 
-def _regs(ins: Instruction) -> Tuple[set, set]:
-    read, written = set(), set()
-    for f in locate(ins):
-        (written if f.written else read).update(f.registers())
-    return read, written
-
-
 def passes(load: Instruction, ffma: Instruction) -> bool:
     """May `load` move from before `ffma` to after it (or back)?  Not where the FFMA reads or writes what the
     load writes, writes what it reads, or waits on a scoreboard the load sets."""
-    rd, wr = _regs(load)
-    fr, fw = _regs(ffma)
+    lf, ff = locate(load), locate(ffma)
+    rd, wr = registers_of(lf, False), registers_of(lf, True)
+    fr, fw = registers_of(ff, False), registers_of(ff, True)
     sbs = {isa.write_scoreboard(load.hi), isa.read_scoreboard(load.hi)} - {isa.NO_SCOREBOARD}
     return not (wr & (fr | fw) or rd & fw or any(isa.wait_mask(ffma.hi) >> s & 1 for s in sbs))
 
 
 def _guard(predicate: str) -> Optional[Tuple[int, bool]]:
     """(index, negated) of a guard like "@P5" / "@!P5"; None for PT, uniform or no predicate."""
-    neg = predicate.startswith("@!")
     name = predicate.lstrip("@!")
-    if len(name) == 2 and name[0] == "P" and name[1].isdigit() and name != "PT":
-        return int(name[1]), neg
+    if len(name) == 2 and name[0] == "P" and name[1].isdigit():
+        return int(name[1]), predicate.startswith("@!")
     return None
 
 

@@ -40,7 +40,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from . import banks as reg_banks
 from . import isa
 from .disasm import Instruction
-from .fields import locate
+from .fields import locate, registers_of
 from .isa import RZ
 
 GUARD_CYCLES = 12
@@ -93,10 +93,6 @@ class _Ffma:
     c: int
 
 
-def _regs(fields, written: bool) -> Set[int]:
-    return {r for f in fields if f.written == written and f.reg != RZ for r in f.registers()}
-
-
 # Calls and indirect branches: where they go is not in the text, so Cfg cannot follow them (the pass and its
 # read-scoreboard step leave a kernel holding one alone).
 PATH_BREAKERS = frozenset({"CALL", "RET", "BRX", "JMX", "JMP"})
@@ -124,8 +120,8 @@ class Cfg:
             for j in nxt:
                 self.pred[j].append(k)
         located = [fields[i.offset] if fields is not None else locate(i) for i in instrs]
-        self.reads = [_regs(fs, False) for fs in located]
-        self.writes = [_regs(fs, True) for fs in located]
+        self.reads = [registers_of(fs, False) for fs in located]
+        self.writes = [registers_of(fs, True) for fs in located]
 
     def forward(self, start: int, first_gap: int, horizon: int) -> Dict[int, int]:
         """{register: fewest cycles, over all paths, from the issue of the instruction
@@ -229,7 +225,7 @@ def _variable_latency_registers(instrs: Sequence[Instruction]) -> Set[int]:
     for ins in instrs:
         if variable_latency(ins):
             fs = locate(ins)
-            out |= _regs(fs, True) | _regs(fs, False)
+            out |= registers_of(fs, True) | registers_of(fs, False)
     return out
 
 

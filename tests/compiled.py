@@ -1,8 +1,14 @@
 """Presets compiled when a test first asks for them, shared by the test files that read their
-artifacts (tests/codegen/test_codegen.py for CUDA C, test_ptx_backend.py for PTX)."""
-from regtile.codegen.presets import get_preset
+artifacts (tests/codegen/test_codegen.py for CUDA C, test_ptx_backend.py for PTX); family members
+as regtile.sgemm builds them, and a path walk over their SASS, shared by the SASS pass's step tests
+(tests/sass/test_scoreboards.py, test_preload.py)."""
+from regtile.codegen.emit import emit
+from regtile.codegen.operand_forms import for_rows
+from regtile.codegen.presets import FAMILY, get_preset
 from regtile.runtime.compiler import compile_source
 from regtile.runtime.sass import function_of
+from regtile.sass import isa
+from regtile.sass.reorder import Cfg
 
 
 class CompiledPresets(dict):
@@ -28,3 +34,37 @@ def assert_clean_build(src, art) -> None:
     assert 0 < res.registers <= 255
     assert art.cubin[:4] == b"\x7fELF"
     assert f".entry {src.name}" in art.ptx
+
+
+_MEMBERS = {}
+
+
+def built_member(name, rows):
+    """(artifact, kernel name) of a family member as regtile.sgemm builds it for packed, aligned operands (rows
+    "aligned": the member's own config, the kernel test_tile_loads_sass compiles too) or for lda 1023, ldb 1025
+    ("unaligned": operand_forms.for_rows)."""
+    if (name, rows) not in _MEMBERS:
+        cfg = FAMILY[name].config
+        src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
+        _MEMBERS[name, rows] = compile_source(src, "sm_90"), src.name
+    return _MEMBERS[name, rows]
+
+
+def unwaited(func, cfg: Cfg, k: int, sb: int, registers, his=None, readers: bool = True):
+    """[offset]: the instructions reached from instruction k, on some path with no wait on scoreboard `sb` between
+    (an instruction's own wait counts), that write one of `registers` or, with `readers`, read one (where the walk
+    stops).  his: the instructions' high words, if not their own (a test dropping waits)."""
+    his = his or [i.hi for i in func.instructions]
+    bad, stack, seen = [], list(cfg.succ[k]), set()
+    while stack:
+        j = stack.pop()
+        if j in seen:
+            continue
+        seen.add(j)
+        if isa.wait_mask(his[j]) >> sb & 1:
+            continue
+        if ((cfg.reads[j] if readers else set()) | cfg.writes[j]) & registers:
+            bad.append(func.instructions[j].offset)
+            continue
+        stack.extend(cfg.succ[j])
+    return bad

@@ -199,6 +199,35 @@ def over_shapes(argv, default, filename: str, one) -> None:
     write_out(filename, {"rows": rows})
 
 
+def shapes_program(module: str, default, filename: str, one, args_help: str = "[MxNxK ...]"):
+    """main(argv) of a per-shape A/B: over_shapes(argv or `default`, `filename`, one), --help printing `module`'s
+    docstring (program)."""
+    def run(argv):
+        over_shapes(argv, default, filename, one)
+    run.__module__ = module
+    return program(run, args_help)
+
+
+def pass_step_ab(switch: str, off_label: str, report: str):
+    """A per-shape A/B of one optional step of the SASS pass: the plan regtile.sgemm builds ("lib") against the
+    same config built with runtime/sass_stage.`switch` False (`off_label`), when the plan's kernel runs the pass;
+    `report` names the step's part of the pass report (PassReport.`report`), kept in the row."""
+    def one(torch, bench, m, n, k):
+        from regtile.runtime import sass_stage
+        from regtile.runtime.plans import GemmPlan
+        from .fixup_ab import patched
+        lib = GemmPlan(m, n, k, False, False, k, n, n)
+        row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
+        if lib.gemv is not None or not getattr(lib.config, "sass_pass", False):
+            return row, f"no SASS pass ({row['config']})"
+        row["step"] = getattr(lib.kernel.artifact.sass_pass, report)
+        with patched(sass_stage, switch, False):
+            other = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend=lib.backend)
+        counts = ", ".join(f"{key} {v}" for key, v in row["step"].items() if isinstance(v, int))
+        return time_plans(torch, bench, {"lib": lib, off_label: other}, row, f"{lib.kernel.label}; {counts}")
+    return one
+
+
 def write_out(filename: str, payload) -> None:
     """The experiment's JSON, under $OUT (the device run's folder) or the current folder."""
     import json

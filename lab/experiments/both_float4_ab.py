@@ -12,7 +12,7 @@ checked against float64 first, C NaN-poisoned).  Writes both_float4_ab.json unde
 """
 import contextlib
 
-from . import over_shapes, program, time_plans
+from . import shapes_program, time_plans
 from .fixup_ab import patched
 
 DEFAULT = ["4096x4096x4096", "8192x128x8192", "512x16384x4096", "2048x4096x16384", "1024x1024x1024",
@@ -43,11 +43,7 @@ def one(torch, bench, m, n, k):
     return time_plans(torch, bench, {"lib": lib, "per_operand": other}, row, lib.kernel.label)
 
 
-def run(argv):
-    over_shapes(argv, DEFAULT, "both_float4_ab.json", one)
-
-
-main = program(run, "[MxNxK ...]")
+main = shapes_program(__name__, DEFAULT, "both_float4_ab.json", one)
 
 if __name__ == "__main__":
     import sys

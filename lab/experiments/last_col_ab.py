@@ -6,7 +6,7 @@ last_col_ab.json under $OUT.
 
     python3 -m lab.experiments.last_col_ab [MxNxK ...]
 """
-from . import over_shapes, program, time_plans
+from . import shapes_program, time_plans
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "513x129x16383", "8191x8193x1025", "2048x2049x2048",
            "1000x1025x1000", "300x129x50000", "4096x257x4096"]
@@ -23,11 +23,7 @@ def one(torch, bench, m, n, k):
     return time_plans(torch, bench, {"last_col": plan, "without": without}, row, plan.kernel.label)
 
 
-def run(argv):
-    over_shapes(argv, DEFAULT, "last_col_ab.json", one)
-
-
-main = program(run, "[MxNxK ...]")
+main = shapes_program(__name__, DEFAULT, "last_col_ab.json", one)
 
 if __name__ == "__main__":
     import sys

@@ -10,7 +10,7 @@ measures whether it would pay.
 
     python3 -m lab.experiments.peel_n [MxNxK ...]
 """
-from . import check_and_time_interleaved, over_shapes, program
+from . import check_and_time_interleaved, shapes_program
 
 DEFAULT = ["255x257x65537", "1023x1025x1023", "8191x8193x1025"]
 
@@ -69,11 +69,7 @@ def one(torch, bench, m, n, k):
                  f"{'/'.join(str(check[v]['ok']) for v in ('library', 'peeled', 'side_first', 'side_after'))}")
 
 
-def run(argv):
-    over_shapes(argv, DEFAULT, "peel_n.json", one)
-
-
-main = program(run, "[MxNxK ...]")
+main = shapes_program(__name__, DEFAULT, "peel_n.json", one)
 
 if __name__ == "__main__":
     import sys

@@ -12,8 +12,7 @@ read_scoreboards_ab.json under $OUT.
 
     python3 -m lab.experiments.read_scoreboards_ab [MxNxK ...]
 """
-from . import over_shapes, program, time_plans
-from .fixup_ab import patched
+from . import pass_step_ab, shapes_program
 
 # The unaligned suite and held-out shapes below 1.0x, then aligned ones whose kernels the step changes too.
 DEFAULT = ["4099x4093x4091", "8191x8193x1025", "6143x2047x3071", "2047x4097x1023", "5555x555x5555",
@@ -21,25 +20,8 @@ DEFAULT = ["4099x4093x4091", "8191x8193x1025", "6143x2047x3071", "2047x4097x1023
            "512x16384x4096", "1024x1024x1024", "1500x4224x176"]
 
 
-def one(torch, bench, m, n, k):
-    from regtile.runtime import sass_stage
-    from regtile.runtime.plans import GemmPlan
-    lib = GemmPlan(m, n, k, False, False, k, n, n)
-    row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
-    if lib.gemv is not None or not getattr(lib.config, "sass_pass", False):
-        return row, f"no SASS pass ({row['config']})"
-    row["step"] = lib.kernel.artifact.sass_pass.scoreboards
-    with patched(sass_stage, "SEPARATE_READS", False):
-        other = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend=lib.backend)
-    return time_plans(torch, bench, {"lib": lib, "ptxas_reads": other}, row,
-                      f"{lib.kernel.label}; {row['step'].get('loads_moved', 0)} loads moved")
-
-
-def run(argv):
-    over_shapes(argv, DEFAULT, "read_scoreboards_ab.json", one)
-
-
-main = program(run, "[MxNxK ...]")
+one = pass_step_ab("SEPARATE_READS", "ptxas_reads", "scoreboards")
+main = shapes_program(__name__, DEFAULT, "read_scoreboards_ab.json", one)
 
 if __name__ == "__main__":
     import sys

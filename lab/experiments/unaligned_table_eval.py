@@ -19,6 +19,7 @@ import math
 import os
 
 from . import program
+from .fixup_ab import patched
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data", "session19")
 GRID = os.path.join(DATA, "d_64b4180", "shape-candidates-session19-fit-unaligned_64b4180.json")
@@ -57,11 +58,8 @@ def evaluate(queries, unaligned_entries, leave_out):
             if d:
                 near = [e for e in unaligned_entries + suite_unaligned if not (leave_out and
                                                                              (e["m"], e["n"], e["k"]) == (m, n, k))]
-                saved, h.MAX_DISTANCE = h.MAX_DISTANCE, d
-                try:
+                with patched(h, "MAX_DISTANCE", d):
                     pick = h.table_choice(m, n, k, names, near, transfer_sms=132)
-                finally:
-                    h.MAX_DISTANCE = saved
             found += pick is not None
             pick = pick or now
             changed += pick != now

@@ -7,50 +7,19 @@ independently of the step's own checks, every path from a moved load to an instr
 overwrites its destination passes a wait on its write scoreboard, and no FFMA it passed touches what it
 writes."""
 import pytest
+from compiled import built_member, unwaited
 from tiers import tiered
 
-from regtile.codegen.emit import emit
-from regtile.codegen.operand_forms import for_rows
-from regtile.codegen.presets import FAMILY
-from regtile.runtime.compiler import compile_source
 from regtile.runtime.sass import function_of
 from regtile.sass import isa, preload
 from regtile.sass.bank_pass import run_pass
 from regtile.sass.reorder import Cfg
 
-_BUILT = {}
-
-
-def _built(name, rows):
-    """(artifact, kernel name) as regtile.sgemm builds the member for packed aligned operands, or for lda 1023,
-    ldb 1025 (the same kernels tests/sass/test_scoreboards.py compiles: the run's compile cache serves both)."""
-    if (name, rows) not in _BUILT:
-        cfg = FAMILY[name].config
-        src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
-        _BUILT[name, rows] = compile_source(src, "sm_90"), src.name
-    return _BUILT[name, rows]
-
-
 def unwaited_results(func, k):
-    """[(offset of a reader or writer, scoreboard)]: paths from instruction k (a variable-latency load) to an
-    instruction that reads or overwrites one of its destination registers with no wait on its write scoreboard
-    between (the reader's own wait counts)."""
+    """[offset]: paths from instruction k (a variable-latency load) to an instruction that reads or overwrites one
+    of its destination registers with no wait on its write scoreboard between (the reader's own wait counts)."""
     cfg = Cfg(func.instructions, func.labels)
-    sb = isa.write_scoreboard(func.instructions[k].hi)
-    dest = cfg.writes[k]
-    bad, stack, seen = [], list(cfg.succ[k]), set()
-    while stack:
-        j = stack.pop()
-        if j in seen:
-            continue
-        seen.add(j)
-        if isa.wait_mask(func.instructions[j].hi) >> sb & 1:
-            continue
-        if (cfg.reads[j] | cfg.writes[j]) & dest:
-            bad.append((func.instructions[j].offset, sb))
-            continue
-        stack.extend(cfg.succ[j])
-    return bad
+    return unwaited(func, cfg, k, isa.write_scoreboard(func.instructions[k].hi), cfg.writes[k])
 
 
 CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("tall-256x128", "aligned")]
@@ -58,7 +27,7 @@ CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"
 
 @pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
 def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
-    art, kernel = _built(name, rows)
+    art, kernel = built_member(name, rows)
     rep = art.sass_pass.preload
     assert rep["loads_spread"] == 6 and rep["over_ffmas"] == 3 * 5 + 1, rep  # slice 0: 2 A + 4 B float4s
     _, before = function_of(run_pass(art.cubin_before_pass, kernel, spread_preloads=False)[0], kernel)
@@ -96,7 +65,7 @@ def test_a_load_does_not_pass_an_ffma_that_reads_what_it_loads():
     """preload.passes, the step's check, on the flagship kernel's own instructions: a preload and the next
     tile's first FFMA that reads its registers (the loop's top) may not pass each other; an FFMA of the last
     slice (other registers) may."""
-    art, kernel = _built("wide-128x256-noedge", "aligned")
+    art, kernel = built_member("wide-128x256-noedge", "aligned")
     _, func = function_of(art.cubin, kernel)
     loop = func.loop_instructions()
     cfg = Cfg(loop, func.labels)
@@ -112,6 +81,6 @@ def test_a_load_does_not_pass_an_ffma_that_reads_what_it_loads():
 def test_kernels_without_the_pattern_are_left_alone():
     """A two-stage k16 member (its preload interleaved by ptxas already): the step reports why and changes
     nothing."""
-    art, kernel = _built("wide-64x128-k16", "aligned")
+    art, kernel = built_member("wide-64x128-k16", "aligned")
     rep = art.sass_pass.preload
     assert rep["loads_spread"] == 0 and rep["why_not"], rep

@@ -7,11 +7,10 @@ scoreboard (or the writer waits on it itself).  In general ptxas is looser (docs
 later load of the same in-order pipe, or a wait on the write scoreboard, orders some overwrites).  Uniform registers and guard predicates are read at issue: ptxas's
 own loops overwrite them behind a read scoreboard without waiting (sass/scoreboards.py)."""
 import pytest
+from compiled import built_member, unwaited
 from tiers import tiered
 
 from regtile.codegen.emit import emit
-from regtile.codegen.operand_forms import for_rows
-from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_source
 from regtile.runtime.sass import function_of
 from regtile.sass import isa
@@ -24,27 +23,11 @@ from regtile.sass.scoreboards import separate_load_reads
 def unprotected_reads(func, his=None):
     """[(reader offset, writer offset, scoreboard)]: a source register of an instruction with a
     read scoreboard overwritten on some path before any wait on that scoreboard."""
-    instrs = func.instructions
-    his = his or [i.hi for i in instrs]
-    cfg = Cfg(instrs, func.labels)
-    bad = []
-    for k, hi in enumerate(his):
-        sb = isa.read_scoreboard(hi)
-        if sb == isa.NO_SCOREBOARD or not cfg.reads[k]:
-            continue
-        stack, seen = list(cfg.succ[k]), set()
-        while stack:
-            j = stack.pop()
-            if j in seen:
-                continue
-            seen.add(j)
-            if isa.wait_mask(his[j]) >> sb & 1:
-                continue
-            if cfg.writes[j] & cfg.reads[k]:
-                bad.append((instrs[k].offset, instrs[j].offset, sb))
-                continue
-            stack.extend(cfg.succ[j])
-    return bad
+    his = his or [i.hi for i in func.instructions]
+    cfg = Cfg(func.instructions, func.labels)
+    return [(func.instructions[k].offset, j, sb) for k, sb in enumerate(isa.read_scoreboard(hi) for hi in his)
+            if sb != isa.NO_SCOREBOARD and cfg.reads[k]
+            for j in unwaited(func, cfg, k, sb, cfg.reads[k], his, readers=False)]
 
 
 def nearest_wait(func, cfg, k, sb):
@@ -63,27 +46,13 @@ def nearest_wait(func, cfg, k, sb):
     return None
 
 
-_BUILT = {}
-
-
-def _built(name, rows):
-    """(artifact, kernel name) of a family member as regtile.sgemm builds it for packed, aligned operands
-    (rows "aligned": the member's own config, the kernel test_tile_loads_sass compiles too) or for lda 1023,
-    ldb 1025 ("unaligned": operand_forms.for_rows)."""
-    if (name, rows) not in _BUILT:
-        cfg = FAMILY[name].config
-        src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
-        _BUILT[name, rows] = compile_source(src, "sm_90"), src.name
-    return _BUILT[name, rows]
-
-
 CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("sq-128x128", "unaligned"),
          ("wide-64x128-k16", "unaligned")]
 
 
 @pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
 def test_loads_release_their_reads_later_and_stay_safe(name, rows):
-    art, kernel = _built(name, rows)
+    art, kernel = built_member(name, rows)
     rep = art.sass_pass.scoreboards
     _, ptxas = function_of(art.cubin_before_pass, kernel)
     _, after = function_of(art.cubin, kernel)
@@ -110,7 +79,7 @@ def test_loads_release_their_reads_later_and_stay_safe(name, rows):
 def test_only_the_step_bits_change_and_no_read_is_waited_on_sooner(name, rows):
     """Against the pass without the step: the same instructions, only read scoreboards and wait masks changed,
     every moved load's read waited on no sooner than before and, over the loads, at least twice as far on."""
-    art, kernel = _built(name, rows)
+    art, kernel = built_member(name, rows)
     rep = art.sass_pass.scoreboards
     _, before = function_of(run_pass(art.cubin_before_pass, kernel, separate_reads=False)[0], kernel)
     _, after = function_of(art.cubin, kernel)
