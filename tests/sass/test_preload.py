@@ -25,28 +25,30 @@ def unwaited_results(func, k):
 CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("tall-256x128", "aligned")]
 
 
-@pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
-def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
+def _spread(name, rows):
+    """(report, ptxas's function, the pass's function, index of the first spread load, the span's indices)."""
     art, kernel = built_member(name, rows)
     rep = art.sass_pass.preload
     assert rep["loads_spread"] == 6 and rep["over_ffmas"] == 3 * 5 + 1, rep  # slice 0: 2 A + 4 B float4s
-    _, before = function_of(run_pass(art.cubin_before_pass, kernel, spread_preloads=False)[0], kernel)
+    _, ptxas = function_of(art.cubin_before_pass, kernel)
     _, after = function_of(art.cubin, kernel)
-    start = int(rep["at"], 16)
-    k0 = next(k for k, i in enumerate(after.instructions) if i.offset == start)
-    branch_before, branch = before.instructions[k0 - 1], after.instructions[k0 - 1]
-    assert branch_before.base == "BRA" and branch_before.predicate.startswith("@P")
-    assert branch.predicate == "@!PT" and branch.text == branch_before.text and branch.hi == branch_before.hi
-    span = range(k0, k0 + 6 + rep["over_ffmas"])
-    moved = [after.instructions[k] for k in span]
-    assert sorted((i.text, i.base) for i in moved) == sorted((before.instructions[k].text, before.instructions[k].base)
-                                                             for k in span)
-    for k, (b, a) in enumerate(zip(before.instructions, after.instructions)):
-        if k not in span and k != k0 - 1:
-            assert (a.lo, a.hi, a.text) == (b.lo, b.hi, b.text), a.text  # nothing else changed
+    k0 = next(k for k, i in enumerate(after.instructions) if i.offset == int(rep["at"], 16))
+    return art, kernel, rep, ptxas, after, k0, range(k0, k0 + 6 + rep["over_ffmas"])
+
+
+@pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
+def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
+    """Read off the rewritten SASS alone: the branch never branches, the loads take its guard negated, three
+    FFMAs apart at S01, each moved load's results still waited for on every path, and no FFMA it passed touches
+    what it loads or reads.  (The pass moves no branch: ptxas's cubin holds the branch at the same offset.)"""
+    _, _, rep, ptxas, after, k0, span = _spread(name, rows)
+    branch = after.instructions[k0 - 1]
+    branch_ptxas = next(i for i in ptxas.instructions if i.offset == branch.offset)
+    assert branch_ptxas.base == "BRA" and branch_ptxas.predicate.startswith("@P")
+    assert branch.predicate == "@!PT" and branch.text == branch_ptxas.text
     loads = [k for k in span if after.instructions[k].base == "LDS"]
     assert [k - k0 for k in loads] == [0, 4, 8, 12, 16, 20]  # three FFMAs between, as ptxas spaces LDS.128
-    guard = "@!" + branch_before.predicate[1:]
+    guard = "@!" + branch_ptxas.predicate[1:]
     cfg = Cfg(after.instructions, after.labels)
     for n, k in enumerate(loads):
         ld = after.instructions[k]
@@ -56,7 +58,25 @@ def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
         assert len(passed) == 3 * n
         for j in passed:
             assert not (cfg.writes[k] & (cfg.reads[j] | cfg.writes[j])) and not (cfg.reads[k] & cfg.writes[j])
-    # ptxas's own placement obeys the same rule
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, rows", CASES)
+def test_only_the_span_changes_against_the_pass_without_the_step(name, rows):
+    """Against the pass without the step (a second pass run, hence the slow tier): the same instructions,
+    permuted inside the span only, the branch's control code kept, nothing else changed; ptxas's placement of
+    the loads obeys the rule the fast test checks."""
+    art, kernel, rep, _, after, k0, span = _spread(name, rows)
+    _, before = function_of(run_pass(art.cubin_before_pass, kernel, spread_preloads=False)[0], kernel)
+    branch_before, branch = before.instructions[k0 - 1], after.instructions[k0 - 1]
+    assert branch_before.base == "BRA" and branch_before.predicate.startswith("@P")
+    assert branch.predicate == "@!PT" and branch.text == branch_before.text and branch.hi == branch_before.hi
+    moved = [after.instructions[k] for k in span]
+    assert sorted((i.text, i.base) for i in moved) == sorted((before.instructions[k].text, before.instructions[k].base)
+                                                             for k in span)
+    for k, (b, a) in enumerate(zip(before.instructions, after.instructions)):
+        if k not in span and k != k0 - 1:
+            assert (a.lo, a.hi, a.text) == (b.lo, b.hi, b.text), a.text  # nothing else changed
     for k in (k for k, i in enumerate(before.instructions) if i.base == "LDS" and k in span):
         assert unwaited_results(before, k) == []
 
