@@ -36,7 +36,6 @@ def _spread(name, rows):
     return art, kernel, rep, ptxas, after, k0, range(k0, k0 + 6 + rep["over_ffmas"])
 
 
-@pytest.mark.xdist_group("flagship")  # the aligned 128x256 member, compiled once a run (pyproject addopts)
 @pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
 def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
     """Read off the rewritten SASS alone: the branch never branches, the loads take its guard negated, three

@@ -50,7 +50,6 @@ CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"
          ("wide-64x128-k16", "unaligned")]
 
 
-@pytest.mark.xdist_group("flagship")  # the aligned 128x256 member, compiled once a run (pyproject addopts)
 @pytest.mark.parametrize("name, rows", tiered(CASES, fast={("wide-128x256-noedge", "aligned")}))
 def test_loads_release_their_reads_later_and_stay_safe(name, rows):
     art, kernel = built_member(name, rows)

@@ -27,7 +27,6 @@ def _float4_path(head):
     return head[:first], [i for i in head[first:end] if i.base == "LDG"]
 
 
-@pytest.mark.xdist_group("flagship")  # the aligned 128x256 member, compiled once a run (pyproject addopts)
 @pytest.mark.parametrize("name", tiered(["wide-128x256-noedge", "sq-128x128", "wide-64x128-k16"],
                                         fast={"wide-128x256-noedge"}))
 def test_both_operands_float4_loads_sit_behind_one_test(name):
