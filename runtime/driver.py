@@ -257,10 +257,16 @@ class LoadedKernel:
         self.function = check(cu.cuModuleGetFunction(self.module, self.source.name.encode()),
                               f"cuModuleGetFunction({self.source.name})", LaunchError)
         smem = self.source.geometry.dynamic_smem_bytes
-        if smem > dev.max_smem_optin:
-            raise LaunchError(f"{self.source.name}: needs {smem} bytes of shared memory, the {dev.name} allows "
-                              f"{dev.max_smem_optin} per block")
-        if smem > DEFAULT_SMEM_PER_BLOCK:
+        # The 48 KB a block gets without opting in, and the opt-in limit, hold for static and dynamic
+        # shared memory together: a kernel with 48 KB dynamic and a static `__shared__ int` must opt in.
+        static = check(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                             self.function),
+                       f"cuFuncGetAttribute(SHARED_SIZE_BYTES) for {self.source.name}", LaunchError)
+        if static + smem > dev.max_smem_optin:
+            raise LaunchError(f"{self.source.name}: needs {smem} bytes of dynamic and {static} of static shared "
+                              f"memory, the {dev.name} allows {dev.max_smem_optin} per block; use a smaller tile "
+                              f"or fewer stages")
+        if static + smem > DEFAULT_SMEM_PER_BLOCK:
             check(cu.cuFuncSetAttribute(
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)

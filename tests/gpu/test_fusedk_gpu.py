@@ -59,3 +59,14 @@ def test_fused_plan_in_a_cuda_graph_replays():
     from gemm_checks import capture_and_replay  # warm-up on the capture stream: its workspace and counters
     capture_and_replay(lambda alpha, s: plan.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), alpha, 0.0, s.cuda_stream),
                        A, B, C, replays=3)
+
+
+def test_fused_tile_at_the_48kb_line_opts_in():
+    """128x32x16 takes four stages of 12 KB, 48 KB of dynamic shared memory, and with splits the kernel
+    declares a static `__shared__ int`: together past the 48 KB a block gets without opting in.  The loader
+    must count both (session 20: it counted the dynamic part only and the launch failed, INVALID_VALUE)."""
+    from regtile.codegen import emit_fusedk
+    from regtile.codegen.hardware import DEFAULT_SMEM_PER_BLOCK
+    cfg = FAMILY["fused-128x32"].config.replace(bk=16, split_k=2)
+    assert emit_fusedk.geometry(cfg).dynamic_smem_bytes == DEFAULT_SMEM_PER_BLOCK
+    check_config(cfg, 1000, 32, 4096, backend="fusedk", what="fused 128x32x16 split_k=2")

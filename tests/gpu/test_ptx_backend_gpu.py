@@ -43,7 +43,7 @@ class _CupyLauncher:
             path.write_bytes(art.cubin)
             k = self.cp.RawModule(path=str(path)).get_function(art.name)
             smem = art.source.geometry.dynamic_smem_bytes
-            if smem > DEFAULT_SMEM_PER_BLOCK:
+            if smem + k.attributes["shared_size_bytes"] > DEFAULT_SMEM_PER_BLOCK:  # static + dynamic: 48 KB
                 k.max_dynamic_shared_size_bytes = smem
             self.kernels[key] = k
         return self.kernels[key]
