@@ -38,6 +38,9 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
   6. Spreads the two-stage loop's preload of the next tile's first fragments among the FFMAs
      after it (sass/preload.py: the loads if-converted and moved, checked); run_pass(
      spread_preloads=False) leaves them as ptxas placed them.
+  7. Spreads the last slice's bunched fragment loads before the next tile's shared stores among
+     the FFMAs above them (sass/tile_end.py: a list schedule of that window, checked);
+     run_pass(spread_tile_end=False) leaves them as ptxas placed them.
 
 The register count in the kernel's .nv.info is unchanged: the permutation stays within
 the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin's register-bank analysis is in the report, before and after.
@@ -59,10 +62,11 @@ from .fields import (RegField, UnknownForm, first_encoding_mismatch, instruction
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
 from .preload import spread_preload
+from .tile_end import spread_tile_end as _spread_tile_end
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
-PASS_VERSION = "3"  # part of the cache key: bump when the pass's output changes
+PASS_VERSION = "4"  # part of the cache key: bump when the pass's output changes
 # The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
 # recorded with PASS_VERSION in the inputs of every cached result of the pass.
 PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
@@ -94,6 +98,7 @@ class PassReport:
     reorder: dict = dataclasses.field(default_factory=dict)  # ffma_reorder.ReorderReport
     scoreboards: dict = dataclasses.field(default_factory=dict)  # sass.scoreboards.ScoreboardReport
     preload: dict = dataclasses.field(default_factory=dict)  # sass.preload.PreloadReport
+    tile_end: dict = dataclasses.field(default_factory=dict)  # sass.tile_end.TileEndReport
     others: dict = dataclasses.field(default_factory=dict)  # other kernels of the module rewritten: name -> to_dict()
 
     def to_dict(self) -> dict:
@@ -110,6 +115,7 @@ class PassReport:
             "ffma_reorder": self.reorder,
             "read_scoreboards": self.scoreboards,
             "preload": self.preload,
+            "tile_end": self.tile_end,
             **({"other_kernels": self.others} if self.others else {}),
             "reuse_flags": {"kept": self.reuse_flags_kept, "cleared": self.reuse_flags_cleared,
                             "added": self.reuse_flags_added},
@@ -153,6 +159,10 @@ class PassReport:
                f"writers of their addresses"] if self.scoreboards.get("loads_moved") else []),
             *([f"  preload: {self.preload['loads_spread']} loads of the next tile's first fragments spread over "
                f"{self.preload['over_ffmas']} FFMAs after them"] if self.preload.get("loads_spread") else []),
+            *([f"  tile end: {self.tile_end['bunch_spread']} fragment loads before the next tile's stores "
+               f"rescheduled over a window of {self.tile_end['window']} instructions, "
+               f"{self.tile_end['cycles'][0]} -> {self.tile_end['cycles'][1]} issue cycles"]
+              if self.tile_end.get("bunch_spread") else []),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
             f"under the new banks), {self.reuse_flags_added} added",
             *(f"  also rewritten: {name} (stream-K ranges): {o['registers']} registers, main-loop FFMAs "
@@ -314,7 +324,8 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 # ---- the pass -----------------------------------------------------------------------------
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
              rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
-             separate_reads: bool = True, spread_preloads: bool = True) -> Tuple[bytes, PassReport]:
+             separate_reads: bool = True, spread_preloads: bool = True,
+             spread_tile_end: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -409,9 +420,18 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     if spread_preloads:
         new_cubin, pre_report = spread_preload(new_cubin, new_func)
         preload = pre_report.to_dict()
+    tile_end = {}
+    if spread_tile_end:
+        # new_func is the loop before the preload step: the tile end's window lies before the next tile's
+        # stores and the barrier, the preload's span after them (checked: the step refuses an overlap)
+        busy = (range(pre_report.at - 16, pre_report.at + 16 * (pre_report.loads + pre_report.ffmas))
+                if spread_preloads and pre_report.loads else range(0))
+        new_cubin, end_report = _spread_tile_end(new_cubin, new_func, busy)
+        tile_end = end_report.to_dict()
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
-                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload)
+                        after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload,
+                        tile_end)
     return new_cubin, report
 
 
@@ -518,7 +538,7 @@ def code_digest() -> str:
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "preload.py", "fields.py", "banks.py", "disasm.py",
+    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "preload.py", "tile_end.py", "fields.py", "banks.py", "disasm.py",
                 "isa.py", "cubin.py"):
         h.update((here / mod).read_bytes())
     return h.hexdigest()[:16]

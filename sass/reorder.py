@@ -101,7 +101,8 @@ PATH_BREAKERS = frozenset({"CALL", "RET", "BRX", "JMX", "JMP"})
 class Cfg:
     """Successors and predecessors of the function's instructions (by index), for the
     path-aware latency windows: fall-through, branch targets (a predicated branch has
-    both), EXIT ends a path.  (Only for functions without PATH_BREAKERS.)"""
+    both; `@!PT BRA`, as the preload step leaves the branch it if-converts, never branches),
+    EXIT ends a path.  (Only for functions without PATH_BREAKERS.)"""
 
     def __init__(self, instrs: Sequence[Instruction], labels: Dict[str, int], fields=None):
         self.instrs = instrs
@@ -110,10 +111,11 @@ class Cfg:
         self.pred: List[List[int]] = [[] for _ in instrs]
         for k, ins in enumerate(instrs):
             nxt = []
-            target = ins.branch_target() if ins.base == "BRA" else None
+            target = ins.branch_target() if ins.base == "BRA" and ins.predicate != "@!PT" else None
             if target is not None and target in labels and labels[target] in at:
                 nxt.append(at[labels[target]])
-            falls = not (ins.base == "EXIT" and not ins.predicate) and not (ins.base == "BRA" and not ins.predicate)
+            always = not ins.predicate or ins.predicate == "@PT"
+            falls = not (ins.base in ("EXIT", "BRA") and always)
             if falls and k + 1 < len(instrs):
                 nxt.append(k + 1)
             self.succ.append(nxt)
