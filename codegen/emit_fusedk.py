@@ -43,9 +43,6 @@ A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s
 # where they take at most MAX_SMEM (two blocks an SM), else 2
 DEEP_SMEM = 72 * 1024
 MAX_SMEM = 110 * 1024
-# k-tiles wholly inside the operands (aligned rows) copy without source sizes or bounds (load_tile_inside);
-# a module switch so that a lab A/B can emit the kernel without that path.
-INTERIOR_PATH = True
 
 
 def stage_bytes(cfg: SgemmConfig) -> int:
@@ -117,6 +114,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_vec_iters=a_vec_iters, a_vec_guard=a_vec_guard, a_one_iters=a_one_iters,
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
-                  interior_path=INTERIOR_PATH, a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
+                  a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

@@ -1,5 +1,11 @@
 """The fused split-K kernel's interior copy path (templates/sgemm_fusedk.cu.j2 load_tile_inside) on and off
-(issue 20, session 20).
+(issue 20, session 20).  A prototype, measured and reverted: it runs at 07a01df (`git checkout 07a01df`), where the
+template has the path and codegen/emit_fusedk.py the INTERIOR_PATH switch.
+
+Measured (lab/device_runs/session20_c.sh, docs/data/session20/c_fusedk_interior, H100, us; interior / edge path as
+committed / cuBLAS): 32768x32x4096 250.3 / 248.0 / 249.4, 16384x32x16384 518.0 / 487.1 / 538.3, 4096x32x11008
+97.3 / 93.0 / 107.9, 65536x32x2048 289.1 / 251.1 / 420.6: slower everywhere, by up to 15%, with ~105 fewer
+instructions a k-tile.  Not taken.
 
 The kernel copied every k-tile through its edge path: each float4 copy recomputed its row, its bounds and its
 64-bit address and passed a source size (~10 SASS instructions a copy: ~150 a k-tile on fused-128x32-f1, beside
