@@ -61,8 +61,8 @@ from .fields import (RegField, UnknownForm, first_encoding_mismatch, instruction
                      put_instruction, renamed_operand)
 from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
-from .preload import spread_preload
-from .tile_end import spread_tile_end as _spread_tile_end
+from .preload import plan as preload_plan, write_edits
+from .tile_end import TileEndReport, plan as tile_end_plan
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
@@ -416,18 +416,19 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
             new_func = SassFunction(name, [dataclasses.replace(i, hi=instruction_bytes(new_cubin, text_offset,
                                                                                         i.offset)[1])
                                            for i in new_func.instructions], new_func.labels)
-    preload = {}
-    if spread_preloads:
-        new_cubin, pre_report = spread_preload(new_cubin, new_func)
-        preload = pre_report.to_dict()
-    tile_end = {}
-    if spread_tile_end:
-        # new_func is the loop before the preload step: the tile end's window lies before the next tile's
-        # stores and the barrier, the preload's span after them (checked: the step refuses an overlap)
-        busy = (range(pre_report.at - 16, pre_report.at + 16 * (pre_report.loads + pre_report.ffmas))
-                if spread_preloads and pre_report.loads else range(0))
-        new_cubin, end_report = _spread_tile_end(new_cubin, new_func, busy)
-        tile_end = end_report.to_dict()
+    # the preload and tile-end steps plan on the same function and are written and verified together: the
+    # preload's span lies after the barrier, the tile end's window before the next tile's stores
+    pre_edits, pre_report = preload_plan(new_func) if spread_preloads else ([], None)
+    end_edits, end_report = tile_end_plan(new_func) if spread_tile_end else ([], None)
+    if {e[0] for e in pre_edits} & {e[0] for e in end_edits}:
+        end_edits, end_report = [], TileEndReport(why="its window meets the preload step's span")
+    if pre_edits or end_edits:
+        # loads moved among the FFMAs change what the analysis's recent-write window sees: the report's
+        # "after" is the analysis of the cubin handed back
+        new_cubin, new_func = write_edits(new_cubin, name, pre_edits + end_edits)
+        after = reg_banks.analyze(new_func, arch)
+    preload = pre_report.to_dict() if pre_report else {}
+    tile_end = end_report.to_dict() if end_report else {}
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
                         after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload,

@@ -120,25 +120,19 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
     return [], PreloadReport(why="no guarded block of loads before a run of FFMAs in the main loop")
 
 
-def write_edits(cubin: bytes, name: str, edits) -> bytes:
-    """The cubin with each (slot, instruction, lo, hi, predicate text) of `edits` written into function `name`,
-    verified through nvdisasm: AssertionError if the disassembly does not print, at every slot, the instruction
-    moved there with the predicate given."""
+def write_edits(cubin: bytes, name: str, edits) -> Tuple[bytes, SassFunction]:
+    """(the cubin with each (slot, instruction, lo, hi, predicate text) of `edits` written into function `name`,
+    that function as nvdisasm reads it back).  AssertionError if the disassembly does not print, at every slot,
+    the instruction moved there with the predicate given."""
     data = bytearray(cubin)
     text_offset, _ = text_section(cubin, name)
     for slot, _, lo, hi, _ in edits:
         put_instruction(data, text_offset, slot, lo, hi)
-    new = {i.offset: i for i in parse(disassemble(bytes(data)))[name].instructions}
+    func = parse(disassemble(bytes(data)))[name]
+    new = {i.offset: i for i in func.instructions}
     for slot, ins, lo, hi, pred in edits:
         got = new[slot]
         if (got.lo, got.hi) != (lo, hi) or (got.predicate, got.text) != (pred, ins.text):
             raise AssertionError(f"{name} /*{slot:04x}*/: wrote {pred} {ins.text!r}, nvdisasm reads "
                                  f"{got.predicate} {got.text!r}")
-    return bytes(data)
-
-
-def spread_preload(cubin: bytes, func: SassFunction) -> Tuple[bytes, PreloadReport]:
-    """The cubin with `func`'s preload spread (plan), verified through nvdisasm (write_edits); unchanged where
-    plan finds nothing to do."""
-    edits, report = plan(func)
-    return (write_edits(cubin, func.name, edits) if edits else cubin), report
+    return bytes(data), func

@@ -19,7 +19,8 @@ LDS right before it (the bunch):
      than FIXED_LATENCY cycles;
   4. of the schedules with spacing 3, 2 and 1, the one whose window issues in the fewest cycles (the stall counts'
      sum), if fewer than ptxas's;
-  5. the rewritten cubin's disassembly must print, at every slot, the instruction moved there.
+  5. the rewritten cubin's disassembly must print, at every slot, the instruction moved there (bank_pass writes
+     this step's and the preload step's edits together: preload.write_edits).
 A loop without the pattern, or where a check fails, is left as it was, with the reason in the report.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import List, Optional, Sequence, Tuple
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import locate, registers_of
-from .preload import _guard, passes, write_edits
+from .preload import _guard, passes
 
 SPACING = 3  # FFMAs between two loads: an LDS.128 every four issue slots, as ptxas spaces them
 LOAD_GAP = 4  # cycles ptxas keeps between two LDS of a warp
@@ -198,13 +199,3 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         report.loads = sum(1 for slot, ins in zip(window, order) if ins.base == "LDS" and slot.offset != ins.offset)
         return edits, report
     return [], TileEndReport(why="no run of loads before a guarded branch over shared stores in the main loop")
-
-
-def spread_tile_end(cubin: bytes, func: SassFunction, busy: range = range(0)) -> Tuple[bytes, TileEndReport]:
-    """The cubin with `func`'s tile-end bunch spread (plan), verified through nvdisasm; unchanged where plan
-    finds nothing to do, or where its window meets `busy` (offsets an earlier step rewrote since `func` was
-    read)."""
-    edits, report = plan(func)
-    if edits and any(slot in busy for slot, *_ in edits):
-        return cubin, TileEndReport(why=f"the window at /*{report.at:04x}*/ meets an earlier step's rewrite")
-    return (write_edits(cubin, func.name, edits) if edits else cubin), report
