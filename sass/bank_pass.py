@@ -39,10 +39,8 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
      after it (sass/preload.py: the loads if-converted and moved, checked); run_pass(
      spread_preloads=False) leaves them as ptxas placed them.
   7. Spreads the last slice's bunched fragment loads before the next tile's shared stores among
-     the FFMAs above them (sass/tile_end.py: a list schedule of that window, checked), and
-     with them the next tile's shared stores, if-converted and moved above the branch among the
-     same FFMAs (spread_stores=False: the loads alone); run_pass(spread_tile_end=False) leaves
-     them all as ptxas placed them.
+     the FFMAs above them (sass/tile_end.py: a list schedule of that window, checked);
+     run_pass(spread_tile_end=False) leaves them as ptxas placed them.
 
 The register count in the kernel's .nv.info is unchanged: the permutation stays within
 the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin's register-bank analysis is in the report, before and after.
@@ -161,8 +159,8 @@ class PassReport:
                f"writers of their addresses"] if self.scoreboards.get("loads_moved") else []),
             *([f"  preload: {self.preload['loads_spread']} loads of the next tile's first fragments spread over "
                f"{self.preload['over_ffmas']} FFMAs after them"] if self.preload.get("loads_spread") else []),
-            *([f"  tile end: {self.tile_end['bunch_spread']} fragment loads and {self.tile_end['stores_moved']} "
-               f"shared stores rescheduled over a region of {self.tile_end['window']} instructions, "
+            *([f"  tile end: {self.tile_end['bunch_spread']} fragment loads before the next tile's stores "
+               f"rescheduled over a window of {self.tile_end['window']} instructions, "
                f"{self.tile_end['cycles'][0]} -> {self.tile_end['cycles'][1]} issue cycles"]
               if self.tile_end.get("bunch_spread") else []),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
@@ -327,7 +325,7 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
              rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
              separate_reads: bool = True, spread_preloads: bool = True,
-             spread_tile_end: bool = True, spread_stores: bool = True) -> Tuple[bytes, PassReport]:
+             spread_tile_end: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -421,7 +419,7 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     # the preload and tile-end steps plan on the same function and are written and verified together: the
     # preload's span lies after the barrier, the tile end's window before the next tile's stores
     pre_edits, pre_report = preload_plan(new_func) if spread_preloads else ([], None)
-    end_edits, end_report = tile_end_plan(new_func, spread_stores) if spread_tile_end else ([], None)
+    end_edits, end_report = tile_end_plan(new_func) if spread_tile_end else ([], None)
     if {e[0] for e in pre_edits} & {e[0] for e in end_edits}:
         end_edits, end_report = [], TileEndReport(why="its window meets the preload step's span")
     if pre_edits or end_edits:

@@ -1,45 +1,32 @@
-"""The SASS pass's tile-end step (sass/tile_end.py) on and off, with and without its stores part (issue 20,
-session 20).
+"""The SASS pass's tile-end step (sass/tile_end.py) on and off (issue 20, session 20).
 
 At the end of a k-tile ptxas leaves the last slice's last fragment loads as a block of LDS.128 four cycles apart
-right before the branch over the next tile's shared stores, and the stores themselves four cycles apart after it.
-The step list-schedules the loads among the FFMAs above them (wide-128x256's main loop: 72 -> 61 issue cycles a
-k-tile in that window) and, with its stores part, the stores too, if-converted (103 -> 77 over the region).
+right before the branch over the next tile's shared stores.  The step list-schedules that window so the loads sit
+among the FFMAs above them (wide-128x256's main loop: 72 -> 61 issue cycles a k-tile in that window).
 
-For each shape: the plan regtile.sgemm builds ("lib": loads and stores), the same plan with the stores part off
-("loads_only": runtime/sass_stage.SPREAD_STORES) and with the step off ("ptxas_tile_end"), against cuBLAS,
-interleaved kernel against kernel (each checked against float64 first, C NaN-poisoned).  Writes
+For each shape: the plan regtile.sgemm builds ("lib") and the same plan with the step off ("ptxas_tile_end"),
+against cuBLAS, interleaved kernel against kernel (each checked against float64 first, C NaN-poisoned).  Writes
 spread_tile_end.json under $OUT.
 
-First measured without the stores part (lab/device_runs/session20_b.sh, docs/data/session20/b_tile_end: the
-loads alone against the step off, 0.2-1.0% faster on eight shapes).
+Also measured, not taken: the step's stores part, a prototype at 3687b1f (`git checkout 3687b1f`: the next tile's
+shared stores if-converted, their read scoreboard moved to the global loads' data scoreboard, list-scheduled with
+the loads; on wide-128x256 the window, the branch and the stores 103 -> 77 issue cycles a k-tile, where the loads
+alone take their window 72 -> 61).  There
+this file timed three plans (lab/device_runs/session20_g.sh, docs/data/session20/g_tile_end_stores, us; loads and
+stores / loads alone / step off; cuBLAS): 512x8192x8192 1308.5 / 1306.1 / 1320.8 (1319.0), 4096^3 2579.3 / 2573.9 /
+2593.4 (2668.0), 512x16384x4096 1311.7 / 1310.0 / 1323.7 (1325.6), 8192^3 20249.7 / 20222.0 / 20424.5 (21310.2),
+2048^3 332.5 / 331.6 / 334.9 (343.1), 4099x4093x4091 2852.4 / 2857.8 / 2880.2 (2816.4), 512x4096x16384 1330.6 /
+1333.4 / 1336.7 (1445.4), 16384^3 163663 / 165188 / 166373 (166397): the stores part 0.1-0.3% slower on the five
+aligned 128x256 shapes, 0.2-0.9% faster on the other three; no gain to carry it.  Reverted.
 
     python3 -m lab.experiments.spread_tile_end [MxNxK ...]
 """
-from . import shapes_program, time_plans
+from . import pass_step_ab, shapes_program
 
 DEFAULT = ["512x8192x8192", "4096x4096x4096", "512x16384x4096", "8192x8192x8192", "2048x2048x2048",
            "4099x4093x4091", "512x4096x16384", "16384x16384x16384"]
 
-
-def one(torch, bench, m, n, k):
-    from regtile.runtime import sass_stage
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
-    lib = GemmPlan(m, n, k, False, False, k, n, n)
-    row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
-    if lib.gemv is not None or not getattr(lib.config, "sass_pass", False):
-        return row, f"no SASS pass ({row['config']})"
-    row["step"] = lib.kernel.artifact.sass_pass.tile_end
-    plans = {"lib": lib}
-    for label, switch in (("loads_only", "SPREAD_STORES"), ("ptxas_tile_end", "SPREAD_TILE_END")):
-        with patched(sass_stage, switch, False):
-            plans[label] = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend=lib.backend)
-    step = row["step"]
-    return time_plans(torch, bench, plans, row, f"{lib.kernel.label}; cycles {step.get('cycles')}, "
-                                               f"stores {step.get('stores_moved')}")
-
-
+one = pass_step_ab("SPREAD_TILE_END", "ptxas_tile_end", "tile_end")
 main = shapes_program(__name__, DEFAULT, "spread_tile_end.json", one)
 
 if __name__ == "__main__":

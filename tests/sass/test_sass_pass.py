@@ -52,13 +52,9 @@ def test_pass_rewrites_every_preset(passed, name, backend):
     _, before = function_of(art.cubin_before_pass, art.name)
     _, after = function_of(art.cubin, art.name)  # disassembles
     # same instructions, same count; the register count in .nv.info is unchanged and still covers
-    # every register the rewritten kernel names.  Only the shared-memory loads and stores move among the
-    # others (the preload and tile-end steps): the rest keep their order.
-    def others(func):
-        return [i.opcode for i in func.instructions if i.base not in ("FFMA", "LDS", "STS")]
-    assert others(after) == others(before)
-    assert collections.Counter(i.opcode for i in after.instructions) == \
-           collections.Counter(i.opcode for i in before.instructions)
+    # every register the rewritten kernel names
+    assert [i.opcode for i in after.instructions if i.base != "FFMA"] == \
+           [i.opcode for i in before.instructions if i.base != "FFMA"]
     assert len(after.instructions) == len(before.instructions)
     count = cubin_info.kernel_info(art.cubin, art.name).registers
     assert count == cubin_info.kernel_info(art.cubin_before_pass, art.name).registers == rep.registers
