@@ -84,35 +84,21 @@ class LoopsMixin:
         if s.stages == 2:
             self.cur_off, self.next_off = self.named("cur_off"), self.named("next_off")
         b.emit(f"mov.u32 {self.kt}, 0;")
-        if s.stages == 2:
-            cur, nxt, kt, k0 = self.cur_off, self.next_off, self.kt, self.k0
-            self.has_next = self.named("has_next", ".pred")
-            import os
-            hoist = os.environ.get("REGTILE_HOIST_HEAD") == "1"
-
-            def head():
-                b.emit(f"and.b32 {cur}, {kt}, 1;")
-                b.emit(f"mul.lo.s32 {cur}, {cur}, {self.stage_bytes};", "stage of tile kt")
-                b.emit(f"xor.b32 {nxt}, {cur}, {self.stage_bytes};", "stage of tile kt + 1")
-                b.emit(f"add.s32 {k0}, {kt}, 1;")
-                b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
-                b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
-            if hoist:
-                head()
         top = b.label("ktile")
         b.place(top)
-        if s.stages == 2 and not hoist:
-            head()
+        if s.stages == 2:
+            cur, nxt, kt, k0 = self.cur_off, self.next_off, self.kt, self.k0
+            b.emit(f"and.b32 {cur}, {kt}, 1;")
+            b.emit(f"mul.lo.s32 {cur}, {cur}, {self.stage_bytes};", "stage of tile kt")
+            b.emit(f"xor.b32 {nxt}, {cur}, {self.stage_bytes};", "stage of tile kt + 1")
+            b.emit(f"add.s32 {k0}, {kt}, 1;")
+            self.has_next = self.named("has_next", ".pred")
+            b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
+            b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
         self.render(s.steps)
         b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
         if s.stages == 2:
-            if hoist:
-                more = self.named("more", ".pred")
-                b.emit(f"mov.pred {more}, {self.has_next};")
-                head()
-                b.emit(f"@{more} bra.uni {top};")
-            else:
-                b.emit(f"@{self.has_next} bra.uni {top};")
+            b.emit(f"@{self.has_next} bra.uni {top};")
             return
         more = self.setp("lt", self.kt, self.k_tiles)
         b.emit(f"@{more} bra.uni {top};")
