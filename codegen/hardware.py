@@ -15,6 +15,12 @@ MAX_SMEM_PER_BLOCK = 227 * 1024
 DEFAULT_SMEM_PER_BLOCK = 48 * 1024
 SMEM_LIMIT_BY_ARCH = {"sm_80": 163 * 1024, "sm_86": 99 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024}
 
+
+def needs_smem_opt_in(static_bytes: int, dynamic_bytes: int) -> bool:
+    """Must a launch raise MAX_DYNAMIC_SHARED_SIZE_BYTES?  The 48 KB a block gets without it count static and
+    dynamic shared memory together (a 48 KB ring beside a static `__shared__ int` needs it)."""
+    return static_bytes + dynamic_bytes > DEFAULT_SMEM_PER_BLOCK
+
 SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
 
 

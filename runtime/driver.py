@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..codegen.hardware import DEFAULT_SMEM_PER_BLOCK, arch_number
+from ..codegen.hardware import arch_number, needs_smem_opt_in
 from ..codegen.kernel import ENTRY_ROLES
 from .errors import DriverError, LaunchError, NoGpuError
 
@@ -257,8 +257,7 @@ class LoadedKernel:
         self.function = check(cu.cuModuleGetFunction(self.module, self.source.name.encode()),
                               f"cuModuleGetFunction({self.source.name})", LaunchError)
         smem = self.source.geometry.dynamic_smem_bytes
-        # The 48 KB a block gets without opting in, and the opt-in limit, hold for static and dynamic
-        # shared memory together: a kernel with 48 KB dynamic and a static `__shared__ int` must opt in.
+        # static and dynamic shared memory count together against both limits (hardware.needs_smem_opt_in)
         static = check(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
                                              self.function),
                        f"cuFuncGetAttribute(SHARED_SIZE_BYTES) for {self.source.name}", LaunchError)
@@ -266,7 +265,7 @@ class LoadedKernel:
             raise LaunchError(f"{self.source.name}: needs {smem} bytes of dynamic and {static} of static shared "
                               f"memory, the {dev.name} allows {dev.max_smem_optin} per block; use a smaller tile "
                               f"or fewer stages")
-        if static + smem > DEFAULT_SMEM_PER_BLOCK:
+        if needs_smem_opt_in(static, smem):
             check(cu.cuFuncSetAttribute(
                 self.function, cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem),
                 f"cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES={smem}) for {self.source.name}", LaunchError)

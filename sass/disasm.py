@@ -71,6 +71,15 @@ class SassFunction:
     instructions: List[Instruction] = field(default_factory=list)
     labels: Dict[str, int] = field(default_factory=dict)  # label -> offset
 
+    def branch_sources(self) -> Dict[int, List[int]]:
+        """{offset a branch lands at: [offsets of the branches that land there]}."""
+        out: Dict[int, List[int]] = {}
+        for ins in self.instructions:
+            t = ins.branch_target()
+            if t in self.labels:
+                out.setdefault(self.labels[t], []).append(ins.offset)
+        return out
+
     def main_loop(self) -> Tuple[int, int]:
         """(start, end) offsets of the innermost loop that holds the most FFMAs: the span
         from a label to the backward branch that returns to it, holding no other such

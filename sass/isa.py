@@ -18,7 +18,7 @@ lab/regbank_calib*.py) takes them from here.
 """
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 RZ = 255
 
@@ -118,6 +118,14 @@ def with_read_scoreboard(hi: int, sb: int) -> int:
 GUARD_SHIFT = 12
 GUARD_PT = 7
 GUARD_NEGATE = 8
+
+
+def guard_of(predicate: str) -> Optional[Tuple[int, bool]]:
+    """(index, negated) of a guard as nvdisasm prints it, "@P5" / "@!P5"; None for PT, a uniform predicate or none."""
+    name = predicate.lstrip("@!")
+    if len(name) == 2 and name[0] == "P" and name[1].isdigit():
+        return int(name[1]), predicate.startswith("@!")
+    return None
 
 
 def with_guard(lo: int, index: int, negated: bool) -> int:

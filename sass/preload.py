@@ -25,7 +25,7 @@ where a check fails, is left as it was, with the reason in the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import List, Tuple
 
 from . import isa
 from .cubin import text_section
@@ -57,25 +57,13 @@ def passes(load: Instruction, ffma: Instruction) -> bool:
     return not (wr & (fr | fw) or rd & fw or any(isa.wait_mask(ffma.hi) >> s & 1 for s in sbs))
 
 
-def _guard(predicate: str) -> Optional[Tuple[int, bool]]:
-    """(index, negated) of a guard like "@P5" / "@!P5"; None for PT, uniform or no predicate."""
-    name = predicate.lstrip("@!")
-    if len(name) == 2 and name[0] == "P" and name[1].isdigit():
-        return int(name[1]), predicate.startswith("@!")
-    return None
-
-
 def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
     """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
     loop = func.loop_instructions()
-    landing: Dict[int, List[int]] = {}
-    for ins in func.instructions:
-        t = ins.branch_target()
-        if t in func.labels:
-            landing.setdefault(func.labels[t], []).append(ins.offset)
+    landing = func.branch_sources()
     for i, br in enumerate(loop):
         target = br.branch_target()
-        guard = _guard(br.predicate)
+        guard = isa.guard_of(br.predicate)
         if br.base != "BRA" or guard is None or target is None:
             continue
         j, loads = i + 1, []

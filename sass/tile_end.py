@@ -31,7 +31,7 @@ from typing import List, Optional, Sequence, Tuple
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import locate, registers_of
-from .preload import _guard, passes
+from .preload import passes
 
 SPACING = 3  # FFMAs between two loads: an LDS.128 every four issue slots, as ptxas spaces them
 LOAD_GAP = 4  # cycles ptxas keeps between two LDS of a warp
@@ -163,9 +163,9 @@ def _closer_ffmas(before: Sequence[Instruction], after: Sequence[Instruction], h
 def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], TileEndReport]:
     """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
     loop = func.loop_instructions()
-    landings = {func.labels[t] for t in (ins.branch_target() for ins in func.instructions) if t in func.labels}
+    landings = set(func.branch_sources())
     for i, br in enumerate(loop):
-        if (br.base != "BRA" or _guard(br.predicate) is None or br.branch_target() is None
+        if (br.base != "BRA" or isa.guard_of(br.predicate) is None or br.branch_target() is None
                 or i + 1 >= len(loop) or loop[i + 1].base != "STS"):
             continue
         first = _bunch(loop, i)
@@ -184,8 +184,9 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
             order = schedule(window, spacing)
             his = _controls(order)
             why = _closer_ffmas(window, order, his, isa.stall(br.hi))
-            if not why and (best is None or sum(isa.stall(h) for h in his) < best[0]):
-                best = (sum(isa.stall(h) for h in his), order, his)
+            cycles = sum(isa.stall(h) for h in his)
+            if not why and (best is None or cycles < best[0]):
+                best = (cycles, order, his)
         if best is None or best[0] >= before:
             report.why = why or f"no schedule of the window issues in fewer than ptxas's {before} cycles"
             return [], report

@@ -7,7 +7,7 @@ from tiers import tiered
 
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.emit import emit
-from regtile.codegen.hardware import SUPPORTED_ARCHS
+from regtile.codegen.hardware import DEFAULT_SMEM_PER_BLOCK, SUPPORTED_ARCHS, needs_smem_opt_in
 from regtile.codegen.heuristic import member_config
 from regtile.codegen.presets import FAMILY, get_member
 from regtile.runtime.compiler import compile_config
@@ -79,3 +79,11 @@ def test_pass_members_compile_with_the_pass_on_sm_90():
         if m.config.sass_pass:
             art = compile_config(m.config, "sm_90", backend=m.backend)
             assert art.resources.spill_free and art.sass_pass is not None, name
+
+
+def test_shared_memory_opt_in_counts_static_and_dynamic():
+    """The launch must opt in when static and dynamic shared memory together pass 48 KB, not only the dynamic part
+    (a fused 128x32x16 split tile: a 48 KB ring and a static `__shared__ int`; tests/gpu/test_fusedk_gpu.py)."""
+    assert not needs_smem_opt_in(0, DEFAULT_SMEM_PER_BLOCK)
+    assert needs_smem_opt_in(4, DEFAULT_SMEM_PER_BLOCK)
+    assert needs_smem_opt_in(0, DEFAULT_SMEM_PER_BLOCK + 16)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from regtile.codegen.emit import emit
-from regtile.codegen.hardware import DEFAULT_SMEM_PER_BLOCK, SUPPORTED_ARCHS
+from regtile.codegen.hardware import SUPPORTED_ARCHS, needs_smem_opt_in
 from regtile.codegen.presets import get_preset
 from regtile.runtime.compiler import compile_source
 
@@ -43,7 +43,7 @@ class _CupyLauncher:
             path.write_bytes(art.cubin)
             k = self.cp.RawModule(path=str(path)).get_function(art.name)
             smem = art.source.geometry.dynamic_smem_bytes
-            if smem + k.attributes["shared_size_bytes"] > DEFAULT_SMEM_PER_BLOCK:  # static + dynamic: 48 KB
+            if needs_smem_opt_in(k.attributes["shared_size_bytes"], smem):
                 k.max_dynamic_shared_size_bytes = smem
             self.kernels[key] = k
         return self.kernels[key]
