@@ -15,6 +15,11 @@ TV_SYM = ThreadVars.symbolic()
 FFMA = "fma.rn.f32"
 # an IfNext's skip label, by what it guards
 _SKIP = {pg.LoadTile: "no_load", pg.StoreTile: "no_store", pg.Compute: "no_preload"}
+# The two-stage loop's head (the next tile's stage offsets, k0 and has_next) computed at the end of
+# the iteration before, where ptxas can spread it among the last slice's FFMAs, instead of at the
+# loop's top where nothing overlaps it (issue 20, session 21).  Read at emit time: it is part of
+# the emitted text, so of the compile cache's key; lab A/Bs patch it.
+HOIST_HEAD = False
 
 
 class LoopsMixin:
@@ -76,7 +81,7 @@ class LoopsMixin:
         self.render(s.steps)
 
     def _TileLoop(self, s: pg.TileLoop) -> None:
-        b, cfg = self.b, self.cfg
+        b = self.b
         if s.stages >= 3:  # the cp.async ring (ptx_ring.py)
             self.ring_loop(s)
             return
@@ -84,24 +89,39 @@ class LoopsMixin:
         if s.stages == 2:
             self.cur_off, self.next_off = self.named("cur_off"), self.named("next_off")
         b.emit(f"mov.u32 {self.kt}, 0;")
+        hoist = s.stages == 2 and HOIST_HEAD
+        if s.stages == 2:
+            self.has_next = self.named("has_next", ".pred")
+        if hoist:
+            self._loop_head()
         top = b.label("ktile")
         b.place(top)
-        if s.stages == 2:
-            cur, nxt, kt, k0 = self.cur_off, self.next_off, self.kt, self.k0
-            b.emit(f"and.b32 {cur}, {kt}, 1;")
-            b.emit(f"mul.lo.s32 {cur}, {cur}, {self.stage_bytes};", "stage of tile kt")
-            b.emit(f"xor.b32 {nxt}, {cur}, {self.stage_bytes};", "stage of tile kt + 1")
-            b.emit(f"add.s32 {k0}, {kt}, 1;")
-            self.has_next = self.named("has_next", ".pred")
-            b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
-            b.emit(f"mul.lo.s32 {k0}, {k0}, {cfg.bk};")
+        if s.stages == 2 and not hoist:
+            self._loop_head()
         self.render(s.steps)
         b.emit(f"add.s32 {self.kt}, {self.kt}, 1;")
+        if hoist:  # has_next is about to be recomputed for tile kt + 1
+            more = self.named("more", ".pred")
+            b.emit(f"mov.pred {more}, {self.has_next};")
+            self._loop_head()
+            b.emit(f"@{more} bra.uni {top};")
+            return
         if s.stages == 2:
             b.emit(f"@{self.has_next} bra.uni {top};")
             return
         more = self.setp("lt", self.kt, self.k_tiles)
         b.emit(f"@{more} bra.uni {top};")
+
+    def _loop_head(self) -> None:
+        """The two-stage loop's per-tile values for tile kt: this stage's and the next one's byte
+        offsets, k0 of tile kt + 1 and whether that tile exists."""
+        b, cur, nxt, kt, k0 = self.b, self.cur_off, self.next_off, self.kt, self.k0
+        b.emit(f"and.b32 {cur}, {kt}, 1;")
+        b.emit(f"mul.lo.s32 {cur}, {cur}, {self.stage_bytes};", "stage of tile kt")
+        b.emit(f"xor.b32 {nxt}, {cur}, {self.stage_bytes};", "stage of tile kt + 1")
+        b.emit(f"add.s32 {k0}, {kt}, 1;")
+        b.emit(f"setp.lt.s32 {self.has_next}, {k0}, {self.k_tiles};")
+        b.emit(f"mul.lo.s32 {k0}, {k0}, {self.cfg.bk};")
 
     def _KLoop(self, s: pg.KLoop) -> None:
         """stages=0: one k at a time, operands straight from global memory: A fragment i =
