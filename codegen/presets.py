@@ -141,11 +141,14 @@ def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, 
     return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split)
 
 
-_WIDE = _z(bn=256, tn=16, warps=(4, 2))  # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md)
+# the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md); hoist_head: measured faster on the
+# 128x256 and 256x128 tiles only (tile_config.hoist_head)
+_WIDE = _z(bn=256, tn=16, warps=(4, 2), hoist_head=True)
 _FAMILY: Tuple[FamilyMember, ...] = (
     FamilyMember("wide-128x256", _WIDE.replace(sass_pass=True, stream_k=True, edge_split=True), "ptx",
                  "128x256x8 8x16 + SASS pass + stream-K + edge split: the large-shape kernel"),
-    FamilyMember("tall-256x128", _z(bm=256, tm=16, warps=(4, 2), sass_pass=True, stream_k=True), "ptx",
+    FamilyMember("tall-256x128", _z(bm=256, tm=16, warps=(4, 2), sass_pass=True, stream_k=True, hoist_head=True),
+                 "ptx",
                  "256x128x8 16x8 + SASS pass + stream-K"),
     FamilyMember("sq-128x128", _z(warps=(4, 2), min_blocks=2, sass_pass=True, stream_k=True), "ptx",
                  "128x128x8 8x8, two blocks an SM, + SASS pass + stream-K"),

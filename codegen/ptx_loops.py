@@ -15,11 +15,6 @@ TV_SYM = ThreadVars.symbolic()
 FFMA = "fma.rn.f32"
 # an IfNext's skip label, by what it guards
 _SKIP = {pg.LoadTile: "no_load", pg.StoreTile: "no_store", pg.Compute: "no_preload"}
-# The two-stage loop's head (the next tile's stage offsets, k0 and has_next) computed at the end of
-# the iteration before, where ptxas can spread it among the last slice's FFMAs, instead of at the
-# loop's top where nothing overlaps it (issue 20, session 21).  Read at emit time: it is part of
-# the emitted text, so of the compile cache's key; lab A/Bs patch it.
-HOIST_HEAD = False
 
 
 class LoopsMixin:
@@ -89,7 +84,7 @@ class LoopsMixin:
         if s.stages == 2:
             self.cur_off, self.next_off = self.named("cur_off"), self.named("next_off")
         b.emit(f"mov.u32 {self.kt}, 0;")
-        hoist = s.stages == 2 and HOIST_HEAD
+        hoist = s.stages == 2 and self.cfg.hoist_head  # tile_config.hoist_head: why
         if s.stages == 2:
             self.has_next = self.named("has_next", ".pred")
         if hoist:

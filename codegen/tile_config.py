@@ -144,11 +144,18 @@ class TileConfig(ConfigDict):
     # fused last column's kernels at three blocks an SM with it), a spill under it is refused at
     # compile (runtime/compiler.check_spill_free), and tests compile every config given one.
     max_registers: int = 0
+    # The two-stage loop's head - this tile's and the next one's shared stage offsets, k0 of the
+    # next tile and whether it exists - computed at the end of the iteration before, after the
+    # last slice's FFMAs and before the back branch, where ptxas spreads it among them; without
+    # it the head opens every k-tile with no FFMA to overlap (PTX, stages=2).  Measured per
+    # member, on for the 128x256 and 256x128 tiles only (issue 20, session 21; docs/shapes.md):
+    # 0.2-0.5% faster there, 0.3-2% slower on the 64x128 and 64x64 BK 16 tiles.
+    hoist_head: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
     OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-              "last_col", "c_staged", "max_registers")
+              "last_col", "c_staged", "max_registers", "hoist_head")
 
     def __post_init__(self):
         self._check_ints()
@@ -333,6 +340,8 @@ class TileConfig(ConfigDict):
             parts.append(f"min {self.min_blocks} blocks/SM")
         if self.max_registers:
             parts.append(f"at most {self.max_registers} registers")
+        if self.hoist_head:
+            parts.append("loop head hoisted to the previous k-tile's end")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
         return parts
@@ -366,7 +375,7 @@ class TileConfig(ConfigDict):
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
                            "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-                           "last_col", "c_staged"))
+                           "last_col", "c_staged", "hoist_head"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1
@@ -454,6 +463,9 @@ class TileConfig(ConfigDict):
         if c.unaligned_rows and c.vec != 4:
             raise ConfigError(f"unaligned_rows: the per-float path of unaligned rows replaces the float4 copies' "
                               f"edge path; vec={c.vec} has no float4 copies: use vec=4, or unaligned_rows=False")
+        if c.hoist_head and c.stages != 2:
+            raise ConfigError(f"hoist_head: moves the two-stage loop's head (stages=2) to the k-tile before; "
+                              f"stages={c.stages} has no such head: use stages=2, or hoist_head=False")
         if c.edge_clamp and (c.vec != 4 or not c.stages):
             raise ConfigError(f"edge_clamp: the clamped sources let an M / N edge tile take the interior's float4 "
                               f"copies into shared memory; vec={c.vec}, stages={c.stages} has none: use vec=4 with "

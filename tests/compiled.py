@@ -42,9 +42,11 @@ _MEMBERS = {}
 def built_member(name, rows):
     """(artifact, kernel name) of a family member as regtile.sgemm builds it for packed, aligned operands (rows
     "aligned": the member's own config, the kernel test_tile_loads_sass compiles too) or for lda 1023, ldb 1025
-    ("unaligned": operand_forms.for_rows)."""
+    ("unaligned": operand_forms.for_rows); rows "top": aligned, without the loop-head hoist."""
     if (name, rows) not in _MEMBERS:
         cfg = FAMILY[name].config
+        if rows == "top":  # the member without its loop-head hoist (tile_config.hoist_head)
+            cfg = cfg.replace(hoist_head=False)
         src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
         _MEMBERS[name, rows] = compile_source(src, "sm_90"), src.name
     return _MEMBERS[name, rows]

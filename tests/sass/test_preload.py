@@ -22,7 +22,9 @@ def unwaited_results(func, k):
     return unwaited(func, cfg, k, isa.write_scoreboard(func.instructions[k].hi), cfg.writes[k])
 
 
-CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("tall-256x128", "aligned")]
+# tall-256x128 as the family builds it hoists its loop head (tile_config.hoist_head), after which ptxas interleaves
+# the preloads itself (the step reports why not); without the hoist it still has the pattern
+CASES = [("wide-128x256-noedge", "aligned"), ("wide-128x256-noedge", "unaligned"), ("tall-256x128", "top")]
 
 
 def _spread(name, rows):
@@ -44,11 +46,12 @@ def test_the_preload_is_spread_and_its_results_still_waited_for(name, rows):
     _, _, rep, ptxas, after, k0, span = _spread(name, rows)
     branch = after.instructions[k0 - 1]
     branch_ptxas = next(i for i in ptxas.instructions if i.offset == branch.offset)
-    assert branch_ptxas.base == "BRA" and branch_ptxas.predicate.startswith("@P")
+    assert branch_ptxas.base == "BRA" and isa.guard_of(branch_ptxas.predicate) is not None
     assert branch.predicate == "@!PT" and branch.text == branch_ptxas.text
     loads = [k for k in span if after.instructions[k].base == "LDS"]
     assert [k - k0 for k in loads] == [0, 4, 8, 12, 16, 20]  # three FFMAs between, as ptxas spaces LDS.128
-    guard = "@!" + branch_ptxas.predicate[1:]
+    index, negated = isa.guard_of(branch_ptxas.predicate)
+    guard = f"@{'' if negated else '!'}P{index}"
     cfg = Cfg(after.instructions, after.labels)
     for n, k in enumerate(loads):
         ld = after.instructions[k]
@@ -69,7 +72,7 @@ def test_only_the_span_changes_against_the_pass_without_the_step(name, rows):
     art, kernel, rep, _, after, k0, span = _spread(name, rows)
     _, before = function_of(run_pass(art.cubin_before_pass, kernel, spread_preloads=False)[0], kernel)
     branch_before, branch = before.instructions[k0 - 1], after.instructions[k0 - 1]
-    assert branch_before.base == "BRA" and branch_before.predicate.startswith("@P")
+    assert branch_before.base == "BRA" and isa.guard_of(branch_before.predicate) is not None
     assert branch.predicate == "@!PT" and branch.text == branch_before.text and branch.hi == branch_before.hi
     moved = [after.instructions[k] for k in span]
     assert sorted((i.text, i.base) for i in moved) == sorted((before.instructions[k].text, before.instructions[k].base)
@@ -89,7 +92,7 @@ def test_a_load_does_not_pass_an_ffma_that_reads_what_it_loads():
     _, func = function_of(art.cubin, kernel)
     loop = func.loop_instructions()
     cfg = Cfg(loop, func.labels)
-    loads = [k for k, i in enumerate(loop) if i.base == "LDS" and i.predicate.startswith("@!P")]
+    loads = [k for k, i in enumerate(loop) if i.base == "LDS" and isa.guard_of(i.predicate) is not None]
     ld = loop[loads[0]]
     readers = [loop[j] for j in range(len(loop)) if loop[j].base == "FFMA" and cfg.reads[j] & cfg.writes[loads[0]]]
     others = [loop[j] for j in range(loads[0] + 1, loads[0] + 4) if loop[j].base == "FFMA"]
