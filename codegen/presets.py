@@ -142,7 +142,7 @@ def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, 
 
 
 # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md); hoist_head: measured faster on the
-# 128x256 and 256x128 tiles only (tile_config.hoist_head)
+# 128x256, 256x128 and 64x256 tiles only (tile_config.hoist_head)
 _WIDE = _z(bn=256, tn=16, warps=(4, 2), hoist_head=True)
 _FAMILY: Tuple[FamilyMember, ...] = (
     FamilyMember("wide-128x256", _WIDE.replace(sass_pass=True, stream_k=True, edge_split=True), "ptx",
@@ -152,7 +152,7 @@ _FAMILY: Tuple[FamilyMember, ...] = (
                  "256x128x8 16x8 + SASS pass + stream-K"),
     FamilyMember("sq-128x128", _z(warps=(4, 2), min_blocks=2, sass_pass=True, stream_k=True), "ptx",
                  "128x128x8 8x8, two blocks an SM, + SASS pass + stream-K"),
-    FamilyMember("wide-64x256", _z(bm=64, bn=256, tn=16, stream_k=True), "ptx", "64x256x8 8x16 + stream-K"),
+    FamilyMember("wide-64x256", _z(bm=64, bn=256, tn=16, stream_k=True, hoist_head=True), "ptx", "64x256x8 8x16 + stream-K"),
     FamilyMember("tall-256x64", _z(bm=256, bn=64, tm=16, stream_k=True), "ptx", "256x64x8 16x8 + stream-K"),
     FamilyMember("wide-64x128", _z(bm=64, stream_k=True), "ptx", "64x128x8 8x8 + stream-K"),
     FamilyMember("tall-128x64", _z(bn=64, stream_k=True), "ptx", "128x64x8 8x8 + stream-K"),

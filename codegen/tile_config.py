@@ -148,8 +148,8 @@ class TileConfig(ConfigDict):
     # next tile and whether it exists - computed at the end of the iteration before, after the
     # last slice's FFMAs and before the back branch, where ptxas spreads it among them; without
     # it the head opens every k-tile with no FFMA to overlap (PTX, stages=2).  Measured per
-    # member, on for the 128x256 and 256x128 tiles only (issue 20, session 21; docs/shapes.md):
-    # 0.2-0.5% faster there, 0.3-2% slower on the 64x128 and 64x64 BK 16 tiles.
+    # member, on for the 128x256, 256x128 and 64x256 tiles only (issue 20, session 21;
+    # docs/shapes.md): 0.2-0.5% faster there, 0.3-2% slower on the 64x128 and 64x64 BK 16 tiles.
     hoist_head: bool = False
 
     WHAT = "tile config"

@@ -9,8 +9,8 @@ digests for the fix-up as a tree (codegen/ptx_streamk.py StreamKMixin.gather), s
 the tree's one call site (_WorkItems: the first and the later pieces run the same gather) and the 9
 unaligned-rows PTX digests for the vector floats' test ahead of the float4 path's
 (emit_ptx.load_float4_or_edge), then 107 PTX digests for one test and one branch over both operands'
-float4 loads (emit_ptx.both_float4).  Session 21 retook the 12 PTX digests of the 128x256 and 256x128
-members for their loop head hoisted to the k-tile before (tile_config.hoist_head)."""
+float4 loads (emit_ptx.both_float4).  Session 21 retook the 15 PTX digests of the 128x256, 256x128 and
+64x256 members for their loop head hoisted to the k-tile before (tile_config.hoist_head)."""
 import json
 from pathlib import Path
 
