@@ -24,7 +24,7 @@ def run(argv):
             return row, f"not a PTX member ({lib.describe()[:60]})"
         plans = {"committed": lib}
         for s in stages:
-            cfg = lib.config.replace(stages=s, sass_pass=False)
+            cfg = lib.config.replace(stages=s, sass_pass=False, hoist_head=False)
             plans[f"ring{s}"] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
         return time_plans(torch, bench, plans, row, lib.describe()[:50])
 

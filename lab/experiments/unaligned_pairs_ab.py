@@ -183,7 +183,7 @@ def plans_of(m, n, k):
                 plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
                 continue
             if name.startswith("ring"):
-                cfg = lib.config.replace(stages=int(name[4:]), sass_pass=False)
+                cfg = lib.config.replace(stages=int(name[4:]), sass_pass=False, hoist_head=False)
                 plans[name] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend="ptx")
                 continue
             with variant(name):
