@@ -26,10 +26,8 @@ STAGE = "sass-pass"
 SEPARATE_READS = True
 # The pass's preload step (sass/preload.py), likewise: off only for lab A/Bs.
 SPREAD_PRELOADS = True
-# The pass's tile-end step (sass/tile_end.py), likewise; FREE_TILE_END its renaming of the window's loads
-# onto free registers (tile_end.free_bunch).
+# The pass's tile-end step (sass/tile_end.py), likewise.
 SPREAD_TILE_END = True
-FREE_TILE_END = True
 
 
 def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> dict:
@@ -47,8 +45,7 @@ def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> 
 
 def _steps() -> dict:
     """run_pass's switches of its optional steps, as the module constants above set them."""
-    return {"separate_reads": SEPARATE_READS, "spread_preloads": SPREAD_PRELOADS, "spread_tile_end": SPREAD_TILE_END,
-            "free_tile_end": FREE_TILE_END}
+    return {"separate_reads": SEPARATE_READS, "spread_preloads": SPREAD_PRELOADS, "spread_tile_end": SPREAD_TILE_END}
 
 
 def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict):

@@ -40,15 +40,10 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
      spread_preloads=False) leaves them as ptxas placed them.
   7. Spreads the last slice's bunched fragment loads before the next tile's shared stores among
      the FFMAs above them (sass/tile_end.py: a list schedule of that window, checked);
-     run_pass(spread_tile_end=False) leaves them as ptxas placed them.  Where an FFMA above a
-     load of that window still reads the load's destination, the load and its readers first
-     move to a quad no instruction names (tile_end.free_bunch), if the window then issues
-     sooner; run_pass(free_tile_end=False) keeps ptxas's registers.
+     run_pass(spread_tile_end=False) leaves them as ptxas placed them.
 
-The permutation stays within the registers ptxas used (the count is that + 2 reserved); only the
-tile-end step's free quads raise the register count in the kernel's .nv.info, never past what keeps
-the blocks an SM it had (wide-128x256: 230 -> 250, one block).  The rewritten cubin's register-bank
-analysis is in the report, before and after.
+The register count in the kernel's .nv.info is unchanged: the permutation stays within
+the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin's register-bank analysis is in the report, before and after.
 """
 from __future__ import annotations
 
@@ -64,18 +59,19 @@ from . import cubin as cubin_info
 from .disasm import Instruction, SassFunction, disassemble, function_of, parse
 from .fields import (RegField, UnknownForm, first_encoding_mismatch, instruction_bytes, locate_all, prove,
                      put_instruction, renamed_operand)
-from .isa import RESERVED_REGISTERS, REUSE_BIT_OF_SLOT, RZ, set_bits
+from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
 from .preload import plan as preload_plan, write_edits
-from .tile_end import TileEndReport, free_bunch, plan as tile_end_plan
+from .tile_end import TileEndReport, plan as tile_end_plan
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
-PASS_VERSION = "5"  # part of the cache key: bump when the pass's output changes
+PASS_VERSION = "4"  # part of the cache key: bump when the pass's output changes
 # The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
 # recorded with PASS_VERSION in the inputs of every cached result of the pass.
 PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"
 STACK_POINTER = 1
+RESERVED_REGISTERS = 2  # above the highest one ptxas allocates (see run_pass)
 
 
 class SassPassRefused(CompileError, SassError):
@@ -144,9 +140,7 @@ class PassReport:
         return "\n".join([
             f"SASS register-bank pass ({self.arch}, 2 banks, <= 1 uncached read per bank per FFMA): "
             f"{self.moved} of {self.movable} movable registers renamed, {self.pinned} pinned by vector/64-bit "
-            f"operands; register count {self.registers}"
-            + (f" -> {self.tile_end['registers']} (the tile end's free quads)" if self.tile_end.get("renamed")
-               else " (unchanged)"),
+            f"operands; register count {self.registers} (unchanged)",
             f"  main-loop FFMAs {self.ffma}: conflicted {b['conflicted_ffma']} ({100 * b['conflict_share']:.1f}%) "
             f"-> {a['conflicted_ffma']} ({100 * a['conflict_share']:.1f}%); unavoidable {self.unavoidable} "
             f"(three uncached sources under the chosen order: no renaming helps; at least the first FFMA "
@@ -167,9 +161,7 @@ class PassReport:
                f"{self.preload['over_ffmas']} FFMAs after them"] if self.preload.get("loads_spread") else []),
             *([f"  tile end: {self.tile_end['bunch_spread']} fragment loads before the next tile's stores "
                f"rescheduled over a window of {self.tile_end['window']} instructions, "
-               f"{self.tile_end['cycles'][0]} -> {self.tile_end['cycles'][1]} issue cycles"
-               + (f", after moving {len(self.tile_end['renamed'])} of their registers to free ones"
-                  if self.tile_end.get("renamed") else "")]
+               f"{self.tile_end['cycles'][0]} -> {self.tile_end['cycles'][1]} issue cycles"]
               if self.tile_end.get("bunch_spread") else []),
             f"  reuse flags: {self.reuse_flags_kept} kept, {self.reuse_flags_cleared} cleared (unsafe or useless "
             f"under the new banks), {self.reuse_flags_added} added",
@@ -333,7 +325,7 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
              rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
              separate_reads: bool = True, spread_preloads: bool = True,
-             spread_tile_end: bool = True, free_tile_end: bool = True) -> Tuple[bytes, PassReport]:
+             spread_tile_end: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -426,17 +418,8 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
                                            for i in new_func.instructions], new_func.labels)
     # the preload and tile-end steps plan on the same function and are written and verified together: the
     # preload's span lies after the barrier, the tile end's window before the next tile's stores
-    end_edits, end_report = tile_end_plan(new_func) if spread_tile_end else ([], None)
-    if spread_tile_end and free_tile_end:  # the window's loads on free registers, where it then issues sooner
-        ren_edits, count, renamed = free_bunch(new_func, registers, cubin_info.max_threads(new_cubin, name))
-        if ren_edits:
-            ren_cubin, ren_func = write_edits(new_cubin, name, ren_edits)
-            ren_end_edits, ren_end_report = tile_end_plan(ren_func)
-            if ren_end_edits and (not end_edits or ren_end_report.cycles[1] < end_report.cycles[1]):
-                new_cubin, new_func = cubin_info.set_register_count(ren_cubin, name, count), ren_func
-                end_edits, end_report = ren_end_edits, ren_end_report
-                end_report.renamed, end_report.registers = renamed, count
     pre_edits, pre_report = preload_plan(new_func) if spread_preloads else ([], None)
+    end_edits, end_report = tile_end_plan(new_func) if spread_tile_end else ([], None)
     if {e[0] for e in pre_edits} & {e[0] for e in end_edits}:
         end_edits, end_report = [], TileEndReport(why="its window meets the preload step's span")
     if pre_edits or end_edits:

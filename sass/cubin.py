@@ -18,7 +18,6 @@ from ..errors import SassError
 EIATTR_FRAME_SIZE = 0x11
 EIATTR_MIN_STACK_SIZE = 0x12
 EIATTR_REGCOUNT = 0x2F
-EIATTR_MAX_THREADS = 0x05  # in the kernel's own .nv.info.<kernel>: .maxntid's x, y, z (u32 each)
 # record formats (EIFMT_*): SVAL has a u16 size and that many bytes; the others are 4-byte records
 _EIFMT_NVAL, _EIFMT_BVAL, _EIFMT_HVAL, _EIFMT_SVAL = 1, 2, 3, 4
 
@@ -106,26 +105,6 @@ def set_register_count(cubin: bytes, kernel: str, registers: int) -> bytes:
     data = bytearray(cubin)
     struct.pack_into("<I", data, _kernel_attributes(cubin, kernel)[EIATTR_REGCOUNT], registers)
     return bytes(data)
-
-
-def max_threads(cubin: bytes, kernel: str) -> int:
-    """The kernel's block-size bound (PTX .maxntid / .reqntid: x * y * z) from its own .nv.info.<kernel>
-    section; 0 where the kernel declares none."""
-    for name, _, off, size, _ in _sections(cubin):
-        if name != f".nv.info.{kernel}":
-            continue
-        i = 0
-        while i + 4 <= size:
-            fmt, attr = cubin[off + i], cubin[off + i + 1]
-            if fmt != _EIFMT_SVAL:
-                i += 4
-                continue
-            n, = struct.unpack_from("<H", cubin, off + i + 2)
-            if attr == EIATTR_MAX_THREADS and n == 12:
-                x, y, z = struct.unpack_from("<III", cubin, off + i + 4)
-                return x * y * z
-            i += 4 + n
-    return 0
 
 
 def text_section(cubin: bytes, kernel: str) -> Tuple[int, int]:

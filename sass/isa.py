@@ -21,9 +21,6 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 RZ = 255
-# The count ptxas reports is the highest register it used + 1 + 2: the top two are not the kernel's to use
-# (R224 / R225 of a 226-register kernel fault with an illegal instruction on the H100: bank_pass.run_pass).
-RESERVED_REGISTERS = 2
 
 # Register fields (bit offsets in lo | hi << 64), 8 bits each.
 RD_BIT, RA_BIT, RB_BIT, RC_BIT = 16, 24, 32, 64

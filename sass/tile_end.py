@@ -22,27 +22,16 @@ LDS right before it (the bunch):
   5. the rewritten cubin's disassembly must print, at every slot, the instruction moved there (bank_pass writes
      this step's and the preload step's edits together: preload.write_edits).
 A loop without the pattern, or where a check fails, is left as it was, with the reason in the report.
-
-Before the schedule, free_bunch may give loads of the window new registers (session 21): ptxas hands the last
-slice's fragment loads the registers of fragments the FFMAs just above still read (`FFMA R187, R11, R4, R51` over
-`LDS.128 R48`), so those loads cannot move up.  Where only that load's value reaches its readers, the load and the
-reads move to a quad no instruction of the kernel names (the same banks: quads start at multiples of 4), the
-register count rising within the blocks an SM it had; bank_pass keeps the renaming only where the window then
-issues in fewer cycles (wide-128x256: five loads, 230 -> 250 registers, the window 61 -> 54 cycles).
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from ..codegen.hardware import REGISTERS_PER_SM
 from . import isa
 from .disasm import Instruction, SassFunction
-from .fields import locate, registers_of, renamed_operand
+from .fields import locate, registers_of
 from .preload import passes
-from .reorder import Cfg
-
 
 SPACING = 3  # FFMAs between two loads: an LDS.128 every four issue slots, as ptxas spaces them
 LOAD_GAP = 4  # cycles ptxas keeps between two LDS of a warp
@@ -57,14 +46,10 @@ class TileEndReport:
     window: int = 0  # instructions in the window
     cycles: Tuple[int, int] = (0, 0)  # the window's issue cycles (its stall counts' sum), ptxas's and the step's
     why: str = ""  # why not, where not
-    renamed: Dict[int, int] = dataclasses.field(default_factory=dict)  # free_bunch's {new register: old}
-    registers: int = 0  # the kernel's register count after the renaming (0: unchanged)
 
     def to_dict(self) -> dict:
-        if not self.loads:
-            return {"bunch_spread": 0, "why_not": self.why}
-        out = {"bunch_spread": self.loads, "at": f"{self.at:04x}", "window": self.window, "cycles": list(self.cycles)}
-        return {**out, "renamed": self.renamed, "registers": self.registers} if self.renamed else out
+        return ({"bunch_spread": self.loads, "at": f"{self.at:04x}", "window": self.window,
+                 "cycles": list(self.cycles)} if self.loads else {"bunch_spread": 0, "why_not": self.why})
 
 
 def _bunch(loop: Sequence[Instruction], i: int) -> int:
@@ -175,137 +160,17 @@ def _closer_ffmas(before: Sequence[Instruction], after: Sequence[Instruction], h
     return None
 
 
-def _tile_end(loop: Sequence[Instruction]) -> Optional[Tuple[int, int]]:
-    """(index of the bunch's first load, index of the guarded branch over the shared stores) in the loop, or None."""
+def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], TileEndReport]:
+    """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
+    loop = func.loop_instructions()
+    landings = set(func.branch_sources())
     for i, br in enumerate(loop):
         if (br.base != "BRA" or isa.guard_of(br.predicate) is None or br.branch_target() is None
                 or i + 1 >= len(loop) or loop[i + 1].base != "STS"):
             continue
         first = _bunch(loop, i)
-        if i - first >= 2:
-            return first, i
-    return None
-
-
-# ---- freeing the bunch's registers --------------------------------------------------------------------------
-# ptxas gives the last slice's fragment loads registers that the FFMAs just above them still read: a bunched load
-# cannot move above an FFMA that reads the old value of its destination.  Where the load's value has no other
-# definition reaching its readers (the FFMAs of the last slice, after the barrier), its destination quad and
-# those reads move to a quad no instruction of the function names, above ptxas's registers: the register count
-# rises, never past what keeps the blocks an SM the register file holds (64 K registers, a thread's count
-# allocated in eights).  The new quad has the old one's banks (both start at a multiple of 4), so the FFMAs'
-# register banks and reuse stay as the bank pass left them.
-
-def blocks_by_registers(registers: int, threads: int) -> int:
-    """Blocks of `threads` an SM's register file holds at `registers` a thread."""
-    return REGISTERS_PER_SM // (-(-registers // 8) * 8 * threads)
-
-
-def operand_text(ins: Instruction, operands: Sequence[str]) -> str:
-    """The instruction's text (as nvdisasm prints it, without the predicate) with these operands."""
-    return f"{ins.opcode} {', '.join(operands)}" if operands else ins.opcode
-
-
-def _readers(cfg: Cfg, k: int, reg: int) -> Optional[List[int]]:
-    """Indices of the instructions that read `reg` as instruction k wrote it (walking forward until each path
-    writes it again); None where one of them can also be reached by another write of it, or by none."""
-    found, stack, seen = [], list(cfg.succ[k]), set()
-    while stack:
-        j = stack.pop()
-        if j in seen:
+        if i - first < 2:
             continue
-        seen.add(j)
-        if reg in cfg.reads[j]:
-            found.append(j)
-        if reg in cfg.writes[j]:
-            continue
-        stack.extend(cfg.succ[j])
-    for j in found:  # every path into a reader meets k before any other write of reg
-        back, seen = list(cfg.pred[j]), set()
-        while back:
-            m = back.pop()
-            if m in seen or m == k:
-                continue
-            seen.add(m)
-            if reg in cfg.writes[m] or not cfg.pred[m]:
-                return None
-            back.extend(cfg.pred[m])
-    return sorted(found)
-
-
-def _renamed(ins: Instruction, old: Sequence[int], new: int, written: bool) -> Optional[Instruction]:
-    """`ins` with its fields naming registers of `old` (its written field where `written`, else its read ones)
-    moved to new + (r - old[0]); None where a field names some of them and others."""
-    lo, hi, ops = ins.lo, ins.hi, list(ins.operands)
-    if operand_text(ins, ins.operands) != ins.text:
-        return None
-    for f in locate(ins):
-        regs = set(f.registers())
-        if f.written != written or not regs & set(old):
-            continue
-        if not regs <= set(old):
-            return None
-        lo, hi = isa.set_bits(lo, hi, f.bit, new + f.reg - old[0])
-        ops[f.operand] = renamed_operand(ops[f.operand], lambda r: new + r - old[0] if r in old else r)
-    return dataclasses.replace(ins, lo=lo, hi=hi, operands=tuple(ops), text=operand_text(ins, ops))
-
-
-def free_bunch(func: SassFunction, registers: int, threads: int):
-    """([(slot, renamed instruction, lo, hi, predicate)], the register count they need, {new register: old}): the
-    tile-end window's loads whose destination an FFMA above them in the window still reads, each moved to a free
-    quad with its readers (the section's comment above); ([], registers, {}) where none can be."""
-    loop = func.loop_instructions()
-    found = _tile_end(loop)
-    if not found or not threads:
-        return [], registers, {}
-    first, i = found
-    start = _window_start(loop, first, i - first, set(func.branch_sources()))
-    at = {x.offset: n for n, x in enumerate(func.instructions)}
-    cfg = Cfg(func.instructions, func.labels)
-    used = set().union(*cfg.reads, *cfg.writes)
-    changed, count, renamed = {}, registers, {}  # offset -> the instruction with the renames so far
-    for ld in (x for x in loop[start:i] if x.base == "LDS"):
-        dest = sorted(registers_of(locate(ld), True))
-        width = len(dest)
-        if width not in (1, 2, 4) or dest != list(range(dest[0], dest[0] + width)):
-            continue
-        above = [x for x in loop[start:loop.index(ld)] if x.base == "FFMA"]
-        if not any(registers_of(locate(x), False) & set(dest) for x in above):
-            continue
-        new = next((q for q in range(-(-max(used) // width) * width, 256 - width, width)
-                    if not used & set(range(q, q + width))), None)
-        need = None if new is None else new + width + isa.RESERVED_REGISTERS
-        if need is None or need > 255 or blocks_by_registers(need, threads) < blocks_by_registers(registers, threads):
-            break
-        k = at[ld.offset]
-        readers = set()
-        for reg in dest:
-            got = _readers(cfg, k, reg)
-            if got is None:
-                readers = None
-                break
-            readers.update(got)
-        if readers is None:
-            continue
-        now = [changed.get(x.offset, x) for x in [ld] + [func.instructions[j] for j in sorted(readers)]]
-        moved = [_renamed(now[0], dest, new, True)] + [_renamed(x, dest, new, False) for x in now[1:]]
-        if any(m is None for m in moved):
-            continue
-        changed.update((m.offset, m) for m in moved)
-        used |= set(range(new, new + width))
-        count = max(count, need)
-        renamed.update((new + n, r) for n, r in enumerate(dest))
-    return [(off, m, m.lo, m.hi, m.predicate) for off, m in sorted(changed.items())], count, renamed
-
-
-def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], TileEndReport]:
-    """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
-    loop = func.loop_instructions()
-    landings = set(func.branch_sources())
-    found = _tile_end(loop)
-    if found:
-        first, i = found
-        br = loop[i]
         report = TileEndReport(at=loop[first].offset)
         inside = [x.offset for x in loop[first + 1:i] if x.offset in landings]
         if inside:

@@ -10,7 +10,14 @@ For each shape: the plan regtile.sgemm builds ("lib") and the same config built 
 FREE_TILE_END False ("ptxas_registers"), against cuBLAS, interleaved kernel against kernel (each checked against
 float64 first, C NaN-poisoned).  Writes free_tile_end.json under $OUT.
 
-    python3 -m lab.experiments.free_tile_end [MxNxK ...]
+Measured, not taken (runs at 86aa7a5 only, where the renaming and its FREE_TILE_END switch exist; session21_d.sh,
+docs/data/session21/d_free_tile_end), us lib (renamed) / ptxas_registers (cuBLAS): 512x8192x8192 1298.5 / 1289.9
+(1309.1), 4096^3 2558.9 / 2547.0 (2645.0), 8192^3 20160.2 / 20035.6 (21149.8), 2048^3 329.7 / 328.1 (340.1),
+4099x4093x4091 2833.8 / 2834.8 (2794.2), 6143x2047x3071 1610.8 / 1611.6 (1632.6), 7000x1760x1760 848.8 / 844.0
+(879.0), 8191x8193x1025 2825.1 / 2821.5 (2841.6): 0.1-0.7% slower on the six aligned shapes, the same on the two
+unaligned.  Seven fewer issue cycles a k-tile in the SASS again did not make the kernel faster; reverted.
+
+    git checkout 86aa7a5 && python3 -m lab.experiments.free_tile_end [MxNxK ...]
 """
 from . import pass_step_ab, shapes_program
 

@@ -150,7 +150,9 @@ def _gemm_check(launcher, art, m, n, k, alpha, beta, pad=(0, 0, 0), misalign=(0,
     bad = np.abs(got - ref) > bound
     assert not bad.any(), (f"{what}: {int(bad.sum())} elements outside the error bound, first at "
                            f"{tuple(int(x) for x in np.argwhere(bad)[0])}")
-    rel = np.linalg.norm(got - ref) / max(np.linalg.norm(ref), 1e-30)
+    # relative to the terms' magnitudes, not to the result's: one element of C (1x1x1) can cancel to near zero
+    # (session 21: 4.3e-5 against |ref| on tile2d-reg 1x1x1, inside the bound above)
+    rel = np.linalg.norm(got - ref) / max(np.linalg.norm(scale), 1e-30)
     assert rel <= 1e-5, f"{what}: relative error {rel}"
     if ldc > n:
         assert np.isnan(C[:, n:]).all(), f"{what}: columns past N were written"

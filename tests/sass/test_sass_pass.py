@@ -14,7 +14,6 @@ from regtile.codegen.presets import PRESETS, get_preset
 from regtile.runtime import cubin_info, reg_banks, sass_fields, sass_pass
 from regtile.runtime.compiler import CompileError, compile_source
 from regtile.runtime.sass import function_of
-from regtile.sass import tile_end
 
 SGEMM_PRESETS = [name for name, p in PRESETS.items() if isinstance(p.config, SgemmConfig)]
 CASES = [(name, "cuda") for name in SGEMM_PRESETS] + [
@@ -52,16 +51,13 @@ def test_pass_rewrites_every_preset(passed, name, backend):
     assert rep is not None and art.cubin_before_pass is not None
     _, before = function_of(art.cubin_before_pass, art.name)
     _, after = function_of(art.cubin, art.name)  # disassembles
-    # same instructions, same count; the register count in .nv.info is unchanged, or raised by the tile-end
-    # step's renaming without costing a block an SM, and still covers every register the rewritten kernel names
+    # same instructions, same count; the register count in .nv.info is unchanged and still covers
+    # every register the rewritten kernel names
     assert [i.opcode for i in after.instructions if i.base != "FFMA"] == \
            [i.opcode for i in before.instructions if i.base != "FFMA"]
     assert len(after.instructions) == len(before.instructions)
     count = cubin_info.kernel_info(art.cubin, art.name).registers
-    assert cubin_info.kernel_info(art.cubin_before_pass, art.name).registers == rep.registers
-    assert count == (rep.tile_end.get("registers") or rep.registers)
-    threads = cubin_info.max_threads(art.cubin, art.name)
-    assert tile_end.blocks_by_registers(count, threads) == tile_end.blocks_by_registers(rep.registers, threads)
+    assert count == cubin_info.kernel_info(art.cubin_before_pass, art.name).registers == rep.registers
     fields = sass_fields.locate_all(after)
     used = {r for fs in fields.values() for f in fs for r in f.registers()}
     assert max(used) < count - sass_pass.RESERVED_REGISTERS
@@ -73,13 +69,10 @@ def test_pass_rewrites_every_preset(passed, name, backend):
     assert rep.after["conflicted_ffma"] == rb_after.conflicts
     assert rep.before["conflicted_ffma"] == rb_before.conflicts
     assert not rb_after.mismatches  # reuse bits and FFMA fields agree with the text
-    # the loop computes the same FFMAs (as a multiset, registers renamed back: the tile-end step's, then the
-    # bank pass's permutation)
+    # the loop computes the same FFMAs (as a multiset, registers renamed back)
     back = {new: old for old, new in rep.renaming.items()}
-    freed = {int(new): old for new, old in rep.tile_end.get("renamed", {}).items()}
     assert collections.Counter(_ffma_key(i) for i in _loop_ffmas(before)) == \
-           collections.Counter(_ffma_key(i, lambda r: back.get(freed.get(r, r), freed.get(r, r)))
-                               for i in _loop_ffmas(after))
+           collections.Counter(_ffma_key(i, lambda r: back.get(r, r)) for i in _loop_ffmas(after))
 
 
 @pytest.mark.parametrize("name, backend", tiered([("zorder", "ptx"), ("pad", "cuda")], fast={("zorder", "ptx")}))
