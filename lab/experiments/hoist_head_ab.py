@@ -19,7 +19,7 @@ lab/device_runs/session21_a.sh, docs/data/session21/a_hoist_head), us lib / hois
 (888.3) on wide-128x256; 512x4096x16384 1333.4 / 1329.3 (1444.0) on tall-256x128; 8192x128x8192 344.9 / 346.7
 (344.0), 2048x1024x4096 347.8 / 348.8 (356.9), 3000x512x2816 179.1 / 180.1 (193.8) on wide-64x128-k16; 768x512x768
 23.1 / 23.6 (23.9) on sq-64x64; 1500x3072x128 33.6 / 33.6 (39.5) on tall-128x64-k16.  The family turned it on
-for the 128x256 and 256x128 members.
+for the 128x256 and 256x128 members, and for wide-64x256 after variants_ab (session21_b.sh).
 
     python3 -m lab.experiments.hoist_head_ab [MxNxK ...]
 """

@@ -7,9 +7,10 @@ single-warp issue model: it ignores the other warps, the memory system and the b
 rewrites, it does not time them (session 20: the tile end's stores cut it by 26 cycles a k-tile and measured no
 faster; the tile end's loads cut it by 11 and measured 0.2-1.0% faster).
 
-Session 20 ran it on the loop head hoisted to the previous iteration's end (the prototype at 87b299b, whose
-REGTILE_HOIST_HEAD=1 switch emits it; a separate REGTILE_CACHE_DIR each way): wide-128x256 with the pass 1184 ->
-1172 cycles a k-tile, tall-256x128 1229 -> 1226 (docs/data/session20/h_hoist_head).
+Session 20 ran it on the loop head hoisted to the previous iteration's end (the prototype at 87b299b; since
+session 21 the config field tile_config.hoist_head, on for those members): wide-128x256 with the pass 1184 ->
+1172 cycles a k-tile, tall-256x128 1229 -> 1226 (docs/data/session20/h_hoist_head).  Timed, the hoist was 0.2-0.5%
+faster on both (docs/data/session21/a_hoist_head); the tile end's free registers (1172 -> 1165) were slower.
 
     python3 -m lab.experiments.interior_cycles [MEMBER ...]   (default: wide-128x256 tall-256x128)
 """
