@@ -21,6 +21,7 @@ def needs_smem_opt_in(static_bytes: int, dynamic_bytes: int) -> bool:
     dynamic shared memory together (a 48 KB ring beside a static `__shared__ int` needs it)."""
     return static_bytes + dynamic_bytes > DEFAULT_SMEM_PER_BLOCK
 
+
 SUPPORTED_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90")
 
 

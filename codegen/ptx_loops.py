@@ -84,7 +84,7 @@ class LoopsMixin:
         if s.stages == 2:
             self.cur_off, self.next_off = self.named("cur_off"), self.named("next_off")
         b.emit(f"mov.u32 {self.kt}, 0;")
-        hoist = s.stages == 2 and self.cfg.hoist_head  # tile_config.hoist_head: why
+        hoist = s.stages == 2 and self.cfg.hoist_head  # why: tile_config.hoist_head
         if s.stages == 2:
             self.has_next = self.named("has_next", ".pred")
         if hoist:

@@ -39,6 +39,21 @@ gpu_suite() {
     echo "gpu suite: rc $?"; grep -E "FAILED|ERROR" $OUT/pytest_gpu.log | head -20; grep -E "passed|failed" $OUT/pytest_gpu.log | tail -1
 }
 
+# gpu_tests SECONDS KEXPR FILE...: those GPU test files, filtered by pytest's -k KEXPR, within SECONDS, into
+# $OUT/pytest.log; prints its failures and count.
+gpu_tests() {
+    local seconds=$1 kexpr=$2; shift 2
+    ( time timeout $seconds python3 -m pytest -q -p no:cacheprovider -n 14 "$@" -k "$kexpr" ) > $OUT/pytest.log 2>&1
+    echo "tests: rc $?"; grep -E "FAILED|ERROR|passed|failed" $OUT/pytest.log | tail -8
+}
+
+# lab_ab MODULE SECONDS [args]: python3 -m lab.experiments.MODULE args within SECONDS into $OUT/MODULE.log; prints it.
+lab_ab() {
+    local module=$1 seconds=$2; shift 2
+    ( time timeout $seconds python3 -m lab.experiments.$module "$@" ) > $OUT/$module.log 2>&1
+    echo "$module: rc $?"; cut -c1-330 $OUT/$module.log | grep -v "^$"
+}
+
 # _sweep LABEL SECONDS JSON MD LOG [shape_sweep args]: regtile.tools.shape_sweep (regtile.sgemm as committed
 # against cuBLAS) into $OUT/JSON, $OUT/MD and $OUT/LOG within SECONDS; prints its summary line.
 _sweep() {

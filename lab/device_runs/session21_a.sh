@@ -3,6 +3,5 @@
 # (codegen/ptx_loops.HOIST_HEAD), on and off against cuBLAS (lab/experiments/hoist_head_ab.py).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s21
-( time timeout ${AB_S:-480} python3 -m lab.experiments.hoist_head_ab "$@" ) > $OUT/hoist_head_ab.log 2>&1
-echo "hoist_head_ab: rc $?"; cut -c1-330 $OUT/hoist_head_ab.log | grep -v "^$"
+lab_ab hoist_head_ab ${AB_S:-480} "$@"
 archive session21_a

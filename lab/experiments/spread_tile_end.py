@@ -19,6 +19,16 @@ stores / loads alone / step off; cuBLAS): 512x8192x8192 1308.5 / 1306.1 / 1320.8
 1333.4 / 1336.7 (1445.4), 16384^3 163663 / 165188 / 166373 (166397): the stores part 0.1-0.3% slower on the five
 aligned 128x256 shapes, 0.2-0.9% faster on the other three; no gain to carry it.  Reverted.
 
+Also measured, not taken (session 21): the step's free registers, a prototype at 86aa7a5 (sass/tile_end.free_bunch:
+window loads whose destination an FFMA above them still reads moved, with their readers, to quads no instruction
+names; wide-128x256 230 -> 250 registers at one block an SM, its window 61 -> 54 issue cycles), switched by
+runtime/sass_stage.FREE_TILE_END and timed there by lab/experiments/free_tile_end.py (this file's A/B with that
+switch; lab/device_runs/session21_d.sh, docs/data/session21/d_free_tile_end), us renamed / ptxas's registers
+(cuBLAS): 512x8192x8192 1298.5 / 1289.9 (1309.1), 4096^3 2558.9 / 2547.0 (2645.0), 8192^3 20160.2 / 20035.6
+(21149.8), 2048^3 329.7 / 328.1 (340.1), 4099x4093x4091 2833.8 / 2834.8 (2794.2), 6143x2047x3071 1610.8 / 1611.6
+(1632.6), 7000x1760x1760 848.8 / 844.0 (879.0), 8191x8193x1025 2825.1 / 2821.5 (2841.6): slower on the six aligned
+shapes, the same on the two unaligned.  Reverted.
+
     python3 -m lab.experiments.spread_tile_end [MxNxK ...]
 """
 from . import pass_step_ab, shapes_program

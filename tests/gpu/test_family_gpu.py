@@ -50,5 +50,6 @@ RING_MEMBERS = ["wide-64x128-k16", "tall-128x64-k16", "wide-128x256-noedge", "sq
 @pytest.mark.parametrize("name", RING_MEMBERS)
 def test_cp_async_ring_is_right_on_ragged_shapes(name, m, n, k, stages):
     cfg, backend = member_config(name, m, n, k, 132)
-    cfg = cfg.replace(stages=stages, sass_pass=False, hoist_head=False)  # the hoist is the two-stage loop's
+    # the loop-head hoist belongs to the two-stage loop (tile_config.hoist_head)
+    cfg = cfg.replace(stages=stages, sass_pass=False, hoist_head=False)
     check_config(cfg, m, n, k, 0.5, -1.5, backend=backend, what=f"{name} stages={stages}")
