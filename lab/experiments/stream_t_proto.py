@@ -1,0 +1,295 @@
+"""A streaming kernel for skinny m (9-32) with B stored k x n (issue 20, session 22): a prototype,
+timed against regtile.sgemm's plan (the skinny members) and cuBLAS.
+
+Row-major C (m x n) = A (m x k) B (k x n) with m small is B streamed once, each element used m
+times.  The skinny members tile it as a GEMM (16 or 32 rows a block tile, stream-K over K, shared
+memory for both operands, one k-tile of register prefetch): 16x4096x4096 at 69% of copy, 32x4096x4096
+at 59% (session 21).  This kernel keeps only A in shared memory:
+- a block owns a strip of 4 L columns (L lanes a row, a float4 each) and a K range (gridDim.y splits);
+  its W warps hold 32 / L rows each, U rows a lane a step, so a step is RS = W x (32 / L) x U rows;
+- each lane reads its rows of B straight into registers (float4 loads, the next step's issued
+  before this step's FFMAs when PIPE) and keeps V x 4 sums (V: m rounded up to 4);
+- A's V x RS chunk of the step is staged transposed in shared memory (As[p][v], a row of V
+  floats read as V / 4 broadcast LDS.128), double-buffered, one barrier a step;
+- the block's sums meet in the warp (xor shuffles over the row groups) and in shared memory (over
+  the warps); one split writes C, more write partials that a reduce kernel sums in split order.
+
+Variants are NAME:V=..,L=..,W=..,U=..,PIPE=..,MINB=..,S=.. (S: splits; 0 = enough blocks to fill the
+SMs' slots once).  Needs B's rows 16-byte aligned (n % 4 == 0) and A's (k % 4 == 0).
+
+    python3 -m lab.experiments.stream_t_proto [dry=1] [variants="a:L=8,W=8;b:L=16"] [MxNxK ...]
+"""
+from lab.experiments import check_and_time_interleaved, over_shapes, program, take_option, versus
+
+SOURCE = r"""
+#define V {V}
+#define VP ({V} + 4)
+#define L {L}
+#define W {W}
+#define U {U}
+#define R (32 / L)
+#define RS (W * R * U)
+#define THREADS (W * 32)
+#define AF (V * RS / 4)
+#define AF_T ((AF + THREADS - 1) / THREADS)
+#define SMEM_A (2 * RS * VP)
+#define SMEM_RED (W * 16 * L)
+#define SMEM (SMEM_A > SMEM_RED ? SMEM_A : SMEM_RED)
+
+extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
+{NAME}(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+       float* __restrict__ Wk, int kchunk)
+{{
+    __shared__ __align__(16) float sm[SMEM];
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int g = lane / L, cl = lane % L;
+    const int col = blockIdx.x * (4 * L) + 4 * cl;
+    const bool colok = col < N;
+    const int k0 = blockIdx.y * kchunk;
+    const int k1 = min(K, k0 + kchunk);
+    float acc[V][4];
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) acc[v][c] = 0.f;
+    const float* bp = B + (size_t)(colok ? col : 0);
+    float4 an[AF_T];
+#define LOAD_A(base) \
+    _Pragma("unroll") for (int t = 0; t < AF_T; ++t) {{ \
+        const int f = tid + t * THREADS; \
+        const int v = f % V, p = (base) + 4 * (f / V); \
+        float4 x = make_float4(0.f, 0.f, 0.f, 0.f); \
+        if ((AF % THREADS == 0 || f < AF) && v < M) {{ \
+            const float* ap = A + (size_t)v * lda + p; \
+            if (p + 3 < k1) x = __ldg(reinterpret_cast<const float4*>(ap)); \
+            else {{ if (p < k1) x.x = ap[0]; if (p + 1 < k1) x.y = ap[1]; if (p + 2 < k1) x.z = ap[2]; }} \
+        }} \
+        an[t] = x; \
+    }}
+#define STORE_A(bf) \
+    _Pragma("unroll") for (int t = 0; t < AF_T; ++t) {{ \
+        const int f = tid + t * THREADS; \
+        if (AF % THREADS == 0 || f < AF) {{ \
+            float* d = sm + (bf) * RS * VP + (4 * (f / V)) * VP + f % V; \
+            d[0] = an[t].x; d[VP] = an[t].y; d[2 * VP] = an[t].z; d[3 * VP] = an[t].w; \
+        }} \
+    }}
+#define LOAD_B(dst, base) \
+    _Pragma("unroll") for (int j = 0; j < U; ++j) {{ \
+        const int p = (base) + j * (W * R) + w * R + g; \
+        dst[j] = (colok && p < k1) ? __ldcs(reinterpret_cast<const float4*>(bp + (size_t)p * ldb)) \
+                                   : make_float4(0.f, 0.f, 0.f, 0.f); \
+    }}
+    LOAD_A(k0)
+    STORE_A(0)
+    float4 b[U];
+#if {PIPE}
+    float4 bn[U];
+    LOAD_B(bn, k0)
+#endif
+    __syncthreads();
+    int bf = 0;
+#pragma unroll 1
+    for (int base = k0; base < k1; base += RS) {{
+#if {PIPE}
+#pragma unroll
+        for (int j = 0; j < U; ++j) b[j] = bn[j];
+        if (base + RS < k1) {{ LOAD_B(bn, base + RS) }}
+#else
+        LOAD_B(b, base)
+#endif
+        const bool more = base + RS < k1;
+        if (more) {{ LOAD_A(base + RS) }}
+        const float* as = sm + bf * RS * VP;
+#pragma unroll
+        for (int j = 0; j < U; ++j) {{
+            const float* ar = as + (j * (W * R) + w * R + g) * VP;
+#pragma unroll
+            for (int q = 0; q < V / 4; ++q) {{
+                const float4 a = *reinterpret_cast<const float4*>(ar + 4 * q);
+                const float av[4] = {{a.x, a.y, a.z, a.w}};
+                const float bv[4] = {{b[j].x, b[j].y, b[j].z, b[j].w}};
+#pragma unroll
+                for (int t = 0; t < 4; ++t)
+#pragma unroll
+                    for (int c = 0; c < 4; ++c) acc[4 * q + t][c] = fmaf(av[t], bv[c], acc[4 * q + t][c]);
+            }}
+        }}
+        if (more) {{ STORE_A(bf ^ 1) }}
+        __syncthreads();
+        bf ^= 1;
+    }}
+    // the row groups of a warp meet by xor shuffles over the lane bits above cl
+#pragma unroll
+    for (int s = L; s < 32; s <<= 1)
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) acc[v][c] += __shfl_xor_sync(0xffffffffu, acc[v][c], s);
+    // then the warps, four vectors a round: red[w][t][4 L]
+    const int split = blockIdx.y;
+#pragma unroll
+    for (int q = 0; q < V / 4; ++q) {{
+        if (g == 0) {{
+#pragma unroll
+            for (int t = 0; t < 4; ++t)
+                *reinterpret_cast<float4*>(sm + (w * 4 + t) * 4 * L + 4 * cl) =
+                    make_float4(acc[4 * q + t][0], acc[4 * q + t][1], acc[4 * q + t][2], acc[4 * q + t][3]);
+        }}
+        __syncthreads();
+        for (int o = tid; o < 16 * L; o += THREADS) {{
+            const int t = o / (4 * L), cc = o % (4 * L);
+            float s = 0.f;
+#pragma unroll
+            for (int ww = 0; ww < W; ++ww) s += sm[(ww * 4 + t) * 4 * L + cc];
+            const int v = 4 * q + t, n = blockIdx.x * 4 * L + cc;
+            if (v < M && n < N) {{
+                if (gridDim.y == 1) C[(size_t)v * ldc + n] = alpha * s + (beta != 0.f ? beta * C[(size_t)v * ldc + n] : 0.f);
+                else Wk[((size_t)split * M + v) * N + n] = s;
+            }}
+        }}
+        __syncthreads();
+    }}
+}}
+
+extern "C" __global__ void {NAME}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
+                                         float beta, float* __restrict__ C, int ldc)
+{{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)M * N) return;
+    float s = 0.f;
+    for (int j = 0; j < splits; ++j) s += Wk[(size_t)j * M * N + i];
+    const size_t v = i / N, n = i % N;
+    float* cp = C + v * ldc + n;
+    *cp = alpha * s + (beta != 0.f ? beta * *cp : 0.f);
+}}
+"""
+
+DEFAULT_SHAPES = ("16x4096x4096", "32x4096x4096", "32x1024x131072", "16x5120x5120", "24x4096x8192",
+                  "16x16384x4096", "16x4096x16384")
+
+
+def variant(spec: str, m: int) -> dict:
+    name, _, body = spec.partition(":")
+    v = dict(V=-(-m // 4) * 4, L=8, W=8, U=4, PIPE=1, MINB=1, S=0)
+    for part in filter(None, body.split(",")):
+        key, _, value = part.partition("=")
+        v[key] = int(value)
+    v["name"] = name
+    return v
+
+
+def source(v: dict, tag: str):
+    from regtile.codegen.kernel import KernelSource, LaunchGeometry
+    name = f"stream_t_{tag}"
+    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB")})
+    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["V"], tile_n=4 * v["L"], dynamic_smem_bytes=0)
+    params = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
+              ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
+              ("Wk", "float*"), ("kchunk", "int"))
+    red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
+                                                                     dynamic_smem_bytes=0),
+                       (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
+                        ("beta", "float"), ("C", "float*"), ("ldc", "int")))
+    return KernelSource(name, "cuda", text, geo, params, reduce=red)
+
+
+def splits_for(v: dict, m: int, n: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
+    """v's S, or the fewest splits (each a whole number of steps) whose blocks fill the SMs' slots."""
+    rs = v["W"] * (32 // v["L"]) * v["U"]
+    strips = -(-n // (4 * v["L"]))
+    if v["S"]:
+        return v["S"]
+    slots = sms * blocks_per_sm
+    best, best_fill = 1, 0.0
+    for s in range(1, 65):
+        if k // s < 2 * rs:
+            break
+        blocks = strips * s
+        fill = blocks / (-(-blocks // slots) * slots)
+        if fill > best_fill + 0.02:
+            best, best_fill = s, fill
+        if fill >= 0.95:
+            break
+    return best
+
+
+def dry(specs, shapes):
+    from regtile.runtime.compiler import compile_source
+    for shape in shapes:
+        m = int(shape.split("x")[0])
+        for spec in specs_for(specs, m):
+            v = variant(spec, m)
+            art = compile_source(source(v, f"{v['name']}_{m}"), "sm_90")
+            r = art.resources
+            print(f"{shape} {spec}: {r}", flush=True)
+
+
+DEFAULT_VARIANTS = {  # by m <= 16 / above: registers (dry=1: no spills; 32 vectors take 200-255)
+    16: ("l8w8:L=8,W=8,U=4,MINB=2", "l8w8s2:L=8,W=8,U=4,MINB=2,S=2", "l8w16:L=8,W=16,U=4,MINB=1",
+         "l8w8u2:L=8,W=8,U=2,MINB=2", "l16w8:L=16,W=8,U=4,MINB=2", "l32w8:L=32,W=8,U=4,MINB=1",
+         "l8w8np:L=8,W=8,U=4,MINB=2,PIPE=0"),
+    32: ("l8w8:L=8,W=8,U=4,MINB=1", "l8w8u2:L=8,W=8,U=2,MINB=1", "l16w8:L=16,W=8,U=4,MINB=1",
+         "l8w4:L=8,W=4,U=4,MINB=2", "l32w8u2:L=32,W=8,U=2,MINB=1", "l8w8np:L=8,W=8,U=4,MINB=1,PIPE=0"),
+}
+
+
+def run(argv):
+    given = take_option(argv, "variants")
+    specs = [s for s in given.split(";") if s] if given else None
+    if take_option(argv, "dry") == "1":
+        dry(specs, argv or DEFAULT_SHAPES)
+        return
+    over_shapes(argv, DEFAULT_SHAPES, "stream_t_proto.json", lambda *a: one(specs, *a))
+
+
+def specs_for(specs, m: int):
+    return specs or DEFAULT_VARIANTS[16 if m <= 16 else 32]
+
+
+def one(specs, torch, bench, m, n, k):
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_source
+    from regtile.runtime.plans import GemmPlan
+    dev = driver.device()
+    plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
+    fns = {"cublas": bench.cublas(), "plan": bench.library(plan)}
+    meta = {}
+    for spec in specs_for(specs, m):
+        v = variant(spec, m)
+        kern = driver.load(compile_source(source(v, f"{v['name']}_{m}"), dev.arch))
+        s = splits_for(v, m, n, k, kern.blocks_per_sm, dev.sm_count)
+        rs = v["W"] * (32 // v["L"]) * v["U"]
+        kchunk = -(-(-(-k // s)) // rs) * rs
+        s = -(-k // kchunk)
+        grid = (-(-n // (4 * v["L"])), s, 1)
+        ws = torch.empty(max(1, s * m * n), device="cuda") if s > 1 else None
+        wsp = ws.data_ptr() if ws is not None else 0
+        mains, reds = [], []
+        for i in range(bench.sets):
+            a, b, c = bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr()
+            mains.append(kern.pack((m, n, k, 1.0, a, k, b, n, 0.0, c, n, wsp, kchunk)))
+            reds.append(kern.reduce.pack((m, n, s, 1.0, wsp, 0.0, c, n)))
+        rgrid = (-(-(m * n) // 256), 1, 1)
+
+        def fn(i, kern=kern, grid=grid, mains=mains, reds=reds, s=s, rgrid=rgrid, keep=ws):
+            kern.launch(grid, (), 0, packed=mains[i])
+            if s > 1:
+                kern.reduce.launch(rgrid, (), 0, packed=reds[i])
+        fns[v["name"]] = fn
+        meta[v["name"]] = dict(spec=spec, splits=s, grid=grid, blocks_per_sm=kern.blocks_per_sm,
+                               registers=kern.artifact.resources.registers)
+    check, us = check_and_time_interleaved(torch, bench, fns, [x for x in fns if x != "cublas"])
+    traffic = 4 * (m * k + k * n + m * n)
+    gbs = {name: round(traffic / t / 1e3) for name, t in us.items()}
+    row = dict(m=m, n=n, k=k, plan=plan.describe(), check=check, us=us, gbs=gbs, meta=meta)
+    names = [x for x in fns if x != "cublas"]
+    return row, versus(us, check, names) + "  GB/s " + " ".join(f"{x} {gbs[x]}" for x in names) + \
+        "  " + " ".join(f"{x}:s{meta[x]['splits']}b{meta[x]['blocks_per_sm']}r{meta[x]['registers']}" for x in meta)
+
+
+main = program(run, "dry=1, variants=NAME:V=..,L=..;NAME:..., then MxNxK shapes")
+
+if __name__ == "__main__":
+    raise SystemExit(main())
