@@ -44,6 +44,8 @@ def _bounds(cfg) -> str:
 
 
 def kernel_name(cfg) -> str:
+    if isinstance(cfg, FewVecTConfig) and cfg.smem_vectors:
+        return f"regtile_fewvec_ts{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{name_digest(cfg)}"
     if isinstance(cfg, FewVecTConfig):
         return f"regtile_fewvec_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{name_digest(cfg)}"
     return f"regtile_fewvec_n{cfg.warps_per_block}x{cfg.row_groups}_v{cfg.vectors}_{name_digest(cfg)}"
@@ -190,6 +192,117 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     return _module(cfg, name, text, geo)
 
 
+# ---- op T through shared memory (smem_vectors): the vectors of a step staged in xs --------------
+_ZERO4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
+
+
+def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
+    """The thread's `unroll` rows of the matrix from row `at` on (rows at + u * rows_per_step) into
+    float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path."""
+    TY = cfg.rows_per_step
+    lines = []
+    for u in range(cfg.unroll):
+        row = f"({at} + {u * TY})"
+        vec = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+        scalars = ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f" for c in range(4))
+        lines += [f"if ({row} < r1) {into}{u} = vec_block ? {vec} : make_float4({scalars});",
+                  f"else {into}{u} = {_ZERO4};"]
+    return lines
+
+
+def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
+    """This thread's float4s of the staged rows at.. at + step - 1 (zero past r1) into xn0.."""
+    F, T, VQ = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors // 4
+    lines = []
+    for t in range(-(-F // T)):
+        f = f"(threadIdx.x + {t * T})"
+        inside = f"({at}) + {f} / {VQ} < r1" + ("" if F % T == 0 else f" && {f} < {F}")
+        lines.append(f"xn{t} = {inside} ? __ldg(xv + (size_t)({at}) * {VQ} + {f}) : {_ZERO4};")
+    return lines
+
+
+def _ts_store(cfg: FewVecTConfig, buf: str) -> List[str]:
+    F, T = cfg.step * cfg.staged_vectors // 4, cfg.threads
+    return [(f"if (threadIdx.x + {t * T} < {F}) " if F % T else "") + f"xs[{buf}][threadIdx.x + {t * T}] = xn{t};"
+            for t in range(-(-F // T))]
+
+
+def _ts_fmas(cfg: FewVecTConfig) -> List[str]:
+    """Per row u: the step's staged row u * rows_per_step + ty, a broadcast LDS.128 a float4 of
+    vectors, each vector feeding its 4 sums."""
+    TY, VQ, V = cfg.rows_per_step, cfg.staged_vectors // 4, cfg.vectors
+    lines = [f"const float4* const xr = xs[buf] + ty * {VQ};"]
+    for u in range(cfg.unroll):
+        for q in range(VQ):
+            lines.append(f"{{ const float4 x = xr[{u * TY * VQ + q}];")
+            lines += [f"  s{v}[{c}] = fmaf(b{u}.{XYZW[c]}, x.{XYZW[v % 4]}, s{v}[{c}]);"
+                      for v in range(4 * q, min(V, 4 * q + 4)) for c in range(4)]
+            lines.append("}")
+    return lines
+
+
+def _ts_meet(cfg: FewVecTConfig) -> List[str]:
+    """The thread rows of a warp meet by xor shuffles (offsets threads_x .. 16: each thread ends with
+    its column's sums over the warp's rows), then the warps in shared memory four vectors a round:
+    red[w][t][c][tx], summed in warp order and stored by threads spread over the round's outputs."""
+    TX, V, T = cfg.threads_x, cfg.vectors, cfg.threads
+    W = T // 32
+    lines = []
+    if TX < 32:
+        lines += ["#pragma unroll", f"for (int o = {TX}; o < 32; o *= 2) {{"]
+        lines += [f"    s{v}[{c}] += __shfl_xor_sync(0xffffffffu, s{v}[{c}], o);" for v in range(V) for c in range(4)]
+        lines.append("}")
+    lines += [f"__shared__ float red[{W}][4][4][{TX}];",
+              "const int warp = threadIdx.x / 32;",
+              f"const bool lead = threadIdx.x % 32 < {TX};  // the warp's first thread row"]
+    for q in range(-(-V // 4)):
+        vs = range(4 * q, min(V, 4 * q + 4))
+        lines += [f"// vectors {vs[0]}..{vs[-1]}",
+                  *(["__syncthreads();  // red is free again"] if q else []),
+                  "if (lead) {",
+                  *[f"    red[warp][{v - 4 * q}][{c}][tx] = s{v}[{c}];" for v in vs for c in range(4)],
+                  "}",
+                  "__syncthreads();",
+                  f"for (int o = threadIdx.x; o < {len(vs) * 4 * TX}; o += {T}) {{",
+                  f"    const int t = o / {4 * TX}, c = o / {TX} % 4, x = o % {TX};",
+                  "    float w = red[0][t][c][x];",
+                  *([f"    for (int k = 1; k < {W}; ++k) w += red[k][t][c][x];"] if W > 1 else []),
+                  f"    const int col = vec_block ? strip0 + 4 * x + c : strip0 + x + c * {TX};",
+                  f"    const int vec = {4 * q} + t;"]
+        lines += ["    " + ln for ln in split_store("col < N", "C", "(size_t)vec * ldc + col", "w",
+                                                     f"((size_t)blockIdx.y * {V} + vec) * N + col")]
+        lines.append("}")
+    return lines
+
+
+def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
+    name = kernel_name(cfg)
+    U, XF = cfg.unroll, -(-cfg.step * cfg.staged_vectors // 4 // cfg.threads)
+    entry, pre_loop = _main_entry(cfg, _t_prefetch)
+    regs = ", ".join(f"b{u}, n{u}" for u in range(U))
+    prologue = [f"float4 {regs};  // this step's rows, the next step's",
+                f"float4 {', '.join(f'xn{t}' for t in range(XF))};  // the staged float4s this thread copies",
+                "// the first step: its staged rows into xs[0], the thread's rows in flight",
+                *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
+    body = [*[f"b{u} = n{u};" for u in range(U)],
+            f"const bool more = base + {cfg.step} < r1;",
+            "if (more) {",
+            *["    " + ln for ln in _ts_rows(cfg, "n", f"i + {cfg.step}") + _ts_stage(cfg, f"base + {cfg.step}")],
+            "}",
+            *_ts_fmas(cfg),
+            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}"]
+    text = render(
+        "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
+        header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
+                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
+        threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
+        vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
+        sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
+        prologue=prologue, body=body, meet=_ts_meet(cfg))
+    geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
+    return _module(cfg, name, text, geo)
+
+
 # ---- op N: row sweeps of the matrix, each vector load serving the warp's rows ----------------------
 def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
     G, V, W = cfg.row_groups, cfg.vectors, 4 * cfg.lanes_per_row
@@ -292,7 +405,7 @@ def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
 def emit_fewvec_cuda(cfg) -> KernelSource:
     """The module of `cfg`: the stage kernel, the few-vector kernel and the split reduction."""
     if isinstance(cfg, FewVecTConfig):
-        return _emit_t(cfg)
+        return _emit_ts(cfg) if cfg.smem_vectors else _emit_t(cfg)
     if isinstance(cfg, FewVecNConfig):
         return _emit_n(cfg)
     raise TypeError(f"no few-vector emitter for {type(cfg).__name__}")

@@ -12,6 +12,10 @@ layout the main kernel reads with float4 loads:
   (Vp = vectors rounded up to 4, zero padded): row p's values for all vectors are Vp / 4 float4
   loads, the same address for every thread of a thread row (a broadcast).  The threads_y
   partial sums of a column meet in shared memory in ty order, one vector at a time.
+  With `smem_vectors` (9-16 vectors, session 22) a step's staged rows are first copied into
+  shared memory (a float4 a thread, double-buffered, one barrier a step) and read back as
+  broadcast LDS.128; the matrix's next step is loaded before this step's FMAs; the thread rows
+  of a warp meet by xor shuffles, the warps in shared memory.
 - Op N (small n, the matrix is A: rows = m, cols = k; FewVecNConfig): a warp holds
   `row_groups` rows, its 32 lanes along the row, float4 loads, `unroll` steps in flight; the
   vectors are staged as X[v][Kp] (Kp = k rounded up to 4, zero padded), so lane l's float4 of a
@@ -92,7 +96,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups", "prefetch_steps")
+    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors")
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -110,10 +114,22 @@ class FewVecTConfig(ConfigDict):
     # rows of its first `prefetch_steps` loop steps (prefetch.global.L2: no registers, no data read
     # into the SM), so the DRAM works while the stage runs (_check_prefetch)
     prefetch_steps: int = 0
+    # True: each step's rows of the staged vectors go through shared memory (a float4 a thread,
+    # double-buffered: one barrier a step) and are read back as broadcast LDS.128, and the next
+    # step's matrix rows are loaded before this step's FMAs (twice the loads' registers).  Read from
+    # L1 instead (False), ptxas hoists every vector float4 of the rows in flight: 16 vectors spilled
+    # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 28.5
+    # (docs/shapes.md, session 22).
+    smem_vectors: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
+        if not isinstance(self.smem_vectors, bool):
+            raise ConfigError(f"smem_vectors={self.smem_vectors!r}: True or False")
+        if self.smem_vectors and self.vector_groups != 1:
+            raise ConfigError(f"smem_vectors with vector_groups={self.vector_groups}: the shared-memory path sums "
+                              f"every vector in each thread (vector_groups=1)")
         _check_prefetch(self)
         _check_min_blocks(self)
         if self.vector_groups not in (1, 2, 4) or self.threads_y % self.vector_groups:
@@ -161,11 +177,18 @@ class FewVecTConfig(ConfigDict):
         return self.threads_y // self.vector_groups
 
     def registers_in_flight(self) -> int:
-        return 4 * self.group_vectors + 4 * self.unroll + 4 + 16
+        loads = 8 * self.unroll if self.smem_vectors else 4 * self.unroll  # the next step's rows too
+        return 4 * self.group_vectors + loads + 4 + 16
+
+    @property
+    def smem_floats(self) -> int:
+        """smem_vectors: the staged rows of two steps (a step's `step` rows of staged_vectors)."""
+        return 2 * self.step * self.staged_vectors if self.smem_vectors else 0
 
     def describe(self) -> str:
         return (f"fewvec-t: {self.vectors} vectors"
                 + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
+                + (" through shared memory" if self.smem_vectors else "")
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
@@ -257,19 +280,25 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int):
         # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes-history.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
         # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
         # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
-        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7): not routed
+        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7).  Session 22
+        # (lab/experiments/stream_t_proto.py, docs/data/session22): 9-16 through shared memory, 16 lanes a row,
+        # 16 thread rows (two a warp), 4 rows in flight, two blocks an SM: 16x4096x4096 28.5 us against the
+        # member's 32.8, 12x4096x8192 51.1 against 53.0 here, 9x4096x4096 28.4 / 28.6; 32 lanes 35.1, 8 lanes
+        # 37.1, 4 warps 30.5, 8 rows in flight 31.0
         if vectors <= 4:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
         if vectors <= 8 and ty % 2 == 0:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
-        if vectors <= 12 or ty % 2:
-            return FewVecTConfig(vectors, tx, ty, 4 if vectors <= 12 else 2, min_blocks=mb)
-        return FewVecTConfig(vectors, tx, ty, 4, min_blocks=mb, vector_groups=2)
+        tx = min(tx, SMEM_LANES)
+        return FewVecTConfig(vectors, tx, 256 // tx, 4, min_blocks=2, smem_vectors=True)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
     # vectors on long rows gained from 8 lanes a row (2048x16x32768 112.9 against 114.7 at 16, 122.0 at 32)
     return FewVecNConfig(vectors, 4, 2, 2, min_blocks=4, lanes_per_row=8 if vectors > 12 else 32)
+
+
+SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -280,9 +309,11 @@ def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm:
     396 slots (1.3 waves, the second a third full) -> 3 splits, 1536 blocks, 97% of 4 waves."""
     slots = sms * (blocks_per_sm or max(1, 2048 // (2 * cfg.threads)))
     grid_x, length, step = grid(cfg, rows, cols, 1)[0], (rows if isinstance(cfg, FewVecTConfig) else cols), cfg.step
+    most = max(1, min(MAX_SPLITS, length // (2 * step)))
+    if getattr(cfg, "smem_vectors", False):
+        return _one_wave(grid_x, slots, most)
     if grid_x >= WAVES_ENOUGH * slots:
         return 1
-    most = max(1, min(MAX_SPLITS, length // (2 * step)))
     for s in range(1, most + 1):
         if wave_fill(grid_x * s, slots) >= WAVE_FILL:
             return s
@@ -291,6 +322,14 @@ def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm:
 
 WAVE_FILL = 0.95
 WAVES_ENOUGH = 4
+
+
+def _one_wave(grid_x: int, slots: int, most: int) -> int:
+    """The smem_vectors kernels' split: as many as one wave of slots holds (each at least two steps
+    long, `most`), at least one.  Session 22 (16 vectors, 264 slots; us): 16x5120x5120 (80 strips)
+    3 splits 42.2, 6 45.3, 12 51.0 (the rule above: 13); 16x4096x4096 (64 strips) 4 splits 29.3, 8
+    31.5, 2 37.1; 16x8192x8192 2 splits 97.5, 4 98.7."""
+    return max(1, min(most, slots // max(1, grid_x)))
 
 
 def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
@@ -304,12 +343,13 @@ def grid(cfg, rows: int, cols: int, splits: int) -> Tuple[int, int, int]:
 # GEMMs"): below these sizes of the matrix the members were faster (op T: 8x1024x1024 8.2 us against 9.8;
 # op N: 1024x16x1024 9.5 against 11.7), above them the few-vector kernels (op T: 8x4096x4096 31.1 against
 # 37.1, 3x4096x8192 51.3 / 59.6; op N: 768x8x768 7.4 / 8.7, 2048x8x2048 14.3 / 17.7, 4096x16x4096 35.1 /
-# 39.0).  Sizes between were not measured.  Op T with more than OP_T_MAX_VECTORS vectors: the member
-# (16x4096x4096 36.7 against 38.8, 16x2048x2048 16.2 / 17.7).
+# 39.0).  Sizes between were not measured.  Op T with more than MANY_VECTORS vectors (the smem_vectors
+# kernels since session 22; docs/data/session22): above the members from 16 MB of matrix (16x2048x2048 12.0 us
+# against 14.3, 16x1024x4096 11.8 / 14.1, 16x4096x1024 12.1 / 14.4), below them at 4 MB (16x1024x1024 7.0 / 6.8,
+# 16x768x768 6.7 / 5.8).
 MIN_MATRIX_BYTES = {"T": 32 << 20, "N": 2 << 20}
-MIN_MATRIX_BYTES_MANY = {"T": 32 << 20, "N": 32 << 20}  # more than MANY_VECTORS vectors
+MIN_MATRIX_BYTES_MANY = {"T": 16 << 20, "N": 32 << 20}  # more than MANY_VECTORS vectors
 MANY_VECTORS = 8
-OP_T_MAX_VECTORS = 12
 
 
 def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
@@ -333,6 +373,6 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     else:
         return None
     bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
-    if not force and (4 * rows * cols < bound or ld % 4 or (op == "T" and vectors > OP_T_MAX_VECTORS)):
+    if not force and (4 * rows * cols < bound or ld % 4):
         return None
     return op, rows, cols, ld, vectors, mat_is_a

@@ -27,21 +27,21 @@ SOURCE = r"""
 #define L {L}
 #define W {W}
 #define U {U}
+#define AC {AC}
 #define R (32 / L)
 #define RS (W * R * U)
+#define CH (AC * RS)
 #define THREADS (W * 32)
 #define AF (V * RS / 4)
 #define AF_T ((AF + THREADS - 1) / THREADS)
-#define SMEM_A (2 * RS * VP)
-#define SMEM_RED (W * 16 * L)
-#define SMEM (SMEM_A > SMEM_RED ? SMEM_A : SMEM_RED)
 
+// Dynamic shared memory: A's chunks, As[2][CH][VP] (CH = AC steps of RS rows), later the warps' sums.
 extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
 {NAME}(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
        const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
        float* __restrict__ Wk, int kchunk)
 {{
-    __shared__ __align__(16) float sm[SMEM];
+    extern __shared__ __align__(16) float sm[];
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const int g = lane / L, cl = lane % L;
     const int col = blockIdx.x * (4 * L) + 4 * cl;
@@ -55,23 +55,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
         for (int c = 0; c < 4; ++c) acc[v][c] = 0.f;
     const float* bp = B + (size_t)(colok ? col : 0);
     float4 an[AF_T];
-#define LOAD_A(base) \
+    // slice `sl` of the chunk at rows cb.. (AF float4s of its V x CH): float4 F = sl AF + t THREADS + tid
+    // is A[v, cb + 4 (F / V) ..], v = F % V
+#define LOAD_A(cb, sl) \
     _Pragma("unroll") for (int t = 0; t < AF_T; ++t) {{ \
-        const int f = tid + t * THREADS; \
-        const int v = f % V, p = (base) + 4 * (f / V); \
+        const int f = (sl) * AF + t * THREADS + tid; \
+        const int v = f % V, p = (cb) + 4 * (f / V); \
         float4 x = make_float4(0.f, 0.f, 0.f, 0.f); \
-        if ((AF % THREADS == 0 || f < AF) && v < M) {{ \
+        if ((AF % THREADS == 0 || t * THREADS + tid < AF) && v < M) {{ \
             const float* ap = A + (size_t)v * lda + p; \
             if (p + 3 < k1) x = __ldg(reinterpret_cast<const float4*>(ap)); \
             else {{ if (p < k1) x.x = ap[0]; if (p + 1 < k1) x.y = ap[1]; if (p + 2 < k1) x.z = ap[2]; }} \
         }} \
         an[t] = x; \
     }}
-#define STORE_A(bf) \
+#define STORE_A(bf, sl) \
     _Pragma("unroll") for (int t = 0; t < AF_T; ++t) {{ \
-        const int f = tid + t * THREADS; \
-        if (AF % THREADS == 0 || f < AF) {{ \
-            float* d = sm + (bf) * RS * VP + (4 * (f / V)) * VP + f % V; \
+        const int f = (sl) * AF + t * THREADS + tid; \
+        if (AF % THREADS == 0 || t * THREADS + tid < AF) {{ \
+            float* d = sm + (bf) * CH * VP + (4 * (f / V)) * VP + f % V; \
             d[0] = an[t].x; d[VP] = an[t].y; d[2 * VP] = an[t].z; d[3 * VP] = an[t].w; \
         }} \
     }}
@@ -81,42 +83,51 @@ extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
         dst[j] = (colok && p < k1) ? __ldcs(reinterpret_cast<const float4*>(bp + (size_t)p * ldb)) \
                                    : make_float4(0.f, 0.f, 0.f, 0.f); \
     }}
-    LOAD_A(k0)
-    STORE_A(0)
     float4 b[U];
 #if {PIPE}
     float4 bn[U];
     LOAD_B(bn, k0)
 #endif
+#pragma unroll 1
+    for (int sl = 0; sl < AC; ++sl) {{
+        LOAD_A(k0, sl)
+        STORE_A(0, sl)
+    }}
     __syncthreads();
     int bf = 0;
 #pragma unroll 1
-    for (int base = k0; base < k1; base += RS) {{
+    for (int cb = k0; cb < k1; cb += CH) {{
+        const int nb = cb + CH;
+        const bool more = nb < k1;
+        const float* as = sm + bf * CH * VP;
+#pragma unroll 1
+        for (int sl = 0; sl < AC; ++sl) {{
+            const int base = cb + sl * RS;
+            if (base >= k1) break;
 #if {PIPE}
 #pragma unroll
-        for (int j = 0; j < U; ++j) b[j] = bn[j];
-        if (base + RS < k1) {{ LOAD_B(bn, base + RS) }}
+            for (int j = 0; j < U; ++j) b[j] = bn[j];
+            if (base + RS < k1) {{ LOAD_B(bn, base + RS) }}
 #else
-        LOAD_B(b, base)
+            LOAD_B(b, base)
 #endif
-        const bool more = base + RS < k1;
-        if (more) {{ LOAD_A(base + RS) }}
-        const float* as = sm + bf * RS * VP;
+            if (more) {{ LOAD_A(nb, sl) }}
 #pragma unroll
-        for (int j = 0; j < U; ++j) {{
-            const float* ar = as + (j * (W * R) + w * R + g) * VP;
+            for (int j = 0; j < U; ++j) {{
+                const float* ar = as + (sl * RS + j * (W * R) + w * R + g) * VP;
 #pragma unroll
-            for (int q = 0; q < V / 4; ++q) {{
-                const float4 a = *reinterpret_cast<const float4*>(ar + 4 * q);
-                const float av[4] = {{a.x, a.y, a.z, a.w}};
-                const float bv[4] = {{b[j].x, b[j].y, b[j].z, b[j].w}};
+                for (int q = 0; q < V / 4; ++q) {{
+                    const float4 a = *reinterpret_cast<const float4*>(ar + 4 * q);
+                    const float av[4] = {{a.x, a.y, a.z, a.w}};
+                    const float bv[4] = {{b[j].x, b[j].y, b[j].z, b[j].w}};
 #pragma unroll
-                for (int t = 0; t < 4; ++t)
+                    for (int t = 0; t < 4; ++t)
 #pragma unroll
-                    for (int c = 0; c < 4; ++c) acc[4 * q + t][c] = fmaf(av[t], bv[c], acc[4 * q + t][c]);
+                        for (int c = 0; c < 4; ++c) acc[4 * q + t][c] = fmaf(av[t], bv[c], acc[4 * q + t][c]);
+                }}
             }}
+            if (more) {{ STORE_A(bf ^ 1, sl) }}
         }}
-        if (more) {{ STORE_A(bf ^ 1) }}
         __syncthreads();
         bf ^= 1;
     }}
@@ -156,6 +167,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
 extern "C" __global__ void {NAME}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
                                          float beta, float* __restrict__ C, int ldc)
 {{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (size_t)M * N) return;
     float s = 0.f;
@@ -172,7 +186,7 @@ DEFAULT_SHAPES = ("16x4096x4096", "32x4096x4096", "32x1024x131072", "16x5120x512
 
 def variant(spec: str, m: int) -> dict:
     name, _, body = spec.partition(":")
-    v = dict(V=-(-m // 4) * 4, L=8, W=8, U=4, PIPE=1, MINB=1, S=0)
+    v = dict(V=-(-m // 4) * 4, L=8, W=8, U=4, PIPE=1, MINB=1, S=0, AC=1)
     for part in filter(None, body.split(",")):
         key, _, value = part.partition("=")
         v[key] = int(value)
@@ -183,16 +197,23 @@ def variant(spec: str, m: int) -> dict:
 def source(v: dict, tag: str):
     from regtile.codegen.kernel import KernelSource, LaunchGeometry
     name = f"stream_t_{tag}"
-    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB")})
-    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["V"], tile_n=4 * v["L"], dynamic_smem_bytes=0)
+    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB", "AC")})
+    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["V"], tile_n=4 * v["L"],
+                         dynamic_smem_bytes=smem_bytes(v))
     params = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
               ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
               ("Wk", "float*"), ("kchunk", "int"))
     red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
-                                                                     dynamic_smem_bytes=0),
+                                                                     dynamic_smem_bytes=0, programmatic=True),
                        (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
                         ("beta", "float"), ("C", "float*"), ("ldc", "int")))
     return KernelSource(name, "cuda", text, geo, params, reduce=red)
+
+
+def smem_bytes(v: dict) -> int:
+    """A's two chunks of AC x RS rows (V + 4 floats a row), or the warps' sums if more."""
+    rs = v["W"] * (32 // v["L"]) * v["U"]
+    return 4 * max(2 * v["AC"] * rs * (v["V"] + 4), v["W"] * 16 * v["L"])
 
 
 def splits_for(v: dict, m: int, n: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
@@ -227,11 +248,10 @@ def dry(specs, shapes):
 
 
 DEFAULT_VARIANTS = {  # by m <= 16 / above: registers (dry=1: no spills; 32 vectors take 200-255)
-    16: ("l8w8:L=8,W=8,U=4,MINB=2", "l8w8s2:L=8,W=8,U=4,MINB=2,S=2", "l8w16:L=8,W=16,U=4,MINB=1",
-         "l8w8u2:L=8,W=8,U=2,MINB=2", "l16w8:L=16,W=8,U=4,MINB=2", "l32w8:L=32,W=8,U=4,MINB=1",
-         "l8w8np:L=8,W=8,U=4,MINB=2,PIPE=0"),
-    32: ("l8w8:L=8,W=8,U=4,MINB=1", "l8w8u2:L=8,W=8,U=2,MINB=1", "l16w8:L=16,W=8,U=4,MINB=1",
-         "l8w4:L=8,W=4,U=4,MINB=2", "l32w8u2:L=32,W=8,U=2,MINB=1", "l8w8np:L=8,W=8,U=4,MINB=1,PIPE=0"),
+    16: ("l16w8:L=16,W=8,U=4,MINB=2", "l16w8u8:L=16,W=8,U=8,MINB=1", "l16w16:L=16,W=16,U=4,MINB=1",
+         "l8w8u8:L=8,W=8,U=8,MINB=1", "l8w16:L=8,W=16,U=4,MINB=1,S=1", "l16w4u8:L=16,W=4,U=8,MINB=2",
+         "l32w4:L=32,W=4,U=4,MINB=2", "l16w8u6:L=16,W=8,U=6,MINB=1"),
+    32: ("l16w8:L=16,W=8,U=4,MINB=1",),
 }
 
 
@@ -260,7 +280,7 @@ def one(specs, torch, bench, m, n, k):
         v = variant(spec, m)
         kern = driver.load(compile_source(source(v, f"{v['name']}_{m}"), dev.arch))
         s = splits_for(v, m, n, k, kern.blocks_per_sm, dev.sm_count)
-        rs = v["W"] * (32 // v["L"]) * v["U"]
+        rs = v["W"] * (32 // v["L"]) * v["U"] * v["AC"]
         kchunk = -(-(-(-k // s)) // rs) * rs
         s = -(-k // kchunk)
         grid = (-(-n // (4 * v["L"])), s, 1)

@@ -7,7 +7,7 @@ a few-vector plan's split count (absolute, or from the committed plan's).  Value
 (rows a lane, steps in flight, lanes a row, warps a block, splits) and, for the skinny members, a register cap
 (`max_registers`, PTX .maxnreg) that lets one more block onto each SM.  Every plan is checked against float64
 and timed interleaved (lab.experiments.time_plans).  `NAME@MEMBER:...` starts from a family member's config for the
-shape instead of the plan's.  `dry=1` builds the variants for sm_90 on this machine (no
+shape instead of the plan's (`NAME@table:`: the member the shape heuristic picks).  `dry=1` builds the variants for sm_90 on this machine (no
 GPU) and prints their registers and stack frames instead: a variant that spills is left out of a run.
 
   python3 -m lab.experiments.variants_ab [dry=1] [NAME:field=v;field=v ...] [MxNxK ...]
@@ -41,9 +41,15 @@ def parse(spec: str):
 
 
 def _member_base(name: str, m: int, n: int, k: int):
-    """NAME@MEMBER's starting point: MEMBER's (config, backend) for the row-major shape, as the sweeps build it."""
-    from regtile.codegen.operand_forms import member_for_shape
-    return member_for_shape(name.split("@", 1)[1], m, n, k, 132)
+    """NAME@MEMBER's starting point: MEMBER's (config, backend) for the row-major shape, as the sweeps build it;
+    NAME@table: the member the shape heuristic picks (what regtile.sgemm runs where no GEMV route takes the shape)."""
+    from regtile.codegen.operand_forms import for_operands, member_for_shape
+    member = name.split("@", 1)[1]
+    if member == "table":
+        from regtile.codegen.heuristic import choose_kernel
+        cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
+        return for_operands(cfg, backend, k, n, n), backend
+    return member_for_shape(member, m, n, k, 132)
 
 
 def _splits(spec, committed: int) -> int:

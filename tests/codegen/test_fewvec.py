@@ -31,6 +31,8 @@ from regtile.errors import ConfigError
     (lambda: FewVecTConfig(threads_y=2, vector_groups=4), "dividing threads_y"),
     (lambda: FewVecTConfig(vectors=4, vector_groups=2), "without a float4"),
     (lambda: FewVecNConfig(lanes_per_row=4), "lanes_per_row=4"),
+    (lambda: FewVecTConfig(16, 16, 16, 4, vector_groups=2, smem_vectors=True), "vector_groups=1"),
+    (lambda: FewVecTConfig(16, 16, 16, 4, smem_vectors=1), "smem_vectors=1"),
 ])
 def test_validation_names_the_constraint(make, words):
     with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(".", r"\.")):
@@ -60,7 +62,9 @@ def test_round_trip_and_digest():
 @pytest.mark.parametrize("vectors", range(2, MAX_VECTORS + 1))
 def test_rule_picks_valid_configs(vectors):
     t = choose_fewvec(65536, 1024, "T", vectors)
-    assert isinstance(t, FewVecTConfig) and t.vectors == vectors and t.threads_x == 32
+    smem = vectors > 8  # 9..16 vectors through shared memory, 16 lanes a row (session 22)
+    assert isinstance(t, FewVecTConfig) and t.vectors == vectors and t.threads_x == (16 if smem else 32)
+    assert t.smem_vectors == smem and t.threads == 256
     assert t.min_blocks * t.threads <= 512  # at least 128 registers a thread
     n = choose_fewvec(8192, 8192, "N", vectors)
     assert isinstance(n, FewVecNConfig) and n.vectors == vectors
@@ -81,13 +85,20 @@ def test_splits_fill_the_slots():
     assert fewvec_splits(choose_fewvec(8192, 8192, "N", 8), 8192, 8192, 132, 4) == 1  # 1024 of 1056
     big = choose_fewvec(1 << 20, 4096, "N", 4)
     assert fewvec_splits(big, 1 << 20, 4096, 132, 4) == 1  # enough waves without a split
-    assert fewvec_splits(choose_fewvec(4096, 4096, "T", 16), 4096, 4096, 132, 2) == 8  # 256 of 264, not 9
+    # the shared-memory kernels: one wave of splits (64 strips of 64 columns: 4 x 64 of 264 slots)
+    assert fewvec_splits(choose_fewvec(4096, 4096, "T", 16), 4096, 4096, 132, 2) == 4
+    assert fewvec_splits(choose_fewvec(5120, 5120, "T", 16), 5120, 5120, 132, 2) == 3  # 240 blocks, not 13 waves' fill
+    assert fewvec_splits(choose_fewvec(16384, 4096, "T", 12), 16384, 4096, 132, 1) == 2  # 64 strips in 132 slots
+    assert fewvec_splits(choose_fewvec(1024, 4096, "T", 16), 1024, 4096, 132, 2) == 4  # each split two steps of 64
 
 
 @pytest.mark.parametrize("args, want", [
     ((4, 1024, 65536, False, 65536, False, 1024), ("T", 65536, 1024, 1024, 4, False)),
     ((12, 4096, 4096, True, 12, False, 4096), ("T", 4096, 4096, 4096, 12, False)),
-    ((16, 4096, 4096, True, 16, False, 4096), None),  # 16 vectors op T: the member was faster
+    ((16, 4096, 4096, True, 16, False, 4096), ("T", 4096, 4096, 4096, 16, False)),  # through shared memory
+    ((16, 2048, 2048, False, 2048, False, 2048), ("T", 2048, 2048, 2048, 16, False)),  # 16 MB: the bound
+    ((16, 1024, 2048, False, 2048, False, 1024), None),  # 8 MB: the members'
+    ((8, 2048, 2048, False, 2048, False, 2048), None),  # 8 vectors on 16 MB: below their 32 MB
     ((8192, 8, 8192, False, 8192, False, 8), ("N", 8192, 8192, 8192, 8, True)),
     ((7680, 2, 2560, False, 2560, True, 2560), ("N", 7680, 2560, 2560, 2, True)),
     ((8, 8, 1 << 22, False, 1 << 22, False, 8), ("T", 1 << 22, 8, 8, 8, False)),  # both small: m
@@ -126,8 +137,31 @@ def test_module_entries_and_text():
     assert partial_count(FewVecTConfig(5), 100, 64) == 320 and partial_count(FewVecNConfig(3), 100, 64) == 300
 
 
+def test_smem_vectors_text():
+    """The shared-memory op T kernel: a step's staged rows copied a float4 a thread into xs and read
+    back a float4 of vectors at a time, the next step's rows loaded before the FMAs, the thread rows
+    met by shuffles over the lane bits above threads_x, then the warps through red."""
+    cfg = choose_fewvec(4096, 4096, "T", 13)
+    assert (cfg.smem_vectors, cfg.threads_x, cfg.threads_y, cfg.staged_vectors, cfg.step) == (True, 16, 16, 16, 64)
+    src = emit(cfg)
+    assert src.name.startswith("regtile_fewvec_ts16x16_v13_") and [r for r, _ in src.entries] == ["stage", "reduce"]
+    t = src.text
+    assert "__shared__ __align__(16) float4 xs[2][256];" in t  # 64 rows x 4 float4s
+    assert t.count("xs[buf ^ 1][threadIdx.x + 0] = xn0;") == 1
+    assert "__ldg(xv + (size_t)(base + 64) * 4 + (threadIdx.x + 0))" in t
+    assert t.index("n3 = vec_block ?") < t.index("s12[3] = fmaf(b3.w, x.x, s12[3]);")  # next rows first
+    assert "s13[" not in t  # 13 vectors: the staged row's padding feeds no sum
+    assert "for (int o = 16; o < 32; o *= 2) {" in t and "__shared__ float red[8][4][4][16];" in t
+    assert "s1[2] += __shfl_xor_sync(0xffffffffu, s1[2], o);" in t
+    assert t.count("__syncthreads();  // red is free again") == 3  # rounds of 4, 4, 4, 1 vectors
+    assert cfg.describe().startswith("fewvec-t: 13 vectors through shared memory")
+    assert "smem_vectors" not in FewVecTConfig(4).to_dict()  # opt-in: older names stay
+    wide = emit(FewVecTConfig(16, 32, 8, 2, min_blocks=1, smem_vectors=True)).text
+    assert "o *= 2" not in wide  # a thread row a warp: nothing to shuffle
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("vectors", [2, 3, 4, 5, 8, 12, 16])
+@pytest.mark.parametrize("vectors", [2, 3, 4, 5, 8, 9, 12, 13, 16])
 def test_rule_picks_compile_without_spills(vectors):
     from regtile.runtime.compiler import compile_config
     for cfg in (choose_fewvec(65536, 1024, "T", vectors), choose_fewvec(8192, 8192, "N", vectors)):

@@ -22,7 +22,10 @@ CASES = [(4, 1000, 777, False, False, (0, 0, 0), None, 3),
          (9, 1000, 777, True, False, (1, 0, 0), FewVecTConfig(9, 32, 8, 4, vector_groups=2), 3),
          (333, 7, 2050, False, False, (1, 0, 3), FewVecNConfig(7, 2, 2, 2, lanes_per_row=8), 3),
          (1001, 16, 1023, False, False, (0, 0, 0), FewVecNConfig(16, 4, 2, 2, lanes_per_row=16), 2),
-         (2048, 16, 4096, False, False, (0, 0, 0), None, None)]
+         (2048, 16, 4096, False, False, (0, 0, 0), None, None),
+         (12, 70, 515, False, False, (0, 0, 0), None, 2),  # 9-16 vectors: through shared memory
+         (16, 24, 3001, True, False, (2, 1, 0), None, 5),
+         (16, 4096, 2048, False, False, (0, 0, 0), None, None)]
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:

@@ -75,6 +75,16 @@ CASES = [
     (1000, 3, 1024, False, True, (0, 0, 0), 0, FewVecNConfig(3, 4, 2, 2, lanes_per_row=8), 4),
     (333, 7, 2050, False, False, (1, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16), 3),  # unaligned lda
     (2049, 12, 513, False, False, (0, 0, 1), 0, FewVecNConfig(12, 4, 2, 2, min_blocks=4, lanes_per_row=8), 5),
+    # 9-16 vectors through shared memory (smem_vectors; the rule's config where None): the scalar path on an
+    # unaligned ldb and on B off 16 bytes, narrow strips (8 and 4 lanes: 4 and 8 thread rows a warp to shuffle),
+    # a thread row a warp (32 lanes: nothing to shuffle), A^T stored, row tails, the rule's splits
+    (16, 515, 1001, False, False, (0, 1, 2), 0, None, 4),
+    (12, 4096, 512, False, False, (0, 0, 0), 1, None, 2),
+    (16, 24, 3001, True, False, (2, 0, 0), 0, None, 5),
+    (9, 1000, 777, False, False, (0, 0, 0), 0, None, None),
+    (16, 4096, 4096, False, False, (0, 0, 0), 0, None, None),
+    (14, 2000, 5000, False, False, (0, 0, 3), 0, FewVecTConfig(14, 32, 8, 2, min_blocks=1, smem_vectors=True), 3),
+    (11, 300, 1500, False, False, (0, 0, 0), 0, FewVecTConfig(11, 4, 64, 2, min_blocks=1, smem_vectors=True), 2),
     # the first steps asked of L2 before the PDL wait (prefetch_steps): ragged ends, row tails, unaligned rows
     (13, 2048, 999, False, False, (0, 0, 0), 0, FewVecTConfig(13, 32, 8, 4, min_blocks=2, vector_groups=2,
                                                               prefetch_steps=4), 5),
@@ -120,7 +130,7 @@ def test_against_float64(m, n, k, ta, tb, pads, shift, cfg, splits):
 
 
 @pytest.mark.parametrize("m, n, k, splits", [(4, 1024, 2048, 1), (4, 1024, 2048, 3), (1000, 4, 2048, 1),
-                                             (1000, 4, 2048, 4)])
+                                             (1000, 4, 2048, 4), (16, 1024, 2048, 1), (16, 1024, 2048, 3)])
 def test_nan_inf_reach_their_outputs(m, n, k, splits):
     """A NaN and an Inf in the big operand turn exactly their outputs (a column of C for small m,
     a row for small n) non-finite, through the staged vectors, the splits and the reduce."""
@@ -141,7 +151,7 @@ def test_nan_inf_reach_their_outputs(m, n, k, splits):
 
 
 @pytest.mark.parametrize("m, n, k", [(4, 8192, 2048), (12, 4096, 4096), (4096, 8, 2048), (2048, 2, 4096),
-                                     (1024, 16, 8192)])
+                                     (1024, 16, 8192), (16, 4096, 4096), (13, 2048, 8192)])
 def test_sgemm_routes_and_graph_replays(m, n, k):
     """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix above the route's
     bound), and a call captured into a CUDA graph replays on fresh operands."""
@@ -180,8 +190,8 @@ def test_sgemm_transposed_operands_and_column_major_c():
 
 
 def test_route_leaves_the_members_their_shapes():
-    """16 vectors op T and small matrices stay on the family's members."""
-    for m, n, k in [(16, 4096, 4096), (8, 1024, 1024), (1024, 16, 1024)]:
+    """Small matrices stay on the family's members (below the route's bounds: 16 MB for 9-16 vectors op T)."""
+    for m, n, k in [(16, 1024, 1024), (8, 1024, 1024), (1024, 16, 1024)]:
         plan = regtile.Gemm(m, n, k)
         A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
         C = torch.full((m, n), NAN, device="cuda")

@@ -13,8 +13,11 @@ from tiers import tiered
 pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++)")
 
 # (m, n, k): few rows of C (op T over B) and few columns (op N over A), float4 and ragged lengths
-SHAPES = [(3, 200, 300), (16, 130, 257), (2, 64, 1000), (200, 5, 300), (300, 16, 129), (129, 2, 64)]
-_FAST = {(3, 200, 300, False, False), (200, 5, 300, False, True)}
+# 9-16 rows of C go through the shared-memory kernel (smem_vectors): a ragged last strip on the scalar path
+# (16x130), a narrow one (12x24: 8 lanes, four thread rows a warp) and a short k with a row tail (9x70x515)
+SHAPES = [(3, 200, 300), (16, 130, 257), (12, 24, 700), (9, 70, 515), (2, 64, 1000), (200, 5, 300), (300, 16, 129),
+          (129, 2, 64)]
+_FAST = {(3, 200, 300, False, False), (200, 5, 300, False, True), (16, 130, 257, False, False)}
 # the layouts the route takes: the matrix stored along the swept dimension (B not transposed for a
 # few rows of C, A not transposed for a few columns), the vectors either way
 CASES = [(m, n, k, ta, tb) for m, n, k in SHAPES
