@@ -196,28 +196,33 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
 _ZERO4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
 
 
-def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
+def _ts_rows(cfg: FewVecTConfig, vector: bool, at: str) -> List[str]:
     """The thread's `unroll` rows of the matrix from row `at` on (rows at + u * rows_per_step) into
-    float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path."""
+    n0.. (zero past r1): a float4 a row on the vector path, four scalars on the scalar one."""
     TY = cfg.rows_per_step
     lines = []
     for u in range(cfg.unroll):
         row = f"({at} + {u * TY})"
-        vec = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
-        scalars = ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f" for c in range(4))
-        lines += [f"if ({row} < r1) {into}{u} = vec_block ? {vec} : make_float4({scalars});",
-                  f"else {into}{u} = {_ZERO4};"]
+        if vector:
+            load = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+        else:
+            load = "make_float4(" + ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f"
+                                              for c in range(4)) + ")"
+        lines.append(f"n{u} = {row} < r1 ? {load} : {_ZERO4};")
     return lines
 
 
 def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
-    """This thread's float4s of the staged rows at.. at + step - 1 (zero past r1) into xn0.."""
+    """This thread's float4s of the staged rows at.. at + step - 1 (zero past r1) into xn0..: __ldcg,
+    not __ldg - ptxas moved the first step's read-only (LDG.CONSTANT) load above the PDL wait (ACQBULK),
+    so that it could read the staged vectors before the stage kernel had written them (a CUDA graph
+    replay on new vectors gave wrong sums, H100, session 22)."""
     F, T, VQ = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors // 4
     lines = []
     for t in range(-(-F // T)):
         f = f"(threadIdx.x + {t * T})"
         inside = f"({at}) + {f} / {VQ} < r1" + ("" if F % T == 0 else f" && {f} < {F}")
-        lines.append(f"xn{t} = {inside} ? __ldg(xv + (size_t)({at}) * {VQ} + {f}) : {_ZERO4};")
+        lines.append(f"xn{t} = {inside} ? __ldcg(xv + (size_t)({at}) * {VQ} + {f}) : {_ZERO4};")
     return lines
 
 
@@ -229,7 +234,7 @@ def _ts_store(cfg: FewVecTConfig, buf: str) -> List[str]:
 
 def _ts_fmas(cfg: FewVecTConfig) -> List[str]:
     """Per row u: the step's staged row u * rows_per_step + ty, a broadcast LDS.128 a float4 of
-    vectors, each vector feeding its 4 sums."""
+    vectors, each vector feeding its 4 sums (the staged row's zero padding feeds none)."""
     TY, VQ, V = cfg.rows_per_step, cfg.staged_vectors // 4, cfg.vectors
     lines = [f"const float4* const xr = xs[buf] + ty * {VQ};"]
     for u in range(cfg.unroll):
@@ -275,6 +280,30 @@ def _ts_meet(cfg: FewVecTConfig) -> List[str]:
     return lines
 
 
+def _ts_loop(cfg: FewVecTConfig, vector: bool) -> List[str]:
+    """One path's loop (vec_block's float4 rows or the scalar ones): its first rows in flight, the
+    barrier that publishes the first staged rows, then a step at a time - this step's rows from
+    the ones in flight, the next step's rows and staged float4s loaded, the FMAs, the next staged
+    float4s stored - one barrier a step."""
+    U, S = cfg.unroll, cfg.step
+    body = [*[f"b{u} = n{u};" for u in range(U)],
+            f"const bool more = base + {S} < r1;",
+            "if (more) {",
+            *["    " + ln for ln in _ts_rows(cfg, vector, f"i + {S}") + _ts_stage(cfg, f"base + {S}")],
+            "}",
+            *_ts_fmas(cfg),
+            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}",
+            "__syncthreads();",
+            "buf ^= 1;"]
+    return [*_ts_rows(cfg, vector, "i"),
+            "__syncthreads();",
+            "int buf = 0;",
+            "#pragma unroll 1",
+            f"for (int base = r0; base < r1; base += {S}, i += {S}) {{",
+            *["    " + ln for ln in body],
+            "}"]
+
+
 def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
     name = kernel_name(cfg)
     U, XF = cfg.unroll, -(-cfg.step * cfg.staged_vectors // 4 // cfg.threads)
@@ -282,15 +311,8 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
     regs = ", ".join(f"b{u}, n{u}" for u in range(U))
     prologue = [f"float4 {regs};  // this step's rows, the next step's",
                 f"float4 {', '.join(f'xn{t}' for t in range(XF))};  // the staged float4s this thread copies",
-                "// the first step: its staged rows into xs[0], the thread's rows in flight",
-                *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
-    body = [*[f"b{u} = n{u};" for u in range(U)],
-            f"const bool more = base + {cfg.step} < r1;",
-            "if (more) {",
-            *["    " + ln for ln in _ts_rows(cfg, "n", f"i + {cfg.step}") + _ts_stage(cfg, f"base + {cfg.step}")],
-            "}",
-            *_ts_fmas(cfg),
-            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}"]
+                "// the first step's staged rows into xs[0]",
+                *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0")]
     text = render(
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
@@ -298,7 +320,8 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
-        prologue=prologue, body=body, meet=_ts_meet(cfg))
+        prologue=prologue, vector_loop=_ts_loop(cfg, True), scalar_loop=_ts_loop(cfg, False),
+        meet=_ts_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
     return _module(cfg, name, text, geo)
 

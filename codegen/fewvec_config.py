@@ -40,6 +40,7 @@ from .config import ConfigError
 from .sgemv_config import H100_SMS, MAX_SPLITS, OPS, WARP, wave_fill
 
 MIN_VECTORS, MAX_VECTORS = 2, 16
+STATIC_SMEM_BYTES = 48 << 10  # a kernel's static __shared__ arrays (smem_vectors)
 # Registers a thread may use for accumulators and loads in flight: below ptxas's 255 with room
 # for addresses and loop state, and within 128 (two 256-thread blocks an SM) for the rule's picks.
 REGISTER_BUDGET = 160
@@ -144,6 +145,11 @@ class FewVecTConfig(ConfigDict):
         if not WARP <= self.threads <= 1024:
             raise ConfigError(f"threads_x * threads_y = {self.threads}: a block holds {WARP}..1024 threads")
         _check_in_flight(self, "rows", ("vectors", "unroll"), "fewer rows in flight")
+        if self.smem_vectors and 4 * self.smem_floats > STATIC_SMEM_BYTES:
+            raise ConfigError(f"threads_y={self.threads_y}, unroll={self.unroll} with smem_vectors: two steps of "
+                              f"{self.step} staged rows and the warps' sums take {4 * self.smem_floats} bytes of "
+                              f"shared memory, over the {STATIC_SMEM_BYTES} a kernel declares statically; fewer "
+                              f"thread rows or rows in flight")
 
     @property
     def threads(self) -> int:
@@ -182,8 +188,11 @@ class FewVecTConfig(ConfigDict):
 
     @property
     def smem_floats(self) -> int:
-        """smem_vectors: the staged rows of two steps (a step's `step` rows of staged_vectors)."""
-        return 2 * self.step * self.staged_vectors if self.smem_vectors else 0
+        """smem_vectors' shared memory: the staged rows of two steps (a step's `step` rows of
+        staged_vectors), then the warps' sums of four vectors (emit_fewvec._ts_meet)."""
+        if not self.smem_vectors:
+            return 0
+        return 2 * self.step * self.staged_vectors + self.threads // WARP * 16 * self.threads_x
 
     def describe(self) -> str:
         return (f"fewvec-t: {self.vectors} vectors"
@@ -289,8 +298,10 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int):
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
         if vectors <= 8 and ty % 2 == 0:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
+        # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips)
         tx = min(tx, SMEM_LANES)
-        return FewVecTConfig(vectors, tx, 256 // tx, 4, min_blocks=2, smem_vectors=True)
+        return FewVecTConfig(vectors, tx, min(64, 256 // tx), 3 if (vectors, tx) in SMEM_UNROLL_3 else 4,
+                             min_blocks=2, smem_vectors=True)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
@@ -299,6 +310,10 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int):
 
 
 SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
+# (vectors, threads_x) of the smem_vectors rule that spilled at 4 rows in flight within the 128 registers of two
+# blocks an SM, and not at 3 (NVRTC 13.0, sm_80 / 86 / 89: 15 vectors on 16 lanes 8 bytes, 16 on 4 lanes 12-24;
+# sm_90 neither; tests/codegen/test_fewvec.py compiles every pick for the four archs)
+SMEM_UNROLL_3 = ((15, 16), (16, 4))
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

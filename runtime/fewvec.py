@@ -19,6 +19,7 @@ from typing import Optional
 from ..codegen.emit_fewvec import partial_count, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.fewvec_config import FewVecTConfig, choose_fewvec, fewvec_splits, grid, route
+from ..errors import SpillError
 from . import driver
 from .compiler import compile_config
 from .errors import InputError
@@ -137,7 +138,8 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
                  arch: Optional[str] = None, config=None, splits: Optional[int] = None) -> Optional[FewVecRoute]:
     """The few-vector kernel that computes row-major C (m x n) = alpha op(A) op(B) + beta C, its plan
     built once; None where codegen/fewvec_config.route does not take the GEMM (a `config` given
-    skips the rule's size bound but not the layouts; `splits` overrides the rule's split).  A is
+    skips the rule's size bound but not the layouts; `splits` overrides the rule's split; where the
+    rule's kernel spills on this arch, None too: regtile never runs a spilling kernel).  A is
     m x k (k x m stored when trans_a), B k x n (n x k stored when trans_b).
 
     Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
@@ -151,5 +153,12 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
         sv, sp = (1, lda) if trans_a else (lda, 1)
     else:
         sv, sp = (ldb, 1) if trans_b else (1, ldb)
-    plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits)
+    try:
+        plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits)
+    except SpillError:
+        if config is not None:
+            raise
+        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_UNROLL_3 lists
+        # what NVRTC 13.0 did): the family's members take the GEMM
+        return None
     return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)

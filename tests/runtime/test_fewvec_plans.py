@@ -112,3 +112,19 @@ def test_the_plan_cache_is_bounded_and_builds_each_plan_once(monkeypatch):
     for rows in (100, 100, 200, 300, 300, 100):
         assert fewvec.plan_for(rows, 4096, "T", 4, config=cfg, splits=1) == rows
     assert built == [100, 200, 300, 100] and len(fewvec.plan_cache) == 2
+
+
+def test_a_spilling_rule_kernel_leaves_the_gemm_to_the_members(monkeypatch):
+    """Where the rule's few-vector kernel spills under this arch's compiler, the route declines (the family's
+    members take the GEMM: regtile never runs a spilling kernel); a config the caller gave still raises."""
+    from regtile.errors import SpillError
+
+    def spills(*args, **kwargs):
+        raise SpillError("regtile_fewvec_ts16x16_v16 (sm_80): ptxas spilled to local memory")
+    monkeypatch.setattr(fewvec, "compile_config", spills)
+    monkeypatch.setattr(fewvec, "_arch_and_sms", lambda: ("sm_80", 108))
+    monkeypatch.setattr(fewvec, "plan_cache", plan_store.PlanCache())
+    assert fewvec.fewvec_route(16, 4096, 4096, False, 4096, False, 4096, 4096) is None
+    with pytest.raises(SpillError):
+        fewvec.fewvec_route(16, 4096, 4096, False, 4096, False, 4096, 4096,
+                            config=FewVecTConfig(16, 16, 16, 4, min_blocks=2, smem_vectors=True))

@@ -23,8 +23,11 @@ def _prefetches_per_thread(cfg) -> int:
     return cfg.prefetch_steps * cfg.unroll * rows
 
 
+# op T 9-16 vectors: through shared memory (smem_vectors), whose first staged read ptxas once moved above the wait
 @pytest.mark.parametrize("rows, cols, op, vectors", [(4096, 4096, "T", 8), (65536, 1024, "T", 4),
-                                                     (2048, 32768, "N", 16), (8192, 8192, "N", 8)])
+                                                     (2048, 32768, "N", 16), (8192, 8192, "N", 8),
+                                                     (4096, 4096, "T", 16), (4096, 4096, "T", 12),
+                                                     (65536, 1024, "T", 9)])
 def test_the_rules_kernels_prefetch_before_the_wait_and_load_after_it(rows, cols, op, vectors):
     cfg = choose_fewvec(rows, cols, op, vectors)
     assert cfg.prefetch_steps == PREFETCH_STEPS > 0
