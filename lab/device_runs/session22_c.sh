@@ -5,7 +5,7 @@
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s22
 fewvec_checks 300
-gpu_tests 200 "fewvec or pdl" tests/gpu/test_pdl_gpu.py tests/gpu/test_api_gpu.py
+gpu_tests 200 "" tests/gpu/test_pdl_gpu.py tests/gpu/test_layouts_gpu.py
 ( time timeout 300 python3 -m lab.experiments.variants_ab "member@table:" "u4:unroll=4" 16x4096x4096 \
     16x5120x5120 16x16384x4096 16x4096x16384 16x2048x2048 16x8192x8192 13x8192x2048 15x4096x4096 \
     14x4096x4096 15x8192x8192 12x4096x8192 9x4096x4096 ) > $OUT/variants.log 2>&1
