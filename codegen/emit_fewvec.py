@@ -196,19 +196,17 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
 _ZERO4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
 
 
-def _ts_rows(cfg: FewVecTConfig, vector: bool, at: str) -> List[str]:
+def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
     """The thread's `unroll` rows of the matrix from row `at` on (rows at + u * rows_per_step) into
-    n0.. (zero past r1): a float4 a row on the vector path, four scalars on the scalar one."""
+    float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path."""
     TY = cfg.rows_per_step
     lines = []
     for u in range(cfg.unroll):
         row = f"({at} + {u * TY})"
-        if vector:
-            load = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
-        else:
-            load = "make_float4(" + ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f"
-                                              for c in range(4)) + ")"
-        lines.append(f"n{u} = {row} < r1 ? {load} : {_ZERO4};")
+        vec = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+        scalars = ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f" for c in range(4))
+        lines += [f"if ({row} < r1) {into}{u} = vec_block ? {vec} : make_float4({scalars});",
+                  f"else {into}{u} = {_ZERO4};"]
     return lines
 
 
@@ -280,39 +278,25 @@ def _ts_meet(cfg: FewVecTConfig) -> List[str]:
     return lines
 
 
-def _ts_loop(cfg: FewVecTConfig, vector: bool) -> List[str]:
-    """One path's loop (vec_block's float4 rows or the scalar ones): its first rows in flight, the
-    barrier that publishes the first staged rows, then a step at a time - this step's rows from
-    the ones in flight, the next step's rows and staged float4s loaded, the FMAs, the next staged
-    float4s stored - one barrier a step."""
-    U, S = cfg.unroll, cfg.step
-    body = [*[f"b{u} = n{u};" for u in range(U)],
-            f"const bool more = base + {S} < r1;",
-            "if (more) {",
-            *["    " + ln for ln in _ts_rows(cfg, vector, f"i + {S}") + _ts_stage(cfg, f"base + {S}")],
-            "}",
-            *_ts_fmas(cfg),
-            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}",
-            "__syncthreads();",
-            "buf ^= 1;"]
-    return [*_ts_rows(cfg, vector, "i"),
-            "__syncthreads();",
-            "int buf = 0;",
-            "#pragma unroll 1",
-            f"for (int base = r0; base < r1; base += {S}, i += {S}) {{",
-            *["    " + ln for ln in body],
-            "}"]
-
-
 def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
+    """One loop for both paths, vec_block chosen at each load: a loop a path (the float4 rows' and the
+    scalar ones', as _emit_t has) ran 12-15% slower on the H100 (16x16384x4096 112.6 against 97.8 us,
+    16x4096x4096 33.7 / 29.9; lab/experiments/fewvec_ts_ab.py, docs/data/session22)."""
     name = kernel_name(cfg)
     U, XF = cfg.unroll, -(-cfg.step * cfg.staged_vectors // 4 // cfg.threads)
     entry, pre_loop = _main_entry(cfg, _t_prefetch)
     regs = ", ".join(f"b{u}, n{u}" for u in range(U))
     prologue = [f"float4 {regs};  // this step's rows, the next step's",
                 f"float4 {', '.join(f'xn{t}' for t in range(XF))};  // the staged float4s this thread copies",
-                "// the first step's staged rows into xs[0]",
-                *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0")]
+                "// the first step: its staged rows into xs[0], the thread's rows in flight",
+                *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
+    body = [*[f"b{u} = n{u};" for u in range(U)],
+            f"const bool more = base + {cfg.step} < r1;",
+            "if (more) {",
+            *["    " + ln for ln in _ts_rows(cfg, "n", f"i + {cfg.step}") + _ts_stage(cfg, f"base + {cfg.step}")],
+            "}",
+            *_ts_fmas(cfg),
+            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}"]
     text = render(
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
@@ -320,8 +304,7 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
-        prologue=prologue, vector_loop=_ts_loop(cfg, True), scalar_loop=_ts_loop(cfg, False),
-        meet=_ts_meet(cfg))
+        prologue=prologue, body=body, meet=_ts_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
     return _module(cfg, name, text, geo)
 

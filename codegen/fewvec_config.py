@@ -267,18 +267,19 @@ class FewVecNConfig(ConfigDict):
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
 
 
-def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int, arch: str = "sm_90"):
     """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
-    columns (C = X^T B, small m), op N the rows (C = A X, small n)."""
+    columns (C = X^T B, small m), op N the rows (C = A X, small n).  `arch` decides only how many
+    rows the shared-memory op T kernels keep in flight (SMEM_UNROLL_3: where ptxas spills)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
         raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
     _check_vectors(vectors)
-    return replace(_rule_config(rows, cols, op, vectors), prefetch_steps=PREFETCH_STEPS)
+    return replace(_rule_config(rows, cols, op, vectors, arch), prefetch_steps=PREFETCH_STEPS)
 
 
-def _rule_config(rows: int, cols: int, op: str, vectors: int):
+def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
     """choose_fewvec's kernel before its prefetch (the measured shapes below)."""
     if op == "T":
         tx = 1
@@ -298,9 +299,11 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int):
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
         if vectors <= 8 and ty % 2 == 0:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
-        # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips)
-        tx = min(tx, SMEM_LANES)
-        return FewVecTConfig(vectors, tx, min(64, 256 // tx), 3 if (vectors, tx) in SMEM_UNROLL_3 else 4,
+        # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips; 16
+        # vectors on 4 lanes spilled at 3 and 4 rows in flight, on 8 at neither)
+        tx = 8 if (vectors, tx) == (16, 4) else min(tx, SMEM_LANES)
+        unroll_3 = SMEM_UNROLL_3.get(arch, SMEM_UNROLL_3["other"])
+        return FewVecTConfig(vectors, tx, min(64, 256 // tx), 3 if (vectors, tx) in unroll_3 else 4,
                              min_blocks=2, smem_vectors=True)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
@@ -311,9 +314,11 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int):
 
 SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
 # (vectors, threads_x) of the smem_vectors rule that spilled at 4 rows in flight within the 128 registers of two
-# blocks an SM, and not at 3 (NVRTC 13.0, sm_80 / 86 / 89: 15 vectors on 16 lanes 8 bytes, 16 on 4 lanes 12-24;
-# sm_90 neither; tests/codegen/test_fewvec.py compiles every pick for the four archs)
-SMEM_UNROLL_3 = ((15, 16), (16, 4))
+# blocks an SM and not at 3, by arch (NVRTC 13.0; 4 rows elsewhere: 3 spilled there, or both fit).  The H100's
+# 16 vectors on 16 lanes, measured at 4, fit; on sm_80 / 86 / 89 they spilled 140 bytes.  tests/codegen/
+# test_fewvec.py compiles every pick for the four archs; runtime/fewvec.py declines a pick that spills.
+SMEM_UNROLL_3 = {"sm_90": ((14, 16), (15, 4), (15, 16)),
+                 "other": ((14, 4), (15, 16), (16, 16))}  # sm_80, sm_86, sm_89
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

@@ -98,7 +98,7 @@ def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Opt
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
-    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors)
+    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors, dev_arch)
     if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
         raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
     kernel = driver.load(compile_config(cfg, dev_arch))
@@ -158,7 +158,7 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     except SpillError:
         if config is not None:
             raise
-        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_UNROLL_3 lists
+        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_UNROLL_3 holds
         # what NVRTC 13.0 did): the family's members take the GEMM
         return None
     return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)
