@@ -372,14 +372,22 @@ MIN_MATRIX_BYTES_MANY = {"T": 16 << 20, "N": 32 << 20}  # more than MANY_VECTORS
 MANY_VECTORS = 8
 
 
+# The shared-memory op T kernels split K into one wave (fewvec_splits); where that wave leaves more than a tenth
+# of the slots idle, the stream-K members balance the SMs better (session 22, us, shared memory / member:
+# 16x13824x5120, 216 blocks in 264 slots, 112.6 / 106.8; at 91%: 16x5120x5120 45.1 / 44.6, 12x5120x13824 105.7 /
+# 107.2; at 97%: 16x4096x4096 30.1 / 32.6, 16x16384x4096 98.1 / 99.6).
+SMEM_MIN_FILL = 0.9
+
+
 def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
-          force: bool = False) -> Optional[tuple]:
+          force: bool = False, sms: int = H100_SMS) -> Optional[tuple]:
     """(op, rows, cols, ld, vectors, matrix_is_a) for the few-vector kernel of row-major
     C (m x n) = op(A) op(B), or None where it does not take the GEMM (m and n both above 16 or
     both below 2, the matrix not stored row-major along the swept dimension, or too small).
     Small m: the matrix is B (k x n), op T; it must be stored k x n (not trans_b).  Small n: the
     matrix is A (m x k), op N; stored m x k (not trans_a).  Where both are small the smaller
-    dimension gives the vectors.  `force`: the layouts decide, not the measured bounds."""
+    dimension gives the vectors.  `force`: the layouts decide, not the measured bounds (the sizes, and
+    for 9-16 vectors op T the wave fill of its splits on `sms` SMs: SMEM_MIN_FILL)."""
     if k < 1:
         return None
     small_m = MIN_VECTORS <= m <= MAX_VECTORS and not trans_b
@@ -395,4 +403,10 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
     if not force and (4 * rows * cols < bound or ld % 4):
         return None
+    if not force and op == "T" and vectors > MANY_VECTORS:
+        cfg = _rule_config(rows, cols, op, vectors, "sm_90")  # its strip and step: the same on every arch
+        slots = sms * cfg.min_blocks
+        if wave_fill(grid(cfg, rows, cols, 1)[0] * fewvec_splits(cfg, rows, cols, sms, cfg.min_blocks),
+                     slots) < SMEM_MIN_FILL:
+            return None
     return op, rows, cols, ld, vectors, mat_is_a

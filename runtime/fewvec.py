@@ -145,7 +145,7 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
     when trans_a.  Small n (op N over A, m x k): vector v is column v of op(B): B[p * ldb + v],
     or B[v * ldb + p] when trans_b."""
-    r = route(m, n, k, trans_a, lda, trans_b, ldb, force=config is not None)
+    r = route(m, n, k, trans_a, lda, trans_b, ldb, force=config is not None, sms=_arch_and_sms()[1])
     if r is None:
         return None
     op, rows, cols, ld, vectors, mat_is_a = r

@@ -100,6 +100,8 @@ def test_splits_fill_the_slots():
     ((16, 2048, 2048, False, 2048, False, 2048), ("T", 2048, 2048, 2048, 16, False)),  # 16 MB: the bound
     ((16, 1024, 2048, False, 2048, False, 1024), None),  # 8 MB: the members'
     ((8, 2048, 2048, False, 2048, False, 2048), None),  # 8 vectors on 16 MB: below their 32 MB
+    ((16, 13824, 5120, False, 5120, False, 13824), None),  # 216 strips in 264 slots: the members balance better
+    ((12, 5120, 13824, False, 13824, False, 5120), ("T", 13824, 5120, 5120, 12, False)),  # 3 splits, 91%
     ((8192, 8, 8192, False, 8192, False, 8), ("N", 8192, 8192, 8192, 8, True)),
     ((7680, 2, 2560, False, 2560, True, 2560), ("N", 7680, 2560, 2560, 2, True)),
     ((8, 8, 1 << 22, False, 1 << 22, False, 8), ("T", 1 << 22, 8, 8, 8, False)),  # both small: m
@@ -120,6 +122,8 @@ def test_route(args, want):
 
 def test_route_force_skips_the_bounds_not_the_layouts():
     assert route(4, 1024, 64, False, 64, False, 1024, force=True)[0] == "T"
+    assert route(16, 13824, 5120, False, 5120, False, 13824, force=True)[0] == "T"  # the wave fill too
+    assert route(16, 13824, 5120, False, 5120, False, 13824, sms=108) is not None  # 216 blocks, 2 splits: 216 slots
     assert route(4, 4096, 4096, False, 4096, True, 4096, force=True) is None
     assert 4 * 1024 * 64 < MIN_MATRIX_BYTES["T"]
 
