@@ -14,8 +14,24 @@ at 59% (session 21).  This kernel keeps only A in shared memory:
 - the block's sums meet in the warp (xor shuffles over the row groups) and in shared memory (over
   the warps); one split writes C, more write partials that a reduce kernel sums in split order.
 
-Variants are NAME:V=..,L=..,W=..,U=..,PIPE=..,MINB=..,S=.. (S: splits; 0 = enough blocks to fill the
-SMs' slots once).  Needs B's rows 16-byte aligned (n % 4 == 0) and A's (k % 4 == 0).
+Variants are NAME:V=..,L=..,W=..,U=..,PIPE=..,MINB=..,S=..,AC=.. (S: splits, 0 = enough blocks to fill the
+SMs' slots once; AC: A staged AC steps at a time, one barrier a chunk).  Needs B's rows 16-byte aligned
+(n % 4 == 0) and A's (k % 4 == 0).
+
+What it measured on the H100 (docs/data/session22/a_proto; us, 16x4096x4096 unless named; the skinny member
+regtile.sgemm ran then: 32.8):
+- run 1 (3d47b5f, the reduce a plain launch): 16 lanes a row, 8 warps, 4 rows in flight, two blocks an SM
+  ("l16w8") 30.6 - the best; 8 or 32 lanes 33.8 / 37.8, 2 rows in flight 37.2, no pipelining 37.9.  32 vectors
+  (200-255 registers, one block an SM) were slower than skinny-m32 everywhere (32x4096x4096 44.8 against 38.4).
+- run 2 (the reduce a programmatic launch, as the library's): l16w8 28.8; 16x16384x4096 94.2 against 99.8.
+- run 3: splits - 4 (256 blocks, two an SM) 29.3, 2 (one an SM) 37.1, 8 31.5; 4 vectors 27.1 against the
+  few-vector kernel's 24.3, so the gap to the copy is in the stream itself, not in the FMAs.
+- run 4: B through a cp.async ring in shared memory (each lane its own float4s, 3-8 stages; that code was dropped
+  after the run and is not in this file): slower on every shape (16x4096x4096 33.1-38.2 against 29.2).
+- run 5: A staged AC = 4 / 8 / 16 steps at a time (a barrier a chunk): 29.5 / 30.7 / 36.9 against 28.5 at 1.
+- run 6: splits per shape - one wave of blocks was best (16x5120x5120 3 splits 42.2 against 51.0 at 12).
+The library's kernel (FewVecTConfig.smem_vectors, codegen/emit_fewvec.py) is this one with the vectors staged
+by the few-vector stage kernel (any layout of A) and read from that copy.
 
     python3 -m lab.experiments.stream_t_proto [dry=1] [variants="a:L=8,W=8;b:L=16"] [MxNxK ...]
 """
