@@ -119,7 +119,7 @@ class FewVecTConfig(ConfigDict):
     # double-buffered: one barrier a step) and are read back as broadcast LDS.128, and the next
     # step's matrix rows are loaded before this step's FMAs (twice the loads' registers).  Read from
     # L1 instead (False), ptxas hoists every vector float4 of the rows in flight: 16 vectors spilled
-    # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 28.5
+    # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 30.1
     # (docs/shapes.md, session 22).
     smem_vectors: bool = False
 
@@ -290,11 +290,11 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
         # runs 1 and 2 (9f9a60d, 12b5cba; docs/shapes-history.md): 4 vectors u8 96.1 us on 4x1024x65536 (u4 96.4);
         # 5-8 vectors u8 in two groups (8x4096x4096 31.1 against 32.2 at u4 in one, 8x8192x8192 98.7 / 99.3);
         # 9-12 u4 in one group (12x2048x16384 56.9 against 64.0 in two, 62.7 at u2); 13-16 spilled at u4 in
-        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7).  Session 22
-        # (lab/experiments/stream_t_proto.py, docs/data/session22): 9-16 through shared memory, 16 lanes a row,
-        # 16 thread rows (two a warp), 4 rows in flight, two blocks an SM: 16x4096x4096 28.5 us against the
-        # member's 32.8, 12x4096x8192 51.1 against 53.0 here, 9x4096x4096 28.4 / 28.6; 32 lanes 35.1, 8 lanes
-        # 37.1, 4 warps 30.5, 8 rows in flight 31.0
+        # one group and ran slower than the member in two (16x4096x4096 38.8 against 36.7).  Session 22: 9-16
+        # through shared memory, 16 lanes a row, 16 thread rows (two a warp), 4 rows in flight, two blocks an SM
+        # (the geometry from lab/experiments/stream_t_proto.py, where 8 or 32 lanes, 2 or 8 rows in flight and
+        # one block an SM were slower); against the heuristic's member (docs/data/session22/e_4fae40b):
+        # 16x4096x4096 30.1 us against 32.6, 10x8192x2048 28.5 / 31.9, 12x8192x3072 41.3 / 42.4
         if vectors <= 4:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
         if vectors <= 8 and ty % 2 == 0:
