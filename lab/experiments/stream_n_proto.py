@@ -1,0 +1,255 @@
+"""Skinny n (9-16) with A stored m x k, the vectors through shared memory (issue 20, session 22): a prototype,
+written in session 22 and not yet run on a GPU (its device time was spent), for the next session to time
+against regtile.sgemm's plan (the few-vector op N kernel) and cuBLAS.
+
+Row-major C (m x n) = A (m x k) B (k x n) with n small is A streamed once, each element used n times.  The
+few-vector op N kernel (FewVecNConfig) runs its lanes along a row of A and reads the n vectors (B's columns,
+staged k-contiguous) from L1, one LDG.128 a vector for every float4 of A it holds: 2048x16x32768 at 83.5% of
+copy, 4096x16x4096 at 67% (session 22's sweep).  This kernel, as the op T one of session 22
+(FewVecTConfig.smem_vectors), moves the vectors through shared memory:
+- a block is W warps over W x R rows of A (a warp holds R rows, its 32 lanes along them, a float4 each)
+  and a K range (gridDim.y splits); a step is 128 U columns of k: a lane's U float4s of each of its R rows,
+  the next step's loaded before this step's FMAs;
+- B's rows of the step (128 U x V floats, contiguous in B) are staged transposed, Xs[v][p] (vector-major, a
+  row of 128 U + 4 floats), double-buffered, one barrier a step; lane l reads Xs[v][4 l + 128 u ..] as an
+  LDS.128 - consecutive lanes, consecutive 16 bytes: no bank conflict, one LDS.128 a vector serving R rows;
+- a lane keeps R x V sums; the 32 lanes of a row meet by xor shuffles, lane 0 writes C (one split) or the
+  split's partial (a reduce kernel sums the splits in order, a programmatic launch).
+Variants are NAME:V=..,W=..,R=..,U=..,MINB=..,S=.. (S: splits, 0 = enough blocks to fill the SMs' slots
+once).  Needs A's rows and B's rows 16-byte aligned (k % 4 == 0, n % 4 == 0).
+
+    python3 -m lab.experiments.stream_n_proto [dry=1] [variants="a:W=8,R=3;b:R=2,U=2"] [MxNxK ...]
+
+dry=1 builds each variant for sm_90 here and prints its registers and spills (no GPU).
+"""
+from lab.experiments import check_and_time_interleaved, over_shapes, program, take_option, versus
+
+SOURCE = r"""
+#define V {V}
+#define W {W}
+#define R {R}
+#define U {U}
+#define KC (128 * U)
+#define XP (KC + 4)
+#define THREADS (W * 32)
+#define BF (KC * V / 4)
+#define BF_T ((BF + THREADS - 1) / THREADS)
+
+// Dynamic shared memory: B's rows of two steps transposed, Xs[2][V][XP].
+extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
+{NAME}(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
+       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
+       float* __restrict__ Wk, int kchunk)
+{{
+    extern __shared__ __align__(16) float xs[];
+    const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const int row0 = (blockIdx.x * W + w) * R;
+    const int k0 = blockIdx.y * kchunk;
+    const int k1 = min(K, k0 + kchunk);
+    float s[R][V];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v) s[r][v] = 0.f;
+    const float* ap[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) ap[r] = A + (size_t)min(row0 + r, M - 1) * lda;
+    float4 bn[BF_T];
+    // B's float4 f of the step at base: row p = base + f % KC, vectors 4 (f / KC) .. + 3 (consecutive lanes,
+    // consecutive rows: the transposed stores below are conflict-free)
+#define LOAD_B(base) \
+    _Pragma("unroll") for (int t = 0; t < BF_T; ++t) {{ \
+        const int f = tid + t * THREADS; \
+        const int p = (base) + f % KC, q = f / KC; \
+        bn[t] = (f < BF && p < k1 && 4 * q < N) ? \
+            __ldg(reinterpret_cast<const float4*>(B + (size_t)p * ldb + 4 * q)) : make_float4(0.f, 0.f, 0.f, 0.f); \
+    }}
+#define STORE_B(bf) \
+    _Pragma("unroll") for (int t = 0; t < BF_T; ++t) {{ \
+        const int f = tid + t * THREADS; \
+        if (f < BF) {{ \
+            float* d = xs + ((bf) * V + 4 * (f / KC)) * XP + f % KC; \
+            d[0] = bn[t].x; d[XP] = bn[t].y; d[2 * XP] = bn[t].z; d[3 * XP] = bn[t].w; \
+        }} \
+    }}
+#define LOAD_A(dst, base) \
+    _Pragma("unroll") for (int u = 0; u < U; ++u) \
+    _Pragma("unroll") for (int r = 0; r < R; ++r) {{ \
+        const int p = (base) + 128 * u + 4 * lane; \
+        dst[u][r] = (p < k1 && row0 + r < M) ? __ldcs(reinterpret_cast<const float4*>(ap[r] + p)) \
+                                             : make_float4(0.f, 0.f, 0.f, 0.f); \
+    }}
+    float4 a[U][R], an[U][R];
+    LOAD_B(k0)
+    STORE_B(0)
+    LOAD_A(an, k0)
+    __syncthreads();
+    int bf = 0;
+#pragma unroll 1
+    for (int base = k0; base < k1; base += KC) {{
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int r = 0; r < R; ++r) a[u][r] = an[u][r];
+        const bool more = base + KC < k1;
+        if (more) {{ LOAD_A(an, base + KC) LOAD_B(base + KC) }}
+        const float* xb = xs + bf * V * XP + 4 * lane;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {{
+                const float4 x = *reinterpret_cast<const float4*>(xb + v * XP + 128 * u);
+#pragma unroll
+                for (int r = 0; r < R; ++r) {{
+                    s[r][v] = fmaf(a[u][r].x, x.x, s[r][v]);
+                    s[r][v] = fmaf(a[u][r].y, x.y, s[r][v]);
+                    s[r][v] = fmaf(a[u][r].z, x.z, s[r][v]);
+                    s[r][v] = fmaf(a[u][r].w, x.w, s[r][v]);
+                }}
+            }}
+        if (more) {{ STORE_B(bf ^ 1) }}
+        __syncthreads();
+        bf ^= 1;
+    }}
+#pragma unroll
+    for (int o = 16; o >= 1; o >>= 1)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int v = 0; v < V; ++v) s[r][v] += __shfl_xor_sync(0xffffffffu, s[r][v], o);
+    // lane r * V + v (mod 32) stores output (row0 + r, v): the stores spread over the lanes
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (lane == (r * V + v) % 32 && row0 + r < M && v < N) {{
+                if (gridDim.y == 1) {{
+                    float* cp = C + (size_t)(row0 + r) * ldc + v;
+                    *cp = alpha * s[r][v] + (beta != 0.f ? beta * *cp : 0.f);
+                }} else Wk[((size_t)blockIdx.y * M + row0 + r) * N + v] = s[r][v];
+            }}
+}}
+
+extern "C" __global__ void {NAME}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
+                                         float beta, float* __restrict__ C, int ldc)
+{{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)M * N) return;
+    float s = 0.f;
+    for (int j = 0; j < splits; ++j) s += Wk[(size_t)j * M * N + i];
+    float* cp = C + (i / N) * ldc + i % N;
+    *cp = alpha * s + (beta != 0.f ? beta * *cp : 0.f);
+}}
+"""
+
+DEFAULT_SHAPES = ("2048x16x32768", "4096x16x4096", "8192x16x8192", "65536x16x1024", "4096x12x8192")
+# spill-free for 16 vectors on sm_90 (dry=1): R = 4 at two 256-thread blocks an SM spilled 16 bytes
+DEFAULT_VARIANTS = ("w8r3:W=8,R=3,U=1,MINB=2", "w8r2u2:W=8,R=2,U=2,MINB=2", "w4r4m3:W=4,R=4,U=1,MINB=3",
+                    "w8r4m1:W=8,R=4,U=1,MINB=1", "w16r2:W=16,R=2,U=1,MINB=1", "w16r2u2:W=16,R=2,U=2,MINB=1")
+
+
+def variant(spec: str, n: int) -> dict:
+    name, _, body = spec.partition(":")
+    v = dict(V=-(-n // 4) * 4, W=8, R=4, U=1, MINB=2, S=0)
+    for part in filter(None, body.split(",")):
+        key, _, value = part.partition("=")
+        v[key] = int(value)
+    v["name"] = name
+    return v
+
+
+def smem_bytes(v: dict) -> int:
+    return 4 * 2 * v["V"] * (128 * v["U"] + 4)
+
+
+def source(v: dict, tag: str):
+    from regtile.codegen.kernel import KernelSource, LaunchGeometry
+    name = f"stream_n_{tag}"
+    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "W", "R", "U", "MINB")})
+    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["W"] * v["R"], tile_n=v["V"],
+                         dynamic_smem_bytes=smem_bytes(v))
+    params = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
+              ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
+              ("Wk", "float*"), ("kchunk", "int"))
+    red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
+                                                                     dynamic_smem_bytes=0, programmatic=True),
+                       (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
+                        ("beta", "float"), ("C", "float*"), ("ldc", "int")))
+    return KernelSource(name, "cuda", text, geo, params, reduce=red)
+
+
+def splits_for(v: dict, m: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
+    """v's S, or one wave: as many splits as the slots hold beside the row blocks, each >= 2 steps."""
+    if v["S"]:
+        return v["S"]
+    blocks = -(-m // (v["W"] * v["R"]))
+    return max(1, min(k // (2 * 128 * v["U"]), sms * blocks_per_sm // blocks, 64))
+
+
+def dry(specs, shapes):
+    from regtile.runtime.compiler import compile_source
+    for shape in shapes:
+        n = int(shape.split("x")[1])
+        for spec in specs:
+            v = variant(spec, n)
+            r = compile_source(source(v, f"{v['name']}_{n}"), "sm_90").resources
+            print(f"{shape} {spec}: {r.registers} registers, {r.spill_store_bytes} B spilled, "
+                  f"{smem_bytes(v)} B shared", flush=True)
+
+
+def run(argv):
+    given = take_option(argv, "variants")
+    specs = [s for s in given.split(";") if s] if given else list(DEFAULT_VARIANTS)
+    if take_option(argv, "dry") == "1":
+        dry(specs, argv or DEFAULT_SHAPES)
+        return
+    over_shapes(argv, DEFAULT_SHAPES, "stream_n_proto.json", lambda *a: one(specs, *a))
+
+
+def one(specs, torch, bench, m, n, k):
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_source
+    from regtile.runtime.plans import GemmPlan
+    dev = driver.device()
+    plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
+    fns = {"cublas": bench.cublas(), "plan": bench.library(plan)}
+    meta = {}
+    for spec in specs:
+        v = variant(spec, n)
+        kern = driver.load(compile_source(source(v, f"{v['name']}_{n}"), dev.arch))
+        s = splits_for(v, m, k, kern.blocks_per_sm, dev.sm_count)
+        kchunk = -(-(-(-k // s)) // (128 * v["U"])) * 128 * v["U"]
+        s = -(-k // kchunk)
+        grid = (-(-m // (v["W"] * v["R"])), s, 1)
+        ws = torch.empty(max(1, s * m * n), device="cuda") if s > 1 else None
+        wsp = ws.data_ptr() if ws is not None else 0
+        mains, reds = [], []
+        for i in range(bench.sets):
+            a, b, c = bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr()
+            mains.append(kern.pack((m, n, k, 1.0, a, k, b, n, 0.0, c, n, wsp, kchunk)))
+            reds.append(kern.reduce.pack((m, n, s, 1.0, wsp, 0.0, c, n)))
+        rgrid = (-(-(m * n) // 256), 1, 1)
+
+        def fn(i, kern=kern, grid=grid, mains=mains, reds=reds, s=s, rgrid=rgrid, keep=ws):
+            kern.launch(grid, (), 0, packed=mains[i])
+            if s > 1:
+                kern.reduce.launch(rgrid, (), 0, packed=reds[i])
+        fns[v["name"]] = fn
+        meta[v["name"]] = dict(spec=spec, splits=s, grid=grid, blocks_per_sm=kern.blocks_per_sm,
+                               registers=kern.artifact.resources.registers)
+    check, us = check_and_time_interleaved(torch, bench, fns, [x for x in fns if x != "cublas"])
+    traffic = 4 * (m * k + k * n + m * n)
+    gbs = {name: round(traffic / t / 1e3) for name, t in us.items()}
+    row = dict(m=m, n=n, k=k, plan=plan.describe(), check=check, us=us, gbs=gbs, meta=meta)
+    names = [x for x in fns if x != "cublas"]
+    return row, versus(us, check, names) + "  GB/s " + " ".join(f"{x} {gbs[x]}" for x in names) + \
+        "  " + " ".join(f"{x}:s{meta[x]['splits']}b{meta[x]['blocks_per_sm']}r{meta[x]['registers']}" for x in meta)
+
+
+main = program(run, "dry=1, variants=NAME:V=..,W=..;NAME:..., then MxNxK shapes")
+
+if __name__ == "__main__":
+    raise SystemExit(main())
