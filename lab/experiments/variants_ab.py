@@ -2,7 +2,8 @@
 
 A variant is `NAME:field=value;field=value`: the fields replace those of the plan's config (an SGEMM member's
 SgemmConfig, or a few-vector plan's FewVecNConfig / FewVecTConfig); `splits=N`, `splits=*2` or `splits=/2` sets
-a few-vector plan's split count (absolute, or from the committed plan's).  Values are Python literals
+a few-vector plan's split count (absolute, or from the committed plan's; without it the split rule's for the
+variant's config).  Values are Python literals
 (`warps=(2,2)`).  Without variants each shape takes DEFAULT's for its kind of plan: the few-vector op N knobs
 (rows a lane, steps in flight, lanes a row, warps a block, splits) and, for the skinny members, a register cap
 (`max_registers`, PTX .maxnreg) that lets one more block onto each SM.  Every plan is checked against float64
@@ -67,7 +68,9 @@ class FewVecVariant:
         from dataclasses import replace
         from regtile.runtime.fewvec import fewvec_route
         fields = dict(fields)
-        splits = _splits(fields.pop("splits"), route.plan.splits) if "splits" in fields else route.plan.splits
+        # no splits=: the split rule's for the variant's config (fewvec_splits; until session 22 the committed
+        # plan's count, which misread a variant of another kind: docs/data/session22/b_3707651's "l1")
+        splits = _splits(fields.pop("splits"), route.plan.splits) if "splits" in fields else None
         self.route = fewvec_route(m, n, k, False, k, False, n, n, config=replace(route.config, **fields),
                                   splits=splits)
         self.kernel = self.route.plan.kernel
