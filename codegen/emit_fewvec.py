@@ -210,6 +210,12 @@ def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
     return lines
 
 
+def _ts_copies(cfg: FewVecTConfig) -> range:
+    """The float4s of a step's staged rows a thread copies, as multiples t of the block's threads:
+    copy t moves float4 threadIdx.x + t * threads of the step's step * staged_vectors / 4."""
+    return range(-(-cfg.step * cfg.staged_vectors // 4 // cfg.threads))
+
+
 def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
     """This thread's float4s of the staged rows at.. at + step - 1 (zero past r1) into xn0..: __ldcg,
     not __ldg - ptxas moved the first step's read-only (LDG.CONSTANT) load above the PDL wait (ACQBULK),
@@ -217,7 +223,7 @@ def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
     replay on new vectors gave wrong sums, H100, session 22)."""
     F, T, VQ = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors // 4
     lines = []
-    for t in range(-(-F // T)):
+    for t in _ts_copies(cfg):
         f = f"(threadIdx.x + {t * T})"
         inside = f"({at}) + {f} / {VQ} < r1" + ("" if F % T == 0 else f" && {f} < {F}")
         lines.append(f"xn{t} = {inside} ? __ldcg(xv + (size_t)({at}) * {VQ} + {f}) : {_ZERO4};")
@@ -227,7 +233,7 @@ def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
 def _ts_store(cfg: FewVecTConfig, buf: str) -> List[str]:
     F, T = cfg.step * cfg.staged_vectors // 4, cfg.threads
     return [(f"if (threadIdx.x + {t * T} < {F}) " if F % T else "") + f"xs[{buf}][threadIdx.x + {t * T}] = xn{t};"
-            for t in range(-(-F // T))]
+            for t in _ts_copies(cfg)]
 
 
 def _ts_fmas(cfg: FewVecTConfig) -> List[str]:
@@ -281,13 +287,13 @@ def _ts_meet(cfg: FewVecTConfig) -> List[str]:
 def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
     """One loop for both paths, vec_block chosen at each load: a loop a path (the float4 rows' and the
     scalar ones', as _emit_t has) ran 12-15% slower on the H100 (16x16384x4096 112.6 against 97.8 us,
-    16x4096x4096 33.7 / 29.9; lab/experiments/fewvec_ts_ab.py, docs/data/session22)."""
+    16x4096x4096 33.7 / 29.9; lab/experiments/fewvec_ts_ab.py at 4cf3c41, docs/data/session22/d_4cf3c41)."""
     name = kernel_name(cfg)
-    U, XF = cfg.unroll, -(-cfg.step * cfg.staged_vectors // 4 // cfg.threads)
+    U = cfg.unroll
     entry, pre_loop = _main_entry(cfg, _t_prefetch)
     regs = ", ".join(f"b{u}, n{u}" for u in range(U))
     prologue = [f"float4 {regs};  // this step's rows, the next step's",
-                f"float4 {', '.join(f'xn{t}' for t in range(XF))};  // the staged float4s this thread copies",
+                f"float4 {', '.join(f'xn{t}' for t in _ts_copies(cfg))};  // the staged float4s this thread copies",
                 "// the first step: its staged rows into xs[0], the thread's rows in flight",
                 *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
     body = [*[f"b{u} = n{u};" for u in range(U)],

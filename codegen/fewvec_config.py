@@ -297,7 +297,7 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
         # 16x4096x4096 30.1 us against 32.6, 10x8192x2048 28.5 / 31.9, 12x8192x3072 41.3 / 42.4
         if vectors <= 4:
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb)
-        if vectors <= 8 and ty % 2 == 0:
+        if vectors <= 8:  # (ty = 256 / tx >= 8: two groups of thread rows)
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
         # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips; 16
         # vectors on 4 lanes spilled at 3 and 4 rows in flight, on 8 at neither)
@@ -404,7 +404,8 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     if not force and (4 * rows * cols < bound or ld % 4):
         return None
     if not force and op == "T" and vectors > MANY_VECTORS:
-        cfg = _rule_config(rows, cols, op, vectors, "sm_90")  # its strip and step: the same on every arch
+        # the strip is the same on every arch; the step (rows in flight by arch) only caps the split count
+        cfg = _rule_config(rows, cols, op, vectors, "sm_90")
         slots = sms * cfg.min_blocks
         if wave_fill(grid(cfg, rows, cols, 1)[0] * fewvec_splits(cfg, rows, cols, sms, cfg.min_blocks),
                      slots) < SMEM_MIN_FILL:

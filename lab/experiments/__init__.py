@@ -234,3 +234,74 @@ def write_out(filename: str, payload) -> None:
     import os
     with open(os.path.join(os.environ.get("OUT", "."), filename), "w") as f:
         json.dump(payload, f, indent=1)
+
+
+# ---- the stream prototypes' kernels (stream_t_proto, stream_n_proto) --------------------------------------
+# A prototype's main kernel takes the SGEMM's arguments, then the split workspace Wk and each split's K length;
+# with gridDim.y == 1 it writes C, else its split's M x N partial to Wk, and the reduce entry (SPLIT_REDUCE, a
+# programmatic launch: it waits for the main kernel) sums the splits in order into C.
+SPLIT_PARAMS = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
+                ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
+                ("Wk", "float*"), ("kchunk", "int"))
+SPLIT_REDUCE_PARAMS = (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
+                       ("beta", "float"), ("C", "float*"), ("ldc", "int"))
+SPLIT_REDUCE = r"""
+extern "C" __global__ void {name}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
+                                         float beta, float* __restrict__ C, int ldc)
+{{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)M * N) return;
+    float s = 0.f;
+    for (int j = 0; j < splits; ++j) s += Wk[(size_t)j * M * N + i];
+    float* cp = C + (i / N) * ldc + i % N;
+    *cp = alpha * s + (beta != 0.f ? beta * *cp : 0.f);
+}}
+"""
+
+
+def split_source(name: str, main_text: str, threads: int, smem_bytes: int):
+    """The prototype's module: its main kernel `name` (SPLIT_PARAMS, `threads` a block, `smem_bytes` of dynamic
+    shared memory) and the reduce entry."""
+    from regtile.codegen.kernel import KernelSource, LaunchGeometry
+    red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
+                                                                     dynamic_smem_bytes=0, programmatic=True),
+                       SPLIT_REDUCE_PARAMS)
+    geo = LaunchGeometry(block=(threads, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=smem_bytes)
+    return KernelSource(name, "cuda", main_text + SPLIT_REDUCE.format(name=name), geo, SPLIT_PARAMS, reduce=red)
+
+
+def time_split_kernels(torch, bench, m: int, n: int, k: int, kernels: dict):
+    """regtile.sgemm's plan for the shape, cuBLAS and each prototype kernel ({label: (loaded kernel, grid x,
+    splits, kchunk, meta)}: grid (x, splits), each split kchunk long) checked against float64 and timed
+    interleaved on the ShapeBench.  -> (JSON row, line: times, GB/s, splits / blocks an SM / registers)."""
+    from regtile.runtime.plans import GemmPlan
+    plan = GemmPlan(m, n, k, False, False, k, n, n)
+    fns = {"cublas": bench.cublas(), "plan": bench.library(plan)}
+    meta = {}
+    for label, (kern, grid_x, s, kchunk, info) in kernels.items():
+        ws = torch.empty(max(1, s * m * n), device="cuda") if s > 1 else None
+        wsp = ws.data_ptr() if ws is not None else 0
+        mains, reds = [], []
+        for i in range(bench.sets):
+            a, b, c = bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr()
+            mains.append(kern.pack((m, n, k, 1.0, a, k, b, n, 0.0, c, n, wsp, kchunk)))
+            reds.append(kern.reduce.pack((m, n, s, 1.0, wsp, 0.0, c, n)))
+        grid, rgrid = (grid_x, s, 1), (-(-(m * n) // 256), 1, 1)
+
+        def fn(i, kern=kern, grid=grid, mains=mains, reds=reds, s=s, rgrid=rgrid, keep=ws):
+            kern.launch(grid, (), 0, packed=mains[i])
+            if s > 1:
+                kern.reduce.launch(rgrid, (), 0, packed=reds[i])
+        fns[label] = fn
+        meta[label] = dict(info, splits=s, grid=grid, blocks_per_sm=kern.blocks_per_sm,
+                           registers=kern.artifact.resources.registers)
+    names = [x for x in fns if x != "cublas"]
+    check, us = check_and_time_interleaved(torch, bench, fns, names)
+    traffic = 4 * (m * k + k * n + m * n)
+    gbs = {name: round(traffic / t / 1e3) for name, t in us.items()}
+    row = dict(m=m, n=n, k=k, plan=plan.describe(), check=check, us=us, gbs=gbs, meta=meta)
+    return row, versus(us, check, names) + "  GB/s " + " ".join(f"{x} {gbs[x]}" for x in names) + \
+        "  " + " ".join(f"{x}:s{meta[x]['splits']}b{meta[x]['blocks_per_sm']}r{meta[x]['registers']}" for x in meta)

@@ -22,7 +22,7 @@ once).  Needs A's rows and B's rows 16-byte aligned (k % 4 == 0, n % 4 == 0).
 
 dry=1 builds each variant for sm_90 here and prints its registers and spills (no GPU).
 """
-from lab.experiments import check_and_time_interleaved, over_shapes, program, take_option, versus
+from lab.experiments import over_shapes, program, split_source, take_option, time_split_kernels
 
 SOURCE = r"""
 #define V {V}
@@ -129,20 +129,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
                 }} else Wk[((size_t)blockIdx.y * M + row0 + r) * N + v] = s[r][v];
             }}
 }}
-
-extern "C" __global__ void {NAME}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
-                                         float beta, float* __restrict__ C, int ldc)
-{{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)M * N) return;
-    float s = 0.f;
-    for (int j = 0; j < splits; ++j) s += Wk[(size_t)j * M * N + i];
-    float* cp = C + (i / N) * ldc + i % N;
-    *cp = alpha * s + (beta != 0.f ? beta * *cp : 0.f);
-}}
 """
 
 DEFAULT_SHAPES = ("2048x16x32768", "4096x16x4096", "8192x16x8192", "65536x16x1024", "4096x12x8192")
@@ -166,19 +152,9 @@ def smem_bytes(v: dict) -> int:
 
 
 def source(v: dict, tag: str):
-    from regtile.codegen.kernel import KernelSource, LaunchGeometry
     name = f"stream_n_{tag}"
-    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "W", "R", "U", "MINB")})
-    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["W"] * v["R"], tile_n=v["V"],
-                         dynamic_smem_bytes=smem_bytes(v))
-    params = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
-              ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
-              ("Wk", "float*"), ("kchunk", "int"))
-    red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
-                                                                     dynamic_smem_bytes=0, programmatic=True),
-                       (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
-                        ("beta", "float"), ("C", "float*"), ("ldc", "int")))
-    return KernelSource(name, "cuda", text, geo, params, reduce=red)
+    return split_source(name, SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "W", "R", "U", "MINB")}),
+                        32 * v["W"], smem_bytes(v))
 
 
 def splits_for(v: dict, m: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
@@ -212,41 +188,15 @@ def run(argv):
 def one(specs, torch, bench, m, n, k):
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_source
-    from regtile.runtime.plans import GemmPlan
     dev = driver.device()
-    plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
-    fns = {"cublas": bench.cublas(), "plan": bench.library(plan)}
-    meta = {}
+    kernels = {}
     for spec in specs:
         v = variant(spec, n)
         kern = driver.load(compile_source(source(v, f"{v['name']}_{n}"), dev.arch))
         s = splits_for(v, m, k, kern.blocks_per_sm, dev.sm_count)
-        kchunk = -(-(-(-k // s)) // (128 * v["U"])) * 128 * v["U"]
-        s = -(-k // kchunk)
-        grid = (-(-m // (v["W"] * v["R"])), s, 1)
-        ws = torch.empty(max(1, s * m * n), device="cuda") if s > 1 else None
-        wsp = ws.data_ptr() if ws is not None else 0
-        mains, reds = [], []
-        for i in range(bench.sets):
-            a, b, c = bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr()
-            mains.append(kern.pack((m, n, k, 1.0, a, k, b, n, 0.0, c, n, wsp, kchunk)))
-            reds.append(kern.reduce.pack((m, n, s, 1.0, wsp, 0.0, c, n)))
-        rgrid = (-(-(m * n) // 256), 1, 1)
-
-        def fn(i, kern=kern, grid=grid, mains=mains, reds=reds, s=s, rgrid=rgrid, keep=ws):
-            kern.launch(grid, (), 0, packed=mains[i])
-            if s > 1:
-                kern.reduce.launch(rgrid, (), 0, packed=reds[i])
-        fns[v["name"]] = fn
-        meta[v["name"]] = dict(spec=spec, splits=s, grid=grid, blocks_per_sm=kern.blocks_per_sm,
-                               registers=kern.artifact.resources.registers)
-    check, us = check_and_time_interleaved(torch, bench, fns, [x for x in fns if x != "cublas"])
-    traffic = 4 * (m * k + k * n + m * n)
-    gbs = {name: round(traffic / t / 1e3) for name, t in us.items()}
-    row = dict(m=m, n=n, k=k, plan=plan.describe(), check=check, us=us, gbs=gbs, meta=meta)
-    names = [x for x in fns if x != "cublas"]
-    return row, versus(us, check, names) + "  GB/s " + " ".join(f"{x} {gbs[x]}" for x in names) + \
-        "  " + " ".join(f"{x}:s{meta[x]['splits']}b{meta[x]['blocks_per_sm']}r{meta[x]['registers']}" for x in meta)
+        kchunk = -(-(-(-k // s)) // (128 * v["U"])) * 128 * v["U"]  # a split: whole steps
+        kernels[v["name"]] = (kern, -(-m // (v["W"] * v["R"])), -(-k // kchunk), kchunk, dict(spec=spec))
+    return time_split_kernels(torch, bench, m, n, k, kernels)
 
 
 main = program(run, "dry=1, variants=NAME:V=..,W=..;NAME:..., then MxNxK shapes")

@@ -35,7 +35,7 @@ by the few-vector stage kernel (any layout of A) and read from that copy.
 
     python3 -m lab.experiments.stream_t_proto [dry=1] [variants="a:L=8,W=8;b:L=16"] [MxNxK ...]
 """
-from lab.experiments import check_and_time_interleaved, over_shapes, program, take_option, versus
+from lab.experiments import over_shapes, program, split_source, take_option, time_split_kernels
 
 SOURCE = r"""
 #define V {V}
@@ -179,21 +179,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
         __syncthreads();
     }}
 }}
-
-extern "C" __global__ void {NAME}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
-                                         float beta, float* __restrict__ C, int ldc)
-{{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)M * N) return;
-    float s = 0.f;
-    for (int j = 0; j < splits; ++j) s += Wk[(size_t)j * M * N + i];
-    const size_t v = i / N, n = i % N;
-    float* cp = C + v * ldc + n;
-    *cp = alpha * s + (beta != 0.f ? beta * *cp : 0.f);
-}}
 """
 
 DEFAULT_SHAPES = ("16x4096x4096", "32x4096x4096", "32x1024x131072", "16x5120x5120", "24x4096x8192",
@@ -211,19 +196,9 @@ def variant(spec: str, m: int) -> dict:
 
 
 def source(v: dict, tag: str):
-    from regtile.codegen.kernel import KernelSource, LaunchGeometry
     name = f"stream_t_{tag}"
-    text = SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB", "AC")})
-    geo = LaunchGeometry(block=(32 * v["W"], 1, 1), tile_m=v["V"], tile_n=4 * v["L"],
-                         dynamic_smem_bytes=smem_bytes(v))
-    params = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("A", "const float*"), ("lda", "int"),
-              ("B", "const float*"), ("ldb", "int"), ("beta", "float"), ("C", "float*"), ("ldc", "int"),
-              ("Wk", "float*"), ("kchunk", "int"))
-    red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
-                                                                     dynamic_smem_bytes=0, programmatic=True),
-                       (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
-                        ("beta", "float"), ("C", "float*"), ("ldc", "int")))
-    return KernelSource(name, "cuda", text, geo, params, reduce=red)
+    return split_source(name, SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB", "AC")}),
+                        32 * v["W"], smem_bytes(v))
 
 
 def smem_bytes(v: dict) -> int:
@@ -232,7 +207,7 @@ def smem_bytes(v: dict) -> int:
     return 4 * max(2 * v["AC"] * rs * (v["V"] + 4), v["W"] * 16 * v["L"])
 
 
-def splits_for(v: dict, m: int, n: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
+def splits_for(v: dict, n: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
     """v's S, or the fewest splits (each a whole number of steps) whose blocks fill the SMs' slots."""
     rs = v["W"] * (32 // v["L"]) * v["U"]
     strips = -(-n // (4 * v["L"]))
@@ -287,42 +262,16 @@ def specs_for(specs, m: int):
 def one(specs, torch, bench, m, n, k):
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_source
-    from regtile.runtime.plans import GemmPlan
     dev = driver.device()
-    plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
-    fns = {"cublas": bench.cublas(), "plan": bench.library(plan)}
-    meta = {}
+    kernels = {}
     for spec in specs_for(specs, m):
         v = variant(spec, m)
         kern = driver.load(compile_source(source(v, f"{v['name']}_{m}"), dev.arch))
-        s = splits_for(v, m, n, k, kern.blocks_per_sm, dev.sm_count)
-        rs = v["W"] * (32 // v["L"]) * v["U"] * v["AC"]
-        kchunk = -(-(-(-k // s)) // rs) * rs
-        s = -(-k // kchunk)
-        grid = (-(-n // (4 * v["L"])), s, 1)
-        ws = torch.empty(max(1, s * m * n), device="cuda") if s > 1 else None
-        wsp = ws.data_ptr() if ws is not None else 0
-        mains, reds = [], []
-        for i in range(bench.sets):
-            a, b, c = bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr()
-            mains.append(kern.pack((m, n, k, 1.0, a, k, b, n, 0.0, c, n, wsp, kchunk)))
-            reds.append(kern.reduce.pack((m, n, s, 1.0, wsp, 0.0, c, n)))
-        rgrid = (-(-(m * n) // 256), 1, 1)
-
-        def fn(i, kern=kern, grid=grid, mains=mains, reds=reds, s=s, rgrid=rgrid, keep=ws):
-            kern.launch(grid, (), 0, packed=mains[i])
-            if s > 1:
-                kern.reduce.launch(rgrid, (), 0, packed=reds[i])
-        fns[v["name"]] = fn
-        meta[v["name"]] = dict(spec=spec, splits=s, grid=grid, blocks_per_sm=kern.blocks_per_sm,
-                               registers=kern.artifact.resources.registers)
-    check, us = check_and_time_interleaved(torch, bench, fns, [x for x in fns if x != "cublas"])
-    traffic = 4 * (m * k + k * n + m * n)
-    gbs = {name: round(traffic / t / 1e3) for name, t in us.items()}
-    row = dict(m=m, n=n, k=k, plan=plan.describe(), check=check, us=us, gbs=gbs, meta=meta)
-    names = [x for x in fns if x != "cublas"]
-    return row, versus(us, check, names) + "  GB/s " + " ".join(f"{x} {gbs[x]}" for x in names) + \
-        "  " + " ".join(f"{x}:s{meta[x]['splits']}b{meta[x]['blocks_per_sm']}r{meta[x]['registers']}" for x in meta)
+        s = splits_for(v, n, k, kern.blocks_per_sm, dev.sm_count)
+        chunk = v["W"] * (32 // v["L"]) * v["U"] * v["AC"]  # a split: whole chunks of A
+        kchunk = -(-(-(-k // s)) // chunk) * chunk
+        kernels[v["name"]] = (kern, -(-n // (4 * v["L"])), -(-k // kchunk), kchunk, dict(spec=spec))
+    return time_split_kernels(torch, bench, m, n, k, kernels)
 
 
 main = program(run, "dry=1, variants=NAME:V=..,L=..;NAME:..., then MxNxK shapes")

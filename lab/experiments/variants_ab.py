@@ -43,13 +43,14 @@ def parse(spec: str):
 
 def _member_base(name: str, m: int, n: int, k: int):
     """NAME@MEMBER's starting point: MEMBER's (config, backend) for the row-major shape, as the sweeps build it;
-    NAME@table: the member the shape heuristic picks (what regtile.sgemm runs where no GEMV route takes the shape)."""
-    from regtile.codegen.operand_forms import for_operands, member_for_shape
+    NAME@table: the kernel regtile.sgemm picks where no GEMV route takes the shape (runtime/choice.py: a tuned
+    entry, else the heuristic's member, for the device; needs the GPU)."""
+    from regtile.codegen.operand_forms import member_for_shape
     member = name.split("@", 1)[1]
     if member == "table":
-        from regtile.codegen.heuristic import choose_kernel
-        cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
-        return for_operands(cfg, backend, k, n, n), backend
+        from regtile.runtime import driver
+        from regtile.runtime.choice import choose_sgemm_kernel
+        return choose_sgemm_kernel(m, n, k, driver.device().arch)
     return member_for_shape(member, m, n, k, 132)
 
 
