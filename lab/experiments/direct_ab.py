@@ -15,7 +15,7 @@ Variants, each the direct config's module with its copy loads rewritten (checked
 """
 import re
 
-from lab.experiments import over_shapes, program, registers, take_option, time_plans
+from lab.experiments import over_shapes, program, take_option, time_plans
 
 SHAPES = ("16x4096x4096", "16x16384x4096", "16x4096x16384", "16x2048x2048", "16x1024x4096", "16x5120x5120",
           "12x8192x3072", "10x8192x2048", "14x4096x4096")
