@@ -204,16 +204,20 @@ _ZERO4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
 
 def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
     """The thread's `unroll` rows of the matrix from row `at` on (rows at + u * rows_per_step) into
-    float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path."""
+    float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path, under one
+    vec_block test for all the rows.  A test a row (`if (row < r1) n = vec_block ? float4 : scalars`)
+    left three to four branches a row in the SASS and ran 1-3% slower on 8 of 9 shapes (16x5120x5120
+    45.1 against 43.8 us; lab/experiments/ts_loads_ab.py, docs/data/session23/d_14841a0)."""
     TY = cfg.rows_per_step
-    lines = []
+    vec, scalar = [], []
     for u in range(cfg.unroll):
         row = f"({at} + {u * TY})"
-        vec = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
-        scalars = ", ".join(f"c{c} ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f" for c in range(4))
-        lines += [f"if ({row} < r1) {into}{u} = vec_block ? {vec} : make_float4({scalars});",
-                  f"else {into}{u} = {_ZERO4};"]
-    return lines
+        load = f"__ldcs(reinterpret_cast<const float4*>(a + (size_t){row} * lda))"
+        vec.append(f"    {into}{u} = {row} < r1 ? {load} : {_ZERO4};")
+        scalars = ", ".join(f"({row} < r1 && c{c}) ? __ldcs(a + (size_t){row} * lda + {c} * step_c) : 0.f"
+                            for c in range(4))
+        scalar.append(f"    {into}{u} = make_float4({scalars});")
+    return ["if (vec_block) {", *vec, "} else {", *scalar, "}"]
 
 
 def _ts_copies(cfg: FewVecTConfig) -> range:
