@@ -26,10 +26,6 @@ FEWVEC_PARAMS = (
     ("A", "const float*"), ("lda", "int"), ("X", "const float*"),
     ("beta", "float"), ("C", "float*"), ("ldc", "int"), ("W", "float*"),
 )
-# The op T shared-memory kernel reading the vectors in place (direct_vectors): S and sv (the stage
-# kernel's source, below, with sp = 1: each vector contiguous) where the others read X; no stage
-# kernel runs before it.
-DIRECT_PARAMS = FEWVEC_PARAMS[:5] + (("S", "const float*"), ("sv", "int")) + FEWVEC_PARAMS[6:]
 # The stage kernel: vector v's p-th value is S[v * sv + p * sp], p < K.
 STAGE_PARAMS = (("S", "const float*"), ("sv", "int"), ("sp", "int"), ("K", "int"), ("X", "float*"))
 STAGE_THREADS = 256
@@ -56,9 +52,7 @@ def kernel_name(cfg) -> str:
 
 
 def staged_floats(cfg, length: int) -> int:
-    """The staged vectors' workspace (floats) for vectors `length` long (none read in place)."""
-    if isinstance(cfg, FewVecTConfig) and cfg.direct_vectors:
-        return 0
+    """The staged vectors' workspace (floats) for vectors `length` long."""
     if isinstance(cfg, FewVecTConfig):
         return length * cfg.staged_vectors
     return cfg.vectors * (-(-length // 4) * 4)
@@ -227,46 +221,23 @@ def _ts_copies(cfg: FewVecTConfig) -> range:
 
 
 def _ts_stage(cfg: FewVecTConfig, at: str) -> List[str]:
-    """This thread's float4s of the step's vectors at rows at.. at + step - 1 (zero past r1) into xn0..
-    Staged: copy f is float4 f of the stage kernel's rows (row at + f / VQ, vectors 4 (f % VQ) ..).
-    In place (direct_vectors, each vector contiguous): copy f is vector f % VP's values at rows
-    at + 4 (f / VP) .. + 3, a float4 where vec_x holds and the four rows are inside, else scalars.
-    __ldcg, not __ldg: ptxas moved the first step's read-only (LDG.CONSTANT) load above the PDL wait
-    (ACQBULK), so that it read the staged vectors before the stage kernel had written them (a CUDA
-    graph replay on new vectors gave wrong sums, H100, session 22); a coherent load stays after it."""
-    F, T, VP, V = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors, cfg.vectors
+    """This thread's float4s of the staged rows at.. at + step - 1 (zero past r1) into xn0..: __ldcg,
+    not __ldg - ptxas moved the first step's read-only (LDG.CONSTANT) load above the PDL wait (ACQBULK),
+    so that it could read the staged vectors before the stage kernel had written them (a CUDA graph
+    replay on new vectors gave wrong sums, H100, session 22)."""
+    F, T, VQ = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors // 4
     lines = []
     for t in _ts_copies(cfg):
         f = f"(threadIdx.x + {t * T})"
-        whole = "" if F % T == 0 else f" && {f} < {F}"
-        if not cfg.direct_vectors:
-            lines.append(f"xn{t} = ({at}) + {f} / {VP // 4} < r1{whole} ? __ldcg(xv + (size_t)({at}) * {VP // 4} + {f})"
-                         f" : {_ZERO4};")
-            continue
-        vector = "" if V == VP else f" && {f} % {VP} < {V}"
-        vec = f"({f} % {VP})" if V == VP else f"min((int)({f} % {VP}), {V - 1})"  # padding vectors read V - 1
-        scalars = ", ".join(f"p + {j} < r1{whole}{vector} ? __ldcg(sx + {j}) : 0.f" for j in range(4))
-        lines += [f"{{ const int p = ({at}) + 4 * ({f} / {VP});",
-                  f"  const float* const sx = S + (size_t){vec} * sv + p;",
-                  f"  xn{t} = make_float4({scalars}); }}"]
+        inside = f"({at}) + {f} / {VQ} < r1" + ("" if F % T == 0 else f" && {f} < {F}")
+        lines.append(f"xn{t} = {inside} ? __ldcg(xv + (size_t)({at}) * {VQ} + {f}) : {_ZERO4};")
     return lines
 
 
 def _ts_store(cfg: FewVecTConfig, buf: str) -> List[str]:
-    """The copies into xs[buf]: a float4 a copy; in place (_ts_stage), its four rows' values of one vector
-    as four floats (row 4 (f / VP) + j, vector f % VP: lanes on consecutive vectors, consecutive banks)."""
-    F, T, VP = cfg.step * cfg.staged_vectors // 4, cfg.threads, cfg.staged_vectors
-    lines = []
-    for t in _ts_copies(cfg):
-        f = f"threadIdx.x + {t * T}"
-        guard = f"if ({f} < {F}) " if F % T else ""
-        if not cfg.direct_vectors:
-            lines.append(f"{guard}xs[{buf}][{f}] = xn{t};")
-            continue
-        at = f"reinterpret_cast<float*>(xs[{buf}]) + 4 * (({f}) / {VP}) * {VP} + ({f}) % {VP}"
-        lines.append(f"{guard}{{ float* const d = {at}; "
-                     + " ".join(f"d[{j * VP}] = xn{t}.{XYZW[j]};" for j in range(4)) + " }")
-    return lines
+    F, T = cfg.step * cfg.staged_vectors // 4, cfg.threads
+    return [(f"if (threadIdx.x + {t * T} < {F}) " if F % T else "") + f"xs[{buf}][threadIdx.x + {t * T}] = xn{t};"
+            for t in _ts_copies(cfg)]
 
 
 def _ts_fmas(cfg: FewVecTConfig) -> List[str]:
@@ -336,24 +307,12 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
             "}",
             *_ts_fmas(cfg),
             "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}"]
-    VQ = cfg.staged_vectors // 4
-    if cfg.direct_vectors:
-        staged = ["// the vectors read in place: vector v's p-th value is S[v * sv + p] (sp = 1); a step's "
-                  f"{cfg.step} rows of them", f"// pass through xs ({VQ} float4s a row, double-buffered), "
-                  "read back as broadcasts; float4 loads along each vector where they are 16-byte aligned",
-                  "const bool vec_x = sv % 4 == 0 && reinterpret_cast<size_t>(S) % 16 == 0 && r0 % 4 == 0;"]
-    else:
-        staged = [f"// the staged vectors: row p of X holds the {cfg.vectors} vectors' p-th values, {VQ} float4s;",
-                  f"// a step's {cfg.step} rows of them pass through xs (double-buffered), read back as broadcasts",
-                  "const float4* const xv = reinterpret_cast<const float4*>(X);"]
-    staged.append(f"__shared__ __align__(16) float4 xs[2][{cfg.step * VQ}];")
-    vectors = "vectors X_v (S[v * sv + p], read in place)" if cfg.direct_vectors else "staged vectors X_v"
     text = render(
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
-        header=header(f"few-vector kernel {name}", f"C[v, :] = alpha * X_v^T A + beta * C[v, :] for the "
-                      f"{vectors}; A (M x N) row-major, lda.", cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"),
-        threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, step=cfg.step, staged=staged,
-        params=c_params(DIRECT_PARAMS if cfg.direct_vectors else FEWVEC_PARAMS),
+        header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
+                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
+        threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
+        vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
         prologue=prologue, body=body, meet=_ts_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
@@ -451,14 +410,10 @@ def _stage_source(cfg, name: str) -> KernelSource:
 
 
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
-    """stage, main, reduce: launched in that order, each programmatic (FEWVEC_ENTRY, REDUCE_ENTRY);
-    a kernel that reads its vectors in place (direct_vectors) has no stage."""
+    """stage, main, reduce: launched in that order, each programmatic (FEWVEC_ENTRY, REDUCE_ENTRY)."""
     geo = replace(geo, programmatic=True)
-    reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")
-    if isinstance(cfg, FewVecTConfig) and cfg.direct_vectors:
-        return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                            params=DIRECT_PARAMS, entries=(), reduce=reduce)
     stage = _stage_source(cfg, name)
+    reduce = reduce_source(name, FEWVEC_REDUCE_PARAMS, "C", "(long long)(i / inner) * ldo + i % inner")
     return KernelSource(name=name, language="cuda", text=stage.text + "\n" + text + "\n" + reduce.text,
                         geometry=geo, params=FEWVEC_PARAMS, entries=(("stage", stage),), reduce=reduce)
 

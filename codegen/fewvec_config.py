@@ -97,7 +97,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors", "direct_vectors")
+    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors")
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -122,22 +122,12 @@ class FewVecTConfig(ConfigDict):
     # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 30.1
     # (docs/shapes.md, session 22).
     smem_vectors: bool = False
-    # True (with smem_vectors): the kernel copies each step's vector values into shared memory from
-    # the small operand itself, whose vectors must be contiguous (S[v * sv + p]: A's rows, A not
-    # transposed), a float4 along a vector a copy, and the module has no stage kernel: one launch
-    # fewer before the stream starts.  The rule sets it where the layout allows (choose_fewvec).
-    direct_vectors: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
         if not isinstance(self.smem_vectors, bool):
             raise ConfigError(f"smem_vectors={self.smem_vectors!r}: True or False")
-        if not isinstance(self.direct_vectors, bool):
-            raise ConfigError(f"direct_vectors={self.direct_vectors!r}: True or False")
-        if self.direct_vectors and not self.smem_vectors:
-            raise ConfigError("direct_vectors without smem_vectors: only the shared-memory path reads the vectors "
-                              "in place (each block copies a step's values once); set smem_vectors=True")
         if self.smem_vectors and self.vector_groups != 1:
             raise ConfigError(f"smem_vectors with vector_groups={self.vector_groups}: the shared-memory path sums "
                               f"every vector in each thread (vector_groups=1)")
@@ -208,7 +198,6 @@ class FewVecTConfig(ConfigDict):
         return (f"fewvec-t: {self.vectors} vectors"
                 + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
                 + (" through shared memory" if self.smem_vectors else "")
-                + (" read in place" if self.direct_vectors else "")
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")

@@ -47,33 +47,26 @@ class FewVecPlan(PackedPlan):
         if self.grid[1] > 65535:
             raise InputError(f"{rows}x{cols}: {self.splits} splits exceed gridDim.y's 65535")
         self.length = rows if self.op == "T" else cols  # each vector's length
-        self.direct = self.op == "T" and cfg.direct_vectors  # the vectors read in place: no stage launch
         self.staged = staged_floats(cfg, self.length)
         self.count = partial_count(cfg, rows, cols)
         self.stage_grid = (max(1, min(STAGE_MAX_BLOCKS, -(-self.staged // 256))), 1, 1)
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         self.pinned = False  # a graph captured a launch: kept alive by plan_store.captured_plans after the cache evicts it
 
-    def _new_workspace(self) -> Optional[driver.DeviceBuffer]:
-        """The staged vectors, then (split) the partials; none for a direct kernel without splits."""
-        floats = self.staged + (self.splits * self.count if self.splits > 1 else 0)
-        return driver.DeviceBuffer(4 * floats) if floats else None
+    def _new_workspace(self) -> driver.DeviceBuffer:
+        """The staged vectors, then (split) the partials."""
+        return driver.DeviceBuffer(4 * (self.staged + (self.splits * self.count if self.splits > 1 else 0)))
 
     def _launches(self, key: tuple, ws: int) -> list:
         """The launches of (stream, sv, sp, lda, ldc, small): `small` indexes the call's values tuple
         (a, b, c, alpha, beta) for the vectors' operand, 1 - small for the matrix's."""
         _, sv, sp, lda, ldc, small = key
         x, w = ws, ws + 4 * self.staged
-        if self.direct:  # the kernel reads S[v * sv + p] itself (the route sends it only sp = 1)
-            launches = [driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.rows, self.cols, 0.0, 0, lda, 0, sv, 0.0, 0, ldc, w),
-                                            {"A": 1 - small, "S": small, "C": 2, "alpha": 3, "beta": 4})]
-        else:
-            stage = self.kernel.entries["stage"]
-            launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
-                        driver.PackedLaunch(self.kernel, self.grid,
-                                            (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
-                                            {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4})]
+        stage = self.kernel.entries["stage"]
+        launches = [driver.PackedLaunch(stage, self.stage_grid, (0, sv, sp, self.length, x), {"S": small}),
+                    driver.PackedLaunch(self.kernel, self.grid,
+                                        (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
+                                        {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4})]
         if self.splits > 1:
             inner = self.cols if self.op == "T" else self.config.vectors
             launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
@@ -92,7 +85,7 @@ class FewVecPlan(PackedPlan):
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.config.vectors} vectors x {self.rows}x{self.cols}, "
                 f"grid {self.grid}" + (f", {self.splits} splits + reduce" if self.splits > 1 else "")
-                + (", vectors read in place" if self.direct else ", vectors staged first"))
+                + ", vectors staged first")
 
 
 def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Optional[str] = None,
