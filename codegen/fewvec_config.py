@@ -270,7 +270,7 @@ FewVecConfig = (FewVecNConfig, FewVecTConfig)
 def choose_fewvec(rows: int, cols: int, op: str, vectors: int, arch: str = "sm_90"):
     """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
     columns (C = X^T B, small m), op N the rows (C = A X, small n).  `arch` decides only how many
-    rows the shared-memory op T kernels keep in flight (SMEM_UNROLL_3: where ptxas spills)."""
+    rows the shared-memory op T kernels keep in flight (SMEM_UNROLL: where ptxas spills)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
@@ -302,9 +302,8 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
         # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips; 16
         # vectors on 4 lanes spilled at 3 and 4 rows in flight, on 8 at neither)
         tx = 8 if (vectors, tx) == (16, 4) else min(tx, SMEM_LANES)
-        unroll_3 = SMEM_UNROLL_3.get(arch, SMEM_UNROLL_3["other"])
-        return FewVecTConfig(vectors, tx, min(64, 256 // tx), 3 if (vectors, tx) in unroll_3 else 4,
-                             min_blocks=2, smem_vectors=True)
+        unroll = SMEM_UNROLL.get(arch, SMEM_UNROLL["other"]).get((vectors, tx), 4)
+        return FewVecTConfig(vectors, tx, min(64, 256 // tx), unroll, min_blocks=2, smem_vectors=True)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
@@ -313,12 +312,13 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
 
 
 SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
-# (vectors, threads_x) of the smem_vectors rule that spilled at 4 rows in flight within the 128 registers of two
-# blocks an SM and not at 3, by arch (NVRTC 13.0; 4 rows elsewhere: 3 spilled there, or both fit).  The H100's
-# 16 vectors on 16 lanes, measured at 4, fit; on sm_80 / 86 / 89 they spilled 140 bytes.  tests/codegen/
-# test_fewvec.py compiles every pick for the four archs; runtime/fewvec.py declines a pick that spills.
-SMEM_UNROLL_3 = {"sm_90": ((14, 16), (15, 4), (15, 16)),
-                 "other": ((14, 4), (15, 16), (16, 16))}  # sm_80, sm_86, sm_89
+# Rows in flight of the smem_vectors rule where ptxas spilled at 4 within the 128 registers of two blocks an SM:
+# (vectors, threads_x) -> the most that fit, by arch (NVRTC 13.0, the kernel as emitted since session 23's
+# grouped row loads, which moved the spills: the H100's 14 and 15 vectors on 16 lanes fit at 4 since, 12 and 16
+# vectors on 8 lanes spill there on sm_80 / 86 / 89).  tests/codegen/test_fewvec.py compiles every pick for the
+# four archs; runtime/fewvec.py declines a pick that spills.
+SMEM_UNROLL = {"sm_90": {(16, 8): 3},
+               "other": {(12, 8): 3, (14, 4): 3, (15, 16): 3, (16, 16): 3, (16, 8): 2}}  # sm_80, sm_86, sm_89
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

@@ -152,9 +152,16 @@ def test_smem_vectors_text():
     assert src.name.startswith("regtile_fewvec_ts16x16_v13_") and [r for r, _ in src.entries] == ["stage", "reduce"]
     t = src.text
     assert "__shared__ __align__(16) float4 xs[2][256];" in t  # 64 rows x 4 float4s
-    assert t.count("xs[buf ^ 1][threadIdx.x + 0] = xn0;") == 1  # one loop: vec_block chosen at each load
+    assert t.count("xs[buf ^ 1][threadIdx.x + 0] = xn0;") == 1  # one loop: vec_block chosen at the loads
     assert "__ldcg(xv + (size_t)(base + 64) * 4 + (threadIdx.x + 0))" in t
-    assert t.index("n3 = vec_block ?") < t.index("s12[3] = fmaf(b3.w, x.x, s12[3]);")  # next rows first
+    # a step's four rows under one vec_block test (the first step's and the loop's), each row guarded alone
+    assert t.count("if (vec_block) {") == 3  # with the L2 prefetch's
+    grouped = t[t.index("if (vec_block) {", t.index("const bool more")):]
+    grouped = grouped[:grouped.index("} else {")]
+    assert [ln.split(" = ")[0].strip() for ln in grouped.splitlines()[1:-1]] == ["n0", "n1", "n2", "n3"]
+    assert "n3 = (i + 64 + 48) < r1 ? __ldcs(reinterpret_cast<const float4*>(a + (size_t)(i + 64 + 48) * lda))" in t
+    assert "((i + 64 + 48) < r1 && c3) ? __ldcs(a + (size_t)(i + 64 + 48) * lda + 3 * step_c) : 0.f" in t
+    assert t.index("n3 = (i + 64 + 48)") < t.index("s12[3] = fmaf(b3.w, x.x, s12[3]);")  # next rows first
     assert "s13[" not in t  # 13 vectors: the staged row's padding feeds no sum
     assert "for (int o = 16; o < 32; o *= 2) {" in t and "__shared__ float red[8][4][4][16];" in t
     assert "s1[2] += __shfl_xor_sync(0xffffffffu, s1[2], o);" in t
