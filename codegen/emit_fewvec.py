@@ -320,24 +320,10 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
 
 
 # ---- op N: row sweeps of the matrix, each vector load serving the warp's rows ----------------------
-def _n_loads(cfg: FewVecNConfig, unroll: int, into: str, at: str) -> List[str]:
-    """The lane's float4s of its rows from column `at` on (`unroll` steps of 4 x lanes_per_row)."""
-    W = 4 * cfg.lanes_per_row
-    return [f"{into}{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + {at} + {W * u}));"
-            for u in range(unroll) for g in range(cfg.row_groups)]
-
-
-def _n_step(cfg: FewVecNConfig, unroll: int, pipelined: bool = False) -> List[str]:
-    """A step: the lane's float4s of its rows, then per float4 step each vector's float4 (every row
-    group's FMAs on it).  Pipelined, the float4s are the ones the step before loaded (n..), and the
-    next step's go out before this step's FMAs."""
+def _n_step(cfg: FewVecNConfig, unroll: int) -> List[str]:
     G, V, W = cfg.row_groups, cfg.vectors, 4 * cfg.lanes_per_row
-    if pipelined:
-        lines = [f"const float4 a{g}_{u} = n{g}_{u};" for u in range(unroll) for g in range(G)]
-        lines += [f"if (j + {cfg.step + W * (unroll - 1)} + 3 < c1) {{",
-                  *["    " + ln for ln in _n_loads(cfg, unroll, "n", f"j + {cfg.step}")], "}"]
-    else:
-        lines = ["const float4 " + ln for ln in _n_loads(cfg, unroll, "a", "j")]
+    lines = [f"const float4 a{g}_{u} = __ldcs(reinterpret_cast<const float4*>(a{g} + j + {W * u}));"
+             for u in range(unroll) for g in range(G)]
     for u in range(unroll):
         for v in range(V):
             lines.append(f"{{ const float4 x = __ldg(reinterpret_cast<const float4*>(X + (size_t){v} * kp + j + {W * u}));")
@@ -384,19 +370,13 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
                   f"const float* const a{g} = A + (size_t)(active{g} ? row{g} : 0) * lda;",
                   "float " + ", ".join(f"s{g}_{v} = 0.f" for v in range(V)) + ";"]
     entry, pre_loop = _main_entry(cfg, _n_prefetch)
-    last = 4 * cfg.lanes_per_row * (cfg.unroll - 1)
-    vector_pre = []
-    if cfg.pipelined:  # the first step's float4s, in flight before the loop
-        regs = ", ".join(f"n{g}_{u}" for u in range(cfg.unroll) for g in range(G))
-        vector_pre = [f"float4 {regs};  // the next step's float4s of the lane's rows",
-                      f"if (j + {last} + 3 < c1) {{", *["    " + ln for ln in _n_loads(cfg, cfg.unroll, "n", "j")], "}"]
     text = render(
         "fewvec_n.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",
                        f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
-        params=c_params(FEWVEC_PARAMS), setup=setup, last=last, step=cfg.step, vector_pre=vector_pre,
-        vector_body=_n_step(cfg, cfg.unroll, cfg.pipelined), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
+        params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,
+        vector_body=_n_step(cfg, cfg.unroll), vector_one=_n_step(cfg, 1), scalar_body=_n_scalar(cfg),
         meet=_n_meet(cfg))
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          whole_rows=True)

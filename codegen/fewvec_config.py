@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
-from .config_base import ConfigDict, check_bools, check_ints, check_pow2
+from .config_base import ConfigDict, check_ints, check_pow2
 from .config import ConfigError
 from .sgemv_config import H100_SMS, MAX_SPLITS, OPS, WARP, wave_fill
 
@@ -208,7 +208,7 @@ class FewVecTConfig(ConfigDict):
 class FewVecNConfig(ConfigDict):
     """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
     WHAT = "fewvec-n config"
-    OPT_IN = ("lanes_per_row", "prefetch_steps", "pipelined")
+    OPT_IN = ("lanes_per_row", "prefetch_steps")
     vectors: int = 4
     warps_per_block: int = 4
     row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
@@ -221,14 +221,10 @@ class FewVecNConfig(ConfigDict):
     # copy bandwidth, run 1).
     lanes_per_row: int = 32
     prefetch_steps: int = 0  # as FewVecTConfig's: the first steps of the lane's rows asked of L2 before the wait
-    # True: the float4 loop loads the next step's matrix floats before this step's FMAs (twice the
-    # loads' registers); False: a step loads, then waits for its loads, then multiplies
-    pipelined: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
-        check_bools(self, ("pipelined",))
         _check_prefetch(self)
         _check_min_blocks(self)
         if self.lanes_per_row not in (8, 16, 32):
@@ -258,16 +254,14 @@ class FewVecNConfig(ConfigDict):
         return self.lanes_per_row * 4 * self.unroll
 
     def registers_in_flight(self) -> int:
-        loads = 4 * self.row_groups * self.unroll * (2 if self.pipelined else 1)  # the next step's too
-        return self.vectors * self.row_groups + loads + 4 + 16
+        return self.vectors * self.row_groups + 4 * self.row_groups * self.unroll + 4 + 16
 
     def describe(self) -> str:
         return (f"fewvec-n: {self.vectors} vectors, {self.rows_per_warp} rows a warp ({self.lanes_per_row} lanes a "
                 f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
                 f"block ({self.rows_per_block} rows), unroll {self.unroll}"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
-                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else "")
-                + (", pipelined" if self.pipelined else ""))
+                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else ""))
 
 
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
