@@ -201,7 +201,7 @@ def _ts_rows(cfg: FewVecTConfig, into: str, at: str) -> List[str]:
     float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path, under one
     vec_block test for all the rows.  A test a row (`if (row < r1) n = vec_block ? float4 : scalars`)
     left three to four branches a row in the SASS and ran 1-3% slower on 8 of 9 shapes (16x5120x5120
-    45.1 against 43.8 us; lab/experiments/ts_loads_ab.py, docs/data/session23/d_14841a0)."""
+    45.1 against 43.8 us; lab/experiments/ts_loads_ab.py at 14841a0, docs/data/session23/d_14841a0)."""
     TY = cfg.rows_per_step
     vec, scalar = [], []
     for u in range(cfg.unroll):

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Session 23 (issue 20): the shared-memory op T kernel's row loads grouped under one vec_block test a step
-# against the committed text (lab/experiments/ts_loads_ab.py), then the same rewrite timed once more in a
+# against the committed text (lab/experiments/ts_loads_ab.py, at 14841a0 only: removed once the emitter wrote the
+# grouped form, when it would have compared the kernel with itself), then the same rewrite timed once more in a
 # second pass (order effects).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s23

@@ -1,6 +1,6 @@
 """Skinny n (9-16) with A stored m x k, the vectors through shared memory (issue 20, session 22): a prototype,
-written in session 22 and not yet run on a GPU (its device time was spent), for the next session to time
-against regtile.sgemm's plan (the few-vector op N kernel) and cuBLAS.
+written in session 22 and timed in session 23 against regtile.sgemm's plan (the few-vector op N kernel) and
+cuBLAS - slower than the plan on every shape, so nothing of it went into the library.
 
 Row-major C (m x n) = A (m x k) B (k x n) with n small is A streamed once, each element used n times.  The
 few-vector op N kernel (FewVecNConfig) runs its lanes along a row of A and reads the n vectors (B's columns,
@@ -15,6 +15,11 @@ copy, 4096x16x4096 at 67% (session 22's sweep).  This kernel, as the op T one of
   LDS.128 - consecutive lanes, consecutive 16 bytes: no bank conflict, one LDS.128 a vector serving R rows;
 - a lane keeps R x V sums; the 32 lanes of a row meet by xor shuffles, lane 0 writes C (one split) or the
   split's partial (a reduce kernel sums the splits in order, a programmatic launch).
+What it measured on the H100 (session 23, docs/data/session23/a_13deb7f; us, the plan / the best variant):
+2048x16x32768 109.9 / 114.7 (w8r3), 4096x16x4096 33.8 / 41.9 (w8r4m1), 8192x16x8192 109.0 / 147.2 (w8r4m1),
+65536x16x1024 109.8 / 147.6 (w8r3), 4096x12x8192 52.3 / 55.7 (w8r4m1).  With 32 vectors (w8r2, w4r2m2, w8r2u2,
+w4r3: 166-248 registers, one or two blocks an SM) it reached 420-640 GB/s against fused-128x32-f1's 2180-2220
+(32768x32x4096, 16384x32x16384).  Not profiled.
 Variants are NAME:V=..,W=..,R=..,U=..,MINB=..,S=.. (S: splits, 0 = enough blocks to fill the SMs' slots
 once).  Needs A's rows and B's rows 16-byte aligned (k % 4 == 0, n % 4 == 0).
 

@@ -30,6 +30,12 @@ regtile.sgemm ran then: 32.8):
   after the run and is not in this file): slower on every shape (16x4096x4096 33.1-38.2 against 29.2).
 - run 5: A staged AC = 4 / 8 / 16 steps at a time (a barrier a chunk): 29.5 / 30.7 / 36.9 against 28.5 at 1.
 - run 6: splits per shape - one wave of blocks was best (16x5120x5120 3 splits 42.2 against 51.0 at 12).
+- session 23, l16w8 beside the library's kernel in one call (docs/data/session23/a_13deb7f): 16x4096x4096 28.7
+  against 30.0, 16x16384x4096 93.9 / 97.5, 16x2048x2048 11.7 / 12.6, 12x8192x3072 40.1 / 40.8 (16x5120x5120
+  49.9 / 44.9: this file's 12 splits).  Under Nsight Compute (c_14cac04) the library's main kernel ran 30.8-31.6
+  us to this one's 30.1 and executed 15.3 M instructions (629 K branches) to its 13.9 M (270 K); reading the
+  vectors in place instead of the stage launch did not close it (b_04ebb84); grouping the row loads under one
+  alignment test a step took 1-3% (d_14841a0; codegen/emit_fewvec._ts_rows).
 The library's kernel (FewVecTConfig.smem_vectors, codegen/emit_fewvec.py) is this one with the vectors staged
 by the few-vector stage kernel (any layout of A) and read from that copy.
 
