@@ -1,5 +1,5 @@
 """Op N few-vector plans with 17-32 vectors (issue 20, session 23): the few-vector op N kernel (FewVecNConfig)
-taken past its 16-vector limit in this process only (fewvec_config.MAX_VECTORS raised here; the library's
+taken past its 16-vector limit while each variant's config is built (fewvec_config.MAX_VECTORS; the library's
 route still stops at 16), against regtile.sgemm's plan (the fused / skinny-n members) and cuBLAS.
 
 Row-major C (m x n) = A (m x k) B (k x n) with n of 17-32: A streamed once, each element used n times.  The
@@ -7,6 +7,12 @@ members tile it as a GEMM (fused-128x32-f1 on 32768x32x4096 at 0.996x cuBLAS, 74
 74%).  Here each lane keeps row_groups x n sums and reads the staged vectors from L1 (lanes_per_row = 8: the
 warp's four row groups read the same vector float4s, one 128-byte request).  Its FFMAs alone take about 145 us of
 issue on 32768x32x4096 at the H100's 132 SMs; the copy of A at 85% about 215 us.
+
+What it measured on the H100 (docs/data/session23/h_b1930b5; us, the member regtile.sgemm picks / the best
+variant, cuBLAS): 32768x32x4096 249.5 / 423.8 (3 rows a lane) / 250.7; 16384x32x16384 489.5 / 771.7 (2 rows, 2 steps,
+168 registers) / 542.2; 8192x32x8192 131.4 / 212.4; 4096x32x4096 42.0 / 62.3.  No variant came within 1.5x of the
+members at 32 vectors.  8192x24x8192: the best variant 148.7 (16 lanes a row) against cuBLAS's 144.9; its
+`committed` figure there is not the library's plan (_config).
 
 Variants are NAME:field=value;... over FewVecNConfig's fields (vectors = n), as lab/experiments/variants_ab.py
 spells them; `splits=N` sets the split count (else fewvec_splits's).  Each is checked against float64 first.
@@ -28,10 +34,16 @@ VARIANTS = ("rg2u1:row_groups=2;unroll=1;min_blocks=4", "rg2u1l16:row_groups=2;u
 
 
 def _config(n: int, fields: dict):
+    """The variant's config, built with the vector limit raised for that moment only: left raised (b1930b5),
+    regtile.sgemm's own route took the later shapes' n = 24 as few-vector GEMMs too, so 8192x24x8192's
+    `committed` time in docs/data/session23/h_b1930b5 is such a plan's, not the library's."""
     from regtile.codegen import fewvec_config
-    fewvec_config.MAX_VECTORS = 32  # this process only: the library's route stops at 16
-    base = fewvec_config.FewVecNConfig(n, 4, 2, 2, min_blocks=4, lanes_per_row=8, prefetch_steps=2)
-    return base.replace(**{f: v for f, v in fields.items() if f != "splits"})
+    limit, fewvec_config.MAX_VECTORS = fewvec_config.MAX_VECTORS, 32
+    try:
+        base = fewvec_config.FewVecNConfig(n, 4, 2, 2, min_blocks=4, lanes_per_row=8, prefetch_steps=2)
+        return base.replace(**{f: v for f, v in fields.items() if f != "splits"})
+    finally:
+        fewvec_config.MAX_VECTORS = limit
 
 
 class Plan:
