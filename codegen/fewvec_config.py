@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
-from .config_base import ConfigDict, check_ints, check_pow2
+from .config_base import ConfigDict, check_bools, check_ints, check_pow2
 from .config import ConfigError
 from .sgemv_config import H100_SMS, MAX_SPLITS, OPS, WARP, wave_fill
 
@@ -97,7 +97,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors")
+    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors", "running_rows")
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -122,12 +122,18 @@ class FewVecTConfig(ConfigDict):
     # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 30.1
     # (docs/shapes.md, session 22).
     smem_vectors: bool = False
+    # True (smem_vectors only; session 23's A/B): the loop steps a pointer to the thread's next matrix rows
+    # instead of computing each row's address from its index
+    running_rows: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
         if not isinstance(self.smem_vectors, bool):
             raise ConfigError(f"smem_vectors={self.smem_vectors!r}: True or False")
+        check_bools(self, ("running_rows",))
+        if self.running_rows and not self.smem_vectors:
+            raise ConfigError("running_rows without smem_vectors: only the shared-memory loop has them")
         if self.smem_vectors and self.vector_groups != 1:
             raise ConfigError(f"smem_vectors with vector_groups={self.vector_groups}: the shared-memory path sums "
                               f"every vector in each thread (vector_groups=1)")
