@@ -122,8 +122,10 @@ class FewVecTConfig(ConfigDict):
     # at 4 rows and ran 40.7 us on 16x4096x4096 at 2 (session 4); through shared memory 30.1
     # (docs/shapes.md, session 22).
     smem_vectors: bool = False
-    # True (smem_vectors only; session 23's A/B): the loop steps a pointer to the thread's next matrix rows
-    # instead of computing each row's address from its index
+    # True (smem_vectors only): the loop steps a pointer to the thread's next matrix rows instead of
+    # computing each row's address from its index (an IMAD.WIDE and reloaded parameters a row a step:
+    # the 16-vector main loop's SASS 665 -> 498 instructions on sm_90; 1-3% faster on 10 of 10 shapes,
+    # docs/data/session23/i_83e608b).  The rule sets it where ptxas keeps it spill-free (SMEM_FORM).
     running_rows: bool = False
 
     def __post_init__(self):
@@ -204,6 +206,7 @@ class FewVecTConfig(ConfigDict):
         return (f"fewvec-t: {self.vectors} vectors"
                 + (f" in {self.vector_groups} groups" if self.vector_groups > 1 else "")
                 + (" through shared memory" if self.smem_vectors else "")
+                + (" (rows by a running pointer)" if self.running_rows else "")
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
@@ -276,7 +279,7 @@ FewVecConfig = (FewVecNConfig, FewVecTConfig)
 def choose_fewvec(rows: int, cols: int, op: str, vectors: int, arch: str = "sm_90"):
     """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
     columns (C = X^T B, small m), op N the rows (C = A X, small n).  `arch` decides only how many
-    rows the shared-memory op T kernels keep in flight (SMEM_UNROLL: where ptxas spills)."""
+    rows the shared-memory op T kernels keep in flight and how they step (SMEM_FORM: where ptxas spills)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
@@ -309,8 +312,9 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
         # vectors on 4 lanes spilled at 3 and 4 rows in flight in session 22 and run on 8 lanes; since the
         # grouped row loads of session 23 they fit at 4 on sm_80 and sm_90, not timed: n <= 16 only)
         tx = 8 if (vectors, tx) == (16, 4) else min(tx, SMEM_LANES)
-        unroll = SMEM_UNROLL.get(arch, SMEM_UNROLL["other"]).get((vectors, tx), 4)
-        return FewVecTConfig(vectors, tx, min(64, 256 // tx), unroll, min_blocks=2, smem_vectors=True)
+        unroll, running = SMEM_FORM.get(arch, SMEM_FORM["other"]).get((vectors, tx), (4, True))
+        return FewVecTConfig(vectors, tx, min(64, 256 // tx), unroll, min_blocks=2, smem_vectors=True,
+                             running_rows=running)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
     # within 2% on 9 of 11 shapes (8192x8x8192 96.8 us against 98.3 at 16 lanes, 104.5 at 8, 108.4 with 4
     # rows a lane; 7680x2x2560 31.0, 1024x4x500000 717.3, 4096x12x8192 55.4, 4096x16x4096 35.1); 16
@@ -319,13 +323,19 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
 
 
 SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
-# Rows in flight of the smem_vectors rule where ptxas spilled at 4 within the 128 registers of two blocks an SM:
-# (vectors, threads_x) -> the most that fit, by arch (NVRTC 13.0, the kernel as emitted since session 23's
-# grouped row loads, which moved the spills: the H100's 14 and 15 vectors on 16 lanes fit at 4 since, 12 and 16
-# vectors on 8 lanes spill there on sm_80 / 86 / 89).  tests/codegen/test_fewvec.py compiles every pick for the
-# four archs; runtime/fewvec.py declines a pick that spills.
-SMEM_UNROLL = {"sm_90": {(16, 8): 3},
-               "other": {(12, 8): 3, (14, 4): 3, (15, 16): 3, (16, 16): 3, (16, 8): 2}}  # sm_80, sm_86, sm_89
+# The smem_vectors rule's (rows in flight, running_rows) where ptxas spilled the preferred (4, True) within the
+# 128 registers of two blocks an SM: (vectors, threads_x) -> the first spill-free of (4, True), (4, False),
+# (3, True), (3, False), ... by arch (NVRTC 13.0, the kernel as emitted since session 23).  4 rows against 3:
+# 14x4096x4096 29.2 against 31.0 us, 15x4096x4096 29.3 / 31.6 (docs/data/session23/e_988e461); running rows
+# against not: 1-3% (i_83e608b).  tests/codegen/test_fewvec.py compiles every pick for the four archs;
+# runtime/fewvec.py declines a pick that spills.
+SMEM_FORM = {
+    "sm_90": {(14, 4): (4, False), (15, 4): (4, False), (15, 8): (4, False), (15, 16): (4, False), (16, 8): (3, True)},
+    "sm_80": {(13, 4): (4, False), (14, 4): (3, True), (15, 4): (4, False), (15, 8): (4, False), (15, 16): (3, True),
+              (16, 8): (3, True)},
+    "other": {(13, 4): (4, False), (14, 4): (3, True), (15, 4): (4, False), (15, 8): (4, False), (16, 8): (3, True),
+              (16, 16): (3, True)},  # sm_86, sm_89
+}
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:

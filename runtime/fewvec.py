@@ -158,7 +158,7 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     except SpillError:
         if config is not None:
             raise
-        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_UNROLL holds
+        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_FORM holds
         # what NVRTC 13.0 did): the family's members take the GEMM
         return None
     return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 23 (issue 20): the library with the op T shared-memory kernel's grouped row loads and the rule's rows
-# in flight re-fitted to where ptxas spills (SMEM_UNROLL: the H100's 14 and 15 vectors at 4 rows): the
+# in flight re-fitted to where ptxas spills (SMEM_UNROLL at 988e461, SMEM_FORM since: 14 and 15 vectors at 4 rows): the
 # few-vector GPU tests and memcheck; 14 and 15 vectors at 3 rows against 4; then the suite's sweep.
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s23

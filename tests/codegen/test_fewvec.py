@@ -34,6 +34,8 @@ from regtile.errors import ConfigError
     (lambda: FewVecTConfig(16, 16, 16, 4, vector_groups=2, smem_vectors=True), "vector_groups=1"),
     (lambda: FewVecTConfig(16, 16, 16, 4, smem_vectors=1), "smem_vectors=1"),
     (lambda: FewVecTConfig(16, 2, 128, 4, smem_vectors=True), "static"),
+    (lambda: FewVecTConfig(16, 16, 16, 4, running_rows=True), "running_rows without smem_vectors"),
+    (lambda: FewVecTConfig(16, 16, 16, 4, smem_vectors=True, running_rows=1), "running_rows=1"),
 ])
 def test_validation_names_the_constraint(make, words):
     with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(".", r"\.")):
@@ -159,9 +161,14 @@ def test_smem_vectors_text():
     grouped = t[t.index("if (vec_block) {", t.index("const bool more")):]
     grouped = grouped[:grouped.index("} else {")]
     assert [ln.split(" = ")[0].strip() for ln in grouped.splitlines()[1:-1]] == ["n0", "n1", "n2", "n3"]
-    assert "n3 = (i + 64 + 48) < r1 ? __ldcs(reinterpret_cast<const float4*>(a + (size_t)(i + 64 + 48) * lda))" in t
-    assert "((i + 64 + 48) < r1 && c3) ? __ldcs(a + (size_t)(i + 64 + 48) * lda + 3 * step_c) : 0.f" in t
+    # the loop's rows by a pointer stepped a step at a time (running_rows), the first step's by index
+    assert cfg.running_rows and "const float* ar = a + (size_t)(i + 64) * lda;" in t and t.count("ar += 4 * rstep;") == 1
+    assert "n3 = (i + 64 + 48) < r1 ? __ldcs(reinterpret_cast<const float4*>(ar + 3 * rstep))" in t
+    assert "((i + 64 + 48) < r1 && c3) ? __ldcs(ar + 3 * rstep + 3 * step_c) : 0.f" in t
+    assert "n3 = (i + 48) < r1 ? __ldcs(reinterpret_cast<const float4*>(a + (size_t)(i + 48) * lda))" in t
     assert t.index("n3 = (i + 64 + 48)") < t.index("s12[3] = fmaf(b3.w, x.x, s12[3]);")  # next rows first
+    indexed = emit(cfg.replace(running_rows=False)).text
+    assert "rstep" not in indexed and "__ldcs(reinterpret_cast<const float4*>(a + (size_t)(i + 64 + 48) * lda))" in indexed
     assert "s13[" not in t  # 13 vectors: the staged row's padding feeds no sum
     assert "for (int o = 16; o < 32; o *= 2) {" in t and "__shared__ float red[8][4][4][16];" in t
     assert "s1[2] += __shfl_xor_sync(0xffffffffu, s1[2], o);" in t
