@@ -301,11 +301,11 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
                 f"float4 {', '.join(f'xn{t}' for t in _ts_copies(cfg))};  // the staged float4s this thread copies",
                 "// the first step: its staged rows into xs[0], the thread's rows in flight",
                 *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
-    rows, step = ("ar", []) if cfg.running_rows else ("", [])
+    rows, step = "", []
     if cfg.running_rows:  # a pointer to the thread's first row of the next step, stepped once a loop step
+        rows, step = "ar", [f"ar += {U} * rstep;"]
         prologue += [f"const size_t rstep = (size_t){cfg.rows_per_step} * lda;  // between a thread's rows",
                      f"const float* ar = a + (size_t)(i + {cfg.step}) * lda;"]
-        step = [f"ar += {U} * rstep;"]
     body = [*[f"b{u} = n{u};" for u in range(U)],
             f"const bool more = base + {cfg.step} < r1;",
             "if (more) {",

@@ -310,7 +310,7 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
             return FewVecTConfig(vectors, tx, ty, 8, min_blocks=mb, vector_groups=2)
         # (at most 64 thread rows: a step's staged rows fit the static shared memory on narrow strips; 16
         # vectors on 4 lanes spilled at 3 and 4 rows in flight in session 22 and run on 8 lanes; since the
-        # grouped row loads of session 23 they fit at 4 on sm_80 and sm_90, not timed: n <= 16 only)
+        # grouped row loads of session 23 they fit at 4 on sm_80 and sm_90 with indexed rows, not timed: n <= 16)
         tx = 8 if (vectors, tx) == (16, 4) else min(tx, SMEM_LANES)
         unroll, running = SMEM_FORM.get(arch, SMEM_FORM["other"]).get((vectors, tx), (4, True))
         return FewVecTConfig(vectors, tx, min(64, 256 // tx), unroll, min_blocks=2, smem_vectors=True,
