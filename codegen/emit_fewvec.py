@@ -196,7 +196,7 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
 _ZERO4 = "make_float4(0.f, 0.f, 0.f, 0.f)"
 
 
-def _ts_rows(cfg: FewVecTConfig, into: str, at: str, rows: str = "") -> List[str]:
+def _ts_rows(cfg: FewVecTConfig, into: str, at: str, pointer: str = "") -> List[str]:
     """The thread's `unroll` rows of the matrix from row `at` on (rows at + u * rows_per_step) into
     float4s `into`0.. (zero past r1): one float4 a row, or four scalars on the scalar path, under one
     vec_block test for all the rows.  A test a row (`if (row < r1) n = vec_block ? float4 : scalars`)
@@ -206,8 +206,8 @@ def _ts_rows(cfg: FewVecTConfig, into: str, at: str, rows: str = "") -> List[str
     vec, scalar = [], []
     for u in range(cfg.unroll):
         row = f"({at} + {u * TY})"
-        # `rows`: a pointer to row `at` (running_rows), row u at rows + u * rstep
-        addr = (f"{rows} + {u} * rstep" if u else rows) if rows else f"a + (size_t){row} * lda"
+        # `pointer`: row `at`'s address (running_rows), row u at pointer + u * rstep
+        addr = (f"{pointer} + {u} * rstep" if u else pointer) if pointer else f"a + (size_t){row} * lda"
         load = f"__ldcs(reinterpret_cast<const float4*>({addr}))"
         vec.append(f"    {into}{u} = {row} < r1 ? {load} : {_ZERO4};")
         scalars = ", ".join(f"({row} < r1 && c{c}) ? __ldcs({addr} + {c} * step_c) : 0.f" for c in range(4))
@@ -301,19 +301,19 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
                 f"float4 {', '.join(f'xn{t}' for t in _ts_copies(cfg))};  // the staged float4s this thread copies",
                 "// the first step: its staged rows into xs[0], the thread's rows in flight",
                 *_ts_stage(cfg, "r0"), *_ts_store(cfg, "0"), *_ts_rows(cfg, "n", "i")]
-    rows, step = "", []
+    pointer, advance = "", []
     if cfg.running_rows:  # a pointer to the thread's first row of the next step, stepped once a loop step
-        rows, step = "ar", [f"ar += {U} * rstep;"]
+        pointer, advance = "ar", [f"ar += {U} * rstep;"]
         prologue += [f"const size_t rstep = (size_t){cfg.rows_per_step} * lda;  // between a thread's rows",
                      f"const float* ar = a + (size_t)(i + {cfg.step}) * lda;"]
     body = [*[f"b{u} = n{u};" for u in range(U)],
             f"const bool more = base + {cfg.step} < r1;",
             "if (more) {",
-            *["    " + ln for ln in _ts_rows(cfg, "n", f"i + {cfg.step}", rows)
+            *["    " + ln for ln in _ts_rows(cfg, "n", f"i + {cfg.step}", pointer)
               + _ts_stage(cfg, f"base + {cfg.step}")],
             "}",
             *_ts_fmas(cfg),
-            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}", *step]
+            "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}", *advance]
     text = render(
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",

@@ -125,15 +125,13 @@ class FewVecTConfig(ConfigDict):
     # True (smem_vectors only): the loop steps a pointer to the thread's next matrix rows instead of
     # computing each row's address from its index (an IMAD.WIDE and reloaded parameters a row a step:
     # the 16-vector main loop's SASS 665 -> 498 instructions on sm_90; 1-3% faster on 10 of 10 shapes,
-    # docs/data/session23/i_83e608b).  The rule sets it where ptxas keeps it spill-free (SMEM_FORM).
+    # docs/data/session23/i_83e608b).  The rule prefers it; where ptxas spills it the next of SMEM_FORMS runs.
     running_rows: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
-        if not isinstance(self.smem_vectors, bool):
-            raise ConfigError(f"smem_vectors={self.smem_vectors!r}: True or False")
-        check_bools(self, ("running_rows",))
+        check_bools(self, ("smem_vectors", "running_rows"))
         if self.running_rows and not self.smem_vectors:
             raise ConfigError("running_rows without smem_vectors: only the shared-memory loop has them")
         if self.smem_vectors and self.vector_groups != 1:
@@ -276,19 +274,28 @@ class FewVecNConfig(ConfigDict):
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
 
 
-def choose_fewvec(rows: int, cols: int, op: str, vectors: int, arch: str = "sm_90"):
-    """The kernel for `vectors` vectors against a row-major rows x cols matrix: op T sweeps the
-    columns (C = X^T B, small m), op N the rows (C = A X, small n).  `arch` decides only how many
-    rows the shared-memory op T kernels keep in flight and how they step (SMEM_FORM: where ptxas spills)."""
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
+    """The kernel the rule prefers for `vectors` vectors against a row-major rows x cols matrix: op T
+    sweeps the columns (C = X^T B, small m), op N the rows (C = A X, small n).  What runs is the first
+    of fewvec_candidates that the device's compiler keeps spill-free (runtime/fewvec.rule_config)."""
+    return fewvec_candidates(rows, cols, op, vectors)[0]
+
+
+def fewvec_candidates(rows: int, cols: int, op: str, vectors: int) -> tuple:
+    """The rule's kernels, best first: one, or for the shared-memory op T kernels one a form of
+    SMEM_FORMS (how many rows in flight, rows by a running pointer or by index)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
         raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
     _check_vectors(vectors)
-    return replace(_rule_config(rows, cols, op, vectors, arch), prefetch_steps=PREFETCH_STEPS)
+    best = replace(_rule_config(rows, cols, op, vectors), prefetch_steps=PREFETCH_STEPS)
+    if isinstance(best, FewVecTConfig) and best.smem_vectors:
+        return tuple(replace(best, unroll=u, running_rows=r) for u, r in SMEM_FORMS)
+    return (best,)
 
 
-def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
+def _rule_config(rows: int, cols: int, op: str, vectors: int):
     """choose_fewvec's kernel before its prefetch (the measured shapes below)."""
     if op == "T":
         tx = 1
@@ -312,7 +319,7 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
         # vectors on 4 lanes spilled at 3 and 4 rows in flight in session 22 and run on 8 lanes; since the
         # grouped row loads of session 23 they fit at 4 on sm_80 and sm_90 with indexed rows, not timed: n <= 16)
         tx = 8 if (vectors, tx) == (16, 4) else min(tx, SMEM_LANES)
-        unroll, running = SMEM_FORM.get(arch, SMEM_FORM["other"]).get((vectors, tx), (4, True))
+        unroll, running = SMEM_FORMS[0]
         return FewVecTConfig(vectors, tx, min(64, 256 // tx), unroll, min_blocks=2, smem_vectors=True,
                              running_rows=running)
     # runs 1 and 2: 4 warps of 2 rows, 2 steps in flight, 128 registers, 32 lanes a row was the fastest or
@@ -323,19 +330,13 @@ def _rule_config(rows: int, cols: int, op: str, vectors: int, arch: str):
 
 
 SMEM_LANES = 16  # lanes along a row of the smem_vectors kernels (a strip of 64 columns)
-# The smem_vectors rule's (rows in flight, running_rows) where ptxas spilled the preferred (4, True) within the
-# 128 registers of two blocks an SM: (vectors, threads_x) -> the first spill-free of (4, True), (4, False),
-# (3, True), (3, False), ... by arch (NVRTC 13.0, the kernel as emitted since session 23).  4 rows against 3:
+# The smem_vectors kernels' forms, (rows in flight, running_rows), best first: the rule runs the first that
+# ptxas keeps within the 128 registers of two blocks an SM on the device's arch (runtime/fewvec.rule_config:
+# each change of the kernel's text moved where it spills, and so may each compiler).  4 rows against 3:
 # 14x4096x4096 29.2 against 31.0 us, 15x4096x4096 29.3 / 31.6 (docs/data/session23/e_988e461); running rows
-# against not: 1-3% (i_83e608b).  tests/codegen/test_fewvec.py compiles every pick for the four archs;
-# runtime/fewvec.py declines a pick that spills.
-SMEM_FORM = {
-    "sm_90": {(14, 4): (4, False), (15, 4): (4, False), (15, 8): (4, False), (15, 16): (4, False), (16, 8): (3, True)},
-    "sm_80": {(13, 4): (4, False), (14, 4): (3, True), (15, 4): (4, False), (15, 8): (4, False), (15, 16): (3, True),
-              (16, 8): (3, True)},
-    "other": {(13, 4): (4, False), (14, 4): (3, True), (15, 4): (4, False), (15, 8): (4, False), (16, 8): (3, True),
-              (16, 16): (3, True)},  # sm_86, sm_89
-}
+# against indexed: 1-3% (i_83e608b), less than a row in flight, so (4, indexed) comes before (3, running).  With
+# NVRTC 13.0 on sm_90, 15 vectors (and 14 on 4 lanes) take (4, indexed) and 16 on 8 lanes (3, running).
+SMEM_FORMS = ((4, True), (4, False), (3, True), (3, False), (2, True), (2, False))
 
 
 def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm: Optional[int] = None) -> int:
@@ -347,7 +348,7 @@ def fewvec_splits(cfg, rows: int, cols: int, sms: int = H100_SMS, blocks_per_sm:
     slots = sms * (blocks_per_sm or max(1, 2048 // (2 * cfg.threads)))
     grid_x, length, step = grid(cfg, rows, cols, 1)[0], (rows if isinstance(cfg, FewVecTConfig) else cols), cfg.step
     most = max(1, min(MAX_SPLITS, length // (2 * step)))
-    if getattr(cfg, "smem_vectors", False):
+    if isinstance(cfg, FewVecTConfig) and cfg.smem_vectors:
         return _one_wave(grid_x, slots, most)
     if grid_x >= WAVES_ENOUGH * slots:
         return 1
@@ -421,8 +422,8 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     if not force and (4 * rows * cols < bound or ld % 4):
         return None
     if not force and op == "T" and vectors > MANY_VECTORS:
-        # the strip is the same on every arch; the step (rows in flight by arch) only caps the split count
-        cfg = _rule_config(rows, cols, op, vectors, "sm_90")
+        # the strip is the same in every form; the step (rows in flight) only caps the split count
+        cfg = _rule_config(rows, cols, op, vectors)
         slots = sms * cfg.min_blocks
         if wave_fill(grid(cfg, rows, cols, 1)[0] * fewvec_splits(cfg, rows, cols, sms, cfg.min_blocks),
                      slots) < SMEM_MIN_FILL:

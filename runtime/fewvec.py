@@ -18,7 +18,7 @@ from typing import Optional
 
 from ..codegen.emit_fewvec import partial_count, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
-from ..codegen.fewvec_config import FewVecTConfig, choose_fewvec, fewvec_splits, grid, route
+from ..codegen.fewvec_config import FewVecTConfig, fewvec_candidates, fewvec_splits, grid, route
 from ..errors import SpillError
 from . import driver
 from .compiler import compile_config
@@ -98,15 +98,37 @@ def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Opt
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
-    cfg = config if config is not None else choose_fewvec(rows, cols, op, vectors, dev_arch)
-    if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
-        raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
-    kernel = driver.load(compile_config(cfg, dev_arch))
+    if config is None:
+        cfg, artifact = _rule_kernel(rows, cols, op, vectors, dev_arch)
+    else:
+        cfg = config
+        if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
+            raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
+        artifact = compile_config(cfg, dev_arch)
+    kernel = driver.load(artifact)
     if splits is None:
         splits = fewvec_splits(cfg, rows, cols, sms, kernel.blocks_per_sm)
     with _lock:  # two threads that built the same plan keep one
         plan = plan_cache.get(key) or plan_cache.put(key, FewVecPlan(kernel, cfg, rows, cols, splits))
     return plan
+
+
+def _rule_kernel(rows: int, cols: int, op: str, vectors: int, arch: str):
+    """(config, compiled artifact) of the first of codegen/fewvec_config.fewvec_candidates that compiles
+    without spilling for `arch` (the shared-memory op T kernels' forms, best first); the last SpillError
+    where every candidate spills."""
+    for cfg in fewvec_candidates(rows, cols, op, vectors):
+        try:
+            return cfg, compile_config(cfg, arch)
+        except SpillError as e:
+            spilled = e
+    raise spilled
+
+
+def rule_config(rows: int, cols: int, op: str, vectors: int, arch: Optional[str] = None):
+    """The few-vector kernel regtile runs for `vectors` vectors against a row-major rows x cols matrix on
+    `arch` (the device's when None): the rule's first candidate that compiles without spilling."""
+    return _rule_kernel(rows, cols, op, vectors, arch or _arch_and_sms()[0])[0]
 
 
 class FewVecRoute:
@@ -139,7 +161,7 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     """The few-vector kernel that computes row-major C (m x n) = alpha op(A) op(B) + beta C, its plan
     built once; None where codegen/fewvec_config.route does not take the GEMM (a `config` given
     skips the rule's size bound but not the layouts; `splits` overrides the rule's split; where the
-    rule's kernel spills on this arch, None too: regtile never runs a spilling kernel).  A is
+    rule's kernel forms spill on this arch, None too: regtile never runs a spilling kernel).  A is
     m x k (k x m stored when trans_a), B k x n (n x k stored when trans_b).
 
     Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
@@ -158,7 +180,6 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     except SpillError:
         if config is not None:
             raise
-        # the rule's kernel spilled under this arch's compiler (codegen/fewvec_config.SMEM_FORM holds
-        # what NVRTC 13.0 did): the family's members take the GEMM
+        # every form of the rule's kernel spilled under this arch's compiler: the family's members take the GEMM
         return None
     return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)

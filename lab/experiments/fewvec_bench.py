@@ -26,12 +26,13 @@ SHAPES = [(4, 1024, 65536), (16, 4096, 4096), (8192, 8, 8192), (2048, 16, 32768)
 
 def _candidates(m, n, k):
     """(label, config) few-vector variants for the shape: the rule's, and its neighbours."""
-    from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, choose_fewvec, route
+    from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, route
+    from regtile.runtime.fewvec import rule_config
     r = route(m, n, k, False, k, False, n, force=True)
     if r is None:
         return []
     op, rows, cols, ld, v, _ = r
-    rule = choose_fewvec(rows, cols, op, v)
+    rule = rule_config(rows, cols, op, v)
     out = [("rule", rule)]
     if op == "T":
         tx, ty, mb = rule.threads_x, rule.threads_y, rule.min_blocks

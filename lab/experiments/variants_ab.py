@@ -86,7 +86,8 @@ class FewVecVariant:
 def dry(variants, shapes) -> None:
     """Each shape's committed config and its variants built for sm_90 here: registers and frame bytes."""
     from dataclasses import replace
-    from regtile.codegen.fewvec_config import choose_fewvec, route
+    from regtile.codegen.fewvec_config import route
+    from regtile.runtime.fewvec import rule_config
     from regtile.codegen.heuristic import choose_kernel
     from regtile.codegen.operand_forms import for_operands
     from regtile.runtime.compiler import compile_config
@@ -96,7 +97,7 @@ def dry(variants, shapes) -> None:
         r = route(m, n, k, False, k, False, n)
         if r is not None:
             op, rows, cols, _, vectors, _ = r
-            base, backend = choose_fewvec(rows, cols, op, vectors), None
+            base, backend = rule_config(rows, cols, op, vectors, "sm_90"), None
         else:
             cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
             base = for_operands(cfg, backend, k, n, n)

@@ -5,8 +5,8 @@ import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.emit_fewvec import partial_count, staged_floats
-from regtile.codegen.fewvec_config import (MAX_VECTORS, MIN_MATRIX_BYTES, FewVecNConfig, FewVecTConfig,
-                                           choose_fewvec, fewvec_splits, route)
+from regtile.codegen.fewvec_config import (MAX_VECTORS, MIN_MATRIX_BYTES, SMEM_FORMS, FewVecNConfig, FewVecTConfig,
+                                           choose_fewvec, fewvec_candidates, fewvec_splits, route)
 from regtile.errors import ConfigError
 
 
@@ -73,6 +73,11 @@ def test_rule_picks_valid_configs(vectors):
     assert isinstance(n, FewVecNConfig) and n.vectors == vectors
     narrow = choose_fewvec(4096, 20, "T", vectors)
     assert narrow.threads_x == 8  # no idle lane: 5 float4 columns in 8 lanes
+    # the shared-memory kernels come in SMEM_FORMS' forms, best first (the runtime takes the first spill-free)
+    forms = fewvec_candidates(65536, 1024, "T", vectors)
+    assert forms[0] == t and len(fewvec_candidates(8192, 8192, "N", vectors)) == 1
+    assert [(c.unroll, c.running_rows) for c in forms] == (list(SMEM_FORMS) if smem else [(t.unroll, False)])
+    assert all(c.replace(unroll=t.unroll, running_rows=t.running_rows) == t for c in forms)
     with pytest.raises(ConfigError, match="op="):
         choose_fewvec(10, 10, "X", vectors)
 
@@ -183,20 +188,28 @@ def test_smem_vectors_text():
 @pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
 def test_smem_rule_picks_compile_without_spills_on_every_arch(arch):
     """9-16 vectors through shared memory on the strips the route makes (a row of m <= n columns: 4, 8 or 16
-    lanes), within the 128 registers of two blocks an SM, for each arch regtile builds."""
+    lanes): the rule runs the first form that compiles within the 128 registers of two blocks an SM, for each
+    arch regtile builds, and every form before it spills there."""
+    from regtile.errors import SpillError
     from regtile.runtime.compiler import compile_config
+    from regtile.runtime.fewvec import rule_config
     for vectors in range(9, 17):
         for cols in (4096, 24, vectors):
-            cfg = choose_fewvec(1 << 20, cols, "T", vectors, arch)
+            cfg = rule_config(1 << 20, cols, "T", vectors, arch)
             assert cfg.smem_vectors and cfg.min_blocks * cfg.threads == 512
             art = compile_config(cfg, arch)  # SpillError otherwise
             assert art.resources.spill_store_bytes == 0 and art.resources.registers <= 128, (vectors, cols)
+            forms = fewvec_candidates(1 << 20, cols, "T", vectors)
+            for before in forms[:forms.index(cfg)]:
+                with pytest.raises(SpillError):
+                    compile_config(before, arch)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("vectors", range(2, 17))
 def test_rule_picks_compile_without_spills(vectors):
     from regtile.runtime.compiler import compile_config
-    for cfg in (choose_fewvec(65536, 1024, "T", vectors), choose_fewvec(8192, 8192, "N", vectors)):
+    from regtile.runtime.fewvec import rule_config
+    for cfg in (rule_config(65536, 1024, "T", vectors, "sm_90"), rule_config(8192, 8192, "N", vectors, "sm_90")):
         art = compile_config(cfg, "sm_90")  # SpillError otherwise
         assert art.resources.spill_store_bytes == 0

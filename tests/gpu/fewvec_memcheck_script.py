@@ -42,8 +42,8 @@ for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:
     opb = (B[:, :bc].T if tb else B[:, :bc]).astype(np.float64)
     ref = 0.5 * (opa @ opb) + 0.25 * C[:, :n]
     if cfg is None:
-        from regtile.codegen.fewvec_config import choose_fewvec
-        cfg = choose_fewvec(k, n, "T", m) if m <= 16 else choose_fewvec(m, k, "N", n)
+        from regtile.runtime.fewvec import rule_config
+        cfg = rule_config(k, n, "T", m) if m <= 16 else rule_config(m, k, "N", n)
     route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=cfg, splits=splits)
     ok, first = True, None
     for rep in range(2):

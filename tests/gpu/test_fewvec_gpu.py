@@ -7,8 +7,8 @@ CUDA graph capture and replays, and regtile.sgemm taking the route."""
 import pytest
 
 import regtile
-from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, choose_fewvec
-from regtile.runtime.fewvec import fewvec_route
+from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig
+from regtile.runtime.fewvec import fewvec_route, rule_config
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -98,7 +98,7 @@ CASES = [
 def _config(m, n, k, cfg):
     if cfg is not None:
         return cfg
-    return choose_fewvec(k, n, "T", m) if m <= 16 and m <= n else choose_fewvec(m, k, "N", n)
+    return rule_config(k, n, "T", m) if m <= 16 and m <= n else rule_config(m, k, "N", n)
 
 
 @pytest.mark.parametrize("m, n, k, ta, tb, pads, shift, cfg, splits", CASES)

@@ -114,6 +114,29 @@ def test_the_plan_cache_is_bounded_and_builds_each_plan_once(monkeypatch):
     assert built == [100, 200, 300, 100] and len(fewvec.plan_cache) == 2
 
 
+def test_the_rule_runs_its_first_form_that_compiles_without_spilling(monkeypatch):
+    """The shared-memory op T kernels' forms are compiled best first; the first that does not spill runs
+    (the rest are never compiled), and where all spill the last SpillError comes out."""
+    from regtile.codegen.fewvec_config import SMEM_FORMS, fewvec_candidates
+    from regtile.errors import SpillError
+    forms = fewvec_candidates(4096, 4096, "T", 15)
+    compiled = []
+
+    def compile_config(cfg, arch, spilling=2):
+        compiled.append((cfg.unroll, cfg.running_rows, arch))
+        if len(compiled) <= spilling:
+            raise SpillError(f"form {len(compiled)} spilled")
+        return "artifact"
+    monkeypatch.setattr(fewvec, "compile_config", compile_config)
+    assert fewvec._rule_kernel(4096, 4096, "T", 15, "sm_86") == (forms[2], "artifact")
+    assert compiled == [(u, r, "sm_86") for u, r in SMEM_FORMS[:3]]
+    compiled.clear()
+    monkeypatch.setattr(fewvec, "compile_config", lambda cfg, arch: compile_config(cfg, arch, spilling=99))
+    with pytest.raises(SpillError, match=f"form {len(SMEM_FORMS)} spilled"):
+        fewvec.rule_config(4096, 4096, "T", 15, "sm_80")
+    assert len(compiled) == len(SMEM_FORMS)
+
+
 def test_a_spilling_rule_kernel_leaves_the_gemm_to_the_members(monkeypatch):
     """Where the rule's few-vector kernel spills under this arch's compiler, the route declines (the family's
     members take the GEMM: regtile never runs a spilling kernel); a config the caller gave still raises."""

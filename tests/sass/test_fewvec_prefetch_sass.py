@@ -10,6 +10,7 @@ import pytest
 from regtile.codegen.emit import emit
 from regtile.codegen.fewvec_config import PREFETCH_STEPS, FewVecNConfig, choose_fewvec
 from regtile.runtime.compiler import compile_source
+from regtile.runtime.fewvec import rule_config
 from regtile.runtime.sass import function_of
 
 
@@ -29,7 +30,7 @@ def _prefetches_per_thread(cfg) -> int:
                                                      (4096, 4096, "T", 16), (4096, 4096, "T", 12),
                                                      (65536, 1024, "T", 9)])
 def test_the_rules_kernels_prefetch_before_the_wait_and_load_after_it(rows, cols, op, vectors):
-    cfg = choose_fewvec(rows, cols, op, vectors)
+    cfg = rule_config(rows, cols, op, vectors, "sm_90")
     assert cfg.prefetch_steps == PREFETCH_STEPS > 0
     ins = _main_kernel(cfg)
     wait = [j for j, i in enumerate(ins) if i.base == "ACQBULK"]
