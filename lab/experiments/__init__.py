@@ -246,8 +246,7 @@ SPLIT_PARAMS = (("M", "int"), ("N", "int"), ("K", "int"), ("alpha", "float"), ("
 SPLIT_REDUCE_PARAMS = (("M", "int"), ("N", "int"), ("splits", "int"), ("alpha", "float"), ("Wk", "const float*"),
                        ("beta", "float"), ("C", "float*"), ("ldc", "int"))
 SPLIT_REDUCE = r"""
-extern "C" __global__ void {name}_reduce(int M, int N, int splits, float alpha, const float* __restrict__ Wk,
-                                         float beta, float* __restrict__ C, int ldc)
+extern "C" __global__ void {name}_reduce({params})
 {{
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -262,15 +261,23 @@ extern "C" __global__ void {name}_reduce(int M, int N, int splits, float alpha, 
 """
 
 
+def split_head(name: str, min_blocks: int) -> str:
+    """A prototype main kernel's declaration: THREADS (its macro) a block, at least `min_blocks` an SM, and
+    SPLIT_PARAMS - the arguments time_split_kernels packs, in that order."""
+    from regtile.codegen.kernel import c_params
+    return f'extern "C" __global__ void __launch_bounds__(THREADS, {min_blocks})\n{name}({c_params(SPLIT_PARAMS)})'
+
+
 def split_source(name: str, main_text: str, threads: int, smem_bytes: int):
     """The prototype's module: its main kernel `name` (SPLIT_PARAMS, `threads` a block, `smem_bytes` of dynamic
     shared memory) and the reduce entry."""
-    from regtile.codegen.kernel import KernelSource, LaunchGeometry
+    from regtile.codegen.kernel import KernelSource, LaunchGeometry, c_params
     red = KernelSource(name + "_reduce", "cuda", "", LaunchGeometry(block=(256, 1, 1), tile_m=1, tile_n=1,
                                                                      dynamic_smem_bytes=0, programmatic=True),
                        SPLIT_REDUCE_PARAMS)
     geo = LaunchGeometry(block=(threads, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=smem_bytes)
-    return KernelSource(name, "cuda", main_text + SPLIT_REDUCE.format(name=name), geo, SPLIT_PARAMS, reduce=red)
+    text = main_text + SPLIT_REDUCE.format(name=name, params=c_params(SPLIT_REDUCE_PARAMS))
+    return KernelSource(name, "cuda", text, geo, SPLIT_PARAMS, reduce=red)
 
 
 def time_split_kernels(torch, bench, m: int, n: int, k: int, kernels: dict):

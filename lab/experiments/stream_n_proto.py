@@ -27,7 +27,7 @@ once).  Needs A's rows and B's rows 16-byte aligned (k % 4 == 0, n % 4 == 0).
 
 dry=1 builds each variant for sm_90 here and prints its registers and spills (no GPU).
 """
-from lab.experiments import over_shapes, program, split_source, take_option, time_split_kernels
+from lab.experiments import over_shapes, program, split_head, split_source, take_option, time_split_kernels
 
 SOURCE = r"""
 #define V {V}
@@ -41,10 +41,7 @@ SOURCE = r"""
 #define BF_T ((BF + THREADS - 1) / THREADS)
 
 // Dynamic shared memory: B's rows of two steps transposed, Xs[2][V][XP].
-extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
-{NAME}(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
-       float* __restrict__ Wk, int kchunk)
+{HEAD}
 {{
     extern __shared__ __align__(16) float xs[];
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
@@ -158,7 +155,7 @@ def smem_bytes(v: dict) -> int:
 
 def source(v: dict, tag: str):
     name = f"stream_n_{tag}"
-    return split_source(name, SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "W", "R", "U", "MINB")}),
+    return split_source(name, SOURCE.format(HEAD=split_head(name, v["MINB"]), **{k: v[k] for k in ("V", "W", "R", "U")}),
                         32 * v["W"], smem_bytes(v))
 
 

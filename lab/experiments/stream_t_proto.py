@@ -41,7 +41,7 @@ by the few-vector stage kernel (any layout of A) and read from that copy.
 
     python3 -m lab.experiments.stream_t_proto [dry=1] [variants="a:L=8,W=8;b:L=16"] [MxNxK ...]
 """
-from lab.experiments import over_shapes, program, split_source, take_option, time_split_kernels
+from lab.experiments import over_shapes, program, split_head, split_source, take_option, time_split_kernels
 
 SOURCE = r"""
 #define V {V}
@@ -58,10 +58,7 @@ SOURCE = r"""
 #define AF_T ((AF + THREADS - 1) / THREADS)
 
 // Dynamic shared memory: A's chunks, As[2][CH][VP] (CH = AC steps of RS rows), later the warps' sums.
-extern "C" __global__ void __launch_bounds__(THREADS, {MINB})
-{NAME}(int M, int N, int K, float alpha, const float* __restrict__ A, int lda,
-       const float* __restrict__ B, int ldb, float beta, float* __restrict__ C, int ldc,
-       float* __restrict__ Wk, int kchunk)
+{HEAD}
 {{
     extern __shared__ __align__(16) float sm[];
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
@@ -203,7 +200,8 @@ def variant(spec: str, m: int) -> dict:
 
 def source(v: dict, tag: str):
     name = f"stream_t_{tag}"
-    return split_source(name, SOURCE.format(NAME=name, **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "MINB", "AC")}),
+    return split_source(name, SOURCE.format(HEAD=split_head(name, v["MINB"]),
+                                            **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "AC")}),
                         32 * v["W"], smem_bytes(v))
 
 
