@@ -89,6 +89,23 @@ def _iters(total: int, threads: int):
     return -(-total // threads), total % threads != 0
 
 
+# The lean copies (templates/sgemm_fusedk.cu.j2, session 24): aligned k-tiles inside the operands copied from
+# one running pointer an operand, each float4 issued among the FFMAs of the k-tile being computed.
+SPREAD_COPIES = True
+
+
+def spread(cfg: SgemmConfig, threads: int):
+    """The lean copies' places: per kk step of a k-tile (BK / 4 of them), the float4 copies (operand, index)
+    the thread issues there, A's then B's dealt evenly over the steps; () where a copy count does not divide
+    the tile (a thread's last copy would need a bound), which keeps every k-tile on load_tile."""
+    a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
+    if not SPREAD_COPIES or a % threads or b % threads:
+        return ()
+    copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
+    steps = cfg.bk // 4
+    return tuple(tuple(c for j, c in enumerate(copies) if j * steps // len(copies) == s) for s in range(steps))
+
+
 def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     check(cfg)
     geo = geometry(cfg)
@@ -115,5 +132,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
                   a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
+                  spread=spread(cfg, threads),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)
