@@ -6,8 +6,9 @@ recomputing its row, its bounds, its 64-bit address and a source size, ~230 SASS
 block of their own after the barrier, beside 1024 FFMAs and 96 LDS.128 (session 19's ncu: issue 74%, FMA pipe
 55% on 32768x32x4096).  Session 20's interior path (lab/experiments/fusedk_interior_ab.py) cut it to ~45 and ran
 0-15% slower, its ten copies issued back to back.  The lean copies take one running pointer an operand and
-issue each float4 predicated among the FFMAs of the k-tile being computed (one IMAD.WIDE a copy in the SASS:
-~36 instructions a k-tile besides the FFMAs and LDS).
+issue each float4 among the FFMAs of the k-tile computed before, in a loop of their own (the k-tiles whose next
+copy is lean; the others keep load_tile's loop): 1198 SASS instructions a k-tile for 1024 FFMAs and 120 LDS, 145
+registers (157 without).
 
 For each shape: regtile.sgemm's plan ("lib"), the fused member (the plan's, else the one the
 shape model prices fastest) with the lean
@@ -19,7 +20,8 @@ against float64 first, C NaN-poisoned).  Writes fusedk_spread.json under $OUT.
 from . import shapes_program, time_plans
 
 DEFAULT = ["32768x32x4096", "16384x32x16384", "4096x32x11008", "65536x32x2048", "8192x24x8192", "32771x33x4097",
-           "196x1152x384", "700x35x2048", "48x2048x8192", "1024x64x16384"]
+           "196x1152x384", "700x35x2048", "48x2048x8192", "1024x64x16384", "4096x64x65536", "5120x64x5120",
+           "100000x64x512", "64x4096x16384", "8192x128x8192"]
 
 
 def one(torch, bench, m, n, k):

@@ -118,3 +118,20 @@ def test_per_float_copies_step_a_pointer(name):
     text = emit(cfg, "fusedk").text
     assert text.count("src += step;") == 2 and "row = c / BK" not in text and "row = c / BN" not in text
     assert "const int NF = N & ~3, NT = N & 3;" in text and "(zrow + row) * NF + col" in text
+
+
+def test_lean_copies_are_dealt_over_the_k_steps_in_a_loop_of_their_own():
+    """emit_fusedk.spread: every float4 copy of a k-tile placed once, A's and B's, over the BK / 4 steps; the text
+    runs them in a loop before load_tile's, and a tile whose copies do not divide the threads has none."""
+    from regtile.codegen.emit_fusedk import spread
+    cfg = FAMILY["fused-128x32-f1"].config
+    slots = spread(cfg, cfg.threads)
+    assert len(slots) == cfg.bk // 4
+    placed = [c for slot in slots for c in slot]
+    assert placed == [("A", i) for i in range(8)] + [("B", i) for i in range(2)]
+    assert max(len(s) for s in slots) - min(len(s) for s in slots) <= 1
+    text = emit(cfg, "fusedk").text
+    assert text.count("cp_async16_full(") == 1 + len(placed)  # the helper and one call a copy
+    lean, rest = text.index("for (; it < lean_n - (DEPTH - 1); ++it)"), text.index("for (; it < nk; ++it)")
+    assert lean < rest
+    assert spread(cfg, 96) == ()  # 1024 float4s of A over 96 threads
