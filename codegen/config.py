@@ -131,7 +131,7 @@ FLAT_FIELDS: Tuple[str, ...] = (
     "bm", "bn", "bk", "tm", "tn", "warps", "mapping", "split_tile", "stages", "a_transposed", "pad_a", "pad_b",
     "vec", "frag_regs", "reg_prefetch", "min_blocks", "ffma_order", "split_k", "sass_pass", "stream_k",
     "edge_split", "edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows",
-    "unaligned_vectors", "last_col", "c_staged", "max_registers", "hoist_head")
+    "unaligned_vectors", "last_col", "c_staged", "max_registers", "hoist_head", "lean_copies")
 assert set(FLAT_FIELDS) == set(HOME), "every part field has a place in the flat spelling"
 
 

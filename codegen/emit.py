@@ -46,6 +46,7 @@ BACKEND_FIELDS = (
     ("c_staged", (False,), ("ptx",), "C's unaligned rows stored through shared memory"),
     ("max_registers", (0,), ("ptx",), "a register cap on every entry (.maxnreg)"),
     ("hoist_head", (False,), ("ptx",), "the two-stage loop's head at the previous k-tile's end"),
+    ("lean_copies", (False,), ("fusedk",), "the fused kernel's loop of lean copies"),
     ("split_k", (1,), ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend "
                                         "emits one-pass kernels)"),
     ("stages", (0, 1, 2), ("ptx",), "the cp.async ring (stages 3 or 4)"),

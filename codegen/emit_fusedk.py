@@ -5,7 +5,11 @@ For the shapes where the tiles leave SMs idle and K is long - tiny outputs (700x
 second launch and a workspace round trip, and its copies go per float when rows are not
 16-byte aligned.  This kernel (templates/sgemm_fusedk.cu.j2):
 
-- copies A and B with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
+- with config.lean_copies, copies the k-tiles inside the operands of a block inside M and N on
+  aligned rows from one running pointer an operand, each float4 placed among the FFMAs of the
+  k-tile before (`spread`), in a loop of their own: ~50 SASS instructions a k-tile besides the
+  FFMAs and LDS of fused-128x32-f1, where load_tile's path took ~230 (session 24);
+- copies the other k-tiles (load_tile) with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
   flight), float4 where the operand's rows are 16-byte aligned, else per float (a fixed
   column per thread, rows THREADS / BK or THREADS / BN apart, the source pointer stepped:
   ~8 SASS instructions a copy, where a c / BK, c % BK loop took ~37; docs/shapes-history.md round 5),
@@ -89,17 +93,13 @@ def _iters(total: int, threads: int):
     return -(-total // threads), total % threads != 0
 
 
-# The lean copies (templates/sgemm_fusedk.cu.j2, session 24): aligned k-tiles inside the operands copied from
-# one running pointer an operand, each float4 issued among the FFMAs of the k-tile being computed.
-SPREAD_COPIES = True
-
-
 def spread(cfg: SgemmConfig, threads: int):
-    """The lean copies' places: per kk step of a k-tile (BK / 4 of them), the float4 copies (operand, index)
-    the thread issues there, A's then B's dealt evenly over the steps; () where a copy count does not divide
-    the tile (a thread's last copy would need a bound), which keeps every k-tile on load_tile."""
+    """The lean copies' places (config.lean_copies; templates/sgemm_fusedk.cu.j2): per kk step of a k-tile (BK / 4
+    of them), the float4 copies (operand, index) the thread issues there, A's then B's dealt evenly over the
+    steps; () without lean_copies, or where a copy count does not divide the tile (a thread's last copy would
+    need a bound): then every k-tile takes load_tile."""
     a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
-    if not SPREAD_COPIES or a % threads or b % threads:
+    if not cfg.lean_copies or a % threads or b % threads:
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
     steps = cfg.bk // 4

@@ -126,8 +126,9 @@ def _z(**kw) -> SgemmConfig:
 
 
 def _f(**kw) -> SgemmConfig:
-    """A fused split-K member's config (backend "fusedk"): BK 32, no register staging."""
+    """A fused split-K member's config (backend "fusedk"): BK 32, no register staging, the lean copies."""
     kw.setdefault("bk", 32)
+    kw.setdefault("lean_copies", True)
     return _z(stages=1, reg_prefetch=False, split_tile=False, **kw)
 
 

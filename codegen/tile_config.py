@@ -151,11 +151,17 @@ class TileConfig(ConfigDict):
     # member, on for the 128x256, 256x128 and 64x256 tiles only (issue 20, session 21;
     # docs/shapes.md): 0.2-0.5% faster there, 0.3-2% slower on the 64x128 and 64x64 BK 16 tiles.
     hoist_head: bool = False
+    # The fused split-K kernel's lean copies (backend fusedk; codegen/emit_fusedk.spread): the k-tiles inside the
+    # operands, of blocks inside M and N on 16-byte aligned rows, copied from one running pointer an operand,
+    # each float4 among the FFMAs of the k-tile before, in a loop of their own; the other k-tiles keep load_tile's
+    # loop.  On in the fused members; operand_forms.for_lean_copies takes it off where no block could run the
+    # loop (the kernel with the loop ran 4% slower there: issue 20, session 24).
+    lean_copies: bool = False
 
     WHAT = "tile config"
     # fields left out of to_dict at their defaults: tiles without them keep their names and digests
     OPT_IN = ("edge_vector_path", "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-              "last_col", "c_staged", "max_registers", "hoist_head")
+              "last_col", "c_staged", "max_registers", "hoist_head", "lean_copies")
 
     def __post_init__(self):
         self._check_ints()
@@ -342,6 +348,8 @@ class TileConfig(ConfigDict):
             parts.append(f"at most {self.max_registers} registers")
         if self.hoist_head:
             parts.append("loop head hoisted to the previous k-tile's end")
+        if self.lean_copies:
+            parts.append("lean copies inside the operands")
         if self.ffma_order != "zigzag":
             parts.append(f"FFMA order {self.ffma_order}")
         return parts
@@ -375,7 +383,7 @@ class TileConfig(ConfigDict):
         check_ints(self, ("vec",))
         check_bools(self, ("split_tile", "a_transposed", "frag_regs", "reg_prefetch", "edge_vector_path",
                            "edge_clamp", "trans_a", "trans_b", "batched", "unaligned_rows", "unaligned_vectors",
-                           "last_col", "c_staged", "hoist_head"))
+                           "last_col", "c_staged", "hoist_head", "lean_copies"))
 
     def _default_warps(self) -> Tuple[int, int]:
         cols = self.bn // self.tn if self.bn % self.tn == 0 else 1

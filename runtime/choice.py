@@ -65,7 +65,8 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
     for the leading dimensions (operand_forms.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K) and C's columns
-    (operand_forms.for_columns: the last column fused where N % BN == 1)."""
+    (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c) and the fused
+    kernel's lean copies (for_lean_copies: off where no block can run them)."""
     from ..codegen.heuristic import with_layout
     from ..codegen.operand_forms import for_operands
     hit = tuned_entry(m, n, k) if batch <= 1 else None
@@ -75,7 +76,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
         cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
     lda = (m if trans_a else k) if lda is None else lda
     ldb = (k if trans_b else n) if ldb is None else ldb
-    return for_operands(cfg, backend, lda, ldb, n), backend
+    return for_operands(cfg, backend, lda, ldb, n, m), backend
 
 
 def forget_tuned() -> None:

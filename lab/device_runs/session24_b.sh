@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 24 (issue 20), after session24_a: the fused split-K kernel's lean copies (codegen/emit_fusedk.SPREAD_COPIES) in a loop of their own: its GPU tests
+# Session 24 (issue 20), after session24_a: the fused split-K kernel's lean copies (codegen/emit_fusedk.SPREAD_COPIES at that commit; config.lean_copies since) in a loop of their own: its GPU tests
 # and the family's fused members, compute-sanitizer memcheck over the fused tests, then the copies on and off
 # against cuBLAS (lab/experiments/fusedk_spread_ab.py), twice on the n = 32 shapes.
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT

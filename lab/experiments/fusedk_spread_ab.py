@@ -1,4 +1,4 @@
-"""The fused split-K kernel's lean copies (codegen/emit_fusedk.SPREAD_COPIES, templates/sgemm_fusedk.cu.j2) on and
+"""The fused split-K kernel's lean copies (config.lean_copies, templates/sgemm_fusedk.cu.j2) on and
 off (issue 20, session 24).
 
 fused-128x32-f1 (the suite's n = 32 shapes) copied every k-tile through load_tile's edge path: each float4
@@ -25,11 +25,9 @@ DEFAULT = ["32768x32x4096", "16384x32x16384", "4096x32x11008", "65536x32x2048", 
 
 
 def one(torch, bench, m, n, k):
-    from regtile.codegen import emit_fusedk
     from regtile.codegen.heuristic import member_config, model_choice
     from regtile.codegen.presets import FAMILY
     from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
     lib = GemmPlan(m, n, k, False, False, k, n, n)
     row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
     if lib.gemv is None and lib.backend == "fusedk":
@@ -38,8 +36,7 @@ def one(torch, bench, m, n, k):
         fused = [name for name, mem in FAMILY.items() if mem.backend == "fusedk"]
         cfg, backend = member_config(model_choice(fused, m, n, k, 132), m, n, k, 132)
     on = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
-    with patched(emit_fusedk, "SPREAD_COPIES", False):
-        off = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
+    off = GemmPlan(m, n, k, False, False, k, n, n, config=cfg.replace(lean_copies=False), backend=backend)
     assert on.kernel.source.text != off.kernel.source.text
     return time_plans(torch, bench, {"lib": lib, "spread": on, "edge_path": off}, row,
                       f"{on.kernel.label} split {cfg.split_k}")

@@ -1,4 +1,4 @@
-"""Under Nsight Compute: the fused kernel with the lean copies and without (codegen/emit_fusedk.SPREAD_COPIES) on
+"""Under Nsight Compute: the fused kernel with the lean copies and without (config.lean_copies) on
 the shapes where session24_b timed the lean kernel slower (65536x32x2048: 261.7 against 249.5 us; 8192x24x8192,
 whose blocks never run the lean loop: 135.5 / 130.3) and one where it is faster (32768x32x4096: 210.9 / 246.5).
 
@@ -11,22 +11,21 @@ import json
 import os
 import sys
 
+from . import program
+
 DEFAULT = ["65536x32x2048", "8192x24x8192", "32768x32x4096"]
 
 
-def main(argv):
+def run(argv):
     import torch
-    from regtile.codegen import emit_fusedk
     from regtile.codegen.heuristic import member_config
     from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
     order = []
     for spec in argv or DEFAULT:
         m, n, k = map(int, spec.split("x"))
         cfg, backend = member_config("fused-128x32-f1", m, n, k, 132)
         lean = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
-        with patched(emit_fusedk, "SPREAD_COPIES", False):
-            edge = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
+        edge = GemmPlan(m, n, k, False, False, k, n, n, config=cfg.replace(lean_copies=False), backend=backend)
         A, B = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda")
         C = torch.empty(m, n, device="cuda")
         s = torch.cuda.current_stream().cuda_stream
@@ -38,5 +37,7 @@ def main(argv):
         json.dump(order, f, indent=1)
 
 
+main = program(run, "[MxNxK ...]")
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
