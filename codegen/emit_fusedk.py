@@ -93,6 +93,9 @@ def _iters(total: int, threads: int):
     return -(-total // threads), total % threads != 0
 
 
+LEAN_STEPS = 0  # the kk steps the lean copies are dealt over, from the first (0: all BK / 4 of them)
+
+
 def spread(cfg: SgemmConfig, threads: int):
     """The lean copies' places (config.lean_copies; templates/sgemm_fusedk.cu.j2): per kk step of a k-tile (BK / 4
     of them), the float4 copies (operand, index) the thread issues there, A's then B's dealt evenly over the
@@ -102,8 +105,8 @@ def spread(cfg: SgemmConfig, threads: int):
     if not cfg.lean_copies or a % threads or b % threads:
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
-    steps = cfg.bk // 4
-    return tuple(tuple(c for j, c in enumerate(copies) if j * steps // len(copies) == s) for s in range(steps))
+    steps = min(LEAN_STEPS or cfg.bk // 4, cfg.bk // 4)
+    return tuple(tuple(c for j, c in enumerate(copies) if j * steps // len(copies) == s) for s in range(cfg.bk // 4))
 
 
 def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
