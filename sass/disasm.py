@@ -230,9 +230,13 @@ def _width(ins: Instruction) -> int:
 
 def instruction_mix(instrs: Sequence[Instruction]) -> Dict[str, int]:
     """Counts of the instructions that shape an SGEMM loop: FFMA; LDS, STS, LDG and
-    LDSM by width (e.g. 'LDS.128'); BAR; local-memory traffic (LDL/STL, spills)."""
+    LDSM by width (e.g. 'LDS.128'); BAR; local-memory traffic (LDL/STL, spills).  Instructions
+    predicated on !PT never run and are left out (ptxas puts `@!PT LDS RZ, [RZ]` before
+    LDGSTS: three before each of the fused kernel's lean copies)."""
     mix: Counter = Counter()
     for ins in instrs:
+        if ins.predicate == "@!PT":
+            continue
         b = ins.base
         if b in ("FFMA", "FMUL", "FADD", "BAR", "LDL", "STL", "LDGSTS", "LDSM"):
             mix[b] += 1

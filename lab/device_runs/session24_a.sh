@@ -11,4 +11,4 @@ echo "memcheck: rc $?"; grep -E "ERROR SUMMARY|passed|failed" $OUT/memcheck.log 
 lab_ab fusedk_spread_ab ${AB_S:-200} "$@"
 mv $OUT/fusedk_spread_ab.log $OUT/fusedk_spread_ab_1.log; mv $OUT/fusedk_spread.json $OUT/fusedk_spread_1.json
 lab_ab fusedk_spread_ab ${AB2_S:-120} 32768x32x4096 16384x32x16384 4096x32x11008 65536x32x2048
-archive session24_a
+archive ${ARCHIVE:-session24_a}

@@ -150,3 +150,16 @@ def test_lean_copies_come_off_where_no_block_can_run_them():
     assert for_operands(member, "fusedk", 4096, 32, 32).lean_copies  # m not known: N and the rows decide
     assert not for_operands(member, "fusedk", 4096, 34, 32).lean_copies  # B's rows 8 bytes off
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
+
+
+def test_lean_loop_in_the_cubin_is_the_ffmas_the_lds_and_one_copy_a_float4():
+    """The sm_90 SASS of fused-128x32-f1 (read from the cubin): its main loop - the loop of most FFMAs, here the
+    lean copies' - holds a k-tile's 1024 FFMAs, 96 LDS.128 and its ten float4 copies (LDGSTS), with no other load;
+    the predicated-off `@!PT LDS` ptxas puts before each LDGSTS are not counted (sass.disasm.instruction_mix)."""
+    from regtile.runtime.sass import function_of, instruction_mix
+    cfg, backend = member_config("fused-128x32-f1", 32768, 32, 4096, 132)
+    src = emit(cfg, backend)
+    art = compile_config(cfg, "sm_90", backend=backend)
+    func = function_of(art.cubin, src.name)[1]
+    assert instruction_mix(func.loop_instructions()) == {"BAR": 1, "FFMA": 1024, "LDGSTS": 10, "LDS.128": 96}
+    assert any(i.predicate == "@!PT" and i.base == "LDS" for i in func.loop_instructions())  # there, not counted
