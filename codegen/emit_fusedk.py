@@ -93,20 +93,18 @@ def _iters(total: int, threads: int):
     return -(-total // threads), total % threads != 0
 
 
-LEAN_STEPS = 0  # the kk steps the lean copies are dealt over, from the first (0: all BK / 4 of them)
-
-
-def spread(cfg: SgemmConfig, threads: int):
+def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
     """The lean copies' places (config.lean_copies; templates/sgemm_fusedk.cu.j2): per kk step of a k-tile (BK / 4
     of them), the float4 copies (operand, index) the thread issues there, A's then B's dealt evenly over the
-    steps; () without lean_copies, or where a copy count does not divide the tile (a thread's last copy would
-    need a bound): then every k-tile takes load_tile."""
+    first `steps` steps (0: all of them, as emitted - fewer measured slower, lab/experiments/
+    fusedk_lean_steps_ab.py); () without lean_copies, or where a copy count does not divide the tile (a thread's
+    last copy would need a bound): then every k-tile takes load_tile."""
     a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
     if not cfg.lean_copies or a % threads or b % threads:
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
-    steps = min(LEAN_STEPS or cfg.bk // 4, cfg.bk // 4)
-    return tuple(tuple(c for j, c in enumerate(copies) if j * steps // len(copies) == s) for s in range(cfg.bk // 4))
+    dealt = min(steps or cfg.bk // 4, cfg.bk // 4)
+    return tuple(tuple(c for j, c in enumerate(copies) if j * dealt // len(copies) == s) for s in range(cfg.bk // 4))
 
 
 def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:

@@ -1,12 +1,12 @@
 """The config of a family member generated for the problem's operands: the copy paths of the leading
 dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c) and the fused kernel's
-lean copies (for_lean_copies), in that order (for_operands).  Each keeps the config, and its kernel text, where the operands do not ask for its path or
-the config cannot take it.  Pure (no GPU, no runtime import): what regtile.sgemm's plans run
-(runtime/choice.py) and what the sweep names as the table's member (tools/shape_sweep.py); the member
-itself comes from codegen/heuristic.py."""
+lean copies (for_lean_copies), in that order (for_operands).  Each keeps the config, and its kernel text,
+where the operands do not ask for its path or the config cannot take it.  Pure (no GPU, no runtime
+import): what regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the table's member
+(tools/shape_sweep.py); the member itself comes from codegen/heuristic.py."""
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Tuple
 
 from .config import ConfigError, SgemmConfig
 from .heuristic import member_config
@@ -108,9 +108,9 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
         return cfg
 
 
-def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: Optional[int], n: int) -> SgemmConfig:
+def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
     """`cfg` without the fused kernel's lean copies (config.lean_copies) where no block can run their loop: rows
-    of A or B that are not 16-byte aligned, or no block inside N (n < BN) or M (m < BM; m None: not known).
+    of A or B that are not 16-byte aligned, or no block inside N (n < BN) or M (m < BM).
     Measured (H100, 2026-11-28, lab/experiments/fusedk_spread_ab.py, docs/data/session24/b_8467a0d, us, with the
     loop / without): 8192x24x8192 135.5 / 130.3, where no block is inside N; where the loop runs, 32768x32x4096
     210.9 / 246.5, 16384x32x16384 429.8 / 483.6, 4096x32x11008 85.3 / 92.3 (fused-128x32-f1), but 65536x32x2048
@@ -118,12 +118,12 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: Optio
     lean kernel, docs/data/session24/c_fa841b9)."""
     if backend != "fusedk" or not cfg.lean_copies:
         return cfg
-    if lda % 4 or ldb % 4 or n < cfg.bn or (m is not None and m < cfg.bm):
+    if lda % 4 or ldb % 4 or n < cfg.bn or m < cfg.bm:
         return cfg.replace(lean_copies=False)
     return cfg
 
 
-def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, n: int, m: Optional[int] = None) -> SgemmConfig:
+def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
     then C's columns (for_columns) and rows (for_c, ldc = N), and the fused kernel's lean copies
     (for_lean_copies).  What regtile.sgemm's plans run (runtime/choice.py) and what the
@@ -137,4 +137,4 @@ def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[
     for the shape (heuristic.member_config), generated for those operands (for_operands), as regtile.sgemm
     builds a plan's kernel; what the sweeps time and label as the member."""
     cfg, backend = member_config(name, m, n, k, sm_count)
-    return for_operands(cfg, backend, k, n, n, m), backend
+    return for_operands(cfg, backend, k, n, m, n), backend

@@ -76,7 +76,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
         cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
     lda = (m if trans_a else k) if lda is None else lda
     ldb = (k if trans_b else n) if ldb is None else ldb
-    return for_operands(cfg, backend, lda, ldb, n, m), backend
+    return for_operands(cfg, backend, lda, ldb, m, n), backend
 
 
 def forget_tuned() -> None:

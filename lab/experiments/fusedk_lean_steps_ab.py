@@ -1,5 +1,5 @@
-"""Where the fused kernel's lean copies go in the k-tile (codegen/emit_fusedk.LEAN_STEPS: dealt over the first S kk
-steps; 0 = all), against the kernel without them (issue 20, session 24).
+"""Where the fused kernel's lean copies go in the k-tile (codegen/emit_fusedk.spread's `steps`: dealt over the first S
+kk steps; 0 = all, as emitted), against the kernel without them (issue 20, session 24).
 
 Nsight Compute (docs/data/session24/c_fa841b9) put more long-scoreboard, short-scoreboard and MIO-throttle stalls
 on the lean kernel than on load_tile's, and on 65536x32x2048 (three blocks an SM) it ran 5% slower where the n = 32
@@ -29,8 +29,9 @@ def run(argv):
         member = members.get(f"{m}x{n}x{k}", "fused-128x32-f1")
         cfg, backend = member_config(member, m, n, k, 132)
         plans = {}
+        dealt = emit_fusedk.spread
         for steps in (0, 4, 2, 1):
-            with patched(emit_fusedk, "LEAN_STEPS", steps):
+            with patched(emit_fusedk, "spread", lambda c, t, s=steps: dealt(c, t, s)):
                 plans[f"s{steps}"] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg, backend=backend)
         plans["edge"] = GemmPlan(m, n, k, False, False, k, n, n, config=cfg.replace(lean_copies=False), backend=backend)
         row = {"m": m, "n": n, "k": k, "member": member, "split": cfg.split_k}

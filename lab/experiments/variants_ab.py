@@ -100,7 +100,7 @@ def dry(variants, shapes) -> None:
             base, backend = rule_config(rows, cols, op, vectors, "sm_90"), None
         else:
             cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
-            base = for_operands(cfg, backend, k, n, n)
+            base = for_operands(cfg, backend, k, n, m, n)
         for name, fields in [("committed", {})] + [parse(v) for v in variants or DEFAULT.get(spec, [])]:
             fields = {f: v for f, v in fields.items() if f != "splits"}
             try:

@@ -96,7 +96,7 @@ def test_for_c_asks_for_unaligned_c_rows():
     assert for_c(cfg, "ptx", 3001).c_staged
     assert not for_c(cfg, "ptx", 3000).c_staged  # aligned rows: the float4 stores
     assert for_c(cfg, "cuda", 3001) == cfg
-    with_col = for_operands(FAMILY["sq-32x32"].config, "ptx", 64, 65, 65)
+    with_col = for_operands(FAMILY["sq-32x32"].config, "ptx", 64, 65, 64, 65)
     assert with_col.last_col and not with_col.c_staged  # the last column's sums share the staging memory
 
 

@@ -147,8 +147,9 @@ def test_lean_copies_come_off_where_no_block_can_run_them():
         cfg, backend = member_for_shape("fused-128x32-f1", m, n, k, 132)
         assert not cfg.lean_copies and "lean_n" not in emit(cfg, backend).text, (m, n, k)
     member = FAMILY["fused-128x32-f1"].config
-    assert for_operands(member, "fusedk", 4096, 32, 32).lean_copies  # m not known: N and the rows decide
-    assert not for_operands(member, "fusedk", 4096, 34, 32).lean_copies  # B's rows 8 bytes off
+    assert for_operands(member, "fusedk", 4096, 32, 32768, 32).lean_copies
+    assert not for_operands(member, "fusedk", 4096, 34, 32768, 32).lean_copies  # B's rows 8 bytes off
+    assert not for_operands(member, "fusedk", 4096, 32, 127, 32).lean_copies  # no block inside M
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
 
 

@@ -49,7 +49,7 @@ CASES = [(name, ta, tb, rows) for name in K16 for ta in (False, True) for tb in 
 def test_held_kernels_fit_three_blocks_an_sm_without_spilling(name, trans_a, trans_b, rows):
     cfg = with_layout(FAMILY[name].config, trans_a, trans_b)
     off = 1 if rows == "unaligned" else 0
-    held = for_operands(cfg, "ptx", 1024 + off, 1024 + off, 8 * cfg.bn + 1)
+    held = for_operands(cfg, "ptx", 1024 + off, 1024 + off, 1024, 8 * cfg.bn + 1)
     assert held.last_col and held.max_registers == LAST_COL_HELD[(cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn)]
     art = compile_config(held, "sm_90", backend="ptx")  # SpillError if ptxas spilled
     registers = [kernel_info(art.cubin, src.name).registers for _, src in art.source.kernels()]  # after the SASS pass

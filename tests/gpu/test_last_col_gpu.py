@@ -42,7 +42,7 @@ def test_members_with_the_last_column(name):
 @pytest.mark.parametrize("name", ["tall-128x64-k16", "wide-64x128-k16", "sq-32x32", "wide-128x256-noedge"])
 def test_the_runtime_s_unaligned_paths_with_the_last_column(name):
     bn = FAMILY[name].config.bn
-    cfg = for_operands(FAMILY[name].config, "ptx", 1031, bn + 1, bn + 1)
+    cfg = for_operands(FAMILY[name].config, "ptx", 1031, bn + 1, 255, bn + 1)
     assert cfg.last_col and (cfg.unaligned_rows or cfg.unaligned_vectors)
     for m, n, k in ((255, cfg.bn + 1, 1031), (300, 3 * cfg.bn + 1, 8200)):
         check_config(cfg, m, n, k, backend="ptx", what=f"{name} last_col, unaligned rows")
@@ -57,7 +57,7 @@ def test_the_held_kernels(name):
     for q, m, k, lda in ((1, 255, 1031, 1031), (LAST_COL_HELD_MAX_TILE_COLUMNS, 1023, 1023, 1023),
                          (2, 200, 16400, 16400), (LAST_COL_HELD_MAX_TILE_COLUMNS, 130, 520, 520)):
         n = q * bn + 1
-        cfg = for_operands(FAMILY[name].config, "ptx", lda, n, n)
+        cfg = for_operands(FAMILY[name].config, "ptx", lda, n, m, n)
         assert cfg.last_col and cfg.max_registers == 168, cfg.describe()
         check_config(cfg, m, n, k, backend="ptx", what=f"{name} last_col held, q={q}")
     cfg = for_columns(FAMILY[name].config, "ptx", 3 * bn + 1)

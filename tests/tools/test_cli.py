@@ -412,7 +412,7 @@ def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatc
     label, cfg, backend, why = cmd_run._chosen_kernel(SimpleNamespace(kernel=None, m=1009, n=1013, k=1019), "sm_90")
     assert label == "default" and (cfg.unaligned_rows or cfg.unaligned_vectors) and backend == "ptx"
     member, mback = choice.default_sgemm_kernel(1009, 1013, "sm_90", 132, 1019)
-    assert (cfg, backend) == (for_operands(member, mback, 1019, 1013, 1013), mback) and cfg.c_staged
+    assert (cfg, backend) == (for_operands(member, mback, 1019, 1013, 1009, 1013), mback) and cfg.c_staged
     assert cfg != member
     aligned = choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90")[0]
     assert not (aligned.unaligned_rows or aligned.unaligned_vectors)
