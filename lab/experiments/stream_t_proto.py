@@ -50,7 +50,9 @@ SOURCE = r"""
 #define W {W}
 #define U {U}
 #define AC {AC}
-#define R (32 / L)
+#define H {H}
+#define VH (V / H)
+#define R (32 / L / H)
 #define RS (W * R * U)
 #define CH (AC * RS)
 #define THREADS (W * 32)
@@ -63,13 +65,14 @@ SOURCE = r"""
     extern __shared__ __align__(16) float sm[];
     const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const int g = lane / L, cl = lane % L;
+    const int gv = g % H, gr = g / H;  // the lane's vector group and row group
     const int col = blockIdx.x * (4 * L) + 4 * cl;
     const bool colok = col < N;
     const int k0 = blockIdx.y * kchunk;
     const int k1 = min(K, k0 + kchunk);
-    float acc[V][4];
+    float acc[VH][4];
 #pragma unroll
-    for (int v = 0; v < V; ++v)
+    for (int v = 0; v < VH; ++v)
 #pragma unroll
         for (int c = 0; c < 4; ++c) acc[v][c] = 0.f;
     const float* bp = B + (size_t)(colok ? col : 0);
@@ -98,7 +101,7 @@ SOURCE = r"""
     }}
 #define LOAD_B(dst, base) \
     _Pragma("unroll") for (int j = 0; j < U; ++j) {{ \
-        const int p = (base) + j * (W * R) + w * R + g; \
+        const int p = (base) + j * (W * R) + w * R + gr; \
         dst[j] = (colok && p < k1) ? __ldcs(reinterpret_cast<const float4*>(bp + (size_t)p * ldb)) \
                                    : make_float4(0.f, 0.f, 0.f, 0.f); \
     }}
@@ -133,9 +136,9 @@ SOURCE = r"""
             if (more) {{ LOAD_A(nb, sl) }}
 #pragma unroll
             for (int j = 0; j < U; ++j) {{
-                const float* ar = as + (sl * RS + j * (W * R) + w * R + g) * VP;
+                const float* ar = as + (sl * RS + j * (W * R) + w * R + gr) * VP + gv * VH;
 #pragma unroll
-                for (int q = 0; q < V / 4; ++q) {{
+                for (int q = 0; q < VH / 4; ++q) {{
                     const float4 a = *reinterpret_cast<const float4*>(ar + 4 * q);
                     const float av[4] = {{a.x, a.y, a.z, a.w}};
                     const float bv[4] = {{b[j].x, b[j].y, b[j].z, b[j].w}};
@@ -152,28 +155,28 @@ SOURCE = r"""
     }}
     // the row groups of a warp meet by xor shuffles over the lane bits above cl
 #pragma unroll
-    for (int s = L; s < 32; s <<= 1)
+    for (int s = L * H; s < 32; s <<= 1)
 #pragma unroll
-        for (int v = 0; v < V; ++v)
+        for (int v = 0; v < VH; ++v)
 #pragma unroll
             for (int c = 0; c < 4; ++c) acc[v][c] += __shfl_xor_sync(0xffffffffu, acc[v][c], s);
     // then the warps, four vectors a round: red[w][t][4 L]
     const int split = blockIdx.y;
 #pragma unroll
-    for (int q = 0; q < V / 4; ++q) {{
-        if (g == 0) {{
+    for (int q = 0; q < VH / 4; ++q) {{
+        if (gr == 0) {{
 #pragma unroll
             for (int t = 0; t < 4; ++t)
-                *reinterpret_cast<float4*>(sm + (w * 4 + t) * 4 * L + 4 * cl) =
+                *reinterpret_cast<float4*>(sm + ((w * H + gv) * 4 + t) * 4 * L + 4 * cl) =
                     make_float4(acc[4 * q + t][0], acc[4 * q + t][1], acc[4 * q + t][2], acc[4 * q + t][3]);
         }}
         __syncthreads();
-        for (int o = tid; o < 16 * L; o += THREADS) {{
-            const int t = o / (4 * L), cc = o % (4 * L);
+        for (int o = tid; o < 16 * L * H; o += THREADS) {{
+            const int x = o / (4 * L), cc = o % (4 * L);  // x: the vector group's 4 x gv + t
             float s = 0.f;
 #pragma unroll
-            for (int ww = 0; ww < W; ++ww) s += sm[(ww * 4 + t) * 4 * L + cc];
-            const int v = 4 * q + t, n = blockIdx.x * 4 * L + cc;
+            for (int ww = 0; ww < W; ++ww) s += sm[(ww * 4 * H + x) * 4 * L + cc];
+            const int v = (x / 4) * VH + 4 * q + x % 4, n = blockIdx.x * 4 * L + cc;
             if (v < M && n < N) {{
                 if (gridDim.y == 1) C[(size_t)v * ldc + n] = alpha * s + (beta != 0.f ? beta * C[(size_t)v * ldc + n] : 0.f);
                 else Wk[((size_t)split * M + v) * N + n] = s;
@@ -190,30 +193,31 @@ DEFAULT_SHAPES = ("16x4096x4096", "32x4096x4096", "32x1024x131072", "16x5120x512
 
 def variant(spec: str, m: int) -> dict:
     name, _, body = spec.partition(":")
-    v = dict(V=-(-m // 4) * 4, L=8, W=8, U=4, PIPE=1, MINB=1, S=0, AC=1)
+    v = dict(V=-(-m // 4) * 4, L=8, W=8, U=4, PIPE=1, MINB=1, S=0, AC=1, H=1)
     for part in filter(None, body.split(",")):
         key, _, value = part.partition("=")
         v[key] = int(value)
     v["name"] = name
+    v["V"] = -(-v["V"] // (4 * v["H"])) * 4 * v["H"]  # whole float4s of vectors a vector group
     return v
 
 
 def source(v: dict, tag: str):
     name = f"stream_t_{tag}"
     return split_source(name, SOURCE.format(HEAD=split_head(name, v["MINB"]),
-                                            **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "AC")}),
+                                            **{k: v[k] for k in ("V", "L", "W", "U", "PIPE", "AC", "H")}),
                         32 * v["W"], smem_bytes(v))
 
 
 def smem_bytes(v: dict) -> int:
     """A's two chunks of AC x RS rows (V + 4 floats a row), or the warps' sums if more."""
-    rs = v["W"] * (32 // v["L"]) * v["U"]
-    return 4 * max(2 * v["AC"] * rs * (v["V"] + 4), v["W"] * 16 * v["L"])
+    rs = v["W"] * (32 // v["L"] // v["H"]) * v["U"]
+    return 4 * max(2 * v["AC"] * rs * (v["V"] + 4), v["W"] * 16 * v["L"] * v["H"])
 
 
 def splits_for(v: dict, n: int, k: int, blocks_per_sm: int, sms: int = 132) -> int:
     """v's S, or the fewest splits (each a whole number of steps) whose blocks fill the SMs' slots."""
-    rs = v["W"] * (32 // v["L"]) * v["U"]
+    rs = v["W"] * (32 // v["L"] // v["H"]) * v["U"]
     strips = -(-n // (4 * v["L"]))
     if v["S"]:
         return v["S"]
@@ -272,7 +276,7 @@ def one(specs, torch, bench, m, n, k):
         v = variant(spec, m)
         kern = driver.load(compile_source(source(v, f"{v['name']}_{m}"), dev.arch))
         s = splits_for(v, n, k, kern.blocks_per_sm, dev.sm_count)
-        chunk = v["W"] * (32 // v["L"]) * v["U"] * v["AC"]  # a split: whole chunks of A
+        chunk = v["W"] * (32 // v["L"] // v["H"]) * v["U"] * v["AC"]  # a split: whole chunks of A
         kchunk = -(-(-(-k // s)) // chunk) * chunk
         kernels[v["name"]] = (kern, -(-n // (4 * v["L"])), -(-k // kchunk), kchunk, dict(spec=spec))
     return time_split_kernels(torch, bench, m, n, k, kernels)
