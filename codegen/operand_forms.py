@@ -14,6 +14,15 @@ from .heuristic import member_config
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
 VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
+# for_rows: the k16 tiles (bm, bn, bk, tm, tn) that take the float copies after all, held at a register cap (PTX
+# .maxnreg) that keeps their three blocks an SM.  tall-128x64-k16, whose A tile is two thirds of a k-tile's floats:
+# measured (H100, 2026-11-28, lab/experiments/variants_ab.py, docs/data/session25/c_9e78596, us, vector floats /
+# float copies / float copies at 168), 5555x555x5555 839.6 / 850.8 / 799.0, 5555x555x5557 839.3 / 854.3 / 801.1,
+# 2777x555x5555 428.0 / 432.2 / 408.0, 3333x777x3333 452.4 / 462.0 / 439.0, 3001x3001x64 46.8 / 55.2 / 47.2.
+# Unheld, the float copies take 178 registers (196 in the stream-K ranges kernel): two blocks an SM.  On
+# wide-64x128-k16 (B two thirds of the floats) they lost held too (1023x1025x1023 60.3 / 65.8 / 66.0, 255x257x65537
+# 213.6 / 227.7 / 227.8, 777x7777x777 242.7 / 263.4 / 248.5), so it keeps the vector floats.
+FLOAT_COPIES_HELD_K16 = {(128, 64, 16, 8, 8): 168}
 
 
 def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
@@ -34,10 +43,14 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     measured (H100, 2026-11-27, a3e76db, lab/device_runs/session9_b.sh) the vector floats ran
     255x257x65537 in 281.6 us against 287.7 with the float copies (tall-128x64-k16), 1023x1025x1023
     in 67.1 against 67.8 and 1009x1013x1019 in 61.7 against 61.8 (wide-64x128-k16); sq-32x32 went the
-    other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies."""
+    other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies.  Since
+    session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
+        held = FLOAT_COPIES_HELD_K16.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn))
+        if held and not cfg.max_registers:
+            return cfg.replace(unaligned_rows=True, max_registers=held)
         return cfg.replace(unaligned_vectors=True)
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
         try:
@@ -79,7 +92,9 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
     q = 32)."""
     if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
         return cfg
-    held = LAST_COL_HELD.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn), 0) if not cfg.max_registers else 0
+    held = LAST_COL_HELD.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn), 0)
+    if cfg.max_registers and cfg.max_registers != held:  # a cap of its own (for_rows' is the same 168)
+        held = 0
     if (n - 1) // cfg.bn > (LAST_COL_HELD_MAX_TILE_COLUMNS if held else LAST_COL_MAX_TILE_COLUMNS):
         return cfg
     try:

@@ -8,7 +8,7 @@ import pytest
 
 from regtile.codegen.config import ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
-from regtile.codegen.operand_forms import for_rows
+from regtile.codegen.operand_forms import for_columns, for_rows
 from regtile.codegen.plan import ThreadVars, float_copies, make_plan
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_source
@@ -42,6 +42,22 @@ def test_for_rows_asks_only_for_unaligned_leading_dimensions():
         cfg = FAMILY[name].config
         assert for_rows(cfg, "ptx", 1023, 1025) == cfg.replace(unaligned_vectors=True)
         assert for_rows(cfg.replace(edge_clamp=False), "ptx", 1023, 1025) == cfg.replace(edge_clamp=False)
+    # the k16 members: wide-64x128-k16 the vector floats, tall-128x64-k16 the float copies held at 168 registers
+    # (three blocks an SM), unless the member already has a cap of its own
+    wide, tall = FAMILY["wide-64x128-k16"].config, FAMILY["tall-128x64-k16"].config
+    assert for_rows(wide, "ptx", 1023, 1025) == wide.replace(unaligned_vectors=True)
+    assert for_rows(tall, "ptx", 1023, 1025) == tall.replace(unaligned_rows=True, max_registers=168)
+    assert for_rows(tall, "ptx", 1024, 1024) is tall
+    assert for_rows(tall.replace(max_registers=160), "ptx", 1023, 1024).unaligned_vectors
+
+
+def test_the_held_float_copies_keep_the_last_columns_held_rule():
+    """for_columns after for_rows: tall-128x64-k16's cap from the float copies is the last column's own 168, so
+    the column still goes with up to eight tile columns beside it, at that cap."""
+    tall = FAMILY["tall-128x64-k16"].config
+    cfg = for_columns(for_rows(tall, "ptx", 1023, 8 * 64 + 1), "ptx", 8 * 64 + 1)
+    assert cfg.last_col and cfg.unaligned_rows and cfg.max_registers == 168
+    assert not for_columns(tall.replace(max_registers=160), "ptx", 8 * 64 + 1).last_col  # another cap: four at most
 
 
 @pytest.mark.parametrize("name, ta, tb", [("tall-128x64", False, False), ("wide-128x256", False, False),
