@@ -124,16 +124,22 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
 
 
 def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
-    """`cfg` without the fused kernel's lean copies (config.lean_copies) where no block can run their loop: rows
-    of A or B that are not 16-byte aligned, or no block inside N (n < BN) or M (m < BM).
-    Measured (H100, 2026-11-28, lab/experiments/fusedk_spread_ab.py, docs/data/session24/b_8467a0d, us, with the
-    loop / without): 8192x24x8192 135.5 / 130.3, where no block is inside N; where the loop runs, 32768x32x4096
-    210.9 / 246.5, 16384x32x16384 429.8 / 483.6, 4096x32x11008 85.3 / 92.3 (fused-128x32-f1), but 65536x32x2048
-    261.7 / 249.5 (three blocks an SM: Nsight Compute put more MIO-throttle and short-scoreboard stalls on the
-    lean kernel, docs/data/session24/c_fa841b9)."""
+    """`cfg` without the fused kernel's lean copies (config.lean_copies) unless every block can run their loop: rows
+    of A and B 16-byte aligned, and M and N whole tiles (m % BM == n % BN == 0: no edge block, which takes
+    load_tile's loop instead).
+    Measured (H100, lab/experiments/fusedk_spread_ab.py and variants_ab.py, us, with the loop / without):
+    - where every block runs it (2026-11-28, docs/data/session24/b_8467a0d): 32768x32x4096 210.9 / 246.5,
+      16384x32x16384 429.8 / 483.6, 4096x32x11008 85.3 / 92.3 (fused-128x32-f1); 65536x32x2048 261.7 / 249.5 lost
+      (three blocks an SM: Nsight Compute put more MIO-throttle and short-scoreboard stalls on the lean kernel,
+      docs/data/session24/c_fa841b9);
+    - where no block runs it (session 24): 8192x24x8192 135.5 / 130.3;
+    - where some blocks run it and the edge blocks run load_tile's loop in the same launch (2026-11-28,
+      docs/data/session25/e_3ba3d89, fused-128x32-f1): 16384x48x384 36.2 / 27.6, 16384x48x4096 327.1 / 249.2,
+      4096x48x11008 242.7 / 171.2, 16384x40x4096 353.8 / 249.4 (an N edge); 1000x32x16384 64.0 / 51.0,
+      4000x32x11008 95.8 / 93.0 (an M edge) - while 16384x96x1024, whole tiles, ran 82.0 / 95.4."""
     if backend != "fusedk" or not cfg.lean_copies:
         return cfg
-    if lda % 4 or ldb % 4 or n < cfg.bn or m < cfg.bm:
+    if lda % 4 or ldb % 4 or n % cfg.bn or m % cfg.bm:
         return cfg.replace(lean_copies=False)
     return cfg
 

@@ -138,18 +138,22 @@ def test_lean_copies_are_dealt_over_the_k_steps_in_a_loop_of_their_own():
 
 
 def test_lean_copies_come_off_where_no_block_can_run_them():
-    """operand_forms.for_lean_copies: the fused members carry the loop; a plan whose operands leave no block inside
-    M and N on aligned rows gets the kernel without it (the loop's text, and registers, for nothing)."""
+    """operand_forms.for_lean_copies: the fused members carry the loop; a plan gets the kernel without it unless
+    every block can run it - rows aligned, M and N whole tiles (with edge blocks on load_tile's loop in the same
+    launch the kernel ran 3-40% slower: docs/data/session25/e_3ba3d89)."""
     from regtile.codegen.operand_forms import for_operands, member_for_shape
     cfg, backend = member_for_shape("fused-128x32-f1", 32768, 32, 4096, 132)
     assert cfg.lean_copies and "lean_n" in emit(cfg, backend).text
-    for m, n, k in ((8192, 24, 8192), (100, 32, 4096), (32768, 32, 4097), (32768, 33, 4096)):
+    for m, n, k in ((8192, 24, 8192), (100, 32, 4096), (32768, 32, 4097), (32768, 33, 4096), (16384, 48, 4096),
+                    (1000, 32, 16384)):
         cfg, backend = member_for_shape("fused-128x32-f1", m, n, k, 132)
         assert not cfg.lean_copies and "lean_n" not in emit(cfg, backend).text, (m, n, k)
     member = FAMILY["fused-128x32-f1"].config
     assert for_operands(member, "fusedk", 4096, 32, 32768, 32).lean_copies
     assert not for_operands(member, "fusedk", 4096, 34, 32768, 32).lean_copies  # B's rows 8 bytes off
     assert not for_operands(member, "fusedk", 4096, 32, 127, 32).lean_copies  # no block inside M
+    assert not for_operands(member, "fusedk", 4096, 64, 32768 + 64, 64).lean_copies  # an M edge block
+    assert for_operands(member, "fusedk", 4096, 96, 16384, 96).lean_copies  # three whole tile columns
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
 
 

@@ -21,7 +21,9 @@ FUSED = [name for name, m in FAMILY.items() if m.backend == "fusedk"]
 SHAPES = [(700, 35, 2048), (65, 33, 4097), (48, 2048, 1000), (1000, 32, 4096), (129, 130, 1031), (5, 3, 7),
           (200, 72, 40), (1000, 64, 4100), (256, 96, 1024), (512, 32, 4100), (384, 64, 2080)]
 # the last four on aligned rows: the k-tiles inside the operands of a block inside M and N take the lean copies
-# (codegen/emit_fusedk.spread), the ragged M and N's blocks and K's last k-tile load_tile, in the same launch;
+# (codegen/emit_fusedk.spread), the ragged M and N's blocks and K's last k-tile load_tile, in the same launch
+# (member_config keeps the loop on; regtile.sgemm's plans take it off where M or N has an edge block:
+# operand_forms.for_lean_copies);
 # 256x96x1024 is inside every tile of 32 or 64, 512x32x4100 and 384x64x2080 inside M and N of the 128x32 / 128x64
 # tiles with a ragged last k-tile in a split
 
