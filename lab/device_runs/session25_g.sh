@@ -6,5 +6,5 @@ REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s25
 sweep 200
 heldout_sweeps 75 2
-lab_ab variants_ab 90 "sk@splitk-128x128:" "sq@sq-32x32:" "lean@fused-32x32-k8:" 512x512x512 196x1152x384
+lab_ab variants_ab 90 "sk@splitk-128x128:" "sq@sq-32x32:" "lean@fused-32x32-k8:lean_copies=True" "nolean@fused-32x32-k8:" 512x512x512 196x1152x384
 archive session25_g
