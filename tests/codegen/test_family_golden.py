@@ -10,7 +10,9 @@ the tree's one call site (_WorkItems: the first and the later pieces run the sam
 unaligned-rows PTX digests for the vector floats' test ahead of the float4 path's
 (emit_ptx.load_float4_or_edge), then 107 PTX digests for one test and one branch over both operands'
 float4 loads (emit_ptx.both_float4).  Session 21 retook the 15 PTX digests of the 128x256, 256x128 and
-64x256 members for their loop head hoisted to the k-tile before (tile_config.hoist_head)."""
+64x256 members for their loop head hoisted to the k-tile before (tile_config.hoist_head).  Session 25 retook
+`ptx:tall-128x64-k16:unaligned`: the case is what operand_forms.for_rows gives that member, now the float copies
+held at 168 registers instead of the vector floats (a new config, not a changed emitter)."""
 import json
 from pathlib import Path
 
