@@ -8,7 +8,9 @@ second launch and a workspace round trip, and its copies go per float when rows 
 - with config.lean_copies, copies the k-tiles inside the operands of a block inside M and N on
   aligned rows from one running pointer an operand, each float4 placed among the FFMAs of the
   k-tile before (`spread`), in a loop of their own: ~50 SASS instructions a k-tile besides the
-  FFMAs and LDS of fused-128x32-f1, where load_tile's path took ~230 (session 24);
+  FFMAs and LDS of fused-128x32-f1, where load_tile's path took ~230 (session 24); the kernel is right
+  with any mix of blocks, but regtile.sgemm's plans keep the loop only where every block runs it
+  (operand_forms.for_lean_copies: a launch mixing it with load_tile's loop ran up to 40% slower, session 25);
 - copies the other k-tiles (load_tile) with cp.async into a DEPTH-stage shared-memory ring (DEPTH - 1 k-tiles in
   flight), float4 where the operand's rows are 16-byte aligned, else per float (a fixed
   column per thread, rows THREADS / BK or THREADS / BN apart, the source pointer stepped:
