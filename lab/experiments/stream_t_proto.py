@@ -14,8 +14,9 @@ at 59% (session 21).  This kernel keeps only A in shared memory:
 - the block's sums meet in the warp (xor shuffles over the row groups) and in shared memory (over
   the warps); one split writes C, more write partials that a reduce kernel sums in split order.
 
-Variants are NAME:V=..,L=..,W=..,U=..,PIPE=..,MINB=..,S=..,AC=.. (S: splits, 0 = enough blocks to fill the
-SMs' slots once; AC: A staged AC steps at a time, one barrier a chunk).  Needs B's rows 16-byte aligned
+Variants are NAME:V=..,L=..,W=..,U=..,PIPE=..,MINB=..,S=..,AC=..,H=.. (S: splits, 0 = enough blocks to fill the
+SMs' slots once; AC: A staged AC steps at a time, one barrier a chunk; H: the 32 / L lane groups of a warp split
+into H vector groups, V rounded up to whole float4s a group).  Needs B's rows 16-byte aligned
 (n % 4 == 0) and A's (k % 4 == 0).
 
 What it measured on the H100 (docs/data/session22/a_proto; us, 16x4096x4096 unless named; the skinny member
@@ -36,6 +37,10 @@ regtile.sgemm ran then: 32.8):
   us to this one's 30.1 and executed 15.3 M instructions (629 K branches) to its 13.9 M (270 K); reading the
   vectors in place instead of the stage launch did not close it (b_04ebb84); grouping the row loads under one
   alignment test a step took 1-3% (d_14841a0; codegen/emit_fewvec._ts_rows).
+- session 25, H (a warp's lane groups split over the vectors: H groups of V / H vectors on the same k rows, for
+  17-64 vectors at 32-64 sums a thread; docs/data/session25/a_9326c68): every variant slower than the plan's GEMM
+  member - 32x4096x4096 43.5 at best (L=16, H=2, 128 registers) against 38.7, 32x1024x131072 300.5 / 225.0,
+  48x2048x8192 74.7 / 54.9, 64x4096x4096 90.3 / 54.8.
 The library's kernel (FewVecTConfig.smem_vectors, codegen/emit_fewvec.py) is this one with the vectors staged
 by the few-vector stage kernel (any layout of A) and read from that copy.
 
