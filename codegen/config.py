@@ -218,8 +218,8 @@ class SgemmConfig:
     def register_estimate(self) -> int:
         return self.tile.register_estimate()
 
-    def register_cap(self) -> int:
-        return self.tile.register_cap()
+    def register_cap(self, blocks: int = 0) -> int:
+        return self.tile.register_cap(blocks)
 
     # ---- serialisation, digests, description -----------------------------------------
     def to_dict(self, nested: bool = False) -> dict:

@@ -14,15 +14,29 @@ from .heuristic import member_config
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
 VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
-# for_rows: the k16 tiles (bm, bn, bk, tm, tn) that take the float copies after all, held at a register cap (PTX
-# .maxnreg) that keeps their three blocks an SM.  tall-128x64-k16, whose A tile is two thirds of a k-tile's floats:
+HELD_BLOCKS = 3  # blocks an SM the k16 members run (128 threads, <= 168 registers), which a held kernel keeps
+
+
+def tile_of(cfg: SgemmConfig) -> Tuple[int, int, int, int, int]:
+    """(bm, bn, bk, tm, tn): the key of the tile sets below."""
+    return cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn
+
+
+def held_cap(cfg: SgemmConfig) -> int:
+    """The register cap (config.max_registers, PTX .maxnreg) that keeps HELD_BLOCKS blocks of the tile an SM:
+    168 for the k16 members' 128 threads."""
+    return cfg.register_cap(HELD_BLOCKS)
+
+
+# for_rows: the k16 tiles that take the float copies after all, held at held_cap (three blocks an SM).
+# tall-128x64-k16, whose A tile is two thirds of a k-tile's floats:
 # measured (H100, 2026-11-28, lab/experiments/variants_ab.py, docs/data/session25/c_9e78596, us, vector floats /
 # float copies / float copies at 168), 5555x555x5555 839.6 / 850.8 / 799.0, 5555x555x5557 839.3 / 854.3 / 801.1,
 # 2777x555x5555 428.0 / 432.2 / 408.0, 3333x777x3333 452.4 / 462.0 / 439.0, 3001x3001x64 46.8 / 55.2 / 47.2.
 # Unheld, the float copies take 178 registers (196 in the stream-K ranges kernel): two blocks an SM.  On
 # wide-64x128-k16 (B two thirds of the floats) they lost held too (1023x1025x1023 60.3 / 65.8 / 66.0, 255x257x65537
 # 213.6 / 227.7 / 227.8, 777x7777x777 242.7 / 263.4 / 248.5), so it keeps the vector floats.
-FLOAT_COPIES_HELD_K16 = {(128, 64, 16, 8, 8): 168}
+FLOAT_COPIES_HELD_K16 = frozenset({(128, 64, 16, 8, 8)})
 
 
 def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
@@ -48,9 +62,8 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
-        held = FLOAT_COPIES_HELD_K16.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn))
-        if held and not cfg.max_registers:
-            return cfg.replace(unaligned_rows=True, max_registers=held)
+        if tile_of(cfg) in FLOAT_COPIES_HELD_K16 and not cfg.max_registers:
+            return cfg.replace(unaligned_rows=True, max_registers=held_cap(cfg))
         return cfg.replace(unaligned_vectors=True)
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
         try:
@@ -61,16 +74,15 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
 
 
 LAST_COL_MAX_TILE_COLUMNS = 4  # for_columns: whole tile columns, at most, beside the fused last column
-# Tiles (bm, bn, bk, tm, tn) whose fused-column kernels for_columns holds at a register cap
-# (config.max_registers), and the tile columns they take it beside.  The k16 members run three
-# blocks of 128 threads an SM (their kernels at 159-168 registers in every layout); the column's sums
+# Tiles whose fused-column kernels for_columns holds at held_cap (config.max_registers), and the tile
+# columns they take it beside.  The k16 members run three blocks of 128 threads an SM (their kernels at 159-168 registers in every layout); the column's sums
 # took their stream-K ranges kernel to 173-183, two blocks, and at 168 ptxas fits it in 154-168
 # without spilling.  Measured (H100, 2026-11-27, lab/experiments/held_registers.py and fixup_ab.py,
 # c12fb85, us, unheld -> held): 255x257x65537 246.2 -> 239.1, 4096x257x4096 227.9 -> 212.5, and at
 # q = 8, where the unheld column lost, 1023x1025x1023 66.4 (no column) -> 64.2, 1000x1025x1000 63.7
 # -> 60.8.  The same cap without the column was slower (1023x1025x1023 66.4 -> 67.1, 1009x1013x1019
 # 61.1 -> 61.9): ptxas's schedule under it is worse, which only the third block pays back.
-LAST_COL_HELD = {(64, 128, 16, 8, 8): 168, (128, 64, 16, 8, 8): 168}
+LAST_COL_HELD = frozenset({(64, 128, 16, 8, 8), (128, 64, 16, 8, 8)})
 LAST_COL_HELD_MAX_TILE_COLUMNS = 8
 
 
@@ -92,8 +104,8 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
     q = 32)."""
     if backend != "ptx" or cfg.last_col or n <= cfg.bn or n % cfg.bn != 1:
         return cfg
-    held = LAST_COL_HELD.get((cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn), 0)
-    if cfg.max_registers and cfg.max_registers != held:  # a cap of its own (for_rows' is the same 168)
+    held = held_cap(cfg) if tile_of(cfg) in LAST_COL_HELD else 0
+    if cfg.max_registers and cfg.max_registers != held:  # a cap of its own (for_rows' held float copies: the same)
         held = 0
     if (n - 1) // cfg.bn > (LAST_COL_HELD_MAX_TILE_COLUMNS if held else LAST_COL_MAX_TILE_COLUMNS):
         return cfg

@@ -154,8 +154,8 @@ class TileConfig(ConfigDict):
     # The fused split-K kernel's lean copies (backend fusedk; codegen/emit_fusedk.spread): the k-tiles inside the
     # operands, of blocks inside M and N on 16-byte aligned rows, copied from one running pointer an operand,
     # each float4 among the FFMAs of the k-tile before, in a loop of their own; the other k-tiles keep load_tile's
-    # loop.  On in the fused members; operand_forms.for_lean_copies takes it off where no block could run the
-    # loop (the kernel with the loop ran 4% slower there: issue 20, session 24).
+    # loop.  On in the fused members; operand_forms.for_lean_copies takes it off unless every block runs the loop
+    # (with edge blocks on load_tile's loop in the same launch it ran up to 40% slower: issue 20, session 25).
     lean_copies: bool = False
 
     WHAT = "tile config"
@@ -312,13 +312,13 @@ class TileConfig(ConfigDict):
                 e32 += 32 * 24
         return -(-e32 // 32)
 
-    def register_cap(self) -> int:
-        """Registers a thread may have at most: what `threads` x `min_blocks` blocks leave of
-        the SM's 64K (allocated 8 at a time), at most 255; blocks of 512 threads or more
+    def register_cap(self, blocks: int = 0) -> int:
+        """Registers a thread may have at most: what `threads` x `min_blocks` blocks (`blocks`, where
+        given) leave of the SM's 64K (allocated 8 at a time), at most 255; blocks of 512 threads or more
         count as 64 (ptxas aims at two such blocks an SM and spills to get there: sampled
         512-thread kernels needing 65-80 registers were squeezed into 64)."""
         warps = self.threads // 32
-        cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // (256 * warps * self.min_blocks) * 8)
+        cap = min(MAX_REGISTERS_PER_THREAD, REGISTERS_PER_SM // (256 * warps * (blocks or self.min_blocks)) * 8)
         return min(cap, 64) if self.threads >= 512 else cap
 
     @property

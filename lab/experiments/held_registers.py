@@ -24,8 +24,8 @@ SLOTS = [0]  # slots=N: also each held plan with its stream-K work list at N blo
 
 def k16(cfg) -> bool:
     """The tiles operand_forms.for_columns holds (LAST_COL_HELD: the k16 members', 128 threads)."""
-    from regtile.codegen.operand_forms import LAST_COL_HELD
-    return (cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn) in LAST_COL_HELD
+    from regtile.codegen.operand_forms import LAST_COL_HELD, tile_of
+    return tile_of(cfg) in LAST_COL_HELD
 
 
 def with_slots(plan, per_sm):

@@ -10,7 +10,7 @@ import pytest
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit
 from regtile.codegen.heuristic import with_layout
-from regtile.codegen.operand_forms import LAST_COL_HELD, for_operands
+from regtile.codegen.operand_forms import LAST_COL_HELD, for_operands, held_cap, tile_of
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_config
 from regtile.sass.cubin import kernel_info
@@ -50,7 +50,7 @@ def test_held_kernels_fit_three_blocks_an_sm_without_spilling(name, trans_a, tra
     cfg = with_layout(FAMILY[name].config, trans_a, trans_b)
     off = 1 if rows == "unaligned" else 0
     held = for_operands(cfg, "ptx", 1024 + off, 1024 + off, 1024, 8 * cfg.bn + 1)
-    assert held.last_col and held.max_registers == LAST_COL_HELD[(cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn)]
+    assert tile_of(cfg) in LAST_COL_HELD and held.last_col and held.max_registers == held_cap(cfg) == 168
     art = compile_config(held, "sm_90", backend="ptx")  # SpillError if ptxas spilled
     registers = [kernel_info(art.cubin, src.name).registers for _, src in art.source.kernels()]  # after the SASS pass
     assert len(registers) == 2 and max(registers) <= held.max_registers, registers
