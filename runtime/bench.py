@@ -28,19 +28,44 @@ from . import driver
 from .compiler import compile_config
 from .sgemm_launch import SgemmLaunch, workspace_bytes
 
-# FP32 FFMA peak measured on the project's H100 (register-only FFMA chain, ILP 8,
-# SM clock 1980 MHz): shared/notes/h100-baseline.md.  Percentages of peak use it.
-H100_FFMA_PEAK_TFLOPS = 65.2
-# Device-to-device copy, bytes read plus written, same machine and source.
-H100_COPY_TBPS = 2.94
-L2_BYTES = 50 * 2**20
+
+@dataclass(frozen=True)
+class DeviceFigures:
+    """What a GPU reaches, measured on it: the ceilings that percentages of peak and of copy are taken
+    against.  Keyed by the exact name the driver gives (an H100 PCIe or an H200 NVL has other clocks,
+    SMs or memory): a GPU not listed gets no percentages rather than another GPU's."""
+    ffma_peak_tflops: float  # FP32 FFMA, register-only chain of independent FFMAs, every SM
+    copy_tbps: float  # device-to-device copy of 1 GiB, bytes read plus written
+    source: str
+
+
+MEASURED = {
+    "NVIDIA H100 80GB HBM3": DeviceFigures(
+        65.2, 2.94, "shared/notes/h100-baseline.md (2026-11-22; FFMA chain of ILP 8 at 1980 MHz)"),
+    "NVIDIA H200": DeviceFigures(
+        65.2, 4.09, "docs/data/session26 (2026-11-28): copy 4092 GB/s in the sweep, FFMA peak by "
+                    "lab/regbank_calib's conflict-free chain"),
+}
+
 FULL_REFERENCE_MAX_FLOPS = 2 * 2048**3  # above this: torch on the GPU, else a sample of rows
 SAMPLE_ROWS = 256
 EDGE_ROWS = 256  # >= the largest preset's bm: the partial last block-row is always checked
 
 
+def figures(device_name: str) -> Optional[DeviceFigures]:
+    """The measured ceilings of the GPU named `device_name` (driver.Device.name), None if unmeasured."""
+    return MEASURED.get(device_name)
+
+
 def peak_tflops(device_name: str) -> Optional[float]:
-    return H100_FFMA_PEAK_TFLOPS if "H100" in device_name else None
+    f = figures(device_name)
+    return f.ffma_peak_tflops if f else None
+
+
+def pct_of_copy(device_name: str, gbps: float) -> Optional[float]:
+    """`gbps` (bytes read plus written) as a percentage of the GPU's measured copy bandwidth, or None."""
+    f = figures(device_name)
+    return 100 * gbps / (f.copy_tbps * 1e3) if f and gbps else None
 
 
 @dataclass
@@ -64,7 +89,7 @@ class Result:
 
 def _rotation(bytes_per_set: int) -> int:
     """Sets of buffers so that the rotation spans at least twice the L2."""
-    return max(1, min(8, math.ceil(2 * L2_BYTES / max(bytes_per_set, 1))))
+    return max(1, min(8, math.ceil(2 * driver.device().l2_bytes / max(bytes_per_set, 1))))
 
 
 class GemmWorkload:

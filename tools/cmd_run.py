@@ -204,8 +204,9 @@ def _run_sgemv(args, cfg, label, dev, arch):
         out = {"kind": "sgemv", "label": label, "kernel": art.name, "arch": arch, "device": dev.name,
                "driver": dev.driver_version, "config": cfg.to_dict(), "registers": art.resources.registers,
                "rotating_sets": work.sets, "result": res}
-        if res.get("gbps") and "H100" in dev.name:
-            out["pct_of_copy_bw"] = 100 * res["gbps"] / (bench.H100_COPY_TBPS * 1e3)
+        pct = bench.pct_of_copy(dev.name, res.get("gbps"))
+        if pct is not None:
+            out["pct_of_copy_bw"] = pct
         if args.cublas and args.repeat:
             from ..runtime.cublas import shared
             blas = shared(int(work.stream.handle))

@@ -40,7 +40,6 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE_PATH = os.path.join(REPO, "benchmarks", "shapes.json")
 SWEEP_JSON = os.path.join(REPO, "docs", "data", "shape-sweep.json")
-L2_BYTES = 50 * 2**20
 TARGET_MS = 2.0  # GPU time of one timed batch, at most MAX_BATCH launches
 MAX_BATCH = 40
 HOST_US_PER_LAUNCH = 40e-6  # the GPU sleeps this long per queued launch (host enqueue cost, generous)
@@ -83,7 +82,8 @@ class ShapeBench:
     def __init__(self, torch, m: int, n: int, k: int, seed: int = 0):
         self.torch, self.m, self.n, self.k = torch, m, n, k
         per_set = traffic_bytes(m, n, k)
-        self.sets = max(1, min(8, math.ceil(2 * L2_BYTES / per_set)))
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size  # 50 MB on the H100, 60 MB on the H200
+        self.sets = max(1, min(8, math.ceil(2 * l2 / per_set)))
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
         self.a = [torch.randn(m, k, device="cuda", generator=g) for _ in range(self.sets)]

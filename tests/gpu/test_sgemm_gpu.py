@@ -126,3 +126,17 @@ def test_interleave_tool_writes_its_json(tmp_path, monkeypatch, capsys):
     saved = json.loads((tmp_path / "t.json").read_text())
     assert saved["result"]["256"]["zorder"]["median"] == out[256]["zorder"]["median"] > 0
     assert "256 zorder" in capsys.readouterr().out
+
+
+def test_benchmark_rotation_spans_twice_the_devices_own_l2():
+    """The L2 comes from the device (50 MB on the H100, 60 MB on the H200), not a constant: a rotation sized
+    for a smaller L2 would time a warm cache.  torch, where present, reads the same attribute its own way."""
+    dev = driver.device()
+    torch = pytest.importorskip("torch")
+    assert dev.l2_bytes == torch.cuda.get_device_properties(0).L2_cache_size
+    work = bench.GemmWorkload(2048, 2048, 2048)  # 48 MiB a set: 3 sets on the H200, 2 on the H100
+    per_set = 4 * 3 * 2048 * 2048
+    try:
+        assert (work.sets - 1) * per_set < 2 * dev.l2_bytes <= work.sets * per_set
+    finally:
+        work.close()

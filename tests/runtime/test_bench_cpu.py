@@ -157,3 +157,17 @@ def test_interleaved_event_ms_times_every_variant_in_each_round():
     t = interleaved_event_ms(fake, {"a": fn("a", 2.0), "b": fn("b", 0.5)}, rounds=3, reps={"a": 2, "b": 4})
     assert t == {"a": [2.0] * 3, "b": [0.5] * 3}
     assert order[6:] == ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4  # after 3 warm-ups each
+
+
+@pytest.mark.parametrize("name, peak, copy", [("NVIDIA H100 80GB HBM3", 65.2, 2940.0), ("NVIDIA H200", 65.2, 4090.0)])
+def test_percentages_use_the_named_gpus_own_figures(name, peak, copy):
+    assert bench.peak_tflops(name) == peak
+    assert bench.pct_of_copy(name, copy) == pytest.approx(100.0)
+
+
+@pytest.mark.parametrize("name", ["NVIDIA H100 PCIe", "NVIDIA H200 NVL", "NVIDIA A100-SXM4-80GB", ""])
+def test_an_unmeasured_gpu_gets_no_percentages_rather_than_another_gpus(name):
+    # an H100 PCIe has 114 SMs and HBM2e: the SXM part's ceilings would make its percentages wrong
+    assert bench.figures(name) is None
+    assert bench.peak_tflops(name) is None
+    assert bench.pct_of_copy(name, 2000.0) is None
