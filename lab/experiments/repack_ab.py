@@ -5,7 +5,7 @@ tools/shape_sweep's ShapeBench (every variant checked against float64 first, C N
 "repack alone" line times the copies by themselves.  Writes repack_ab.json under $OUT.
 
 Session 14 added the paddings (pads=c4,c4+4,c32: the leading dimension rounded up to 4 floats, 4 more, or
-32) and the aligned plan timed alone on the copies.
+32) and the aligned plan timed alone on the copies; session 26 a4 / b4 (A's or B's rows alone, to 4 floats).
 
     python3 -m lab.experiments.repack_ab [pads=c4,...] [MxNxK ...]
 """
@@ -16,6 +16,9 @@ DEFAULT = ["8191x8193x1025", "4099x4093x4091", "6143x2047x3071", "1023x1025x1023
 
 
 PADS = {"c4": lambda d: -(-d // 4) * 4, "c4+4": lambda d: -(-d // 4) * 4 + 4, "c32": lambda d: -(-d // 32) * 32}
+# Session 26: one operand alone, rounded up to 4 floats (the other keeps its unaligned rows and the kernel's
+# per-operand test sends it down the vector floats): which operand's copies cost the time.
+ONLY = {"a4": "A", "b4": "B"}
 
 
 def one(torch, bench, m, n, k, pads=("c4",)):
@@ -28,7 +31,9 @@ def one(torch, bench, m, n, k, pads=("c4",)):
     fns = {"cublas": bench.cublas(), "library": bench.library(plan)}
     checked, row = ["library"], {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": {}}
     for pad in pads:
-        lda, ldb = (PADS[pad](k) if k % 4 else k), (PADS[pad](n) if n % 4 else n)
+        rule, only = PADS.get(pad, PADS["c4"]), ONLY.get(pad)
+        lda = rule(k) if k % 4 and only in (None, "A") else k
+        ldb = rule(n) if n % 4 and only in (None, "B") else n
         aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
         row["aligned"][pad] = f"lda {lda} ldb {ldb}: {aligned.describe()}"
         ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
