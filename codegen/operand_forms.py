@@ -1,6 +1,7 @@
 """The config of a family member generated for the problem's operands: the copy paths of the leading
-dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c) and the fused kernel's
-lean copies (for_lean_copies), in that order (for_operands).  Each keeps the config, and its kernel text,
+dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c), the fused kernel's
+lean copies (for_lean_copies) and the edge vector path where aligned rows have a ragged extent
+(for_vector_edges), in that order (for_operands).  Each keeps the config, and its kernel text,
 where the operands do not ask for its path or the config cannot take it.  Pure (no GPU, no runtime
 import): what regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the table's member
 (tools/shape_sweep.py); the member itself comes from codegen/heuristic.py."""
@@ -156,13 +157,43 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
     return cfg
 
 
+def ragged_aligned_vectors(cfg: SgemmConfig, lda: int, ldb: int, m: int, n: int) -> bool:
+    """Whether an operand whose vectors run along its block dimension (B along N; A^T along M) has 16-byte
+    aligned rows but an extent there that is not a multiple of 4: its last tile column (row) then straddles
+    the edge mid-vector and takes the checked copies on every k-tile."""
+    b_ragged = not cfg.trans_b and ldb % 4 == 0 and n % 4 != 0
+    a_ragged = cfg.trans_a and lda % 4 == 0 and m % 4 != 0
+    return b_ragged or a_ragged
+
+
+def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
+    """`cfg` with the edge vector path (config.edge_vector_path) where a PTX member without it (presets.py
+    _NO_EDGE_VECTOR_PATH: the two 128x256 8x16 kernels) runs an operand with aligned rows and a ragged
+    extent along its vectors (ragged_aligned_vectors) - a strided view such as B[:, :4093] of a 4096-wide
+    buffer, or padded copies.  Without it the edge tile column tries each float4, then writes the same
+    registers per float where the float4 did not run: ptxas waits for the float4 in flight, so each of
+    its k-tiles exposes the global latency, and the SMs that run those tiles set the kernel's time.
+    Measured (H200, 2026-11-28, lab/experiments/repack_ab.py, docs/data/session26/c_67427cc, us): the
+    same kernel with B's rows 16-byte aligned ran 4099x4093x4091 in 3645.2 against 2858.7 with them
+    unaligned (the vector floats), 4095^3 3730.3 against 2830.6, 1023x4095x2047 523.2 against 367.0,
+    1111x3333x2222 490.0 against 397.0; 4099x4096x4091 (N whole) 2691.3.  Packed operands never reach
+    it (ldb = N: rows aligned only where N % 4 == 0), so the members keep their text there; the 3-6%
+    their main loop lost with the path on aligned shapes (presets.py) is paid only here."""
+    if backend != "ptx" or cfg.vec != 4 or cfg.edge_vector_path or not ragged_aligned_vectors(cfg, lda, ldb, m, n):
+        return cfg
+    try:
+        return cfg.replace(edge_vector_path=True)
+    except ConfigError:
+        return cfg
+
+
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns) and rows (for_c, ldc = N), and the fused kernel's lean copies
-    (for_lean_copies).  What regtile.sgemm's plans run (runtime/choice.py) and what the
+    then C's columns (for_columns) and rows (for_c, ldc = N), the fused kernel's lean copies
+    (for_lean_copies) and the edge vector path on aligned rows with a ragged extent (for_vector_edges).  What regtile.sgemm's plans run (runtime/choice.py) and what the
     sweep names as the table's member (tools/shape_sweep.py)."""
     cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
-    return for_lean_copies(cfg, backend, lda, ldb, m, n)
+    return for_vector_edges(for_lean_copies(cfg, backend, lda, ldb, m, n), backend, lda, ldb, m, n)
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:

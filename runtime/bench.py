@@ -42,9 +42,11 @@ class DeviceFigures:
 MEASURED = {
     "NVIDIA H100 80GB HBM3": DeviceFigures(
         65.2, 2.94, "shared/notes/h100-baseline.md (2026-11-22; FFMA chain of ILP 8 at 1980 MHz)"),
+    # the H100's SM at the same 1980 MHz: lab/regbank_calib's conflict-free chain (none_rz) issued an FFMA a cycle
+    # a sub-partition (1.008 cycles by clock64, 1.014 by event time: 65.97 TFLOP/s), ptxas's own chain 1.53
     "NVIDIA H200": DeviceFigures(
-        65.2, 4.09, "docs/data/session26 (2026-11-28): copy 4092 GB/s in the sweep, FFMA peak by "
-                    "lab/regbank_calib's conflict-free chain"),
+        66.0, 4.09, "docs/data/session26 (2026-11-28): copy 4092 GB/s (1 GiB) in the sweep of a_f02a225, "
+                    "the FFMA peak from lab/regbank_calib in b_7c13fa9"),
 }
 
 FULL_REFERENCE_MAX_FLOPS = 2 * 2048**3  # above this: torch on the GPU, else a sample of rows

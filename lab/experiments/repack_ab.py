@@ -5,7 +5,8 @@ tools/shape_sweep's ShapeBench (every variant checked against float64 first, C N
 "repack alone" line times the copies by themselves.  Writes repack_ab.json under $OUT.
 
 Session 14 added the paddings (pads=c4,c4+4,c32: the leading dimension rounded up to 4 floats, 4 more, or
-32) and the aligned plan timed alone on the copies; session 26 a4 / b4 (A's or B's rows alone, to 4 floats).
+32) and the aligned plan timed alone on the copies; session 26 a4 / b4 (A's or B's rows alone, to 4 floats) and
+PAD-old (the plan's kernel without operand_forms.for_vector_edges).
 
     python3 -m lab.experiments.repack_ab [pads=c4,...] [MxNxK ...]
 """
@@ -19,6 +20,7 @@ PADS = {"c4": lambda d: -(-d // 4) * 4, "c4+4": lambda d: -(-d // 4) * 4 + 4, "c
 # Session 26: one operand alone, rounded up to 4 floats (the other keeps its unaligned rows and the kernel's
 # per-operand test sends it down the vector floats): which operand's copies cost the time.
 ONLY = {"a4": "A", "b4": "B"}
+# PAD-old: that padding with the plan's kernel as before operand_forms.for_vector_edges (edge_vector_path off).
 
 
 def one(torch, bench, m, n, k, pads=("c4",)):
@@ -31,10 +33,14 @@ def one(torch, bench, m, n, k, pads=("c4",)):
     fns = {"cublas": bench.cublas(), "library": bench.library(plan)}
     checked, row = ["library"], {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": {}}
     for pad in pads:
-        rule, only = PADS.get(pad, PADS["c4"]), ONLY.get(pad)
+        base, old = pad.removesuffix("-old"), pad.endswith("-old")
+        rule, only = PADS.get(base, PADS["c4"]), ONLY.get(base)
         lda = rule(k) if k % 4 and only in (None, "A") else k
         ldb = rule(n) if n % 4 and only in (None, "B") else n
         aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
+        if old and aligned.gemv is None:
+            aligned = GemmPlan(m, n, k, False, False, lda, ldb, n, config=aligned.config.replace(edge_vector_path=False),
+                               backend=aligned.backend)
         row["aligned"][pad] = f"lda {lda} ldb {ldb}: {aligned.describe()}"
         ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
         bp = [torch.zeros(k, ldb, device="cuda") for _ in range(bench.sets)] if ldb != n else None

@@ -159,7 +159,7 @@ def test_interleaved_event_ms_times_every_variant_in_each_round():
     assert order[6:] == ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4 + ["a"] * 2 + ["b"] * 4  # after 3 warm-ups each
 
 
-@pytest.mark.parametrize("name, peak, copy", [("NVIDIA H100 80GB HBM3", 65.2, 2940.0), ("NVIDIA H200", 65.2, 4090.0)])
+@pytest.mark.parametrize("name, peak, copy", [("NVIDIA H100 80GB HBM3", 65.2, 2940.0), ("NVIDIA H200", 66.0, 4090.0)])
 def test_percentages_use_the_named_gpus_own_figures(name, peak, copy):
     assert bench.peak_tflops(name) == peak
     assert bench.pct_of_copy(name, copy) == pytest.approx(100.0)
