@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from .config import ConfigError, SgemmConfig
+from .config import EDGE_TILE, ConfigError, SgemmConfig
+from .edges import plan_edges
 from .heuristic import member_config
 
 
@@ -170,16 +171,19 @@ def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int,
     """`cfg` with the edge vector path (config.edge_vector_path) where a PTX member without it (presets.py
     _NO_EDGE_VECTOR_PATH: the two 128x256 8x16 kernels) runs an operand with aligned rows and a ragged
     extent along its vectors (ragged_aligned_vectors) - a strided view such as B[:, :4093] of a 4096-wide
-    buffer, or padded copies.  Without it the edge tile column tries each float4, then writes the same
-    registers per float where the float4 did not run: ptxas waits for the float4 in flight, so each of
-    its k-tiles exposes the global latency, and the SMs that run those tiles set the kernel's time.
-    Measured (H200, 2026-11-28, lab/experiments/repack_ab.py, docs/data/session26/c_67427cc, us): the
-    same kernel with B's rows 16-byte aligned ran 4099x4093x4091 in 3645.2 against 2858.7 with them
-    unaligned (the vector floats), 4095^3 3730.3 against 2830.6, 1023x4095x2047 523.2 against 367.0,
-    1111x3333x2222 490.0 against 397.0; 4099x4096x4091 (N whole) 2691.3.  Packed operands never reach
-    it (ldb = N: rows aligned only where N % 4 == 0), so the members keep their text there; the 3-6%
-    their main loop lost with the path on aligned shapes (presets.py) is paid only here."""
+    buffer, or padded copies - in its own tiles, not in an edge split's strips (codegen/edges.py).  Without
+    it the edge tile column tries each float4, then writes the same registers per float where the float4 did
+    not run: ptxas waits for the float4 in flight, so each of its k-tiles exposes the global latency, and the
+    SMs that run those tiles set the kernel's time.  Measured (H200, 2026-11-28, lab/experiments/repack_ab.py,
+    the plan alone on rows padded to 4 floats, us, with the path / without, docs/data/session26/d_25c8846):
+    4099x4093x4091 2857.9 / 3567.4, 4095^3 2807.7 / 3728.0, 1023x4095x2047 369.5 / 528.5, 1111x3333x2222 397.2
+    / 476.7 (the packed operands' vector floats: 2857.2, 2835.2, 367.3, 396.3).  Where the edge split takes
+    the ragged strip the main kernel's tiles are whole and the path only costs (8191x8193x1025 2795.4 / 2721.6:
+    the 3-6% presets.py records), so those keep `cfg`; so do packed operands (ldb = N: rows aligned only
+    where N % 4 == 0), and the members keep their text there."""
     if backend != "ptx" or cfg.vec != 4 or cfg.edge_vector_path or not ragged_aligned_vectors(cfg, lda, ldb, m, n):
+        return cfg
+    if cfg.edge_split and plan_edges(m, n, cfg.bm, cfg.bn, *EDGE_TILE).split:
         return cfg
     try:
         return cfg.replace(edge_vector_path=True)

