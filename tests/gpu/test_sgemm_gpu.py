@@ -134,8 +134,8 @@ def test_benchmark_rotation_spans_twice_the_devices_own_l2():
     dev = driver.device()
     torch = pytest.importorskip("torch")
     assert dev.l2_bytes == torch.cuda.get_device_properties(0).L2_cache_size
-    work = bench.GemmWorkload(2048, 2048, 2048)  # 48 MiB a set: 3 sets on the H200, 2 on the H100
-    per_set = 4 * 3 * 2048 * 2048
+    work = bench.GemmWorkload(1536, 1536, 1536)  # 27 MiB a set: 5 sets for the H200's 60 MiB, 4 for 50 MiB
+    per_set = 4 * 3 * 1536 * 1536
     try:
         assert (work.sets - 1) * per_set < 2 * dev.l2_bytes <= work.sets * per_set
     finally:
