@@ -305,9 +305,8 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
         return (mp.a_element if operand == "A" else mp.b_element)(self.cfg, x, y)
 
     def k_in_line(self, operand: str) -> bool:
-        """Does K run along the operand's lines (its leading dimension) or its unit stride?"""
-        line, _ = self.element(operand, 0, 1) if operand == "A" else self.element(operand, 1, 0)
-        return line == 1
+        """Does K run along the operand's lines (its leading dimension) or its unit stride? (mapping.k_in_line)"""
+        return mp.k_in_line(self.cfg, operand)
 
     def k_offset(self, operand: str, k: str) -> str:
         """Bytes from the operand's element at k = 0 to the one at k (same row / column)."""

@@ -107,6 +107,13 @@ def b_element(cfg: SgemmConfig, k: IntLike, n: IntLike) -> Tuple[IntLike, IntLik
     return (n, k) if cfg.trans_b else (k, n)
 
 
+def k_in_line(cfg: SgemmConfig, operand: str) -> bool:
+    """Does K run along the operand's lines (its leading dimension) rather than its unit stride?  Then the
+    operand's vectors run along its block dimension (B's along N, A^T's along M)."""
+    line, _ = a_element(cfg, 0, 1) if operand == "A" else b_element(cfg, 1, 0)
+    return line == 1
+
+
 def a_vector_step(cfg: SgemmConfig) -> Tuple[int, int]:
     """(dm, dk) between consecutive floats of a copied A vector: along A's unit stride."""
     return (1, 0) if cfg.trans_a else (0, 1)

@@ -12,6 +12,7 @@ from typing import Tuple
 from .config import EDGE_TILE, ConfigError, SgemmConfig
 from .edges import plan_edges
 from .heuristic import member_config
+from .mapping import k_in_line
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
@@ -22,6 +23,15 @@ HELD_BLOCKS = 3  # blocks an SM the k16 members run (128 threads, <= 168 registe
 def tile_of(cfg: SgemmConfig) -> Tuple[int, int, int, int, int]:
     """(bm, bn, bk, tm, tn): the key of the tile sets below."""
     return cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn
+
+
+def taken(cfg: SgemmConfig, **fields) -> SgemmConfig:
+    """`cfg` with `fields`, or `cfg` itself (its text kept) where the config's checks refuse them (no register room,
+    a field the tile cannot take): each form below is asked for, never forced."""
+    try:
+        return cfg.replace(**fields)
+    except ConfigError:
+        return cfg
 
 
 def held_cap(cfg: SgemmConfig) -> int:
@@ -68,10 +78,9 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
             return cfg.replace(unaligned_rows=True, max_registers=held_cap(cfg))
         return cfg.replace(unaligned_vectors=True)
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
-        try:
-            return cfg.replace(unaligned_rows=True)
-        except ConfigError:
-            pass
+        rows = taken(cfg, unaligned_rows=True)
+        if rows is not cfg:
+            return rows
     return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
 
 
@@ -111,10 +120,7 @@ def for_columns(cfg: SgemmConfig, backend: str, n: int) -> SgemmConfig:
         held = 0
     if (n - 1) // cfg.bn > (LAST_COL_HELD_MAX_TILE_COLUMNS if held else LAST_COL_MAX_TILE_COLUMNS):
         return cfg
-    try:
-        return cfg.replace(last_col=True, **({"max_registers": held} if held else {}))
-    except ConfigError:
-        return cfg
+    return taken(cfg, last_col=True, **({"max_registers": held} if held else {}))
 
 
 def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
@@ -131,10 +137,7 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
     tall-128x64-k16) on the 22 shapes with N % 4 != 0 measured (docs/data/c_staged_ab_2026-11-27_72adf36.log)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.c_staged or ldc % 4 == 0:
         return cfg
-    try:
-        return cfg.replace(c_staged=True)
-    except ConfigError:
-        return cfg
+    return taken(cfg, c_staged=True)
 
 
 def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
@@ -159,12 +162,11 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
 
 
 def ragged_aligned_vectors(cfg: SgemmConfig, lda: int, ldb: int, m: int, n: int) -> bool:
-    """Whether an operand whose vectors run along its block dimension (B along N; A^T along M) has 16-byte
-    aligned rows but an extent there that is not a multiple of 4: its last tile column (row) then straddles
-    the edge mid-vector and takes the checked copies on every k-tile."""
-    b_ragged = not cfg.trans_b and ldb % 4 == 0 and n % 4 != 0
-    a_ragged = cfg.trans_a and lda % 4 == 0 and m % 4 != 0
-    return b_ragged or a_ragged
+    """Whether an operand whose vectors run along its block dimension (K along its lines, mapping.k_in_line: B
+    along N, A^T along M) has 16-byte aligned rows but an extent there that is not a multiple of 4: its last tile
+    column (row) then straddles the edge mid-vector and takes the checked copies on every k-tile."""
+    return any(k_in_line(cfg, op) and ld % 4 == 0 and extent % 4 != 0
+               for op, ld, extent in (("A", lda, m), ("B", ldb, n)))
 
 
 def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
@@ -185,10 +187,7 @@ def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int,
         return cfg
     if cfg.edge_split and plan_edges(m, n, cfg.bm, cfg.bn, *EDGE_TILE).split:
         return cfg
-    try:
-        return cfg.replace(edge_vector_path=True)
-    except ConfigError:
-        return cfg
+    return taken(cfg, edge_vector_path=True)
 
 
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:

@@ -9,11 +9,25 @@ $OUT.  `dry=1` compiles the kernels for sm_90 on this machine (no GPU) and print
 
     python3 -m lab.experiments.edge_split_ragged_ab [dry=1] [MxNxK ...]
 """
-from . import check_and_time_interleaved, member_for_shape, program, take_option, versus, write_out
+import contextlib
+
+from . import check_and_time_interleaved, member_for_shape, over_shapes, program, take_option, versus
 
 DEFAULT = ["4099x4093x4091", "4095x4095x4095", "1023x4095x2047", "1111x3333x2222", "3333x2222x1111",
            "2047x4097x1023", "6143x2047x3071", "1234x5678x910"]
 FORCED_MIN_GAIN = -1.0  # any split beats the full grid
+
+
+@contextlib.contextmanager
+def forced_split():
+    """codegen/edges.MIN_GAIN at FORCED_MIN_GAIN inside the block: an edge plan made there splits wherever C has
+    a tile-aligned interior."""
+    from regtile.codegen import edges
+    saved, edges.MIN_GAIN = edges.MIN_GAIN, FORCED_MIN_GAIN
+    try:
+        yield
+    finally:
+        edges.MIN_GAIN = saved
 
 
 def splits(m: int, n: int):
@@ -26,17 +40,13 @@ def splits(m: int, n: int):
             out[name] = "no edge split (the member has none)"
             continue
         out[name] = edges.plan_edges(m, n, cfg.bm, cfg.bn, *edges.EDGE_TILE).describe()
-        saved, edges.MIN_GAIN = edges.MIN_GAIN, FORCED_MIN_GAIN
-        try:
+        with forced_split():
             out[name + " forced"] = edges.plan_edges(m, n, cfg.bm, cfg.bn, *edges.EDGE_TILE).describe()
-        finally:
-            edges.MIN_GAIN = saved
     return out
 
 
 def one(torch, bench, m, n, k):
     """The plan, the noedge member, the split member as committed and with its split forced, and cuBLAS."""
-    from regtile.codegen import edges
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_config
     from regtile.runtime.plans import GemmPlan
@@ -48,11 +58,8 @@ def one(torch, bench, m, n, k):
         kernel = driver.load(compile_config(cfg, driver.device().arch, backend=backend), name)
         fns[name] = bench.regtile(kernel)
         if cfg.edge_split:  # SgemmLaunch fixes its parts when it is built: force the split for these launches only
-            saved, edges.MIN_GAIN = edges.MIN_GAIN, FORCED_MIN_GAIN
-            try:
+            with forced_split():
                 fns[name + " forced"] = bench.regtile(kernel)
-            finally:
-                edges.MIN_GAIN = saved
     checked = tuple(name for name in fns if name != "cublas")
     check, us = check_and_time_interleaved(torch, bench, fns, checked)
     row.update(check=check, us=us)
@@ -68,19 +75,7 @@ def run(argv):
                 compile_config(member_for_shape(name, m, n, k)[0], "sm_90", backend="ptx")
             print(spec, splits(m, n), flush=True)
         return
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
-    torch = _setup_torch()
-    rows = []
-    for spec in argv or DEFAULT:
-        m, n, k = (int(v) for v in spec.split("x"))
-        bench = ShapeBench(torch, m, n, k)
-        try:
-            row, line = one(torch, bench, m, n, k)
-        finally:
-            bench.close()
-        print(f"{spec}: {line}", flush=True)
-        rows.append(row)
-    write_out("edge_split_ragged_ab.json", {"rows": rows})
+    over_shapes(argv, DEFAULT, "edge_split_ragged_ab.json", one)
 
 
 main = program(run, "[dry=1] [MxNxK ...]")

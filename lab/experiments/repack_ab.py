@@ -34,7 +34,7 @@ def one(torch, bench, m, n, k, pads=("c4",)):
     checked, row = ["library"], {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": {}}
     for pad in pads:
         base, old = pad.removesuffix("-old"), pad.endswith("-old")
-        rule, only = PADS.get(base, PADS["c4"]), ONLY.get(base)
+        rule, only = (PADS["c4"], ONLY[base]) if base in ONLY else (PADS[base], None)
         lda = rule(k) if k % 4 and only in (None, "A") else k
         ldb = rule(n) if n % 4 and only in (None, "B") else n
         aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
