@@ -7,7 +7,7 @@ import): what regtile.sgemm's plans run (runtime/choice.py) and what the sweep n
 (tools/shape_sweep.py); the member itself comes from codegen/heuristic.py."""
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 from .config import EDGE_TILE, ConfigError, SgemmConfig
 from .edges import plan_edges
@@ -190,12 +190,13 @@ def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int,
     return taken(cfg, edge_vector_path=True)
 
 
-def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
+def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int,
+                 ldc: Optional[int] = None) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns) and rows (for_c, ldc = N), the fused kernel's lean copies
+    then C's columns (for_columns) and rows (for_c; ldc None: packed, N), the fused kernel's lean copies
     (for_lean_copies) and the edge vector path on aligned rows with a ragged extent (for_vector_edges).  What regtile.sgemm's plans run (runtime/choice.py) and what the
     sweep names as the table's member (tools/shape_sweep.py)."""
-    cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n)
+    cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n if ldc is None else ldc)
     return for_vector_edges(for_lean_copies(cfg, backend, lda, ldb, m, n), backend, lda, ldb, m, n)
 
 

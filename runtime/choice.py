@@ -58,13 +58,13 @@ def tuned_entry(m: int, n: int, k: int) -> Optional[tuple]:
 
 def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False, trans_b: bool = False,
                         batch: int = 0, lda: Optional[int] = None,
-                        ldb: Optional[int] = None) -> Tuple[SgemmConfig, str]:
+                        ldb: Optional[int] = None, ldc: Optional[int] = None) -> Tuple[SgemmConfig, str]:
     """The fastest config `regtile tune` stored for this shape and device on either backend
     (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
     read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
     config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
     for the leading dimensions (operand_forms.for_rows: the unaligned rows' copies where lda or ldb
-    is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K) and C's columns
+    is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K, ldc = N) and C's columns
     (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c), the fused
     kernel's lean copies (for_lean_copies: off where no block can run them) and the 128x256 members' edge
     vector path (for_vector_edges: on where an operand's rows are aligned but its extent along the vectors is
@@ -78,7 +78,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
         cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
     lda = (m if trans_a else k) if lda is None else lda
     ldb = (k if trans_b else n) if ldb is None else ldb
-    return for_operands(cfg, backend, lda, ldb, m, n), backend
+    return for_operands(cfg, backend, lda, ldb, m, n, ldc), backend
 
 
 def forget_tuned() -> None:

@@ -99,8 +99,10 @@ class GemmPlan:
         if config is None:
             # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
-            # and the leading dimensions (operand_forms.for_rows: the unaligned rows' copies)
-            self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb)
+            # and the leading dimensions (operand_forms.for_operands: the unaligned rows' copies, C's rows staged
+            # where ldc % 4 != 0, whatever N is)
+            self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb,
+                                                      ldc)
             self.backend = backend or chosen
         else:
             try:

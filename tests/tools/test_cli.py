@@ -417,3 +417,20 @@ def test_run_names_the_kernel_regtile_sgemm_builds_for_unaligned_rows(monkeypatc
     aligned = choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90")[0]
     assert not (aligned.unaligned_rows or aligned.unaligned_vectors)
     assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016)[0] == member.replace(c_staged=True)
+
+
+def test_the_staged_epilogue_follows_cs_leading_dimension_not_n(monkeypatch):
+    """C's rows go through shared memory where ldc % 4 != 0 (operand_forms.for_c), whatever N is: a C view with
+    ldc = N + 1 and N % 4 == 0 took the per-float stores until session 27 (the choice tested N), and a padded C
+    (ldc % 4 == 0, N ragged) carried the staging it never takes."""
+    from types import SimpleNamespace
+    from regtile.runtime import choice, driver
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
+    monkeypatch.setattr(choice, "_tuned", lambda device_name: {})
+    packed = choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90")[0]
+    assert not packed.c_staged
+    assert choice.choose_sgemm_kernel(1024, 1024, 1024, "sm_90", ldc=1025)[0] == packed.replace(c_staged=True)
+    ragged = choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016)[0]
+    assert ragged.c_staged  # ldc None: packed, N
+    assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016, ldc=1016)[0] == \
+        ragged.replace(c_staged=False)
