@@ -84,6 +84,9 @@ class GemmPlan:
         self._bound: Dict[int, _Bound] = {}
         self._lock = threading.Lock()
         self.gemv = None
+        # the vector trim (codegen/edges.vector_trim): the main kernel's extent (km x kn) and the plan of C's last
+        # 1-3 columns or rows with its operands' offsets in floats; else all of C and None
+        self.km, self.kn, self.trim, self.strip = m, n, None, None
         if config is None and backend is None and batch == 0 and k >= 1:
             # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
             # where a GEMM tile pads 63 of 64 rows (issue 20); m or n in 2..16 where measured faster
@@ -104,6 +107,8 @@ class GemmPlan:
             self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb,
                                                       ldc)
             self.backend = backend or chosen
+            if batch == 0:
+                self._trim(backend, arch)
         else:
             try:
                 self.config = kernel_config(config, trans_a, trans_b, batch > 0)
@@ -112,16 +117,42 @@ class GemmPlan:
             self.backend = backend or "cuda"
         self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
 
+    def _trim(self, backend: Optional[str], arch: str) -> None:
+        """Where codegen/edges.vector_trim takes C's last N % 4 columns (or M % 4 rows of an A^T) off the chosen
+        kernel: the kernel chosen again for the rest, and the strip planned as a GEMM of its own (m or n of 1-3:
+        the GEMV or few-vector plans), launched after it on the same stream."""
+        from ..codegen.edges import part_offsets, vector_trim
+        from .choice import choose_sgemm_kernel
+        trim = vector_trim(self.config, self.backend, self.m, self.n, self.k, driver.device().sm_count)
+        if trim is None:
+            return
+        m, n, k = self.m, self.n, self.k
+        if trim.axis == "n":
+            self.km, self.kn = m, n - trim.count
+            row0, col0, rows, cols = 0, self.kn, m, trim.count
+        else:
+            self.km, self.kn = m - trim.count, n
+            row0, col0, rows, cols = self.km, 0, trim.count, n
+        self.config, chosen = choose_sgemm_kernel(self.km, self.kn, k, arch, self.trans_a, self.trans_b, 0,
+                                                  self.lda, self.ldb, self.ldc)
+        self.backend = backend or chosen
+        self.trim = trim
+        self.strip = (GemmPlan(rows, cols, k, self.trans_a, self.trans_b, self.lda, self.ldb, self.ldc, arch=arch),
+                      part_offsets(self, row0, col0, self.lda, self.ldb, self.ldc))
+
     def describe(self) -> str:
         """The problem and what runs it: the kernel's label and backend, or the GEMV plan."""
         ops = ("T" if self.trans_a else "N") + ("T" if self.trans_b else "N")
         b = f" x{self.batch}" if self.batch else ""
         if self.gemv is not None:
             return f"{self.m}x{self.n}x{self.k} {ops}{b}: GEMV {self.gemv.plan.describe()} (cuda)"
-        return f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
+        own = f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
+        if self.strip is None:
+            return own
+        return f"{own} on {self.km}x{self.kn}; {self.trim.describe()}: {self.strip[0].describe()}"
 
     def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
-        return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
+        return [SgemmLaunch(self.kernel, self.km, self.kn, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
                             workspace=workspace, batch=self.batch, strides=self.strides)]
 
     def _bind(self, stream: int) -> _Bound:
@@ -132,7 +163,7 @@ class GemmPlan:
                 return bound
             with driver.outside_capture(stream) as capturing:
                 try:
-                    nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
+                    nbytes = workspace_bytes(self.kernel, self.km, self.kn, self.k)
                     ws = driver.DeviceBuffer(nbytes) if nbytes else None
                     sets = self._launch_sets(ws.ptr if ws else 0)
                 except Exception as e:
@@ -163,6 +194,9 @@ class GemmPlan:
         with bound.lock:  # the packed buffers are rewritten per call
             for launch in bound.launches:
                 launch(values, stream)
+        if self.strip is not None:  # C's last columns or rows, after the rest on the same stream
+            strip, (da, db, dc) = self.strip
+            strip.launch(a + 4 * da, b + 4 * db, c + 4 * dc, alpha, beta, stream)
 
     def _pin(self) -> None:
         """A graph holds this plan's device state: keep the plan for the life of the process."""
@@ -174,6 +208,8 @@ class GemmPlan:
     def workspace_streams(self) -> List[int]:
         if self.gemv is not None:
             return self.gemv.plan.workspace_streams()
+        if self.strip is not None:
+            return sorted(set(self._bound) | set(self.strip[0].workspace_streams()))
         return list(self._bound)
 
 

@@ -171,3 +171,44 @@ def test_mixed_row_alignment_through_the_plan(m, n, k, padded):
     err, unwritten, plan = _plan_into(m, n, k, lda, ldb, ldc)
     assert unwritten == 0 and err <= 1e-5, f"{plan.describe()} lda {lda} ldb {ldb} ldc {ldc}: rel err {err}, " \
                                             f"{unwritten} unwritten"
+
+
+@pytest.mark.parametrize("m,n,k,ta,tb,pad", [
+    (1023, 4095, 2047, False, False, 0),  # C's last 3 columns by the few-vector kernels
+    (1111, 3333, 2222, False, False, 3),  # the last column by a GEMV; rows padded to 16 bytes
+    (2047, 4097, 1023, True, False, 1),   # A^T with a multiple-of-4 M: the columns still
+    (4095, 4096, 2047, True, True, 0),    # A^T's last 3 rows; B^T
+], ids=lambda v: str(v))
+def test_vector_trim_through_the_plan(m, n, k, ta, tb, pad):
+    """codegen/edges.vector_trim in regtile's plan: the chosen kernel on C less its last N % 4 columns (or an A^T's
+    last M % 4 rows), the strip by a GEMM plan of its own, launched after it; alpha and beta reach both (C random,
+    beta != 0; then C NaN-poisoned, beta 0: every element written), against float64 in each layout."""
+    from regtile.runtime import driver
+    from regtile.runtime.plans import GemmPlan
+    rng = np.random.default_rng()
+    lda, ldb, ldc = (m if ta else k) + pad, (k if tb else n) + pad, n + pad
+    a = rng.standard_normal((k if ta else m, lda), dtype=np.float32)
+    b = rng.standard_normal((n if tb else k, ldb), dtype=np.float32)
+    opa = (a[:, :m].T if ta else a[:, :k]).astype(np.float64)
+    opb = (b[:, :k].T if tb else b[:, :n]).astype(np.float64)
+    plan = GemmPlan(m, n, k, ta, tb, lda, ldb, ldc)
+    assert plan.trim is not None and plan.strip is not None, plan.describe()
+    for alpha, beta in ((0.5, -1.5), (1.0, 0.0)):
+        c0 = rng.standard_normal((m, ldc), dtype=np.float32)
+        if not beta:
+            c0[:, :n] = np.nan
+        got = np.empty_like(c0)
+        da, db, dc = driver.to_device(a), driver.to_device(b), driver.to_device(c0)
+        try:
+            plan.launch(da.ptr, db.ptr, dc.ptr, alpha, beta, 0)
+            driver.synchronize()
+            dc.download(got)
+        finally:
+            for buf in (da, db, dc):
+                buf.close()
+        ref = alpha * (opa @ opb) + (beta * c0[:, :n].astype(np.float64) if beta else 0.0)
+        what = f"{plan.describe()} alpha {alpha} beta {beta}"
+        assert not np.isnan(got[:, :n]).any(), f"{what}: {int(np.isnan(got[:, :n]).sum())} unwritten"
+        err = np.linalg.norm(got[:, :n] - ref) / np.linalg.norm(ref)
+        assert err <= 1e-5, f"{what}: rel err {err}"
+        assert np.array_equal(got[:, n:], c0[:, n:]), f"{what}: C's padding columns written"

@@ -341,7 +341,7 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     asked, launched = [], []
     monkeypatch.setattr(plans.driver, "stream_capturing", lambda stream: asked.append(stream) or True)
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
-    plan.gemv, plan._lock = None, threading.Lock()
+    plan.gemv, plan._lock, plan.strip = None, threading.Lock(), None
     plan._bound = {7: plans._Bound((lambda values, stream: launched.append(stream),), None, device_state)}
     monkeypatch.setattr(plan_store, "captured_plans", [])
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
@@ -404,6 +404,7 @@ def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypa
     monkeypatch.setattr(plan_store, "captured_plans", [])
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
+    plan.km, plan.kn, plan.strip = 8, 8, None
     plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
     assert plan_store.captured_plans == [plan] and launched == [7]
