@@ -145,8 +145,14 @@ def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> 
 # ragged_extents_ab.py, rows 16-byte aligned, us): 1024x4096x2048 wide-128x256-noedge 329.5, with N = 4095 371.6
 # (M or K ragged: 329.5, 330.4); 1112x3336x2224 357.6 / 402.6 (N = 3333); tall-256x128 2048x4100x1024 349.4 /
 # 363.8 (N = 4097); tall-128x64-k16 5556x556x5556 728.5 / 757.5 (N = 555).  Trimmed, the main kernel runs
-# N - N % 4 columns, all of whose vectors are whole, and the 1-3 columns left are a GEMM of their own (a GEMV or
-# the few-vector kernels: runtime/plans.GemmPlan), which reads op(A) once more.
+# N - N % 4 columns, all of whose vectors are whole, and the column left is a GEMV of its own (runtime/plans.GemmPlan),
+# which reads op(A) once more.  Measured (session 27, lab/experiments/vector_trim_ab.py, packed operands, with / without
+# the trim, us): 1111x3333x2222 388.9 / 396.6, 1919x2929x3939 969.3 / 983.3, 1024x50257x768 1607.0 / 1600.5.  Not
+# taken: two or three columns (N % 4 of 2, 3), which no GEMV takes and the few-vector route left to SGEMM members of
+# one column of blocks over the whole K (1234x5678x910 333.3 / 311.2, 4001x4003x4007 2723.3 / 2698.8; 1023x4095x2047
+# 363.7 / 367.1, 4095^3 2782.9 / 2834.5); and where the heuristic picks another member for the trimmed N (GemmPlan
+# keeps the trim only with the same tile: 4099x4093x4091 took wide-128x256's edge split on 4092 columns, 2924.0 /
+# 2856.5; 2047x4097x1023 went from tall-256x128 to it, 364.6 / 380.0 - a gain the rule does not model).
 TRIM_SAVING = 0.04  # the least of the penalties above, as a share of one wave's time
 TRIM_TFLOPS = 45.0  # the main kernel's rate for that estimate (the 128x128-class members' order)
 TRIM_COPY_TBPS = 2.94  # the strip's read of op(A) (or op(B)) at the H100's copy bandwidth
@@ -155,7 +161,7 @@ TRIM_LAUNCH_US = 3.0
 
 @dataclass(frozen=True)
 class VectorTrim:
-    """C's last `count` columns (axis "n") or rows (axis "m") by a GEMM of their own."""
+    """C's last `count` columns (axis "n") or rows (axis "m") by a GEMM of their own (a GEMV: count is 1)."""
     axis: str
     count: int
 
@@ -171,13 +177,20 @@ def vector_trim(cfg, backend: str, m: int, n: int, k: int, sm_count: int) -> Opt
     chain, not every one)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.batched or cfg.last_col or min(m, n, k) < 1:
         return None
-    if not cfg.trans_b and n % 4 and n > 4:
-        trim, strip_bytes = VectorTrim("n", n % 4), 4.0 * m * k
-    elif cfg.trans_a and m % 4 and m > 4:
-        trim, strip_bytes = VectorTrim("m", m % 4), 4.0 * k * n
+    if not cfg.trans_b and n % 4 == 1 and n > 4:
+        trim, strip_bytes = VectorTrim("n", 1), 4.0 * m * k
+    elif cfg.trans_a and m % 4 == 1 and m > 4:
+        trim, strip_bytes = VectorTrim("m", 1), 4.0 * k * n
     else:
         return None
     waves = -(-(-(-m // cfg.bm) * -(-n // cfg.bn)) // max(1, sm_count))
     saving = TRIM_SAVING * 2.0 * m * n * k / (TRIM_TFLOPS * 1e6) / waves
     strip = strip_bytes / (TRIM_COPY_TBPS * 1e6) + TRIM_LAUNCH_US
     return trim if strip < saving else None
+
+
+def same_tile(a, b) -> bool:
+    """Do two chosen configs run the same member's tile and decomposition kind (GemmPlan keeps a vector trim only
+    then: the trim's rule prices the edge tiles it saves, not a change of member)?"""
+    return (a.bm, a.bn, a.bk, a.tm, a.tn, a.stream_k, a.edge_split) == (b.bm, b.bn, b.bk, b.tm, b.tn, b.stream_k,
+                                                                       b.edge_split)

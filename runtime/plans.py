@@ -118,10 +118,10 @@ class GemmPlan:
         self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
 
     def _trim(self, backend: Optional[str], arch: str) -> None:
-        """Where codegen/edges.vector_trim takes C's last N % 4 columns (or M % 4 rows of an A^T) off the chosen
-        kernel: the kernel chosen again for the rest, and the strip planned as a GEMM of its own (m or n of 1-3:
-        the GEMV or few-vector plans), launched after it on the same stream."""
-        from ..codegen.edges import part_offsets, vector_trim
+        """Where codegen/edges.vector_trim takes C's last column (N % 4 == 1; or an A^T's last row) off the chosen
+        kernel: the kernel chosen again for the rest (kept only where it is the same member's tile: edges.same_tile),
+        and the strip planned as a GEMM of its own (a GEMV), launched after it on the same stream."""
+        from ..codegen.edges import part_offsets, same_tile, vector_trim
         from .choice import choose_sgemm_kernel
         trim = vector_trim(self.config, self.backend, self.m, self.n, self.k, driver.device().sm_count)
         if trim is None:
@@ -133,9 +133,12 @@ class GemmPlan:
         else:
             self.km, self.kn = m - trim.count, n
             row0, col0, rows, cols = self.km, 0, trim.count, n
-        self.config, chosen = choose_sgemm_kernel(self.km, self.kn, k, arch, self.trans_a, self.trans_b, 0,
-                                                  self.lda, self.ldb, self.ldc)
-        self.backend = backend or chosen
+        cfg, chosen = choose_sgemm_kernel(self.km, self.kn, k, arch, self.trans_a, self.trans_b, 0, self.lda, self.ldb,
+                                          self.ldc)
+        if not same_tile(cfg, self.config):  # another member for the rest: not what the rule prices
+            self.km, self.kn = m, n
+            return
+        self.config, self.backend = cfg, backend or chosen
         self.trim = trim
         self.strip = (GemmPlan(rows, cols, k, self.trans_a, self.trans_b, self.lda, self.ldb, self.ldc, arch=arch),
                       part_offsets(self, row0, col0, self.lda, self.ldb, self.ldc))

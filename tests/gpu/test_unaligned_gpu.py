@@ -174,14 +174,14 @@ def test_mixed_row_alignment_through_the_plan(m, n, k, padded):
 
 
 @pytest.mark.parametrize("m,n,k,ta,tb,pad", [
-    (1023, 4095, 2047, False, False, 0),  # C's last 3 columns by the few-vector kernels
-    (1111, 3333, 2222, False, False, 3),  # the last column by a GEMV; rows padded to 16 bytes
-    (2047, 4097, 1023, True, False, 1),   # A^T with a multiple-of-4 M: the columns still
-    (4095, 4096, 2047, True, True, 0),    # A^T's last 3 rows; B^T
+    (1111, 3333, 2222, False, False, 0),  # C's last column by a GEMV
+    (1111, 3333, 2222, False, False, 3),  # rows padded to 16 bytes
+    (1919, 2929, 3939, True, False, 1),   # A^T with M % 4 == 3: the columns still
+    (4097, 4096, 2047, True, True, 0),    # A^T's last row; B^T
 ], ids=lambda v: str(v))
 def test_vector_trim_through_the_plan(m, n, k, ta, tb, pad):
-    """codegen/edges.vector_trim in regtile's plan: the chosen kernel on C less its last N % 4 columns (or an A^T's
-    last M % 4 rows), the strip by a GEMM plan of its own, launched after it; alpha and beta reach both (C random,
+    """codegen/edges.vector_trim in regtile's plan: the chosen kernel on C less its last column (or an A^T's last
+    row), the strip by a GEMV plan of its own, launched after it; alpha and beta reach both (C random,
     beta != 0; then C NaN-poisoned, beta 0: every element written), against float64 in each layout."""
     from regtile.runtime import driver
     from regtile.runtime.plans import GemmPlan
