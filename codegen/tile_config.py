@@ -136,7 +136,8 @@ class TileConfig(ConfigDict):
     # (measured, H100, lab/experiments/c_store_probe.py: the same kernel into C with ldc = N + 1
     # ran 3000x3000x64 in 78.0 us against 47.1 with ldc = N, 3000x7000x212 in 283.4 against 207.4,
     # 1024x50256x768 in 1723.6 against 1538.9).  The kernel tests C's rows at run time: aligned rows
-    # keep the float4 stores.  The runtime asks for it where N % 4 != 0 (operand_forms.for_c).
+    # keep the float4 stores.  The runtime asks for it where ldc % 4 != 0 (operand_forms.for_c; before session 27
+    # it tested N, so a C view with ldc = N + 1 and N % 4 == 0 took the per-float stores).
     c_staged: bool = False
     # A register cap on every entry of the kernel (PTX `.maxnreg`; 0: ptxas's own choice).  Unlike
     # min_blocks it is not checked against register_estimate, which runs 12-20 registers above
