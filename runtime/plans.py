@@ -2,7 +2,8 @@
 
 A GemmPlan is everything one SGEMM shape needs on this GPU, built once: the kernel
 (compiled and loaded), its launches (runtime/sgemm_launch.SgemmLaunch: an edge split's
-parts, stream-K's two launches, split-K's reduction) with their arguments packed into
+parts, stream-K's two launches, split-K's reduction; and where codegen/edges.vector_trim takes
+C's last column off the kernel, that column's own GEMV plan after them) with their arguments packed into
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
 split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
 GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV

@@ -12,7 +12,7 @@ heuristic's decision table (codegen/heuristic.py).
         where its member is more than 3% off the fastest)
 
 Method (both GPU modes): operands are torch tensors (random normal, several rotating sets
-when a set fits twice in the 50 MB L2); every kernel is first checked once against a
+when a set fits twice in the device's L2); every kernel is first checked once against a
 float64 product of the same operands (C poisoned with NaN); then `rounds` rounds, each
 timing cuBLAS and every kernel in turn (the order rotates per round) as a batch of
 back-to-back launches between two CUDA events, queued behind a GPU sleep so that the host's
