@@ -141,6 +141,15 @@ def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
 
+def checked_row(torch, bench, fns, row: dict):
+    """The per-shape A/Bs' last step: every variant of `fns` but "cublas" checked against float64, all timed
+    interleaved; `row` gets the checks and times.  -> (row, the versus line)."""
+    checked = tuple(name for name in fns if name != "cublas")
+    check, us = check_and_time_interleaved(torch, bench, fns, checked)
+    row.update(check=check, us=us)
+    return row, versus(us, check, checked)
+
+
 def versus(us, check, names) -> str:
     """One line of an A/B: cuBLAS's time, then each variant's and its ratio to cuBLAS (WRONG where its
     check against float64 failed)."""

@@ -18,7 +18,7 @@ edge_split_partial_ab.json under $OUT.  `dry=1` prints each variant's parts on t
 """
 import contextlib
 
-from . import check_and_time_interleaved, member_for_shape, over_shapes, program, take_option, versus
+from . import checked_row, member_for_shape, over_shapes, program, take_option
 
 DEFAULT = ["2047x4097x1023", "4097x4097x4097", "8191x8193x1025", "1111x3333x2222", "3333x2222x1111",
            "1234x5678x910", "4099x4093x4091", "2999x7001x211"]
@@ -75,10 +75,7 @@ def one(torch, bench, m, n, k):
         row["parts"][mode] = [list(p.__dict__.values()) for p in parts]
         with forced_parts(mode):  # SgemmLaunch takes its parts when it is built
             fns[mode] = bench.regtile(kernel)
-    checked = tuple(name for name in fns if name != "cublas")
-    check, us = check_and_time_interleaved(torch, bench, fns, checked)
-    row.update(check=check, us=us)
-    return row, versus(us, check, checked)
+    return checked_row(torch, bench, fns, row)
 
 
 def run(argv):

@@ -11,7 +11,7 @@ $OUT.  `dry=1` compiles the kernels for sm_90 on this machine (no GPU) and print
 """
 import contextlib
 
-from . import check_and_time_interleaved, member_for_shape, over_shapes, program, take_option, versus
+from . import checked_row, member_for_shape, over_shapes, program, take_option
 
 DEFAULT = ["4099x4093x4091", "4095x4095x4095", "1023x4095x2047", "1111x3333x2222", "3333x2222x1111",
            "2047x4097x1023", "6143x2047x3071", "1234x5678x910"]
@@ -60,10 +60,7 @@ def one(torch, bench, m, n, k):
         if cfg.edge_split:  # SgemmLaunch fixes its parts when it is built: force the split for these launches only
             with forced_split():
                 fns[name + " forced"] = bench.regtile(kernel)
-    checked = tuple(name for name in fns if name != "cublas")
-    check, us = check_and_time_interleaved(torch, bench, fns, checked)
-    row.update(check=check, us=us)
-    return row, versus(us, check, checked)
+    return checked_row(torch, bench, fns, row)
 
 
 def run(argv):
