@@ -14,7 +14,9 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-FIT_GRIDS = sorted(glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.json")))  # benchmarks/shapes.py FIT_GRIDS
+# benchmarks/shapes.py FIT_GRIDS: the fitted grids (shapes-fit-ragged.json, session 27, is not timed yet)
+FIT_GRIDS = sorted(p for p in glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.json"))
+                   if not p.endswith("shapes-fit-ragged.json"))
 
 
 def test_pure_module_imports_no_runtime():

@@ -20,7 +20,11 @@ def _module():
 
 
 SHAPES = _module()
-GRID_FILES = {f"shapes-fit-{name}.json": name for name in SHAPES.FIT_GRIDS}
+GRID_FILES = {f"shapes-fit-{name}.json": name for name in list(SHAPES.FIT_GRIDS) + ["ragged"]}
+
+
+def _grid_rows(name):
+    return SHAPES.ragged_grid() if name == "ragged" else SHAPES.fit_grid(name)
 
 
 def _shapes(name):
@@ -30,7 +34,7 @@ def _shapes(name):
 
 @pytest.mark.parametrize("name", ["shapes.json"] + sorted(GRID_FILES))
 def test_committed_sets_are_what_shapes_py_writes(name):
-    rows = SHAPES.suite() if name == "shapes.json" else SHAPES.fit_grid(GRID_FILES[name])
+    rows = SHAPES.suite() if name == "shapes.json" else _grid_rows(GRID_FILES[name])
     assert {(r["m"], r["n"], r["k"]) for r in rows} == _shapes(name)
 
 
@@ -44,3 +48,13 @@ def test_fitting_grids_stay_apart_from_the_suite_and_the_held_out_sets():
     assert not grids & _shapes("shapes.json")
     for name in HELD_OUT:
         assert not grids & _shapes(name), name
+
+
+def test_the_ragged_grid_is_ragged_and_away_from_the_held_out_sets():
+    """Every point has unaligned rows in row-major (N and K not multiples of 4) and lies at least 0.5 (log2, L1)
+    from every held-out shape, so that the held-out ragged losses stay out of sample."""
+    rows = SHAPES.ragged_grid()
+    assert len(rows) >= 200
+    assert all(r["n"] % 4 and r["k"] % 4 and r["m"] % 4 for r in rows)
+    held = set().union(*(_shapes(name) for name in HELD_OUT))
+    assert min(SHAPES._log2_distance((r["m"], r["n"], r["k"]), held) for r in rows) >= 0.5
