@@ -166,8 +166,10 @@ class VectorTrim:
     count: int
 
     def describe(self) -> str:
-        what = "columns" if self.axis == "n" else "rows"
-        return f"vector trim: the last {self.count} {what} of C in a launch of their own"
+        what = "column" if self.axis == "n" else "row"
+        if self.count == 1:
+            return f"vector trim: the last {what} of C in a launch of its own"
+        return f"vector trim: the last {self.count} {what}s of C in a launch of their own"
 
 
 def vector_trim(cfg, backend: str, m: int, n: int, k: int, sm_count: int) -> Optional[VectorTrim]:

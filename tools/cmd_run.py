@@ -148,8 +148,11 @@ def _run_sgemm(args, cfg, label, dev, arch):
     work = bench.GemmWorkload(args.m, args.n, args.k, seed=args.seed)
     try:
         with progress.task(f"{label} {args.m}x{args.n}x{args.k} on {dev.name}: compile, check, time"):
+            plan = None
             if label in ("default", "tuned"):  # exactly what regtile.sgemm launches (its cached plan)
-                res, art = _measure_plan(work, args, arch)
+                res, art, plan = _measure_plan(work, args, arch)
+                if plan.gemv is None:
+                    cfg = plan.config  # a vector trim chose it for N - 1 columns
             else:
                 res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
                                                 backend=backend_from_args(args))
@@ -159,7 +162,10 @@ def _run_sgemm(args, cfg, label, dev, arch):
                "rotating_sets": work.sets, "result": res.to_dict()}
         out.update(split_fields(cfg, art.source))
         if isinstance(cfg, SgemmConfig):  # not the GEMV route: its edge split and stream-K plan
-            out.update(_launch_plans(art, args.m, args.n, args.k))
+            km, kn = (plan.km, plan.kn) if plan is not None else (args.m, args.n)
+            out.update(_launch_plans(art, km, kn, args.k))
+        if plan is not None and plan.trim is not None:
+            out["vector_trim"] = f"{plan.trim.describe()}: {plan.strip[0].describe()}"
         peak = bench.peak_tflops(dev.name)
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
@@ -174,14 +180,14 @@ def _run_sgemm(args, cfg, label, dev, arch):
 
 
 def _measure_plan(work, args, arch):
-    """(Result, artifact) of regtile.sgemm's own plan for the shape (row-major operands)."""
+    """(Result, artifact, plan) of regtile.sgemm's own plan for the shape (row-major operands)."""
     from ..runtime import bench
     from ..runtime.plans import GemmPlan
     m, n, k = args.m, args.n, args.k
     plan = getattr(args, "plan", None) or GemmPlan(m, n, k, False, False, k, n, n, arch=arch)
     res = bench.check_and_time(bench.plan_launcher(plan, work, args.alpha, args.beta), work, args.alpha, args.beta,
                                args.repeat)
-    return res, plan.kernel.artifact
+    return res, plan.kernel.artifact, plan
 
 
 def _launch_plans(art, m: int, n: int, k: int) -> dict:
@@ -229,7 +235,7 @@ def _print(out: dict) -> None:
         print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
     elif out.get("split_k"):
         print(f"split-K  {out['split_k']} K ranges, summed by each tile's last split in the same launch (fused)")
-    for key in ("edge_split", "stream_k"):
+    for key in ("edge_split", "stream_k", "vector_trim"):
         if key in out:
             print(f"launches {out[key]}")
     if out["kind"] == "sgemm":

@@ -434,3 +434,38 @@ def test_the_staged_epilogue_follows_cs_leading_dimension_not_n(monkeypatch):
     assert ragged.c_staged  # ldc None: packed, N
     assert choice.choose_sgemm_kernel(1009, 1013, 1019, "sm_90", lda=1020, ldb=1016, ldc=1016)[0] == \
         ragged.replace(c_staged=False)
+
+
+def test_run_reports_the_vector_trim_and_the_config_the_plan_runs(monkeypatch, capsys):
+    """Where regtile.sgemm's plan trims C's last column (codegen/edges.vector_trim), `regtile run` reports the
+    config its kernel runs (chosen for N - 1 columns), the trim and the strip's plan, and the launch plans of the
+    kernel's own part."""
+    from types import SimpleNamespace
+    from regtile.codegen.edges import VectorTrim
+    from regtile.runtime import bench, driver, plans
+    from regtile.runtime.choice import default_sgemm_kernel
+    from regtile.tools import cmd_run
+    main_cfg, _ = default_sgemm_kernel(1111, 3332, "sm_90", 132, 2222)
+    parts = []
+
+    class FakePlan:
+        def __init__(self, m, n, k, trans_a, trans_b, lda, ldb, ldc, arch=None):
+            self.gemv, self.config, self.km, self.kn = None, main_cfg, m, n - 1
+            self.trim = VectorTrim("n", 1)
+            self.strip = (SimpleNamespace(describe=lambda: "1111x1x2222 NN: GEMV the strip"), (0, 3332, 3332))
+            self.kernel = SimpleNamespace(artifact=SimpleNamespace(name="k", resources=SimpleNamespace(registers=200),
+                                                                   source=None))
+
+    res = bench.Result(1111, 3333, 2222, 1.0, 0.0, ms=0.4, tflops=40.0, rel_err=1e-7, err_rows="all rows",
+                       unwritten=0, ok=True)
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132,
+                                                                  driver_version="CUDA 13.0"))
+    monkeypatch.setattr(bench, "GemmWorkload", lambda *a, **k: SimpleNamespace(close=lambda: None, sets=1))
+    monkeypatch.setattr(bench, "check_and_time", lambda *a, **k: res)
+    monkeypatch.setattr(plans, "GemmPlan", FakePlan)
+    monkeypatch.setattr(cmd_run, "_launch_plans", lambda art, m, n, k: parts.append((m, n, k)) or {})
+    assert main(["run", "--m", "1111", "--n", "3333", "--k", "2222", "--no-cublas", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["config"] == main_cfg.to_dict() and parts == [(1111, 3332, 2222)]
+    assert out["vector_trim"] == "vector trim: the last column of C in a launch of its own: " \
+                                 "1111x1x2222 NN: GEMV the strip"
