@@ -137,7 +137,7 @@ def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> 
     return EdgePlan(m, n, tuple(parts), full, split)
 
 
-# ---- the vector trim: C's last N % 4 columns (or M % 4 rows) in a launch of their own -------------------------
+# ---- the vector trim: C's last column (N % 4 == 1; or an A^T's last row) in a launch of its own ---------------
 # An operand whose vectors run along a block dimension (B along N, A^T along M: mapping.k_in_line) whose extent is
 # not a multiple of 4 has a vector straddling the edge in every row, so its edge tiles take the bounds-checked
 # per-float copies on every k-tile (clamp_setup: with a multiple of 4 they are clamped float4s and the tile counts

@@ -86,7 +86,7 @@ class GemmPlan:
         self._lock = threading.Lock()
         self.gemv = None
         # the vector trim (codegen/edges.vector_trim): the main kernel's extent (km x kn) and the plan of C's last
-        # 1-3 columns or rows with its operands' offsets in floats; else all of C and None
+        # column (or row) with its operands' offsets in floats; else all of C and None
         self.km, self.kn, self.trim, self.strip = m, n, None, None
         if config is None and backend is None and batch == 0 and k >= 1:
             # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
@@ -198,7 +198,7 @@ class GemmPlan:
         with bound.lock:  # the packed buffers are rewritten per call
             for launch in bound.launches:
                 launch(values, stream)
-        if self.strip is not None:  # C's last columns or rows, after the rest on the same stream
+        if self.strip is not None:  # C's last column (or row), after the rest on the same stream
             strip, (da, db, dc) = self.strip
             strip.launch(a + 4 * da, b + 4 * db, c + 4 * dc, alpha, beta, stream)
 
