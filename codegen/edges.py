@@ -34,6 +34,7 @@ from typing import Optional, Tuple
 
 from ..errors import InputError
 from .config import EDGE_TILE
+from .heuristic import COPY_TBPS, LAUNCH_US
 
 EDGE_COST = 2.0
 EDGE_TILE_COST = 2.0
@@ -155,8 +156,6 @@ def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> 
 # 2856.5; 2047x4097x1023 went from tall-256x128 to it, 364.6 / 380.0 - a gain the rule does not model).
 TRIM_SAVING = 0.04  # the least of the penalties above, as a share of one wave's time
 TRIM_TFLOPS = 45.0  # the main kernel's rate for that estimate (the 128x128-class members' order)
-TRIM_COPY_TBPS = 2.94  # the strip's read of op(A) (or op(B)) at the H100's copy bandwidth
-TRIM_LAUNCH_US = 3.0
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ class VectorTrim:
 
 def vector_trim(cfg, backend: str, m: int, n: int, k: int, sm_count: int) -> Optional[VectorTrim]:
     """The trim for a chosen PTX config on M x N x K (None: none), where the strip's estimated cost (its operand
-    read once at TRIM_COPY_TBPS and a launch) is below the saving: TRIM_SAVING of one wave of the main kernel
+    read once at the heuristic's copy bandwidth, and a launch) is below the saving: TRIM_SAVING of one wave of the main kernel
     (2 M N K FLOPs at TRIM_TFLOPS over ceil(tiles / SMs) waves: the slow edge tiles delay one tile of each SM's
     chain, not every one)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.batched or cfg.last_col or min(m, n, k) < 1:
@@ -187,12 +186,5 @@ def vector_trim(cfg, backend: str, m: int, n: int, k: int, sm_count: int) -> Opt
         return None
     waves = -(-(-(-m // cfg.bm) * -(-n // cfg.bn)) // max(1, sm_count))
     saving = TRIM_SAVING * 2.0 * m * n * k / (TRIM_TFLOPS * 1e6) / waves
-    strip = strip_bytes / (TRIM_COPY_TBPS * 1e6) + TRIM_LAUNCH_US
+    strip = strip_bytes / (COPY_TBPS * 1e6) + LAUNCH_US
     return trim if strip < saving else None
-
-
-def same_tile(a, b) -> bool:
-    """Do two chosen configs run the same member's tile and decomposition kind (GemmPlan keeps a vector trim only
-    then: the trim's rule prices the edge tiles it saves, not a change of member)?"""
-    return (a.bm, a.bn, a.bk, a.tm, a.tn, a.stream_k, a.edge_split) == (b.bm, b.bn, b.bk, b.tm, b.tn, b.stream_k,
-                                                                       b.edge_split)

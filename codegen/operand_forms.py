@@ -25,6 +25,13 @@ def tile_of(cfg: SgemmConfig) -> Tuple[int, int, int, int, int]:
     return cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn
 
 
+def same_tile(a: SgemmConfig, b: SgemmConfig) -> bool:
+    """Do two chosen configs run the same member's tile and decomposition kind, whatever their forms?  (GemmPlan
+    keeps a vector trim only then: codegen/edges.vector_trim prices the edge tiles it saves, not a change of
+    member.)"""
+    return (tile_of(a), a.stream_k, a.edge_split) == (tile_of(b), b.stream_k, b.edge_split)
+
+
 def taken(cfg: SgemmConfig, **fields) -> SgemmConfig:
     """`cfg` with `fields`, or `cfg` itself (its text kept) where the config's checks refuse them (no register room,
     a field the tile cannot take): each form below is asked for, never forced."""

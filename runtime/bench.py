@@ -89,9 +89,15 @@ class Result:
         return asdict(self)
 
 
+def rotation_sets(bytes_per_set: int, l2_bytes: int, most: int = 8) -> int:
+    """Sets of operand buffers so that a rotation over them spans at least twice an L2 of `l2_bytes` (a set read
+    again finds none of itself there), at most `most`.  Every benchmark here and in tools/ takes its rotation
+    from this, with its device's own L2."""
+    return max(1, min(most, math.ceil(2 * l2_bytes / max(bytes_per_set, 1))))
+
+
 def _rotation(bytes_per_set: int) -> int:
-    """Sets of buffers so that the rotation spans at least twice the L2."""
-    return max(1, min(8, math.ceil(2 * driver.device().l2_bytes / max(bytes_per_set, 1))))
+    return rotation_sets(bytes_per_set, driver.device().l2_bytes)
 
 
 class GemmWorkload:

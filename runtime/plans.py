@@ -120,9 +120,10 @@ class GemmPlan:
 
     def _trim(self, backend: Optional[str], arch: str) -> None:
         """Where codegen/edges.vector_trim takes C's last column (N % 4 == 1; or an A^T's last row) off the chosen
-        kernel: the kernel chosen again for the rest (kept only where it is the same member's tile: edges.same_tile),
+        kernel: the kernel chosen again for the rest (kept only where it is the same member's tile: operand_forms.same_tile),
         and the strip planned as a GEMM of its own (a GEMV), launched after it on the same stream."""
-        from ..codegen.edges import part_offsets, same_tile, vector_trim
+        from ..codegen.edges import part_offsets, vector_trim
+        from ..codegen.operand_forms import same_tile
         from .choice import choose_sgemm_kernel
         trim = vector_trim(self.config, self.backend, self.m, self.n, self.k, driver.device().sm_count)
         if trim is None:

@@ -260,7 +260,8 @@ def _run_sgemv(args) -> int:
                 r = bench.check_and_time_gemv(bench.gemv_kernel_launcher(kernel, work, 1.0, 0.0, cfg), work, 1.0, 0.0,
                                               args.repeat * 5)
                 rows.append({"kernel": label, "m": m, "n": n, "us": r["us"], "gbps": r["gbps"],
-                             "pct_copy": bench.pct_of_copy(dev.name, r["gbps"]), "x_cublas": c["ms"] / r["ms"], "rel_err": r["rel_err"], "ok": r["ok"],
+                             "pct_copy": bench.pct_of_copy(dev.name, r["gbps"]), "x_cublas": c["ms"] / r["ms"],
+                             "rel_err": r["rel_err"], "ok": r["ok"],
                              "mbytes": work.bytes_moved(0.0) / 1e6, "note": cfg.describe()})
         finally:
             work.close()

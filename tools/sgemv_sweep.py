@@ -25,7 +25,6 @@ import argparse
 import ctypes
 import datetime
 import json
-import math
 import statistics
 import sys
 import time
@@ -42,7 +41,6 @@ SUITE = [(m, n, op) for (m, n) in _PAIRS for op in ("N", "T")]
 EXTRA = [(2560, 7680, "T")]
 DECODE = [(768, 768, "T"), (2048, 2048, "T"), (2048, 6144, "T")]
 BATCH = 20
-ROTATE_BYTES = 128 << 20  # more than twice the H100's 50 MB L2
 
 
 class _Timer:
@@ -245,9 +243,11 @@ def measure(shapes, rounds: int = 11, progress=print, probe=False, budget_s: flo
     start = time.perf_counter()
     import torch
     from ..runtime import cublas, driver
+    from ..runtime.bench import rotation_sets
     from ..runtime.gemv import plan_for, sgemv
     torch.backends.cuda.matmul.allow_tf32 = False
     dev = driver.device()
+    l2 = dev.l2_bytes
     stream = torch.cuda.Stream()  # a capturable stream (not the legacy default one)
     torch.cuda.set_stream(stream)
     s = int(stream.cuda_stream)
@@ -281,7 +281,7 @@ def measure(shapes, rounds: int = 11, progress=print, probe=False, budget_s: flo
             break
         xlen, ylen = (n, m) if op == "N" else (m, n)
         nbytes = 4 * (m * n + xlen + ylen)
-        sets = max(1, min(16, math.ceil(ROTATE_BYTES / nbytes)))
+        sets = rotation_sets(nbytes, l2, most=16)
         gen = torch.Generator(device="cuda").manual_seed(m * 31 + n)
         A = [torch.randn(m, n, device="cuda", generator=gen) for _ in range(sets)]
         X = [torch.randn(xlen, device="cuda", generator=gen) for _ in range(sets)]

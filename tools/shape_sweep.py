@@ -81,9 +81,9 @@ class ShapeBench:
 
     def __init__(self, torch, m: int, n: int, k: int, seed: int = 0):
         self.torch, self.m, self.n, self.k = torch, m, n, k
-        per_set = traffic_bytes(m, n, k)
-        l2 = torch.cuda.get_device_properties(0).L2_cache_size  # 50 MB on the H100, 60 MB on the H200
-        self.sets = max(1, min(8, math.ceil(2 * l2 / per_set)))
+        from ..runtime.bench import rotation_sets
+        # 50 MB of L2 on the H100, 60 MB on the H200
+        self.sets = rotation_sets(traffic_bytes(m, n, k), torch.cuda.get_device_properties(0).L2_cache_size)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
         self.a = [torch.randn(m, k, device="cuda", generator=g) for _ in range(self.sets)]

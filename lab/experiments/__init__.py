@@ -141,6 +141,21 @@ def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
 
+def check_view(torch, fn, c, rows: int, cols: int, ref) -> dict:
+    """{ok, rel_err, unwritten} of fn(0) writing C[:rows, :cols] of the buffer `c` against `ref` (float64): `c`
+    NaN-poisoned first, and everything outside that view must stay NaN (a padded C's columns, a bench's C beyond a
+    sub-problem)."""
+    c.fill_(float("nan"))
+    fn(0)
+    torch.cuda.synchronize()
+    got = c[:rows, :cols]
+    unwritten = int(torch.isnan(got).sum().item())
+    err = (torch.linalg.vector_norm(torch.nan_to_num(got.double() - ref, nan=float("inf")))
+           / torch.linalg.vector_norm(ref)).item()
+    kept = bool(torch.isnan(c[:rows, cols:]).all().item()) and bool(torch.isnan(c[rows:, :]).all().item())
+    return {"ok": unwritten == 0 and err <= 1e-5 and kept, "rel_err": err, "unwritten": unwritten}
+
+
 def checked_row(torch, bench, fns, row: dict):
     """The per-shape A/Bs' last step: every variant of `fns` but "cublas" checked against float64, all timed
     interleaved; `row` gets the checks and times.  -> (row, the versus line)."""

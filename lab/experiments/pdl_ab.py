@@ -14,7 +14,6 @@ pdl_ab.json under $OUT (or the current folder).
     python3 -m lab.experiments.pdl_ab gemv:2048x6144T,300x1048576N gemm:700x35x2048   # these shapes only
 """
 import json
-import math
 import os
 import statistics
 import sys
@@ -27,7 +26,6 @@ GEMV = [(1048576, 16, "T"), (16384, 16, "T"), (1048576, 77, "T"), (1048576, 128,
         (4096, 77, "T"), (768, 768, "T"), (7, 50000, "N"), (2, 1000000, "N"), (32, 1048576, "N"),
         (32, 4096, "T"), (32, 4096, "N"), (1, 4096, "N"), (2, 128, "T"), (4096, 4096, "T")]  # one kernel, no split
 BATCH, ROUNDS = 20, 11
-ROTATE_BYTES = 128 << 20
 
 
 def _time(torch, variants):
@@ -60,8 +58,9 @@ def _on_stream(driver, programmatic, fn):
 
 
 def _gemm(torch, driver, m, n, k):
+    from regtile.runtime.bench import rotation_sets
     from regtile.runtime.plans import GemmPlan
-    sets = max(1, min(8, math.ceil(ROTATE_BYTES / (4 * (m * k + k * n + m * n)))))
+    sets = rotation_sets(4 * (m * k + k * n + m * n), driver.device().l2_bytes)
     g = torch.Generator(device="cuda").manual_seed(m * 7 + n * 3 + k)
     A = [torch.randn(m, k, device="cuda", generator=g) for _ in range(sets)]
     B = [torch.randn(k, n, device="cuda", generator=g) for _ in range(sets)]
@@ -94,9 +93,10 @@ def _gemm(torch, driver, m, n, k):
 
 
 def _gemv(torch, driver, m, n, op):
+    from regtile.runtime.bench import rotation_sets
     from regtile.runtime.gemv import plan_for
     xlen, ylen = (n, m) if op == "N" else (m, n)
-    sets = max(1, min(16, math.ceil(ROTATE_BYTES / (4 * (m * n + xlen + ylen)))))
+    sets = rotation_sets(4 * (m * n + xlen + ylen), driver.device().l2_bytes, most=16)
     g = torch.Generator(device="cuda").manual_seed(m * 31 + n)
     A = [torch.randn(m, n, device="cuda", generator=g) for _ in range(sets)]
     X = [torch.randn(xlen, device="cuda", generator=g) for _ in range(sets)]

@@ -2,13 +2,13 @@
 shape) on the packed operands as the plan runs it, then with one operand's rows, or all three's, padded to 16 bytes
 (its forms regenerated for those leading dimensions: operand_forms.for_operands with ldc), and on the aligned
 shape M, N, K rounded up to multiples of 4 (same tiles, no unaligned row) in a bench of its own.  Every variant is
-checked against float64 (its C NaN-poisoned; a padded C's padding columns untouched) and timed interleaved with
+checked against float64 (lab/experiments.check_view: its C NaN-poisoned, a padded C's padding columns untouched) and timed interleaved with
 cuBLAS on tools/shape_sweep's ShapeBench; the aligned shape's line gives its time scaled to the ragged shape's
 FLOPs too.  Writes ragged_cost_ab.json under $OUT.
 
     python3 -m lab.experiments.ragged_cost_ab [MxNxK ...]
 """
-from . import over_shapes, program
+from . import check_view, over_shapes, program
 
 DEFAULT = ["2047x4097x1023", "1023x4095x2047", "1111x3333x2222", "5555x555x5555", "2999x7001x211",
            "333x777x999", "100x1000x10000", "129x4097x513"]
@@ -29,23 +29,6 @@ def _member_plan(name, m, n, k, lda, ldb, ldc):
     return GemmPlan(m, n, k, False, False, lda, ldb, ldc, config=cfg, backend=backend)
 
 
-def _checked(torch, bench, fn, c_of, n):
-    """(ok, rel err, unwritten) of fn(0) against float64: C NaN-poisoned first, a padded C's columns beyond N kept."""
-    c = c_of(0)
-    c.fill_(float("nan"))
-    if c.shape[1] > n:
-        c[:, n:] = 7.0
-    fn(0)
-    torch.cuda.synchronize()
-    out = c[:, :n]
-    unwritten = int(torch.isnan(out).sum().item())
-    ref = bench.reference()
-    err = (torch.linalg.vector_norm(torch.nan_to_num(out.double() - ref, nan=float("inf"))) /
-           torch.linalg.vector_norm(ref)).item()
-    kept = bool((c[:, n:] == 7.0).all().item()) if c.shape[1] > n else True
-    return {"ok": unwritten == 0 and err <= 1e-5 and kept, "rel_err": err, "unwritten": unwritten}
-
-
 def one(torch, bench, m, n, k):
     import statistics
     from regtile.runtime.plans import GemmPlan
@@ -53,8 +36,8 @@ def one(torch, bench, m, n, k):
     from regtile.codegen.heuristic import choose_member
     plan = GemmPlan(m, n, k, False, False, k, n, n)
     name = choose_member(m, n, k, 132)
-    fns, cs, check = {"cublas": bench.cublas(), "plan": bench.library(plan)}, {}, {}
-    cs["plan"] = lambda i: bench.c[i]
+    fns, check = {"cublas": bench.cublas(), "plan": bench.library(plan)}, {}
+    c0 = {"plan": bench.c[0]}  # the C buffer each variant writes in set 0, for its check
     row = {"m": m, "n": n, "k": k, "member": name, "plan": plan.describe(), "variants": {}}
     # the padded copies stay alive until the timing is done: the launches hold raw pointers (session 27 e freed
     # them at the next variant, and the caching allocator handed their memory on: "B WRONG", rel err 1.41)
@@ -78,9 +61,9 @@ def one(torch, bench, m, n, k):
         bp = [(b or bench.b)[i].data_ptr() for i in range(bench.sets)]
         cp = [(c or bench.c)[i].data_ptr() for i in range(bench.sets)]
         fns[label] = lambda i, p=p, ap=ap, bp=bp, cp=cp: p.launch(ap[i], bp[i], cp[i], 1.0, 0.0, 0)
-        cs[label] = lambda i, c=c: (c or bench.c)[i]
-    for label in cs:
-        check[label] = _checked(torch, bench, fns[label], cs[label], n)
+        c0[label] = (c or bench.c)[0]
+    for label, c in c0.items():
+        check[label] = check_view(torch, fns[label], c, m, n, bench.reference())
     times = time_interleaved(torch, fns, bench.sets, 5)
     us = {label: round(statistics.median(t), 2) for label, t in times.items()}
     # the aligned shape (every extent rounded up to 4): the same member's split for it, packed, in its own bench

@@ -9,7 +9,7 @@ whole.  Writes ragged_extents_ab.json under $OUT.
 
     python3 -m lab.experiments.ragged_extents_ab [member=NAME] [MxNxK ...]   (the ragged shapes)
 """
-from . import over_shapes, program, take_option
+from . import check_view, over_shapes, program, take_option
 
 DEFAULT = ["1023x4095x2047", "1111x3333x2222", "2047x4097x1023", "5555x555x5555"]
 
@@ -38,17 +38,8 @@ def one(torch, bench, m4, n4, k4, ragged, member=None):
         row["variants"][label] = f"{mm}x{nn}x{kk}: {plan.describe()}"
         fns[label] = lambda i, p=plan: p.launch(bench.a[i].data_ptr(), bench.b[i].data_ptr(), bench.c[i].data_ptr(),
                                                 1.0, 0.0, 0)
-        c = bench.c[0]
-        c.fill_(float("nan"))
-        fns[label](0)
-        torch.cuda.synchronize()
         ref = bench.a[0][:mm, :kk].double() @ bench.b[0][:kk, :nn].double()
-        got = c[:mm, :nn]
-        unwritten = int(torch.isnan(got).sum().item())
-        err = (torch.linalg.vector_norm(torch.nan_to_num(got.double() - ref, nan=float("inf")))
-               / torch.linalg.vector_norm(ref)).item()
-        kept = bool(torch.isnan(c[:mm, nn:]).all().item()) and bool(torch.isnan(c[mm:, :]).all().item())
-        check[label] = {"ok": unwritten == 0 and err <= 1e-5 and kept, "rel_err": err, "unwritten": unwritten}
+        check[label] = check_view(torch, fns[label], bench.c[0], mm, nn, ref)
     times = time_interleaved(torch, fns, bench.sets, 5)
     us = {label: round(statistics.median(t), 2) for label, t in times.items()}
     row.update(check=check, us=us)

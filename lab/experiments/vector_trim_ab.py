@@ -7,7 +7,7 @@ NaN-poisoned).  Writes vector_trim_ab.json under $OUT.
 """
 import contextlib
 
-from . import check_and_time_interleaved, over_shapes, program, versus
+from . import checked_row, over_shapes, program
 
 DEFAULT = ["1023x4095x2047", "1111x3333x2222", "2047x4097x1023", "4001x4003x4007", "1919x2929x3939", "1234x5678x910",
            "4095x4095x4095", "1024x50257x768", "4099x4093x4091", "6143x2047x3071", "5555x555x5555", "2999x7001x211",
@@ -36,10 +36,9 @@ def one(torch, bench, m, n, k):
         with trim(mode):
             plans[mode] = GemmPlan(m, n, k, False, False, k, n, n)
     fns = {"cublas": bench.cublas(), **{name: bench.library(p) for name, p in plans.items()}}
-    check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
-    row = {"m": m, "n": n, "k": k, "plans": {name: p.describe() for name, p in plans.items()}, "check": check,
-           "us": us}
-    return row, versus(us, check, tuple(plans)) + f"  [{plans['plan'].describe()[-90:]}]"
+    row, line = checked_row(torch, bench, fns, {"m": m, "n": n, "k": k,
+                                                "plans": {name: p.describe() for name, p in plans.items()}})
+    return row, line + f"  [{plans['plan'].describe()[-90:]}]"
 
 
 def run(argv):

@@ -3,9 +3,9 @@ so that the chosen kernel's edge tiles keep whole vectors (clamp_setup).  The GP
 float64) is tests/gpu/test_unaligned_gpu.py."""
 import pytest
 
-from regtile.codegen.edges import VectorTrim, same_tile, vector_trim
+from regtile.codegen.edges import VectorTrim, vector_trim
 from regtile.codegen.heuristic import choose_member, member_config
-from regtile.codegen.operand_forms import for_operands
+from regtile.codegen.operand_forms import for_operands, same_tile
 from regtile.codegen.presets import FAMILY
 
 

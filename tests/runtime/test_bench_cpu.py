@@ -171,3 +171,14 @@ def test_an_unmeasured_gpu_gets_no_percentages_rather_than_another_gpus(name):
     assert bench.figures(name) is None
     assert bench.peak_tflops(name) is None
     assert bench.pct_of_copy(name, 2000.0) is None
+
+
+def test_rotation_sets_span_twice_the_l2_given_within_their_cap():
+    """runtime/bench.rotation_sets, which every benchmark's rotation takes (bench, shape_sweep, sgemv_sweep): enough
+    sets to span twice the L2 it is given, at least one, at most `most`."""
+    from regtile.runtime.bench import rotation_sets
+    mib = 1 << 20
+    assert rotation_sets(30 * mib, 50 * mib) == 4 and rotation_sets(30 * mib, 60 * mib) == 4
+    assert rotation_sets(25 * mib, 60 * mib) == 5 and rotation_sets(25 * mib, 50 * mib) == 4
+    assert rotation_sets(1 << 40, 60 * mib) == 1
+    assert rotation_sets(1024, 60 * mib) == 8 and rotation_sets(1024, 60 * mib, most=16) == 16
