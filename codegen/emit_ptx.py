@@ -202,13 +202,22 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
     def pname(self, pname: str) -> str:
         return f"{self.name}_param_{pname}"
 
-    def vec_ok(self, ptr: str, ld: str) -> str:
-        """(ld % 4 == 0) && (pointer % 16 == 0): float4 accesses of this operand's rows."""
+    def vec_ok(self, ptr, ld) -> str:
+        """(ld % 4 == 0) && (pointer % 16 == 0): float4 accesses of this operand's rows (ptr, ld: names
+        of parameters; or tuples of them: every operand's)."""
         b = self.b
-        lo = b.op("and.b32", self.p[ld], 3)
-        al = b.op("and.b64", self.p[ptr], 15, typ=".b64")
+        ptrs, lds = (ptr, ld) if isinstance(ptr, tuple) else ((ptr,), (ld,))
+        lo = b.op("and.b32", self._or(lds, ".b32"), 3)
+        al = b.op("and.b64", self._or(ptrs, ".b64"), 15, typ=".b64")
         p1 = self.setp("eq", al, 0, typ=".u64")
         return self.setp("eq", lo, 0, p1, typ=".u32")
+
+    def _or(self, names, typ: str) -> str:
+        """The parameters `names` or-ed together (one: the parameter itself)."""
+        out = self.p[names[0]]
+        for name in names[1:]:
+            out = self.b.op(f"or{typ}", out, self.p[name], typ=typ)
+        return out
 
     def thread_values(self) -> None:
         cfg, b = self.cfg, self.b
@@ -431,18 +440,35 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
 
     def tile_setup(self) -> None:
         """What depends on the block's tile: the interior-tile predicates and the copies'
-        sources."""
-        self.tile_ok, self.clamp_lim, self.block_ok, self.floats_ok = {}, {}, {}, {}
-        self.both_ok = None  # both operands' tiles inside, rows aligned (load_tile's both_float4)
+        sources.  Each interior guard (tile_ok, floats_ok, both_ok: good for any k-tile inside K) has
+        a loose form (tile_loose, floats_loose, both_loose: good for k-tiles that end before line
+        K - 1) where a tile may straddle a vector bound (ptx_edges.clamp_setup), else None."""
+        self.tile_ok, self.clamp_lim, self.block_ok, self.spaced, self.floats_ok = {}, {}, {}, {}, {}
+        self.tile_loose, self.floats_loose = {}, {}
+        # both operands' tiles inside, rows aligned (load_tile's both_float4): both_ok, or both_loose (one of them)
+        self.both_ok = self.both_loose = None
         if self.prog.load_guard == "tile":  # the block's dimension of each tile (the k0 one per k-tile)
+            b = self.b
             ends = {op: (d, self.block_end(d)) for op, dims in self.prog.dims.items() for d in dims if d.origin != "k0"}
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
+                spaced = self.spaced.get(op)
+                # aligned rows have ld % 4 == 0: ld >= 4 holds
+                self.tile_loose[op] = None if spaced is None else self.vec_ok_pred[op]
                 if self.prog.unaligned_vectors:
                     self.floats_ok[op] = self.floats_setup(op)
+                    self.floats_loose[op] = None if spaced is None else b.op(
+                        "and.pred", b.op("not.pred", self.vec_ok_pred[op], typ=".pred"), spaced, typ=".pred")
             if len(self.tile_ok) == 2 and not self.prog.unaligned_vectors and not self.cfg.unaligned_rows:
-                self.both_ok = self.b.op("and.pred", self.tile_ok["A"], self.tile_ok["B"], typ=".pred")
+                if any(self.tile_loose.values()):  # both_float4 tests k-tiles before line K - 1 alone
+                    # each operand's loose guard, or its tile_ok where it has none, is its rows' alignment
+                    # (clamp_setup), so both_loose is both's, tested afresh on the parameters: as the AND of the
+                    # operands' predicates ptxas recomputed it (PLOP3) ahead of the test on every k-tile
+                    assert all(self.tile_loose[op] or self.tile_ok[op] is self.vec_ok_pred[op] for op in "AB")
+                    self.both_loose = self.vec_ok(("A", "B"), ("lda", "ldb"))
+                else:
+                    self.both_ok = b.op("and.pred", self.tile_ok["A"], self.tile_ok["B"], typ=".pred")
         self.copy_setup()
         if self.cfg.last_col:
             self.last_col_tile_setup()

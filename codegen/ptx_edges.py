@@ -16,25 +16,43 @@ from .ptx_builder import ZERO as _ZERO, _addr, _r
 class EdgeLoadsMixin:
     def clamp_setup(self, op: str, dim, end: str) -> str:
         """config.edge_clamp, once a tile (emit_ptx.tile_setup): the limit of the operand's copies'
-        block coordinate (clamp_lim, read by copy_setup), whether the tile's block dimension needs
-        no check (block_ok, read by floats_setup; None: never) and the interior-tile
-        predicate it returns.  Along lines (A's rows, B^T's columns) a copy past the bound reads
-        line bound - 1, so every tile with aligned rows is inside.
-        Along the vectors (B's columns, A^T's rows) a float4 past the bound reads the last one
-        (bound - 4) where the bound is a multiple of 4 - then no vector straddles it and the tile
-        is inside too; else the limit is bound - 1 (no float inside moves) and the tile inside
-        only if it ends within the bound, as without the clamp."""
+        block coordinate (clamp_lim, read by copy_setup), whether the tile's block dimension is
+        inside (block_ok, read by floats_setup; None: every tile) or inside on k-tiles that end
+        before line K - 1 (spaced: ld >= 4, read by tile_setup's loose guards), and the interior-tile
+        predicate it returns.  Along lines (A's rows, B^T's columns) a copy past the bound reads line
+        bound - 1, so every tile with aligned rows is inside.
+        Along the vectors (B's columns, A^T's rows) a vector past the bound reads the last one
+        holding a float inside, at (bound - 1) & ~3 (16-byte aligned where the rows are).  Where
+        the bound is a multiple of 4 or the tile ends within it, no vector read straddles the
+        bound and the tile is inside.  Else the last vector of each line reads up to 3 floats
+        past the bound: they reach only C's columns (A^T: rows) past it, never stored, and they
+        lie inside the operand's memory on every line but the last where ld >= 4 (the next line
+        starts within 3 floats) - so such a tile is inside on k-tiles that end before line K - 1
+        (k_test's second test), and only its last k-tile takes the checked copies.  (Before, it
+        took them on every k-tile: 4-13% of the kernel's time, session 27.)  No register holds
+        any of this across the k-loop but predicates: K stays the parameter."""
         b = self.b
         bound = self.p[dim.bound]
         if not self.k_in_line(op):  # the block dimension runs along lines
             self.clamp_lim[op] = b.op("add.s32", bound, -1)
             self.block_ok[op] = None  # every tile
             return self.vec_ok_pred[op]
+        self.clamp_lim[op] = b.op("and.b32", b.op("add.s32", bound, -1), -4)
         whole = self.setp("eq", b.op("and.b32", bound, 3), 0)
-        self.clamp_lim[op] = b.op("selp.b32", b.op("add.s32", bound, -4), b.op("add.s32", bound, -1), whole)
-        ends_inside = self.setp("le", end, bound)
-        self.block_ok[op] = b.op("or.pred", ends_inside, whole, typ=".pred")
+        self.block_ok[op] = b.op("or.pred", self.setp("le", end, bound), whole, typ=".pred")
+        self.spaced[op] = self.setp("ge", self.ld(op), 4)
         return b.op("and.pred", self.block_ok[op], self.vec_ok_pred[op], typ=".pred")
+
+    def k_test(self, kend: str, strict: str, loose: Optional[str]) -> str:
+        """The interior paths' predicate of a k-tile ending at kend: inside K and `strict` (tile_setup's
+        tile_ok, floats_ok or both_ok), or - with `loose`, the same guard where a tile straddles a vector bound
+        (clamp_setup) - before line K - 1 and `loose` (`strict` None: that test alone)."""
+        if strict is None:
+            return self.setp("lt", kend, self.p["K"], loose)
+        full = self.setp("le", kend, self.p["K"], strict)
+        if loose is None:
+            return full
+        return self.b.op("or.pred", full, self.setp("lt", kend, self.p["K"], loose), typ=".pred")
 
     def floats_setup(self, op: str) -> str:
         """unaligned_vectors, once a tile (after clamp_setup): the predicate that the operand's

@@ -88,7 +88,7 @@ class RingMixin:
             ptrs = [b.op("add.s64", src, self.k_offset(operand, k0), typ=".b64") for _, _, _, _, src, _ in copies]
             edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
             kend = b.op("add.s32", k0, loads.k_dim.extent)
-            full = self.setp("le", kend, self.p[loads.k_dim.bound], self.tile_ok[operand])
+            full = self.k_test(kend, self.tile_ok[operand], self.tile_loose.get(operand))
             b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: unchecked copies")
             for (copy, r, _, _, _, stores), ptr in zip(copies, ptrs):
                 for dst, imm, e, width in self._ring_targets(copy, stores, stage_off):

@@ -41,7 +41,7 @@ class TileLoadsMixin:
                     self._load_scalars(copy, r, grow, gcol, ptr, k0, None)
                 continue
             tiled.append((loads, copies, ptrs))
-        if len(tiled) == 2 and self.both_ok is not None:
+        if len(tiled) == 2 and (self.both_ok or self.both_loose):
             self.both_float4(k0, tiled)
         else:
             for loads, copies, ptrs in tiled:
@@ -49,62 +49,68 @@ class TileLoadsMixin:
         if self.cfg.last_col:
             self.last_col_load(k0)
 
-    def float4_or_edge(self, k0: str, loads: OperandLoads, copies, ptrs) -> None:
-        """One operand's k-tile through load_float4_or_edge, its labels placed."""
+    def float4_or_edge(self, k0: str, loads: OperandLoads, copies, ptrs, loose: bool = True) -> None:
+        """One operand's k-tile through load_float4_or_edge, its labels placed (loose: with the loose
+        form of its float4 path's guard, tile_setup's tile_loose)."""
         b, operand = self.b, loads.operand
         edge, done = b.label(f"{operand.lower()}_edge"), b.label(f"{operand.lower()}_loaded")
         kend = b.op("add.s32", k0, loads.k_dim.extent)
-        self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done)
+        self.load_float4_or_edge(loads, copies, ptrs, k0, kend, edge, done, loose)
         b.place(done)
 
     def both_float4(self, k0: str, tiled) -> None:
         """Both operands' k-tile: where it is inside K and both tiles inside the matrix with
-        aligned rows (tile_setup's both_ok), every float4, unchecked, behind one test and one
-        branch; else each operand's own paths (float4_or_edge).  One operand at a time, each
+        aligned rows (tile_setup's both_ok; or, where a tile may straddle a vector bound, before
+        line K - 1 with both_loose), every float4, unchecked, behind one test and one branch; else
+        each operand's own paths (float4_or_edge).  One operand at a time, each
         branch waited 11-13 cycles on its predicate (PLOP3 -> BRA, sm_90), every k-tile."""
         b = self.b
         slow, done = b.label("ab_edge"), b.label("ab_loaded")
         kend = b.op("add.s32", k0, tiled[0][0].k_dim.extent)
-        self.float4_loads(tiled, self.both_ok, kend, slow, done)
+        self.float4_loads(tiled, (self.both_ok, self.both_loose), kend, slow, done)
         b.place(slow)
         for loads, copies, ptrs in tiled:
-            self.float4_or_edge(k0, loads, copies, ptrs)
+            # the strict guards alone: with both_loose a tile is here on its last k-tile only (the others took
+            # the float4s above) - an interior tile then takes each operand's float4s behind its own branch - and
+            # a loose guard more, live across the k-loop, spilled sq-128x128 (128 registers)
+            self.float4_or_edge(k0, loads, copies, ptrs, loose=False)
         b.place(done)
 
     def load_float4_or_edge(self, loads: OperandLoads, copies, ptrs, k0: str, kend: str, edge: str,
-                            done: str) -> None:
+                            done: str, loose: bool = True) -> None:
         """The "tile" guard's two paths for one operand's k-tile ending at kend: the unchecked
         float4 loads, then a branch to `done`, when the whole tile is inside the matrix with
         aligned rows (block-uniform); else, from label `edge`, each vector, then each float (or
         the split paths, ptx_edges.py), falling through at the end.  With unaligned_vectors a
         k-tile inside K on unaligned rows whose block dimension is clamped branches first to
-        its vectors' floats, unchecked (ptx_edges._load_unaligned_unchecked): both tests sit in
+        its vectors' floats, unchecked (ptx_edges._load_unaligned_unchecked; the test: ptx_edges.k_test):
+        both tests sit in
         one block, so ptxas issues them together rather than one behind the other's branch (the
         second test, behind the float4 path's branch, stalled 13 cycles on its predicate before
         its own branch on every k-tile of both operands, sm_90)."""
         b = self.b
         operand = loads.operand
-        bound = self.p[loads.k_dim.bound]
         floats = None
         if self.prog.unaligned_vectors:
             floats = b.label(f"{operand.lower()}_floats")
-            unchecked = self.setp("le", kend, bound, self.floats_ok[operand])
+            unchecked = self.k_test(kend, self.floats_ok[operand], self.floats_loose[operand])
             b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
                                                       f"each vector's floats, unchecked")
-        self.float4_loads([(loads, copies, ptrs)], self.tile_ok[operand], kend, edge, done)
+        guard = (self.tile_ok[operand], self.tile_loose.get(operand) if loose else None)
+        self.float4_loads([(loads, copies, ptrs)], guard, kend, edge, done)
         if floats is not None:
             b.place(floats)
             self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
         self.checked_loads(loads, copies, ptrs, k0, done)
 
-    def float4_loads(self, tiled, inside: str, kend: str, edge: str, done: str) -> None:
-        """The tile guard's test (the k-tile inside K and `inside`: tile_setup's tile_ok of one
-        operand, or both_ok of both), a branch to `edge` where it fails, else every copy of the
+    def float4_loads(self, tiled, inside, kend: str, edge: str, done: str) -> None:
+        """The tile guard's test (ptx_edges.k_test of `inside`: tile_setup's (tile_ok, tile_loose) of
+        one operand, or (both_ok, both_loose) of both), a branch to `edge` where it fails, else every copy of the
         operands in `tiled` ((loads, copies, ptrs) each) as a float4, unchecked, and a branch to `done`."""
         b = self.b
         names = " and ".join(loads.operand for loads, _, _ in tiled)
-        full = self.setp("le", kend, self.p[tiled[0][0].k_dim.bound], inside)
+        full = self.k_test(kend, *inside)
         b.emit(f"@!{full} bra.uni {edge};", f"{names} tile{'s' if len(tiled) > 1 else ''} inside the matrix, "
                                             f"rows aligned: float4, unchecked")
         for loads, copies, ptrs in tiled:

@@ -257,10 +257,8 @@ class Sim:
                     regs[d] = bool(v(1)) and bool(v(2))
                 else:
                     regs[d] = v(1) & v(2)
-            elif base == "or":  # or.pred
-                if parts[1] != "pred":
-                    raise SimError(f"unsupported {op}")
-                regs[d] = bool(v(1)) or bool(v(2))
+            elif base == "or":
+                regs[d] = (bool(v(1)) or bool(v(2))) if parts[1] == "pred" else v(1) | v(2)
             elif base == "min":  # min.s32
                 if parts[1] != "s32":
                     raise SimError(f"unsupported {op}")
@@ -364,7 +362,8 @@ def run_sgemm(src, m: int, n: int, k: int, alpha: float, beta: float, lda=None, 
     b_rows, b_cols = (n, k) if trans_b else (k, n)
     lda, ldb, ldc = lda or a_cols, ldb or b_cols, ldc or n
     nb = max(batch, 1)
-    sizes = (a_rows * lda, b_rows * ldb, m * ldc)
+    # each matrix ends at its last element: (rows - 1) * ld + cols floats, as cuBLAS lets a caller allocate
+    sizes = ((a_rows - 1) * lda + a_cols, (b_rows - 1) * ldb + b_cols, (m - 1) * ldc + n)
     strides = strides if strides is not None else sizes
     lens = [(nb - 1) * st + sz for st, sz in zip(strides, sizes)]
     a = rng.standard_normal(lens[0]).astype(np.float32)
@@ -387,7 +386,8 @@ def run_sgemm(src, m: int, n: int, k: int, alpha: float, beta: float, lda=None, 
     sim.run(grid, src.geometry.block, args, bufs)
 
     def mat(flat, z, stride, rows, ld):
-        return flat[z * stride: z * stride + rows * ld].reshape(rows, ld)
+        part = flat[z * stride: z * stride + rows * ld]
+        return np.concatenate([part, np.full(rows * ld - part.size, np.nan, np.float32)]).reshape(rows, ld)
 
     cs, refs, c0s = [], [], []
     for z in range(nb):

@@ -12,7 +12,10 @@ unaligned-rows PTX digests for the vector floats' test ahead of the float4 path'
 float4 loads (emit_ptx.both_float4).  Session 21 retook the 15 PTX digests of the 128x256, 256x128 and
 64x256 members for their loop head hoisted to the k-tile before (tile_config.hoist_head).  Session 25 retook
 `ptx:tall-128x64-k16:unaligned`: the case is what operand_forms.for_rows gives that member, now the float copies
-held at 168 registers instead of the vector floats (a new config, not a changed emitter)."""
+held at 168 registers instead of the vector floats (a new config, not a changed emitter).  Session 28 retook the
+105 PTX digests for the tiles across a ragged vector bound (ptx_edges.clamp_setup: clamped to the last vector
+inside, the interior paths on k-tiles before line K - 1; both_float4 tests that alone, on both operands' rows'
+alignment)."""
 import json
 from pathlib import Path
 
