@@ -34,7 +34,6 @@ from typing import Optional, Tuple
 
 from ..errors import InputError
 from .config import EDGE_TILE
-from .heuristic import COPY_TBPS, LAUNCH_US
 
 EDGE_COST = 2.0
 EDGE_TILE_COST = 2.0
@@ -136,55 +135,3 @@ def plan_edges(m: int, n: int, bm: int, bn: int, edge_bm: int, edge_bn: int) -> 
     if split > (1.0 - MIN_GAIN) * full:  # not worth the launches
         return EdgePlan(m, n, (), full, split)
     return EdgePlan(m, n, tuple(parts), full, split)
-
-
-# ---- the vector trim: C's last column (N % 4 == 1; or an A^T's last row) in a launch of its own ---------------
-# An operand whose vectors run along a block dimension (B along N, A^T along M: mapping.k_in_line) whose extent is
-# not a multiple of 4 has a vector straddling the edge in every row, so its edge tiles take the bounds-checked
-# per-float copies on every k-tile (clamp_setup: with a multiple of 4 they are clamped float4s and the tile counts
-# as inside).  Those tiles run last in their SM's chain.  Measured on the H200 (session 27, lab/experiments/
-# ragged_extents_ab.py, rows 16-byte aligned, us): 1024x4096x2048 wide-128x256-noedge 329.5, with N = 4095 371.6
-# (M or K ragged: 329.5, 330.4); 1112x3336x2224 357.6 / 402.6 (N = 3333); tall-256x128 2048x4100x1024 349.4 /
-# 363.8 (N = 4097); tall-128x64-k16 5556x556x5556 728.5 / 757.5 (N = 555).  Trimmed, the main kernel runs
-# N - N % 4 columns, all of whose vectors are whole, and the column left is a GEMV of its own (runtime/plans.GemmPlan),
-# which reads op(A) once more.  Measured (session 27, lab/experiments/vector_trim_ab.py, packed operands, with / without
-# the trim, us): 1111x3333x2222 388.9 / 396.6, 1919x2929x3939 969.3 / 983.3, 1024x50257x768 1607.0 / 1600.5.  Not
-# taken: two or three columns (N % 4 of 2, 3), which no GEMV takes and the few-vector route left to SGEMM members of
-# one column of blocks over the whole K (1234x5678x910 333.3 / 311.2, 4001x4003x4007 2723.3 / 2698.8; 1023x4095x2047
-# 363.7 / 367.1, 4095^3 2782.9 / 2834.5); and where the heuristic picks another member for the trimmed N (GemmPlan
-# keeps the trim only with the same tile: 4099x4093x4091 took wide-128x256's edge split on 4092 columns, 2924.0 /
-# 2856.5; 2047x4097x1023 went from tall-256x128 to it, 364.6 / 380.0 - a gain the rule does not model).
-TRIM_SAVING = 0.04  # the least of the penalties above, as a share of one wave's time
-TRIM_TFLOPS = 45.0  # the main kernel's rate for that estimate (the 128x128-class members' order)
-
-
-@dataclass(frozen=True)
-class VectorTrim:
-    """C's last `count` columns (axis "n") or rows (axis "m") by a GEMM of their own (a GEMV: count is 1)."""
-    axis: str
-    count: int
-
-    def describe(self) -> str:
-        what = "column" if self.axis == "n" else "row"
-        if self.count == 1:
-            return f"vector trim: the last {what} of C in a launch of its own"
-        return f"vector trim: the last {self.count} {what}s of C in a launch of their own"
-
-
-def vector_trim(cfg, backend: str, m: int, n: int, k: int, sm_count: int) -> Optional[VectorTrim]:
-    """The trim for a chosen PTX config on M x N x K (None: none), where the strip's estimated cost (its operand
-    read once at the heuristic's copy bandwidth, and a launch) is below the saving: TRIM_SAVING of one wave of the main kernel
-    (2 M N K FLOPs at TRIM_TFLOPS over ceil(tiles / SMs) waves: the slow edge tiles delay one tile of each SM's
-    chain, not every one)."""
-    if backend != "ptx" or cfg.vec != 4 or cfg.batched or cfg.last_col or min(m, n, k) < 1:
-        return None
-    if not cfg.trans_b and n % 4 == 1 and n > 4:
-        trim, strip_bytes = VectorTrim("n", 1), 4.0 * m * k
-    elif cfg.trans_a and m % 4 == 1 and m > 4:
-        trim, strip_bytes = VectorTrim("m", 1), 4.0 * k * n
-    else:
-        return None
-    waves = -(-(-(-m // cfg.bm) * -(-n // cfg.bn)) // max(1, sm_count))
-    saving = TRIM_SAVING * 2.0 * m * n * k / (TRIM_TFLOPS * 1e6) / waves
-    strip = strip_bytes / (COPY_TBPS * 1e6) + LAUNCH_US
-    return trim if strip < saving else None

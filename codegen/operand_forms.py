@@ -1,7 +1,9 @@
 """The config of a family member generated for the problem's operands: the copy paths of the leading
-dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c), the fused kernel's
-lean copies (for_lean_copies) and the edge vector path where aligned rows have a ragged extent
-(for_vector_edges), in that order (for_operands).  Each keeps the config, and its kernel text,
+dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c) and the fused kernel's
+lean copies (for_lean_copies), in that order (for_operands).  (Until session 28 for_vector_edges gave the
+128x256 members the edge vector path where aligned rows had a ragged extent along the vectors: their tile
+across the bound took the checked copies on every k-tile then; it takes them on its last one now,
+ptx_edges.clamp_setup.)  Each keeps the config, and its kernel text,
 where the operands do not ask for its path or the config cannot take it.  Pure (no GPU, no runtime
 import): what regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the table's member
 (tools/shape_sweep.py); the member itself comes from codegen/heuristic.py."""
@@ -9,10 +11,8 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from .config import EDGE_TILE, ConfigError, SgemmConfig
-from .edges import plan_edges
+from .config import ConfigError, SgemmConfig
 from .heuristic import member_config
-from .mapping import k_in_line
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
@@ -23,13 +23,6 @@ HELD_BLOCKS = 3  # blocks an SM the k16 members run (128 threads, <= 168 registe
 def tile_of(cfg: SgemmConfig) -> Tuple[int, int, int, int, int]:
     """(bm, bn, bk, tm, tn): the key of the tile sets below."""
     return cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn
-
-
-def same_tile(a: SgemmConfig, b: SgemmConfig) -> bool:
-    """Do two chosen configs run the same member's tile and decomposition kind, whatever their forms?  (GemmPlan
-    keeps a vector trim only then: codegen/edges.vector_trim prices the edge tiles it saves, not a change of
-    member.)"""
-    return (tile_of(a), a.stream_k, a.edge_split) == (tile_of(b), b.stream_k, b.edge_split)
 
 
 def taken(cfg: SgemmConfig, **fields) -> SgemmConfig:
@@ -168,43 +161,14 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
     return cfg
 
 
-def ragged_aligned_vectors(cfg: SgemmConfig, lda: int, ldb: int, m: int, n: int) -> bool:
-    """Whether an operand whose vectors run along its block dimension (K along its lines, mapping.k_in_line: B
-    along N, A^T along M) has 16-byte aligned rows but an extent there that is not a multiple of 4: its last tile
-    column (row) then straddles the edge mid-vector and takes the checked copies on every k-tile."""
-    return any(k_in_line(cfg, op) and ld % 4 == 0 and extent % 4 != 0
-               for op, ld, extent in (("A", lda, m), ("B", ldb, n)))
-
-
-def for_vector_edges(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
-    """`cfg` with the edge vector path (config.edge_vector_path) where a PTX member without it (presets.py
-    _NO_EDGE_VECTOR_PATH: the two 128x256 8x16 kernels) runs an operand with aligned rows and a ragged
-    extent along its vectors (ragged_aligned_vectors) - a strided view such as B[:, :4093] of a 4096-wide
-    buffer, or padded copies - in its own tiles, not in an edge split's strips (codegen/edges.py).  Without
-    it the edge tile column tries each float4, then writes the same registers per float where the float4 did
-    not run: ptxas waits for the float4 in flight, so each of its k-tiles exposes the global latency, and the
-    SMs that run those tiles set the kernel's time.  Measured (H200, 2026-11-28, lab/experiments/repack_ab.py,
-    the plan alone on rows padded to 4 floats, us, with the path / without, docs/data/session26/d_25c8846):
-    4099x4093x4091 2857.9 / 3567.4, 4095^3 2807.7 / 3728.0, 1023x4095x2047 369.5 / 528.5, 1111x3333x2222 397.2
-    / 476.7 (the packed operands' vector floats: 2857.2, 2835.2, 367.3, 396.3).  Where the edge split takes
-    the ragged strip the main kernel's tiles are whole and the path only costs (8191x8193x1025 2795.4 / 2721.6:
-    the 3-6% presets.py records), so those keep `cfg`; so do packed operands (ldb = N: rows aligned only
-    where N % 4 == 0), and the members keep their text there."""
-    if backend != "ptx" or cfg.vec != 4 or cfg.edge_vector_path or not ragged_aligned_vectors(cfg, lda, ldb, m, n):
-        return cfg
-    if cfg.edge_split and plan_edges(m, n, cfg.bm, cfg.bn, *EDGE_TILE).split:
-        return cfg
-    return taken(cfg, edge_vector_path=True)
-
-
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int,
                  ldc: Optional[int] = None) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns) and rows (for_c; ldc None: packed, N), the fused kernel's lean copies
-    (for_lean_copies) and the edge vector path on aligned rows with a ragged extent (for_vector_edges).  What regtile.sgemm's plans run (runtime/choice.py) and what the
-    sweep names as the table's member (tools/shape_sweep.py)."""
+    then C's columns (for_columns) and rows (for_c; ldc None: packed, N) and the fused kernel's lean copies
+    (for_lean_copies).  What regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the
+    table's member (tools/shape_sweep.py)."""
     cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n if ldc is None else ldc)
-    return for_vector_edges(for_lean_copies(cfg, backend, lda, ldb, m, n), backend, lda, ldb, m, n)
+    return for_lean_copies(cfg, backend, lda, ldb, m, n)
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:

@@ -65,10 +65,8 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
     for the leading dimensions (operand_forms.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K, ldc = N) and C's columns
-    (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c), the fused
-    kernel's lean copies (for_lean_copies: off where no block can run them) and the 128x256 members' edge
-    vector path (for_vector_edges: on where an operand's rows are aligned but its extent along the vectors is
-    ragged)."""
+    (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c) and the fused
+    kernel's lean copies (for_lean_copies: off where no block can run them)."""
     from ..codegen.heuristic import with_layout
     from ..codegen.operand_forms import for_operands
     hit = tuned_entry(m, n, k) if batch <= 1 else None

@@ -2,8 +2,7 @@
 
 A GemmPlan is everything one SGEMM shape needs on this GPU, built once: the kernel
 (compiled and loaded), its launches (runtime/sgemm_launch.SgemmLaunch: an edge split's
-parts, stream-K's two launches, split-K's reduction; and where codegen/edges.vector_trim takes
-C's last column off the kernel, that column's own GEMV plan after them) with their arguments packed into
+parts, stream-K's two launches, split-K's reduction) with their arguments packed into
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
 split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
 GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV
@@ -85,9 +84,7 @@ class GemmPlan:
         self._bound: Dict[int, _Bound] = {}
         self._lock = threading.Lock()
         self.gemv = None
-        # the vector trim (codegen/edges.vector_trim): the main kernel's extent (km x kn) and the plan of C's last
-        # column (or row) with its operands' offsets in floats; else all of C and None
-        self.km, self.kn, self.trim, self.strip = m, n, None, None
+        self.cap_lifted = False  # _compile: the chosen config's register cap lifted
         if config is None and backend is None and batch == 0 and k >= 1:
             # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
             # where a GEMM tile pads 63 of 64 rows (issue 20); m or n in 2..16 where measured faster
@@ -108,42 +105,29 @@ class GemmPlan:
             self.config, chosen = choose_sgemm_kernel(m, n, k, arch, self.trans_a, self.trans_b, batch, lda, ldb,
                                                       ldc)
             self.backend = backend or chosen
-            if batch == 0:
-                self._trim(backend, arch)
         else:
             try:
                 self.config = kernel_config(config, trans_a, trans_b, batch > 0)
             except ConfigError as e:
                 raise InputError(f"config cannot run this layout or batch: {e}") from None
             self.backend = backend or "cuda"
-        self.kernel = driver.load(compile_config(self.config, arch, backend=self.backend))
+        self.kernel = driver.load(self._compile(compile_config, arch, chosen=config is None))
 
-    def _trim(self, backend: Optional[str], arch: str) -> None:
-        """Where codegen/edges.vector_trim takes C's last column (N % 4 == 1; or an A^T's last row) off the chosen
-        kernel: the kernel chosen again for the rest (kept only where it is the same member's tile: operand_forms.same_tile),
-        and the strip planned as a GEMM of its own (a GEMV), launched after it on the same stream."""
-        from ..codegen.edges import part_offsets, vector_trim
-        from ..codegen.operand_forms import same_tile
-        from .choice import choose_sgemm_kernel
-        trim = vector_trim(self.config, self.backend, self.m, self.n, self.k, driver.device().sm_count)
-        if trim is None:
-            return
-        m, n, k = self.m, self.n, self.k
-        if trim.axis == "n":
-            self.km, self.kn = m, n - trim.count
-            row0, col0, rows, cols = 0, self.kn, m, trim.count
-        else:
-            self.km, self.kn = m - trim.count, n
-            row0, col0, rows, cols = self.km, 0, trim.count, n
-        cfg, chosen = choose_sgemm_kernel(self.km, self.kn, k, arch, self.trans_a, self.trans_b, 0, self.lda, self.ldb,
-                                          self.ldc)
-        if not same_tile(cfg, self.config):  # another member for the rest: not what the rule prices
-            self.km, self.kn = m, n
-            return
-        self.config, self.backend = cfg, backend or chosen
-        self.trim = trim
-        self.strip = (GemmPlan(rows, cols, k, self.trans_a, self.trans_b, self.lda, self.ldb, self.ldc, arch=arch),
-                      part_offsets(self, row0, col0, self.lda, self.ldb, self.ldc))
+    def _compile(self, compile_config, arch: str, chosen: bool):
+        """The config's artifact.  Where the library chose the config and this machine's ptxas spilled its kernel
+        under the config's register cap (min_blocks, max_registers), the same tile again without the cap: what
+        ptxas fits under a cap varies with its build (session 28: the device's NVRTC 13.0 spilled sq-128x128 at
+        128 registers, the same text the CPU machine's fitted), and a slower kernel beats a SpillError.  A config
+        given by the caller is taken as it is."""
+        from ..errors import SpillError
+        try:
+            return compile_config(self.config, arch, backend=self.backend)
+        except SpillError:
+            if not chosen or (self.config.min_blocks == 1 and not self.config.max_registers):
+                raise
+        self.config = self.config.replace(min_blocks=1, max_registers=0)
+        self.cap_lifted = True
+        return compile_config(self.config, arch, backend=self.backend)
 
     def describe(self) -> str:
         """The problem and what runs it: the kernel's label and backend, or the GEMV plan."""
@@ -152,12 +136,12 @@ class GemmPlan:
         if self.gemv is not None:
             return f"{self.m}x{self.n}x{self.k} {ops}{b}: GEMV {self.gemv.plan.describe()} (cuda)"
         own = f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
-        if self.strip is None:
-            return own
-        return f"{own} on {self.km}x{self.kn}; {self.trim.describe()}: {self.strip[0].describe()}"
+        if self.cap_lifted:
+            own += " without its register cap (ptxas spilled under it)"
+        return own
 
     def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
-        return [SgemmLaunch(self.kernel, self.km, self.kn, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
+        return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
                             workspace=workspace, batch=self.batch, strides=self.strides)]
 
     def _bind(self, stream: int) -> _Bound:
@@ -168,7 +152,7 @@ class GemmPlan:
                 return bound
             with driver.outside_capture(stream) as capturing:
                 try:
-                    nbytes = workspace_bytes(self.kernel, self.km, self.kn, self.k)
+                    nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
                     ws = driver.DeviceBuffer(nbytes) if nbytes else None
                     sets = self._launch_sets(ws.ptr if ws else 0)
                 except Exception as e:
@@ -199,9 +183,6 @@ class GemmPlan:
         with bound.lock:  # the packed buffers are rewritten per call
             for launch in bound.launches:
                 launch(values, stream)
-        if self.strip is not None:  # C's last column (or row), after the rest on the same stream
-            strip, (da, db, dc) = self.strip
-            strip.launch(a + 4 * da, b + 4 * db, c + 4 * dc, alpha, beta, stream)
 
     def _pin(self) -> None:
         """A graph holds this plan's device state: keep the plan for the life of the process."""
@@ -213,8 +194,6 @@ class GemmPlan:
     def workspace_streams(self) -> List[int]:
         if self.gemv is not None:
             return self.gemv.plan.workspace_streams()
-        if self.strip is not None:
-            return sorted(set(self._bound) | set(self.strip[0].workspace_streams()))
         return list(self._bound)
 
 

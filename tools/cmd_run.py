@@ -152,7 +152,7 @@ def _run_sgemm(args, cfg, label, dev, arch):
             if label in ("default", "tuned"):  # exactly what regtile.sgemm launches (its cached plan)
                 res, art, plan = _measure_plan(work, args, arch)
                 if plan.gemv is None:
-                    cfg = plan.config  # a vector trim chose it for N - 1 columns
+                    cfg = plan.config  # generated for the operands (operand_forms), perhaps its cap lifted
             else:
                 res, art = bench.measure_config(cfg, work, args.alpha, args.beta, args.repeat, arch,
                                                 backend=backend_from_args(args))
@@ -162,10 +162,7 @@ def _run_sgemm(args, cfg, label, dev, arch):
                "rotating_sets": work.sets, "result": res.to_dict()}
         out.update(split_fields(cfg, art.source))
         if isinstance(cfg, SgemmConfig):  # not the GEMV route: its edge split and stream-K plan
-            km, kn = (plan.km, plan.kn) if plan is not None else (args.m, args.n)
-            out.update(_launch_plans(art, km, kn, args.k))
-        if plan is not None and plan.trim is not None:
-            out["vector_trim"] = f"{plan.trim.describe()}: {plan.strip[0].describe()}"
+            out.update(_launch_plans(art, args.m, args.n, args.k))
         peak = bench.peak_tflops(dev.name)
         if res.tflops and peak:
             out["pct_of_ffma_peak"] = 100 * res.tflops / peak
@@ -235,7 +232,7 @@ def _print(out: dict) -> None:
         print(f"split-K  {out['split_k']} K ranges, then {out['reduce_kernel']}; the times below include both kernels")
     elif out.get("split_k"):
         print(f"split-K  {out['split_k']} K ranges, summed by each tile's last split in the same launch (fused)")
-    for key in ("edge_split", "stream_k", "vector_trim"):
+    for key in ("edge_split", "stream_k"):
         if key in out:
             print(f"launches {out[key]}")
     if out["kind"] == "sgemm":

@@ -4,6 +4,11 @@ kernel on tools/shape_sweep's ShapeBench with packed operands (each variant chec
 NaN-poisoned).  Writes vector_trim_ab.json under $OUT.
 
     python3 -m lab.experiments.vector_trim_ab [MxNxK ...]
+
+Session 28 removed the trim (codegen/edges.vector_trim, GemmPlan's strip): with the tiles across a ragged vector bound
+on the interior paths (ptx_edges.clamp_setup) the plan without it ran faster (docs/data/session28/b_6a14ca2:
+1111x3333x2222 384.3 us against 391.6 with it, 1919x2929x3939 954.1 / 973.4, 1024x50257x768 1602.3 / 1617.2).  This
+script needs a tree at 6a14ca2 or before.
 """
 import contextlib
 

@@ -123,23 +123,6 @@ def test_graph_capture_on_a_fresh_stream_without_warm_up():
     assert _err(C, A.double() @ B.double()) <= 1e-5
 
 
-def test_graph_capture_of_a_trimmed_plan_without_warm_up():
-    """A plan whose last column runs as a GEMV of its own (codegen/edges.vector_trim): both plans' first calls on the
-    stream happen during the capture; the replay writes every element, against float64."""
-    m, n, k = 1111, 3333, 2222
-    A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
-    s = torch.cuda.Stream()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=s):
-        regtile.sgemm(A, B, C)
-    plan = plans.GemmPlan(m, n, k, False, False, k, n, n)  # the same choice as regtile.sgemm's
-    assert plan.trim is not None, plan.describe()
-    C.fill_(float("nan"))
-    g.replay()
-    torch.cuda.synchronize()
-    assert _err(C, A.double() @ B.double()) <= 1e-5
-
-
 def test_a_captured_plan_outlives_the_cache():
     """A graph points into its plan's workspace and work lists: evicting the plan from
     regtile.sgemm's cache must free neither (runtime/plan_store.captured_plans pins it)."""

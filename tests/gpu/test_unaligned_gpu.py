@@ -123,13 +123,13 @@ def test_bit_identical_to_the_guarded_path():
 @pytest.mark.parametrize("name", ["wide-128x256", "wide-128x256-noedge"])
 def test_aligned_rows_with_ragged_extents(name, ta, tb):
     """Rows padded by 3 floats to 16-byte alignment, every extent ragged (301 x 517 x 201, each 1 mod 4): the
-    128x256 members with the edge vector path, as operand_forms.for_vector_edges gives it (where B's vectors, or
-    A^T's, straddle the edge in the member's own tiles; wide-128x256 splits this shape, and NT has no such
-    operand: the kernel is checked in every layout all the same)."""
+    128x256 members' tiles across B's N (or A^T's M) on float4s before line K - 1 (ptx_edges.clamp_setup; until
+    session 28 operand_forms.for_vector_edges gave them the edge vector path here; wide-128x256 splits this shape,
+    and NT has no such operand: the kernel is checked in every layout all the same)."""
     m, n, k, pad = 301, 517, 201, 3
     lda, ldb = (m if ta else k) + pad, (k if tb else n) + pad
     assert lda % 4 == 0 and ldb % 4 == 0
-    cfg = FAMILY[name].config.replace(trans_a=ta, trans_b=tb, edge_vector_path=True)
+    cfg = FAMILY[name].config.replace(trans_a=ta, trans_b=tb)
     run_layout(cfg, "ptx", m, n, k, ta, tb, 0.5, -1.5, pad)
     run_layout(cfg, "ptx", m, n, k, ta, tb, 1.0, 0.0, pad)
 
@@ -174,15 +174,15 @@ def test_mixed_row_alignment_through_the_plan(m, n, k, padded):
 
 
 @pytest.mark.parametrize("m,n,k,ta,tb,pad", [
-    (1111, 3333, 2222, False, False, 0),  # C's last column by a GEMV
-    (1111, 3333, 2222, False, False, 3),  # rows padded to 16 bytes
-    (1919, 2929, 3939, True, False, 1),   # A^T with M % 4 == 3: the columns still
-    (4097, 4096, 2047, True, True, 0),    # A^T's last row; B^T
+    (1111, 3333, 2222, False, False, 0),  # B packed, N % 4 == 1
+    (1111, 3333, 2222, False, False, 3),  # rows padded to 16 bytes: the float4s past N on every line but the last
+    (1919, 2929, 3939, True, False, 1),   # A^T with M % 4 == 3
+    (4097, 4096, 2047, True, True, 0),    # A^T's M % 4 == 1; B^T
 ], ids=lambda v: str(v))
-def test_vector_trim_through_the_plan(m, n, k, ta, tb, pad):
-    """codegen/edges.vector_trim in regtile's plan: the chosen kernel on C less its last column (or an A^T's last
-    row), the strip by a GEMV plan of its own, launched after it; alpha and beta reach both (C random,
-    beta != 0; then C NaN-poisoned, beta 0: every element written), against float64 in each layout."""
+def test_ragged_vector_bounds_through_the_plan(m, n, k, ta, tb, pad):
+    """Tiles across a ragged vector bound (ptx_edges.clamp_setup: B's N, A^T's M) in regtile's plan (until session
+    28 the last column or row ran as a GEMV of its own, the vector trim): alpha and beta (C random, beta != 0; then
+    C NaN-poisoned, beta 0: every element written), against float64 in each layout."""
     from regtile.runtime import driver
     from regtile.runtime.plans import GemmPlan
     rng = np.random.default_rng()
@@ -192,7 +192,6 @@ def test_vector_trim_through_the_plan(m, n, k, ta, tb, pad):
     opa = (a[:, :m].T if ta else a[:, :k]).astype(np.float64)
     opb = (b[:, :k].T if tb else b[:, :n]).astype(np.float64)
     plan = GemmPlan(m, n, k, ta, tb, lda, ldb, ldc)
-    assert plan.trim is not None and plan.strip is not None, plan.describe()
     for alpha, beta in ((0.5, -1.5), (1.0, 0.0)):
         c0 = rng.standard_normal((m, ldc), dtype=np.float32)
         if not beta:

@@ -576,3 +576,30 @@ def test_loaded_kernel_launch_builds_its_programmatic_config_once(monkeypatch):
     kernel.launch((6, 1, 1), args, 9)
     assert built == [(5, 1, 1), (6, 1, 1)]
     assert ex == [((5, 1, 1), 77, 6, 33), ((5, 1, 1), 9, 6, 33), ((6, 1, 1), 9, 6, 33)]
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_a_chosen_config_that_spills_under_its_cap_is_built_without_it(fake_gpu, monkeypatch, given):
+    """What ptxas fits under a register cap varies with its build: where the library chose the config, a spill
+    under min_blocks=2 builds the same tile at min_blocks=1 (and says so); a config the caller gave is refused."""
+    from regtile.codegen.presets import FAMILY
+    from regtile.errors import SpillError
+    from regtile.runtime import choice, compiler
+    member = FAMILY["sq-128x128"].config
+    built = []
+
+    def compile_config(cfg, arch, backend="cuda"):
+        built.append(cfg)
+        if cfg.min_blocks > 1:
+            raise SpillError("ptxas spilled to local memory (128 registers, 4 B spill stores)")
+    monkeypatch.setattr(compiler, "compile_config", compile_config)
+    monkeypatch.setattr(choice, "choose_sgemm_kernel", lambda *a, **k: (member, "ptx"))
+    if given:
+        with pytest.raises(SpillError):
+            plans.GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024, config=member, backend="ptx")
+        assert len(built) == 1
+        return
+    plan = plans.GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024)
+    assert [c.min_blocks for c in built] == [2, 1] and built[1] == member.replace(min_blocks=1)
+    assert plan.config == built[1] and plan.cap_lifted
+    assert "without its register cap" in plan.describe()

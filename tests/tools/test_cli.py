@@ -436,12 +436,10 @@ def test_the_staged_epilogue_follows_cs_leading_dimension_not_n(monkeypatch):
         ragged.replace(c_staged=False)
 
 
-def test_run_reports_the_vector_trim_and_the_config_the_plan_runs(monkeypatch, capsys):
-    """Where regtile.sgemm's plan trims C's last column (codegen/edges.vector_trim), `regtile run` reports the
-    config its kernel runs (chosen for N - 1 columns), the trim and the strip's plan, and the launch plans of the
-    kernel's own part."""
+def test_run_reports_the_config_the_plan_runs(monkeypatch, capsys):
+    """`regtile run` reports the config regtile.sgemm's plan runs (generated for the operands: here one the plan
+    built for 3332 columns, not the chooser's for 3333) and that kernel's launch plans."""
     from types import SimpleNamespace
-    from regtile.codegen.edges import VectorTrim
     from regtile.runtime import bench, driver, plans
     from regtile.runtime.choice import default_sgemm_kernel
     from regtile.tools import cmd_run
@@ -450,9 +448,7 @@ def test_run_reports_the_vector_trim_and_the_config_the_plan_runs(monkeypatch, c
 
     class FakePlan:
         def __init__(self, m, n, k, trans_a, trans_b, lda, ldb, ldc, arch=None):
-            self.gemv, self.config, self.km, self.kn = None, main_cfg, m, n - 1
-            self.trim = VectorTrim("n", 1)
-            self.strip = (SimpleNamespace(describe=lambda: "1111x1x2222 NN: GEMV the strip"), (0, 3332, 3332))
+            self.gemv, self.config = None, main_cfg
             self.kernel = SimpleNamespace(artifact=SimpleNamespace(name="k", resources=SimpleNamespace(registers=200),
                                                                    source=None))
 
@@ -466,6 +462,5 @@ def test_run_reports_the_vector_trim_and_the_config_the_plan_runs(monkeypatch, c
     monkeypatch.setattr(cmd_run, "_launch_plans", lambda art, m, n, k: parts.append((m, n, k)) or {})
     assert main(["run", "--m", "1111", "--n", "3333", "--k", "2222", "--no-cublas", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["config"] == main_cfg.to_dict() and parts == [(1111, 3332, 2222)]
-    assert out["vector_trim"] == "vector trim: the last column of C in a launch of its own: " \
-                                 "1111x1x2222 NN: GEMV the strip"
+    assert out["config"] == main_cfg.to_dict() and parts == [(1111, 3333, 2222)]
+    assert "vector_trim" not in out
