@@ -7,14 +7,21 @@ ones (the vectors' floats), through a PTX member given and through the library's
 each checked against float64, C NaN-poisoned first.
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sgemm_memcheck_script.py
+
+SGEMM_MEMCHECK_MEMBERS=sq-128x128,chosen limits it to those members (about 3 s a plan under the sanitizer, cold).
 """
+import os
+
 import numpy as np
 
+from regtile.codegen.heuristic import with_layout
 from regtile.codegen.presets import FAMILY
 from regtile.runtime import driver
 from regtile.runtime.plans import GemmPlan
 
 MEMBERS = [None, "wide-128x256", "tall-256x128", "tall-128x64-k16", "sq-128x128", "sq-64x64", "sq-32x32"]
+if os.environ.get("SGEMM_MEMCHECK_MEMBERS"):  # a comma-separated subset ("chosen": the library's own choice)
+    MEMBERS = [None if m == "chosen" else m for m in os.environ["SGEMM_MEMCHECK_MEMBERS"].split(",")]
 # m, n, k, trans_a, trans_b, pad of the ragged operand's rows (None: packed; else ld = bound rounded up to 4 + pad)
 SHAPES = [(300, 257, 256, False, False, 0), (300, 258, 512, False, False, 0), (129, 515, 256, False, False, None),
           (257, 300, 256, True, False, 0), (515, 130, 256, True, False, None), (258, 259, 256, True, False, 0),
@@ -36,7 +43,8 @@ def run(m, n, k, ta, tb, pad, member, rng):
     opa = (A[:, :ac].T if ta else A[:, :ac]).astype(np.float64)
     opb = (B[:, :bc].T if tb else B[:, :bc]).astype(np.float64)
     ref = 0.5 * (opa @ opb)
-    kw = {} if member is None else dict(config=FAMILY[member].config, backend=FAMILY[member].backend)
+    # a member as the chooser generates it for the layouts (heuristic.with_layout: B^T's padding, its register rule)
+    kw = {} if member is None else dict(config=with_layout(FAMILY[member].config, ta, tb), backend=FAMILY[member].backend)
     plan = GemmPlan(m, n, k, ta, tb, lda, ldb, ldc, **kw)
     with driver.to_device(a_flat) as da, driver.to_device(b_flat) as db, driver.to_device(c_flat) as dc:
         plan.launch(da.ptr, db.ptr, dc.ptr, 0.5, 0.0, 0)
