@@ -2,8 +2,9 @@
 each copy's float4 where the whole vector is inside and aligned, else each float; with
 edge_vector_path (config.py) the block-uniform split into a float4 path and a per-float path,
 so that no load's registers are written again behind it - and, with edge_clamp, the sources
-clamped into the matrix that let an M / N edge tile skip them (clamp_setup), with
-unaligned_vectors the unchecked floats of unaligned rows inside K."""
+clamped into the matrix that let an M / N edge tile skip them (clamp_setup; a tile across a ragged
+vector bound on every k-tile but its last), with unaligned_vectors the unchecked floats of unaligned
+rows inside K."""
 from __future__ import annotations
 
 from typing import Optional
@@ -29,8 +30,9 @@ class EdgeLoadsMixin:
         lie inside the operand's memory on every line but the last where ld >= 4 (the next line
         starts within 3 floats) - so such a tile is inside on k-tiles that end before line K - 1
         (k_test's second test), and only its last k-tile takes the checked copies.  (Before, it
-        took them on every k-tile: 4-13% of the kernel's time, session 27.)  No register holds
-        any of this across the k-loop but predicates: K stays the parameter."""
+        took them on every k-tile: 4-13% of the kernel's time, session 27.)  Across the k-loop this
+        costs predicates, no general register: the tests compare with K itself (a k_lim register
+        live across the loop added up to 10 registers to some members, session 28)."""
         b = self.b
         bound = self.p[dim.bound]
         if not self.k_in_line(op):  # the block dimension runs along lines
