@@ -454,7 +454,7 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
                 self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
                 spaced = self.spaced.get(op)
-                # aligned rows have ld % 4 == 0: ld >= 4 holds
+                # aligned rows have ld % 4 == 0, and ld >= the extent >= 1 (arrays.in_place_layout refuses less): ld >= 4
                 self.tile_loose[op] = None if spaced is None else self.vec_ok_pred[op]
                 if self.prog.unaligned_vectors:
                     self.floats_ok[op] = self.floats_setup(op)

@@ -300,7 +300,8 @@ class KernelProgram:
     dims: Dict[str, Tuple[TileDim, TileDim]]  # each operand's tile (tile_dims)
     # config.edge_clamp ("tile" guard only): each copy's source clamped into the matrix along the
     # block dimension once a tile, so the interior test of an operand's tile asks only for aligned
-    # rows (and, where the vectors run along the block dimension, an extent that is a multiple of 4)
+    # rows (and, where the vectors run along the block dimension and the extent is not a multiple
+    # of 4, a k-tile that ends before line K - 1: ptx_edges.clamp_setup)
     clamp_edges: bool
     # config.unaligned_vectors (with clamp_edges): an operand tile inside K and clamped whose rows
     # are not aligned loads its vectors' floats unchecked, before the edge path's checks

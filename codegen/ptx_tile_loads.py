@@ -2,8 +2,9 @@
 guards spelled as tests and branches, and the unchecked float4 path they lead to.
 
 "tile" guard, per operand: where the k-tile is inside K and the operand's whole tile inside the
-matrix with 16-byte aligned rows (block-uniform: tile_setup's tile_ok), every copy is one float4,
-unchecked; else the checked loads of an edge tile (ptx_edges.py).  Where both operands take that
+matrix with 16-byte aligned rows (block-uniform: tile_setup's tile_ok) - or, for a tile across a
+ragged vector bound, where the k-tile ends before line K - 1 (tile_loose; ptx_edges.clamp_setup,
+k_test) - every copy is one float4, unchecked; else the checked loads of an edge tile (ptx_edges.py).  Where both operands take that
 guard (and no unaligned rows' path), one test and one branch cover both (both_float4): one operand
 at a time, each branch waited 11-13 cycles on its predicate (PLOP3 -> BRA, sm_90) every k-tile.
 With unaligned_vectors a k-tile inside K on unaligned rows branches first to each vector's floats
@@ -70,9 +71,11 @@ class TileLoadsMixin:
         self.float4_loads(tiled, (self.both_ok, self.both_loose), kend, slow, done)
         b.place(slow)
         for loads, copies, ptrs in tiled:
-            # the strict guards alone: with both_loose a tile is here on its last k-tile only (the others took
-            # the float4s above) - an interior tile then takes each operand's float4s behind its own branch - and
-            # a loose guard more, live across the k-loop, spilled sq-128x128 (128 registers)
+            # the strict guards alone: with both_loose a tile with both operands' rows aligned is here on its last
+            # k-tile only (the others took the float4s above; an interior tile then takes each operand's float4s
+            # behind its own branch); with one operand's rows unaligned (no unaligned form), on every k-tile, where
+            # a tile across a vector bound takes the checked copies as before session 28.  A loose guard more,
+            # live across the k-loop, spilled sq-128x128 (128 registers)
             self.float4_or_edge(k0, loads, copies, ptrs, loose=False)
         b.place(done)
 

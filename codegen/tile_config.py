@@ -86,12 +86,13 @@ class TileConfig(ConfigDict):
     # the problem is split (that is the Decomposition's edge_split).
     edge_vector_path: bool = False
     # Edge tiles along M and N (PTX backend, vec 4): each copy's source is clamped into the
-    # matrix once a tile - A's row to M - 1, B's column to the last float4 (N - 4, where N is a
-    # multiple of 4; the layouts' transposes likewise) - so a tile past M or N reads the last
+    # matrix once a tile - A's row to M - 1, B's column to the last float4 holding a float inside
+    # ((N - 1) & ~3; the layouts' transposes likewise) - so a tile past M or N reads the last
     # row or vector again instead of checking every load.  Those floats reach only C's rows
     # and columns outside the matrix, which the epilogue does not store.  An M or N edge tile
     # then takes the interior's unchecked float4 loads, and only the K edge (a partial last
-    # k-tile) the checked path.  A tile field, like edge_vector_path: the copy code of a block.
+    # k-tile; where N % 4 != 0, the last k-tile of a tile across N: ptx_edges.clamp_setup) the
+    # checked path.  A tile field, like edge_vector_path: the copy code of a block.
     edge_clamp: bool = False
     # Operand layouts (issue 19): op(A) = A^T when trans_a (A stored K x M row-major, i.e.
     # op(A)'s element (i, p) at A[p * lda + i]), op(B) = B^T when trans_b ((p, j) at

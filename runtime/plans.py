@@ -84,7 +84,7 @@ class GemmPlan:
         self._bound: Dict[int, _Bound] = {}
         self._lock = threading.Lock()
         self.gemv = None
-        self.cap_lifted = False  # _compile: the chosen config's register cap lifted
+        self.spilled = None  # _compile: the chosen config that spilled under its register cap (self.config: lifted)
         if config is None and backend is None and batch == 0 and k >= 1:
             # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
             # where a GEMM tile pads 63 of 64 rows (issue 20); m or n in 2..16 where measured faster
@@ -115,18 +115,18 @@ class GemmPlan:
 
     def _compile(self, compile_config, arch: str, chosen: bool):
         """The config's artifact.  Where the library chose the config and this machine's ptxas spilled its kernel
-        under the config's register cap (min_blocks, max_registers), the same tile again without the cap: what
-        ptxas fits under a cap varies with its build (session 28: the device's NVRTC 13.0 spilled sq-128x128 at
-        128 registers, the same text the CPU machine's fitted), and a slower kernel beats a SpillError.  A config
-        given by the caller is taken as it is."""
+        under the config's register cap (min_blocks or max_registers: validation takes one or the other), the same
+        tile again without it.  What ptxas fits under a cap varies
+        with its build (session 28: the device's NVRTC 13.0 spilled sq-128x128 at 128 registers, the same text the
+        CPU machine's fitted), and a slower kernel beats a SpillError.  A config given by the caller is taken as
+        it is."""
         from ..errors import SpillError
         try:
             return compile_config(self.config, arch, backend=self.backend)
         except SpillError:
             if not chosen or (self.config.min_blocks == 1 and not self.config.max_registers):
                 raise
-        self.config = self.config.replace(min_blocks=1, max_registers=0)
-        self.cap_lifted = True
+        self.spilled, self.config = self.config, self.config.replace(min_blocks=1, max_registers=0)
         return compile_config(self.config, arch, backend=self.backend)
 
     def describe(self) -> str:
@@ -136,7 +136,7 @@ class GemmPlan:
         if self.gemv is not None:
             return f"{self.m}x{self.n}x{self.k} {ops}{b}: GEMV {self.gemv.plan.describe()} (cuda)"
         own = f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
-        if self.cap_lifted:
+        if self.spilled is not None:
             own += " without its register cap (ptxas spilled under it)"
         return own
 

@@ -421,7 +421,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
         row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
                "x_cublas": round(c_us / r_us, 4),
                "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
-                          else _label(plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count)),
+                          else _label(plan.spilled or plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count)
+                          + (" +register cap lifted" if plan.spilled is not None else "")),
                "group": s.get("group", ""), "ok": ok, "rel_err": err,
                "regtile_rounds": [round(t, 3) for t in times["regtile"]],
                "cublas_rounds": [round(t, 3) for t in times["cublas"]],

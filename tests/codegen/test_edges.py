@@ -219,7 +219,7 @@ CLAMP_TILE = get_preset("zorder").config.replace(bm=32, bn=32, tm=4, tn=4, warps
 CLAMP_LAYOUTS = {"NN": {}, "TN": dict(trans_a=True), "NT": dict(trans_b=True), "TT": dict(trans_a=True, trans_b=True)}
 CLAMP_CASES = [  # m, n, k, lda / ldb (None: packed), edge_vector_path, unaligned_vectors
     (45, 44, 24, None, None, False, False),  # M and N edges, aligned rows, K a whole number of k-tiles
-    (45, 42, 20, None, 44, True, False),  # N not a multiple of 4 on aligned rows (ldb 44): no clamp to N - 4
+    (45, 42, 20, None, 44, True, False),  # N not a multiple of 4 on aligned rows (ldb 44): clamped to (N - 1) & ~3
     (33, 37, 17, None, None, False, False),  # rows not aligned (lda 17, ldb 37): every tile on the checked path
     (70, 75, 71, 73, 79, False, True),  # rows not aligned: k-tiles inside K load the vectors' floats unchecked
 ]
@@ -282,10 +282,20 @@ def _straddle_sim(layout, m, n, k, ld, uv):
 @pytest.mark.parametrize("layout, mn, ld, uv", tiered(STRADDLE_CASES, fast={STRADDLE_CASES[1], STRADDLE_CASES[5], STRADDLE_CASES[6]}),
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
 def test_a_tile_across_a_ragged_vector_bound_stays_in_memory(layout, mn, ld, uv):
-    """K a whole number of k-tiles, so the last k-tile is inside K and only k_bound (K - 1) keeps it off the
-    interior paths; C against float64, every element written, no read past the operand."""
+    """K a whole number of k-tiles, so the last k-tile is inside K and only k_test's loose test (before line
+    K - 1) keeps it off the interior paths; C against float64, every element written, no read past the operand."""
     m, n = mn
     _straddle_sim(layout, m, n, 64, ld, uv)
+
+
+@pytest.mark.parametrize("layout, mn, ld", tiered([("NN", (40, 1), 1), ("TN", (1, 40), 2)], fast={("NN", (40, 1), 1)}),
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_ld_below_4_keeps_a_tile_across_the_bound_checked(layout, mn, ld):
+    """ld < 4 (a bound of 1 with ld 1 or 2): the next line can start within the 3 floats a vector read past the bound
+    takes, so such a tile keeps the checked copies (clamp_setup's spaced).  K = 4 BK + 1: the k-tile before the
+    partial last one ends before line K - 1, where the loose test alone would read past the operand's end."""
+    m, n = mn
+    _straddle_sim(layout, m, n, 4 * CLAMP_TILE.bk + 1, ld, True)
 
 
 EXTRA_CASES = [("NN", (32, (33, 36)), (36, 36), False), ("NN", (32, (33, 36)), (37, 37), True),

@@ -341,7 +341,7 @@ def test_a_plan_launched_during_a_capture_is_pinned_only_with_device_state(monke
     asked, launched = [], []
     monkeypatch.setattr(plans.driver, "stream_capturing", lambda stream: asked.append(stream) or True)
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
-    plan.gemv, plan._lock, plan.strip = None, threading.Lock(), None
+    plan.gemv, plan._lock = None, threading.Lock()
     plan._bound = {7: plans._Bound((lambda values, stream: launched.append(stream),), None, device_state)}
     monkeypatch.setattr(plan_store, "captured_plans", [])
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)
@@ -404,7 +404,6 @@ def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypa
     monkeypatch.setattr(plan_store, "captured_plans", [])
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
-    plan.km, plan.kn, plan.strip = 8, 8, None
     plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
     assert plan_store.captured_plans == [plan] and launched == [7]
@@ -601,5 +600,30 @@ def test_a_chosen_config_that_spills_under_its_cap_is_built_without_it(fake_gpu,
         return
     plan = plans.GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024)
     assert [c.min_blocks for c in built] == [2, 1] and built[1] == member.replace(min_blocks=1)
-    assert plan.config == built[1] and plan.cap_lifted
+    assert plan.config == built[1] and plan.spilled == member
     assert "without its register cap" in plan.describe()
+
+
+def test_the_cap_is_lifted_a_step_at_a_time_and_a_spill_without_one_is_raised(fake_gpu, monkeypatch):
+    """A held config (max_registers; config validation takes it only beside min_blocks 1) loses its cap; where the
+    kernel spills without one, the SpillError reaches the caller."""
+    from regtile.codegen.presets import FAMILY
+    from regtile.errors import SpillError
+    from regtile.runtime import choice, compiler
+    held = FAMILY["sq-128x128"].config.replace(min_blocks=1, max_registers=128)
+    built, spill_at = [], []
+
+    def compile_config(cfg, arch, backend="cuda"):
+        built.append((cfg.min_blocks, cfg.max_registers))
+        if spill_at and spill_at[0](cfg):
+            raise SpillError("ptxas spilled to local memory")
+    monkeypatch.setattr(compiler, "compile_config", compile_config)
+    monkeypatch.setattr(choice, "choose_sgemm_kernel", lambda *a, **k: (held, "ptx"))
+    spill_at.append(lambda cfg: cfg.min_blocks > 1 or cfg.max_registers)
+    plan = plans.GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024)
+    assert built == [(1, 128), (1, 0)] and plan.spilled == held
+    built.clear()
+    spill_at[0] = lambda cfg: True
+    with pytest.raises(SpillError):
+        plans.GemmPlan(1024, 1024, 1024, False, False, 1024, 1024, 1024)
+    assert built == [(1, 128), (1, 0)]

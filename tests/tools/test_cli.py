@@ -437,8 +437,9 @@ def test_the_staged_epilogue_follows_cs_leading_dimension_not_n(monkeypatch):
 
 
 def test_run_reports_the_config_the_plan_runs(monkeypatch, capsys):
-    """`regtile run` reports the config regtile.sgemm's plan runs (generated for the operands: here one the plan
-    built for 3332 columns, not the chooser's for 3333) and that kernel's launch plans."""
+    """`regtile run` reports the config regtile.sgemm's plan runs (generated for the operands, perhaps its register
+    cap lifted: here a stand-in, the chooser's config for 3332 columns, not its own for 3333) and that kernel's
+    launch plans."""
     from types import SimpleNamespace
     from regtile.runtime import bench, driver, plans
     from regtile.runtime.choice import default_sgemm_kernel
