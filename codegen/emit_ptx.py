@@ -453,13 +453,10 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
             for op, (d, end) in ends.items():
                 self.tile_ok[op] = (self.clamp_setup(op, d, end) if self.prog.clamp_edges else
                                     self.setp("le", end, self.p[d.bound], self.vec_ok_pred[op]))
-                spaced = self.spaced.get(op)
                 # aligned rows have ld % 4 == 0, and ld >= the extent >= 1 (arrays.in_place_layout refuses less): ld >= 4
-                self.tile_loose[op] = None if spaced is None else self.vec_ok_pred[op]
+                self.tile_loose[op] = None if op not in self.spaced else self.vec_ok_pred[op]
                 if self.prog.unaligned_vectors:
-                    self.floats_ok[op] = self.floats_setup(op)
-                    self.floats_loose[op] = None if spaced is None else b.op(
-                        "and.pred", b.op("not.pred", self.vec_ok_pred[op], typ=".pred"), spaced, typ=".pred")
+                    self.floats_setup(op)
             if len(self.tile_ok) == 2 and not self.prog.unaligned_vectors and not self.cfg.unaligned_rows:
                 if any(self.tile_loose.values()):  # both_float4 tests k-tiles before line K - 1 alone
                     # each operand's loose guard, or its tile_ok where it has none, is its rows' alignment

@@ -56,14 +56,17 @@ class EdgeLoadsMixin:
             return full
         return self.b.op("or.pred", full, self.setp("lt", kend, self.p["K"], loose), typ=".pred")
 
-    def floats_setup(self, op: str) -> str:
-        """unaligned_vectors, once a tile (after clamp_setup): the predicate that the operand's
+    def floats_setup(self, op: str) -> None:
+        """unaligned_vectors, once a tile (after clamp_setup): floats_ok, the predicate that the operand's
         rows are not 16-byte aligned and its block dimension is clamped (block_ok), so that a
-        k-tile inside K loads its vectors' floats unchecked (ptx_tile_loads.load_float4_or_edge)."""
+        k-tile inside K loads its vectors' floats unchecked (ptx_tile_loads.load_float4_or_edge); and
+        floats_loose, its form for k-tiles that end before line K - 1 where a tile may straddle a vector
+        bound (rows not aligned, ld >= 4: clamp_setup's spaced), else None."""
         b = self.b
         unaligned = b.op("not.pred", self.vec_ok_pred[op], typ=".pred")
-        ok = self.block_ok[op]
-        return unaligned if ok is None else b.op("and.pred", ok, unaligned, typ=".pred")
+        ok, spaced = self.block_ok[op], self.spaced.get(op)
+        self.floats_ok[op] = unaligned if ok is None else b.op("and.pred", ok, unaligned, typ=".pred")
+        self.floats_loose[op] = None if spaced is None else b.op("and.pred", unaligned, spaced, typ=".pred")
 
     def _load_unaligned_unchecked(self, loads: OperandLoads, copies, ptrs, done: str) -> None:
         """edge_clamp, rows not 16-byte aligned, a k-tile inside K whose block dimension is

@@ -74,7 +74,6 @@ class GemmPlan:
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
                  backend: Optional[str] = None, arch: Optional[str] = None):
         from ..codegen.config import ConfigError
-        from .compiler import compile_config
         from .choice import _arch_of_device, choose_sgemm_kernel
         self.m, self.n, self.k = m, n, k
         self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
@@ -111,9 +110,9 @@ class GemmPlan:
             except ConfigError as e:
                 raise InputError(f"config cannot run this layout or batch: {e}") from None
             self.backend = backend or "cuda"
-        self.kernel = driver.load(self._compile(compile_config, arch, chosen=config is None))
+        self.kernel = driver.load(self._compile(arch, chosen=config is None))
 
-    def _compile(self, compile_config, arch: str, chosen: bool):
+    def _compile(self, arch: str, chosen: bool):
         """The config's artifact.  Where the library chose the config and this machine's ptxas spilled its kernel
         under the config's register cap (min_blocks or max_registers: validation takes one or the other), the same
         tile again without it.  What ptxas fits under a cap varies
@@ -121,6 +120,7 @@ class GemmPlan:
         CPU machine's fitted), and a slower kernel beats a SpillError.  A config given by the caller is taken as
         it is."""
         from ..errors import SpillError
+        from .compiler import compile_config
         try:
             return compile_config(self.config, arch, backend=self.backend)
         except SpillError:

@@ -261,31 +261,32 @@ def test_edge_clamp_runs_edge_tiles_like_interior_ones(layout, m_edge):
 # A vector bound that is not a multiple of 4 (B's N; A^T's M): the tile across it reads up to 3 floats past the
 # bound in each line, never stored, and inside the operand's memory on every line but the last - so the
 # interpreter's buffers, which end at the matrices' last element, fail any k-tile that read the last line so.
-STRADDLE_CASES = [  # layout, (m, n), the vector bound's ld (aligned, or not), unaligned_vectors
-    ("NN", (40, 45), 48, False),  # B's N = 45 on 16-byte aligned rows: the float4 path
-    ("NN", (40, 42), 44, False),  # ld is the last vector's end: the last line's read would leave B
-    ("NN", (40, 43), 43, True),  # B packed, rows not aligned: the vectors' floats
-    ("TN", (45, 40), 48, False),  # A^T's M
-    ("TT", (42, 40), 42, True),
-    ("NN", (40, 2), 2, True),  # ld < 4: the next line starts within the 3 floats; every k-tile checked
+STRADDLE_FORMS = {"float4": {}, "floats": dict(unaligned_vectors=True), "ring": dict(stages=3)}
+STRADDLE_CASES = [  # layout, (m, n), the vector bound's ld (aligned, or not), the copies' form (STRADDLE_FORMS)
+    ("NN", (40, 45), 48, "float4"),  # B's N = 45 on 16-byte aligned rows
+    ("NN", (40, 42), 44, "float4"),  # ld is the last vector's end: the last line's read would leave B
+    ("NN", (40, 43), 43, "floats"),  # B packed, rows not aligned: the vectors' floats
+    ("TN", (45, 40), 48, "float4"),  # A^T's M
+    ("TT", (42, 40), 42, "floats"),
+    ("NN", (40, 2), 2, "floats"),  # ld < 4 (every k-tile checked; the guard's own test is below)
     ("NN", (40, 42), 44, "ring"),  # the cp.async ring (stages 3): its 16-byte copies
 ]
 
 
-def _straddle_sim(layout, m, n, k, ld, uv):
+def _straddle_sim(layout, m, n, k, ld, form):
     lay = CLAMP_LAYOUTS[layout]
     kw = dict(lda=ld) if lay.get("trans_a") else dict(ldb=ld)
-    form = dict(stages=3) if uv == "ring" else dict(unaligned_vectors=uv)
-    return _clamp_sim(CLAMP_TILE.replace(**form, **lay), m, n, k, **kw, **lay)
+    return _clamp_sim(CLAMP_TILE.replace(**STRADDLE_FORMS[form], **lay), m, n, k, **kw, **lay)
 
 
-@pytest.mark.parametrize("layout, mn, ld, uv", tiered(STRADDLE_CASES, fast={STRADDLE_CASES[1], STRADDLE_CASES[5], STRADDLE_CASES[6]}),
+@pytest.mark.parametrize("layout, mn, ld, form", tiered(STRADDLE_CASES, fast={STRADDLE_CASES[1], STRADDLE_CASES[5],
+                                                                               STRADDLE_CASES[6]}),
                          ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
-def test_a_tile_across_a_ragged_vector_bound_stays_in_memory(layout, mn, ld, uv):
+def test_a_tile_across_a_ragged_vector_bound_stays_in_memory(layout, mn, ld, form):
     """K a whole number of k-tiles, so the last k-tile is inside K and only k_test's loose test (before line
     K - 1) keeps it off the interior paths; C against float64, every element written, no read past the operand."""
     m, n = mn
-    _straddle_sim(layout, m, n, 64, ld, uv)
+    _straddle_sim(layout, m, n, 64, ld, form)
 
 
 @pytest.mark.parametrize("layout, mn, ld", tiered([("NN", (40, 1), 1), ("TN", (1, 40), 2)], fast={("NN", (40, 1), 1)}),
@@ -295,16 +296,16 @@ def test_ld_below_4_keeps_a_tile_across_the_bound_checked(layout, mn, ld):
     takes, so such a tile keeps the checked copies (clamp_setup's spaced).  K = 4 BK + 1: the k-tile before the
     partial last one ends before line K - 1, where the loose test alone would read past the operand's end."""
     m, n = mn
-    _straddle_sim(layout, m, n, 4 * CLAMP_TILE.bk + 1, ld, True)
+    _straddle_sim(layout, m, n, 4 * CLAMP_TILE.bk + 1, ld, "floats")
 
 
-EXTRA_CASES = [("NN", (32, (33, 36)), (36, 36), False), ("NN", (32, (33, 36)), (37, 37), True),
-               ("TN", ((33, 36), 32), (36, 36), False)]
+EXTRA_CASES = [("NN", (32, (33, 36)), (36, 36), "float4"), ("NN", (32, (33, 36)), (37, 37), "floats"),
+               ("TN", ((33, 36), 32), (36, 36), "float4")]
 
 
-@pytest.mark.parametrize("layout, mn, lds, uv", tiered(EXTRA_CASES, fast={EXTRA_CASES[0]}),
-    ids=lambda v: "-".join(map(str, v)) if isinstance(v, tuple) else str(v))
-def test_a_tile_across_a_ragged_vector_bound_takes_the_interior_paths(layout, mn, lds, uv):
+@pytest.mark.parametrize("layout, mn, lds, form", tiered(EXTRA_CASES, fast={EXTRA_CASES[0]}),
+                         ids=lambda v: "-".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_a_tile_across_a_ragged_vector_bound_takes_the_interior_paths(layout, mn, lds, form):
     """The tile across N = 33 (A^T: M = 33) runs the checked copies on its last k-tile alone: what it executes
     beyond the same grid on N = 36 (a multiple of 4: clamped float4s, or floats) does not grow with K.  Before
     (session 27) it took them on every k-tile: 4-13% of a kernel's time on the H200."""
@@ -312,7 +313,7 @@ def test_a_tile_across_a_ragged_vector_bound_takes_the_interior_paths(layout, mn
         runs = []
         for ragged, ld in zip((0, 1), lds):
             m, n = (mn[0][ragged], mn[1]) if isinstance(mn[0], tuple) else (mn[0], mn[1][ragged])
-            runs.append(_straddle_sim(layout, m, n, k, ld, uv))
+            runs.append(_straddle_sim(layout, m, n, k, ld, form))
         return runs[0] - runs[1]
     assert extra(128) == extra(64)
 

@@ -15,7 +15,8 @@ float4 loads (emit_ptx.both_float4).  Session 21 retook the 15 PTX digests of th
 held at 168 registers instead of the vector floats (a new config, not a changed emitter).  Session 28 retook the
 105 PTX digests for the tiles across a ragged vector bound (ptx_edges.clamp_setup: clamped to the last vector
 inside, the interior paths on k-tiles before line K - 1; both_float4 tests that alone, on both operands' rows'
-alignment)."""
+alignment), then 8 stream-K unaligned-vectors digests for floats_setup building both float guards from one
+negation (the sm_90 SASS of all 8 identical to the text before, read from the cubins)."""
 import json
 from pathlib import Path
 
