@@ -215,15 +215,19 @@ FIT_NARROW_FLOP = 8.6e9
 # from the held-out shapes (L1 distance >= 0.5, log2), not from the aligned grids: a ragged shape is a different
 # problem from its aligned neighbour.  Not in FIT_GRIDS (their rows keep apart from every grid before them).
 FIT_RAGGED_BASE = (96, 192, 384, 768, 1536, 3072, 6144)
+# Its midpoints (session 29): 3 x 2^j x sqrt(2) rounded to a multiple of 4, moved as above.  Timed with the first
+# grid, a query between two of its points at L1 distance 1 apart (just over 1.0 with the moves: 95 to 191) had at most
+# one ragged neighbour within heuristic.MAX_DISTANCE.
+FIT_RAGGED_MID_BASE = (68, 136, 272, 544, 1088, 2172, 4344)
 FIT_RAGGED_FLOP = 8.6e9
 
 
-def ragged_grid():
-    """The ragged grid's rows {"m", "n", "k", "group": "fit-ragged"}: base values moved by -1 (M), by 1, 2, 3 (N) and
-    3, 2, 1 (K) in turn over the points, apart from the held-out shapes."""
+def ragged_grid(base=FIT_RAGGED_BASE):
+    """The ragged grid's rows {"m", "n", "k", "group": "fit-ragged"} (base FIT_RAGGED_MID_BASE: its midpoints'): base
+    values moved by -1 (M), by 1, 2, 3 (N) and 3, 2, 1 (K) in turn over the points, apart from the held-out shapes."""
     held = sorted(_held_out_shapes())
     rows = []
-    for i, (m, n, k) in enumerate(itertools.product(FIT_RAGGED_BASE, repeat=3)):
+    for i, (m, n, k) in enumerate(itertools.product(base, repeat=3)):
         m, n, k = m - 1, n + 1 + i % 3, k + 3 - i % 3
         if 2 * m * n * k <= FIT_RAGGED_FLOP and _log2_distance((m, n, k), held) >= 0.5:
             rows.append({"m": m, "n": n, "k": k, "group": "fit-ragged"})
@@ -320,3 +324,4 @@ if __name__ == "__main__":
     for grid in FIT_GRIDS:
         _write(f"shapes-fit-{grid}.json", fit_grid(grid))
     _write("shapes-fit-ragged.json", ragged_grid())
+    _write("shapes-fit-ragged-mid.json", ragged_grid(FIT_RAGGED_MID_BASE))

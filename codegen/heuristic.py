@@ -376,32 +376,46 @@ def model_fixed_us() -> Dict[str, float]:
 
 @functools.lru_cache(maxsize=1)
 def load_table(path: str = TABLE_PATH) -> Tuple[dict, ...]:
-    """The fitted entries: {"m", "n", "k", "best", "rel": {member: time / best time}}."""
+    """The fitted entries: {"m", "n", "k", "best", "rel": {member: time / best time}}, with their log2 shape and
+    whether their (packed row-major) rows are aligned (rows_aligned)."""
     data = _table_data(path)
     entries = []
     for e in data.get("entries", []):
         if e.get("rel"):
-            e = dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])))
+            e = dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
+                     aligned=rows_aligned(e["m"], e["n"], e["k"]))
             entries.append(e)
     return tuple(entries)
+
+
+def rows_aligned(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = False,
+                 lda: Optional[int] = None, ldb: Optional[int] = None, ldc: Optional[int] = None) -> bool:
+    """Are A's, B's and C's rows 16-byte aligned (leading dimensions multiples of 4 floats; packed operands in
+    these layouts by default: lda = K, or M for A^T; ldb = N, or K for B^T; ldc = N)?  The table's shapes were
+    timed packed and row-major, so an entry's class is K % 4 == 0 and N % 4 == 0.  Unaligned rows take other
+    copies (operand_forms.for_rows: float copies or vector floats; for_c: C staged), which cost the members
+    differently: the ragged grid (session 29) measured the picks an aligned-only table made there 7.0% slower than
+    the fastest member (geometric mean over its 268 shapes, H200), so table_choice looks at the query's class
+    first."""
+    lda = (m if trans_a else k) if lda is None else lda
+    ldb = (k if trans_b else n) if ldb is None else ldb
+    ldc = n if ldc is None else ldc
+    return lda % 4 == 0 and ldb % 4 == 0 and ldc % 4 == 0
 
 
 def _log2_of(e: dict) -> Tuple[float, float, float]:
     return e.get("log2") or (math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"]))
 
 
-def table_choice(m: int, n: int, k: int, names: Sequence[str],
-                 table: Optional[Sequence[dict]] = None, transfer_sms: int = 0) -> Optional[str]:
-    """The member the table picks for M x N x K among `names`, or None (fewer than MIN_NEIGHBOURS table shapes near,
-    none of them this shape).
-    transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
-    model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
-    and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP)."""
-    table = load_table() if table is None else table
+def _near(m: int, n: int, k: int, table: Sequence[dict], aligned: Optional[bool]) -> List[Tuple[float, dict]]:
+    """The NEIGHBOURS nearest entries of `table` within MAX_DISTANCE of M x N x K (of the class `aligned` only,
+    unless None), nearest first."""
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
     # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
     near = []
     for i, e in enumerate(table):
+        if aligned is not None and e.get("aligned", rows_aligned(e["m"], e["n"], e["k"])) != aligned:
+            continue
         em, en, ek = _log2_of(e)
         dm = abs(qm - em)
         if dm > MAX_DISTANCE:
@@ -410,7 +424,25 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
         if d <= MAX_DISTANCE:
             near.append((d, i))
     near.sort()
-    near = [(d, table[i]) for d, i in near[:NEIGHBOURS]]
+    return [(d, table[i]) for d, i in near[:NEIGHBOURS]]
+
+
+def table_choice(m: int, n: int, k: int, names: Sequence[str],
+                 table: Optional[Sequence[dict]] = None, transfer_sms: int = 0,
+                 aligned: Optional[bool] = None) -> Optional[str]:
+    """The member the table picks for M x N x K among `names`, or None (fewer than MIN_NEIGHBOURS table shapes near,
+    none of them this shape).
+    transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
+    model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
+    and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP).
+    aligned: the query's rows' class (rows_aligned; None: packed row-major operands of this shape).  The
+    neighbours are the entries of that class where MIN_NEIGHBOURS of them (or this shape) are near, else every
+    entry's, as before the ragged grid (session 29)."""
+    table = load_table() if table is None else table
+    aligned = rows_aligned(m, n, k) if aligned is None else aligned
+    near = _near(m, n, k, table, aligned)
+    if len(near) < MIN_NEIGHBOURS and not (near and near[0][0] == 0.0):
+        near = _near(m, n, k, table, None)
     if not near:
         return None
     if near[0][0] == 0.0 and near[0][1]["best"] in names:
@@ -436,18 +468,20 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> str:
-    """The table's member for M x N x K, else the model's (_member_and_why)."""
-    return _member_and_why(m, n, k, sm_count, fused)[0]
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None) -> str:
+    """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
+    (rows_aligned; None: packed row-major operands)."""
+    return _member_and_why(m, n, k, sm_count, fused, aligned)[0]
 
 
-def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True) -> Tuple[str, str, List[str]]:
-    """(member, "table" or "model", the candidates): the table's neighbours carried to the shape by the
-    model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
+def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
+                    aligned: Optional[bool] = None) -> Tuple[str, str, List[str]]:
+    """(member, "table" or "model", the candidates): the table's neighbours (of the rows' class) carried to the
+    shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
     against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
-    picked = table_choice(m, n, k, names, transfer_sms=sm_count)
+    picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
@@ -459,29 +493,32 @@ def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, arch: str, sm_count: int) -> Tuple[SgemmConfig, str]:
+def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    return member_config(choose_member(m, n, k, sm_count), m, n, k, sm_count)
+    return member_config(choose_member(m, n, k, sm_count, aligned=aligned), m, n, k, sm_count)
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
-                  batch: int = 1) -> Tuple[SgemmConfig, str]:
+                  batch: int = 1, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
-    table / model picks (fitted on row-major A and B: the layout does not change the member)."""
+    table / model picks (fitted on row-major A and B: the layout does not change the member; the rows' alignment
+    does, `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
-    cfg, backend = _choose(int(m), int(n), int(max(k, 1)), arch, int(sm_count))
+    m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
+    aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
+    cfg, backend = _choose(m, n, k, arch, sm_count, aligned)
     if backend == FUSED and (trans_a or trans_b):  # fused split-K reads row-major A and B only
-        cfg, backend = _choose_unfused(int(m), int(n), int(max(k, 1)), int(sm_count))
+        cfg, backend = _choose_unfused(m, n, k, sm_count, aligned)
     return with_layout(cfg, trans_a, trans_b), backend
 
 
 @functools.lru_cache(maxsize=1024)
-def _choose_unfused(m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
-    return member_config(choose_member(m, n, k, sm_count, fused=False), m, n, k, sm_count)
+def _choose_unfused(m: int, n: int, k: int, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
+    return member_config(choose_member(m, n, k, sm_count, fused=False, aligned=aligned), m, n, k, sm_count)
 
 
 # ---- layouts and batches -------------------------------------------------------------------
@@ -575,9 +612,10 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
     return BATCHED_MEMBERS[-1][0]
 
 
-def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int) -> Dict[str, object]:
-    """What choose_kernel decides and why (member, table or model), for docs and tests."""
+def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None) -> Dict[str, object]:
+    """What choose_kernel decides and why (member, table or model), for docs and tests (`aligned` as there;
+    None: packed row-major operands)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    member, by, names = _member_and_why(m, n, k, sm_count)
+    member, by, names = _member_and_why(m, n, k, sm_count, aligned=aligned)
     return {"member": member, "by": by, "candidates": names}

@@ -20,13 +20,14 @@ def _arch_of_device() -> str:
 
 
 def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, trans_a: bool = False,
-                         trans_b: bool = False, batch: int = 0) -> Tuple[SgemmConfig, str]:
+                         trans_b: bool = False, batch: int = 0, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
     """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
     (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere, a
     batched member by the count of blocks for batch > 1; sm_80..89 keep the zorder preset
-    through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N."""
+    through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N;
+    `aligned`: whether the operands' rows are 16-byte aligned (heuristic.rows_aligned; None: packed operands)."""
     from ..codegen.heuristic import choose_kernel
-    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1)
+    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1, aligned)
 
 
 _tuned_tables: Dict[str, Dict[str, tuple]] = {}
@@ -63,19 +64,21 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
     read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
     config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
-    for the leading dimensions (operand_forms.for_rows: the unaligned rows' copies where lda or ldb
+    for the leading dimensions (the member from the table's entries of the rows' class, heuristic.rows_aligned;
+    operand_forms.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K, ldc = N) and C's columns
     (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c) and the fused
     kernel's lean copies (for_lean_copies: off where no block can run them)."""
-    from ..codegen.heuristic import with_layout
+    from ..codegen.heuristic import rows_aligned, with_layout
     from ..codegen.operand_forms import for_operands
+    lda = (m if trans_a else k) if lda is None else lda
+    ldb = (k if trans_b else n) if ldb is None else ldb
     hit = tuned_entry(m, n, k) if batch <= 1 else None
     if hit is not None:
         cfg, backend = with_layout(hit[1], trans_a, trans_b), hit[2]
     else:
-        cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch)
-    lda = (m if trans_a else k) if lda is None else lda
-    ldb = (k if trans_b else n) if ldb is None else ldb
+        cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch,
+                                            rows_aligned(m, n, k, lda=lda, ldb=ldb, ldc=ldc))
     return for_operands(cfg, backend, lda, ldb, m, n, ldc), backend
 
 

@@ -327,6 +327,11 @@ def merge_runs(raws: Sequence[dict]) -> dict:
 FIT_GROUP = "fit"  # the rows of the fitting grids (benchmarks/shapes-fit-*.json): table entries, not the model's fit
 
 
+def fitting_row(row: dict) -> bool:
+    """Is `row` a fitting grid's (group "fit", or "fit-NAME" as the ragged grid's, session 27)?"""
+    return str(row.get("group", "")).split("-")[0] == FIT_GROUP
+
+
 def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0) -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
     time over the fastest one's (members since removed from the family left out).  With
@@ -355,7 +360,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     # The model is fitted on the suite's rows only: its form prices full SMs, and fitted with the small-problem
     # grid's rows too (session 16) it picked tall-128x64-k16 for held-out 12544x64x147, 1.89x the fastest member
     # (lab/experiments/grid_refit_eval.py).  The grids' shapes are table entries alone.
-    tflops, fixed = fit_model([r for r in raw["rows"] if r.get("group") != FIT_GROUP], raw.get("sm_count") or 132)
+    tflops, fixed = fit_model([r for r in raw["rows"] if not fitting_row(r)], raw.get("sm_count") or 132)
     return {"about": "codegen/heuristic.py's decision table: per shape of the suite (benchmarks/shapes.json) and of "
                      "the fitting grids (benchmarks/shapes-fit-*.json), each "
                      "candidate member's time over the fastest one's, measured by "

@@ -36,12 +36,12 @@ def suite_rows():
     """The suite's rows the committed table's model was fitted on (its `source` runs, merged as `--fit` merges
     them, the fitting grids' rows left out as `--fit` leaves them out of the model)."""
     from regtile.codegen import heuristic as h
-    from regtile.tools.shape_sweep import FIT_GROUP, merge_runs
+    from regtile.tools.shape_sweep import fitting_row, merge_runs
     raws = []
     for name in h._table_data()["source"].split(", "):
         with open(os.path.join("docs", "data", name)) as f:
             raws.append(json.load(f))
-    return [r for r in merge_runs(raws)["rows"] if r.get("group") != FIT_GROUP]
+    return [r for r in merge_runs(raws)["rows"] if not fitting_row(r)]
 
 
 def set_rows(label):

@@ -1,0 +1,78 @@
+"""Offline (no GPU): the decision table with the ragged fitting grid (benchmarks/shapes-fit-ragged.json, 268 shapes
+whose packed rows are not 16-byte aligned; session 29) and table_choice's rows' class (heuristic.rows_aligned), judged
+as grid_refit_eval judges a refit: the picks' time over the fastest member's (geometric mean through the whole
+choice: table, else model), their speed over cuBLAS and how many are at >= cuBLAS, on
+  - the ragged grid, each shape left out of the table in turn (the other 267 stay: out of sample for that shape);
+  - candidates runs never fitted (paths given: e.g. the held-out sets' unaligned shapes timed with every member);
+  - the suite, each shape left out in turn (model_fit_eval.leave_one_out).
+
+  python3 -m lab.experiments.ragged_table_eval GRID.json [HELD_OUT.json ...]
+
+Variants: the committed table (without the grid) with and without the class, and the table with the grid's entries
+added (fit_table of GRID.json; the committed entries and model as they are) with and without the class."""
+import json
+import math
+
+from lab.experiments import program
+from lab.experiments.model_fit_eval import _geo, leave_one_out
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def judged(h, rows, table=None, loo=False, sm_count=132):
+    """(over the fastest member, x cuBLAS, picks >= cuBLAS, shapes, worst three) of the picks on candidates `rows`;
+    loo: each row's shape left out of `table` while it is judged."""
+    from lab.experiments.table_transfer_eval import family_rows
+    over, x, at, worst = [], [], 0, []
+    for r, timed in family_rows(rows):
+        m, n, k = r["m"], r["n"], r["k"]
+        if loo:
+            h.load_table = lambda path=None, t=tuple(e for e in table if (e["m"], e["n"], e["k"]) != (m, n, k)): t
+        pick = h.choose_member(m, n, k, sm_count)
+        if pick not in timed:
+            continue
+        best = min(timed.values())
+        over.append(timed[pick] / best)
+        x.append(r["cublas_us"] / timed[pick])
+        at += r["cublas_us"] >= timed[pick]
+        worst.append((timed[pick] / best, f"{m}x{n}x{k} {pick} over {min(timed, key=timed.get)}"))
+    return _geo(over), _geo(x), at, len(over), [f"{w} {v:.2f}" for v, w in sorted(worst, reverse=True)[:3]]
+
+
+def run(argv):
+    from regtile.codegen import heuristic as h
+    from regtile.tools.shape_sweep import fit_table
+    grid = _load(argv[0])
+    held = [(p, _load(p)["rows"] if isinstance(_load(p), dict) else _load(p)) for p in argv[1:]]
+    committed = h.load_table()
+    added = fit_table(grid)["entries"]
+    with_grid = committed + tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
+                                       aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in added)
+    saved_load, saved_near = h.load_table, h._near
+    for label, table, classed in (("committed, no class", committed, False), ("committed, class", committed, True),
+                                  ("+ ragged grid, no class", with_grid, False), ("+ ragged grid, class", with_grid, True)):
+        h._near = saved_near if classed else (lambda m, n, k, t, aligned: saved_near(m, n, k, t, None))
+        h.load_table = lambda path=None, t=table: t
+        try:
+            parts = []
+            g, x, at, cnt, worst = judged(h, grid["rows"], table, loo=True)
+            parts.append(f"grid left out {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt} >= 1.0; worst {'; '.join(worst)})")
+            h.load_table = lambda path=None, t=table: t
+            for path, rows in held:
+                g, x, at, cnt, worst = judged(h, rows)
+                parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
+            loo, by_model = leave_one_out(None)
+            parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
+            print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
+        finally:
+            h.load_table, h._near = saved_load, saved_near
+
+
+main = program(run, "GRID.json [HELD_OUT.json ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
