@@ -220,18 +220,31 @@ FIT_RAGGED_BASE = (96, 192, 384, 768, 1536, 3072, 6144)
 # one ragged neighbour within heuristic.MAX_DISTANCE.
 FIT_RAGGED_MID_BASE = (68, 136, 272, 544, 1088, 2172, 4344)
 FIT_RAGGED_FLOP = 8.6e9
+# The big ragged grid (session 29): both bases with one more doubling, the points between FIT_RAGGED_FLOP and
+# FIT_RAGGED_BIG_FLOP (heuristic.HUGE_FLOPS, above which only the 128x128-class tiles are candidates), smallest first.
+# The held-out sets' unaligned shapes above 8.6 GFLOP were all the model's picks, up to 1.07x their fastest member's
+# time (2999x7001x211 tall-256x128 against sq-128x128, H200).
+FIT_RAGGED_BIG_BASES = (FIT_RAGGED_BASE + (12288,), FIT_RAGGED_MID_BASE + (8688,))
+FIT_RAGGED_BIG_FLOP = 2 * 4096 ** 3
 
 
-def ragged_grid(base=FIT_RAGGED_BASE):
+def ragged_grid(base=FIT_RAGGED_BASE, flop=(0, FIT_RAGGED_FLOP)):
     """The ragged grid's rows {"m", "n", "k", "group": "fit-ragged"} (base FIT_RAGGED_MID_BASE: its midpoints'): base
-    values moved by -1 (M), by 1, 2, 3 (N) and 3, 2, 1 (K) in turn over the points, apart from the held-out shapes."""
+    values moved by -1 (M), by 1, 2, 3 (N) and 3, 2, 1 (K) in turn over the points, flop[0] < 2 M N K <= flop[1],
+    apart from the held-out shapes."""
     held = sorted(_held_out_shapes())
     rows = []
     for i, (m, n, k) in enumerate(itertools.product(base, repeat=3)):
         m, n, k = m - 1, n + 1 + i % 3, k + 3 - i % 3
-        if 2 * m * n * k <= FIT_RAGGED_FLOP and _log2_distance((m, n, k), held) >= 0.5:
+        if flop[0] < 2 * m * n * k <= flop[1] and _log2_distance((m, n, k), held) >= 0.5:
             rows.append({"m": m, "n": n, "k": k, "group": "fit-ragged"})
     return rows
+
+
+def ragged_big_grid():
+    """The big ragged grid's rows (FIT_RAGGED_BIG_BASES), by FLOPs."""
+    rows = [r for base in FIT_RAGGED_BIG_BASES for r in ragged_grid(base, (FIT_RAGGED_FLOP, FIT_RAGGED_BIG_FLOP))]
+    return sorted(rows, key=lambda r: r["m"] * r["n"] * r["k"])
 
 
 # The fitting grids in the order they were written, each (its points, FLOPs at most): a grid keeps apart (_grid_rows)
@@ -325,3 +338,4 @@ if __name__ == "__main__":
         _write(f"shapes-fit-{grid}.json", fit_grid(grid))
     _write("shapes-fit-ragged.json", ragged_grid())
     _write("shapes-fit-ragged-mid.json", ragged_grid(FIT_RAGGED_MID_BASE))
+    _write("shapes-fit-ragged-big.json", ragged_big_grid())

@@ -321,7 +321,12 @@ def merge_runs(raws: Sequence[dict]) -> dict:
         for r in raw["rows"]:
             if "cublas_us" in r:
                 rows[(r["m"], r["n"], r["k"])] = r
-    return {"device": raws[-1].get("device"), "sm_count": raws[-1].get("sm_count"), "rows": list(rows.values())}
+    # the devices of the rows kept, in order: the table's H100 runs and session 29's H200 ragged grids
+    devices = list(dict.fromkeys(raw.get("device") for raw in raws
+                                 if any((r["m"], r["n"], r["k"]) in rows and rows[(r["m"], r["n"], r["k"])] is r
+                                        for r in raw["rows"])))
+    return {"device": " + ".join(d for d in devices if d) or None, "sm_count": raws[-1].get("sm_count"),
+            "rows": list(rows.values())}
 
 
 FIT_GROUP = "fit"  # the rows of the fitting grids (benchmarks/shapes-fit-*.json): table entries, not the model's fit

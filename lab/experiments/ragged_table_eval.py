@@ -6,12 +6,16 @@ choice: table, else model), their speed over cuBLAS and how many are at >= cuBLA
   - candidates runs never fitted (paths given: e.g. the held-out sets' unaligned shapes timed with every member);
   - the suite, each shape left out in turn (model_fit_eval.leave_one_out).
 
-  python3 -m lab.experiments.ragged_table_eval GRID.json [HELD_OUT.json ...]
+  python3 -m lab.experiments.ragged_table_eval GRID.json[,GRID2.json] [HELD_OUT.json ...]
 
-Variants: the committed table (without the grid) with and without the class, and the table with the grid's entries
-added (fit_table of GRID.json; the committed entries and model as they are) with and without the class."""
+Variants: the committed table (without the grids) with and without the class, and the table with the grids' entries
+added (fit_table of the GRID runs; the committed entries and model as they are) with an entry of the other class
+CLASS_DISTANCES further (0: no class; inf: the other class only where fewer than MIN_NEIGHBOURS of the query's own
+are near)."""
 import json
 import math
+
+CLASS_DISTANCES = (0.0, 0.25, 0.5, float("inf"))
 
 from lab.experiments import program
 from lab.experiments.model_fit_eval import _geo, leave_one_out
@@ -45,16 +49,17 @@ def judged(h, rows, table=None, loo=False, sm_count=132):
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.tools.shape_sweep import fit_table
-    grid = _load(argv[0])
-    held = [(p, _load(p)["rows"] if isinstance(_load(p), dict) else _load(p)) for p in argv[1:]]
+    grids = [_load(p) for p in argv[0].split(",")]
+    held = [(p, _load(p)["rows"]) for p in argv[1:]]
     committed = h.load_table()
+    grid = {"rows": [r for g in grids for r in g["rows"]]}
     added = fit_table(grid)["entries"]
     with_grid = committed + tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
                                        aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in added)
-    saved_load, saved_near = h.load_table, h._near
-    for label, table, classed in (("committed, no class", committed, False), ("committed, class", committed, True),
-                                  ("+ ragged grid, no class", with_grid, False), ("+ ragged grid, class", with_grid, True)):
-        h._near = saved_near if classed else (lambda m, n, k, t, aligned: saved_near(m, n, k, t, None))
+    saved_load, saved_class = h.load_table, h.CLASS_DISTANCE
+    for label, table, extra in (("committed, no class", committed, 0.0), ("committed, class", committed, saved_class),
+                                *((f"+ ragged grids, class distance {c}", with_grid, c) for c in CLASS_DISTANCES)):
+        h.CLASS_DISTANCE = extra
         h.load_table = lambda path=None, t=table: t
         try:
             parts = []
@@ -68,7 +73,7 @@ def run(argv):
             parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
             print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
         finally:
-            h.load_table, h._near = saved_load, saved_near
+            h.load_table, h.CLASS_DISTANCE = saved_load, saved_class
 
 
 main = program(run, "GRID.json [HELD_OUT.json ...]")

@@ -14,9 +14,8 @@ from regtile.codegen.presets import FAMILY, get_preset
 
 SUITE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "benchmarks",
                      "shapes.json")
-# benchmarks/shapes.py FIT_GRIDS: the fitted grids (shapes-fit-ragged*.json, sessions 27 and 29, not yet fitted)
-FIT_GRIDS = sorted(p for p in glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.json"))
-                   if "shapes-fit-ragged" not in p)
+# benchmarks/shapes.py FIT_GRIDS and the ragged grids (session 29): the fitted grids
+FIT_GRIDS = sorted(glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.json")))
 
 
 def test_pure_module_imports_no_runtime():
@@ -37,7 +36,7 @@ def test_pure_module_imports_no_runtime():
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
-    """The entries: every suite shape and every shape of the fitting grids (sessions 16-17), no other."""
+    """The entries: every suite shape and every shape of the fitting grids (sessions 16-17 and 29), no other."""
     table = h.load_table()
     with open(SUITE) as f:
         suite = {(s["m"], s["n"], s["k"]) for s in json.load(f)}
@@ -248,6 +247,37 @@ def test_one_table_neighbour_is_left_to_the_model():
     assert h.table_choice(1024, 1024, 1024, names, one) == "wide-64x128"
     two = one + [entry(1024, 1200, 1024, "wide-64x128")]
     assert h.table_choice(1100, 1024, 1024, names, two) == "wide-64x128"
+
+
+def test_rows_aligned_reads_the_leading_dimensions():
+    """The rows' class: A's, B's and C's rows 16-byte aligned; packed operands in the layouts by default."""
+    assert h.rows_aligned(1024, 1024, 1024) and h.rows_aligned(1023, 1024, 1024)  # M is no row-major row length
+    assert not h.rows_aligned(1024, 1023, 1024)  # N: B's and C's rows
+    assert not h.rows_aligned(1024, 1024, 1023)  # K: A's rows
+    assert not h.rows_aligned(1023, 1024, 1024, trans_a=True)  # A^T's rows are M long
+    assert not h.rows_aligned(1024, 1024, 1023, trans_b=True, lda=1024)  # B^T's rows are K long: padding A is not enough
+    assert h.rows_aligned(1024, 1024, 1023, trans_b=True, lda=1024, ldb=1024)
+    assert h.rows_aligned(1024, 1023, 1024, ldb=1024, ldc=1024)  # padded views of a ragged N
+    assert not h.rows_aligned(1024, 1024, 1024, ldc=1025)
+
+
+def test_table_neighbours_of_the_querys_rows_class_weigh_more():
+    """An unaligned query takes the member its unaligned neighbours measured fastest over an aligned neighbour's,
+    and an aligned query the other way round (CLASS_DISTANCE); a class with fewer than MIN_NEIGHBOURS near, the
+    other class's neighbours still decide."""
+    def entry(m, n, k, best, other):
+        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: 1.5},
+                "log2": (math.log2(m), math.log2(n), math.log2(k))}
+    names = ["wide-64x128", "sq-64x64"]
+    aligned = [entry(1024, 1024, 1024, "wide-64x128", "sq-64x64"), entry(1024, 1024, 1152, "wide-64x128", "sq-64x64")]
+    ragged = [entry(1101, 1101, 1101, "sq-64x64", "wide-64x128"), entry(1101, 1101, 1001, "sq-64x64", "wide-64x128")]
+    assert h.CLASS_DISTANCE > 0
+    for q in ((1060, 1061, 1061), (1060, 1060, 1060)):  # an unaligned query and an aligned one, the same place
+        assert h.table_choice(*q, names, aligned + ragged) == ("sq-64x64" if q[1] % 4 else "wide-64x128")
+        assert h.table_choice(*q, names, aligned) == "wide-64x128"  # no unaligned neighbour: the aligned ones'
+        assert h.table_choice(*q, names, ragged) == "sq-64x64"
+    assert h.table_choice(1060, 1060, 1060, names, aligned[:1] + ragged) == "sq-64x64"  # one aligned: not enough
+    assert h.table_choice(1060, 1061, 1061, names, aligned + ragged, aligned=True) == "wide-64x128"  # padded views
 
 
 def test_model_time_is_at_least_the_k_tile_chain():

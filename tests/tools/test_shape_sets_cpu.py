@@ -1,5 +1,5 @@
 """The shape sets under benchmarks/: the committed JSON files are what benchmarks/shapes.py writes, and the
-fitting grids (the table's extra entries, sessions 16-17) share no shape with the suite or the held-out sets, which
+fitting grids (the table's extra entries, sessions 16-17 and 29) share no shape with the suite or the held-out sets, which
 judge the heuristic out of sample."""
 import importlib.util
 import json
@@ -20,11 +20,15 @@ def _module():
 
 
 SHAPES = _module()
-GRID_FILES = {f"shapes-fit-{name}.json": name for name in list(SHAPES.FIT_GRIDS) + ["ragged"]}
+GRID_FILES = {f"shapes-fit-{name}.json": name for name in list(SHAPES.FIT_GRIDS) + ["ragged", "ragged-mid", "ragged-big"]}
 
 
 def _grid_rows(name):
-    return SHAPES.ragged_grid() if name == "ragged" else SHAPES.fit_grid(name)
+    if name == "ragged-big":
+        return SHAPES.ragged_big_grid()
+    if name.startswith("ragged"):
+        return SHAPES.ragged_grid(SHAPES.FIT_RAGGED_MID_BASE if name == "ragged-mid" else SHAPES.FIT_RAGGED_BASE)
+    return SHAPES.fit_grid(name)
 
 
 def _shapes(name):
@@ -50,11 +54,12 @@ def test_fitting_grids_stay_apart_from_the_suite_and_the_held_out_sets():
         assert not grids & _shapes(name), name
 
 
-def test_the_ragged_grid_is_ragged_and_away_from_the_held_out_sets():
+@pytest.mark.parametrize("name", ["ragged", "ragged-mid", "ragged-big"])
+def test_the_ragged_grids_are_ragged_and_away_from_the_held_out_sets(name):
     """Every point has unaligned rows in row-major (N and K not multiples of 4) and lies at least 0.5 (log2, L1)
     from every held-out shape, so that the held-out ragged losses stay out of sample."""
-    rows = SHAPES.ragged_grid()
-    assert len(rows) >= 200
+    rows = _grid_rows(name)
+    assert len(rows) >= 200 or name == "ragged-big" and len(rows) >= 150
     assert all(r["n"] % 4 and r["k"] % 4 and r["m"] % 4 for r in rows)
     held = set().union(*(_shapes(name) for name in HELD_OUT))
     assert min(SHAPES._log2_distance((r["m"], r["n"], r["k"]), held) for r in rows) >= 0.5
