@@ -56,10 +56,12 @@ def run(argv):
     added = fit_table(grid)["entries"]
     with_grid = committed + tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
                                        aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in added)
-    saved_load, saved_class = h.load_table, h.CLASS_DISTANCE
-    for label, table, extra in (("committed, no class", committed, 0.0), ("committed, class", committed, saved_class),
-                                *((f"+ ragged grids, class distance {c}", with_grid, c) for c in CLASS_DISTANCES)):
-        h.CLASS_DISTANCE = extra
+    saved_load, saved_class, saved_sees = h.load_table, h.CLASS_DISTANCE, h.ALIGNED_SEES_UNALIGNED
+    for label, table, extra, sees in (("committed, no class", committed, 0.0, True),
+                                      ("committed, class", committed, saved_class, saved_sees),
+                                      *((f"+ ragged grids, class distance {c}{'' if s else ', aligned queries own class'}",
+                                         with_grid, c, s) for s in (True, False) for c in CLASS_DISTANCES)):
+        h.CLASS_DISTANCE, h.ALIGNED_SEES_UNALIGNED = extra, sees
         h.load_table = lambda path=None, t=table: t
         try:
             parts = []
@@ -73,7 +75,7 @@ def run(argv):
             parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
             print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
         finally:
-            h.load_table, h.CLASS_DISTANCE = saved_load, saved_class
+            h.load_table, h.CLASS_DISTANCE, h.ALIGNED_SEES_UNALIGNED = saved_load, saved_class, saved_sees
 
 
 main = program(run, "GRID.json [HELD_OUT.json ...]")

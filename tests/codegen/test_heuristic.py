@@ -261,23 +261,26 @@ def test_rows_aligned_reads_the_leading_dimensions():
     assert not h.rows_aligned(1024, 1024, 1024, ldc=1025)
 
 
-def test_table_neighbours_of_the_querys_rows_class_weigh_more():
-    """An unaligned query takes the member its unaligned neighbours measured fastest over an aligned neighbour's,
-    and an aligned query the other way round (CLASS_DISTANCE); a class with fewer than MIN_NEIGHBOURS near, the
-    other class's neighbours still decide."""
+def test_table_neighbours_of_the_querys_rows_class():
+    """An unaligned query takes the member its unaligned neighbours measured fastest over an aligned neighbour's
+    (CLASS_DISTANCE), and the aligned ones' where fewer than MIN_NEIGHBOURS unaligned are near; an aligned query
+    never takes an unaligned entry's (ALIGNED_SEES_UNALIGNED): fewer than MIN_NEIGHBOURS aligned near leave it to the
+    model."""
     def entry(m, n, k, best, other):
         return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: 1.5},
                 "log2": (math.log2(m), math.log2(n), math.log2(k))}
     names = ["wide-64x128", "sq-64x64"]
     aligned = [entry(1024, 1024, 1024, "wide-64x128", "sq-64x64"), entry(1024, 1024, 1152, "wide-64x128", "sq-64x64")]
     ragged = [entry(1101, 1101, 1101, "sq-64x64", "wide-64x128"), entry(1101, 1101, 1001, "sq-64x64", "wide-64x128")]
-    assert h.CLASS_DISTANCE > 0
-    for q in ((1060, 1061, 1061), (1060, 1060, 1060)):  # an unaligned query and an aligned one, the same place
-        assert h.table_choice(*q, names, aligned + ragged) == ("sq-64x64" if q[1] % 4 else "wide-64x128")
-        assert h.table_choice(*q, names, aligned) == "wide-64x128"  # no unaligned neighbour: the aligned ones'
-        assert h.table_choice(*q, names, ragged) == "sq-64x64"
-    assert h.table_choice(1060, 1060, 1060, names, aligned[:1] + ragged) == "sq-64x64"  # one aligned: not enough
-    assert h.table_choice(1060, 1061, 1061, names, aligned + ragged, aligned=True) == "wide-64x128"  # padded views
+    assert h.CLASS_DISTANCE > 0 and not h.ALIGNED_SEES_UNALIGNED
+    unaligned_q, aligned_q = (1060, 1061, 1061), (1060, 1060, 1060)  # the same place
+    assert h.table_choice(*unaligned_q, names, aligned + ragged) == "sq-64x64"
+    assert h.table_choice(*unaligned_q, names, aligned + ragged[:1]) == "wide-64x128"  # one unaligned: not enough
+    assert h.table_choice(*unaligned_q, names, aligned) == "wide-64x128"
+    assert h.table_choice(*aligned_q, names, aligned + ragged) == "wide-64x128"
+    assert h.table_choice(*aligned_q, names, aligned[:1] + ragged) is None
+    assert h.table_choice(*aligned_q, names, ragged) is None
+    assert h.table_choice(*unaligned_q, names, aligned + ragged, aligned=True) == "wide-64x128"  # padded views
 
 
 def test_model_time_is_at_least_the_k_tile_chain():
