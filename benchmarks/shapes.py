@@ -241,6 +241,18 @@ def ragged_grid(base=FIT_RAGGED_BASE, flop=(0, FIT_RAGGED_FLOP)):
     return rows
 
 
+def aligned_partners(rows):
+    """{"m", "n", "k", "group": "pair-aligned"} for each ragged grid row: its aligned point before the moves
+    (M + 1, N & ~3, K & ~3), each once.  Timed on the same device as the ragged rows, the pairs give each member's
+    time on unaligned rows over its time on aligned ones (heuristic.model_time's unaligned factor, session 29); not
+    table entries."""
+    out = {}
+    for r in rows:
+        key = (r["m"] + 1, r["n"] & ~3, r["k"] & ~3)
+        out.setdefault(key, {"m": key[0], "n": key[1], "k": key[2], "group": "pair-aligned"})
+    return list(out.values())
+
+
 def ragged_big_grid():
     """The big ragged grid's rows (FIT_RAGGED_BIG_BASES), by FLOPs."""
     rows = [r for base in FIT_RAGGED_BIG_BASES for r in ragged_grid(base, (FIT_RAGGED_FLOP, FIT_RAGGED_BIG_FLOP))]
@@ -339,3 +351,4 @@ if __name__ == "__main__":
     _write("shapes-fit-ragged.json", ragged_grid())
     _write("shapes-fit-ragged-mid.json", ragged_grid(FIT_RAGGED_MID_BASE))
     _write("shapes-fit-ragged-big.json", ragged_big_grid())
+    _write("shapes-pair-aligned.json", aligned_partners(ragged_grid() + ragged_big_grid()))
