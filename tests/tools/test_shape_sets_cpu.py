@@ -63,3 +63,15 @@ def test_the_ragged_grids_are_ragged_and_away_from_the_held_out_sets(name):
     assert all(r["n"] % 4 and r["k"] % 4 and r["m"] % 4 for r in rows)
     held = set().union(*(_shapes(name) for name in HELD_OUT))
     assert min(SHAPES._log2_distance((r["m"], r["n"], r["k"]), held) for r in rows) >= 0.5
+
+
+def test_the_aligned_partners_are_the_ragged_points_before_their_moves():
+    """benchmarks/shapes-pair-aligned.json (session 29): for each point of the first and the big ragged grid, the
+    aligned shape it was moved from (M + 1, N & ~3, K & ~3), every one aligned, none a held-out shape."""
+    pairs = _shapes("shapes-pair-aligned.json")
+    ragged = SHAPES.ragged_grid() + SHAPES.ragged_big_grid()
+    assert pairs == {(r["m"] + 1, r["n"] & ~3, r["k"] & ~3) for r in ragged}
+    assert pairs == {(r["m"], r["n"], r["k"]) for r in SHAPES.aligned_partners(ragged)}
+    assert all(m % 4 == 0 and n % 4 == 0 and k % 4 == 0 for m, n, k in pairs)
+    for name in HELD_OUT:
+        assert not pairs & _shapes(name), name
