@@ -12,7 +12,9 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      MAX_DISTANCE, and the candidate of its own candidate list with the lowest weighted
      geometric-mean relative time over them (weights 1 / (0.5 + distance); a member a neighbour
      did not time counts MISSING_PENALTY there); a table shape itself takes its own fastest member,
-     and a shape with fewer than MIN_NEIGHBOURS table shapes near goes to the model;
+     and a shape with fewer than MIN_NEIGHBOURS table shapes near goes to the model.  The neighbours are of the
+     query's rows' class (rows_aligned: 16-byte aligned leading dimensions or not; the ragged grids, session 29,
+     hold the unaligned entries; CLASS_DISTANCE, ALIGNED_SEES_UNALIGNED);
   2. else the model (model_time): padded FFMAs over the SMs the member's tiles (and
      stream-K's K ranges, split-K's splits) keep busy, at the member's throughput fitted on
      the suite's rows of the same runs (the table's "model_tflops"; not the grids'), or its operand traffic at copy
@@ -452,9 +454,10 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     transfer_sms > 0 (the SM count): a neighbour's measured ratio of a member is carried to M x N x K by the
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP).
-    aligned: the query's rows' class (rows_aligned; None: packed row-major operands of this shape).  The
-    neighbours are the entries of that class where MIN_NEIGHBOURS of them (or this shape) are near, else every
-    entry's, as before the ragged grid (session 29)."""
+    aligned: the query's rows' class (rows_aligned; None: packed row-major operands of this shape).  An aligned
+    query's neighbours are aligned entries only (ALIGNED_SEES_UNALIGNED); an unaligned query's are its class's, an
+    aligned entry CLASS_DISTANCE further, or every entry's where fewer than MIN_NEIGHBOURS of them (and not this
+    shape) are near, as before the ragged grids (session 29)."""
     table = load_table() if table is None else table
     aligned = rows_aligned(m, n, k) if aligned is None else aligned
     near = _near(m, n, k, table, aligned)

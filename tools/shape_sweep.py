@@ -322,9 +322,8 @@ def merge_runs(raws: Sequence[dict]) -> dict:
             if "cublas_us" in r:
                 rows[(r["m"], r["n"], r["k"])] = r
     # the devices of the rows kept, in order: the table's H100 runs and session 29's H200 ragged grids
-    devices = list(dict.fromkeys(raw.get("device") for raw in raws
-                                 if any((r["m"], r["n"], r["k"]) in rows and rows[(r["m"], r["n"], r["k"])] is r
-                                        for r in raw["rows"])))
+    kept = {id(r) for r in rows.values()}
+    devices = list(dict.fromkeys(raw.get("device") for raw in raws if any(id(r) in kept for r in raw["rows"])))
     return {"device": " + ".join(d for d in devices if d) or None, "sm_count": raws[-1].get("sm_count"),
             "rows": list(rows.values())}
 
@@ -333,7 +332,7 @@ FIT_GROUP = "fit"  # the rows of the fitting grids (benchmarks/shapes-fit-*.json
 
 
 def fitting_row(row: dict) -> bool:
-    """Is `row` a fitting grid's (group "fit", or "fit-NAME" as the ragged grid's, session 27)?"""
+    """Is `row` a fitting grid's (group "fit", or "fit-NAME": "fit-ragged", the ragged grids' of session 29)?"""
     return str(row.get("group", "")).split("-")[0] == FIT_GROUP
 
 

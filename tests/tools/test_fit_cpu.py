@@ -94,3 +94,16 @@ def test_the_model_is_fitted_on_the_suite_rows_alone():
     assert both["model_tflops"] == suite_only["model_tflops"]
     grid_as_suite = fit_table({**RUN, "rows": RUN["rows"] + [dict(grid, group="small")]})
     assert grid_as_suite["model_tflops"] != suite_only["model_tflops"]  # the row would have moved it
+    ragged = fit_table({**RUN, "rows": RUN["rows"] + [dict(grid, n=129, k=65, group="fit-ragged")]})  # session 29
+    assert (96, 129, 65) in _best(ragged) and ragged["model_tflops"] == suite_only["model_tflops"]
+
+
+def test_merged_runs_name_every_device_whose_rows_they_keep():
+    """The table mixes devices since session 29 (the H100's runs, the H200's ragged grids): its `device` names each
+    device with a row kept, in order, and none whose rows a later run replaced."""
+    from regtile.tools.shape_sweep import merge_runs
+    row = {"m": 64, "n": 64, "k": 64, "cublas_us": 1.0, "kernels": {}}
+    h100 = {"device": "H100", "rows": [row, dict(row, m=128)]}
+    h200 = {"device": "H200", "rows": [dict(row, k=65)]}
+    assert merge_runs([h100, h200])["device"] == "H100 + H200"
+    assert merge_runs([h100, {"device": "H200", "rows": [dict(row), dict(row, m=128)]}])["device"] == "H200"
