@@ -65,8 +65,8 @@ MIN_NEIGHBOURS = 2
 TRANSFER_FIXUP = False
 # The rows' class in the table (session 29).  An unaligned query (rows_aligned False) takes its neighbours among the
 # unaligned entries (the ragged grids: 773 shapes timed on the H200, benchmarks/shapes-fit-ragged*.json), an aligned
-# entry counting CLASS_DISTANCE further (log2 units, as MAX_DISTANCE), and every entry as before where fewer than
-# MIN_NEIGHBOURS of them are near.  An aligned query never takes an unaligned entry (ALIGNED_SEES_UNALIGNED): it runs
+# entry counting CLASS_DISTANCE further (log2 units, as MAX_DISTANCE), and every entry at its own distance, as before,
+# where fewer than MIN_NEIGHBOURS are near so.  An aligned query never takes an unaligned entry (ALIGNED_SEES_UNALIGNED): it runs
 # none of the unaligned rows' copies that entry timed.  Judged offline (lab/experiments/ragged_table_eval.py; chosen
 # there, so those sets are in sample for it), the picks' time over the fastest member's, geometric mean, for
 # CLASS_DISTANCE 0 / 0.25 / 0.5 / inf: the grids left out a shape at a time 6.3 / 6.3 / 5.7 / 6.3% (7.5% with the table
@@ -412,7 +412,8 @@ def rows_aligned(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = 
     copies (operand_forms.for_rows: float copies or vector floats; for_c: C staged), which cost the members
     differently: the ragged grid (session 29) measured the picks an aligned-only table made there 7.0% slower than
     the fastest member (geometric mean over its 268 shapes, H200), so table_choice looks at the query's class
-    first."""
+    first.  The pointers are not read: a view whose first element is not 16-byte aligned counts as aligned here
+    (its kernel tests the pointers at run time and takes the unaligned paths)."""
     lda = (m if trans_a else k) if lda is None else lda
     ldb = (k if trans_b else n) if ldb is None else ldb
     ldc = n if ldc is None else ldc
@@ -423,6 +424,10 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
     return e.get("log2") or (math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"]))
 
 
+def _class_of(e: dict) -> bool:
+    return e.get("aligned", rows_aligned(e["m"], e["n"], e["k"]))
+
+
 def _near(m: int, n: int, k: int, table: Sequence[dict], aligned: Optional[bool]) -> List[Tuple[float, dict]]:
     """The NEIGHBOURS nearest entries of `table` within MAX_DISTANCE of M x N x K, nearest first; an entry of the
     other rows' class than `aligned` (None: no class) CLASS_DISTANCE further."""
@@ -431,7 +436,7 @@ def _near(m: int, n: int, k: int, table: Sequence[dict], aligned: Optional[bool]
     near = []
     for i, e in enumerate(table):
         extra = 0.0
-        if aligned is not None and e.get("aligned", rows_aligned(e["m"], e["n"], e["k"])) != aligned:
+        if aligned is not None and _class_of(e) != aligned:
             extra = CLASS_DISTANCE if not aligned or ALIGNED_SEES_UNALIGNED else math.inf
             if extra > MAX_DISTANCE:
                 continue
@@ -455,18 +460,20 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
     model, times model_time(member, M x N x K) / model_time(member, neighbour) (its tiles' padding
     and waves there, not the neighbour's), both without stream-K's fix-up (TRANSFER_FIXUP).
     aligned: the query's rows' class (rows_aligned; None: packed row-major operands of this shape).  An aligned
-    query's neighbours are aligned entries only (ALIGNED_SEES_UNALIGNED); an unaligned query's are its class's, an
-    aligned entry CLASS_DISTANCE further, or every entry's where fewer than MIN_NEIGHBOURS of them (and not this
-    shape) are near, as before the ragged grids (session 29)."""
+    query's neighbours are aligned entries only (ALIGNED_SEES_UNALIGNED); an unaligned query's are the nearest
+    with an aligned entry CLASS_DISTANCE further, or, where fewer than MIN_NEIGHBOURS are near so (and not this
+    shape), the nearest of every entry at its own distance, as before the ragged grids (session 29).  Only an
+    entry of the query's class is "this shape": an unaligned view of an aligned table shape weighs that entry as a
+    neighbour at distance 0."""
     table = load_table() if table is None else table
     aligned = rows_aligned(m, n, k) if aligned is None else aligned
     near = _near(m, n, k, table, aligned)
-    if len(near) < MIN_NEIGHBOURS and not (near and near[0][0] == 0.0) and (not aligned or ALIGNED_SEES_UNALIGNED):
-        near = _near(m, n, k, table, None)
+    if len(near) < MIN_NEIGHBOURS and (not aligned or ALIGNED_SEES_UNALIGNED):
+        near = _near(m, n, k, table, None)  # (this shape's own entry, of its class, stays nearest)
     if not near:
         return None
-    if near[0][0] == 0.0 and near[0][1]["best"] in names:
-        return near[0][1]["best"]  # a table shape: its own measurement
+    if near[0][0] == 0.0 and near[0][1]["best"] in names and _class_of(near[0][1]) == aligned:
+        return near[0][1]["best"]  # a table shape: its own measurement (of the other class, a neighbour like any)
     if len(near) < MIN_NEIGHBOURS:
         return None  # one neighbour's ratios, carried by the model, are a weaker guess than the model's
     best, best_score = None, float("inf")

@@ -51,8 +51,9 @@ def run(argv):
     from regtile.tools.shape_sweep import fit_table
     grids = [_load(p) for p in argv[0].split(",")]
     held = [(p, _load(p)["rows"]) for p in argv[1:]]
-    committed = h.load_table()
     grid = {"rows": [r for g in grids for r in g["rows"]]}
+    in_grid = {(r["m"], r["n"], r["k"]) for r in grid["rows"]}
+    committed = tuple(e for e in h.load_table() if (e["m"], e["n"], e["k"]) not in in_grid)  # the table without them
     added = fit_table(grid)["entries"]
     with_grid = committed + tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
                                        aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in added)

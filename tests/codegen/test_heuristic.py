@@ -263,24 +263,68 @@ def test_rows_aligned_reads_the_leading_dimensions():
 
 def test_table_neighbours_of_the_querys_rows_class():
     """An unaligned query takes the member its unaligned neighbours measured fastest over an aligned neighbour's
-    (CLASS_DISTANCE), and the aligned ones' where fewer than MIN_NEIGHBOURS unaligned are near; an aligned query
-    never takes an unaligned entry's (ALIGNED_SEES_UNALIGNED): fewer than MIN_NEIGHBOURS aligned near leave it to the
-    model."""
-    def entry(m, n, k, best, other):
-        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: 1.5},
+    (CLASS_DISTANCE: an aligned entry counts further, and less), and the aligned ones' where none of its class is
+    near; an aligned query never takes an unaligned entry's (ALIGNED_SEES_UNALIGNED): fewer than MIN_NEIGHBOURS
+    aligned near leave it to the model."""
+    def entry(m, n, k, best, other, other_rel=1.5):
+        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: other_rel},
                 "log2": (math.log2(m), math.log2(n), math.log2(k))}
     names = ["wide-64x128", "sq-64x64"]
     aligned = [entry(1024, 1024, 1024, "wide-64x128", "sq-64x64"), entry(1024, 1024, 1152, "wide-64x128", "sq-64x64")]
     ragged = [entry(1101, 1101, 1101, "sq-64x64", "wide-64x128"), entry(1101, 1101, 1001, "sq-64x64", "wide-64x128")]
-    assert h.CLASS_DISTANCE > 0 and not h.ALIGNED_SEES_UNALIGNED
+    assert 0 < h.CLASS_DISTANCE < h.MAX_DISTANCE and not h.ALIGNED_SEES_UNALIGNED
     unaligned_q, aligned_q = (1060, 1061, 1061), (1060, 1060, 1060)  # the same place
     assert h.table_choice(*unaligned_q, names, aligned + ragged) == "sq-64x64"
-    assert h.table_choice(*unaligned_q, names, aligned + ragged[:1]) == "wide-64x128"  # one unaligned: not enough
     assert h.table_choice(*unaligned_q, names, aligned) == "wide-64x128"
     assert h.table_choice(*aligned_q, names, aligned + ragged) == "wide-64x128"
     assert h.table_choice(*aligned_q, names, aligned[:1] + ragged) is None
     assert h.table_choice(*aligned_q, names, ragged) is None
     assert h.table_choice(*unaligned_q, names, aligned + ragged, aligned=True) == "wide-64x128"  # padded views
+    # an aligned entry still counts for an unaligned query, CLASS_DISTANCE further: two unaligned neighbours mildly
+    # against wide-64x128 lose to one aligned one strongly against sq-64x64 (left out with the other class, they win)
+    mild = [entry(1101, 1101, 1101, "sq-64x64", "wide-64x128", 1.1), entry(1101, 1101, 1001, "sq-64x64", "wide-64x128", 1.1)]
+    strong = [entry(1060, 1024, 1060, "wide-64x128", "sq-64x64", 3.0)]
+    assert h.table_choice(*unaligned_q, names, mild + strong) == "wide-64x128"
+
+
+def test_an_unaligned_query_with_too_few_neighbours_near_takes_every_entry_at_its_own_distance():
+    """Fewer than MIN_NEIGHBOURS near with the other class CLASS_DISTANCE further: the nearest of every entry at its
+    own distance decide (as before session 29), not the model; an aligned table shape is no unaligned query's own
+    measurement there, only its nearest neighbour."""
+    def entry(m, n, k, best, other, other_rel=1.5):
+        return {"m": m, "n": n, "k": k, "best": best, "rel": {best: 1.0, other: other_rel},
+                "log2": (math.log2(m), math.log2(n), math.log2(k))}
+    names = ["wide-64x128", "sq-64x64"]
+    q = (1024, 1024, 1024)
+    far = [entry(1024, 1024, 1560, "sq-64x64", "wide-64x128", 3.0), entry(1024, 1024, 1660, "sq-64x64", "wide-64x128", 3.0)]
+    one = [entry(1030, 1031, 1031, "wide-64x128", "sq-64x64")]  # unaligned, 0.03 away
+    assert h.table_choice(*q, names, one + far, aligned=False) == "sq-64x64"  # fallback: the two aligned decide
+    assert h.table_choice(*q, names, one + far, aligned=True) == "sq-64x64"
+    assert h.table_choice(*q, names, one, aligned=False) is None  # one neighbour: the model
+    itself = [entry(1024, 1024, 1024, "wide-64x128", "sq-64x64")]  # the aligned entry of this very shape
+    assert h.table_choice(*q, names, itself + far, aligned=True) == "wide-64x128"  # its own measurement
+    assert h.table_choice(*q, names, itself + far, aligned=False) == "sq-64x64"  # a neighbour at distance 0
+    assert h.table_choice(1031, 1031, 1031, names, one, aligned=False) is None
+    assert h.table_choice(1030, 1031, 1031, names, one + far) == "wide-64x128"  # an unaligned table shape: its own
+
+
+def test_the_rows_class_reaches_the_choice():
+    """choose_kernel / describe_choice take the class (rows_aligned; by default of packed operands in the layouts,
+    A^T's rows M long), through the cached choice and the unfused choice of a transposed layout; the committed table
+    picks differently by class on these shapes."""
+    assert h.choose_member(1000, 1000, 1000, 132) != h.choose_member(1000, 1000, 1000, 132, aligned=False)
+    assert h.describe_choice(1000, 1000, 1000, "sm_90", 132, aligned=False)["member"] == \
+        h.choose_member(1000, 1000, 1000, 132, aligned=False)
+    plain, unaligned = (h.choose_kernel(1000, 1000, 1000, "sm_90", 132, aligned=a) for a in (None, False))
+    assert plain == h.choose_kernel(1000, 1000, 1000, "sm_90", 132, aligned=True) and plain != unaligned
+    ta = h.choose_kernel(3001, 1000, 1000, "sm_90", 132, trans_a=True)  # A^T's rows are 3001 floats long
+    assert ta == h.choose_kernel(3001, 1000, 1000, "sm_90", 132, trans_a=True, aligned=False)
+    assert ta != h.choose_kernel(3001, 1000, 1000, "sm_90", 132, trans_a=True, aligned=True)
+    q = (1024, 192, 512)  # a fused member packed; transposed, the unfused choice of each class
+    assert h.choose_member(*q, 132).startswith("fused-")
+    cuts = [h.choose_kernel(*q, "sm_90", 132, trans_a=True, aligned=a) for a in (True, False)]
+    assert cuts[0] != cuts[1] and all(backend != h.FUSED for _, backend in cuts)
+    assert h._choose_unfused(1000, 1000, 1000, 132, True) != h._choose_unfused(1000, 1000, 1000, 132, False)
 
 
 def test_model_time_is_at_least_the_k_tile_chain():

@@ -436,6 +436,33 @@ def test_the_staged_epilogue_follows_cs_leading_dimension_not_n(monkeypatch):
         ragged.replace(c_staged=False)
 
 
+def test_the_choice_takes_the_rows_class_from_the_leading_dimensions(monkeypatch):
+    """choose_sgemm_kernel picks the member for the operands' rows' class (heuristic.rows_aligned of lda, ldb and
+    ldc): 1000^3 takes another member when C's rows are 1001 floats apart or A's 1001, and a ragged shape another
+    when its rows are padded (session 29)."""
+    from types import SimpleNamespace
+    from regtile.codegen import heuristic
+    from regtile.runtime import choice, driver
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
+    monkeypatch.setattr(choice, "_tuned", lambda device_name: {})
+
+    def tile(cfg):
+        return cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn
+    packed = heuristic.member_config(heuristic.choose_member(1000, 1000, 1000, 132), 1000, 1000, 1000, 132)[0]
+    other = heuristic.member_config(heuristic.choose_member(1000, 1000, 1000, 132, aligned=False), 1000, 1000, 1000,
+                                    132)[0]
+    assert tile(packed) != tile(other)
+    assert tile(choice.choose_sgemm_kernel(1000, 1000, 1000, "sm_90")[0]) == tile(packed)
+    assert tile(choice.choose_sgemm_kernel(1000, 1000, 1000, "sm_90", ldc=1001)[0]) == tile(other)
+    assert tile(choice.choose_sgemm_kernel(1000, 1000, 1000, "sm_90", lda=1001)[0]) == tile(other)
+    q = (500, 501, 1001)  # packed rows unaligned (N and K odd)
+    ragged, padded = (heuristic.member_config(heuristic.choose_member(*q, 132, aligned=a), *q, 132)[0]
+                      for a in (None, True))
+    assert tile(ragged) != tile(padded)
+    assert tile(choice.choose_sgemm_kernel(*q, "sm_90")[0]) == tile(ragged)
+    assert tile(choice.choose_sgemm_kernel(*q, "sm_90", lda=1004, ldb=504, ldc=504)[0]) == tile(padded)
+
+
 def test_run_reports_the_config_the_plan_runs(monkeypatch, capsys):
     """`regtile run` reports the config regtile.sgemm's plan runs (generated for the operands, perhaps its register
     cap lifted: here a stand-in, the chooser's config for 3332 columns, not its own for 3333) and that kernel's
