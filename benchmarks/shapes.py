@@ -244,7 +244,7 @@ def ragged_grid(base=FIT_RAGGED_BASE, flop=(0, FIT_RAGGED_FLOP)):
 def aligned_partners(rows):
     """{"m", "n", "k", "group": "pair-aligned"} for each ragged grid row: its aligned point before the moves
     (M + 1, N & ~3, K & ~3), each once.  Timed on the same device as the ragged rows, the pairs give each member's
-    time on unaligned rows over its time on aligned ones (heuristic.model_time's unaligned factor, session 29); not
+    time on unaligned rows over its time on aligned ones (lab/experiments/unaligned_factors.py, session 29); not
     table entries."""
     out = {}
     for r in rows:

@@ -20,7 +20,7 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
      the suite's rows of the same runs (the table's "model_tflops"; not the grids'), or its operand traffic at copy
      bandwidth,
      plus a fixed cost per launch (the fused split-K members: their own, fitted with the table;
-     FITTED_FIXED_COST) and stream-K's serial fix-up where tiles are fewer than SMs.
+     heuristic_fit.FITTED_FIXED_COST) and stream-K's serial fix-up where tiles are fewer than SMs.
 - sm_80/86/89: today's kernel (the zorder preset through CUDA C): nothing else is measured
   there.
 
@@ -228,7 +228,7 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
     FFMAs scaled by the share of SMs the tiles keep busy (stream-K: K ranges of >= 8 k-tiles
     over the SMs; split-K: tiles x split; one pass: the average wave), operand traffic (A once
     per column of tiles, B once per row, L2 taken to halve it), and the launches.  (The fused split-K members'
-    blocks count in whole waves, as the one-pass members' tiles: FITTED_FIXED_COST.)"""
+    blocks count in whole waves, as the one-pass members' tiles: heuristic_fit.FITTED_FIXED_COST.)"""
     mem, c, tiles, kt, s = _decomposition(name, m, n, k, sm_count)
     flops = 2.0 * _ceil(m, c.bm) * c.bm * _ceil(n, c.bn) * c.bn * k
     launches = 1
@@ -236,7 +236,7 @@ def model_parts(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[float
         busy = _streamk_ranges(tiles, kt, sm_count)
         launches = 2 if tiles % sm_count else 1
     elif _split_member(name, mem):
-        # fused: whole waves of blocks (FITTED_FIXED_COST); split-K's two launches as fitted since round 3
+        # fused: whole waves of blocks (heuristic_fit.FITTED_FIXED_COST); split-K's two launches as fitted since round 3
         busy = tiles * s / _ceil(tiles * s, sm_count) if mem.backend == FUSED else min(sm_count, tiles * s)
         launches = 2 if s > 1 and mem.backend != FUSED else 1
     else:
@@ -293,7 +293,7 @@ def model_time(name: str, m: int, n: int, k: int, sm_count: int, fixup: bool = T
     of model_parts at the member's throughput fitted on the sweep (the table's "model_tflops";
     a default by tile area where it has none), or its traffic at the copy bandwidth, whichever
     is longer, plus a fixed cost a launch: LAUNCH_US, or the member's own where the table fitted
-    one ("model_fixed_us": the fused split-K members, FITTED_FIXED_COST); at least its chain of k-tiles at
+    one ("model_fixed_us": the fused split-K members, heuristic_fit.FITTED_FIXED_COST); at least its chain of k-tiles at
     KTILE_FLOOR_US each and a launch.  fixup=False: without stream-K's fix-up (table_choice's transfer)."""
     flops, traffic, launches = model_parts(name, m, n, k, sm_count)
     c = get_member(name).config
@@ -302,72 +302,6 @@ def model_time(name: str, m: int, n: int, k: int, sm_count: int, fixup: bool = T
     modelled = (max(flops / (tflops * 1e6), traffic / (COPY_TBPS * 1e6)) + fixed * launches
                 + (fixup_us(name, m, n, k, sm_count) if fixup else 0.0))
     return max(modelled, ktile_chain(name, m, n, k, sm_count) * KTILE_FLOOR_US + LAUNCH_US)
-
-
-def timed_members(row: dict) -> Dict[str, float]:
-    """{member: us} of a candidates run's row: the members that ran correct and were timed, and
-    are still in the family (the table and the model are fitted on exactly these)."""
-    return {name: v["us"] for name, v in row.get("kernels", {}).items()
-            if v.get("ok") and "us" in v and name in FAMILY}
-
-
-def _model_samples(rows: Sequence[dict], sm_count: int) -> Dict[str, List[Tuple[float, float, int, float, float]]]:
-    """Per member, (model_parts' FLOPs, traffic, launches, stream-K fix-up us, measured us) over the rows."""
-    samples: Dict[str, List[Tuple[float, float, int, float, float]]] = {}
-    for r in rows:
-        for name, us in timed_members(r).items():
-            flops, traffic, launches = model_parts(name, r["m"], r["n"], r["k"], sm_count)
-            samples.setdefault(name, []).append((flops, traffic, launches,
-                                                 fixup_us(name, r["m"], r["n"], r["k"], sm_count), us))
-    return samples
-
-
-# Members whose fixed cost a launch is fitted with their throughput (fit_model) instead of LAUNCH_US: the fused
-# split-K members, whose last blocks sum the splits in turn behind a semaphore.  With LAUNCH_US their median
-# throughput came out low (17-27 TFLOP/s) and the model took them for cheap on small shapes (49x512x4608:
-# fused-64x64 modelled 14.7 us, ran 23.0) and dear on big ones (4096x32x11008: fused-128x32-f1 modelled 132.1,
-# ran 92.6).  Their blocks also count in whole waves (model_parts), as the one-pass members' do: a fixed cost
-# made fused-128x32-f1 the pick for 18944x20x3584, whose 148 tiles take two turns of the busiest SMs (218.0 us
-# against tall-64x32's 164.6).  Measured offline (session 15, the held-out candidates runs: every member timed;
-# the picks' time over the fastest member's, geometric mean, lab/experiments/model_fit_eval.py): held-out 1+2
-# 2.4% -> 1.6%, held-out 3 3.3% (the same), held-out 4 12.5% -> 10.3%, the suite left out a shape at a time 6.5% ->
-# 2.9%; the suite's own picks unchanged.  A fixed cost for every member did worse on held-out 3 (4.5%).
-FITTED_FIXED_COST = (FUSED,)
-FIXED_US_GRID = tuple(x * 0.5 for x in range(0, 41))     # 0 .. 20 us
-TFLOPS_GRID = tuple(4.0 + x * 0.5 for x in range(0, 121))  # 4 .. 64 TFLOP/s
-
-
-def _fit_fixed_and_tflops(samples) -> Tuple[float, float]:
-    """(fixed us a launch, TFLOP/s) on FIXED_US_GRID x TFLOPS_GRID with the least summed |log(model / measured)|
-    (the first such pair in grid order)."""
-    floor = [traffic / (COPY_TBPS * 1e6) for _, traffic, _, _, _ in samples]
-    best, best_err = (LAUNCH_US, _TILE_TFLOPS[-1][1]), float("inf")
-    for c0 in FIXED_US_GRID:
-        for tf in TFLOPS_GRID:
-            err = 0.0
-            for (flops, _, launches, fix, us), mem in zip(samples, floor):
-                err += abs(math.log((max(flops / (tf * 1e6), mem) + c0 * launches + fix) / us))
-                if err >= best_err:
-                    break
-            if err < best_err:
-                best, best_err = (c0, tf), err
-    return best
-
-
-def fit_model(rows: Sequence[dict], sm_count: int = 132) -> Tuple[Dict[str, float], Dict[str, float]]:
-    """({member: TFLOP/s}, {member: fixed us a launch}) on a candidates run's rows ({"m", "n", "k", "kernels":
-    {member: {"us", ...}}}): per member the median over the shapes of model_parts' FLOPs over the measured time
-    less LAUNCH_US a launch and stream-K's fix-up; for the FITTED_FIXED_COST backends' members the fixed cost
-    and the throughput fitted together (_fit_fixed_and_tflops).  What model_time uses."""
-    tflops, fixed = {}, {}
-    for name, samples in sorted(_model_samples(rows, sm_count).items()):
-        if get_member(name).backend in FITTED_FIXED_COST:
-            fixed[name], tflops[name] = _fit_fixed_and_tflops(samples)
-            continue
-        xs = sorted(f / max(us - LAUNCH_US * launches - fix, 0.3 * us) / 1e6 for f, _, launches, fix, us in samples)
-        mid = len(xs) // 2
-        tflops[name] = round(xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2, 2)
-    return tflops, fixed
 
 
 # ---- the table --------------------------------------------------------------------------
@@ -381,12 +315,12 @@ def _table_data(path: str = TABLE_PATH) -> dict:
 
 
 def model_tflops() -> Dict[str, float]:
-    """The model's per-member throughput fitted with the table (fit_model)."""
+    """The model's per-member throughput fitted with the table (heuristic_fit.fit_model)."""
     return _table_data(TABLE_PATH).get("model_tflops", {})
 
 
 def model_fixed_us() -> Dict[str, float]:
-    """The fixed cost a launch of the members fit_model fitted one for (FITTED_FIXED_COST)."""
+    """The fixed cost a launch of the members heuristic_fit.fit_model fitted one for (FITTED_FIXED_COST)."""
     return _table_data(TABLE_PATH).get("model_fixed_us", {})
 
 
@@ -414,10 +348,15 @@ def rows_aligned(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = 
     the fastest member (geometric mean over its 268 shapes, H200), so table_choice looks at the query's class
     first.  The pointers are not read: a view whose first element is not 16-byte aligned counts as aligned here
     (its kernel tests the pointers at run time and takes the unaligned paths)."""
-    lda = (m if trans_a else k) if lda is None else lda
-    ldb = (k if trans_b else n) if ldb is None else ldb
-    ldc = n if ldc is None else ldc
-    return lda % 4 == 0 and ldb % 4 == 0 and ldc % 4 == 0
+    return all(ld % 4 == 0 for ld in leading_dims(m, n, k, trans_a, trans_b, lda, ldb, ldc))
+
+
+def leading_dims(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = False, lda: Optional[int] = None,
+                 ldb: Optional[int] = None, ldc: Optional[int] = None) -> Tuple[int, int, int]:
+    """(lda, ldb, ldc): each one given, else the packed operand's in these layouts (K, or M for A^T; N, or K for
+    B^T; N)."""
+    return ((m if trans_a else k) if lda is None else lda, (k if trans_b else n) if ldb is None else ldb,
+            n if ldc is None else ldc)
 
 
 def _log2_of(e: dict) -> Tuple[float, float, float]:
@@ -425,25 +364,24 @@ def _log2_of(e: dict) -> Tuple[float, float, float]:
 
 
 def _class_of(e: dict) -> bool:
-    return e.get("aligned", rows_aligned(e["m"], e["n"], e["k"]))
+    aligned = e.get("aligned")  # load_table's entries carry it; a table built by hand (tests) may not
+    return rows_aligned(e["m"], e["n"], e["k"]) if aligned is None else aligned
 
 
 def _near(m: int, n: int, k: int, table: Sequence[dict], aligned: Optional[bool]) -> List[Tuple[float, dict]]:
     """The NEIGHBOURS nearest entries of `table` within MAX_DISTANCE of M x N x K, nearest first; an entry of the
     other rows' class than `aligned` (None: no class) CLASS_DISTANCE further."""
     qm, qn, qk = math.log2(m), math.log2(n), math.log2(k)
+    other = CLASS_DISTANCE if aligned is False or ALIGNED_SEES_UNALIGNED else math.inf  # the other class's extra
     # only shapes within MAX_DISTANCE count: the per-axis test skips most of the table cheaply
     near = []
     for i, e in enumerate(table):
-        extra = 0.0
-        if aligned is not None and _class_of(e) != aligned:
-            extra = CLASS_DISTANCE if not aligned or ALIGNED_SEES_UNALIGNED else math.inf
-            if extra > MAX_DISTANCE:
-                continue
         em, en, ek = _log2_of(e)
-        dm = abs(qm - em) + extra
+        dm = abs(qm - em)
         if dm > MAX_DISTANCE:
             continue
+        if aligned is not None and _class_of(e) != aligned:
+            dm += other
         d = dm + abs(qn - en) + abs(qk - ek)
         if d <= MAX_DISTANCE:
             near.append((d, i))

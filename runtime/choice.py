@@ -69,10 +69,9 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K, ldc = N) and C's columns
     (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c) and the fused
     kernel's lean copies (for_lean_copies: off where no block can run them)."""
-    from ..codegen.heuristic import rows_aligned, with_layout
+    from ..codegen.heuristic import leading_dims, rows_aligned, with_layout
     from ..codegen.operand_forms import for_operands
-    lda = (m if trans_a else k) if lda is None else lda
-    ldb = (k if trans_b else n) if ldb is None else ldb
+    lda, ldb, ldc = leading_dims(m, n, k, trans_a, trans_b, lda, ldb, ldc)
     hit = tuned_entry(m, n, k) if batch <= 1 else None
     if hit is not None:
         cfg, backend = with_layout(hit[1], trans_a, trans_b), hit[2]

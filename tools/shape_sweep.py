@@ -345,7 +345,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     slower over those shapes), so only a clear gain moves an entry.  Not where the kept member is
     slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
     wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS)."""
-    from ..codegen.heuristic import fit_model, timed_members
+    from ..codegen.heuristic_fit import fit_model, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
     for r in raw["rows"]:
@@ -370,7 +370,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
                      "the model's per-member throughput fitted on the suite's rows of the same runs, model_fixed_us: "
-                     "the fixed cost a launch of the members fitted with one (heuristic.fit_model)",
+                     "the fixed cost a launch of the members fitted with one (heuristic_fit.fit_model)",
             "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
             **({"sticky": sticky} if sticky else {}),
             "model_tflops": tflops, "model_fixed_us": fixed, "entries": entries}

@@ -17,6 +17,7 @@ from lab.experiments.model_fit_eval import leave_one_out
 
 def run(argv):
     from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     from regtile.tools.shape_sweep import merge_runs
     lats = [float(x) for x in (take_option(argv, "lat") or "0,0.1,0.15,0.2,0.3,0.4,0.5").split(",")]
     rows = merge_runs([_load("docs/data/" + s) for s in h._table_data()["source"].split(", ")])["rows"]
@@ -26,7 +27,7 @@ def run(argv):
         h.KTILE_FLOOR_US = lat  # model_time's floor: heuristic.ktile_chain x this + a launch
         try:
             errs = [abs(math.log(h.model_time(name, r["m"], r["n"], r["k"], 132) / us))
-                    for r in rows for name, us in h.timed_members(r).items()]
+                    for r in rows for name, us in hf.timed_members(r).items()]
             parts = []
             for label, srows in sets.items():
                 geo, at, n, x = judged(h, srows)

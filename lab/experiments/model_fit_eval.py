@@ -69,9 +69,10 @@ def member_occupancy():
 
 # ---- the forms: each a model_time (None: the committed one) ------------------------------------
 def fixed_every(rows, sm_count=132):
-    """model_time with a fixed cost and a throughput for every member (heuristic._fit_fixed_and_tflops)."""
+    """model_time with a fixed cost and a throughput for every member (heuristic_fit._fit_fixed_and_tflops)."""
     from regtile.codegen import heuristic as h
-    params = {name: h._fit_fixed_and_tflops(s) for name, s in h._model_samples(rows, sm_count).items()}
+    from regtile.codegen import heuristic_fit as hf
+    params = {name: hf._fit_fixed_and_tflops(s) for name, s in hf._model_samples(rows, sm_count).items()}
 
     def model_time(name, m, n, k, sm_count):
         c0, tflops = params[name]
@@ -121,10 +122,10 @@ def _occupancy_time(r, turns, kb, kflops, launches, traffic, fix, c0, tflops, la
 def occupancy(rows, sm_count=132):
     """model_time with (fixed us, TFLOP/s, a lone block's us a k-tile) fitted per member on a numpy grid."""
     import numpy as np
-    from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     samples = {}
     for r in rows:
-        for name, us in h.timed_members(r).items():
+        for name, us in hf.timed_members(r).items():
             samples.setdefault(name, []).append(occupancy_parts(name, r["m"], r["n"], r["k"], sm_count) + (us,))
     grid = (np.array(FIXED_US, dtype=np.float32)[:, None, None, None],
             np.array(TFLOPS, dtype=np.float32)[None, :, None, None],

@@ -25,10 +25,10 @@ DEFAULT = ["docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-hel
 def family_rows(rows):
     """(row, {member: us}) of the candidates rows that the family runs (regtile.sgemm routes m or n == 1 and
     the few-vector shapes elsewhere: tools/shape_sweep.gemv_routed) with a member timed."""
-    from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     from regtile.tools.shape_sweep import gemv_routed
     for r in rows:
-        timed = h.timed_members(r)
+        timed = hf.timed_members(r)
         if timed and not gemv_routed(r["m"], r["n"], r["k"]):
             yield r, timed
 

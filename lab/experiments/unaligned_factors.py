@@ -26,13 +26,14 @@ PAIRS = D + "shape-candidates-session29-pair-aligned_88eef27.json"
 def factors(ragged, partners, sm_count=132):
     """{member: {band: [log ratio, ...]}} over the pairs (band "all" and by GFLOP)."""
     from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     by_key = {(r["m"], r["n"], r["k"]): r for r in partners}
     out = {}
     for r in ragged:
         a = by_key.get((r["m"] + 1, r["n"] & ~3, r["k"] & ~3))
         if a is None:
             continue
-        tr, ta = h.timed_members(r), h.timed_members(a)
+        tr, ta = hf.timed_members(r), hf.timed_members(a)
         flop = 2.0 * r["m"] * r["n"] * r["k"]
         band = "<1G" if flop < 1e9 else ("<8.6G" if flop < 8.6e9 else ">8.6G")
         for name in tr.keys() & ta.keys():

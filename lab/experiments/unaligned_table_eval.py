@@ -28,10 +28,10 @@ DISTANCES = (1.0, 1.1, 1.25, 1.5, 2.0)
 
 
 def _entries(rows):
-    from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     out = []
     for r in rows:
-        t = h.timed_members(r)
+        t = hf.timed_members(r)
         best = min(t.values())
         out.append({"m": r["m"], "n": r["n"], "k": r["k"], "rel": {nm: us / best for nm, us in t.items()},
                     "best": min(t, key=t.get), "log2": (math.log2(r["m"]), math.log2(r["n"]), math.log2(r["k"]))})
@@ -44,6 +44,7 @@ def _geo(xs):
 
 def evaluate(queries, unaligned_entries, leave_out):
     from regtile.codegen import heuristic as h
+    from regtile.codegen import heuristic_fit as hf
     committed = h.load_table()
     suite_unaligned = [e for e in committed if e["n"] % 4 or e["k"] % 4]
     lines = []
@@ -51,7 +52,7 @@ def evaluate(queries, unaligned_entries, leave_out):
         over, changed, found = [], 0, 0
         for r in queries:
             m, n, k = r["m"], r["n"], r["k"]
-            t = h.timed_members(r)
+            t = hf.timed_members(r)
             names = [x for x in h.candidate_names(m, n, k, 132) if x in t]
             now = h.table_choice(m, n, k, names, transfer_sms=132) or h.model_choice(names, m, n, k, 132)
             pick = None

@@ -72,7 +72,8 @@ def test_the_committed_table_is_what_fit_gives_from_its_sources():
 def test_the_fused_members_fixed_cost_is_fitted_with_their_throughput():
     """Made-up times of 10 us a launch and 30 TFLOP/s on four shapes: fit_model finds both for a fused member;
     the others keep LAUNCH_US and a median throughput."""
-    from regtile.codegen.heuristic import LAUNCH_US, fit_model, model_parts
+    from regtile.codegen.heuristic import LAUNCH_US, model_parts
+    from regtile.codegen.heuristic_fit import fit_model
     shapes = [(64, 512, 4096), (256, 256, 8192), (1024, 128, 2048), (2048, 2048, 1024)]
     rows = []
     for m, n, k in shapes:
