@@ -20,10 +20,13 @@ def _module():
 
 
 SHAPES = _module()
-GRID_FILES = {f"shapes-fit-{name}.json": name for name in list(SHAPES.FIT_GRIDS) + ["ragged", "ragged-mid", "ragged-big"]}
+GRID_FILES = {f"shapes-fit-{name}.json": name
+              for name in list(SHAPES.FIT_GRIDS) + ["ragged", "ragged-mid", "ragged-big", "aligned"]}
 
 
 def _grid_rows(name):
+    if name == "aligned":
+        return SHAPES.aligned_grid()
     if name == "ragged-big":
         return SHAPES.ragged_big_grid()
     if name.startswith("ragged"):
@@ -75,3 +78,17 @@ def test_the_aligned_partners_are_the_ragged_points_before_their_moves():
     assert all(m % 4 == 0 and n % 4 == 0 and k % 4 == 0 for m, n, k in pairs)
     for name in HELD_OUT:
         assert not pairs & _shapes(name), name
+
+
+def test_the_aligned_grid_is_the_partners_apart_from_the_suite_and_the_held_out_sets():
+    """benchmarks/shapes-fit-aligned.json (session 30): the aligned partners at least 0.5 (log2, L1) from every suite
+    and held-out shape, so that both judge the table out of sample; group "fit-aligned", a fitting grid's (its rows stay
+    out of the model's fit: tools/shape_sweep.fitting_row)."""
+    from regtile.tools.shape_sweep import fitting_row
+    rows = SHAPES.aligned_grid()
+    grid = {(r["m"], r["n"], r["k"]) for r in rows}
+    assert len(grid) == len(rows) >= 400 and grid < _shapes("shapes-pair-aligned.json")
+    assert all(fitting_row(r) for r in rows)
+    for name in ["shapes.json"] + HELD_OUT:
+        others = sorted(_shapes(name))
+        assert min(SHAPES._log2_distance(s, others) for s in grid) >= 0.5, name

@@ -1,0 +1,70 @@
+"""Offline (no GPU): the decision table with an aligned fitting grid added (session 30: the aligned partners of
+session 29's ragged grids, benchmarks/shapes-fit-aligned.json, timed with every member on the H200 at 88eef27),
+judged as ragged_table_eval judges the ragged grids: the picks' time over the fastest member's (geometric mean
+through the whole choice: table, else model), their speed over cuBLAS and how many are at >= cuBLAS, on
+  - the grid, each shape left out of the table in turn (the other shapes stay: out of sample for that shape);
+  - candidates runs never fitted (paths given: the held-out sets timed with every member);
+  - the suite, each shape left out in turn (model_fit_eval.leave_one_out).
+
+  python3 -m lab.experiments.aligned_grid_eval GRID.json [HELD_OUT.json ...]
+
+Variants: the committed table, and the table refitted as `shape_sweep --fit` refits it (the table's sources, GRID
+last, sticky 0.03; a grid shape the table already holds is left to the table's own run: tools/shape_sweep's
+merge would otherwise replace a suite shape's row and take it out of the model's fit)."""
+import json
+import math
+import os
+
+from lab.experiments import program
+from lab.experiments.ragged_table_eval import judged
+from lab.experiments.model_fit_eval import leave_one_out
+
+
+def _load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def refitted(grid_path):
+    """The table's entries refitted with the grid's rows (tools/shape_sweep.fit_table over the table's sources)."""
+    from regtile.codegen import heuristic as h
+    from regtile.tools.shape_sweep import fit_table, merge_runs
+    data = h._table_data(h.TABLE_PATH)
+    sources = [_load(os.path.join("docs/data", s.strip())) for s in data["source"].split(",")]
+    held = {(e["m"], e["n"], e["k"]) for e in data["entries"]}
+    grid = _load(grid_path)
+    grid = dict(grid, rows=[r for r in grid["rows"] if (r["m"], r["n"], r["k"]) not in held])
+    table = fit_table(merge_runs(sources + [grid]), previous=data["entries"], sticky=data.get("sticky", 0.03))
+    assert table["model_tflops"] == data["model_tflops"], "the grid moved the model: its rows are not fitting rows"
+    return tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
+                      aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in table["entries"] if e.get("rel")), grid
+
+
+def run(argv):
+    from regtile.codegen import heuristic as h
+    committed = h.load_table()
+    with_grid, grid = refitted(argv[0])
+    held = [(p, _load(p)["rows"]) for p in argv[1:]]
+    saved_load = h.load_table
+    for label, table in (("committed", committed), ("+ grid", with_grid)):
+        h.load_table = lambda path=None, t=table: t
+        try:
+            parts = []
+            g, x, at, cnt, worst = judged(h, grid["rows"], table, loo=True)
+            parts.append(f"grid left out {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt} >= 1.0; worst {'; '.join(worst)})")
+            h.load_table = lambda path=None, t=table: t
+            for path, rows in held:
+                g, x, at, cnt, worst = judged(h, rows)
+                parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
+            loo, by_model = leave_one_out(None)
+            parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
+            print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
+        finally:
+            h.load_table = saved_load
+
+
+main = program(run, "GRID.json [HELD_OUT.json ...]")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
