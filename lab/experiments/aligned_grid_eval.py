@@ -8,9 +8,10 @@ through the whole choice: table, else model), their speed over cuBLAS and how ma
 
   python3 -m lab.experiments.aligned_grid_eval GRID.json [HELD_OUT.json ...]
 
-Variants: the committed table, and the table refitted as `shape_sweep --fit` refits it (the table's sources, GRID
-last, sticky 0.03; a grid shape the table already holds is left to the table's own run: tools/shape_sweep's
-merge would otherwise replace a suite shape's row and take it out of the model's fit)."""
+Variants: the committed table without the grid's shapes, and the table refitted as `shape_sweep --fit` refits it (the
+table's sources, GRID last unless the table already lists it, sticky 0.03; a grid shape the table already holds is left
+to the table's own run: tools/shape_sweep's merge would otherwise replace a suite shape's row and take it out of the
+model's fit)."""
 import json
 import math
 import os
@@ -30,9 +31,10 @@ def refitted(grid_path):
     from regtile.codegen import heuristic as h
     from regtile.tools.shape_sweep import fit_table, merge_runs
     data = h._table_data(h.TABLE_PATH)
-    sources = [_load(os.path.join("docs/data", s.strip())) for s in data["source"].split(",")]
-    held = {(e["m"], e["n"], e["k"]) for e in data["entries"]}
+    names = [s.strip() for s in data["source"].split(",") if s.strip() != os.path.basename(grid_path)]
+    sources = [_load(os.path.join("docs/data", s)) for s in names]
     grid = _load(grid_path)
+    held = {(r["m"], r["n"], r["k"]) for src in sources for r in src["rows"]}  # shapes the other runs time
     grid = dict(grid, rows=[r for r in grid["rows"] if (r["m"], r["n"], r["k"]) not in held])
     table = fit_table(merge_runs(sources + [grid]), previous=data["entries"], sticky=data.get("sticky", 0.03))
     assert table["model_tflops"] == data["model_tflops"], "the grid moved the model: its rows are not fitting rows"
@@ -42,11 +44,12 @@ def refitted(grid_path):
 
 def run(argv):
     from regtile.codegen import heuristic as h
-    committed = h.load_table()
     with_grid, grid = refitted(argv[0])
+    in_grid = {(r["m"], r["n"], r["k"]) for r in grid["rows"]}
+    committed = tuple(e for e in h.load_table() if (e["m"], e["n"], e["k"]) not in in_grid)
     held = [(p, _load(p)["rows"]) for p in argv[1:]]
     saved_load = h.load_table
-    for label, table in (("committed", committed), ("+ grid", with_grid)):
+    for label, table in (("without the grid", committed), ("+ grid", with_grid)):
         h.load_table = lambda path=None, t=table: t
         try:
             parts = []
