@@ -268,21 +268,23 @@ def aligned_grid():
             and _log2_distance((r["m"], r["n"], r["k"]), held) >= 0.5]
 
 
-# The skinny grid (session 30): M or N of 20-48 (the family's thin members: the few-vector and GEMV routes take 1-16)
-# against a big side of 1024-32768 and K of 1024-16384, both at half doublings (2^j and 3 x 2^(j-1)), on a checkerboard
-# of the two (every other point, as projections() rotates), both orientations; aligned (multiples of 4), at least 0.5
-# (log2, L1) from every suite, held-out and earlier grid shape.  Until it, decode-like shapes with 17-48 tokens and a
-# long K had no table shape within heuristic.MAX_DISTANCE and fell to the model (H200, every member timed, session 30:
-# 13824x24x5120, 18944x20x3584, 10240x28x2560 on tall-64x32-k32 at 1.10-1.14x skinny-n32's time).
+# The skinny probe (session 30; timed, not a table source): M or N of 20-48 (the family's thin members: the few-vector
+# and GEMV routes take 1-16) against a big side of 1024-32768 and K of 1024-16384, both at half doublings (2^j and
+# 3 x 2^(j-1)), on a checkerboard of the two (every other point, as projections() rotates), both orientations; aligned
+# (multiples of 4), at least 0.5 (log2, L1) from every suite, held-out and fitting grid shape.  Decode-like shapes with
+# 17-48 tokens and a long K have no table shape within heuristic.MAX_DISTANCE and fall to the model.  Timed on the H200
+# (docs/data/shape-candidates-session30-skinny-probe_d12f53e.json) and judged offline, its entries made the table's
+# picks worse (docs/shapes.md, session 30: neighbours across a thin tile's bound, and the H100 and H200 disagreeing on
+# the fastest member of skinny-n shapes), so it is not in the table.
 FIT_SKINNY_THIN = (20, 24, 32, 40, 48)
 FIT_SKINNY_BIG = (1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768)
 FIT_SKINNY_K = (1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
 
 
 def skinny_grid():
-    """The skinny grid's rows {"m", "n", "k", "group": "fit-skinny"}: thin x big x K (skinny m) and big x thin x K
-    (skinny n), apart from the suite, the held-out sets and the grids before it (FIT_GRIDS, the ragged and aligned
-    grids)."""
+    """The skinny probe's rows {"m", "n", "k", "group": "fit-skinny"} (the group it was timed under): thin x big x K
+    (skinny m) and big x thin x K (skinny n), apart from the suite, the held-out sets and the fitting grids
+    (FIT_GRIDS, the ragged and aligned grids)."""
     inside = [(r["m"], r["n"], r["k"]) for r in suite()]
     inside += [(r["m"], r["n"], r["k"]) for rows in fit_grids().values() for r in rows]
     inside += [(r["m"], r["n"], r["k"]) for r in ragged_grid() + ragged_grid(FIT_RAGGED_MID_BASE) + ragged_big_grid()
@@ -401,4 +403,4 @@ if __name__ == "__main__":
     _write("shapes-fit-ragged-big.json", ragged_big_grid())
     _write("shapes-pair-aligned.json", aligned_partners(ragged_grid() + ragged_big_grid()))
     _write("shapes-fit-aligned.json", aligned_grid())
-    _write("shapes-fit-skinny.json", skinny_grid())
+    _write("shapes-skinny-probe.json", skinny_grid())
