@@ -4,6 +4,10 @@ heuristic's decision table (codegen/heuristic.py).
     python3 -m regtile.tools.shape_sweep                 (GPU) what regtile.sgemm launches for
         every suite shape against cuBLAS (torch.mm, TF32 off), interleaved in one run;
         writes docs/data/shape-sweep.json and prints the summary table (--md FILE writes it)
+    python3 -m regtile.tools.shape_sweep --layout NT     (GPU) the same in another layout against
+        cuBLAS's (torch.mm of the transposed views: op(A) = A^T stored K x M, op(B) = B^T stored
+        N x K; nn.Linear's y = x W^T is NT, a weight gradient dW = dY^T X is TN); writes
+        docs/data/shape-sweep-NT.json
     python3 -m regtile.tools.shape_sweep --candidates --json RAW.json
                                                          (GPU) every candidate member of the
         family per shape (heuristic.candidate_names), cuBLAS in the same rounds
@@ -48,6 +52,7 @@ DISTURBED_SPREAD = 1.10  # slowest over fastest round of a side above which the 
 SKINNY_MIN_BYTES = 32e6  # the skinny target counts shapes that move at least this much (A, B and C once)
 COPY_TARGET = 0.85  # issue 20: skinny shapes at >= 85% of the device's copy bandwidth
 COPY_BYTES = 1 << 30
+LAYOUTS = ("NN", "NT", "TN", "TT")  # op(A) op(B); T: the operand stored transposed (A^T row-major K x M, B^T N x K)
 GEMV_NOTE = ("m or n == 1, or m or n in 2..16 where measured faster: regtile.sgemm runs it as a GEMV "
              "(runtime/gemv.gemv_route, runtime/fewvec.fewvec_route)")
 
@@ -77,24 +82,36 @@ def config_key(cfg, backend) -> tuple:
 
 # ---- one shape's operands and its timing ----------------------------------------------------
 class ShapeBench:
-    """Rotating sets of random A, B and a C each, as torch tensors on the GPU."""
+    """Rotating sets of random A, B and a C each, as torch tensors on the GPU; `layout` (LAYOUTS) stores A as K x M
+    where op(A) = A^T and B as N x K where op(B) = B^T, packed (lda, ldb)."""
 
-    def __init__(self, torch, m: int, n: int, k: int, seed: int = 0):
+    def __init__(self, torch, m: int, n: int, k: int, seed: int = 0, layout: str = "NN"):
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout {layout!r}: one of {', '.join(LAYOUTS)}")
         self.torch, self.m, self.n, self.k = torch, m, n, k
+        self.trans_a, self.trans_b = layout[0] == "T", layout[1] == "T"
+        self.lda, self.ldb = (m if self.trans_a else k), (k if self.trans_b else n)
         from ..runtime.bench import rotation_sets
         # 50 MB of L2 on the H100, 60 MB on the H200
         self.sets = rotation_sets(traffic_bytes(m, n, k), torch.cuda.get_device_properties(0).L2_cache_size)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
-        self.a = [torch.randn(m, k, device="cuda", generator=g) for _ in range(self.sets)]
-        self.b = [torch.randn(k, n, device="cuda", generator=g) for _ in range(self.sets)]
+        self.a = [torch.randn(*((k, m) if self.trans_a else (m, k)), device="cuda", generator=g) for _ in range(self.sets)]
+        self.b = [torch.randn(*((n, k) if self.trans_b else (k, n)), device="cuda", generator=g) for _ in range(self.sets)]
         self.c = [torch.empty(m, n, device="cuda") for _ in range(self.sets)]
         self._ref = None
         self._ws = []  # every workspace handed out (regtile), alive until close
 
+    def op_a(self, i: int):
+        """op(A) of set i: M x K (a transposed view where A is stored K x M)."""
+        return self.a[i].t() if self.trans_a else self.a[i]
+
+    def op_b(self, i: int):
+        return self.b[i].t() if self.trans_b else self.b[i]
+
     def reference(self):
         if self._ref is None:
-            self._ref = self.a[0].double() @ self.b[0].double()
+            self._ref = self.op_a(0).double() @ self.op_b(0).double()
         return self._ref
 
     def check(self, fn: Callable[[int], None]) -> Tuple[bool, float, int]:
@@ -112,7 +129,10 @@ class ShapeBench:
         return (unwritten == 0 and err <= tolerance(self.k)), float(err), unwritten
 
     def cublas(self) -> Callable[[int], None]:
-        a, b, c, mm = self.a, self.b, self.c, self.torch.mm
+        """torch.mm (cuBLAS) of the sets' op(A) and op(B): a transposed view goes to cuBLAS as its op, no copy."""
+        a = [self.op_a(i) for i in range(self.sets)]
+        b = [self.op_b(i) for i in range(self.sets)]
+        c, mm = self.c, self.torch.mm
         return lambda i: mm(a[i], b[i], out=c[i])
 
     def regtile(self, kernel, c=None, ldc: int = 0) -> Callable[[int], None]:
@@ -120,6 +140,7 @@ class ShapeBench:
         default stream, alpha 1, beta 0; into the sets' C, or `c` (a tensor a set) of leading
         dimension `ldc`."""
         from ..runtime.sgemm_launch import SgemmLaunch, workspace_bytes
+        assert not (self.trans_a or self.trans_b), "regtile(kernel) launches row-major A and B (layout NN)"
         m, n, k = self.m, self.n, self.k
         nbytes = workspace_bytes(kernel, m, n, k)
         ws = 0
@@ -397,7 +418,7 @@ def gemv_routed(m: int, n: int, k: int) -> bool:
 
 
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
-                  workers: int = 16) -> List[dict]:
+                  workers: int = 16, layout: str = "NN") -> List[dict]:
     from ..runtime import driver
     from ..runtime.choice import choose_sgemm_kernel
     from ..runtime.plans import GemmPlan
@@ -405,7 +426,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
     torch = _setup_torch()
     dev = driver.device()
     # compile ahead, in parallel, the SGEMM kernels the plans below will load (GemmPlan's choice)
-    ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch) for s in suite
+    trans_a, trans_b = layout[0] == "T", layout[1] == "T"
+    ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch, trans_a, trans_b) for s in suite
              if not gemv_routed(s["m"], s["n"], s["k"])]
     errs = compile_all(ahead, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
@@ -417,8 +439,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
             _progress(f"time budget of {budget_s:.0f} s reached: {len(suite) - idx} shapes left out")
             break
         m, n, k = s["m"], s["n"], s["k"]
-        plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
-        bench = ShapeBench(torch, m, n, k, seed=idx)
+        bench = ShapeBench(torch, m, n, k, seed=idx, layout=layout)
+        plan = GemmPlan(m, n, k, trans_a, trans_b, bench.lda, bench.ldb, n, arch=dev.arch)
         try:
             fn = bench.library(plan)
             ok, err, _ = bench.check(fn)
@@ -436,6 +458,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
                "regtile_rounds": [round(t, 3) for t in times["regtile"]],
                "cublas_rounds": [round(t, 3) for t in times["cublas"]],
                "gbs": round(traffic_bytes(m, n, k) / r_us / 1e3, 1)}
+        if layout != "NN":
+            row["layout"] = layout
         if retimed:
             row["retimed"] = True
         if row["group"] == "skinny" and traffic_bytes(m, n, k) >= SKINNY_MIN_BYTES:
@@ -445,7 +469,7 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
             row["note"] = GEMV_NOTE
         rows.append(row)
         _dump(json_path, rows)
-        _progress(f"[{idx + 1}/{len(suite)}] {m}x{n}x{k}: regtile {r_us:.1f} us, cuBLAS {c_us:.1f} us, "
+        _progress(f"[{idx + 1}/{len(suite)}] {m}x{n}x{k}{'' if layout == 'NN' else ' ' + layout}: regtile {r_us:.1f} us, cuBLAS {c_us:.1f} us, "
                   f"x{c_us / r_us:.3f} {row['kernel']}{'' if ok else ' WRONG'}; {time.time() - t0:.0f} s")
     return rows
 
@@ -504,6 +528,9 @@ def main(argv=None) -> int:
     p.add_argument("--sticky", type=float, default=0.0, metavar="FRACTION",
                    help="--fit: a shape keeps the member the table had where it is within FRACTION of the "
                         "fastest in the runs (e.g. 0.03; default 0: the fastest)")
+    p.add_argument("--layout", default="NN", choices=LAYOUTS,
+                   help="the library sweep's layout, op(A) op(B) against cuBLAS's (default NN; T: the operand "
+                        "stored transposed; output docs/data/shape-sweep-LAYOUT.json unless --json)")
     p.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 3 candidates, 5 library)")
     p.add_argument("--budget-s", type=float, default=1e9, help="stop starting new shapes after this many seconds")
     p.add_argument("--only", default=None, help="comma-separated groups of the suite to run")
@@ -533,14 +560,18 @@ def main(argv=None) -> int:
     if args.candidates:
         if not args.json:
             p.error("--candidates needs --json RAW.json")
+        if args.layout != "NN":
+            p.error(f"--layout {args.layout}: --candidates times row-major A and B (NN), as the table is fitted")
         suite = sorted(suite, key=lambda s: s["m"] * s["n"] * s["k"])  # the cheap shapes first under a budget
         sweep_candidates(suite, args.json, rounds=args.rounds or 3, budget_s=args.budget_s)
         return 0
-    path = args.json or SWEEP_JSON
-    rows = sweep_library(suite, path, rounds=args.rounds or 5, budget_s=args.budget_s)
+    path = args.json or (SWEEP_JSON if args.layout == "NN" else SWEEP_JSON.replace(".json", f"-{args.layout}.json"))
+    rows = sweep_library(suite, path, rounds=args.rounds or 5, budget_s=args.budget_s, layout=args.layout)
     from ..runtime import driver
     dev = driver.device()
-    text = summary_markdown(rows, [f"Device: {dev.name}, {dev.sm_count} SMs; {time.strftime('%Y-%m-%d')}"])
+    text = summary_markdown(rows, [f"Device: {dev.name}, {dev.sm_count} SMs; {time.strftime('%Y-%m-%d')}"
+                                   + ("" if args.layout == "NN" else f"; layout {args.layout} (op(A) op(B)) against "
+                                      f"cuBLAS's {args.layout}")])
     print(text)
     if args.md:
         with open(args.md, "w") as f:

@@ -66,6 +66,10 @@ _sweep() {
 # sweep SECONDS: the suite's sweep into $OUT/shape-sweep.json and $OUT/shapes_table.md ($OUT/sweep.log).
 sweep() { _sweep sweep $1 shape-sweep.json shapes_table.md sweep.log; }
 
+# layout_sweep LAYOUT SECONDS: the suite's sweep in another layout (NT, TN, TT) against cuBLAS's into
+# $OUT/shape-sweep-LAYOUT.json, $OUT/shapes_table_LAYOUT.md ($OUT/sweep_LAYOUT.log).
+layout_sweep() { _sweep "sweep $1" $2 shape-sweep-$1.json shapes_table_$1.md sweep_$1.log --layout $1; }
+
 # fewvec_checks SECONDS: the few-vector and API GPU tests (within SECONDS) into $OUT/pytest_fewvec.log, then the
 # few-vector memcheck script under compute-sanitizer into $OUT/memcheck_fewvec.log; prints both summaries.
 fewvec_checks() {
