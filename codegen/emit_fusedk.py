@@ -30,8 +30,9 @@ knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
-them with the launch, as stream-K's flags).  Row-major A and B only (no trans_a / trans_b,
-no batch): codegen/heuristic.py runs another member for those layouts.
+them with the launch, as stream-K's flags).  Row-major A; B row-major or transposed (trans_b, session 30: B^T
+stored N x K, nn.Linear's y = x W^T, copied a float at a time, lanes on consecutive n, no lean copies); no trans_a,
+no batch: codegen/heuristic.py runs another member for those.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def depth(cfg: SgemmConfig) -> int:
 
 def check(cfg: SgemmConfig) -> None:
     """The constraints of the template, each named.  (The fields other backends emit and this
-    one does not - trans_a, trans_b, batched, stream_k, edge_split, unaligned_rows - are refused
+    one does not - trans_a, batched, stream_k, edge_split, unaligned_rows - are refused
     before, in emit.BACKEND_FIELDS.)"""
     if cfg.bk % 4 or cfg.tn % 4:
         raise ConfigError(f"backend 'fusedk': BK ({cfg.bk}) and TN ({cfg.tn}) must be multiples of 4 (float4 "
@@ -102,7 +103,7 @@ def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
     fusedk_lean_steps_ab.py); () without lean_copies, or where a copy count does not divide the tile (a thread's
     last copy would need a bound): then every k-tile takes load_tile."""
     a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
-    if not cfg.lean_copies or a % threads or b % threads:
+    if not cfg.lean_copies or cfg.trans_b or a % threads or b % threads:  # B^T has no float4 copies
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
     dealt = min(steps or cfg.bk // 4, cfg.bk // 4)
@@ -122,7 +123,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
     split = cfg.split_k
     header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
-              f"C = alpha A B + beta C, row-major; block tile {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile "
+              f"C = alpha A {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile "
               f"{cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring ({geo.dynamic_smem_bytes} bytes)",
               f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
     if split > 1:
@@ -135,6 +136,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
                   b_one_iters=b_one_iters, b_one_guard=b_one_guard,
                   a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
-                  spread=spread(cfg, threads),
+                  spread=spread(cfg, threads), b_trans=cfg.trans_b,
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

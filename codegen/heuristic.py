@@ -476,9 +476,20 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
     cfg, backend = _choose(m, n, k, arch, sm_count, aligned)
-    if backend == FUSED and (trans_a or trans_b):  # fused split-K reads row-major A and B only
+    laid = for_layout(cfg, backend, trans_a, trans_b)
+    if laid is None:
         cfg, backend = _choose_unfused(m, n, k, sm_count, aligned)
-    return with_layout(cfg, trans_a, trans_b), backend
+        laid = with_layout(cfg, trans_a, trans_b)
+    return laid, backend
+
+
+def for_layout(cfg: SgemmConfig, backend: str, trans_a: bool, trans_b: bool) -> Optional[SgemmConfig]:
+    """A member's `cfg` generated for op(A), op(B): the fused split-K kernel reads B^T itself (trans_b, a float a
+    copy; session 30: nn.Linear's NT), every other member through with_layout; None for the fused kernel and A^T,
+    which it does not read (choose_kernel then runs the unfused member)."""
+    if backend == FUSED:
+        return None if trans_a else (cfg.replace(trans_b=True) if trans_b else cfg)
+    return with_layout(cfg, trans_a, trans_b)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -398,15 +398,25 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
 
 
 # ---- mode 2: what regtile.sgemm launches, per shape ------------------------------------------
-def _label(cfg, backend, m, n, k, arch, sms) -> str:
-    """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg`, or
-    "tuned ..." where it is not the member the heuristic gives (for_operands applied alike)."""
+def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: bool = False) -> str:
+    """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg` on packed operands in the
+    layout, or "tuned ..." where it is not the member the heuristic gives (for_layout and for_operands applied
+    alike; with A^T a fused member's unfused stand-in, as heuristic.choose_kernel runs it)."""
     from ..codegen import heuristic, operand_forms
-    d = heuristic.describe_choice(m, n, k, arch, sms)
-    if operand_forms.member_for_shape(d["member"], m, n, k, sms) != (cfg, backend):
+    aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b)
+    d = heuristic.describe_choice(m, n, k, arch, sms, aligned)
+    name = d["member"]
+    mcfg, mbe = heuristic.member_config(name, m, n, k, sms)
+    laid = heuristic.for_layout(mcfg, mbe, trans_a, trans_b)
+    if laid is None:
+        name = heuristic.choose_member(m, n, k, sms, fused=False, aligned=aligned)
+        mcfg, mbe = heuristic.member_config(name, m, n, k, sms)
+        laid = heuristic.with_layout(mcfg, trans_a, trans_b)
+    lda, ldb, _ = heuristic.leading_dims(m, n, k, trans_a, trans_b)
+    if (operand_forms.for_operands(laid, mbe, lda, ldb, m, n), mbe) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
-    return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
+    return (f"{name}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
             + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else "")
             + (" +C staged" if cfg.c_staged else ""))
 
@@ -452,7 +462,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
         row = {"m": m, "n": n, "k": k, "regtile_us": round(r_us, 3), "cublas_us": round(c_us, 3),
                "x_cublas": round(c_us / r_us, 4),
                "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
-                          else _label(plan.spilled or plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count)
+                          else _label(plan.spilled or plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count,
+                                      trans_a, trans_b)
                           + (" +register cap lifted" if plan.spilled is not None else "")),
                "group": s.get("group", ""), "ok": ok, "rel_err": err,
                "regtile_rounds": [round(t, 3) for t in times["regtile"]],

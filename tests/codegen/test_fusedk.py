@@ -37,7 +37,7 @@ def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
     assert "atomicAdd" not in one  # split 1: C written directly
 
 
-@pytest.mark.parametrize("field", ["trans_a", "trans_b", "stream_k", "unaligned_rows"])
+@pytest.mark.parametrize("field", ["trans_a", "stream_k", "unaligned_rows"])
 def test_fusedk_refuses_what_it_does_not_do(field):
     cfg = FAMILY["fused-64x64"].config.replace(**{field: True})
     with pytest.raises(ConfigError, match=f"{field}=True: backend 'fusedk' does not emit.*'ptx'"):
@@ -76,14 +76,29 @@ def test_split_respects_the_members_cap():
     assert backend == "fusedk" and cfg.split_k == m.max_split
 
 
-def test_transposed_layouts_never_get_the_fused_kernel(monkeypatch):
+def test_a_transposed_a_never_gets_the_fused_kernel_b_transposed_does(monkeypatch):
+    """The fused kernel reads B^T (session 30: nn.Linear's NT), not A^T: with trans_a another member runs."""
     fused_cfg, _ = member_config("fused-32x32", 700, 35, 2048, 132)
     monkeypatch.setattr(heuristic, "_choose", lambda *a: (fused_cfg, "fusedk"))
     heuristic._choose_unfused.cache_clear()
     assert heuristic.choose_kernel(700, 35, 2048, "sm_90", 132)[1] == "fusedk"
-    for ta, tb in ((True, False), (False, True), (True, True)):
+    cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, False, True)
+    assert backend == "fusedk" and cfg == fused_cfg.replace(trans_b=True)
+    for ta, tb in ((True, False), (True, True)):
         cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, ta, tb)
         assert backend != "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
+
+
+def test_b_transposed_reads_b_t_rows_a_float_at_a_time():
+    """With trans_b the template's copies of B index B^T (row n at B + n * ldb), never float4s of B, and no lean
+    copies; the row-major kernel's text is the same as before it (no B^T branch left in it)."""
+    cfg = FAMILY["fused-128x32-f1"].config
+    nn, nt = emit(cfg, "fusedk").text, emit(cfg.replace(trans_b=True), "fusedk").text
+    assert "const bool b_vec = false;" in nt and "(size_t)(n0 + col) * ldb + k0 + r0" in nt
+    assert "B^T" not in nn and "(size_t)(k0 + r0) * ldb + n0 + col" in nn
+    assert "lean_n" in nn and "lean_n" not in nt
+    art = compile_config(cfg.replace(trans_b=True), "sm_90", backend="fusedk")
+    assert art.resources.spill_free
 
 
 def test_a_fused_member_compiles_without_spills():

@@ -76,3 +76,41 @@ def test_fused_tile_at_the_48kb_line_opts_in():
     cfg = FAMILY["fused-128x32"].config.replace(bk=16, split_k=2)
     assert emit_fusedk.geometry(cfg).dynamic_smem_bytes == DEFAULT_SMEM_PER_BLOCK
     check_config(cfg, 1000, 32, 4096, backend="fusedk", what="fused 128x32x16 split_k=2")
+
+
+def _nt_check(plan, m, n, k, alpha=1.0, beta=0.0, seed=0):
+    """plan (trans_b, packed: lda K, ldb K, ldc N) on fresh random A (M x K) and B^T (N x K) against float64, C
+    NaN-poisoned (beta 0) or random, every element checked written."""
+    torch = pytest.importorskip("torch")
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", generator=g)
+    bt = torch.randn(n, k, device="cuda", generator=g)
+    c = torch.full((m, n), float("nan"), device="cuda") if beta == 0 else torch.randn(m, n, device="cuda", generator=g)
+    ref = alpha * (a.double() @ bt.double().t()) + (beta * c.double() if beta else 0)
+    plan.launch(a.data_ptr(), bt.data_ptr(), c.data_ptr(), alpha, beta, 0)
+    torch.cuda.synchronize()
+    assert not torch.isnan(c).any(), "elements unwritten"
+    err = (torch.linalg.vector_norm(c.double() - ref) / torch.linalg.vector_norm(ref)).item()
+    assert 0 < err <= 1e-5, err
+
+
+@pytest.mark.parametrize("m, n, k", SHAPES)
+@pytest.mark.parametrize("name", FUSED)
+def test_fused_member_on_b_transposed_is_right(name, m, n, k):
+    """B^T (nn.Linear's layout, session 30): the per-float copies read B^T's rows, on the same ragged shapes."""
+    from regtile.runtime.plans import GemmPlan
+    cfg, backend = member_config(name, m, n, k, 132)
+    plan = GemmPlan(m, n, k, False, True, k, k, n, config=cfg.replace(trans_b=True), backend=backend)
+    _nt_check(plan, m, n, k)
+
+
+@pytest.mark.parametrize("m, n, k", [(32768, 32, 4096), (8192, 24, 8192)])
+def test_regtile_runs_the_fused_member_on_b_transposed(m, n, k):
+    """regtile.sgemm's plan for NT where the row-major member is fused: the fused kernel on B^T, alpha / beta."""
+    from regtile.codegen import heuristic
+    from regtile.runtime.plans import GemmPlan
+    if heuristic.choose_kernel(m, n, k, "sm_90", 132)[1] != "fusedk":
+        pytest.skip(f"{m}x{n}x{k}: the row-major member is not fused")
+    plan = GemmPlan(m, n, k, False, True, k, k, n)
+    assert plan.backend == "fusedk" and plan.config.trans_b
+    _nt_check(plan, m, n, k, 0.5, -1.5, seed=3)
