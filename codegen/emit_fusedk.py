@@ -30,9 +30,10 @@ knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
-them with the launch, as stream-K's flags).  Row-major A; B row-major or transposed (trans_b, session 30: B^T
-stored N x K, nn.Linear's y = x W^T, copied a float at a time, lanes on consecutive n, no lean copies); no trans_a,
-no batch: codegen/heuristic.py runs another member for those.
+them with the launch, as stream-K's flags).  Row-major A; B row-major or, with trans_b, B^T stored N x K (session
+30: copied a float at a time, lanes on consecutive n, no lean copies - each warp's copy reads 32 rows of B^T; measured
+slower than the unfused members on nn.Linear's NT, so regtile.sgemm does not route NT here: heuristic.for_layout); no
+trans_a, no batch.
 """
 from __future__ import annotations
 

@@ -484,11 +484,12 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
 
 
 def for_layout(cfg: SgemmConfig, backend: str, trans_a: bool, trans_b: bool) -> Optional[SgemmConfig]:
-    """A member's `cfg` generated for op(A), op(B): the fused split-K kernel reads B^T itself (trans_b, a float a
-    copy; session 30: nn.Linear's NT), every other member through with_layout; None for the fused kernel and A^T,
-    which it does not read (choose_kernel then runs the unfused member)."""
+    """A member's `cfg` generated for op(A), op(B) (with_layout), or None for a fused member in a transposed layout:
+    choose_kernel then runs the unfused member.  (The fused kernel can read B^T - config trans_b, a float a copy -
+    but on the six shapes whose row-major member is fused it ran 0.56-0.84x cuBLAS's NT, slower than the unfused
+    member on five: H200, session 30, docs/data/session30/d_c454180, lab/experiments/fused_nt_ab.py.)"""
     if backend == FUSED:
-        return None if trans_a else (cfg.replace(trans_b=True) if trans_b else cfg)
+        return None if (trans_a or trans_b) else cfg
     return with_layout(cfg, trans_a, trans_b)
 
 

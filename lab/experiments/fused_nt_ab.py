@@ -3,8 +3,11 @@ nn.Linear's layout (NT: y = x W^T, B^T stored N x K) ran another member until no
 only: heuristic._choose_unfused), and the suite's NT sweep had 32768x32x4096 at 0.844x cuBLAS's NT and
 16384x32x16384 at 0.969x (docs/data/session30/c_4041268).  With trans_b the fused kernel copies B^T a float at a
 time, lanes on consecutive n (templates/sgemm_fusedk.cu.j2).  Per shape, in the NT layout, checked against float64
-and timed interleaved with cuBLAS's NT: regtile.sgemm's plan, the fused member on B^T ("fused-nt"), against the unfused member the heuristic
-ran before ("unfused-nt"); then in NN the fused member against cuBLAS's NN, for what B^T costs it.
+and timed interleaved with cuBLAS's NT: the fused member on B^T ("fused-nt") against the unfused member regtile.sgemm
+runs there ("unfused-nt"); then in NN the fused member against cuBLAS's NN, for what B^T costs it.  (At c454180 the
+plans routed NT to the fused member, and "fused-nt" was regtile.sgemm's plan: the same kernel.)  Measured (H200,
+docs/data/session30/d_c454180): fused-nt 0.56-0.84x cuBLAS's NT, slower than unfused-nt on five of the six shapes
+(196x1152x384 the exception, 0.563 against 0.462): not routed.
 
   python3 -m lab.experiments.fused_nt_ab [MxNxK ...]   (default: the suite's and held-out sets' shapes whose
                                                         row-major member is fused)
@@ -30,12 +33,11 @@ def run(argv):
             bench = ShapeBench(torch, m, n, k, layout=layout)
             try:
                 tb = layout == "NT"
-                lib = GemmPlan(m, n, k, False, tb, bench.lda, bench.ldb, n)  # what regtile.sgemm runs now
-                plans = {f"{'fused' if lib.backend == 'fusedk' else 'lib'}-{layout.lower()}": lib}
-                if tb:
-                    cfg, be = h._choose_unfused(m, n, k, sms, True)
-                    plans["unfused-nt"] = GemmPlan(m, n, k, False, True, bench.lda, bench.ldb, n,
-                                                   config=h.with_layout(cfg, False, True), backend=be)
+                cfg, be = h.choose_kernel(m, n, k, "sm_90", sms)  # the row-major member (fused), B^T where NT
+                plans = {f"fused-{layout.lower()}": GemmPlan(m, n, k, False, tb, bench.lda, bench.ldb, n,
+                                                             config=cfg.replace(trans_b=tb), backend=be)}
+                if tb:  # what regtile.sgemm runs on NT (heuristic.for_layout: the unfused member)
+                    plans["unfused-nt"] = GemmPlan(m, n, k, False, True, bench.lda, bench.ldb, n)
                 fns = dict(cublas=bench.cublas(), **{name: bench.library(p) for name, p in plans.items()})
                 check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
                 row[layout] = {"check": check, "us": us, "kernels": {nm: p.kernel.label for nm, p in plans.items()},
