@@ -1,0 +1,70 @@
+"""Every candidate member in another layout (session 30): where regtile.sgemm is below cuBLAS's NT or TN on the suite
+(docs/data/session30/c_4041268), would another member of the family beat it there?  The table and the model are
+fitted on row-major A and B (the layout does not change the member: heuristic.choose_kernel); this times, per shape
+and layout, every unfused candidate (heuristic.candidate_names fused=False: no fused member reads A^T, and on B^T
+they ran slower, fused_nt_ab) generated for the layout and the packed operands (heuristic.with_layout,
+operand_forms.for_operands) against regtile.sgemm's plan and cuBLAS in that layout, each checked against float64
+first, interleaved in one run.  Writes layout_candidates.json under $OUT.
+
+  python3 -m lab.experiments.layout_candidates LAYOUT:MxNxK [LAYOUT:MxNxK ...]   (default: the NT and TN losses)
+"""
+from lab.experiments import check_and_time_interleaved, program, write_out
+
+DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512x512x512", "NT:8191x8193x1025",
+           "NT:16384x32x16384", "TN:700x35x2048", "TN:127x511x257", "TN:1024x128x1024", "TN:2049x2047x1025",
+           "TN:512x512x512", "TN:16384x32x16384", "TN:2048x64x2048", "TN:2048x2048x2048"]
+
+
+def run(argv):
+    from regtile.codegen import heuristic as h
+    from regtile.codegen.operand_forms import for_operands
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_many
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    torch = _setup_torch()
+    dev = driver.device()
+    jobs = []
+    for spec in argv or DEFAULT:
+        layout, shape = spec.split(":")
+        m, n, k = (int(v) for v in shape.split("x"))
+        ta, tb = layout[0] == "T", layout[1] == "T"
+        lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
+        members = {}
+        for name in h.candidate_names(m, n, k, dev.sm_count, fused=False):
+            cfg, be = h.member_config(name, m, n, k, dev.sm_count)
+            members[name] = (for_operands(h.with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
+        jobs.append((spec, layout, m, n, k, members))
+    compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
+    rows = []
+    for spec, layout, m, n, k, members in jobs:
+        bench = ShapeBench(torch, m, n, k, layout=layout)
+        try:
+            plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
+            for name, (cfg, be) in members.items():
+                try:
+                    plans[name] = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n,
+                                           config=cfg, backend=be)
+                except Exception as e:  # a member that cannot run this layout: named, not timed
+                    print(f"{spec} {name}: {type(e).__name__}: {e}", flush=True)
+            fns = dict(cublas=bench.cublas(), **{nm: bench.library(p) for nm, p in plans.items()})
+            check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+        finally:
+            bench.close()
+        ok = {nm: t for nm, t in us.items() if nm == "cublas" or check[nm]["ok"]}
+        best = min((nm for nm in ok if nm not in ("cublas", "lib")), key=ok.get)
+        rows.append({"layout": layout, "m": m, "n": n, "k": k, "us": us, "check": check,
+                     "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
+                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T"))})
+        print(f"{spec}: cuBLAS {us['cublas']:.1f}  lib {us['lib']:.1f} (x{us['cublas'] / us['lib']:.3f})  fastest "
+              f"{best} {us[best]:.1f} (x{us['cublas'] / us[best]:.3f}) of {len(plans) - 1}"
+              + ("" if all(c["ok"] for c in check.values()) else
+                 "  WRONG: " + ", ".join(nm for nm, c in check.items() if not c["ok"])), flush=True)
+    write_out("layout_candidates.json", {"device": dev.name, "rows": rows})
+
+
+main = program(run, "LAYOUT:MxNxK ...")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
