@@ -4,11 +4,18 @@ fitted on row-major A and B (the layout does not change the member: heuristic.ch
 and layout, every unfused candidate (heuristic.candidate_names fused=False: no fused member reads A^T, and on B^T
 they ran slower, fused_nt_ab) generated for the layout and the packed operands (heuristic.with_layout,
 operand_forms.for_operands) against regtile.sgemm's plan and cuBLAS in that layout, each checked against float64
-first, interleaved in one run.  Writes layout_candidates.json under $OUT.
+first, interleaved in one run.  Writes layout_candidates.json under $OUT: rows as a `shape_sweep --candidates` run
+writes them (kernels {member: {ok, rel_err, us}}, cublas_us; heuristic_fit.timed_members reads them) with their
+layout, and regtile.sgemm's plan's time ("lib_us").
 
   python3 -m lab.experiments.layout_candidates LAYOUT:MxNxK [LAYOUT:MxNxK ...]   (default: the NT and TN losses)
+  python3 -m lab.experiments.layout_candidates suite=benchmarks/shapes.json layouts=NT,TN [budget=SECONDS]
+      (every shape of the suite that regtile.sgemm does not route to a GEMV, smallest first, in each layout)
 """
-from lab.experiments import check_and_time_interleaved, program, write_out
+import json
+import time
+
+from lab.experiments import check_and_time_interleaved, program, take_option, write_out
 
 DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512x512x512", "NT:8191x8193x1025",
            "NT:16384x32x16384", "TN:700x35x2048", "TN:127x511x257", "TN:1024x128x1024", "TN:2049x2047x1025",
@@ -22,10 +29,19 @@ def run(argv):
     from regtile.runtime.compiler import compile_many
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    from regtile.tools.shape_sweep import gemv_routed
+    t0 = time.time()
+    suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
+    specs = argv or DEFAULT
+    if suite:
+        with open(suite) as f:
+            shapes = sorted(((r["m"], r["n"], r["k"]) for r in json.load(f) if not gemv_routed(r["m"], r["n"], r["k"])),
+                            key=lambda s: s[0] * s[1] * s[2])
+        specs = [f"{lay}:{m}x{n}x{k}" for m, n, k in shapes for lay in (layouts or "NT,TN").split(",")]
     torch = _setup_torch()
     dev = driver.device()
     jobs = []
-    for spec in argv or DEFAULT:
+    for spec in specs:
         layout, shape = spec.split(":")
         m, n, k = (int(v) for v in shape.split("x"))
         ta, tb = layout[0] == "T", layout[1] == "T"
@@ -36,8 +52,12 @@ def run(argv):
             members[name] = (for_operands(h.with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
         jobs.append((spec, layout, m, n, k, members))
     compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
+    print(f"compiled in {time.time() - t0:.0f} s", flush=True)
     rows = []
     for spec, layout, m, n, k, members in jobs:
+        if budget and time.time() - t0 > float(budget):
+            print(f"time budget of {budget} s reached: {len(jobs) - len(rows)} shapes left out", flush=True)
+            break
         bench = ShapeBench(torch, m, n, k, layout=layout)
         try:
             plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
@@ -53,14 +73,15 @@ def run(argv):
             bench.close()
         ok = {nm: t for nm, t in us.items() if nm == "cublas" or check[nm]["ok"]}
         best = min((nm for nm in ok if nm not in ("cublas", "lib")), key=ok.get)
-        rows.append({"layout": layout, "m": m, "n": n, "k": k, "us": us, "check": check,
+        rows.append({"layout": layout, "m": m, "n": n, "k": k, "cublas_us": us["cublas"], "lib_us": us["lib"],
                      "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
-                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T"))})
+                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T")),
+                     "kernels": {nm: dict(check[nm], us=us[nm]) for nm in members if nm in us}})
+        write_out("layout_candidates.json", {"device": dev.name, "sm_count": dev.sm_count, "rows": rows})
         print(f"{spec}: cuBLAS {us['cublas']:.1f}  lib {us['lib']:.1f} (x{us['cublas'] / us['lib']:.3f})  fastest "
               f"{best} {us[best]:.1f} (x{us['cublas'] / us[best]:.3f}) of {len(plans) - 1}"
               + ("" if all(c["ok"] for c in check.values()) else
                  "  WRONG: " + ", ".join(nm for nm, c in check.items() if not c["ok"])), flush=True)
-    write_out("layout_candidates.json", {"device": dev.name, "rows": rows})
 
 
 main = program(run, "LAYOUT:MxNxK ...")
