@@ -6,7 +6,7 @@ choose_kernel(m, n, k, arch, sm_count) -> (SgemmConfig, backend)
 
 - sm_90: the member (codegen/presets.py FAMILY) chosen by
   1. the table (codegen/heuristic_table.json): for every shape of the sweep's suite
-     (benchmarks/shapes.json) and of the fitting grids (benchmarks/shapes-fit-*.json, sessions 16-17),
+     (benchmarks/shapes.json) and of the fitting grids (benchmarks/shapes-fit-*.json, sessions 16-17, 29-30),
      each candidate's time over the fastest one's.  A query takes its NEIGHBOURS
      nearest table shapes in log2 space (|log2 m/m'| + |log2 n/n'| + |log2 k/k'|) within
      MAX_DISTANCE, and the candidate of its own candidate list with the lowest weighted

@@ -77,6 +77,7 @@ def test_cublas_kernels_takes_the_losing_shapes_of_a_sweep(tmp_path, monkeypatch
     sweep = tmp_path / "s.json"
     sweep.write_text(json.dumps([{"m": 1, "n": 2, "k": 3, "x_cublas": 0.9}, {"m": 4, "n": 5, "k": 6, "x_cublas": 1.2},
                                  {"m": 7, "n": 8, "k": 9, "x_cublas": 0.5}]))
-    shapes, rows, calls = cublas_kernels._shapes(["--sweep", str(sweep), "--calls", "2"])
-    assert shapes == [(7, 8, 9), (1, 2, 3)] and calls == 2 and len(rows) == 3
+    shapes, rows, calls, layout = cublas_kernels._shapes(["--sweep", str(sweep), "--calls", "2"])
+    assert shapes == [(7, 8, 9), (1, 2, 3)] and calls == 2 and len(rows) == 3 and layout == "NN"
     assert cublas_kernels._shapes(["--sweep", str(sweep), "65x33x4097"])[0] == [(65, 33, 4097)]
+    assert cublas_kernels._shapes(["--layout", "TN", "--sweep", str(sweep)])[3] == "TN"  # a layout's sweep (session 30)
