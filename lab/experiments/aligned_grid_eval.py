@@ -17,8 +17,7 @@ import math
 import os
 
 from lab.experiments import program
-from lab.experiments.ragged_table_eval import judged
-from lab.experiments.model_fit_eval import leave_one_out
+from lab.experiments.ragged_table_eval import report
 
 
 def _load(path):
@@ -50,21 +49,10 @@ def run(argv):
     held = [(p, _load(p)["rows"]) for p in argv[1:]]
     saved_load = h.load_table
     for label, table in (("without the grid", committed), ("+ grid", with_grid)):
-        h.load_table = lambda path=None, t=table: t
         try:
-            parts = []
-            g, x, at, cnt, worst = judged(h, grid["rows"], table, loo=True)
-            parts.append(f"grid left out {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt} >= 1.0; worst {'; '.join(worst)})")
-            h.load_table = lambda path=None, t=table: t
-            for path, rows in held:
-                g, x, at, cnt, worst = judged(h, rows)
-                parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
-            loo, by_model = leave_one_out(None)
-            parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
-            print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
+            report(h, label, table, grid["rows"], held)
         finally:
             h.load_table = saved_load
-
 
 main = program(run, "GRID.json [HELD_OUT.json ...]")
 

@@ -63,20 +63,26 @@ def run(argv):
                                       *((f"+ ragged grids, class distance {c}{'' if s else ', aligned queries own class'}",
                                          with_grid, c, s) for s in (True, False) for c in CLASS_DISTANCES)):
         h.CLASS_DISTANCE, h.ALIGNED_SEES_UNALIGNED = extra, sees
-        h.load_table = lambda path=None, t=table: t
         try:
-            parts = []
-            g, x, at, cnt, worst = judged(h, grid["rows"], table, loo=True)
-            parts.append(f"grid left out {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt} >= 1.0; worst {'; '.join(worst)})")
-            h.load_table = lambda path=None, t=table: t
-            for path, rows in held:
-                g, x, at, cnt, worst = judged(h, rows)
-                parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
-            loo, by_model = leave_one_out(None)
-            parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
-            print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
+            report(h, label, table, grid["rows"], held)
         finally:
             h.load_table, h.CLASS_DISTANCE, h.ALIGNED_SEES_UNALIGNED = saved_load, saved_class, saved_sees
+
+
+def report(h, label, table, grid_rows, held):
+    """Print the judgement of `table` (h.load_table set to it here): the grid's rows each left out, each held-out run
+    ((path, rows)), the suite each left out (model_fit_eval.leave_one_out)."""
+    h.load_table = lambda path=None, t=table: t
+    parts = []
+    g, x, at, cnt, worst = judged(h, grid_rows, table, loo=True)
+    parts.append(f"grid left out {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt} >= 1.0; worst {'; '.join(worst)})")
+    h.load_table = lambda path=None, t=table: t
+    for path, rows in held:
+        g, x, at, cnt, worst = judged(h, rows)
+        parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
+    loo, by_model = leave_one_out(None)
+    parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
+    print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
 
 
 main = program(run, "GRID.json [HELD_OUT.json ...]")
