@@ -124,8 +124,9 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
     split = cfg.split_k
     header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
-              f"C = alpha A {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile "
-              f"{cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring ({geo.dynamic_smem_bytes} bytes)",
+              f"C = alpha A {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile "
+              f"{cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile {cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring "
+              f"({geo.dynamic_smem_bytes} bytes)",
               f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
     if split > 1:
         header.append(f"split-K {split} in one launch: partials to the workspace, the last split of a tile to arrive "

@@ -96,8 +96,9 @@ class ShapeBench:
         self.sets = rotation_sets(traffic_bytes(m, n, k), torch.cuda.get_device_properties(0).L2_cache_size)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
-        self.a = [torch.randn(*((k, m) if self.trans_a else (m, k)), device="cuda", generator=g) for _ in range(self.sets)]
-        self.b = [torch.randn(*((n, k) if self.trans_b else (k, n)), device="cuda", generator=g) for _ in range(self.sets)]
+        a_shape, b_shape = ((k, m) if self.trans_a else (m, k)), ((n, k) if self.trans_b else (k, n))
+        self.a = [torch.randn(*a_shape, device="cuda", generator=g) for _ in range(self.sets)]
+        self.b = [torch.randn(*b_shape, device="cuda", generator=g) for _ in range(self.sets)]
         self.c = [torch.empty(m, n, device="cuda") for _ in range(self.sets)]
         self._ref = None
         self._ws = []  # every workspace handed out (regtile), alive until close
@@ -480,7 +481,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
             row["note"] = GEMV_NOTE
         rows.append(row)
         _dump(json_path, rows)
-        _progress(f"[{idx + 1}/{len(suite)}] {m}x{n}x{k}{'' if layout == 'NN' else ' ' + layout}: regtile {r_us:.1f} us, cuBLAS {c_us:.1f} us, "
+        _progress(f"[{idx + 1}/{len(suite)}] {m}x{n}x{k}{'' if layout == 'NN' else ' ' + layout}: "
+                  f"regtile {r_us:.1f} us, cuBLAS {c_us:.1f} us, "
                   f"x{c_us / r_us:.3f} {row['kernel']}{'' if ok else ' WRONG'}; {time.time() - t0:.0f} s")
     return rows
 

@@ -55,7 +55,8 @@ def run(argv):
     for layout in ("NT", "TN"):
         ta, tb = layout[0] == "T", layout[1] == "T"
         run_rows = [dict(r, group="suite") for r in rows if r["layout"] == layout]
-        entries = [dict(e, log2=tuple(math.log2(e[a]) for a in "mnk"), aligned=h.rows_aligned(e["m"], e["n"], e["k"], ta, tb))
+        entries = [dict(e, log2=tuple(math.log2(e[a]) for a in "mnk"),
+                        aligned=h.rows_aligned(e["m"], e["n"], e["k"], ta, tb))
                    for e in fit_table({"rows": run_rows, "sm_count": 132})["entries"] if e.get("rel")]
         for extra in (None,) + EXTRAS:
             over, at = [], 0
