@@ -3,8 +3,11 @@
     python3 benchmarks/shapes.py        rewrites benchmarks/shapes.json (and shapes-heldout.json,
                                         shapes-heldout-2.json, -3.json, -4.json, -5.json, and the
                                         fitting grids shapes-fit-small.json, -tall.json,
-                                        -tiny.json, -flat.json, -narrow.json, -ragged.json) from
-                                        the lists below
+                                        -tiny.json, -flat.json, -narrow.json, -ragged.json,
+                                        -ragged-mid.json, -ragged-big.json, -aligned.json; the
+                                        aligned partners shapes-pair-aligned.json and the skinny
+                                        probe shapes-skinny-probe.json: timed, not in the table)
+                                        from the lists below
 
 tools/shape_sweep.py reads the JSON (the sweep and the heuristic's fitting run both time
 every shape of it).  Each entry: {"m", "n", "k", "group"}; groups:

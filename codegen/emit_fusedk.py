@@ -77,6 +77,9 @@ def check(cfg: SgemmConfig) -> None:
     if not 32 <= threads <= 1024 or threads % 32:
         raise ConfigError(f"backend 'fusedk': (BM/TM) x (BN/TN) = {threads} threads; must be a multiple of 32 "
                           f"in 32..1024")
+    if cfg.trans_b and threads % cfg.bn:
+        raise ConfigError(f"backend 'fusedk' with trans_b: the threads ({threads}) must be a multiple of BN "
+                          f"({cfg.bn}) (B^T's copies keep a column of the tile a thread)")
     if depth(cfg) * stage_bytes(cfg) > MAX_SMEM_PER_BLOCK:
         raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
                           f"of shared memory a block may have; use a smaller tile")

@@ -135,7 +135,7 @@ def _pads_ok(m: int, n: int, c: SgemmConfig) -> bool:
 
 def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = True) -> List[str]:
     """The members worth timing (and choosing) for M x N x K on sm_90 (fused=False: without the
-    fused split-K members, which take row-major A and B only)."""
+    fused split-K members, which regtile.sgemm runs on row-major A and B only: for_layout)."""
     out = []
     huge = 2 * m * n * k >= HUGE_FLOPS
     for name, mem in FAMILY.items():
@@ -589,10 +589,11 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
     return BATCHED_MEMBERS[-1][0]
 
 
-def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None) -> Dict[str, object]:
+def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
+                    fused: bool = True) -> Dict[str, object]:
     """What choose_kernel decides and why (member, table or model), for docs and tests (`aligned` as there;
-    None: packed row-major operands)."""
+    None: packed row-major operands; fused=False: the unfused stand-in a transposed layout runs for a fused pick)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    member, by, names = _member_and_why(m, n, k, sm_count, aligned=aligned)
+    member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned)
     return {"member": member, "by": by, "candidates": names}

@@ -402,30 +402,34 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
 def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: bool = False) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg` on packed operands in the
     layout, or "tuned ..." where it is not the member the heuristic gives (for_layout and for_operands applied
-    alike; with A^T a fused member's unfused stand-in, as heuristic.choose_kernel runs it)."""
+    alike; in a transposed layout a fused member's unfused stand-in, as heuristic.choose_kernel runs it, and how
+    that was chosen)."""
     from ..codegen import heuristic, operand_forms
     aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b)
     d = heuristic.describe_choice(m, n, k, arch, sms, aligned)
-    name = d["member"]
-    mcfg, mbe = heuristic.member_config(name, m, n, k, sms)
+    mcfg, mbe = heuristic.member_config(d["member"], m, n, k, sms)
     laid = heuristic.for_layout(mcfg, mbe, trans_a, trans_b)
     if laid is None:
-        name = heuristic.choose_member(m, n, k, sms, fused=False, aligned=aligned)
-        mcfg, mbe = heuristic.member_config(name, m, n, k, sms)
+        d = heuristic.describe_choice(m, n, k, arch, sms, aligned, fused=False)
+        mcfg, mbe = heuristic.member_config(d["member"], m, n, k, sms)
         laid = heuristic.with_layout(mcfg, trans_a, trans_b)
     lda, ldb, _ = heuristic.leading_dims(m, n, k, trans_a, trans_b)
     if (operand_forms.for_operands(laid, mbe, lda, ldb, m, n), mbe) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
-    return (f"{name}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
+    return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
             + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else "")
             + (" +C staged" if cfg.c_staged else ""))
 
 
-def gemv_routed(m: int, n: int, k: int) -> bool:
-    """Does regtile.sgemm run this row-major GEMM as a GEMV (m or n == 1) or a few-vector GEMV?"""
+def gemv_routed(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = False) -> bool:
+    """Does regtile.sgemm run this GEMM on packed operands in the layout as a GEMV (m or n == 1, any layout) or a
+    few-vector GEMV (fewvec_config.route: m of 2-16 where B is not transposed, n of 2-16 where A is not - so NT with
+    a small m and TN with a small n run a family member)?"""
     from ..codegen.fewvec_config import route
-    return m == 1 or n == 1 or route(m, n, k, False, k, False, n) is not None
+    from ..codegen.heuristic import leading_dims
+    lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)
+    return m == 1 or n == 1 or route(m, n, k, trans_a, lda, trans_b, ldb) is not None
 
 
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
@@ -439,7 +443,7 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
     # compile ahead, in parallel, the SGEMM kernels the plans below will load (GemmPlan's choice)
     trans_a, trans_b = layout[0] == "T", layout[1] == "T"
     ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch, trans_a, trans_b) for s in suite
-             if not gemv_routed(s["m"], s["n"], s["k"])]
+             if not gemv_routed(s["m"], s["n"], s["k"], trans_a, trans_b)]
     errs = compile_all(ahead, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
     copy = copy_gbs(torch)

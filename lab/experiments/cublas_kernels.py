@@ -30,6 +30,8 @@ def _shapes(argv):
             calls = int(next(it))
         elif a == "--layout":
             layout = next(it)
+            if layout not in ("NN", "NT", "TN", "TT"):
+                raise SystemExit(f"--layout {layout}: one of NN, NT, TN, TT (op(A) op(B))")
         else:
             given.append(tuple(int(x) for x in a.lower().split("x")))
     rows, below = below_cublas(sweep)

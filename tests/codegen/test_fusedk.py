@@ -98,6 +98,11 @@ def test_b_transposed_reads_b_t_rows_a_float_at_a_time():
     assert "lean_n" in nn and "lean_n" not in nt
     art = compile_config(cfg.replace(trans_b=True), "sm_90", backend="fusedk")
     assert art.resources.spill_free
+    # 64 threads (32x128 tile, 8x8 thread tile) cannot keep a column of a 128-wide tile each: refused, named
+    small = FAMILY["fused-64x128"].config.replace(bm=32, warps=(2, 1), bk=16)
+    emit(small, "fusedk")  # row-major B: its own copies
+    with pytest.raises(ConfigError, match=r"trans_b: the threads \(64\) must be a multiple of BN \(128\)"):
+        emit(small.replace(trans_b=True), "fusedk")
 
 
 def test_a_fused_member_compiles_without_spills():

@@ -1,6 +1,6 @@
 """The shape sets under benchmarks/: the committed JSON files are what benchmarks/shapes.py writes, and the
-fitting grids (the table's extra entries, sessions 16-17 and 29) share no shape with the suite or the held-out sets, which
-judge the heuristic out of sample."""
+fitting grids (the table's extra entries, sessions 16-17, 29 and 30) share no shape with the suite or the held-out sets,
+which judge the heuristic out of sample; the skinny probe (session 30, timed, not in the table) keeps apart from all."""
 import importlib.util
 import json
 import os

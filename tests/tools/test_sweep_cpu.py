@@ -1,5 +1,7 @@
 """tools/shape_sweep's library pass on the CPU: the retime rule for disturbed passes and the summary's
 skinny-shapes line (issue 20's copy-bandwidth target), on made-up rounds and rows."""
+import pytest
+
 from regtile.tools.shape_sweep import DISTURBED_SPREAD, summary_markdown, time_steady, traffic_bytes
 
 
@@ -54,3 +56,38 @@ def test_summary_counts_the_skinny_shapes_at_the_copy_target_and_names_the_other
 
 def test_traffic_counts_a_b_and_c_once():
     assert traffic_bytes(16, 4096, 4096) == 4 * (16 * 4096 + 4096 * 4096 + 16 * 4096)
+
+
+@pytest.mark.parametrize("layout", ["NN", "NT", "TN", "TT"])
+def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
+    """The plan regtile.sgemm builds in a layout (the member for_layout'd, for_operands on the packed operands) is
+    labelled by its member, never "tuned" (session 30: every non-NN plan was); a fused pick's stand-in in a transposed
+    layout is named, with how it was chosen."""
+    from regtile.codegen import heuristic as h
+    from regtile.codegen.operand_forms import for_operands
+    from regtile.tools.shape_sweep import _label, gemv_routed, load_suite
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    labelled = 0
+    for s in load_suite():
+        m, n, k = s["m"], s["n"], s["k"]
+        if gemv_routed(m, n, k, ta, tb):
+            continue
+        lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb, aligned=h.rows_aligned(m, n, k, ta, tb))
+        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, ta, tb)
+        assert not label.startswith("tuned"), (m, n, k, label)
+        labelled += 1
+        if (m, n, k) == (32768, 32, 4096):
+            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN")
+            assert label.startswith(stand_in["member"]) and f"({stand_in['by']})" in label, label
+    assert labelled >= 92
+
+
+def test_the_few_vector_route_depends_on_the_layout():
+    """m of 2-16 takes the few-vector GEMV where B is row-major (NN, TN), not on B^T (NT, TT): a family member runs
+    there, so the layout sweeps and their candidates time it (session 30's review); m == 1 is a GEMV in every layout."""
+    from regtile.tools.shape_sweep import gemv_routed
+    assert gemv_routed(16, 4096, 4096) and gemv_routed(16, 4096, 4096, True, False)
+    assert not gemv_routed(16, 4096, 4096, False, True) and not gemv_routed(16, 4096, 4096, True, True)
+    assert gemv_routed(4096, 16, 4096) and not gemv_routed(4096, 16, 4096, True, False)
+    assert all(gemv_routed(1, 4096, 4096, ta, tb) for ta in (False, True) for tb in (False, True))
