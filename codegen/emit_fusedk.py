@@ -32,7 +32,7 @@ Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and c
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
 them with the launch, as stream-K's flags).  Row-major A; B row-major or, with trans_b, B^T stored N x K (session
 30: copied a float at a time, lanes on consecutive n, no lean copies - each warp's copy reads 32 rows of B^T; measured
-slower than the unfused members on nn.Linear's NT, so regtile.sgemm does not route NT here: heuristic.for_layout); no
+slower than the unfused members on nn.Linear's NT, so regtile.sgemm does not route NT here: heuristic.fuses); no
 trans_a, no batch.
 """
 from __future__ import annotations

@@ -135,7 +135,7 @@ def _pads_ok(m: int, n: int, c: SgemmConfig) -> bool:
 
 def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = True) -> List[str]:
     """The members worth timing (and choosing) for M x N x K on sm_90 (fused=False: without the
-    fused split-K members, which regtile.sgemm runs on row-major A and B only: for_layout)."""
+    fused split-K members, which regtile.sgemm runs on row-major A and B only: fuses)."""
     out = []
     huge = 2 * m * n * k >= HUGE_FLOPS
     for name, mem in FAMILY.items():
@@ -414,6 +414,14 @@ def table_choice(m: int, n: int, k: int, names: Sequence[str],
         return near[0][1]["best"]  # a table shape: its own measurement (of the other class, a neighbour like any)
     if len(near) < MIN_NEIGHBOURS:
         return None  # one neighbour's ratios, carried by the model, are a weaker guess than the model's
+    return neighbours_choice(m, n, k, names, near, transfer_sms)
+
+
+def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequence[Tuple[float, dict]],
+                      transfer_sms: int = 0) -> Optional[str]:
+    """The member of `names` with the lowest weighted log-ratio over the neighbours `near` ((distance, entry); weights
+    1 / (0.5 + distance), a member a neighbour did not time at MISSING_PENALTY, carried by the model with
+    transfer_sms as table_choice says), or None where no neighbour timed the winner."""
     best, best_score = None, float("inf")
     for name in names:
         here = math.log(model_time(name, m, n, k, transfer_sms, TRANSFER_FIXUP)) if transfer_sms else 0.0
@@ -458,11 +466,11 @@ def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
+def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, fused: bool) -> Tuple[SgemmConfig, str]:
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    return member_config(choose_member(m, n, k, sm_count, aligned=aligned), m, n, k, sm_count)
+    return member_config(choose_member(m, n, k, sm_count, fused, aligned), m, n, k, sm_count)
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
@@ -475,27 +483,17 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
-    cfg, backend = _choose(m, n, k, arch, sm_count, aligned)
-    laid = for_layout(cfg, backend, trans_a, trans_b)
-    if laid is None:
-        cfg, backend = _choose_unfused(m, n, k, sm_count, aligned)
-        laid = with_layout(cfg, trans_a, trans_b)
-    return laid, backend
+    cfg, backend = _choose(m, n, k, arch, sm_count, aligned, fuses(trans_a, trans_b))
+    return with_layout(cfg, trans_a, trans_b), backend
 
 
-def for_layout(cfg: SgemmConfig, backend: str, trans_a: bool, trans_b: bool) -> Optional[SgemmConfig]:
-    """A member's `cfg` generated for op(A), op(B) (with_layout), or None for a fused member in a transposed layout:
-    choose_kernel then runs the unfused member.  (The fused kernel can read B^T - config trans_b, a float a copy -
-    but on the six shapes whose row-major member is fused it ran 0.56-0.84x cuBLAS's NT, slower than the unfused
-    member on five: H200, session 30, docs/data/session30/d_c454180, lab/experiments/fused_nt_ab.py.)"""
-    if backend == FUSED:
-        return None if (trans_a or trans_b) else cfg
-    return with_layout(cfg, trans_a, trans_b)
-
-
-@functools.lru_cache(maxsize=1024)
-def _choose_unfused(m: int, n: int, k: int, sm_count: int, aligned: bool) -> Tuple[SgemmConfig, str]:
-    return member_config(choose_member(m, n, k, sm_count, fused=False, aligned=aligned), m, n, k, sm_count)
+def fuses(trans_a: bool, trans_b: bool) -> bool:
+    """Are the fused split-K members candidates in this layout?  Row-major A and B only.  (The fused kernel can read
+    B^T - config trans_b, a float a copy - but on the six shapes whose row-major member is fused it ran 0.56-0.84x
+    cuBLAS's NT, slower than the unfused member on five: H200, session 30, docs/data/session30/d_c454180,
+    lab/experiments/fused_nt_ab.py.)  Without them the choice is the unfused members' best: each candidate is scored
+    on its own, so the others' order does not move."""
+    return not (trans_a or trans_b)
 
 
 # ---- layouts and batches -------------------------------------------------------------------
@@ -592,7 +590,7 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
                     fused: bool = True) -> Dict[str, object]:
     """What choose_kernel decides and why (member, table or model), for docs and tests (`aligned` as there;
-    None: packed row-major operands; fused=False: the unfused stand-in a transposed layout runs for a fused pick)."""
+    None: packed row-major operands; `fused`: fuses() of the layout)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
     member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned)

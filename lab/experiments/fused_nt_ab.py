@@ -1,6 +1,6 @@
 """The fused split-K kernel on B^T (session 30): where regtile.sgemm's member for row-major A and B is a fused one,
 nn.Linear's layout (NT: y = x W^T, B^T stored N x K) ran another member until now (the fused kernel read row-major B
-only: heuristic._choose_unfused), and the suite's NT sweep had 32768x32x4096 at 0.844x cuBLAS's NT and
+only: heuristic.fuses), and the suite's NT sweep had 32768x32x4096 at 0.844x cuBLAS's NT and
 16384x32x16384 at 0.969x (docs/data/session30/c_4041268).  With trans_b the fused kernel copies B^T a float at a
 time, lanes on consecutive n (templates/sgemm_fusedk.cu.j2).  Per shape, in the NT layout, checked against float64
 and timed interleaved with cuBLAS's NT: the fused member on B^T ("fused-nt") against the unfused member regtile.sgemm
@@ -36,7 +36,7 @@ def run(argv):
                 cfg, be = h.choose_kernel(m, n, k, "sm_90", sms)  # the row-major member (fused), B^T where NT
                 plans = {f"fused-{layout.lower()}": GemmPlan(m, n, k, False, tb, bench.lda, bench.ldb, n,
                                                              config=cfg.replace(trans_b=tb), backend=be)}
-                if tb:  # what regtile.sgemm runs on NT (heuristic.for_layout: the unfused member)
+                if tb:  # what regtile.sgemm runs on NT (heuristic.fuses: the unfused members' best)
                     plans["unfused-nt"] = GemmPlan(m, n, k, False, True, bench.lda, bench.ldb, n)
                 fns = dict(cublas=bench.cublas(), **{name: bench.library(p) for name, p in plans.items()})
                 check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))

@@ -1,8 +1,8 @@
 """Offline (no GPU): would a layout class in the table pick better in NT and TN (session 30)?  The suite's NT and TN
 rows with every unfused member timed (docs/data/session30/g_14ba623/layout_candidates.json) become entries of their
 layout; each shape is then left out in turn and chosen from its layout's other entries and the (NN) table's entries
-of its rows' class, those EXTRA further (table_choice's rule: NEIGHBOURS nearest within MAX_DISTANCE, ratios carried
-by the model), against the choice regtile.sgemm makes (the NN table, whose own entry for the shape decides; the fused
+of its rows' class, those EXTRA further (table_choice's rule: NEIGHBOURS nearest within MAX_DISTANCE, scored by
+heuristic.neighbours_choice, ratios carried by the model), against the choice regtile.sgemm makes (the NN table, whose own entry for the shape decides; the fused
 member's unfused stand-in in a transposed layout).  Judged as the other evaluations: the pick's time over the shape's
 fastest member (geometric mean) and the picks at >= cuBLAS.
 
@@ -25,26 +25,6 @@ def _geo(v):
     return math.exp(sum(map(math.log, v)) / len(v))
 
 
-def _layout_choice(h, m, n, k, names, near):
-    """table_choice's score over `near` ((distance, entry), nearest first); None where fewer than MIN_NEIGHBOURS."""
-    if len(near) < h.MIN_NEIGHBOURS:
-        return None
-    best, best_score = None, float("inf")
-    for name in names:
-        here = math.log(h.model_time(name, m, n, k, 132, h.TRANSFER_FIXUP))
-        score = 0.0
-        for d, e in near:
-            if name in e["rel"]:
-                ratio = math.log(e["rel"][name]) + here - math.log(
-                    h.model_time(name, e["m"], e["n"], e["k"], 132, h.TRANSFER_FIXUP))
-            else:
-                ratio = math.log(h.MISSING_PENALTY)
-            score += ratio / (0.5 + d)
-        if score < best_score:
-            best, best_score = name, score
-    return best
-
-
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.codegen import heuristic_fit as hf
@@ -65,10 +45,8 @@ def run(argv):
                 timed = hf.timed_members(r)
                 aligned = h.rows_aligned(m, n, k, ta, tb)
                 names = h.candidate_names(m, n, k, 132, fused=False)
-                if extra is None:  # regtile.sgemm's choice: the NN table, a fused member's unfused stand-in
-                    pick = h.choose_member(m, n, k, 132, aligned=aligned)
-                    if h.get_member(pick).backend == h.FUSED:
-                        pick = h.choose_member(m, n, k, 132, fused=False, aligned=aligned)
+                if extra is None:  # regtile.sgemm's choice: the NN table among the layout's candidates
+                    pick = h.choose_member(m, n, k, 132, h.fuses(ta, tb), aligned)
                 else:
                     q = (math.log2(m), math.log2(n), math.log2(k))
                     near = []
@@ -80,7 +58,9 @@ def run(argv):
                         if d <= h.MAX_DISTANCE:
                             near.append((d, e))
                     near.sort(key=lambda x: x[0])
-                    pick = _layout_choice(h, m, n, k, names, near[:h.NEIGHBOURS]) or h.model_choice(names, m, n, k, 132)
+                    near = near[:h.NEIGHBOURS]
+                    pick = ((h.neighbours_choice(m, n, k, names, near, 132) if len(near) >= h.MIN_NEIGHBOURS else None)
+                            or h.model_choice(names, m, n, k, 132))
                 if pick not in timed:
                     continue
                 over.append(timed[pick] / min(timed.values()))

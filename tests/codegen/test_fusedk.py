@@ -80,12 +80,16 @@ def test_transposed_layouts_never_get_the_fused_kernel(monkeypatch):
     """regtile.sgemm runs the unfused member in every transposed layout: the fused kernel does not read A^T, and its
     B^T copies ran slower than the unfused members on NT (session 30, lab/experiments/fused_nt_ab.py)."""
     fused_cfg, _ = member_config("fused-32x32", 700, 35, 2048, 132)
-    monkeypatch.setattr(heuristic, "_choose", lambda *a: (fused_cfg, "fusedk"))
-    heuristic._choose_unfused.cache_clear()
-    assert heuristic.choose_kernel(700, 35, 2048, "sm_90", 132)[1] == "fusedk"
-    for ta, tb in ((True, False), (False, True), (True, True)):
-        cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, ta, tb)
-        assert backend != "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
+    unfused = heuristic.choose_member(700, 35, 2048, 132, fused=False)
+    monkeypatch.setattr(heuristic, "choose_member", lambda *a, **kw: "fused-32x32" if a[4] else unfused)
+    heuristic._choose.cache_clear()
+    try:
+        assert heuristic.choose_kernel(700, 35, 2048, "sm_90", 132) == (fused_cfg, "fusedk")
+        for ta, tb in ((True, False), (False, True), (True, True)):
+            cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, ta, tb)
+            assert backend != "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
+    finally:
+        heuristic._choose.cache_clear()  # the patched choices leave with the patch
 
 
 def test_b_transposed_reads_b_t_rows_a_float_at_a_time():

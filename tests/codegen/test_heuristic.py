@@ -330,7 +330,7 @@ def test_the_rows_class_reaches_the_choice():
     assert h.choose_member(*q, 132).startswith("fused-")
     cuts = [h.choose_kernel(*q, "sm_90", 132, trans_a=True, aligned=a) for a in (True, False)]
     assert cuts[0] != cuts[1] and all(backend != h.FUSED for _, backend in cuts)
-    assert h._choose_unfused(1000, 1000, 1000, 132, True) != h._choose_unfused(1000, 1000, 1000, 132, False)
+    assert h._choose(1000, 1000, 1000, "sm_90", 132, True, False) != h._choose(1000, 1000, 1000, "sm_90", 132, False, False)
 
 
 def test_model_time_is_at_least_the_k_tile_chain():

@@ -60,7 +60,7 @@ def test_traffic_counts_a_b_and_c_once():
 
 @pytest.mark.parametrize("layout", ["NN", "NT", "TN", "TT"])
 def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
-    """The plan regtile.sgemm builds in a layout (the member for_layout'd, for_operands on the packed operands) is
+    """The plan regtile.sgemm builds in a layout (the member with_layout'd, for_operands on the packed operands) is
     labelled by its member, never "tuned" (session 30: every non-NN plan was); a fused pick's stand-in in a transposed
     layout is named, with how it was chosen."""
     from regtile.codegen import heuristic as h
@@ -78,7 +78,7 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
         assert not label.startswith("tuned"), (m, n, k, label)
         labelled += 1
         if (m, n, k) == (32768, 32, 4096):
-            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN")
+            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN")  # not h.fuses: the test's own
             assert label.startswith(stand_in["member"]) and f"({stand_in['by']})" in label, label
     assert labelled >= 92
 
