@@ -19,7 +19,7 @@ from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
 # kernel's output), C and its leading dimension, and the split workspace W (gridDim.y > 1).
-# Op T writes C[v * ldc + col], op N C[row * ldc + v].
+# Op T writes C[v * ldc + col], op N C[row * ldc + v]; with transposed_c the other way round (_c_at).
 FEWVEC_ENTRY = PDL_TRIGGER + PDL_WAIT  # the stage and main kernels' first lines (the module's section below)
 FEWVEC_PARAMS = (
     ("M", "int"), ("N", "int"), ("alpha", "float"),
@@ -49,6 +49,32 @@ def kernel_name(cfg) -> str:
     if isinstance(cfg, FewVecTConfig):
         return f"regtile_fewvec_t{cfg.threads_x}x{cfg.threads_y}_v{cfg.vectors}_{name_digest(cfg)}"
     return f"regtile_fewvec_n{cfg.warps_per_block}x{cfg.row_groups}_v{cfg.vectors}_{name_digest(cfg)}"
+
+
+def _vector_major(cfg) -> bool:
+    """C (and the split partials) hold a vector's outputs together: op T's row-major C, op N's transposed."""
+    return isinstance(cfg, FewVecTConfig) != cfg.transposed_c
+
+
+def _c_at(cfg, vec: str, pos: str) -> str:
+    """C's index of vector `vec`'s output at matrix position `pos` (op T: a column, op N: a row)."""
+    return f"(size_t){vec} * ldc + {pos}" if _vector_major(cfg) else f"(size_t){pos} * ldc + {vec}"
+
+
+def _w_at(cfg, vec: str, pos: str) -> str:
+    """The split partial's index in W, laid out as C (reduce_inner): [split][vec][pos] or [split][pos][vec]."""
+    V, P = cfg.vectors, ("N" if isinstance(cfg, FewVecTConfig) else "M")
+    if _vector_major(cfg):
+        return f"((size_t)blockIdx.y * {V} + {vec}) * {P} + {pos}"
+    return f"((size_t)blockIdx.y * {P} + {pos}) * {V} + {vec}"
+
+
+def reduce_inner(cfg, rows: int, cols: int) -> int:
+    """The reduce kernel's `inner` (C[(i / inner) * ldc + i % inner] for partial i): the positions
+    (op T's columns, op N's rows) where C holds a vector's outputs together, else the vectors."""
+    if not _vector_major(cfg):
+        return cfg.vectors
+    return cols if isinstance(cfg, FewVecTConfig) else rows
 
 
 def staged_floats(cfg, length: int) -> int:
@@ -133,9 +159,7 @@ def _t_store(cfg: FewVecTConfig, v: int, value: str) -> List[str]:
     inside = f" && {vec} < {cfg.vectors}" if grouped else ""
     for c in range(4):
         col = f"(first + {c} * step_c)"
-        out = f"(size_t){vec} * ldc + {col}"
-        lines += split_store(f"c{c}{inside}", "C", out, f"{value}[{c}]",
-                             f"((size_t)blockIdx.y * {cfg.vectors} + {vec}) * N + {col}")
+        lines += split_store(f"c{c}{inside}", "C", _c_at(cfg, vec, col), f"{value}[{c}]", _w_at(cfg, vec, col))
     return lines
 
 
@@ -165,6 +189,15 @@ def _t_meet(cfg: FewVecTConfig) -> List[str]:
     return lines
 
 
+def _computes(cfg) -> str:
+    """What the main kernel computes, for its header."""
+    if isinstance(cfg, FewVecTConfig):
+        out = "C[:, v]" if cfg.transposed_c else "C[v, :]"
+        return f"{out} = alpha * X_v^T A + beta * {out}"
+    out = "C[v, :]" if cfg.transposed_c else "C[:, v]"
+    return f"{out} = alpha * A X_v + beta * {out}"
+
+
 def _header(cfg, name: str, computes: str, grid: str) -> List[str]:
     """The main kernel's description (a comment at the top of its text)."""
     return header(f"few-vector kernel {name}", f"{computes} for the staged vectors X_v; A (M x N) row-major, lda.",
@@ -177,7 +210,7 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
     entry, pre_loop = _main_entry(cfg, _t_prefetch)
     text = render(
         "fewvec_t.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
-        header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
+        header=_header(cfg, name, _computes(cfg),
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, params=c_params(FEWVEC_PARAMS),
@@ -283,8 +316,8 @@ def _ts_meet(cfg: FewVecTConfig) -> List[str]:
                   *([f"    for (int k = 1; k < {W}; ++k) w += red[k][t][c][x];"] if W > 1 else []),
                   f"    const int col = vec_block ? strip0 + 4 * x + c : strip0 + x + c * {TX};",
                   f"    const int vec = {4 * q} + t;"]
-        lines += ["    " + ln for ln in split_store("col < N", "C", "(size_t)vec * ldc + col", "w",
-                                                     f"((size_t)blockIdx.y * {V} + vec) * N + col")]
+        lines += ["    " + ln for ln in split_store("col < N", "C", _c_at(cfg, "vec", "col"), "w",
+                                                     _w_at(cfg, "vec", "col"))]
         lines.append("}")
     return lines
 
@@ -316,7 +349,7 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
             "if (more) {", *["    " + ln for ln in _ts_store(cfg, "buf ^ 1")], "}", *advance]
     text = render(
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
-        header=_header(cfg, name, "C[v, :] = alpha * X_v^T A + beta * C[v, :]",
+        header=_header(cfg, name, _computes(cfg),
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=_bounds(cfg), tx=cfg.threads_x, strip=cfg.strip, vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
@@ -361,9 +394,8 @@ def _n_meet(cfg: FewVecNConfig) -> List[str]:
                       f"for (int o = {L // 2}; o >= 1; o /= 2) s{g}_{v} += __shfl_xor_sync(0xffffffffu, s{g}_{v}, o);"]
     for g in range(G):
         for v in range(V):
-            out = f"(size_t)row{g} * ldc + {v}"
-            lines += split_store(f"active{g} && sub == {(g * V + v) % L}", "C", out, f"s{g}_{v}",
-                                 f"((size_t)blockIdx.y * M + row{g}) * {V} + {v}")
+            lines += split_store(f"active{g} && sub == {(g * V + v) % L}", "C", _c_at(cfg, str(v), f"row{g}"),
+                                 f"s{g}_{v}", _w_at(cfg, str(v), f"row{g}"))
     return lines
 
 
@@ -379,7 +411,7 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
     entry, pre_loop = _main_entry(cfg, _n_prefetch)
     text = render(
         "fewvec_n.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
-        header=_header(cfg, name, "C[:, v] = alpha * A X_v + beta * C[:, v]",
+        header=_header(cfg, name, _computes(cfg),
                        f"(ceil(M/{cfg.rows_per_block}), column splits, 1)"),
         threads=_bounds(cfg), warps=cfg.warps_per_block, rows=cfg.rows_per_warp, lanes=cfg.lanes_per_row,
         params=c_params(FEWVEC_PARAMS), setup=setup, last=4 * cfg.lanes_per_row * (cfg.unroll - 1), step=cfg.step,

@@ -22,6 +22,10 @@ layout the main kernel reads with float4 loads:
   vector lies beside lane l + 1's (coalesced) and serves every row of the warp.  The lanes of a
   row meet by xor shuffles.
 
+The matrix may be the transposed operand (session 31): B^T stored n x k in NT with a small m is op N over
+B^T's rows, A^T stored k x m in TN with a small n is op T over A^T's columns.  Their C is the op's output
+transposed (`transposed_c`: op N writes C[v, row], op T C[col, v]), and so are the split partials.
+
 Splits (gridDim.y > 1) cut the rows (op T) or the columns (op N, a multiple of 4) into ranges;
 each writes its partial sums to the workspace and the module's reduce kernel sums them in split
 order (deterministic, no atomics).  Registers decide the limits: vectors x 4 accumulators (op T)
@@ -33,7 +37,7 @@ spells them and templates/fewvec_*.cu.j2 only lay the lines out.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 from .config_base import ConfigDict, check_bools, check_ints, check_pow2
 from .config import ConfigError
@@ -97,7 +101,7 @@ def padded_vectors(v: int, groups: int = 1) -> int:
 class FewVecTConfig(ConfigDict):
     """C[v, j] = sum_p X[p][v] B[p, j] for v < vectors: the small-m GEMM as a column sweep of B."""
     WHAT = "fewvec-t config"
-    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors", "running_rows")
+    OPT_IN = ("vector_groups", "prefetch_steps", "smem_vectors", "running_rows", "transposed_c")
     vectors: int = 4
     threads_x: int = 32
     threads_y: int = 8
@@ -127,11 +131,14 @@ class FewVecTConfig(ConfigDict):
     # the 16-vector main loop's SASS 665 -> 498 instructions on sm_90; 1-3% faster on 10 of 10 shapes,
     # docs/data/session23/i_83e608b).  The rule prefers it; where ptxas spills it the next of SMEM_FORMS runs.
     running_rows: bool = False
+    # True: C holds the product transposed, C[j, v] (the matrix is A^T, stored k x m: TN with a small n);
+    # the split partials too (W[s][j][v]).  False: C[v, j] (the matrix is B, small m).
+    transposed_c: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("threads_x", "threads_y", "unroll", "vector_groups"))
-        check_bools(self, ("smem_vectors", "running_rows"))
+        check_bools(self, ("smem_vectors", "running_rows", "transposed_c"))
         if self.running_rows and not self.smem_vectors:
             raise ConfigError("running_rows without smem_vectors: only the shared-memory loop has them")
         if self.smem_vectors and self.vector_groups != 1:
@@ -208,14 +215,15 @@ class FewVecTConfig(ConfigDict):
                 + f", {self.threads_x}x{self.threads_y} threads, a strip of "
                 f"{self.strip} columns, unroll {self.unroll} rows"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
-                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else ""))
+                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else "")
+                + (", C transposed" if self.transposed_c else ""))
 
 
 @dataclass(frozen=True)
 class FewVecNConfig(ConfigDict):
     """C[i, v] = sum_p A[i, p] X[v][p] for v < vectors: the small-n GEMM as row sweeps of A."""
     WHAT = "fewvec-n config"
-    OPT_IN = ("lanes_per_row", "prefetch_steps")
+    OPT_IN = ("lanes_per_row", "prefetch_steps", "transposed_c")
     vectors: int = 4
     warps_per_block: int = 4
     row_groups: int = 2  # rows a warp sweeps together: each vector load serves all of them
@@ -228,10 +236,14 @@ class FewVecNConfig(ConfigDict):
     # copy bandwidth, run 1).
     lanes_per_row: int = 32
     prefetch_steps: int = 0  # as FewVecTConfig's: the first steps of the lane's rows asked of L2 before the wait
+    # True: C holds the product transposed, C[v, i] (the matrix is B^T, stored n x k: NT with a small m);
+    # the split partials too (W[s][v][i]).  False: C[i, v] (the matrix is A, small n).
+    transposed_c: bool = False
 
     def __post_init__(self):
         _check_vectors(self.vectors)
         check_ints(self, ("warps_per_block", "row_groups", "unroll", "lanes_per_row"))
+        check_bools(self, ("transposed_c",))
         _check_prefetch(self)
         _check_min_blocks(self)
         if self.lanes_per_row not in (8, 16, 32):
@@ -268,28 +280,32 @@ class FewVecNConfig(ConfigDict):
                 f"row, {self.row_groups} a lane), {self.warps_per_block} warps a "
                 f"block ({self.rows_per_block} rows), unroll {self.unroll}"
                 + (f", at least {self.min_blocks} blocks an SM" if self.min_blocks else "")
-                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else ""))
+                + (f", {self.prefetch_steps} steps prefetched to L2" if self.prefetch_steps else "")
+                + (", C transposed" if self.transposed_c else ""))
 
 
 FewVecConfig = (FewVecNConfig, FewVecTConfig)
 
 
-def choose_fewvec(rows: int, cols: int, op: str, vectors: int):
+def choose_fewvec(rows: int, cols: int, op: str, vectors: int, transposed_c: bool = False):
     """The kernel the rule prefers for `vectors` vectors against a row-major rows x cols matrix: op T
-    sweeps the columns (C = X^T B, small m), op N the rows (C = A X, small n).  What runs is the first
-    of fewvec_candidates that the device's compiler keeps spill-free (runtime/fewvec.rule_config)."""
-    return fewvec_candidates(rows, cols, op, vectors)[0]
+    sweeps the columns (C = X^T B, small m), op N the rows (C = A X, small n); `transposed_c` stores
+    C the other way round (the matrix is the transposed operand).  What runs is the first of
+    fewvec_candidates that the device's compiler keeps spill-free (runtime/fewvec.rule_config)."""
+    return fewvec_candidates(rows, cols, op, vectors, transposed_c)[0]
 
 
-def fewvec_candidates(rows: int, cols: int, op: str, vectors: int) -> tuple:
+def fewvec_candidates(rows: int, cols: int, op: str, vectors: int, transposed_c: bool = False) -> tuple:
     """The rule's kernels, best first: one, or for the shared-memory op T kernels one a form of
-    SMEM_FORMS (how many rows in flight, rows by a running pointer or by index)."""
+    SMEM_FORMS (how many rows in flight, rows by a running pointer or by index).  The rule's
+    measurements are of row-major C; a transposed C takes the same kernel (only its stores differ)."""
     if op not in OPS:
         raise ConfigError(f"op={op!r}: must be 'N' or 'T'")
     if rows < 1 or cols < 1:
         raise ConfigError(f"{rows}x{cols}: the matrix must not be empty")
     _check_vectors(vectors)
-    best = replace(_rule_config(rows, cols, op, vectors), prefetch_steps=PREFETCH_STEPS)
+    best = replace(_rule_config(rows, cols, op, vectors), prefetch_steps=PREFETCH_STEPS,
+                   transposed_c=bool(transposed_c))
     if isinstance(best, FewVecTConfig) and best.smem_vectors:
         return tuple(replace(best, unroll=u, running_rows=r) for u, r in SMEM_FORMS)
     return (best,)
@@ -397,35 +413,63 @@ MANY_VECTORS = 8
 SMEM_MIN_FILL = 0.9
 
 
+class Routing(NamedTuple):
+    """How a few-vector kernel computes a GEMM (route): op T (sweeps the matrix's columns) or N (its
+    rows) over the row-major rows x cols matrix `ld` apart, which operand that matrix is, vector v's
+    p-th value at the small operand's [v * sv + p * sp], and whether C is the op's output transposed."""
+    op: str
+    rows: int
+    cols: int
+    ld: int
+    vectors: int
+    mat_is_a: bool
+    sv: int
+    sp: int
+    transposed_c: bool
+
+
 def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int,
-          force: bool = False, sms: int = H100_SMS) -> Optional[tuple]:
-    """(op, rows, cols, ld, vectors, matrix_is_a) for the few-vector kernel of row-major
-    C (m x n) = op(A) op(B), or None where it does not take the GEMM (m and n both above 16 or
-    both below 2, the matrix not stored row-major along the swept dimension, or too small).
-    Small m: the matrix is B (k x n), op T; it must be stored k x n (not trans_b).  Small n: the
-    matrix is A (m x k), op N; stored m x k (not trans_a).  Where both are small the smaller
-    dimension gives the vectors.  `force`: the layouts decide, not the measured bounds (the sizes, and
-    for 9-16 vectors op T the wave fill of its splits on `sms` SMs: SMEM_MIN_FILL)."""
+          force: bool = False, sms: int = H100_SMS) -> Optional[Routing]:
+    """The few-vector kernel's Routing of row-major C (m x n) = op(A) op(B), or None where it does
+    not take the GEMM (m and n both above 16 or both below 2, or too small).  The matrix is the big
+    operand as stored, swept along its rows:
+    - small m, B stored k x n: op T over B, the vectors A's rows (NN, TN);
+    - small m, B^T stored n x k (trans_b): op N over B^T, C transposed (NT: nn.Linear's batched decode, TT);
+    - small n, A stored m x k: op N over A, the vectors B's columns (NN, NT);
+    - small n, A^T stored k x m (trans_a): op T over A^T, C transposed (TN: a weight gradient's few columns, TT).
+    Where both are small the smaller dimension gives the vectors.  `force`: the layouts decide, not the
+    measured bounds (the matrix's size by op, measured on row-major C in NN; and for 9-16 vectors op T the
+    wave fill of its splits on `sms` SMs: SMEM_MIN_FILL)."""
     if k < 1:
         return None
-    small_m = MIN_VECTORS <= m <= MAX_VECTORS and not trans_b
-    small_n = MIN_VECTORS <= n <= MAX_VECTORS and not trans_a
+    small_m = MIN_VECTORS <= m <= MAX_VECTORS
+    small_n = MIN_VECTORS <= n <= MAX_VECTORS
     if small_m and small_n:
         small_m, small_n = m <= n, n < m
-    if small_m:
-        op, rows, cols, ld, vectors, mat_is_a = "T", k, n, ldb, m, False
-    elif small_n:
-        op, rows, cols, ld, vectors, mat_is_a = "N", m, k, lda, n, True
+    if small_m:  # the vectors are op(A)'s rows: A[v * lda + p], or A[p * lda + v] stored k x m
+        sv, sp = (1, lda) if trans_a else (lda, 1)
+        if trans_b:
+            r = Routing("N", n, k, ldb, m, False, sv, sp, True)
+        else:
+            r = Routing("T", k, n, ldb, m, False, sv, sp, False)
+    elif small_n:  # the vectors are op(B)'s columns: B[p * ldb + v], or B[v * ldb + p] stored n x k
+        sv, sp = (ldb, 1) if trans_b else (1, ldb)
+        if trans_a:
+            r = Routing("T", k, m, lda, n, True, sv, sp, True)
+        else:
+            r = Routing("N", m, k, lda, n, True, sv, sp, False)
     else:
         return None
-    bound = (MIN_MATRIX_BYTES_MANY if vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[op]
-    if not force and (4 * rows * cols < bound or ld % 4):
+    if force:
+        return r
+    bound = (MIN_MATRIX_BYTES_MANY if r.vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[r.op]
+    if 4 * r.rows * r.cols < bound or r.ld % 4:
         return None
-    if not force and op == "T" and vectors > MANY_VECTORS:
+    if r.op == "T" and r.vectors > MANY_VECTORS:
         # the strip is the same in every form; the step (rows in flight) only caps the split count
-        cfg = _rule_config(rows, cols, op, vectors)
+        cfg = _rule_config(r.rows, r.cols, r.op, r.vectors)
         slots = sms * cfg.min_blocks
-        if wave_fill(grid(cfg, rows, cols, 1)[0] * fewvec_splits(cfg, rows, cols, sms, cfg.min_blocks),
+        if wave_fill(grid(cfg, r.rows, r.cols, 1)[0] * fewvec_splits(cfg, r.rows, r.cols, sms, cfg.min_blocks),
                      slots) < SMEM_MIN_FILL:
             return None
-    return op, rows, cols, ld, vectors, mat_is_a
+    return r

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Optional
 
-from ..codegen.emit_fewvec import partial_count, staged_floats
+from ..codegen.emit_fewvec import partial_count, reduce_inner, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.fewvec_config import FewVecTConfig, fewvec_candidates, fewvec_splits, grid, route
 from ..errors import SpillError
@@ -35,7 +35,7 @@ STAGE_MAX_BLOCKS = 1024  # the stage kernel loops over its elements beyond this 
 
 class FewVecPlan(PackedPlan):
     """`vectors` vectors against one row-major rows x cols matrix on one kernel (op T: C[v, :] =
-    X_v^T A, op N: C[:, v] = A X_v).  Per stream: the staged vectors and the split partials (one
+    X_v^T A, op N: C[:, v] = A X_v; transposed where the config's transposed_c).  Per stream: the staged vectors and the split partials (one
     buffer), and the three launches packed once."""
 
     def __init__(self, kernel, cfg, rows: int, cols: int, splits: int):
@@ -68,7 +68,7 @@ class FewVecPlan(PackedPlan):
                                         (self.rows, self.cols, 0.0, 0, lda, x, 0.0, 0, ldc, w),
                                         {"A": 1 - small, "C": 2, "alpha": 3, "beta": 4})]
         if self.splits > 1:
-            inner = self.cols if self.op == "T" else self.config.vectors
+            inner = reduce_inner(self.config, self.rows, self.cols)
             launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
                                                 (self.count, self.splits, 0.0, w, 0.0, 0, inner, ldc),
                                                 {"C": 2, "alpha": 3, "beta": 4}))
@@ -85,25 +85,26 @@ class FewVecPlan(PackedPlan):
     def describe(self) -> str:
         return (f"{self.kernel.source.name} op {self.op} {self.config.vectors} vectors x {self.rows}x{self.cols}, "
                 f"grid {self.grid}" + (f", {self.splits} splits + reduce" if self.splits > 1 else "")
-                + ", vectors staged first")
+                + ", vectors staged first" + (", C transposed" if self.config.transposed_c else ""))
 
 
 def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Optional[str] = None,
-             splits: Optional[int] = None) -> FewVecPlan:
+             splits: Optional[int] = None, transposed_c: bool = False) -> FewVecPlan:
     """The cached plan; built (codegen, compile, load) once."""
     dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
-    key = (rows, cols, op, vectors, dev_arch, config, splits)
+    key = (rows, cols, op, vectors, dev_arch, config, splits, transposed_c)
     plan = plan_cache.get(key)
     if plan is not None:
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
     if config is None:
-        cfg, artifact = _rule_kernel(rows, cols, op, vectors, dev_arch)
+        cfg, artifact = _rule_kernel(rows, cols, op, vectors, dev_arch, transposed_c)
     else:
         cfg = config
-        if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig):
-            raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}")
+        if cfg.vectors != vectors or (op == "T") != isinstance(cfg, FewVecTConfig) or cfg.transposed_c != transposed_c:
+            raise InputError(f"{cfg.describe()}: not a kernel for {vectors} vectors, op {op}"
+                             + (", C transposed" if transposed_c else ""))
         artifact = compile_config(cfg, dev_arch)
     kernel = driver.load(artifact)
     if splits is None:
@@ -113,11 +114,11 @@ def plan_for(rows: int, cols: int, op: str, vectors: int, config=None, arch: Opt
     return plan
 
 
-def _rule_kernel(rows: int, cols: int, op: str, vectors: int, arch: str):
+def _rule_kernel(rows: int, cols: int, op: str, vectors: int, arch: str, transposed_c: bool = False):
     """(config, compiled artifact) of the first of codegen/fewvec_config.fewvec_candidates that compiles
     without spilling for `arch` (the shared-memory op T kernels' forms, best first); the last SpillError
     where every candidate spills."""
-    for cfg in fewvec_candidates(rows, cols, op, vectors):
+    for cfg in fewvec_candidates(rows, cols, op, vectors, transposed_c):
         try:
             return cfg, compile_config(cfg, arch)
         except SpillError as e:
@@ -125,10 +126,10 @@ def _rule_kernel(rows: int, cols: int, op: str, vectors: int, arch: str):
     raise spilled
 
 
-def rule_config(rows: int, cols: int, op: str, vectors: int, arch: Optional[str] = None):
+def rule_config(rows: int, cols: int, op: str, vectors: int, arch: Optional[str] = None, transposed_c: bool = False):
     """The few-vector kernel regtile runs for `vectors` vectors against a row-major rows x cols matrix on
     `arch` (the device's when None): the rule's first candidate that compiles without spilling."""
-    return _rule_kernel(rows, cols, op, vectors, arch or _arch_and_sms()[0])[0]
+    return _rule_kernel(rows, cols, op, vectors, arch or _arch_and_sms()[0], transposed_c)[0]
 
 
 class FewVecRoute:
@@ -162,24 +163,17 @@ def fewvec_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool,
     built once; None where codegen/fewvec_config.route does not take the GEMM (a `config` given
     skips the rule's size bound but not the layouts; `splits` overrides the rule's split; where the
     rule's kernel forms spill on this arch, None too: regtile never runs a spilling kernel).  A is
-    m x k (k x m stored when trans_a), B k x n (n x k stored when trans_b).
-
-    Small m (op T over B, k x n): vector v is row v of op(A): A[v * lda + p], or A[p * lda + v]
-    when trans_a.  Small n (op N over A, m x k): vector v is column v of op(B): B[p * ldb + v],
-    or B[v * ldb + p] when trans_b."""
+    m x k (k x m stored when trans_a), B k x n (n x k stored when trans_b); the route's Routing says
+    which is the matrix and where the vectors' values lie."""
     r = route(m, n, k, trans_a, lda, trans_b, ldb, force=config is not None, sms=_arch_and_sms()[1])
     if r is None:
         return None
-    op, rows, cols, ld, vectors, mat_is_a = r
-    if op == "T":
-        sv, sp = (1, lda) if trans_a else (lda, 1)
-    else:
-        sv, sp = (ldb, 1) if trans_b else (1, ldb)
     try:
-        plan = plan_for(rows, cols, op, vectors, config=config, arch=arch, splits=splits)
+        plan = plan_for(r.rows, r.cols, r.op, r.vectors, config=config, arch=arch, splits=splits,
+                        transposed_c=r.transposed_c)
     except SpillError:
         if config is not None:
             raise
         # every form of the rule's kernel spilled under this arch's compiler: the family's members take the GEMM
         return None
-    return FewVecRoute(plan, int(sv), int(sp), int(ld), int(ldc), mat_is_a)
+    return FewVecRoute(plan, int(r.sv), int(r.sp), int(r.ld), int(ldc), r.mat_is_a)

@@ -418,9 +418,8 @@ def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: boo
 
 
 def gemv_routed(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = False) -> bool:
-    """Does regtile.sgemm run this GEMM on packed operands in the layout as a GEMV (m or n == 1, any layout) or a
-    few-vector GEMV (fewvec_config.route: m of 2-16 where B is not transposed, n of 2-16 where A is not - so NT with
-    a small m and TN with a small n run a family member)?"""
+    """Does regtile.sgemm run this GEMM on packed operands in the layout as a GEMV (m or n == 1) or a few-vector GEMV
+    (fewvec_config.route: m or n of 2-16 above the bound of the op the layout gives)?"""
     from ..codegen.fewvec_config import route
     from ..codegen.heuristic import leading_dims
     lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)

@@ -8,6 +8,10 @@ GB/s counts the bytes of A, B and C once over the time; % copy is against a 1 Gi
 
   python3 -m lab.experiments.fewvec_bench --candidates OUT.json   # several few-vector configs
   python3 -m lab.experiments.fewvec_bench OUT.json                # regtile.sgemm's choice (the route)
+  python3 -m lab.experiments.fewvec_bench --layout NT OUT.json    # packed A^T (TN, TT) / B^T (NT, TT), cuBLAS too
+
+"member" is the family member regtile.sgemm would run without the few-vector route (its plan with the chosen
+config, in the layout); "regtile" is regtile.sgemm's plan, the route's kernel where it takes the shape.
 """
 import argparse
 import json
@@ -24,21 +28,21 @@ SHAPES = [(4, 1024, 65536), (16, 4096, 4096), (8192, 8, 8192), (2048, 16, 32768)
           (8, 4096, 4096), (4096, 16, 4096)]
 
 
-def _candidates(m, n, k):
+def _candidates(m, n, k, trans_a=False, lda=None, trans_b=False, ldb=None):
     """(label, config) few-vector variants for the shape: the rule's, and its neighbours."""
     from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, route
     from regtile.runtime.fewvec import rule_config
-    r = route(m, n, k, False, k, False, n, force=True)
+    r = route(m, n, k, trans_a, lda or (m if trans_a else k), trans_b, ldb or (k if trans_b else n), force=True)
     if r is None:
         return []
-    op, rows, cols, ld, v, _ = r
-    rule = rule_config(rows, cols, op, v)
+    op, rows, cols, v, tc = r.op, r.rows, r.cols, r.vectors, r.transposed_c
+    rule = rule_config(rows, cols, op, v, transposed_c=tc)
     out = [("rule", rule)]
     if op == "T":
         tx, ty, mb = rule.threads_x, rule.threads_y, rule.min_blocks
         for u, vg in ((4, 1), (8, 1), (4, 2), (8, 2), (4, 4), (8, 4)):
             try:
-                c = FewVecTConfig(v, tx, ty, u, min_blocks=mb, vector_groups=vg)
+                c = FewVecTConfig(v, tx, ty, u, min_blocks=mb, vector_groups=vg, transposed_c=tc)
             except Exception:
                 continue
             if c != rule and c not in [x for _, x in out]:
@@ -47,7 +51,7 @@ def _candidates(m, n, k):
         for w, g, u, mb, lanes in ((4, 2, 2, 4, 32), (4, 2, 2, 4, 16), (4, 2, 2, 4, 8), (4, 4, 2, 2, 8),
                                    (4, 2, 4, 4, 8), (8, 2, 2, 2, 8), (4, 1, 4, 4, 8), (4, 4, 2, 2, 32)):
             try:
-                c = FewVecNConfig(v, w, g, u, min_blocks=mb, lanes_per_row=lanes)
+                c = FewVecNConfig(v, w, g, u, min_blocks=mb, lanes_per_row=lanes, transposed_c=tc)
             except Exception:
                 continue
             if c != rule and c not in [x for _, x in out]:
@@ -87,16 +91,18 @@ def main(argv=None):
     ap.add_argument("--candidates", action="store_true", help="time several few-vector configs per shape")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--shapes", default="", help="m,n,k;m,n,k (default: the built-in list)")
+    ap.add_argument("--layout", default="NN", choices=("NN", "NT", "TN", "TT"),
+                    help="op(A) = A^T stored K x M (TN, TT), op(B) = B^T stored N x K (NT, TT), packed")
     args = ap.parse_args(argv)
     shapes = [tuple(int(v) for v in s.split(",")) for s in args.shapes.split(";")] if args.shapes else SHAPES
     from regtile.runtime import driver
     from regtile.runtime.choice import choose_sgemm_kernel
-    from regtile.runtime.compiler import compile_config
     from regtile.runtime.fewvec import fewvec_route
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
     t0 = time.time()
-    cands = {s: _candidates(*s) for s in shapes} if args.candidates else {}
+    ta, tb = args.layout[0] == "T", args.layout[1] == "T"
+    cands = {s: _candidates(*s, ta, None, tb, None) for s in shapes} if args.candidates else {}
     errs = _precompile([c for cs in cands.values() for _, c in cs]) if cands else {}
     print(f"compiled {len(errs)} few-vector configs in {time.time() - t0:.0f} s, "
           f"{sum(1 for e in errs.values() if e)} failed", file=sys.stderr, flush=True)
@@ -105,26 +111,27 @@ def main(argv=None):
     copy = _copy_gbps(torch)
     rows = []
     for m, n, k in shapes:
-        bench = ShapeBench(torch, m, n, k)
+        bench = ShapeBench(torch, m, n, k, layout=args.layout)
+        lda, ldb = bench.lda, bench.ldb
         nbytes = 4 * (m * k + k * n + m * n)
-        row = {"m": m, "n": n, "k": k, "MB": round(nbytes / 1e6, 2), "kernels": {}}
+        row = {"m": m, "n": n, "k": k, "layout": args.layout, "MB": round(nbytes / 1e6, 2), "kernels": {}}
         fns = {"cublas": bench.cublas()}
-        cfg, backend = choose_sgemm_kernel(m, n, k, dev.arch)
-        member = driver.load(compile_config(cfg, dev.arch, backend=backend))
-        fns["member"] = bench.regtile(member)
-        row["member"] = member.label
+        cfg, backend = choose_sgemm_kernel(m, n, k, dev.arch, ta, tb, 0, lda, ldb, n)
+        member = GemmPlan(m, n, k, ta, tb, lda, ldb, n, config=cfg, backend=backend)
+        fns["member"] = bench.library(member)
+        row["member"] = member.kernel.label
         if args.candidates:
             for label, c in cands[(m, n, k)]:
                 if errs.get(c):
                     row["kernels"][label] = {"error": errs[c]}
                     continue
-                r = fewvec_route(m, n, k, False, k, False, n, n, config=c)
+                r = fewvec_route(m, n, k, ta, lda, tb, ldb, n, config=c)
                 fns[label] = bench.library(r)
                 row["kernels"][label] = {"config": c.to_dict(), "splits": r.plan.splits,
                                          "registers": r.plan.kernel.artifact.resources.registers
                                          if hasattr(r.plan.kernel, "artifact") else None}
         else:
-            plan = GemmPlan(m, n, k, False, False, k, n, n)
+            plan = GemmPlan(m, n, k, ta, tb, lda, ldb, n)
             fns["regtile"] = bench.library(plan)
             row["regtile_kernel"] = plan.describe()
         for name in list(fns):

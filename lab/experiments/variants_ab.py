@@ -96,8 +96,7 @@ def dry(variants, shapes) -> None:
         m, n, k = (int(v) for v in spec.split("x"))
         r = route(m, n, k, False, k, False, n)
         if r is not None:
-            op, rows, cols, _, vectors, _ = r
-            base, backend = rule_config(rows, cols, op, vectors, "sm_90"), None
+            base, backend = rule_config(r.rows, r.cols, r.op, r.vectors, "sm_90"), None
         else:
             cfg, backend = choose_kernel(m, n, k, "sm_90", 132)
             base = for_operands(cfg, backend, k, n, m, n)

@@ -118,20 +118,51 @@ def test_splits_fill_the_slots():
     ((4096, 16, 4096, False, 4096, False, 16), ("N", 4096, 4096, 4096, 16, True)),
     ((1, 4096, 4096, False, 4096, False, 4096), None),  # one vector: the SGEMV family's
     ((17, 4096, 4096, False, 4096, False, 4096), None),  # 17 rows: a GEMM
-    ((4, 4096, 4096, False, 4096, True, 4096), None),  # B stored n x k: not swept by columns
-    ((4096, 4, 4096, True, 4096, False, 4), None),  # A stored k x m
+    ((4, 4096, 4096, False, 4096, True, 4096), ("N", 4096, 4096, 4096, 4, False)),  # NT: op N over B^T
+    ((4096, 4, 4096, True, 4096, False, 4), ("T", 4096, 4096, 4096, 4, True)),  # TN: op T over A^T
+    ((4, 1024, 1024, False, 1024, True, 1024), ("N", 1024, 1024, 1024, 4, False)),  # NT 4 MB: above op N's 2 MB
+    ((1024, 4, 1024, True, 1024, False, 4), None),  # TN 4 MB: below op T's 32 MB
+    ((4, 1024, 1022, False, 1022, True, 1022), None),  # NT: B^T's rows not a multiple of 4
     ((4, 1024, 64, False, 64, False, 1024), None),  # 256 KB: below the bound
     ((4, 1023, 65536, False, 65536, False, 1023), None),  # ldb not a multiple of 4
 ])
 def test_route(args, want):
-    assert route(*args) == want
+    r = route(*args)
+    assert (r if r is None else tuple(r[:6])) == want
 
 
-def test_route_force_skips_the_bounds_not_the_layouts():
+@pytest.mark.parametrize("trans_a, trans_b, want", [
+    # small m: the vectors are op(A)'s rows; the matrix B (op T, C as is) or B^T (op N, C transposed)
+    (False, False, ("T", 300, 200, 200, 5, False, 300, 1, False)),
+    (True, False, ("T", 300, 200, 200, 5, False, 1, 5, False)),
+    (False, True, ("N", 200, 300, 300, 5, False, 300, 1, True)),
+    (True, True, ("N", 200, 300, 300, 5, False, 1, 5, True)),
+])
+def test_route_small_m_in_every_layout(trans_a, trans_b, want):
+    """m = 5, n = 200, k = 300 packed in each layout: which operand is swept, along which dimension, where
+    vector v's p-th value lies (A[v * sv + p * sp]) and whether C is stored transposed."""
+    lda, ldb = (5 if trans_a else 300), (300 if trans_b else 200)
+    assert tuple(route(5, 200, 300, trans_a, lda, trans_b, ldb, force=True)) == want
+
+
+@pytest.mark.parametrize("trans_a, trans_b, want", [
+    # small n: the vectors are op(B)'s columns; the matrix A (op N, C as is) or A^T (op T, C transposed)
+    (False, False, ("N", 200, 300, 300, 5, True, 1, 5, False)),
+    (False, True, ("N", 200, 300, 300, 5, True, 300, 1, False)),
+    (True, False, ("T", 300, 200, 200, 5, True, 1, 5, True)),
+    (True, True, ("T", 300, 200, 200, 5, True, 300, 1, True)),
+])
+def test_route_small_n_in_every_layout(trans_a, trans_b, want):
+    lda, ldb = (200 if trans_a else 300), (300 if trans_b else 5)
+    assert tuple(route(200, 5, 300, trans_a, lda, trans_b, ldb, force=True)) == want
+
+
+def test_route_force_skips_the_bounds():
     assert route(4, 1024, 64, False, 64, False, 1024, force=True)[0] == "T"
     assert route(16, 13824, 5120, False, 5120, False, 13824, force=True)[0] == "T"  # the wave fill too
     assert route(16, 13824, 5120, False, 5120, False, 13824, sms=108) is not None  # 216 blocks, 2 splits: 216 slots
-    assert route(4, 4096, 4096, False, 4096, True, 4096, force=True) is None
+    assert route(4, 1024, 64, False, 64, True, 64, force=True)[0] == "N"  # NT: B^T swept by rows
+    assert route(4, 1024, 64, False, 64, True, 64) is None  # 256 KB
     assert 4 * 1024 * 64 < MIN_MATRIX_BYTES["T"]
 
 

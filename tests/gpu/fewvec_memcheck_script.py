@@ -1,7 +1,8 @@
 """For compute-sanitizer (no torch): few-vector GEMMs (runtime/fewvec.py) on regtile's own device
 buffers, each buffer exactly its operand's size (a read past an operand's end is an error), each
 checked against float64: small m and small n, splits with the reduce, unaligned ld (the scalar
-paths), both layouts of the small operand, ragged strips, row tails and column ends.
+paths), both layouts of the small operand, the big one stored transposed (C written transposed), ragged
+strips, row tails and column ends.
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/fewvec_memcheck_script.py
 """
@@ -25,7 +26,13 @@ CASES = [(4, 1000, 777, False, False, (0, 0, 0), None, 3),
          (2048, 16, 4096, False, False, (0, 0, 0), None, None),
          (12, 70, 515, False, False, (0, 0, 0), None, 2),  # 9-16 vectors: through shared memory
          (16, 24, 3001, True, False, (2, 1, 0), None, 5),
-         (16, 4096, 2048, False, False, (0, 0, 0), None, None)]
+         (16, 4096, 2048, False, False, (0, 0, 0), None, None),
+         # the big operand transposed: op N over B^T (small m), op T over A^T (small n), C written transposed
+         (4, 1000, 777, False, True, (0, 1, 2), None, 3),
+         (13, 515, 1001, True, True, (1, 0, 0), None, None),
+         (1000, 3, 1023, True, False, (0, 0, 1), None, 4),
+         (777, 12, 515, True, False, (2, 0, 0), None, 2),  # 9-16 vectors: through shared memory
+         (333, 7, 2050, True, True, (0, 1, 3), FewVecTConfig(7, 32, 8, 4, vector_groups=2, transposed_c=True), 3)]
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:
@@ -42,8 +49,10 @@ for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:
     opb = (B[:, :bc].T if tb else B[:, :bc]).astype(np.float64)
     ref = 0.5 * (opa @ opb) + 0.25 * C[:, :n]
     if cfg is None:
+        from regtile.codegen.fewvec_config import route
         from regtile.runtime.fewvec import rule_config
-        cfg = rule_config(k, n, "T", m) if m <= 16 else rule_config(m, k, "N", n)
+        r = route(m, n, k, ta, lda, tb, ldb, force=True)
+        cfg = rule_config(r.rows, r.cols, r.op, r.vectors, transposed_c=r.transposed_c)
     route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=cfg, splits=splits)
     ok, first = True, None
     for rep in range(2):

@@ -1,13 +1,13 @@
 """The few-vector kernels (codegen/fewvec_config.py, runtime/fewvec.py) on the GPU against float64
-on fresh random data, outputs NaN-poisoned: small m (op T over B) and small n (op N over A) for
-2..16 vectors, odd and even k, unaligned leading dimensions and pointers (the scalar paths),
+on fresh random data, outputs NaN-poisoned: small m (op T over B, op N over B^T with C transposed)
+and small n (op N over A, op T over A^T with C transposed) for 2..16 vectors, odd and even k, unaligned leading dimensions and pointers (the scalar paths),
 both layouts of the small operand, splits with the reduce kernel, alpha/beta (beta == 0 ignoring
 C's NaNs), NaN/Inf reaching exactly their outputs, repeated launches giving the same bits, a
 CUDA graph capture and replays, and regtile.sgemm taking the route."""
 import pytest
 
 import regtile
-from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig
+from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig, route as fewvec_routing
 from regtile.runtime.fewvec import fewvec_route, rule_config
 
 pytestmark = pytest.mark.gpu
@@ -92,13 +92,31 @@ CASES = [
     (333, 7, 2050, False, False, (0, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, min_blocks=4, lanes_per_row=16,
                                                              prefetch_steps=2), 3),
     (1000, 16, 1023, False, False, (1, 0, 0), 0, FewVecNConfig(16, 4, 2, 2, lanes_per_row=8, prefetch_steps=8), 2),
+    # small m on B^T (NT, TT): op N over B^T's rows, C transposed (session 31)
+    (4, 1024, 4096, False, True, (0, 0, 0), 0, None, None),
+    (3, 129, 1024, True, True, (1, 2, 3), 0, None, 3),           # A^T's strided vectors, splits, C padded
+    (5, 515, 1001, False, True, (0, 1, 2), 0, None, 4),          # unaligned ldb: the scalar path
+    (12, 1000, 777, False, True, (0, 0, 2), 1, None, 2),         # B^T off 16 bytes
+    (16, 4096, 4096, False, True, (0, 0, 0), 0, None, None),
+    (7, 333, 2050, False, True, (0, 0, 0), 0, FewVecNConfig(7, 2, 2, 2, lanes_per_row=16, transposed_c=True), 3),
+    # small n on A^T (TN, TT): op T over A^T's columns, C transposed
+    (1000, 4, 4096, True, False, (0, 0, 0), 0, None, None),
+    (777, 2, 1023, True, False, (3, 0, 1), 0, None, 3),          # a ragged strip, splits, C padded
+    (1000, 3, 1024, True, True, (0, 1, 0), 0, None, 4),          # B^T's strided vectors
+    (515, 5, 1001, True, False, (1, 0, 2), 0, None, 4),          # unaligned lda: the scalar path
+    (2048, 16, 4096, True, False, (0, 0, 0), 0, None, None),     # through shared memory
+    (2000, 14, 5000, True, False, (0, 0, 3), 0, FewVecTConfig(14, 32, 8, 2, min_blocks=1, smem_vectors=True,
+                                                              transposed_c=True), 3),
+    (1000, 9, 777, True, False, (1, 0, 0), 0, FewVecTConfig(9, 32, 8, 4, vector_groups=2, transposed_c=True), 3),
 ]
 
 
-def _config(m, n, k, cfg):
+def _config(m, n, k, ta, lda, tb, ldb, cfg):
+    """`cfg`, or the rule's kernel for the route the layouts give."""
     if cfg is not None:
         return cfg
-    return rule_config(k, n, "T", m) if m <= 16 and m <= n else rule_config(m, k, "N", n)
+    r = fewvec_routing(m, n, k, ta, lda, tb, ldb, force=True)
+    return rule_config(r.rows, r.cols, r.op, r.vectors, transposed_c=r.transposed_c)
 
 
 @pytest.mark.parametrize("m, n, k, ta, tb, pads, shift, cfg, splits", CASES)
@@ -106,7 +124,7 @@ def test_against_float64(m, n, k, ta, tb, pads, shift, cfg, splits):
     """alpha 1 beta 0 over a NaN C, alpha/beta over a random C, then the same inputs twice giving
     the same bits (fixed reduction orders); C's padding columns untouched."""
     A, lda, B, ldb, C, ldc = _operands(m, n, k, ta, tb, pads, shift, seed=m * 131 + n * 7 + k)
-    route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=_config(m, n, k, cfg), splits=splits)
+    route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=_config(m, n, k, ta, lda, tb, ldb, cfg), splits=splits)
     assert route is not None
     if splits is not None:
         assert route.plan.splits == splits
@@ -131,21 +149,30 @@ def test_against_float64(m, n, k, ta, tb, pads, shift, cfg, splits):
 
 @pytest.mark.parametrize("m, n, k, splits", [(4, 1024, 2048, 1), (4, 1024, 2048, 3), (1000, 4, 2048, 1),
                                              (1000, 4, 2048, 4), (16, 1024, 2048, 1), (16, 1024, 2048, 3)])
-def test_nan_inf_reach_their_outputs(m, n, k, splits):
+@pytest.mark.parametrize("transposed", [False, True])
+def test_nan_inf_reach_their_outputs(m, n, k, splits, transposed):
     """A NaN and an Inf in the big operand turn exactly their outputs (a column of C for small m,
-    a row for small n) non-finite, through the staged vectors, the splits and the reduce."""
-    A, lda, B, ldb, C, ldc = _operands(m, n, k, False, False, (0, 0, 0), 0, seed=5)
+    a row for small n) non-finite, through the staged vectors, the splits and the reduce; `transposed`:
+    the big operand stored transposed (B^T, A^T), so C is written transposed."""
+    ta, tb = (transposed and m > 16), (transposed and m <= 16)
+    A, lda, B, ldb, C, ldc = _operands(m, n, k, ta, tb, (0, 0, 0), 0, seed=5)
     if m <= 16:
-        B[k // 2, n // 3] = NAN
-        B[k // 3, n // 2] = float("inf")
+        at = (n // 3, k // 2), (n // 2, k // 3)
+        big = B
     else:
-        A[m // 2, k // 3] = NAN
-        A[m // 3, k // 2] = float("inf")
-    route = fewvec_route(m, n, k, False, lda, False, ldb, ldc, config=_config(m, n, k, None), splits=splits)
+        at = (k // 3, m // 2), (k // 2, m // 3)
+        big = A
+    if not transposed:
+        at = tuple((j, i) for i, j in at)
+    big[at[0]] = NAN
+    big[at[1]] = float("inf")
+    route = fewvec_route(m, n, k, ta, lda, tb, ldb, ldc, config=_config(m, n, k, ta, lda, tb, ldb, None),
+                         splits=splits)
+    assert route.config.transposed_c == transposed
     C0 = torch.randn(m, n, device="cuda")
     C.copy_(C0)
     _launch(route, A, B, C, 1.0, 0.5)
-    want = _ref(A, B, False, False, 1.0, 0.5, C0)
+    want = _ref(A, B, ta, tb, 1.0, 0.5, C0)
     nonfinite_exact(C, want)
     assert int((~torch.isfinite(want)).sum()) == 2 * (m if m <= 16 else n)
 
@@ -187,6 +214,22 @@ def test_sgemm_transposed_operands_and_column_major_c():
     regtile.sgemm(A, B, C)
     torch.cuda.synchronize()
     close(C, A.double() @ B.double())
+
+
+@pytest.mark.parametrize("m, n, k, ta, tb", [(16, 4096, 4096, False, True), (2, 4096, 16384, False, True),
+                                             (4096, 8, 4096, True, False), (4096, 16, 4096, True, True)])
+def test_sgemm_routes_the_transposed_matrix_and_graph_replays(m, n, k, ta, tb):
+    """nn.Linear's batched decode (a few rows of x against W^T: NT) and a weight gradient's few columns (TN) take
+    the few-vector route over the transposed operand, C stored transposed (session 31), and replay in a graph."""
+    A = torch.randn(k, m, device="cuda").T if ta else torch.randn(m, k, device="cuda")
+    B = torch.randn(n, k, device="cuda").T if tb else torch.randn(k, n, device="cuda")
+    C = torch.full((m, n), NAN, device="cuda")
+    plan = regtile.Gemm(m, n, k)
+    plan(A, B, C)
+    torch.cuda.synchronize()
+    assert "fewvec" in plan.describe() and "C transposed" in plan.describe(), plan.describe()
+    close(C, A.double() @ B.double())
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha, stream=s), A, B, C)
 
 
 def test_route_leaves_the_members_their_shapes():

@@ -17,11 +17,11 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++)"
 # (16x130), a narrow one (12x24: 8 lanes, four thread rows a warp) and a short k with a row tail (9x70x515)
 SHAPES = [(3, 200, 300), (16, 130, 257), (12, 24, 700), (9, 70, 515), (2, 64, 1000), (200, 5, 300), (300, 16, 129),
           (129, 2, 64)]
-_FAST = {(3, 200, 300, False, False), (200, 5, 300, False, True), (16, 130, 257, False, False)}
-# the layouts the route takes: the matrix stored along the swept dimension (B not transposed for a
-# few rows of C, A not transposed for a few columns), the vectors either way
-CASES = [(m, n, k, ta, tb) for m, n, k in SHAPES
-         for ta, tb in (((False, False), (True, False)) if m <= 16 else ((False, False), (False, True)))]
+_FAST = {(3, 200, 300, False, False), (200, 5, 300, False, True), (16, 130, 257, False, False),
+         (3, 200, 300, False, True), (16, 130, 257, False, True), (200, 5, 300, True, False), (300, 16, 129, True, True)}
+# every layout: the matrix is the big operand as stored (B or B^T for a few rows of C, A or A^T for a few
+# columns; the transposed one gives a transposed C), the vectors read either way
+CASES = [(m, n, k, ta, tb) for m, n, k in SHAPES for ta in (False, True) for tb in (False, True)]
 _modules = {}
 
 
@@ -33,18 +33,13 @@ def _run(monkeypatch, tmp_path_factory, m, n, k, trans_a, trans_b, splits, alpha
     lda, ldb, ldc = A.shape[1], B.shape[1], n
     r = route(m, n, k, trans_a, lda, trans_b, ldb, force=True)
     assert r is not None, f"route refused {m}x{n}x{k} trans_a={trans_a} trans_b={trans_b}"
-    op, rows, cols, ld, vectors, mat_is_a = r
-    cfg = choose_fewvec(rows, cols, op, vectors)
+    cfg = choose_fewvec(r.rows, r.cols, r.op, r.vectors, r.transposed_c)
     if cfg not in _modules:
         _modules[cfg] = HostModule(emit_cuda(cfg), tmp_path_factory.mktemp("fewvec"))
     mod = _modules[cfg]
     host_driver(monkeypatch, mod)
-    plan = fewvec.FewVecPlan(mod.main, cfg, rows, cols, splits)
-    if op == "T":
-        sv, sp = (1, lda) if trans_a else (lda, 1)
-    else:
-        sv, sp = (ldb, 1) if trans_b else (1, ldb)
-    launch = fewvec.FewVecRoute(plan, sv, sp, ld, ldc, mat_is_a)
+    plan = fewvec.FewVecPlan(mod.main, cfg, r.rows, r.cols, splits)
+    launch = fewvec.FewVecRoute(plan, r.sv, r.sp, r.ld, ldc, r.mat_is_a)
     C0 = rng.standard_normal((m, n)).astype(np.float32)
     C = np.full((m, n), np.nan, dtype=np.float32) if beta == 0.0 else C0.copy()
     launch.launch(A.ctypes.data, B.ctypes.data, C.ctypes.data, alpha, beta, stream=0)
