@@ -123,6 +123,11 @@ def test_splits_fill_the_slots():
     ((4, 1024, 1024, False, 1024, True, 1024), ("N", 1024, 1024, 1024, 4, False)),  # NT 4 MB: above op N's 2 MB
     ((1024, 4, 1024, True, 1024, False, 4), None),  # TN 4 MB: below op T's 32 MB
     ((4, 1024, 1022, False, 1022, True, 1022), None),  # NT: B^T's rows not a multiple of 4
+    ((12, 4096, 4096, False, 4096, True, 4096), ("N", 4096, 4096, 4096, 12, False)),  # NT: up to 12 vectors
+    ((16, 4096, 4096, False, 4096, True, 4096), None),  # NT: 16 vectors on B^T are the members'
+    ((4096, 16, 4096, True, 4096, False, 16), ("T", 4096, 4096, 4096, 16, True)),  # TN: 64 MB
+    ((8192, 16, 8192, True, 8192, False, 16), None),  # TN: 256 MB of A^T with 16 vectors: the members'
+    ((8192, 4, 8192, True, 8192, False, 4), ("T", 8192, 8192, 8192, 4, True)),  # 4 vectors at any size
     ((4, 1024, 64, False, 64, False, 1024), None),  # 256 KB: below the bound
     ((4, 1023, 65536, False, 65536, False, 1023), None),  # ldb not a multiple of 4
 ])

@@ -84,12 +84,16 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
 
 
 def test_the_few_vector_route_depends_on_the_layout():
-    """m of 2-16 takes the few-vector GEMV in every layout since session 31 (op N over B^T in NT and TT), n of 2-16
-    too (op T over A^T); the size bound is the op's, so the route depends on the layout where the op changes:
-    4 MB takes op N's 2 MB bound but not op T's 32 MB.  m == 1 is a GEMV in every layout."""
+    """m or n of 2-16 takes the few-vector GEMV in every layout since session 31, within the bounds measured for
+    the op the layout gives: 16 rows of C on B^T (NT, TT: op N over B^T) stay on the members, 12 do not; 16 columns
+    of C on A^T (TN: op T over A^T) take it up to 64 MB of matrix; 4 MB takes op N's 2 MB bound, not op T's 32 MB.
+    m == 1 is a GEMV in every layout."""
     from regtile.tools.shape_sweep import gemv_routed
     layouts = [(ta, tb) for ta in (False, True) for tb in (False, True)]
-    assert all(gemv_routed(16, 4096, 4096, ta, tb) and gemv_routed(4096, 16, 4096, ta, tb) for ta, tb in layouts)
+    assert [gemv_routed(16, 4096, 4096, ta, tb) for ta, tb in layouts] == [True, False, True, False]
+    assert all(gemv_routed(12, 4096, 4096, ta, tb) for ta, tb in layouts)
+    assert all(gemv_routed(4096, 16, 4096, ta, tb) for ta, tb in layouts)
+    assert [gemv_routed(8192, 16, 8192, ta, tb) for ta, tb in layouts] == [True, True, False, False]
     assert not gemv_routed(4, 1024, 1024) and gemv_routed(4, 1024, 1024, False, True)
     assert gemv_routed(1024, 4, 1024) and not gemv_routed(1024, 4, 1024, True, False)
     assert all(gemv_routed(1, 4096, 4096, ta, tb) for ta, tb in layouts)
