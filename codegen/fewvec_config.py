@@ -406,25 +406,29 @@ MIN_MATRIX_BYTES_MANY = {"T": 16 << 20, "N": 32 << 20}  # more than MANY_VECTORS
 MANY_VECTORS = 8
 
 
-# The route over the transposed operand (C stored transposed), session 31 on the H200 against the member the plan ran
-# before, in the same layout (lab/experiments/fewvec_bench --layout; docs/data/session31/a_783d7c6, us):
-# - op N over B^T (NT, m of 2-16): 2-12 vectors faster on all 10 shapes from 4 MB (2x4096x16384 64.3 against 98.2,
-#   8x8192x8192 69.5 / 97.3, 4x1024x1024 4.8 / 9.4, 12x4096x4096 26.3 / 31.0); 16 slower on all 4 (16x4096x4096
-#   32.1 / 31.1, 16x16384x4096 100.8 / 97.1, 16x5120x5120 61.0 / 43.7).
-# - op T over A^T (TN, n of 2-16): 2-4 vectors faster on all 4 (2048x2x8192 18.8 / 27.9, 1024x4x500000 469.6 /
-#   519.2); 8-16 faster to 67 MB (4096x8x2048 16.4 / 20.4, 2048x16x2048 11.7 / 17.4, 4096x16x4096 25.3 / 26.2),
+# Session 31 on the H200, each route's kernel against the member the plan runs without it, in the same layout
+# (lab/experiments/fewvec_bench; docs/data/session31/a_783d7c6 for NT and TN, b_c973e67 for NN; us):
+# - Op N with 13-16 vectors on rows of 4096 or more (cols = k) was slower in NN and in NT (over B^T) on all 8
+#   shapes: NN 8192x16x8192 107.2 against 94.8, 2048x16x32768 104.0 / 96.9, 16384x16x4096 100.0 / 94.4, 4096x16x4096
+#   32.9 / 30.6; NT 16x5120x5120 61.0 / 43.7, 16x4096x4096 32.1 / 31.1, 16x16384x4096 100.8 / 97.1, 16x4096x16384
+#   104.4 / 98.4.  On shorter rows it was faster (NN 65536x16x1024 103.0 / 118.5, 4096x16x2048 20.3 / 23.9), and
+#   with 12 vectors or fewer everywhere (NN 4096x12x8192 46.4 / 52.9, 8192x8x8192 69.0 / 95.2; NT 12x4096x4096 26.3 /
+#   31.0, 2x4096x16384 64.3 / 98.2, 8x8192x8192 69.5 / 97.3, 4x1024x1024 4.8 / 9.4).
+# - Op T over A^T (TN, n of 2-16): 2-4 vectors faster on all 4 (2048x2x8192 18.8 / 27.9, 1024x4x500000 469.6 /
+#   519.2); 8-16 faster to 64 MB (4096x8x2048 16.4 / 20.4, 2048x16x2048 11.7 / 17.4, 4096x16x4096 25.3 / 26.2),
 #   above it slower on 3 of 5 (5120x8x5120 38.7 / 35.0, 8192x16x8192 79.2 / 74.8, 2048x16x32768 77.8 / 76.3;
 #   65536x16x1024 84.9 / 91.0, 8192x8x8192 73.9 / 75.1), where the members stream A^T at 71-93% of copy.
-TRANSPOSED_N_MAX_VECTORS = 12
+N_LONG_ROWS = 4096
+N_MAX_VECTORS_LONG_ROWS = 12
 TRANSPOSED_T_FEW_VECTORS = 4  # op T over A^T with more vectors: only up to TRANSPOSED_T_MAX_BYTES of matrix
 TRANSPOSED_T_MAX_BYTES = 64 << 20
 
 
-def _transposed_takes(r) -> bool:
-    """The measured bounds of the route over the transposed operand (above)."""
+def _measured_takes(r) -> bool:
+    """The session-31 bounds above: op N's vectors on long rows, op T's size over A^T."""
     if r.op == "N":
-        return r.vectors <= TRANSPOSED_N_MAX_VECTORS
-    return r.vectors <= TRANSPOSED_T_FEW_VECTORS or 4 * r.rows * r.cols <= TRANSPOSED_T_MAX_BYTES
+        return r.vectors <= N_MAX_VECTORS_LONG_ROWS or r.cols < N_LONG_ROWS
+    return not r.transposed_c or r.vectors <= TRANSPOSED_T_FEW_VECTORS or 4 * r.rows * r.cols <= TRANSPOSED_T_MAX_BYTES
 
 
 # The shared-memory op T kernels split K into one wave (fewvec_splits); where that wave leaves more than a tenth
@@ -459,8 +463,8 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     - small n, A stored m x k: op N over A, the vectors B's columns (NN, NT);
     - small n, A^T stored k x m (trans_a): op T over A^T, C transposed (TN: a weight gradient's few columns, TT).
     Where both are small the smaller dimension gives the vectors.  `force`: the layouts decide, not the
-    measured bounds (the matrix's size by op, measured on row-major C in NN; over the transposed operand the
-    vectors and sizes of _transposed_takes; and for 9-16 vectors op T the wave fill of its splits on `sms` SMs:
+    measured bounds (the matrix's size by op, measured on row-major C in NN; op N's vectors on long rows and op
+    T's size over A^T: _measured_takes; and for 9-16 vectors op T the wave fill of its splits on `sms` SMs:
     SMEM_MIN_FILL)."""
     if k < 1:
         return None
@@ -485,7 +489,7 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     if force:
         return r
     bound = (MIN_MATRIX_BYTES_MANY if r.vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[r.op]
-    if 4 * r.rows * r.cols < bound or r.ld % 4 or (r.transposed_c and not _transposed_takes(r)):
+    if 4 * r.rows * r.cols < bound or r.ld % 4 or not _measured_takes(r):
         return None
     if r.op == "T" and r.vectors > MANY_VECTORS:
         # the strip is the same in every form; the step (rows in flight) only caps the split count

@@ -449,15 +449,29 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, ali
 
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
                     aligned: Optional[bool] = None) -> Tuple[str, str, List[str]]:
-    """(member, "table" or "model", the candidates): the table's neighbours (of the rows' class) carried to the
+    """(member, "table", "model" or "stand-in", the candidates): without fused members (fused=False), a skinny-n
+    fused pick's stand-in (FUSED_STAND_IN); else the table's neighbours (of the rows' class) carried to the
     shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
     against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
+    if not fused:
+        pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
+        if FUSED_STAND_IN.get(pick) in names:
+            return FUSED_STAND_IN[pick], "stand-in", names
     picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
+
+
+# Where the layout takes no fused member (fuses) and the row-major pick is a skinny-n fused one, the stream-K member
+# of its tile runs instead: the same 128 x 32 (256 x 32) tile, K split by stream-K rather than in one fused launch.
+# Every unfused member timed in NT and TN on the suite's two such shapes (H200, session 30: docs/data/session30/
+# g_14ba623, us): 32768x32x4096 NT skinny-n32 240.8 against the unfused choice's (tall-64x32-k32) 300.5, TN
+# skinny-n32-256 187.8 / skinny-n32 209.0 / 236.1; 16384x32x16384 NT skinny-n32 475.7 / 578.9, TN skinny-n32-256
+# 365.4 / skinny-n32 409.9 / 457.8.  The other fused members have no stream-K member of their tile: the unfused choice.
+FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
@@ -491,8 +505,9 @@ def fuses(trans_a: bool, trans_b: bool) -> bool:
     """Are the fused split-K members candidates in this layout?  Row-major A and B only.  (The fused kernel can read
     B^T - config trans_b, a float a copy - but on the six shapes whose row-major member is fused it ran 0.56-0.84x
     cuBLAS's NT, slower than the unfused member on five: H200, session 30, docs/data/session30/d_c454180,
-    lab/experiments/fused_nt_ab.py.)  Without them the choice is the unfused members' best: each candidate is scored
-    on its own, so the others' order does not move."""
+    lab/experiments/fused_nt_ab.py.)  Without them a skinny-n fused pick runs its tile's stream-K member
+    (FUSED_STAND_IN), any other the unfused members' best: each candidate is scored on its own, so the others' order
+    does not move."""
     return not (trans_a or trans_b)
 
 

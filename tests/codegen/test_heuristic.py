@@ -344,3 +344,22 @@ def test_model_time_is_at_least_the_k_tile_chain():
     n = 8192
     flops_us = 2.0 * n ** 3 / (h.model_tflops()["wide-128x256"] * 1e6)
     assert h.model_time("wide-128x256", n, n, n, 132) < 1.2 * flops_us
+
+
+@pytest.mark.parametrize("m, n, k", [(32768, 32, 4096), (16384, 32, 16384)])
+def test_a_skinny_fused_pick_runs_its_tile_s_stream_k_member_in_transposed_layouts(m, n, k):
+    """Row-major, the suite's two fused picks stay fused; in NT, TN and TT (no fused member: fuses) the stand-in is the
+    stream-K member of the same tile (FUSED_STAND_IN), which every-member timing put 11-25% ahead of the unfused
+    choice there (session 30, g_14ba623) - not the model's pick among the unfused members."""
+    from regtile.codegen.presets import get_member
+    nn = h.describe_choice(m, n, k, "sm_90", 132)
+    assert nn["member"].startswith("fused-128x32")
+    for ta, tb in ((False, True), (True, False), (True, True)):
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+        stand_in = get_member(h.FUSED_STAND_IN[nn["member"]])
+        assert backend == stand_in.backend and (cfg.tile.bm, cfg.tile.bn) == (stand_in.config.tile.bm, 32)
+        assert cfg.decomposition == h.member_config(stand_in.name, m, n, k, 132)[0].decomposition
+    assert h.describe_choice(m, n, k, "sm_90", 132, fused=False)["by"] == "stand-in"
+    for fused_name, stand_in in h.FUSED_STAND_IN.items():  # the same block tile
+        a, b = get_member(fused_name).config.tile, get_member(stand_in).config.tile
+        assert (a.bm, a.bn) == (b.bm, b.bn)
