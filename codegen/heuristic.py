@@ -441,37 +441,51 @@ def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequen
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None) -> str:
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
+                  trans_a: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
-    (rows_aligned; None: packed row-major operands)."""
-    return _member_and_why(m, n, k, sm_count, fused, aligned)[0]
+    (rows_aligned; None: packed row-major operands); `trans_a` picks a fused member's stand-in where not `fused`."""
+    return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a)[0]
 
 
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
-                    aligned: Optional[bool] = None) -> Tuple[str, str, List[str]]:
+                    aligned: Optional[bool] = None, trans_a: bool = False) -> Tuple[str, str, List[str]]:
     """(member, "table", "model" or "stand-in", the candidates): without fused members (fused=False), a skinny-n
-    fused pick's stand-in (FUSED_STAND_IN); else the table's neighbours (of the rows' class) carried to the
-    shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
+    fused pick's stand-in (fused_stand_in, by `trans_a`); else the table's neighbours (of the rows' class) carried to
+    the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
     against 3.0% without), else the model's pick."""
     names = candidate_names(m, n, k, sm_count, fused)
     if not fused:
-        pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
-        if FUSED_STAND_IN.get(pick) in names:
-            return FUSED_STAND_IN[pick], "stand-in", names
+        stand_in = fused_stand_in(_member_and_why(m, n, k, sm_count, True, aligned)[0], trans_a)
+        if stand_in in names:
+            return stand_in, "stand-in", names
     picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
 
 
-# Where the layout takes no fused member (fuses) and the row-major pick is a skinny-n fused one, the stream-K member
-# of its tile runs instead: the same 128 x 32 (256 x 32) tile, K split by stream-K rather than in one fused launch.
-# Every unfused member timed in NT and TN on the suite's two such shapes (H200, session 30: docs/data/session30/
-# g_14ba623, us): 32768x32x4096 NT skinny-n32 240.8 against the unfused choice's (tall-64x32-k32) 300.5, TN
-# skinny-n32-256 187.8 / skinny-n32 209.0 / 236.1; 16384x32x16384 NT skinny-n32 475.7 / 578.9, TN skinny-n32-256
-# 365.4 / skinny-n32 409.9 / 457.8.  The other fused members have no stream-K member of their tile: the unfused choice.
+# Where the layout takes no fused member (fuses) and the row-major pick is a skinny-n fused one, a stream-K skinny-n
+# member runs instead: on B^T (NT) the one of the same tile, 128 x 32 (256 x 32), K split by stream-K rather than in
+# one fused launch; on A^T (TN, and TT, not timed) the 256 x 32 one, which reads 1 KB of each of A^T's rows a k.
+# Every unfused member timed in NT and TN (H200, us; the unfused choice before was tall-64x32-k32):
+# - the suite's two such shapes (session 30, docs/data/session30/g_14ba623): 32768x32x4096 NT skinny-n32 240.8
+#   against tall-64x32-k32's 300.5, TN skinny-n32-256 187.8 / skinny-n32 209.0 / 236.1; 16384x32x16384 NT skinny-n32
+#   475.7 / 578.9, TN skinny-n32-256 365.4 / skinny-n32 409.9 / 457.8;
+# - the held-out two (session 31, docs/data/session31/c_bd96dd5): NT skinny-n32 fastest of the 24 and 8 members on
+#   4096x32x11008 and 8192x24x8192, TN skinny-n32-256 (73.6 against skinny-n32's 79.1, 101.9 / 110.2).
+# The other fused members have no such member: the unfused choice.
 FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
+FUSED_STAND_IN_A_T = "skinny-n32-256"
+
+
+def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:
+    """The member that runs a row-major fused pick where the layout takes none (None: no stand-in, the unfused
+    choice): FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T on A^T."""
+    if pick not in FUSED_STAND_IN:
+        return None
+    return FUSED_STAND_IN_A_T if trans_a else FUSED_STAND_IN[pick]
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
@@ -480,11 +494,12 @@ def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, fused: bool) -> Tuple[SgemmConfig, str]:
+def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, fused: bool,
+            trans_a: bool) -> Tuple[SgemmConfig, str]:
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    return member_config(choose_member(m, n, k, sm_count, fused, aligned), m, n, k, sm_count)
+    return member_config(choose_member(m, n, k, sm_count, fused, aligned, trans_a), m, n, k, sm_count)
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
@@ -497,7 +512,8 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
-    cfg, backend = _choose(m, n, k, arch, sm_count, aligned, fuses(trans_a, trans_b))
+    fused = fuses(trans_a, trans_b)
+    cfg, backend = _choose(m, n, k, arch, sm_count, aligned, fused, bool(trans_a) and not fused)
     return with_layout(cfg, trans_a, trans_b), backend
 
 
@@ -505,8 +521,8 @@ def fuses(trans_a: bool, trans_b: bool) -> bool:
     """Are the fused split-K members candidates in this layout?  Row-major A and B only.  (The fused kernel can read
     B^T - config trans_b, a float a copy - but on the six shapes whose row-major member is fused it ran 0.56-0.84x
     cuBLAS's NT, slower than the unfused member on five: H200, session 30, docs/data/session30/d_c454180,
-    lab/experiments/fused_nt_ab.py.)  Without them a skinny-n fused pick runs its tile's stream-K member
-    (FUSED_STAND_IN), any other the unfused members' best: each candidate is scored on its own, so the others' order
+    lab/experiments/fused_nt_ab.py.)  Without them a skinny-n fused pick runs a stream-K skinny-n member
+    (fused_stand_in), any other the unfused members' best: each candidate is scored on its own, so the others' order
     does not move."""
     return not (trans_a or trans_b)
 
@@ -603,10 +619,11 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
-                    fused: bool = True) -> Dict[str, object]:
-    """What choose_kernel decides and why (member, table or model), for docs and tests (`aligned` as there;
-    None: packed row-major operands; `fused`: fuses() of the layout)."""
+                    fused: bool = True, trans_a: bool = False) -> Dict[str, object]:
+    """What choose_kernel decides and why (member, table, model or stand-in), for docs and tests (`aligned` as
+    there; None: packed row-major operands; `fused`: fuses() of the layout; `trans_a`: A stored transposed, for a
+    fused pick's stand-in)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned)
+    member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned, trans_a)
     return {"member": member, "by": by, "candidates": names}

@@ -35,8 +35,8 @@ STAGE_MAX_BLOCKS = 1024  # the stage kernel loops over its elements beyond this 
 
 class FewVecPlan(PackedPlan):
     """`vectors` vectors against one row-major rows x cols matrix on one kernel (op T: C[v, :] =
-    X_v^T A, op N: C[:, v] = A X_v; transposed where the config's transposed_c).  Per stream: the staged vectors and the split partials (one
-    buffer), and the three launches packed once."""
+    X_v^T A, op N: C[:, v] = A X_v; transposed where the config's transposed_c).  Per stream: the
+    staged vectors and the split partials (one buffer), and the three launches packed once."""
 
     def __init__(self, kernel, cfg, rows: int, cols: int, splits: int):
         super().__init__()

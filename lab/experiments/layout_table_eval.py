@@ -11,14 +11,23 @@ fastest member (geometric mean) and the picks at >= cuBLAS.
 Measured (session 30): NT 1.0% over the fastest with the NN choice, 2.2-2.7% with the layout's entries at every
 EXTRA; TN 1.0% against 2.1-3.3%.  The shape's own NN measurement carries to its NT and TN better than the layout's
 neighbours do (the suite's shapes lie far apart): a layout class wants grids as dense as NN's, not the suite alone.
+
+Then (session 31) a per-member layout factor: each member's log time over the shape's fastest in the layout, less its
+log ratio in the shape's own NN entry, median over the other shapes (left out in turn; members timed on at least 5);
+the choice is the shape's NN entry's ratios times the factors (SHRINK of them).  Measured with session 31's
+stand-ins of fused picks (heuristic.fused_stand_in; the NN choice was 1.0% in both layouts before them): NT 0.58%
+with the NN choice, 0.89% / 0.94% at SHRINK 0.5 / 1; TN 0.47% against 0.84% / 1.09%.  A member's layout cost is not
+one factor: the shape's own NN ratios carry better.
 """
 import json
 import math
+import statistics
 
 from lab.experiments import program
 
 RUN = "docs/data/session30/g_14ba623/layout_candidates.json"
 EXTRAS = (0.0, 0.25, 0.5, 1.0)
+SHRINKS = (0.5, 1.0)
 
 
 def _geo(v):
@@ -46,7 +55,7 @@ def run(argv):
                 aligned = h.rows_aligned(m, n, k, ta, tb)
                 names = h.candidate_names(m, n, k, 132, fused=False)
                 if extra is None:  # regtile.sgemm's choice: the NN table among the layout's candidates
-                    pick = h.choose_member(m, n, k, 132, h.fuses(ta, tb), aligned)
+                    pick = h.choose_member(m, n, k, 132, h.fuses(ta, tb), aligned, ta)
                 else:
                     q = (math.log2(m), math.log2(n), math.log2(k))
                     near = []
@@ -67,6 +76,47 @@ def run(argv):
                 at += r["cublas_us"] >= timed[pick]
             label = "regtile.sgemm's choice (NN table)" if extra is None else f"layout entries, NN ones {extra} further"
             print(f"{layout} {label}: {100 * (_geo(over) - 1):.2f}% over the fastest, {at} of {len(over)} >= cuBLAS")
+        _layout_factors(h, hf, rows, table, layout)
+
+
+def _layout_factors(h, hf, rows, table, layout):
+    """The per-member layout factor (the module's docstring), over the layout's shapes with an NN entry of their
+    class."""
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    own = {}
+    for e in table:
+        if e.get("rel"):
+            own.setdefault((e["m"], e["n"], e["k"], h._class_of(e)), e["rel"])
+    data = []
+    for r in rows:
+        s = (r["m"], r["n"], r["k"])
+        rel = own.get(s + (h.rows_aligned(*s, ta, tb),))
+        if r["layout"] == layout and rel:
+            data.append((s, hf.timed_members(r), rel, r["cublas_us"]))
+
+    def factors(left_out):
+        logs = {}
+        for s, timed, rel, _ in data:
+            if s != left_out:
+                fastest = min(timed.values())
+                for nm, t in timed.items():
+                    if nm in rel:
+                        logs.setdefault(nm, []).append(math.log(t / fastest) - math.log(rel[nm]))
+        return {nm: statistics.median(v) for nm, v in logs.items() if len(v) >= 5}
+
+    for shrink in (0.0,) + SHRINKS:
+        over, at = [], 0
+        for s, timed, rel, cublas_us in data:
+            base = h.choose_member(*s, 132, h.fuses(ta, tb), h.rows_aligned(*s, ta, tb), ta)
+            f = factors(s)
+            names = [nm for nm in h.candidate_names(*s, 132, fused=False) if nm in rel and nm in timed]
+            pick = min(names, key=lambda nm: math.log(rel[nm]) + shrink * f.get(nm, 0.0)) if shrink else base
+            if pick in timed and base in timed:
+                over.append(timed[pick] / min(timed.values()))
+                at += cublas_us >= timed[pick]
+        label = "regtile.sgemm's choice" if not shrink else f"NN ratios x layout factors^{shrink}"
+        print(f"{layout} {label}: {100 * (_geo(over) - 1):.2f}% over the fastest on {len(over)} shapes with an NN "
+              f"entry, {at} >= cuBLAS")
 
 
 main = program(run, "[RUN.json]")

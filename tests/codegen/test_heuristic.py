@@ -330,7 +330,8 @@ def test_the_rows_class_reaches_the_choice():
     assert h.choose_member(*q, 132).startswith("fused-")
     cuts = [h.choose_kernel(*q, "sm_90", 132, trans_a=True, aligned=a) for a in (True, False)]
     assert cuts[0] != cuts[1] and all(backend != h.FUSED for _, backend in cuts)
-    assert h._choose(1000, 1000, 1000, "sm_90", 132, True, False) != h._choose(1000, 1000, 1000, "sm_90", 132, False, False)
+    assert h._choose(1000, 1000, 1000, "sm_90", 132, True, False, False) != \
+        h._choose(1000, 1000, 1000, "sm_90", 132, False, False, False)
 
 
 def test_model_time_is_at_least_the_k_tile_chain():
@@ -347,19 +348,22 @@ def test_model_time_is_at_least_the_k_tile_chain():
 
 
 @pytest.mark.parametrize("m, n, k", [(32768, 32, 4096), (16384, 32, 16384)])
-def test_a_skinny_fused_pick_runs_its_tile_s_stream_k_member_in_transposed_layouts(m, n, k):
-    """Row-major, the suite's two fused picks stay fused; in NT, TN and TT (no fused member: fuses) the stand-in is the
-    stream-K member of the same tile (FUSED_STAND_IN), which every-member timing put 11-25% ahead of the unfused
-    choice there (session 30, g_14ba623) - not the model's pick among the unfused members."""
+def test_a_skinny_fused_pick_runs_a_stream_k_skinny_member_in_transposed_layouts(m, n, k):
+    """Row-major, the suite's two fused picks stay fused; in NT (no fused member: fuses) the stand-in is the stream-K
+    member of the same tile, in TN and TT the 256 x 32 one (fused_stand_in), which every-member timing put 11-25%
+    ahead of the unfused choice there (sessions 30-31) - not the model's pick among the unfused members."""
     from regtile.codegen.presets import get_member
     nn = h.describe_choice(m, n, k, "sm_90", 132)
     assert nn["member"].startswith("fused-128x32")
     for ta, tb in ((False, True), (True, False), (True, True)):
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
-        stand_in = get_member(h.FUSED_STAND_IN[nn["member"]])
-        assert backend == stand_in.backend and (cfg.tile.bm, cfg.tile.bn) == (stand_in.config.tile.bm, 32)
+        stand_in = get_member("skinny-n32-256" if ta else "skinny-n32")
+        assert h.fused_stand_in(nn["member"], ta) == stand_in.name
+        assert backend == stand_in.backend and (cfg.bm, cfg.bn) == (stand_in.config.bm, stand_in.config.bn)
         assert cfg.decomposition == h.member_config(stand_in.name, m, n, k, 132)[0].decomposition
-    assert h.describe_choice(m, n, k, "sm_90", 132, fused=False)["by"] == "stand-in"
-    for fused_name, stand_in in h.FUSED_STAND_IN.items():  # the same block tile
-        a, b = get_member(fused_name).config.tile, get_member(stand_in).config.tile
+        assert h.describe_choice(m, n, k, "sm_90", 132, fused=False, trans_a=ta) == \
+            {"member": stand_in.name, "by": "stand-in", "candidates": h.candidate_names(m, n, k, 132, fused=False)}
+    for fused_name, stand_in in h.FUSED_STAND_IN.items():  # on B^T, the same block tile
+        a, b = get_member(fused_name).config, get_member(stand_in).config
         assert (a.bm, a.bn) == (b.bm, b.bn)
+    assert h.fused_stand_in("fused-32x32-k8", False) is None and h.fused_stand_in("sq-64x64", True) is None

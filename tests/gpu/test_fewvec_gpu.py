@@ -1,9 +1,10 @@
 """The few-vector kernels (codegen/fewvec_config.py, runtime/fewvec.py) on the GPU against float64
 on fresh random data, outputs NaN-poisoned: small m (op T over B, op N over B^T with C transposed)
-and small n (op N over A, op T over A^T with C transposed) for 2..16 vectors, odd and even k, unaligned leading dimensions and pointers (the scalar paths),
-both layouts of the small operand, splits with the reduce kernel, alpha/beta (beta == 0 ignoring
-C's NaNs), NaN/Inf reaching exactly their outputs, repeated launches giving the same bits, a
-CUDA graph capture and replays, and regtile.sgemm taking the route."""
+and small n (op N over A, op T over A^T with C transposed) for 2..16 vectors, odd and even k,
+unaligned leading dimensions and pointers (the scalar paths), both layouts of the small operand,
+splits with the reduce kernel, alpha/beta (beta == 0 ignoring C's NaNs), NaN/Inf reaching exactly
+their outputs, repeated launches giving the same bits, a CUDA graph capture and replays, and
+regtile.sgemm taking the route."""
 import pytest
 
 import regtile

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++)"
 SHAPES = [(3, 200, 300), (16, 130, 257), (12, 24, 700), (9, 70, 515), (2, 64, 1000), (200, 5, 300), (300, 16, 129),
           (129, 2, 64)]
 _FAST = {(3, 200, 300, False, False), (200, 5, 300, False, True), (16, 130, 257, False, False),
-         (3, 200, 300, False, True), (16, 130, 257, False, True), (200, 5, 300, True, False), (300, 16, 129, True, True)}
+         (3, 200, 300, False, True), (16, 130, 257, False, True), (200, 5, 300, True, False),
+         (300, 16, 129, True, True)}
 # every layout: the matrix is the big operand as stored (B or B^T for a few rows of C, A or A^T for a few
 # columns; the transposed one gives a transposed C), the vectors read either way
 CASES = [(m, n, k, ta, tb) for m, n, k in SHAPES for ta in (False, True) for tb in (False, True)]
