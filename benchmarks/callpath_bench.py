@@ -24,7 +24,7 @@ from regtile.tools.report import commit, finish
 def _cases(torch):
     """(name, shape label, layout, torch fn, {variant: regtile fn}, check (out, ref))."""
     import regtile
-    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.layouts import with_layout
     from regtile.codegen.presets import FAMILY, get_preset
     dev = "cuda"
     out = []
@@ -42,7 +42,7 @@ def _cases(torch):
             B = torch.randn(s, s, device=dev) if lay[1] == "N" else torch.randn(s, s, device=dev).t()
             C, Ct = torch.empty(s, s, device=dev), torch.empty(s, s, device=dev)
             variants = {"regtile.sgemm": lambda A=A, B=B, C=C: regtile.sgemm(A, B, C)}
-            if lay == "TN":  # the TN kernel before heuristic.SWIRL_TN_TILE, for comparison
+            if lay == "TN":  # the TN kernel before layouts.SWIRL_TN_TILE, for comparison
                 zz = _chosen(s, s, s, True, False)[0].replace(ffma_order="zigzag")
                 variants["TN zigzag (before)"] = (lambda A=A, B=B, C=C, cfg=zz:
                                                   regtile.sgemm(A, B, C, config=cfg, backend="ptx"))
@@ -80,7 +80,7 @@ def _chosen(m, n, k, ta, tb, batch=0):
 
 def _tall_swirl_tn():
     """The 256x128 16x8 member (SASS pass, stream-K) as TN in the swirl order: a TN candidate."""
-    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.layouts import with_layout
     from regtile.codegen.presets import FAMILY
     return with_layout(FAMILY["tall-256x128"].config, True, False).replace(ffma_order="swirl")
 
@@ -88,7 +88,7 @@ def _tall_swirl_tn():
 def precompile(workers: int) -> None:
     """Compile the SGEMM kernels of the layout and batched cases in `workers` processes (the
     disk cache then serves the timed process)."""
-    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.layouts import with_layout
     from regtile.runtime.compiler import compile_many
     from regtile.codegen.presets import FAMILY, get_preset
     from regtile.runtime import driver

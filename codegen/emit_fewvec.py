@@ -191,11 +191,9 @@ def _t_meet(cfg: FewVecTConfig) -> List[str]:
 
 def _computes(cfg) -> str:
     """What the main kernel computes, for its header."""
-    if isinstance(cfg, FewVecTConfig):
-        out = "C[:, v]" if cfg.transposed_c else "C[v, :]"
-        return f"{out} = alpha * X_v^T A + beta * {out}"
-    out = "C[v, :]" if cfg.transposed_c else "C[:, v]"
-    return f"{out} = alpha * A X_v + beta * {out}"
+    out = "C[v, :]" if _vector_major(cfg) else "C[:, v]"
+    product = "X_v^T A" if isinstance(cfg, FewVecTConfig) else "A X_v"
+    return f"{out} = alpha * {product} + beta * {out}"
 
 
 def _header(cfg, name: str, computes: str, grid: str) -> List[str]:

@@ -63,13 +63,14 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     """The fastest config `regtile tune` stored for this shape and device on either backend
     (tuned on single row-major GEMMs: used for every layout, not for batches; the store is
     read once per process: clear_caches() forgets it), else default_sgemm_kernel.  The
-    config comes generated for the layouts and the batch (codegen/heuristic.with_layout) and
+    config comes generated for the layouts and the batch (codegen/layouts.with_layout) and
     for the leading dimensions (the member from the table's entries of the rows' class, heuristic.rows_aligned;
     operand_forms.for_rows: the unaligned rows' copies where lda or ldb
     is not a multiple of 4; default: packed operands, lda = K or M, ldb = N or K, ldc = N) and C's columns
     (operand_forms.for_columns: the last column fused where N % BN == 1), C's rows (for_c) and the fused
     kernel's lean copies (for_lean_copies: off where no block can run them)."""
-    from ..codegen.heuristic import leading_dims, rows_aligned, with_layout
+    from ..codegen.heuristic import leading_dims, rows_aligned
+    from ..codegen.layouts import with_layout
     from ..codegen.operand_forms import for_operands
     lda, ldb, ldc = leading_dims(m, n, k, trans_a, trans_b, lda, ldb, ldc)
     hit = tuned_entry(m, n, k) if batch <= 1 else None

@@ -97,7 +97,7 @@ class GemmPlan:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
         if config is None:
-            # the chooser generates its member for the layouts and the batch (codegen/heuristic.py
+            # the chooser generates its member for the layouts and the batch (codegen/layouts.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
             # and the leading dimensions (operand_forms.for_operands: the unaligned rows' copies, C's rows staged
             # where ldc % 4 != 0, whatever N is)

@@ -2,7 +2,7 @@
 (docs/data/session30/c_4041268), would another member of the family beat it there?  The table and the model are
 fitted on row-major A and B (the layout does not change the member: heuristic.choose_kernel); this times, per shape
 and layout, every unfused candidate (heuristic.candidate_names fused=False: no fused member reads A^T, and on B^T
-they ran slower, fused_nt_ab) generated for the layout and the packed operands (heuristic.with_layout,
+they ran slower, fused_nt_ab) generated for the layout and the packed operands (layouts.with_layout,
 operand_forms.for_operands) against regtile.sgemm's plan and cuBLAS in that layout, each checked against float64
 first, interleaved in one run.  Writes layout_candidates.json under $OUT: rows as a `shape_sweep --candidates` run
 writes them (kernels {member: {ok, rel_err, us}}, cublas_us; heuristic_fit.timed_members reads them) with their
@@ -26,6 +26,7 @@ DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512
 
 def run(argv):
     from regtile.codegen import heuristic as h
+    from regtile.codegen.layouts import with_layout
     from regtile.codegen.operand_forms import for_operands
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
@@ -51,7 +52,7 @@ def run(argv):
         members = {}
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=False):
             cfg, be = h.member_config(name, m, n, k, dev.sm_count)
-            members[name] = (for_operands(h.with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
+            members[name] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
         jobs.append((spec, layout, m, n, k, members))
     compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
     print(f"compiled in {time.time() - t0:.0f} s", flush=True)

@@ -32,7 +32,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from . import program
 
-from regtile.codegen.heuristic import choose_kernel, with_layout
+from regtile.codegen.heuristic import choose_kernel
+from regtile.codegen.layouts import with_layout
 from regtile.codegen.presets import FAMILY, get_preset
 
 CUBES = (4096, 8192)

@@ -10,6 +10,7 @@ from tiers import tiered
 
 from regtile.codegen import heuristic as h
 from regtile.codegen import heuristic_fit as hf
+from regtile.codegen import layouts
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.presets import FAMILY, get_preset
 
@@ -20,11 +21,11 @@ FIT_GRIDS = sorted(glob.glob(os.path.join(os.path.dirname(SUITE), "shapes-fit-*.
 
 
 def test_pure_module_imports_no_runtime():
-    """codegen never imports runtime: the heuristic, its fitting and the operand forms import the standard library
-    and codegen only."""
+    """codegen never imports runtime: the heuristic, its fitting, the layouts and the operand forms import the
+    standard library and codegen only."""
     import ast
     from regtile.codegen import operand_forms
-    for module in (h, hf, operand_forms):
+    for module in (h, hf, layouts, operand_forms):
         tree = ast.parse(open(module.__file__).read())
         mods = set()
         for node in ast.walk(tree):
@@ -33,7 +34,7 @@ def test_pure_module_imports_no_runtime():
             elif isinstance(node, ast.ImportFrom):
                 mods.add("." * node.level + (node.module or ""))
         assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".edges", ".heuristic",
-                        ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
+                        ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
@@ -235,7 +236,7 @@ def test_batched_members_compile_without_spills_in_every_layout(member, layout):
     from regtile.codegen.presets import get_member
     from regtile.runtime.compiler import compile_config
     m = get_member(member)
-    cfg = h.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
+    cfg = layouts.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
     art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
     assert cfg.batched and art.resources.spill_free
 

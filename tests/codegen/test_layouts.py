@@ -84,9 +84,10 @@ def test_edge_kernel_gets_the_layouts():
 
 def test_the_chooser_runs_tn_in_the_swirl_order_and_batches_with_the_pass():
     """TN on the large kernel takes the swirl FFMA order (measured 1.017 / 1.001x cuBLAS at
-    4096^3 / 8192^3 against 0.993 / 0.970x with zigzag: heuristic.SWIRL_TN_TILE); the other
+    4096^3 / 8192^3 against 0.993 / 0.970x with zigzag: layouts.SWIRL_TN_TILE); the other
     layouts, other tiles and the batched forms keep their order; batched forms keep the pass."""
-    from regtile.codegen.heuristic import SWIRL_TN_TILE, choose_kernel, with_layout
+    from regtile.codegen.heuristic import choose_kernel
+    from regtile.codegen.layouts import SWIRL_TN_TILE, with_layout
     from regtile.codegen.presets import FAMILY
     for size in (4096, 8192):
         for ta, tb in ((False, False), (True, False), (False, True), (True, True)):

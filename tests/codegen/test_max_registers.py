@@ -9,7 +9,7 @@ import pytest
 
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import emit
-from regtile.codegen.heuristic import with_layout
+from regtile.codegen.layouts import with_layout
 from regtile.codegen.operand_forms import LAST_COL_HELD, for_operands, held_cap, tile_of
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_config

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from regtile.codegen.heuristic import with_layout
+from regtile.codegen.layouts import with_layout
 from regtile.codegen.presets import FAMILY
 from regtile.runtime import driver
 from regtile.runtime.plans import GemmPlan
@@ -43,7 +43,7 @@ def run(m, n, k, ta, tb, pad, member, rng):
     opa = (A[:, :ac].T if ta else A[:, :ac]).astype(np.float64)
     opb = (B[:, :bc].T if tb else B[:, :bc]).astype(np.float64)
     ref = 0.5 * (opa @ opb)
-    # a member as the chooser generates it for the layouts (heuristic.with_layout: B^T's padding, its register rule)
+    # a member as the chooser generates it for the layouts (layouts.with_layout: B^T's padding, its register rule)
     kw = {} if member is None else dict(config=with_layout(FAMILY[member].config, ta, tb), backend=FAMILY[member].backend)
     plan = GemmPlan(m, n, k, ta, tb, lda, ldb, ldc, **kw)
     with driver.to_device(a_flat) as da, driver.to_device(b_flat) as db, driver.to_device(c_flat) as dc:

@@ -258,7 +258,7 @@ def test_layout_fallback_only_where_the_register_rule_refuses():
     member runs at min_blocks=1; everywhere else the member keeps its min_blocks; B^T gets pad_b=4.
     Batched forms drop edge_vector_path (it spilled batched at min_blocks=2) and keep the pass, so
     the 128x128 member runs there as measured fastest: min_blocks=2 with the pass."""
-    from regtile.codegen.heuristic import with_layout
+    from regtile.codegen.layouts import with_layout
     from regtile.codegen.presets import FAMILY
     sq = FAMILY["sq-128x128"].config
     assert with_layout(sq, False, True).min_blocks == 1 and with_layout(sq, True, False).min_blocks == 2
