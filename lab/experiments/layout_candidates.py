@@ -26,6 +26,7 @@ DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512
 
 def run(argv):
     from regtile.codegen import heuristic as h
+    from regtile.codegen.config import ConfigError
     from regtile.codegen.layouts import with_layout
     from regtile.codegen.operand_forms import for_operands
     from regtile.runtime import driver
@@ -35,6 +36,10 @@ def run(argv):
     from regtile.tools.shape_sweep import gemv_routed
     t0 = time.time()
     suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
+    only = take_option(argv, "members")
+    only = set(only.split(",")) if only else None
+    from lab.experiments.variants_ab import parse
+    vary = [parse(v) for v in (take_option(argv, "vary") or "").split("|") if v]
     specs = argv or DEFAULT
     if suite:
         with open(suite) as f:
@@ -51,8 +56,18 @@ def run(argv):
         lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
         members = {}
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=False):
+            if only and name not in only:
+                continue
             cfg, be = h.member_config(name, m, n, k, dev.sm_count)
             members[name] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
+            for label, fields in vary:
+                try:
+                    var = members[name][0].replace(**fields)
+                except ConfigError as e:
+                    print(f"{spec} {name}~{label}: refused ({str(e)[:100]})", flush=True)
+                    continue
+                if var != members[name][0]:
+                    members[f"{name}~{label}"] = (var, be)
         jobs.append((spec, layout, m, n, k, members))
     compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
     print(f"compiled in {time.time() - t0:.0f} s", flush=True)
