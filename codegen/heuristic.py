@@ -443,20 +443,21 @@ def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequen
 
 
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
-                  trans_a: bool = False) -> str:
+                  trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
-    (rows_aligned; None: packed row-major operands); `trans_a` picks a fused member's stand-in where not `fused`."""
-    return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a)[0]
+    (rows_aligned; None: packed row-major operands); `trans_a` picks a fused member's stand-in where not `fused`;
+    `trans_a` / `trans_b` leave out the members the layout demotes (demoted_in_layout)."""
+    return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
 
 
-def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
-                    aligned: Optional[bool] = None, trans_a: bool = False) -> Tuple[str, str, List[str]]:
+def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
+                    trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
     """(member, "table", "model" or "stand-in", the candidates): without fused members (fused=False), a skinny-n
     fused pick's stand-in (fused_stand_in, by `trans_a`); else the table's neighbours (of the rows' class) carried to
     the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
     lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
-    against 3.0% without), else the model's pick."""
-    names = candidate_names(m, n, k, sm_count, fused)
+    against 3.0% without), else the model's pick; in a transposed layout, among the members it does not demote."""
+    names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
     if not fused:
         stand_in = fused_stand_in(_member_and_why(m, n, k, sm_count, True, aligned)[0], trans_a)
         if stand_in in names:
@@ -465,6 +466,21 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True,
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
+
+
+@functools.lru_cache(maxsize=None)
+def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
+    """Does the layout's form of PTX member `name` (layouts.with_layout) run fewer blocks an SM than the member?  Then
+    it is no candidate there: the table's ratios are of the member at its own occupancy.  The 128x128 8x8 tiles on
+    B^T: with_layout steps around the register rule's refusal at min_blocks=2 with min_blocks=1.  Measured (H200,
+    session 32, docs/data/session32/b_75e735a): on 37 NT shapes whose choice was sq-128x128 (18 with aligned rows, 19
+    without), the table's pick without it was faster on all 37, 9.0% (geometric mean; 2.3-16.3%), and took them
+    from 0.964x cuBLAS's NT to 1.060x, 12 -> 25 at >= 1.0x.  CUDA C members keep their place (splitk-128x128, demoted
+    the same way, ran 512^3 NT fastest of every member: session 30, g_14ba623)."""
+    mem = get_member(name)
+    if mem.backend != "ptx" or not (trans_a or trans_b):
+        return False
+    return with_layout(mem.config, trans_a, trans_b).min_blocks < mem.config.min_blocks
 
 
 # Where the layout takes no fused member (fuses) and the row-major pick is a skinny-n fused one, a stream-K skinny-n
@@ -495,26 +511,27 @@ def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) ->
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, fused: bool,
-            trans_a: bool) -> Tuple[SgemmConfig, str]:
+def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, trans_a: bool,
+            trans_b: bool) -> Tuple[SgemmConfig, str]:
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    return member_config(choose_member(m, n, k, sm_count, fused, aligned, trans_a), m, n, k, sm_count)
+    name = choose_member(m, n, k, sm_count, fuses(trans_a, trans_b), aligned, trans_a, trans_b)
+    return member_config(name, m, n, k, sm_count)
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
                   batch: int = 1, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
-    table / model picks (fitted on row-major A and B: the layout does not change the member; the rows' alignment
-    does, `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
+    table / model picks (fitted on row-major A and B; the layout changes the member only where it takes no fused
+    member (fuses, fused_stand_in) or demotes one (demoted_in_layout); the rows' alignment does, `aligned`:
+    rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
-    fused = fuses(trans_a, trans_b)
-    cfg, backend = _choose(m, n, k, arch, sm_count, aligned, fused, bool(trans_a) and not fused)
+    cfg, backend = _choose(m, n, k, arch, sm_count, aligned, bool(trans_a), bool(trans_b))
     return with_layout(cfg, trans_a, trans_b), backend
 
 
@@ -560,11 +577,11 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
-                    fused: bool = True, trans_a: bool = False) -> Dict[str, object]:
+                    fused: bool = True, trans_a: bool = False, trans_b: bool = False) -> Dict[str, object]:
     """What choose_kernel decides and why (member, table, model or stand-in), for docs and tests (`aligned` as
-    there; None: packed row-major operands; `fused`: fuses() of the layout; `trans_a`: A stored transposed, for a
-    fused pick's stand-in)."""
+    there; None: packed row-major operands; `fused`: fuses() of the layout; `trans_a`, `trans_b`: the operands
+    stored transposed, for a fused pick's stand-in and the members the layout demotes)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned, trans_a)
+    member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)
     return {"member": member, "by": by, "candidates": names}

@@ -48,6 +48,11 @@ def held_cap(cfg: SgemmConfig) -> int:
 # Unheld, the float copies take 178 registers (196 in the stream-K ranges kernel): two blocks an SM.  On
 # wide-64x128-k16 (B two thirds of the floats) they lost held too (1023x1025x1023 60.3 / 65.8 / 66.0, 255x257x65537
 # 213.6 / 227.7 / 227.8, 777x7777x777 242.7 / 263.4 / 248.5), so it keeps the vector floats.
+# On A^T (TN, TT) the tile's A rows are the lines of 128 floats along M, not 16 along K: held at the same cap, the
+# vector floats ran faster than the float copies on 17 of 18 TN shapes whose choice is this tile on unaligned rows,
+# 5.6% (geometric mean; 3001x3001x64, four k-tiles, 1.5% slower), and unheld 2.2% slower than the float copies (H200,
+# session 32, docs/data/session32/b_75e735a: 5555x555x5555 788.4 -> 737.3 us, 2171x273x2175 77.8 -> 73.0).  TT was
+# not timed.
 FLOAT_COPIES_HELD_K16 = frozenset({(128, 64, 16, 8, 8)})
 
 
@@ -75,7 +80,9 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
         if tile_of(cfg) in FLOAT_COPIES_HELD_K16 and not cfg.max_registers:
-            return cfg.replace(unaligned_rows=True, max_registers=held_cap(cfg))
+            # held either way; A^T's rows (TN, TT) take the vector floats (FLOAT_COPIES_HELD_K16's note)
+            path = "unaligned_vectors" if cfg.trans_a else "unaligned_rows"
+            return cfg.replace(**{path: True}, max_registers=held_cap(cfg))
         return cfg.replace(unaligned_vectors=True)
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
         rows = taken(cfg, unaligned_rows=True)

@@ -405,7 +405,7 @@ def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: boo
     alike; heuristic.fuses: in a transposed layout among the unfused members, as heuristic.choose_kernel chooses)."""
     from ..codegen import heuristic, layouts, operand_forms
     aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b)
-    d = heuristic.describe_choice(m, n, k, arch, sms, aligned, heuristic.fuses(trans_a, trans_b), trans_a)
+    d = heuristic.describe_choice(m, n, k, arch, sms, aligned, heuristic.fuses(trans_a, trans_b), trans_a, trans_b)
     mcfg, mbe = heuristic.member_config(d["member"], m, n, k, sms)
     laid = layouts.with_layout(mcfg, trans_a, trans_b)
     lda, ldb, _ = heuristic.leading_dims(m, n, k, trans_a, trans_b)

@@ -49,6 +49,12 @@ def test_for_rows_asks_only_for_unaligned_leading_dimensions():
     assert for_rows(tall, "ptx", 1023, 1025) == tall.replace(unaligned_rows=True, max_registers=168)
     assert for_rows(tall, "ptx", 1024, 1024) is tall
     assert for_rows(tall.replace(max_registers=160), "ptx", 1023, 1024).unaligned_vectors
+    # on A^T (TN, TT) its A rows run along M: the vector floats, held the same (session 32); B^T alone changes nothing
+    for ta, tb in ((True, False), (True, True)):
+        laid = tall.replace(trans_a=ta, trans_b=tb)
+        assert for_rows(laid, "ptx", 1023, 1025) == laid.replace(unaligned_vectors=True, max_registers=168)
+    nt = tall.replace(trans_b=True)
+    assert for_rows(nt, "ptx", 1023, 1025) == nt.replace(unaligned_rows=True, max_registers=168)
 
 
 def test_the_held_float_copies_keep_the_last_columns_held_rule():

@@ -78,7 +78,7 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
         assert not label.startswith("tuned"), (m, n, k, label)
         labelled += 1
         if (m, n, k) == (32768, 32, 4096):
-            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN", trans_a=ta)  # not h.fuses
+            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN", trans_a=ta, trans_b=tb)  # not h.fuses
             assert label.startswith(stand_in["member"]) and f"({stand_in['by']})" in label, label
     assert labelled >= 92
 
