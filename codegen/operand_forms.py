@@ -51,8 +51,9 @@ def held_cap(cfg: SgemmConfig) -> int:
 # On A^T (TN, TT) the tile's A rows are the lines of 128 floats along M, not 16 along K: held at the same cap, the
 # vector floats ran faster than the float copies on 17 of 18 TN shapes whose choice is this tile on unaligned rows,
 # 5.6% (geometric mean; 3001x3001x64, four k-tiles, 1.5% slower), and unheld 2.2% slower than the float copies (H200,
-# session 32, docs/data/session32/b_75e735a: 5555x555x5555 788.4 -> 737.3 us, 2171x273x2175 77.8 -> 73.0).  TT was
-# not timed.
+# session 32, docs/data/session32/b_75e735a: 5555x555x5555 788.4 -> 737.3 us, 2171x273x2175 77.8 -> 73.0).  In NN,
+# where A's rows are the 16-float lines, the vector floats held ran 1.6% slower than the float copies held on the
+# same 18 shapes, slower on all 18 (c_beb6600: 5555x555x5555 797.6 -> 823.2).  TT was not timed.
 FLOAT_COPIES_HELD_K16 = frozenset({(128, 64, 16, 8, 8)})
 
 
