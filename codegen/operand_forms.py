@@ -40,20 +40,28 @@ def held_cap(cfg: SgemmConfig) -> int:
     return cfg.register_cap(HELD_BLOCKS)
 
 
-# for_rows: the k16 tiles that take the float copies after all, held at held_cap (three blocks an SM).
-# tall-128x64-k16, whose A tile is two thirds of a k-tile's floats:
-# measured (H100, 2026-11-28, lab/experiments/variants_ab.py, docs/data/session25/c_9e78596, us, vector floats /
-# float copies / float copies at 168), 5555x555x5555 839.6 / 850.8 / 799.0, 5555x555x5557 839.3 / 854.3 / 801.1,
-# 2777x555x5555 428.0 / 432.2 / 408.0, 3333x777x3333 452.4 / 462.0 / 439.0, 3001x3001x64 46.8 / 55.2 / 47.2.
-# Unheld, the float copies take 178 registers (196 in the stream-K ranges kernel): two blocks an SM.  On
-# wide-64x128-k16 (B two thirds of the floats) they lost held too (1023x1025x1023 60.3 / 65.8 / 66.0, 255x257x65537
-# 213.6 / 227.7 / 227.8, 777x7777x777 242.7 / 263.4 / 248.5), so it keeps the vector floats.
-# On A^T (TN, TT) the tile's A rows are the lines of 128 floats along M, not 16 along K: held at the same cap, the
-# vector floats ran faster than the float copies on 17 of 18 TN shapes whose choice is this tile on unaligned rows,
-# 5.6% (geometric mean; 3001x3001x64, four k-tiles, 1.5% slower), and unheld 2.2% slower than the float copies (H200,
-# session 32, docs/data/session32/b_75e735a: 5555x555x5555 788.4 -> 737.3 us, 2171x273x2175 77.8 -> 73.0).  In NN,
-# where A's rows are the 16-float lines, the vector floats held ran 1.6% slower than the float copies held on the
-# same 18 shapes, slower on all 18 (c_beb6600: 5555x555x5555 797.6 -> 823.2).  TT was not timed.
+# for_rows: the unaligned rows' form of the k16 members with the SASS pass (k16_form), by layout.  Held: at held_cap,
+# three blocks an SM.
+# - Row-major A and B (NN), measured on the H100 (2026-11-28, lab/experiments/variants_ab.py,
+#   docs/data/session25/c_9e78596, us, vector floats / float copies / float copies at 168): tall-128x64-k16, whose A
+#   tile (16-float lines along K) is two thirds of a k-tile's floats, takes the float copies held (FLOAT_COPIES_HELD_K16):
+#   5555x555x5555 839.6 / 850.8 / 799.0, 5555x555x5557 839.3 / 854.3 / 801.1, 2777x555x5555 428.0 / 432.2 / 408.0,
+#   3333x777x3333 452.4 / 462.0 / 439.0, 3001x3001x64 46.8 / 55.2 / 47.2 (unheld, the float copies take 178 registers,
+#   196 in the stream-K ranges kernel: two blocks an SM).  wide-64x128-k16 (B, 128-float lines along N, two thirds)
+#   keeps the vector floats unheld: the float copies lost held too (1023x1025x1023 60.3 / 65.8 / 66.0, 255x257x65537
+#   213.6 / 227.7 / 227.8, 777x7777x777 242.7 / 263.4 / 248.5), and on the H200 (session 32, e_bf6038c, 20 shapes whose
+#   NN choice it is on unaligned rows) the vector floats held ran 0.95% slower, the float copies held 4.6%.
+# - On A^T (TN; TT takes it, not timed) A's rows are the 128- or 64-float lines along M: both members take the vector
+#   floats held.  H200, session 32, on the TN shapes whose choice the member is on unaligned rows: tall-128x64-k16
+#   faster than its float copies held on 17 of 18, 5.6% (geometric mean; 3001x3001x64, four k-tiles, 1.5% slower;
+#   unheld 2.2% slower; b_75e735a: 5555x555x5555 788.4 -> 737.3 us), where in NN the same held vector floats ran 1.6%
+#   slower on all 18 (c_beb6600); wide-64x128-k16 faster than its vector floats unheld on 22 of 24, 12.4% (767x3075x769
+#   127.8 -> 87.9 us, 1531x2039x1021 188.7 -> 140.6; 4343x1090x70 2.5% slower; float copies held 7.2%, unheld 2.3%:
+#   d_420d4bf).
+# - On B^T alone (NT) both operands' rows are the 16-float lines along K: both members take the float copies held.
+#   wide-64x128-k16 faster than its vector floats unheld on 18 of 20 NT shapes whose choice it is on unaligned rows,
+#   2.2% (its vector floats held 0.15%, the float copies unheld 6.3% slower: d_420d4bf); tall-128x64-k16's float
+#   copies held ran faster than its vector floats held on 6 of 7 NT shapes (a_09ea5b2).
 FLOAT_COPIES_HELD_K16 = frozenset({(128, 64, 16, 8, 8)})
 
 
@@ -76,20 +84,31 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     255x257x65537 in 281.6 us against 287.7 with the float copies (tall-128x64-k16), 1023x1025x1023
     in 67.1 against 67.8 and 1009x1013x1019 in 61.7 against 61.8 (wide-64x128-k16); sq-32x32 went the
     other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies.  Since
-    session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16)."""
+    session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16), and
+    since session 32 the k16 members' form follows the layout (k16_form)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
-        if tile_of(cfg) in FLOAT_COPIES_HELD_K16 and not cfg.max_registers:
-            # held either way; A^T's rows (TN, TT) take the vector floats (FLOAT_COPIES_HELD_K16's note)
-            path = "unaligned_vectors" if cfg.trans_a else "unaligned_rows"
-            return cfg.replace(**{path: True}, max_registers=held_cap(cfg))
-        return cfg.replace(unaligned_vectors=True)
+        return cfg.replace(**k16_form(cfg))
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
         rows = taken(cfg, unaligned_rows=True)
         if rows is not cfg:
             return rows
     return cfg.replace(unaligned_vectors=True) if cfg.edge_clamp else cfg
+
+
+def k16_form(cfg: SgemmConfig) -> dict:
+    """The fields of a k16 SASS-pass member's unaligned rows' form in its layout (the note above FLOAT_COPIES_HELD_K16):
+    on A^T the vector floats held, on B^T alone the float copies held, row-major the float copies held on the tiles of
+    FLOAT_COPIES_HELD_K16 and the vector floats elsewhere.  A member with a register cap of its own keeps it and takes
+    the vector floats."""
+    if cfg.max_registers:
+        return {"unaligned_vectors": True}
+    if cfg.trans_a:
+        return {"unaligned_vectors": True, "max_registers": held_cap(cfg)}
+    if cfg.trans_b or tile_of(cfg) in FLOAT_COPIES_HELD_K16:
+        return {"unaligned_rows": True, "max_registers": held_cap(cfg)}
+    return {"unaligned_vectors": True}
 
 
 LAST_COL_MAX_TILE_COLUMNS = 4  # for_columns: whole tile columns, at most, beside the fused last column

@@ -49,12 +49,17 @@ def test_for_rows_asks_only_for_unaligned_leading_dimensions():
     assert for_rows(tall, "ptx", 1023, 1025) == tall.replace(unaligned_rows=True, max_registers=168)
     assert for_rows(tall, "ptx", 1024, 1024) is tall
     assert for_rows(tall.replace(max_registers=160), "ptx", 1023, 1024).unaligned_vectors
-    # on A^T (TN, TT) its A rows run along M: the vector floats, held the same (session 32); B^T alone changes nothing
-    for ta, tb in ((True, False), (True, True)):
-        laid = tall.replace(trans_a=ta, trans_b=tb)
-        assert for_rows(laid, "ptx", 1023, 1025) == laid.replace(unaligned_vectors=True, max_registers=168)
-    nt = tall.replace(trans_b=True)
-    assert for_rows(nt, "ptx", 1023, 1025) == nt.replace(unaligned_rows=True, max_registers=168)
+    # by layout (k16_form, session 32): on A^T (TN, TT) both take the vector floats held, on B^T alone the float
+    # copies held; a member with a cap of its own keeps it in every layout
+    for cfg in (wide, tall):
+        for ta, tb in ((True, False), (True, True)):
+            laid = cfg.replace(trans_a=ta, trans_b=tb)
+            assert for_rows(laid, "ptx", 1023, 1025) == laid.replace(unaligned_vectors=True, max_registers=168)
+        nt = cfg.replace(trans_b=True)
+        assert for_rows(nt, "ptx", 1023, 1025) == nt.replace(unaligned_rows=True, max_registers=168)
+        for ta, tb in ((False, False), (True, False), (False, True)):
+            own = cfg.replace(trans_a=ta, trans_b=tb, max_registers=160)
+            assert for_rows(own, "ptx", 1023, 1025) == own.replace(unaligned_vectors=True)
 
 
 def test_the_held_float_copies_keep_the_last_columns_held_rule():
