@@ -16,6 +16,13 @@ from .heuristic import member_config
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
+# On A^T (TN, TT) the thread tiles of at least this many sums take the vector floats rather than the float copies
+# (for_rows).  H200, session 32, every such member with both forms on TN shapes of unaligned rows (g_90e5c69; a_09ea5b2):
+# wide-64x128 faster with the vector floats on 30 of 30, 3.2% (geometric mean; worst 0.8% faster), sq-64x64-4x8 27 of
+# 30, 3.4% (worst 1.7% slower), sq-64x64-4x8-k32 22 of 30, 2.0% (1.4%); tall-128x64 and sq-64x64 4 of 4, 3-6%.  The
+# 4x4 tiles went both ways (wide-32x64 15 of 27, tall-64x32 17 of 28, sq-32x32 18 of 28, from 0.68x to 1.18x the
+# float copies' time; the k32 ones slower on 19 of 27 and 19 of 28): they keep the float copies.
+A_T_VECTOR_FLOATS_MIN_TILE = 32
 VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
 HELD_BLOCKS = 3  # blocks an SM the k16 members run (128 threads, <= 168 registers), which a held kernel keeps
 
@@ -90,7 +97,8 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
         return cfg.replace(**k16_form(cfg))
-    if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE:
+    a_t_vectors = cfg.trans_a and cfg.tm * cfg.tn >= A_T_VECTOR_FLOATS_MIN_TILE and cfg.edge_clamp
+    if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE and not a_t_vectors:
         rows = taken(cfg, unaligned_rows=True)
         if rows is not cfg:
             return rows
