@@ -474,7 +474,7 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
     it is no candidate there: the table's ratios are of the member at its own occupancy.  The 128x128 8x8 tiles on
     B^T: with_layout steps around the register rule's refusal at min_blocks=2 with min_blocks=1.  Measured (H200,
     session 32, docs/data/session32/b_75e735a): on 37 NT shapes whose choice was sq-128x128 (18 with aligned rows, 19
-    without), the table's pick without it was faster on all 37, 9.0% (geometric mean; 2.3-16.3%), and took them
+    without), the table's pick without it was faster on all 37, 9.0% (geometric mean; 2.3-16.5%), and took them
     from 0.964x cuBLAS's NT to 1.060x, 12 -> 25 at >= 1.0x.  CUDA C members keep their place (splitk-128x128, demoted
     the same way, ran 512^3 NT fastest of every member: session 30, g_14ba623)."""
     mem = get_member(name)

@@ -68,7 +68,7 @@ def held_cap(cfg: SgemmConfig) -> int:
 # - On B^T alone (NT) both operands' rows are the 16-float lines along K: both members take the float copies held.
 #   wide-64x128-k16 faster than its vector floats unheld on 18 of 20 NT shapes whose choice it is on unaligned rows,
 #   2.2% (its vector floats held 0.15%, the float copies unheld 6.3% slower: d_420d4bf); tall-128x64-k16's float
-#   copies held ran faster than its vector floats held on 6 of 7 NT shapes (a_09ea5b2).
+#   copies held ran faster than its vector floats held on 7 of 7 NT shapes (a_09ea5b2).
 FLOAT_COPIES_HELD_K16 = frozenset({(128, 64, 16, 8, 8)})
 
 
