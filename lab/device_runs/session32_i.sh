@@ -1,4 +1,5 @@
 #!/bin/bash
+# Prepared in session 32 and not run (the session's device time ran out): the next session's first candidate.
 # Session 32 (issue 20): NT's wide-64x128-k16 beside C's last column (n % 128 == 1).  k16_form gave it the float
 # copies held; the NT grid of d_420d4bf had no last-column shape, and 255x257x65537 ran 222.8 -> 229.0 us (f_4ee491f).
 # The member as built (float copies held, the last column at 168) against session 31's form (~vec: the vector floats
