@@ -445,8 +445,8 @@ def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequen
 def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
                   trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
-    (rows_aligned; None: packed row-major operands); `trans_a` picks a fused member's stand-in where not `fused`;
-    `trans_a` / `trans_b` leave out the members the layout demotes (demoted_in_layout)."""
+    (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, pick a fused member's
+    stand-in where not `fused` and leave out the members the layout demotes (demoted_in_layout)."""
     return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
 
 
@@ -475,8 +475,9 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
     B^T: with_layout steps around the register rule's refusal at min_blocks=2 with min_blocks=1.  Measured (H200,
     session 32, docs/data/session32/b_75e735a): on 37 NT shapes whose choice was sq-128x128 (18 with aligned rows, 19
     without), the table's pick without it was faster on all 37, 9.0% (geometric mean; 2.3-16.5%), and took them
-    from 0.964x cuBLAS's NT to 1.060x, 12 -> 25 at >= 1.0x.  CUDA C members keep their place (splitk-128x128, demoted
-    the same way, ran 512^3 NT fastest of every member: session 30, g_14ba623)."""
+    from 0.964x cuBLAS's NT to 1.060x, 12 -> 25 at >= 1.0x (TT, demoted the same way, was not timed).  CUDA C members
+    keep their place (splitk-128x128, demoted the same way, ran 512^3 NT fastest of every member: session 30,
+    g_14ba623).  The batched choice (choose_batched) has its own members and measurements and does not ask this."""
     mem = get_member(name)
     if mem.backend != "ptx" or not (trans_a or trans_b):
         return False
@@ -525,8 +526,8 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
     table / model picks (fitted on row-major A and B; the layout changes the member only where it takes no fused
-    member (fuses, fused_stand_in) or demotes one (demoted_in_layout); the rows' alignment does, `aligned`:
-    rows_aligned of the operands, None for packed ones in these layouts)."""
+    member (fuses, fused_stand_in) or demotes one (demoted_in_layout; not for batches); the rows' alignment does,
+    `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)

@@ -16,13 +16,15 @@ from .heuristic import member_config
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
-# On A^T (TN, TT) the thread tiles of at least this many sums take the vector floats rather than the float copies
-# (for_rows).  H200, session 32, every such member with both forms on TN shapes of unaligned rows (g_90e5c69; a_09ea5b2):
-# wide-64x128 faster with the vector floats on 30 of 30, 3.2% (geometric mean; worst 0.8% faster), sq-64x64-4x8 27 of
-# 30, 3.4% (worst 1.7% slower), sq-64x64-4x8-k32 22 of 30, 2.0% (1.4%); tall-128x64 and sq-64x64 4 of 4, 3-6%.  The
-# 4x4 tiles went both ways (wide-32x64 15 of 27, tall-64x32 17 of 28, sq-32x32 18 of 28, from 0.68x to 1.18x the
-# float copies' time; the k32 ones slower on 19 of 27 and 19 of 28): they keep the float copies.
-A_T_VECTOR_FLOATS_MIN_TILE = 32
+# The tiles (tile_of) that take the vector floats rather than the float copies on A^T (TN; TT takes it, not timed):
+# those measured faster so.  H200, session 32, on TN shapes of unaligned rows whose choice the member is (g_90e5c69; a_09ea5b2):
+# wide-64x128 faster with the vector floats on 30 of 30, 3.2% (geometric mean; at worst 0.8% faster), sq-64x64-4x8
+# 27 of 30, 3.4% (at worst 1.7% slower), sq-64x64-4x8-k32 22 of 30, 2.0% (1.4%); tall-128x64 and sq-64x64 4 of 4,
+# 3-6% (plain-64x64 shares sq-64x64's tile).  The 4x4 tiles went both ways (wide-32x64 15 of 27, tall-64x32 17 of 28,
+# sq-32x32 18 of 28, from 0.68x to 1.18x the float copies' time; the k32 ones slower on 19 of 27 and 19 of 28) and keep
+# the float copies, as do the tiles not timed (the skinny members').
+A_T_VECTOR_FLOATS_TILES = frozenset({(64, 128, 8, 8, 8), (128, 64, 8, 8, 8), (64, 64, 8, 4, 8), (64, 64, 32, 4, 8),
+                                     (64, 64, 16, 8, 8)})
 VECTOR_FLOATS_K16 = 16  # the k-tile of the members with the SASS pass that take the vector floats instead (for_rows)
 HELD_BLOCKS = 3  # blocks an SM the k16 members run (128 threads, <= 168 registers), which a held kernel keeps
 
@@ -91,13 +93,14 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     255x257x65537 in 281.6 us against 287.7 with the float copies (tall-128x64-k16), 1023x1025x1023
     in 67.1 against 67.8 and 1009x1013x1019 in 61.7 against 61.8 (wide-64x128-k16); sq-32x32 went the
     other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies.  Since
-    session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16), and
-    since session 32 the k16 members' form follows the layout (k16_form)."""
+    session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16); since
+    session 32 the k16 members' form follows the layout (k16_form), and on A^T the tiles of A_T_VECTOR_FLOATS_TILES
+    take the vector floats."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:
         return cfg.replace(**k16_form(cfg))
-    a_t_vectors = cfg.trans_a and cfg.tm * cfg.tn >= A_T_VECTOR_FLOATS_MIN_TILE and cfg.edge_clamp
+    a_t_vectors = cfg.trans_a and cfg.edge_clamp and tile_of(cfg) in A_T_VECTOR_FLOATS_TILES
     if cfg.tm * cfg.tn <= UNALIGNED_MAX_THREAD_TILE and not a_t_vectors:
         rows = taken(cfg, unaligned_rows=True)
         if rows is not cfg:

@@ -93,7 +93,9 @@ def run(argv):
         best = min((nm for nm in ok if nm not in ("cublas", "lib")), key=ok.get)
         rows.append({"layout": layout, "m": m, "n": n, "k": k, "cublas_us": us["cublas"], "lib_us": us["lib"],
                      "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
-                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T")),
+                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T"),
+                                                     h.fuses(layout[0] == "T", layout[1] == "T"), layout[0] == "T",
+                                                     layout[1] == "T"),
                      "kernels": {nm: dict(check[nm], us=us[nm]) for nm in members if nm in us}})
         write_out("layout_candidates.json", {"device": dev.name, "sm_count": dev.sm_count, "rows": rows})
         print(f"{spec}: cuBLAS {us['cublas']:.1f}  lib {us['lib']:.1f} (x{us['cublas'] / us['lib']:.3f})  fastest "

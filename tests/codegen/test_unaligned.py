@@ -49,15 +49,19 @@ def test_for_rows_asks_only_for_unaligned_leading_dimensions():
     assert for_rows(tall, "ptx", 1023, 1025) == tall.replace(unaligned_rows=True, max_registers=168)
     assert for_rows(tall, "ptx", 1024, 1024) is tall
     assert for_rows(tall.replace(max_registers=160), "ptx", 1023, 1024).unaligned_vectors
-    # on A^T the thread tiles of 32 sums or more take the vector floats, the 4x4 ones keep the float copies
+    # on A^T the tiles measured faster so (A_T_VECTOR_FLOATS_TILES) take the vector floats; the 4x4 ones and the
+    # untimed skinny ones keep the float copies, and so does a tile without the edge clamp the vector floats need
     for name, vectors in (("wide-64x128", True), ("sq-64x64-4x8", True), ("sq-64x64", True), ("tall-128x64", True),
-                          ("sq-64x64-4x8-k32", True), ("wide-32x64", False), ("sq-32x32", False)):
+                          ("sq-64x64-4x8-k32", True), ("plain-64x64", True), ("wide-32x64", False),
+                          ("sq-32x32", False), ("skinny-n32", False), ("skinny-m32", False)):
         cfg = FAMILY[name].config
         assert for_rows(cfg, "ptx", 1023, 1025).unaligned_rows  # row-major: the float copies, as before
         for ta, tb in ((True, False), (True, True), (False, True)):
             laid = cfg.replace(trans_a=ta, trans_b=tb)
             want = laid.replace(unaligned_vectors=True) if vectors and ta else laid.replace(unaligned_rows=True)
             assert for_rows(laid, "ptx", 1023, 1025) == want, (name, ta, tb)
+    unclamped = FAMILY["wide-64x128"].config.replace(trans_a=True, edge_clamp=False)
+    assert for_rows(unclamped, "ptx", 1023, 1025) == unclamped.replace(unaligned_rows=True)
     # by layout (k16_form, session 32): on A^T (TN, TT) both take the vector floats held, on B^T alone the float
     # copies held; a member with a cap of its own keeps it in every layout
     for cfg in (wide, tall):

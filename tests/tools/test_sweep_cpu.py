@@ -85,7 +85,8 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
 
 def test_the_label_names_the_unaligned_form_and_its_register_cap():
     """A held kernel's label says its cap (session 32: TN's wide-64x128-k16 on unaligned rows, the vector floats held
-    at 168 registers, ran 12% faster than the same form unheld, which the label could not tell apart)."""
+    at 168 registers, ran 12% faster than the same form unheld, which the label could not tell apart), and names the
+    member a layout runs where it demotes the row-major one."""
     from regtile.codegen import heuristic as h
     from regtile.codegen.operand_forms import for_operands
     from regtile.tools.shape_sweep import _label
@@ -97,6 +98,12 @@ def test_the_label_names_the_unaligned_form_and_its_register_cap():
         label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, ta, tb)
         assert label.startswith("wide-64x128-k16") and form in label, label
         assert ("+168 registers" in label) == (ta or tb), label
+    # NT's choice where the row-major one is sq-128x128 (demoted on B^T): labelled by the member that runs, not "tuned"
+    m, n, k = 1919, 2929, 3939
+    cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, False, True)
+    lda, ldb, ldc = h.leading_dims(m, n, k, False, True)
+    label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, False, True)
+    assert not label.startswith("tuned") and not label.startswith("sq-128x128"), label
 
 
 def test_the_few_vector_route_depends_on_the_layout():
