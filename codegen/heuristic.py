@@ -442,11 +442,14 @@ def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequen
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
-                  trans_a: bool = False, trans_b: bool = False) -> str:
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: Optional[bool] = None,
+                  aligned: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
     (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, pick a fused member's
-    stand-in where not `fused` and leave out the members the layout demotes (demoted_in_layout)."""
+    stand-in where not `fused` and leave out the members the layout demotes (demoted_in_layout); `fused`: whether
+    the fused members are candidates (None: as the layout takes them, fuses; False without a layout: the unfused
+    choice)."""
+    fused = fuses(trans_a, trans_b) if fused is None else fused
     return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
 
 
@@ -578,11 +581,11 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
-                    fused: bool = True, trans_a: bool = False, trans_b: bool = False) -> Dict[str, object]:
+                    fused: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> Dict[str, object]:
     """What choose_kernel decides and why (member, table, model or stand-in), for docs and tests (`aligned` as
-    there; None: packed row-major operands; `fused`: fuses() of the layout; `trans_a`, `trans_b`: the operands
-    stored transposed, for a fused pick's stand-in and the members the layout demotes)."""
+    there; None: packed row-major operands; `fused`, `trans_a`, `trans_b` as choose_member takes them)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
+    fused = fuses(trans_a, trans_b) if fused is None else fused
     member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)
     return {"member": member, "by": by, "candidates": names}

@@ -70,6 +70,13 @@ sweep() { _sweep sweep $1 shape-sweep.json shapes_table.md sweep.log; }
 # $OUT/shape-sweep-LAYOUT.json, $OUT/shapes_table_LAYOUT.md ($OUT/sweep_LAYOUT.log).
 layout_sweep() { _sweep "sweep $1" $2 shape-sweep-$1.json shapes_table_$1.md sweep_$1.log --layout $1; }
 
+# heldout_layout LAYOUT SECONDS: all 195 held-out shapes (lab/device_runs/heldout_all_s30.json, the five sets in one
+# file) in LAYOUT (NT, TN, TT) against cuBLAS's same layout into $OUT/heldout-LAYOUT.{json,md,log}.
+heldout_layout() {
+    _sweep "held-out $1" $2 heldout-$1.json heldout-$1.md heldout-$1.log --suite lab/device_runs/heldout_all_s30.json \
+        --layout $1
+}
+
 # fewvec_checks SECONDS: the few-vector and API GPU tests (within SECONDS) into $OUT/pytest_fewvec.log, then the
 # few-vector memcheck script under compute-sanitizer into $OUT/memcheck_fewvec.log; prints both summaries.
 fewvec_checks() {

@@ -6,8 +6,5 @@ REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s31e
 fewvec_checks ${T_S:-120}
 heldout_sweeps ${H_S:-70} 1 2 3 4 5
-for layout in NT TN; do
-    _sweep "held-out $layout" ${HL_S:-110} heldout-$layout.json heldout-$layout.md heldout-$layout.log \
-        --suite lab/device_runs/heldout_all_s30.json --layout $layout
-done
+for layout in NT TN; do heldout_layout $layout ${HL_S:-110}; done
 archive session31_e

@@ -14,8 +14,5 @@ OUT=$ROOT/nn lab_ab layout_candidates ${L_S:-100} budget=${B_S:-80} members=tall
     NN:4343x274x4346 NN:8687x547x1089 NN:2171x545x8691 NN:1535x771x12289 NN:6143x193x12291 NN:5555x555x5555
 layout_sweep NT ${SWEEP_S:-120}
 layout_sweep TN ${SWEEP_S:-120}
-for layout in NT TN; do
-    _sweep "held-out $layout" ${HL_S:-110} heldout-$layout.json heldout-$layout.md heldout-$layout.log \
-        --suite lab/device_runs/heldout_all_s30.json --layout $layout
-done
+for layout in NT TN; do heldout_layout $layout ${HL_S:-110}; done
 archive session32_c

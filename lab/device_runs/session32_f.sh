@@ -4,12 +4,8 @@
 # NT and TN sweeps and all 195 held-out shapes in NT and TN.
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s32f
-ROOT=$OUT
 gpu_tests ${T_S:-170} "" tests/gpu/test_unaligned_gpu.py tests/gpu/test_layouts_gpu.py
 layout_sweep NT ${SWEEP_S:-120}
 layout_sweep TN ${SWEEP_S:-120}
-for layout in NT TN; do
-    _sweep "held-out $layout" ${HL_S:-110} heldout-$layout.json heldout-$layout.md heldout-$layout.log \
-        --suite lab/device_runs/heldout_all_s30.json --layout $layout
-done
+for layout in NT TN; do heldout_layout $layout ${HL_S:-110}; done
 archive session32_f

@@ -6,6 +6,5 @@ REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s32h
 gpu_tests ${T_S:-160} "" tests/gpu/test_unaligned_gpu.py tests/gpu/test_layouts_gpu.py
 layout_sweep TN ${SWEEP_S:-100}
-_sweep "held-out TN" ${HL_S:-100} heldout-TN.json heldout-TN.md heldout-TN.log \
-    --suite lab/device_runs/heldout_all_s30.json --layout TN
+heldout_layout TN ${HL_S:-100}
 archive session32_h

@@ -1,6 +1,6 @@
 """Every candidate member in another layout (session 30): where regtile.sgemm is below cuBLAS's NT or TN on the suite
 (docs/data/session30/c_4041268), would another member of the family beat it there?  The table and the model are
-fitted on row-major A and B (the layout does not change the member: heuristic.choose_kernel); this times, per shape
+fitted on row-major A and B (the layout changes the member only as heuristic.choose_kernel says); this times, per shape
 and layout, every unfused candidate (heuristic.candidate_names fused=False: no fused member reads A^T, and on B^T
 they ran slower, fused_nt_ab) generated for the layout and the packed operands (layouts.with_layout,
 operand_forms.for_operands) against regtile.sgemm's plan and cuBLAS in that layout, each checked against float64
@@ -34,11 +34,11 @@ def run(argv):
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     from regtile.tools.shape_sweep import gemv_routed
+    from lab.experiments.variants_ab import parse
     t0 = time.time()
     suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
     only = take_option(argv, "members")
     only = set(only.split(",")) if only else None
-    from lab.experiments.variants_ab import parse
     vary = [parse(v) for v in (take_option(argv, "vary") or "").split("|") if v]
     specs = argv or DEFAULT
     if suite:
@@ -93,9 +93,8 @@ def run(argv):
         best = min((nm for nm in ok if nm not in ("cublas", "lib")), key=ok.get)
         rows.append({"layout": layout, "m": m, "n": n, "k": k, "cublas_us": us["cublas"], "lib_us": us["lib"],
                      "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
-                                                     h.rows_aligned(m, n, k, layout[0] == "T", layout[1] == "T"),
-                                                     h.fuses(layout[0] == "T", layout[1] == "T"), layout[0] == "T",
-                                                     layout[1] == "T"),
+                                                     h.rows_aligned(m, n, k, bench.trans_a, bench.trans_b),
+                                                     trans_a=bench.trans_a, trans_b=bench.trans_b),
                      "kernels": {nm: dict(check[nm], us=us[nm]) for nm in members if nm in us}})
         write_out("layout_candidates.json", {"device": dev.name, "sm_count": dev.sm_count, "rows": rows})
         print(f"{spec}: cuBLAS {us['cublas']:.1f}  lib {us['lib']:.1f} (x{us['cublas'] / us['lib']:.3f})  fastest "

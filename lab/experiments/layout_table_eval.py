@@ -55,7 +55,7 @@ def run(argv):
                 aligned = h.rows_aligned(m, n, k, ta, tb)
                 names = h.candidate_names(m, n, k, 132, fused=False)
                 if extra is None:  # regtile.sgemm's choice: the NN table among the layout's candidates
-                    pick = h.choose_member(m, n, k, 132, h.fuses(ta, tb), aligned, ta, tb)
+                    pick = h.choose_member(m, n, k, 132, aligned=aligned, trans_a=ta, trans_b=tb)
                 else:
                     q = (math.log2(m), math.log2(n), math.log2(k))
                     near = []
@@ -107,7 +107,7 @@ def _layout_factors(h, hf, rows, table, layout):
     for shrink in (0.0,) + SHRINKS:
         over, at = [], 0
         for s, timed, rel, cublas_us in data:
-            base = h.choose_member(*s, 132, h.fuses(ta, tb), h.rows_aligned(*s, ta, tb), ta, tb)
+            base = h.choose_member(*s, 132, aligned=h.rows_aligned(*s, ta, tb), trans_a=ta, trans_b=tb)
             f = factors(s)
             names = [nm for nm in h.candidate_names(*s, 132, fused=False) if nm in rel and nm in timed]
             pick = min(names, key=lambda nm: math.log(rel[nm]) + shrink * f.get(nm, 0.0)) if shrink else base
