@@ -50,7 +50,6 @@ BACKEND_FIELDS = (
     ("split_k", (1,), ("cuda", "fusedk"), "K ranges over blockIdx.z summed by a reduce step (the PTX backend "
                                         "emits one-pass kernels)"),
     ("stages", (0, 1, 2), ("ptx",), "the cp.async ring (stages 3 or 4)"),
-    ("trans_a", (False,), ("cuda", "ptx"), "a transposed A (the fused split-K kernel reads row-major A)"),
     ("batched", (False,), ("cuda", "ptx"), "a batch over blockIdx.z"),
 )
 

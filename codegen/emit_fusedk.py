@@ -30,10 +30,14 @@ knobs - a set depth, a wider sum - and neither made a member faster: docs/shapes
 
 Parameters: SGEMM_PARAMS then W (S * M * N floats, the caller's workspace) and counters
 (one int per output tile, zero before the first launch: runtime/sgemm_launch.py uploads
-them with the launch, as stream-K's flags).  Row-major A; B row-major or, with trans_b, B^T stored N x K (session
-30: copied a float at a time, lanes on consecutive n, no lean copies - each warp's copy reads 32 rows of B^T; measured
-slower than the unfused members on nn.Linear's NT, so regtile.sgemm does not route NT here: heuristic.fuses); no
-trans_a, no batch.
+them with the launch, as stream-K's flags).
+
+Layouts (session 33): each operand's stage has the form of its stored rows, so that every copy is a float4 where the
+rows are aligned.  A row-major: BM rows of BK floats, SA apart (a thread's rows i * MRG + ty, float4s along K);
+A^T (trans_a, stored K x M): BK rows of BM floats (a thread's rows ty * TM + i, float4s along M).  B row-major: BK
+rows of BN floats; B^T (trans_b, stored N x K): BN rows of BK floats, 16-byte chunks swizzled (swizzle_mask), read
+as a float4 of four k a column.  (Session 30's B^T went a float at a time, lanes on consecutive n, and ran slower
+than the unfused members on NT; A^T was refused.)  The lean copies stay on row-major A and B.  No batch.
 """
 from __future__ import annotations
 
@@ -54,7 +58,10 @@ MAX_SMEM = 110 * 1024
 
 
 def stage_bytes(cfg: SgemmConfig) -> int:
-    return 4 * (cfg.bm * (cfg.bk + A_PAD) + cfg.bk * cfg.bn)
+    """A stage of the ring: A's tile (rows padded by A_PAD where A is row-major; A^T's rows of BM floats unpadded)
+    and B's (B^T's rows swizzled, unpadded)."""
+    a = cfg.bk * cfg.bm if cfg.trans_a else cfg.bm * (cfg.bk + A_PAD)
+    return 4 * (a + cfg.bk * cfg.bn)
 
 
 def depth(cfg: SgemmConfig) -> int:
@@ -77,9 +84,9 @@ def check(cfg: SgemmConfig) -> None:
     if not 32 <= threads <= 1024 or threads % 32:
         raise ConfigError(f"backend 'fusedk': (BM/TM) x (BN/TN) = {threads} threads; must be a multiple of 32 "
                           f"in 32..1024")
-    if cfg.trans_b and threads % cfg.bn:
-        raise ConfigError(f"backend 'fusedk' with trans_b: the threads ({threads}) must be a multiple of BN "
-                          f"({cfg.bn}) (B^T's copies keep a column of the tile a thread)")
+    if cfg.trans_a and cfg.tm % 4:
+        raise ConfigError(f"backend 'fusedk' with trans_a: TM ({cfg.tm}) must be a multiple of 4 (A^T's fragments are "
+                          f"float4s along M)")
     if depth(cfg) * stage_bytes(cfg) > MAX_SMEM_PER_BLOCK:
         raise ConfigError(f"backend 'fusedk': {depth(cfg)} stages of {stage_bytes(cfg)} bytes pass the 227 KB "
                           f"of shared memory a block may have; use a smaller tile")
@@ -100,6 +107,25 @@ def _iters(total: int, threads: int):
     return -(-total // threads), total % threads != 0
 
 
+def _copy(cfg: SgemmConfig, operand: str, threads: int) -> dict:
+    """How the template copies an operand's k-tile (its copy macro): the float4 and per-float rounds a thread makes
+    and their bounds, and whether the per-float copies keep a column a thread (`strided`: the threads a multiple of
+    the stored row's width - BK where the operand is K-major, A or B^T, else its tile width BM or BN)."""
+    span = cfg.bm if operand == "A" else cfg.bn
+    k_major = not cfg.trans_a if operand == "A" else cfg.trans_b
+    vec_iters, vec_guard = _iters(span * cfg.bk // 4, threads)
+    one_iters, one_guard = _iters(span * cfg.bk, threads)
+    return dict(name=f"{operand.lower()}_vec", iters=vec_iters, guard=vec_guard, one_iters=one_iters,
+                one_guard=one_guard, strided=threads % (cfg.bk if k_major else span) == 0)
+
+
+def swizzle_mask(cfg: SgemmConfig) -> int:
+    """B^T's rows in a stage: 16-byte chunk c of row r lies at c ^ ((r / 4) & mask).  A thread's columns are float4
+    groups, so the eight lanes of a quarter warp read rows 4 apart at one k: with the mask (BK/4 chunks a row, at most
+    8) up to eight distinct chunks, where a padded row (BK + 4) put them on two (a 4-way bank conflict)."""
+    return min(cfg.bk // 4, 8) - 1
+
+
 def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
     """The lean copies' places (config.lean_copies; templates/sgemm_fusedk.cu.j2): per kk step of a k-tile (BK / 4
     of them), the float4 copies (operand, index) the thread issues there, A's then B's dealt evenly over the
@@ -107,7 +133,7 @@ def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
     fusedk_lean_steps_ab.py); () without lean_copies, or where a copy count does not divide the tile (a thread's
     last copy would need a bound): then every k-tile takes load_tile."""
     a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
-    if not cfg.lean_copies or cfg.trans_b or a % threads or b % threads:  # B^T has no float4 copies
+    if not cfg.lean_copies or cfg.trans_a or cfg.trans_b or a % threads or b % threads:  # row-major A and B only
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
     dealt = min(steps or cfg.bk // 4, cfg.bk // 4)
@@ -120,14 +146,10 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     threads = geo.block[0]
     name = kernel_name(cfg)
     d = depth(cfg)
-    a_vec_iters, a_vec_guard = _iters(cfg.bm * cfg.bk // 4, threads)
-    a_one_iters, a_one_guard = _iters(cfg.bm * cfg.bk, threads)
-    b_vec_iters, b_vec_guard = _iters(cfg.bk * cfg.bn // 4, threads)
-    b_one_iters, b_one_guard = _iters(cfg.bk * cfg.bn, threads)
     red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
     split = cfg.split_k
     header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
-              f"C = alpha A {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile "
+              f"C = alpha {'A^T' if cfg.trans_a else 'A'} {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile "
               f"{cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile {cfg.tm}x{cfg.tn}, {threads} threads, {d}-stage cp.async ring "
               f"({geo.dynamic_smem_bytes} bytes)",
               f"launch: block ({threads}, 1, 1), grid {geo.describe()}"]
@@ -137,10 +159,8 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     text = render("sgemm_fusedk.cu.j2", name=name, header=header, bm=cfg.bm, bn=cfg.bn, bk=cfg.bk, tm=cfg.tm,
                   tn=cfg.tn, threads=threads, depth=d, splits=split, sa=cfg.bk + A_PAD,
                   min_blocks=max(1, cfg.min_blocks),
-                  a_vec_iters=a_vec_iters, a_vec_guard=a_vec_guard, a_one_iters=a_one_iters,
-                  a_one_guard=a_one_guard, b_vec_iters=b_vec_iters, b_vec_guard=b_vec_guard,
-                  b_one_iters=b_one_iters, b_one_guard=b_one_guard,
-                  a_strided=threads % cfg.bk == 0, b_strided=threads % cfg.bn == 0, red_iters=red_iters, red_guard=red_guard,
-                  spread=spread(cfg, threads), b_trans=cfg.trans_b,
+                  a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
+                  b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
+                  spread=spread(cfg, threads),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

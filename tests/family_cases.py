@@ -1,7 +1,8 @@
 """The kernels tests/codegen/test_family_golden.py pins: every FAMILY member on its own backend,
 and on the other where it emits; the CUDA C members split (split_k 2, 3); the PTX members
 without stream-K / edge split, and a few members in the other layouts (trans_a, trans_b) and
-batched; the fused split-K members (backend fusedk) unsplit and split 4 ways; the PTX members with
+batched; the fused split-K members (backend fusedk) unsplit and split 4 ways, and split in NT, TN and TT; the PTX
+members with
 the unaligned rows' copies or vector floats (operand_forms.for_rows), one of them TN.
 `python3 tests/family_cases.py > tests/codegen/family_golden.json` rewrites the digests (do it only for a deliberate change of the kernels' text, and say why)."""
 from __future__ import annotations
@@ -35,6 +36,8 @@ def cases() -> Dict[str, Tuple[SgemmConfig, str]]:
         if m.backend == "fusedk":  # the fused split-K members: their own template, one launch; split 1 and 4
             out[f"fusedk:{name}"] = (m.config, "fusedk")
             out[f"fusedk:{name}:split4"] = (m.config.replace(split_k=4), "fusedk")
+            for lay, kw in _LAYOUTS.items():  # A^T and B^T in their own stage forms (session 33)
+                out[f"fusedk:{name}:split4:{lay}"] = (m.config.replace(split_k=4), "fusedk", kw)
             continue
         if m.backend not in _OTHER:
             continue

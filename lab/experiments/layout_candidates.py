@@ -10,6 +10,7 @@ layout, and regtile.sgemm's plan's time ("lib_us").
 
   python3 -m lab.experiments.layout_candidates LAYOUT:MxNxK [LAYOUT:MxNxK ...]   (default: the NT and TN losses)
   python3 -m lab.experiments.layout_candidates suite=benchmarks/shapes.json layouts=NT,TN [budget=SECONDS]
+  fused=1: the fused members too, in the layout's form (session 33: the fused kernel reads A^T and B^T by float4)
       (every shape of the suite that regtile.sgemm does not route to a GEMV in the layout, smallest first.  Until
       the review after g_14ba623 it left out the shapes the NN route sends to a few-vector GEMV, which NT with m of
       2-16 and TN with n of 2-16 run on family members: 22 shape-layouts not timed there)
@@ -37,6 +38,7 @@ def run(argv):
     from lab.experiments.variants_ab import parse
     t0 = time.time()
     suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
+    fused = take_option(argv, "fused") == "1"
     only = take_option(argv, "members")
     only = set(only.split(",")) if only else None
     vary = [parse(v) for v in (take_option(argv, "vary") or "").split("|") if v]
@@ -55,7 +57,7 @@ def run(argv):
         ta, tb = layout[0] == "T", layout[1] == "T"
         lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
         members = {}
-        for name in h.candidate_names(m, n, k, dev.sm_count, fused=False):
+        for name in h.candidate_names(m, n, k, dev.sm_count, fused=fused):
             if only and name not in only:
                 continue
             cfg, be = h.member_config(name, m, n, k, dev.sm_count)

@@ -16,7 +16,11 @@ held at 168 registers instead of the vector floats (a new config, not a changed 
 105 PTX digests for the tiles across a ragged vector bound (ptx_edges.clamp_setup: clamped to the last vector
 inside, the interior paths on k-tiles before line K - 1; both_float4 tests that alone, on both operands' rows'
 alignment), then 8 stream-K unaligned-vectors digests for floats_setup building both float guards from one
-negation (the sm_90 SASS of all 8 identical to the text before, read from the cubins)."""
+negation (the sm_90 SASS of all 8 identical to the text before, read from the cubins).  Session 33 retook the 22
+fusedk digests for the copies and fragment reads written through each operand's stage form (A_AT, B_AT, ROW: A^T
+and B^T by float4) and added 33 for the fused members in NT, TN and TT: of the row-major members' sm_90 cubins at
+three shapes each (30), 29 byte-identical to the text before, one (fused-32x64 on unaligned rows) the same
+instructions but an LDS and 7 NOPs more in a rescheduled loop."""
 import json
 from pathlib import Path
 

@@ -37,7 +37,7 @@ def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
     assert "atomicAdd" not in one  # split 1: C written directly
 
 
-@pytest.mark.parametrize("field", ["trans_a", "stream_k", "unaligned_rows"])
+@pytest.mark.parametrize("field", ["stream_k", "unaligned_rows"])
 def test_fusedk_refuses_what_it_does_not_do(field):
     cfg = FAMILY["fused-64x64"].config.replace(**{field: True})
     with pytest.raises(ConfigError, match=f"{field}=True: backend 'fusedk' does not emit.*'ptx'"):
@@ -92,21 +92,45 @@ def test_transposed_layouts_never_get_the_fused_kernel(monkeypatch):
         heuristic._choose.cache_clear()  # the patched choices leave with the patch
 
 
-def test_b_transposed_reads_b_t_rows_a_float_at_a_time():
-    """With trans_b the template's copies of B index B^T (row n at B + n * ldb), never float4s of B, and no lean
-    copies; the row-major kernel's text is the same as before it (no B^T branch left in it)."""
+def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
+    """A^T lands as BK rows of BM floats (unpadded, a thread's rows ty * TM + i, float4 fragments along M), B^T as
+    BN rows of BK floats with swizzled 16-byte chunks; both copied by float4 where the rows are aligned (session
+    33: B^T went a float at a time before, and A^T was refused); no lean copies off row-major A and B; the row-major
+    kernel's text keeps its own forms.  Every layout of a member compiles without spilling."""
     cfg = FAMILY["fused-128x32-f1"].config
-    nn, nt = emit(cfg, "fusedk").text, emit(cfg.replace(trans_b=True), "fusedk").text
-    assert "const bool b_vec = false;" in nt and "(size_t)(n0 + col) * ldb + k0 + r0" in nt
-    assert "B^T" not in nn and "(size_t)(k0 + r0) * ldb + n0 + col" in nn
-    assert "lean_n" in nn and "lean_n" not in nt
-    art = compile_config(cfg.replace(trans_b=True), "sm_90", backend="fusedk")
-    assert art.resources.spill_free
-    # 64 threads (32x128 tile, 8x8 thread tile) cannot keep a column of a 128-wide tile each: refused, named
-    small = FAMILY["fused-64x128"].config.replace(bm=32, warps=(2, 1), bk=16)
-    emit(small, "fusedk")  # row-major B: its own copies
-    with pytest.raises(ConfigError, match=r"trans_b: the threads \(64\) must be a multiple of BN \(128\)"):
-        emit(small.replace(trans_b=True), "fusedk")
+    nn = emit(cfg, "fusedk").text
+    assert "#define A_AT(r, c) (r) * SA + c" in nn and "#define B_AT(r, c) (r) * BN + c" in nn
+    assert "#define ROW(i) ((i) * MRG + ty)" in nn and "lean_n" in nn and "SWZ" not in nn
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        text = emit(cfg.replace(trans_a=ta, trans_b=tb), "fusedk").text
+        assert "lean_n" not in text and "b_vec = false" not in text
+        assert ("#define ROW(i) (ty * TM + (i))" in text) == ta and ("#define A_AT(r, c) (r) * BM + c" in text) == ta
+        assert ("#define SWZ 7" in text) == tb  # BK 32: eight chunks a row
+        assert text.count("cp_async16(") == 3  # the float4 copy of each operand, and its definition
+        art = compile_config(cfg.replace(trans_a=ta, trans_b=tb), "sm_90", backend="fusedk")
+        assert art.resources.spill_free
+
+
+def test_b_t_swizzle_puts_a_quarter_warps_reads_on_distinct_chunks():
+    """The B^T stage's index (the template's B_AT, emit_fusedk.swizzle_mask): the eight lanes of a quarter warp read
+    the float4 of one k at columns tx*4 + e for eight consecutive tx (a row each): 16-byte chunks in eight distinct
+    bank groups at BK 32, and each element of a row at its own place in the row."""
+    from regtile.codegen.emit_fusedk import swizzle_mask
+    cfg = FAMILY["fused-32x32"].config.replace(trans_b=True)
+    mask, bk = swizzle_mask(cfg), cfg.bk
+
+    def at(r, c):  # the template's B_AT
+        return r * bk + (((c >> 2) ^ ((r >> 2) & mask)) << 2) + (c & 3)
+
+    assert sorted(at(r, c) for r in range(8) for c in range(bk)) == list(range(8 * bk))
+    for e in range(4):
+        for kk in range(0, bk, 4):
+            assert len({(at(tx * 4 + e, kk) // 4) % 8 for tx in range(8)}) == 8
+
+
+def test_a_transposed_needs_float4_rows_a_thread():
+    with pytest.raises(ConfigError, match=r"trans_a: TM \(2\) must be a multiple of 4"):
+        emit(FAMILY["fused-32x32"].config.replace(tm=2, warps=(4, 1), vec=1, bk=4, trans_a=True), "fusedk")
 
 
 def test_a_fused_member_compiles_without_spills():

@@ -78,28 +78,48 @@ def test_fused_tile_at_the_48kb_line_opts_in():
     check_config(cfg, 1000, 32, 4096, backend="fusedk", what="fused 128x32x16 split_k=2")
 
 
-def _nt_check(plan, m, n, k, alpha=1.0, beta=0.0, seed=0):
-    """plan (trans_b, packed: lda K, ldb K, ldc N) on fresh random A (M x K) and B^T (N x K) against float64, C
-    NaN-poisoned (beta 0) or random, every element checked written."""
+def _layout_check(plan, m, n, k, ta, tb, alpha=1.0, beta=0.0, seed=0):
+    """plan (packed: A stored M x K or, ta, K x M; B stored K x N or, tb, N x K; ldc N) on fresh random operands
+    against float64, C NaN-poisoned (beta 0) or random, every element checked written."""
     torch = pytest.importorskip("torch")
     g = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.randn(m, k, device="cuda", generator=g)
-    bt = torch.randn(n, k, device="cuda", generator=g)
+    a = torch.randn(*((k, m) if ta else (m, k)), device="cuda", generator=g)
+    b = torch.randn(*((n, k) if tb else (k, n)), device="cuda", generator=g)
     c = torch.full((m, n), float("nan"), device="cuda") if beta == 0 else torch.randn(m, n, device="cuda", generator=g)
-    ref = alpha * (a.double() @ bt.double().t()) + (beta * c.double() if beta else 0)
-    plan.launch(a.data_ptr(), bt.data_ptr(), c.data_ptr(), alpha, beta, 0)
+    op_a, op_b = (a.t() if ta else a).double(), (b.t() if tb else b).double()
+    ref = alpha * (op_a @ op_b) + (beta * c.double() if beta else 0)
+    plan.launch(a.data_ptr(), b.data_ptr(), c.data_ptr(), alpha, beta, 0)
     torch.cuda.synchronize()
-    assert not torch.isnan(c).any(), "elements unwritten"
+    assert not torch.isnan(c).any(), f"{int(torch.isnan(c).sum())} elements unwritten"
     err = (torch.linalg.vector_norm(c.double() - ref) / torch.linalg.vector_norm(ref)).item()
     assert 0 < err <= 1e-5, err
 
 
-@pytest.mark.parametrize("m, n, k", [(700, 35, 2048), (65, 33, 4097), (129, 130, 1031), (512, 32, 4100)])
+LAYOUTS = {"NT": (False, True), "TN": (True, False), "TT": (True, True)}
+# rows of A^T / B^T aligned or not in each layout (per-float copies where lda or ldb is odd): NT 2048 / 4097 / 1031 /
+# 4100 / 384 as both leading dimensions, TN and TT M of 700, 65, 129, 512, 196
+LAYOUT_SHAPES = [(700, 35, 2048), (65, 33, 4097), (129, 130, 1031), (512, 32, 4100), (196, 1152, 384)]
+
+
+@pytest.mark.parametrize("m, n, k", LAYOUT_SHAPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("name", FUSED)
-def test_fused_member_on_b_transposed_is_right(name, m, n, k):
-    """B^T (session 30; the config's trans_b, not a layout regtile.sgemm routes here): the per-float copies read B^T's
-    rows, on the same ragged shapes."""
+def test_fused_member_in_a_transposed_layout_is_right(name, layout, m, n, k):
+    """A^T (BK rows of BM floats in a stage) and B^T (BN rows of BK floats, swizzled), float4 or per-float copies
+    (session 33; B^T went a float at a time before, A^T was refused), on ragged shapes."""
     from regtile.runtime.plans import GemmPlan
+    ta, tb = LAYOUTS[layout]
     cfg, backend = member_config(name, m, n, k, 132)
-    plan = GemmPlan(m, n, k, False, True, k, k, n, config=cfg.replace(trans_b=True), backend=backend)
-    _nt_check(plan, m, n, k)
+    plan = GemmPlan(m, n, k, ta, tb, m if ta else k, k if tb else n, n, config=cfg.replace(trans_a=ta, trans_b=tb),
+                    backend=backend)
+    _layout_check(plan, m, n, k, ta, tb)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_fused_in_a_layout_splits_alpha_beta(layout):
+    from regtile.runtime.plans import GemmPlan
+    ta, tb = LAYOUTS[layout]
+    m, n, k = 67, 131, 999
+    cfg = FAMILY["fused-32x64"].config.replace(split_k=7, trans_a=ta, trans_b=tb)
+    plan = GemmPlan(m, n, k, ta, tb, m if ta else k, k if tb else n, n, config=cfg, backend="fusedk")
+    _layout_check(plan, m, n, k, ta, tb, 0.5, -1.5)
