@@ -136,7 +136,7 @@ def _pads_ok(m: int, n: int, c: SgemmConfig) -> bool:
 
 def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = True) -> List[str]:
     """The members worth timing (and choosing) for M x N x K on sm_90 (fused=False: without the
-    fused split-K members, which regtile.sgemm runs on row-major A and B only: fuses)."""
+    fused split-K members)."""
     out = []
     huge = 2 * m * n * k >= HUGE_FLOPS
     for name, mem in FAMILY.items():
@@ -442,26 +442,25 @@ def neighbours_choice(m: int, n: int, k: int, names: Sequence[str], near: Sequen
     return best
 
 
-def choose_member(m: int, n: int, k: int, sm_count: int, fused: Optional[bool] = None,
+def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
                   aligned: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
-    (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, pick a fused member's
-    stand-in where not `fused` and leave out the members the layout demotes (demoted_in_layout); `fused`: whether
-    the fused members are candidates (None: as the layout takes them, fuses; False without a layout: the unfused
-    choice)."""
-    fused = fuses(trans_a, trans_b) if fused is None else fused
+    (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, run a skinny-n fused pick's
+    stand-in and leave out the members the layout demotes (demoted_in_layout); `fused`: whether the fused members
+    are candidates (False: the unfused choice, a skinny-n fused pick's stand-in in any layout)."""
     return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
 
 
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
                     trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
-    """(member, "table", "model" or "stand-in", the candidates): without fused members (fused=False), a skinny-n
-    fused pick's stand-in (fused_stand_in, by `trans_a`); else the table's neighbours (of the rows' class) carried to
-    the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes of real models, session 14 -
-    lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member, geometric mean,
-    against 3.0% without), else the model's pick; in a transposed layout, among the members it does not demote."""
+    """(member, "table", "model" or "stand-in", the candidates): in a transposed layout or without fused members
+    (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`); else the table's neighbours (of
+    the rows' class) carried to the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes
+    of real models, session 14 - lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member,
+    geometric mean, against 3.0% without), else the model's pick; in a transposed layout, among the members it does
+    not demote."""
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
-    if not fused:
+    if trans_a or trans_b or not fused:
         stand_in = fused_stand_in(_member_and_why(m, n, k, sm_count, True, aligned)[0], trans_a)
         if stand_in in names:
             return stand_in, "stand-in", names
@@ -487,23 +486,26 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
     return with_layout(mem.config, trans_a, trans_b).min_blocks < mem.config.min_blocks
 
 
-# Where the layout takes no fused member (fuses) and the row-major pick is a skinny-n fused one, a stream-K skinny-n
-# member runs instead: on B^T (NT) the one of the same tile, 128 x 32 (256 x 32), K split by stream-K rather than in
-# one fused launch; on A^T (TN, and TT, not timed) the 256 x 32 one, which reads 1 KB of each of A^T's rows a k.
-# Every unfused member timed in NT and TN (H200, us; the unfused choice before was tall-64x32-k32):
+# In a transposed layout a skinny-n fused pick runs a stream-K skinny-n member instead: on B^T (NT) the one of the same
+# tile, 128 x 32 (256 x 32), K split by stream-K rather than in one fused launch; on A^T (TN, and TT, not timed) the
+# 256 x 32 one, which reads 1 KB of each of A^T's rows a k.  Every member timed in NT and TN (H200, us):
 # - the suite's two such shapes (session 30, docs/data/session30/g_14ba623): 32768x32x4096 NT skinny-n32 240.8
 #   against tall-64x32-k32's 300.5, TN skinny-n32-256 187.8 / skinny-n32 209.0 / 236.1; 16384x32x16384 NT skinny-n32
 #   475.7 / 578.9, TN skinny-n32-256 365.4 / skinny-n32 409.9 / 457.8;
 # - the held-out two (session 31, docs/data/session31/c_bd96dd5): NT skinny-n32 fastest of the 24 and 8 members on
-#   4096x32x11008 and 8192x24x8192, TN skinny-n32-256 (73.6 against skinny-n32's 79.1, 101.9 / 110.2).
-# The other fused members have no such member: the unfused choice.
+#   4096x32x11008 and 8192x24x8192, TN skinny-n32-256 (73.6 against skinny-n32's 79.1, 101.9 / 110.2);
+# - with the fused kernel reading A^T and B^T by float4 (session 33, docs/data/session33/b_5c125e9): on 10 skinny-n
+#   fused picks, the stand-in ahead of the fastest fused member on 9 in NT (4-15%: 4096x32x11008 90.0 against 98.5)
+#   and all 10 in TN (8-25%: 73.5 against 94.3); NT 32768x24x384 the exception, fused-128x32-f1 28.9 against 29.4.
+# The other fused picks (fused-32x32, -k8, fused-32x64) run themselves in every layout (session 33: 46 shape-layouts
+# 0.905 -> 1.069x cuBLAS, 10 -> 29 at >= 1.0x; before, the unfused choice: docs/shapes.md).
 FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
 FUSED_STAND_IN_A_T = "skinny-n32-256"
 
 
 def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:
-    """The member that runs a row-major fused pick where the layout takes none (None: no stand-in, the unfused
-    choice): FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T on A^T."""
+    """The member that runs a row-major skinny-n fused pick in a transposed layout (None: not such a pick):
+    FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T on A^T."""
     if pick not in FUSED_STAND_IN:
         return None
     return FUSED_STAND_IN_A_T if trans_a else FUSED_STAND_IN[pick]
@@ -520,7 +522,7 @@ def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, tra
     if arch != "sm_90":
         mem = get_member("cuda-zorder")
         return mem.config, mem.backend
-    name = choose_member(m, n, k, sm_count, fuses(trans_a, trans_b), aligned, trans_a, trans_b)
+    name = choose_member(m, n, k, sm_count, True, aligned, trans_a, trans_b)
     return member_config(name, m, n, k, sm_count)
 
 
@@ -528,8 +530,8 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
                   batch: int = 1, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
-    table / model picks (fitted on row-major A and B; the layout changes the member only where it takes no fused
-    member (fuses, fused_stand_in) or demotes one (demoted_in_layout; not for batches); the rows' alignment does,
+    table / model picks (fitted on row-major A and B; the layout changes the member only where it runs a skinny-n
+    fused pick's stand-in (fused_stand_in) or demotes one (demoted_in_layout; not for batches); the rows' alignment does,
     `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
@@ -537,16 +539,6 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
     cfg, backend = _choose(m, n, k, arch, sm_count, aligned, bool(trans_a), bool(trans_b))
     return with_layout(cfg, trans_a, trans_b), backend
-
-
-def fuses(trans_a: bool, trans_b: bool) -> bool:
-    """Are the fused split-K members candidates in this layout?  Row-major A and B only.  (The fused kernel can read
-    B^T - config trans_b, a float a copy - but on the six shapes whose row-major member is fused it ran 0.56-0.84x
-    cuBLAS's NT, slower than the unfused member on five: H200, session 30, docs/data/session30/d_c454180,
-    lab/experiments/fused_nt_ab.py.)  Without them a skinny-n fused pick runs a stream-K skinny-n member
-    (fused_stand_in), any other the unfused members' best: each candidate is scored on its own, so the others' order
-    does not move."""
-    return not (trans_a or trans_b)
 
 
 # ---- batches (a layout's config: codegen/layouts.with_layout) --------------------------------
@@ -581,11 +573,10 @@ def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,
-                    fused: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> Dict[str, object]:
+                    fused: bool = True, trans_a: bool = False, trans_b: bool = False) -> Dict[str, object]:
     """What choose_kernel decides and why (member, table, model or stand-in), for docs and tests (`aligned` as
     there; None: packed row-major operands; `fused`, `trans_a`, `trans_b` as choose_member takes them)."""
     if arch != "sm_90":
         return {"member": "cuda-zorder", "by": "arch default"}
-    fused = fuses(trans_a, trans_b) if fused is None else fused
     member, by, names = _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)
     return {"member": member, "by": by, "candidates": names}

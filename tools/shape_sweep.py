@@ -402,7 +402,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
 def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: bool = False) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg` on packed operands in the
     layout, or "tuned ..." where it is not the member the heuristic gives (with_layout and for_operands applied
-    alike; in a transposed layout among the unfused members, as heuristic.choose_kernel chooses)."""
+    alike, as heuristic.choose_kernel chooses)."""
     from ..codegen import heuristic, layouts, operand_forms
     aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b)
     d = heuristic.describe_choice(m, n, k, arch, sms, aligned, trans_a=trans_a, trans_b=trans_b)

@@ -76,20 +76,22 @@ def test_split_respects_the_members_cap():
     assert backend == "fusedk" and cfg.split_k == m.max_split
 
 
-def test_transposed_layouts_never_get_the_fused_kernel(monkeypatch):
-    """regtile.sgemm runs the unfused member in every transposed layout: the fused kernel does not read A^T, and its
-    B^T copies ran slower than the unfused members on NT (session 30, lab/experiments/fused_nt_ab.py)."""
-    fused_cfg, _ = member_config("fused-32x32", 700, 35, 2048, 132)
-    unfused = heuristic.choose_member(700, 35, 2048, 132, fused=False)
-    monkeypatch.setattr(heuristic, "choose_member", lambda *a, **kw: "fused-32x32" if a[4] else unfused)
-    heuristic._choose.cache_clear()
-    try:
-        assert heuristic.choose_kernel(700, 35, 2048, "sm_90", 132) == (fused_cfg, "fusedk")
+def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
+    """regtile.sgemm runs a fused pick in every layout, in the layout's form (session 33: A^T and B^T by float4),
+    except a skinny-n fused pick (heuristic.FUSED_STAND_IN), which a stream-K skinny-n member runs there."""
+    for m, n, k in ((196, 1152, 384), (8192, 32, 384), (768, 256, 512)):
+        nn_cfg, nn_backend = heuristic.choose_kernel(m, n, k, "sm_90", 132)
+        assert nn_backend == "fusedk" and heuristic.fused_stand_in(
+            heuristic.choose_member(m, n, k, 132), False) is None
         for ta, tb in ((True, False), (False, True), (True, True)):
-            cfg, backend = heuristic.choose_kernel(700, 35, 2048, "sm_90", 132, ta, tb)
-            assert backend != "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
-    finally:
-        heuristic._choose.cache_clear()  # the patched choices leave with the patch
+            cfg, backend = heuristic.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+            assert backend == "fusedk" and (cfg.trans_a, cfg.trans_b) == (ta, tb)
+            assert (cfg.bm, cfg.bn, cfg.bk, cfg.split_k) == (nn_cfg.bm, nn_cfg.bn, nn_cfg.bk, nn_cfg.split_k)
+    m, n, k = 32768, 32, 4096
+    assert heuristic.choose_kernel(m, n, k, "sm_90", 132)[1] == "fusedk"
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        assert heuristic.choose_kernel(m, n, k, "sm_90", 132, ta, tb)[1] == "ptx"
+        assert heuristic.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)["by"] == "stand-in"
 
 
 def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
@@ -201,6 +203,7 @@ def test_lean_copies_come_off_where_no_block_can_run_them():
     assert not for_operands(member, "fusedk", 4096, 32, 127, 32).lean_copies  # no block inside M
     assert not for_operands(member, "fusedk", 4096, 64, 32768 + 64, 64).lean_copies  # an M edge block
     assert for_operands(member, "fusedk", 4096, 96, 16384, 96).lean_copies  # three whole tile columns
+    assert not for_operands(member.replace(trans_b=True), "fusedk", 4096, 4096, 32768, 32).lean_copies  # B^T
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
 
 
