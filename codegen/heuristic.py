@@ -454,16 +454,20 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
                     trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
     """(member, "table", "model" or "stand-in", the candidates): in a transposed layout or without fused members
-    (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`); else the table's neighbours (of
+    (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`), else the unfused members' best
+    where none fits; else the table's neighbours (of
     the rows' class) carried to the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes
     of real models, session 14 - lab/experiments/table_transfer_eval.py: the picks 2.4% over the fastest member,
     geometric mean, against 3.0% without), else the model's pick; in a transposed layout, among the members it does
     not demote."""
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
     if trans_a or trans_b or not fused:
-        stand_in = fused_stand_in(_member_and_why(m, n, k, sm_count, True, aligned)[0], trans_a)
-        if stand_in in names:
-            return stand_in, "stand-in", names
+        pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
+        if pick in FUSED_STAND_IN:  # a skinny-n fused pick: its stand-in where it fits, else the unfused choice
+            names = [nm for nm in names if get_member(nm).backend != FUSED]
+            stand_in = fused_stand_in(pick, trans_a)
+            if stand_in in names:
+                return stand_in, "stand-in", names
     picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
     if picked is not None:
         return picked, "table", names
@@ -497,8 +501,10 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
 # - with the fused kernel reading A^T and B^T by float4 (session 33, docs/data/session33/b_5c125e9): on 10 skinny-n
 #   fused picks, the stand-in ahead of the fastest fused member on 9 in NT (4-15%: 4096x32x11008 90.0 against 98.5)
 #   and all 10 in TN (8-25%: 73.5 against 94.3); NT 32768x24x384 the exception, fused-128x32-f1 28.9 against 29.4.
-# The other fused picks (fused-32x32, -k8, fused-32x64) run themselves in every layout (session 33: 46 shape-layouts
-# 0.905 -> 1.069x cuBLAS, 10 -> 29 at >= 1.0x; before, the unfused choice: docs/shapes.md).
+# Where no stand-in holds n whole (16384x64x512, fused-128x32-f1), the unfused members' best: the fused member ran 14-21%
+# behind it in NT, TN and TT (session 33, c_52ccf72: NT 36.4 against sq-64x64's 31.8).  The other fused picks
+# (fused-32x32, -k8, fused-32x64) run themselves in every layout (session 33, b_5c125e9: on 46 shape-layouts
+# 0.905 -> 1.069x cuBLAS, 10 -> 29 at >= 1.0x, against the unfused choice before; docs/shapes.md).
 FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
 FUSED_STAND_IN_A_T = "skinny-n32-256"
 

@@ -78,7 +78,8 @@ def test_split_respects_the_members_cap():
 
 def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
     """regtile.sgemm runs a fused pick in every layout, in the layout's form (session 33: A^T and B^T by float4),
-    except a skinny-n fused pick (heuristic.FUSED_STAND_IN), which a stream-K skinny-n member runs there."""
+    except a skinny-n fused pick (heuristic.FUSED_STAND_IN), which a stream-K skinny-n member runs there, or where
+    none holds n whole the unfused members' best."""
     for m, n, k in ((196, 1152, 384), (8192, 32, 384), (768, 256, 512)):
         nn_cfg, nn_backend = heuristic.choose_kernel(m, n, k, "sm_90", 132)
         assert nn_backend == "fusedk" and heuristic.fused_stand_in(
@@ -92,6 +93,11 @@ def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
     for ta, tb in ((True, False), (False, True), (True, True)):
         assert heuristic.choose_kernel(m, n, k, "sm_90", 132, ta, tb)[1] == "ptx"
         assert heuristic.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)["by"] == "stand-in"
+    m, n, k = 16384, 64, 512  # a skinny-n fused pick no stand-in holds whole (n 64): the unfused members' best
+    assert heuristic.choose_member(m, n, k, 132) in heuristic.FUSED_STAND_IN
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        name = heuristic.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb)
+        assert FAMILY[name].backend != "fusedk" and name == heuristic.choose_member(m, n, k, 132, fused=False)
 
 
 def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
