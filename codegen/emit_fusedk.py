@@ -37,7 +37,7 @@ rows are aligned.  A row-major: BM rows of BK floats, SA apart (a thread's rows 
 A^T (trans_a, stored K x M): BK rows of BM floats (a thread's rows ty * TM + i, float4s along M).  B row-major: BK
 rows of BN floats; B^T (trans_b, stored N x K): BN rows of BK floats, 16-byte chunks swizzled (swizzle_mask), read
 as a float4 of four k a column.  (Session 30's B^T went a float at a time, lanes on consecutive n, and ran slower
-than the unfused members on NT; A^T was refused.)  The lean copies stay on row-major A and B.  No batch.
+than the unfused members on NT; A^T was refused.)  The lean copies read each form too.  No batch.
 """
 from __future__ import annotations
 
@@ -126,14 +126,23 @@ def swizzle_mask(cfg: SgemmConfig) -> int:
     return min(cfg.bk // 4, 8) - 1
 
 
+# B^T's lean copies each keep their shared-memory address in a register (the swizzle moves with the row): at most 4 a
+# thread (fused-64x128 in NT, 8 of them, spilled 48 bytes at 255 registers)
+B_T_LEAN_COPIES = 4
+
+
 def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
     """The lean copies' places (config.lean_copies; templates/sgemm_fusedk.cu.j2): per kk step of a k-tile (BK / 4
     of them), the float4 copies (operand, index) the thread issues there, A's then B's dealt evenly over the
     first `steps` steps (0: all of them, as emitted - fewer measured slower, lab/experiments/
     fusedk_lean_steps_ab.py); () without lean_copies, or where a copy count does not divide the tile (a thread's
-    last copy would need a bound): then every k-tile takes load_tile."""
+    last copy would need a bound), or with more than B_T_LEAN_COPIES of B^T: then every k-tile takes load_tile."""
     a, b = cfg.bm * cfg.bk // 4, cfg.bk * cfg.bn // 4
-    if not cfg.lean_copies or cfg.trans_a or cfg.trans_b or a % threads or b % threads:  # row-major A and B only
+    a_row = (cfg.bm if cfg.trans_a else cfg.bk) // 4  # float4s a stored row of the tile (A^T: BM, B^T: BK floats)
+    b_row = (cfg.bk if cfg.trans_b else cfg.bn) // 4
+    if not cfg.lean_copies or a % threads or b % threads or threads % a_row or threads % b_row:
+        return ()
+    if cfg.trans_b and b // threads > B_T_LEAN_COPIES:
         return ()
     copies = [("A", i) for i in range(a // threads)] + [("B", i) for i in range(b // threads)]
     dealt = min(steps or cfg.bk // 4, cfg.bk // 4)
@@ -161,6 +170,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   min_blocks=max(1, cfg.min_blocks),
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
-                  spread=spread(cfg, threads),
+                  spread=spread(cfg, threads), lean_b=sorted({i for slot in spread(cfg, threads) for op, i in slot
+                                                              if op == "B"}),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

@@ -181,7 +181,7 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
 def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
     """`cfg` without the fused kernel's lean copies (config.lean_copies) unless every block can run their loop: rows
     of A and B 16-byte aligned, and M and N whole tiles (m % BM == n % BN == 0: no edge block, which takes
-    load_tile's loop instead), row-major A and B (the loop copies those forms only: emit_fusedk.spread).
+    load_tile's loop instead).
     Measured (H100, lab/experiments/fusedk_spread_ab.py and variants_ab.py, us, with the loop / without):
     - where every block runs it (2026-11-28, docs/data/session24/b_8467a0d): 32768x32x4096 210.9 / 246.5,
       16384x32x16384 429.8 / 483.6, 4096x32x11008 85.3 / 92.3 (fused-128x32-f1); 65536x32x2048 261.7 / 249.5 lost
@@ -194,7 +194,7 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
       4000x32x11008 95.8 / 93.0 (an M edge) - while 16384x96x1024, whole tiles, ran 82.0 / 95.4."""
     if backend != "fusedk" or not cfg.lean_copies:
         return cfg
-    if lda % 4 or ldb % 4 or n % cfg.bn or m % cfg.bm or cfg.trans_a or cfg.trans_b:
+    if lda % 4 or ldb % 4 or n % cfg.bn or m % cfg.bm:
         return cfg.replace(lean_copies=False)
     return cfg
 

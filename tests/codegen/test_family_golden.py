@@ -20,7 +20,8 @@ negation (the sm_90 SASS of all 8 identical to the text before, read from the cu
 fusedk digests for the copies and fragment reads written through each operand's stage form (A_AT, B_AT, ROW: A^T
 and B^T by float4) and added 33 for the fused members in NT, TN and TT: of the row-major members' sm_90 cubins at
 three shapes each (30), 29 byte-identical to the text before, one (fused-32x64 on unaligned rows) the same
-instructions but an LDS and 7 NOPs more in a rescheduled loop."""
+instructions but an LDS and 7 NOPs more in a rescheduled loop; then the 30 layout digests again for the lean copies in
+each form (the row-major text unchanged)."""
 import json
 from pathlib import Path
 

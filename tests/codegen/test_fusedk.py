@@ -102,8 +102,8 @@ def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
 
 def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
     """A^T lands as BK rows of BM floats (unpadded, a thread's rows ty * TM + i, float4 fragments along M), B^T as
-    BN rows of BK floats with swizzled 16-byte chunks; both copied by float4 where the rows are aligned (session
-    33: B^T went a float at a time before, and A^T was refused); no lean copies off row-major A and B; the row-major
+    BN rows of BK floats with swizzled 16-byte chunks; both copied by float4 where the rows are aligned, by load_tile
+    and by the lean copies (session 33: B^T went a float at a time before, and A^T was refused); the row-major
     kernel's text keeps its own forms.  Every layout of a member compiles without spilling."""
     cfg = FAMILY["fused-128x32-f1"].config
     nn = emit(cfg, "fusedk").text
@@ -111,10 +111,12 @@ def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
     assert "#define ROW(i) ((i) * MRG + ty)" in nn and "lean_n" in nn and "SWZ" not in nn
     for ta, tb in ((True, False), (False, True), (True, True)):
         text = emit(cfg.replace(trans_a=ta, trans_b=tb), "fusedk").text
-        assert "lean_n" not in text and "b_vec = false" not in text
+        assert "lean_n" in text and "b_vec = false" not in text
+        # B^T's two lean copies (32 x 32 floats: 256 float4s over 128 threads), each with its own place
+        assert ("lb_dst1 = " in text) == tb and "lb_dst2" not in text
         assert ("#define ROW(i) (ty * TM + (i))" in text) == ta and ("#define A_AT(r, c) (r) * BM + c" in text) == ta
         assert ("#define SWZ 7" in text) == tb  # BK 32: eight chunks a row
-        assert text.count("cp_async16(") == 3  # the float4 copy of each operand, and its definition
+        assert text.count("cp_async16(") == 3  # load_tile's float4 copy of each operand, and its definition
         art = compile_config(cfg.replace(trans_a=ta, trans_b=tb), "sm_90", backend="fusedk")
         assert art.resources.spill_free
 
@@ -134,6 +136,17 @@ def test_b_t_swizzle_puts_a_quarter_warps_reads_on_distinct_chunks():
     for e in range(4):
         for kk in range(0, bk, 4):
             assert len({(at(tx * 4 + e, kk) // 4) % 8 for tx in range(8)}) == 8
+
+
+def test_b_t_lean_copies_stop_where_their_addresses_would_spill():
+    """B^T's lean copies hold an address each (the swizzle moves with the row): past B_T_LEAN_COPIES a thread the
+    kernel takes load_tile alone (fused-64x128 in NT: 8, which spilled)."""
+    from regtile.codegen.emit_fusedk import B_T_LEAN_COPIES, spread
+    cfg = FAMILY["fused-64x128"].config
+    assert cfg.bk * cfg.bn // 4 // cfg.threads > B_T_LEAN_COPIES
+    assert spread(cfg, cfg.threads) and spread(cfg.replace(trans_a=True), cfg.threads)
+    assert spread(cfg.replace(trans_b=True), cfg.threads) == ()
+    assert "lean_n" not in emit(cfg.replace(trans_b=True), "fusedk").text
 
 
 def test_a_transposed_needs_float4_rows_a_thread():
@@ -209,7 +222,8 @@ def test_lean_copies_come_off_where_no_block_can_run_them():
     assert not for_operands(member, "fusedk", 4096, 32, 127, 32).lean_copies  # no block inside M
     assert not for_operands(member, "fusedk", 4096, 64, 32768 + 64, 64).lean_copies  # an M edge block
     assert for_operands(member, "fusedk", 4096, 96, 16384, 96).lean_copies  # three whole tile columns
-    assert not for_operands(member.replace(trans_b=True), "fusedk", 4096, 4096, 32768, 32).lean_copies  # B^T
+    assert for_operands(member.replace(trans_a=True, trans_b=True), "fusedk", 32768, 4096, 32768, 32).lean_copies
+    assert not for_operands(member.replace(trans_a=True), "fusedk", 32770, 32, 32768, 32).lean_copies  # A^T's rows
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
 
 

@@ -97,16 +97,18 @@ def _layout_check(plan, m, n, k, ta, tb, alpha=1.0, beta=0.0, seed=0):
 
 LAYOUTS = {"NT": (False, True), "TN": (True, False), "TT": (True, True)}
 # rows of A^T / B^T aligned or not in each layout (per-float copies where lda or ldb is odd): NT 2048 / 4097 / 1031 /
-# 4100 / 384 as both leading dimensions, TN and TT M of 700, 65, 129, 512, 196
-LAYOUT_SHAPES = [(700, 35, 2048), (65, 33, 4097), (129, 130, 1031), (512, 32, 4100), (196, 1152, 384)]
+# 4100 / 384 as both leading dimensions, TN and TT M of 700, 65, 129, 512, 196; the lean copies (member_config keeps
+# them on) in blocks inside M and N on aligned rows - every block of the last two, K's last k-tile ragged in one
+LAYOUT_SHAPES = [(700, 35, 2048), (65, 33, 4097), (129, 130, 1031), (512, 32, 4100), (196, 1152, 384),
+                 (3136, 64, 576), (256, 128, 1000)]
 
 
 @pytest.mark.parametrize("m, n, k", LAYOUT_SHAPES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("name", FUSED)
 def test_fused_member_in_a_transposed_layout_is_right(name, layout, m, n, k):
-    """A^T (BK rows of BM floats in a stage) and B^T (BN rows of BK floats, swizzled), float4 or per-float copies
-    (session 33; B^T went a float at a time before, A^T was refused), on ragged shapes."""
+    """A^T (BK rows of BM floats in a stage) and B^T (BN rows of BK floats, swizzled), float4 or per-float copies,
+    lean or through load_tile (session 33; B^T went a float at a time before, A^T was refused), on ragged shapes."""
     from regtile.runtime.plans import GemmPlan
     ta, tb = LAYOUTS[layout]
     cfg, backend = member_config(name, m, n, k, 132)
