@@ -178,10 +178,19 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
     return taken(cfg, c_staged=True)
 
 
-def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int) -> SgemmConfig:
+# On B^T the lean copies pay only where a split runs this many k-tiles or more (session 33, H200,
+# docs/data/session33/f_c57b368, lean against none on the fused picks in NT and TT, by k-tiles a split: 3 slower on 14
+# of 16, up to 34% - fused-32x32's B^T copies' addresses take it from 168 to 222 registers, and with a 4-stage ring its
+# lean loop runs none of 3; 4 slower on 5 of 6; 6 to 16 faster on 28 of 28, 2-9%).  A^T's (TN) are on as in NN:
+# faster or within 2% on all 39 shape-members there.
+B_T_LEAN_MIN_KTILES = 6
+
+
+def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int,
+                    k: Optional[int] = None) -> SgemmConfig:
     """`cfg` without the fused kernel's lean copies (config.lean_copies) unless every block can run their loop: rows
     of A and B 16-byte aligned, and M and N whole tiles (m % BM == n % BN == 0: no edge block, which takes
-    load_tile's loop instead).
+    load_tile's loop instead); on B^T only where each split runs B_T_LEAN_MIN_KTILES k-tiles of `k` or more.
     Measured (H100, lab/experiments/fusedk_spread_ab.py and variants_ab.py, us, with the loop / without):
     - where every block runs it (2026-11-28, docs/data/session24/b_8467a0d): 32768x32x4096 210.9 / 246.5,
       16384x32x16384 429.8 / 483.6, 4096x32x11008 85.3 / 92.3 (fused-128x32-f1); 65536x32x2048 261.7 / 249.5 lost
@@ -196,17 +205,19 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
         return cfg
     if lda % 4 or ldb % 4 or n % cfg.bn or m % cfg.bm:
         return cfg.replace(lean_copies=False)
+    if cfg.trans_b and (k is None or -(-k // cfg.bk) // cfg.split_k < B_T_LEAN_MIN_KTILES):
+        return cfg.replace(lean_copies=False)
     return cfg
 
 
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int,
-                 ldc: Optional[int] = None) -> SgemmConfig:
+                 ldc: Optional[int] = None, k: Optional[int] = None) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
     then C's columns (for_columns) and rows (for_c; ldc None: packed, N) and the fused kernel's lean copies
-    (for_lean_copies).  What regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the
-    table's member (tools/shape_sweep.py)."""
+    (for_lean_copies; `k` for B^T's).  What regtile.sgemm's plans run (runtime/choice.py) and what the sweep names
+    as the table's member (tools/shape_sweep.py)."""
     cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n if ldc is None else ldc)
-    return for_lean_copies(cfg, backend, lda, ldb, m, n)
+    return for_lean_copies(cfg, backend, lda, ldb, m, n, k)
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
@@ -214,4 +225,4 @@ def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[
     for the shape (heuristic.member_config), generated for those operands (for_operands), as regtile.sgemm
     builds a plan's kernel; what the sweeps time and label as the member."""
     cfg, backend = member_config(name, m, n, k, sm_count)
-    return for_operands(cfg, backend, k, n, m, n), backend
+    return for_operands(cfg, backend, k, n, m, n, k=k), backend

@@ -79,7 +79,7 @@ def choose_sgemm_kernel(m: int, n: int, k: int, arch: str, trans_a: bool = False
     else:
         cfg, backend = default_sgemm_kernel(m, n, arch, driver.device().sm_count, k, trans_a, trans_b, batch,
                                             rows_aligned(m, n, k, lda=lda, ldb=ldb, ldc=ldc))
-    return for_operands(cfg, backend, lda, ldb, m, n, ldc), backend
+    return for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend
 
 
 def forget_tuned() -> None:

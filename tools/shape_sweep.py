@@ -409,7 +409,7 @@ def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: boo
     mcfg, mbe = heuristic.member_config(d["member"], m, n, k, sms)
     laid = layouts.with_layout(mcfg, trans_a, trans_b)
     lda, ldb, _ = heuristic.leading_dims(m, n, k, trans_a, trans_b)
-    if (operand_forms.for_operands(laid, mbe, lda, ldb, m, n), mbe) != (cfg, backend):
+    if (operand_forms.for_operands(laid, mbe, lda, ldb, m, n, k=k), mbe) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")

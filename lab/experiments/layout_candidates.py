@@ -61,7 +61,7 @@ def run(argv):
             if only and name not in only:
                 continue
             cfg, be = h.member_config(name, m, n, k, dev.sm_count)
-            members[name] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n), be)
+            members[name] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
             for label, fields in vary:
                 try:
                     var = members[name][0].replace(**fields)

@@ -222,7 +222,15 @@ def test_lean_copies_come_off_where_no_block_can_run_them():
     assert not for_operands(member, "fusedk", 4096, 32, 127, 32).lean_copies  # no block inside M
     assert not for_operands(member, "fusedk", 4096, 64, 32768 + 64, 64).lean_copies  # an M edge block
     assert for_operands(member, "fusedk", 4096, 96, 16384, 96).lean_copies  # three whole tile columns
-    assert for_operands(member.replace(trans_a=True, trans_b=True), "fusedk", 32768, 4096, 32768, 32).lean_copies
+    # B^T: only where a split runs B_T_LEAN_MIN_KTILES k-tiles or more (k given); A^T as row-major A
+    from regtile.codegen.operand_forms import B_T_LEAN_MIN_KTILES
+    tt = member.replace(trans_a=True, trans_b=True, split_k=2)
+    long_k = 2 * B_T_LEAN_MIN_KTILES * tt.bk
+    assert for_operands(tt, "fusedk", 32768, long_k, 32768, 32, k=long_k).lean_copies
+    short = long_k - tt.bk  # a split one k-tile short
+    assert not for_operands(tt, "fusedk", 32768, short, 32768, 32, k=short).lean_copies
+    assert not for_operands(tt, "fusedk", 32768, long_k, 32768, 32).lean_copies  # k not given
+    assert for_operands(member.replace(trans_a=True), "fusedk", 32768, 32, 32768, 32).lean_copies
     assert not for_operands(member.replace(trans_a=True), "fusedk", 32770, 32, 32768, 32).lean_copies  # A^T's rows
     assert not FAMILY["wide-64x128"].config.lean_copies  # the field is the fused kernel's alone
 
