@@ -181,7 +181,7 @@ def for_c(cfg: SgemmConfig, backend: str, ldc: int) -> SgemmConfig:
 # On B^T the lean copies pay only where a split runs this many k-tiles or more (session 33, H200,
 # docs/data/session33/f_c57b368, lean against none on the fused picks in NT and TT, by k-tiles a split: 3 slower on 14
 # of 16, up to 34% - fused-32x32's B^T copies' addresses take it from 168 to 222 registers, and with a 4-stage ring its
-# lean loop runs none of 3; 4 slower on 5 of 6; 6 to 16 faster on 28 of 28, 2-9%).  A^T's (TN) are on as in NN:
+# lean loop runs none of 3; 4 slower on 5 of 6; 6 to 16 faster on 31 of 31, 2-9%).  A^T's (TN) are on as in NN:
 # faster or within 2% on all 39 shape-members there.
 B_T_LEAN_MIN_KTILES = 6
 
