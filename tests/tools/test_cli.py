@@ -370,9 +370,15 @@ def test_member_names_a_family_kernel_on_its_backend():
 
 @pytest.mark.slow
 def test_inspect_a_fused_member(capsys):
+    """The fused kernel (its own template) gets no shared-memory bank model - the program's model is of another
+    kernel - and inspect says so instead of printing one; its registers and SASS are read as any kernel's."""
     assert main(["inspect", "--member", "fused-32x32"]) == 0
     out = capsys.readouterr().out
     assert "regtile_fusedk_" in out and "(fused-32x32," in out and "spill-free" in out
+    assert "shared-memory banks: not modelled for the fused split-K kernel" in out and "wavefronts" not in out
+    assert main(["inspect", "--member", "fused-32x32", "--trans-b", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert "not_modelled" in d["analyses"]["smem_banks"] and "register_banks" in d["analyses"]
 
 
 def test_run_member_takes_the_familys_split_for_the_shape():
