@@ -73,8 +73,8 @@ def depth(cfg: SgemmConfig) -> int:
 
 def check(cfg: SgemmConfig) -> None:
     """The constraints of the template, each named.  (The fields other backends emit and this
-    one does not - trans_a, batched, stream_k, edge_split, unaligned_rows - are refused
-    before, in emit.BACKEND_FIELDS.)"""
+    one does not - batched, stream_k, edge_split, unaligned_rows - are refused before, in
+    emit.BACKEND_FIELDS.)"""
     if cfg.bk % 4 or cfg.tn % 4:
         raise ConfigError(f"backend 'fusedk': BK ({cfg.bk}) and TN ({cfg.tn}) must be multiples of 4 (float4 "
                           f"fragments along K and N)")
@@ -84,6 +84,10 @@ def check(cfg: SgemmConfig) -> None:
     if not 32 <= threads <= 1024 or threads % 32:
         raise ConfigError(f"backend 'fusedk': (BM/TM) x (BN/TN) = {threads} threads; must be a multiple of 32 "
                           f"in 32..1024")
+    chunks = cfg.bk // 4
+    if cfg.trans_b and chunks & (chunks - 1):
+        raise ConfigError(f"backend 'fusedk' with trans_b: BK / 4 ({chunks}) must be a power of two (B^T's 16-byte "
+                          f"chunks are swizzled by XOR within a row: with BK {cfg.bk} a chunk would leave its row)")
     if cfg.trans_a and cfg.tm % 4:
         raise ConfigError(f"backend 'fusedk' with trans_a: TM ({cfg.tm}) must be a multiple of 4 (A^T's fragments are "
                           f"float4s along M)")

@@ -1,8 +1,8 @@
 """Every candidate member in another layout (session 30): where regtile.sgemm is below cuBLAS's NT or TN on the suite
 (docs/data/session30/c_4041268), would another member of the family beat it there?  The table and the model are
 fitted on row-major A and B (the layout changes the member only as heuristic.choose_kernel says); this times, per shape
-and layout, every unfused candidate (heuristic.candidate_names fused=False: no fused member reads A^T, and on B^T
-they ran slower, fused_nt_ab) generated for the layout and the packed operands (layouts.with_layout,
+and layout, every unfused candidate (heuristic.candidate_names fused=False; with fused=1 the fused members too, which
+read A^T and B^T since session 33) generated for the layout and the packed operands (layouts.with_layout,
 operand_forms.for_operands) against regtile.sgemm's plan and cuBLAS in that layout, each checked against float64
 first, interleaved in one run.  Writes layout_candidates.json under $OUT: rows as a `shape_sweep --candidates` run
 writes them (kernels {member: {ok, rel_err, us}}, cublas_us; heuristic_fit.timed_members reads them) with their

@@ -19,9 +19,9 @@ alignment), then 8 stream-K unaligned-vectors digests for floats_setup building 
 negation (the sm_90 SASS of all 8 identical to the text before, read from the cubins).  Session 33 retook the 22
 fusedk digests for the copies and fragment reads written through each operand's stage form (A_AT, B_AT, ROW: A^T
 and B^T by float4) and added 33 for the fused members in NT, TN and TT: of the row-major members' sm_90 cubins at
-three shapes each (30), 29 byte-identical to the text before, one (fused-32x64 on unaligned rows) the same
-instructions but an LDS and 7 NOPs more in a rescheduled loop; then the 30 layout digests again for the lean copies in
-each form (the row-major text unchanged)."""
+three shapes each (30), 29 byte-identical to the text before, one (fused-32x32 at 512x32x4100) one LDS more and one
+NOP fewer; of the ten members at split 1 and 4 with and without the lean copies (40, a review's check), 40; then the
+30 layout digests again for the lean copies in each form."""
 import json
 from pathlib import Path
 

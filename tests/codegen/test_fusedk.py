@@ -108,34 +108,45 @@ def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
     cfg = FAMILY["fused-128x32-f1"].config
     nn = emit(cfg, "fusedk").text
     assert "#define A_AT(r, c) (r) * SA + c" in nn and "#define B_AT(r, c) (r) * BN + c" in nn
-    assert "#define ROW(i) ((i) * MRG + ty)" in nn and "lean_n" in nn and "SWZ" not in nn
+    assert "#define ROW(i) (i) * MRG + ty" in nn and "lean_n" in nn and "SWZ" not in nn
     for ta, tb in ((True, False), (False, True), (True, True)):
         text = emit(cfg.replace(trans_a=ta, trans_b=tb), "fusedk").text
-        assert "lean_n" in text and "b_vec = false" not in text
+        assert "lean_n" in text
         # B^T's two lean copies (32 x 32 floats: 256 float4s over 128 threads), each with its own place
         assert ("lb_dst1 = " in text) == tb and "lb_dst2" not in text
-        assert ("#define ROW(i) (ty * TM + (i))" in text) == ta and ("#define A_AT(r, c) (r) * BM + c" in text) == ta
+        assert ("#define ROW(i) ty * TM + (i)" in text) == ta and ("#define A_AT(r, c) (r) * BM + c" in text) == ta
         assert ("#define SWZ 7" in text) == tb  # BK 32: eight chunks a row
         assert text.count("cp_async16(") == 3  # load_tile's float4 copy of each operand, and its definition
         art = compile_config(cfg.replace(trans_a=ta, trans_b=tb), "sm_90", backend="fusedk")
         assert art.resources.spill_free
 
 
-def test_b_t_swizzle_puts_a_quarter_warps_reads_on_distinct_chunks():
-    """The B^T stage's index (the template's B_AT, emit_fusedk.swizzle_mask): the eight lanes of a quarter warp read
-    the float4 of one k at columns tx*4 + e for eight consecutive tx (a row each): 16-byte chunks in eight distinct
-    bank groups at BK 32, and each element of a row at its own place in the row."""
-    from regtile.codegen.emit_fusedk import swizzle_mask
-    cfg = FAMILY["fused-32x32"].config.replace(trans_b=True)
-    mask, bk = swizzle_mask(cfg), cfg.bk
-
-    def at(r, c):  # the template's B_AT
-        return r * bk + (((c >> 2) ^ ((r >> 2) & mask)) << 2) + (c & 3)
-
-    assert sorted(at(r, c) for r in range(8) for c in range(bk)) == list(range(8 * bk))
+@pytest.mark.parametrize("bk", [8, 16, 32, 64])
+def test_b_t_swizzle_puts_a_quarter_warps_reads_on_distinct_chunks(bk):
+    """The B^T stage's index as the template emits it (its B_AT macro, evaluated here: its operators read the same in
+    Python): a bijection of each row's BK floats, within the stage; the eight lanes of a quarter warp read the float4
+    of one k at columns tx*4 + e for eight consecutive tx (a row each), in min(BK/4, 8) distinct bank groups."""
+    import re
+    cfg = FAMILY["fused-32x32"].config.replace(bk=bk, trans_b=True)
+    text = emit(cfg, "fusedk").text
+    body = re.search(r"^#define B_AT\(r, c\) (.*)$", text, flags=re.M).group(1)
+    swz = int(re.search(r"^#define SWZ (\d+)$", text, flags=re.M).group(1))
+    at = eval(f"lambda r, c: {body}", {"BK": bk, "SWZ": swz})
+    rows = cfg.bn
+    for r in range(rows):
+        assert sorted(at(r, c) for c in range(bk)) == list(range(r * bk, (r + 1) * bk))
     for e in range(4):
         for kk in range(0, bk, 4):
-            assert len({(at(tx * 4 + e, kk) // 4) % 8 for tx in range(8)}) == 8
+            assert len({(at(tx * 4 + e, kk) // 4) % 8 for tx in range(8)}) == min(bk // 4, 8)
+
+
+def test_b_t_swizzle_refuses_a_row_of_chunks_not_a_power_of_two():
+    """XOR within a row keeps a chunk in it only where the row's chunks are a power of two (review, session 33: BK
+    24 and 48 wrote past the stage)."""
+    for bk in (24, 48):
+        with pytest.raises(ConfigError, match=rf"trans_b: BK / 4 \({bk // 4}\) must be a power of two"):
+            emit(FAMILY["fused-32x32"].config.replace(bk=bk, trans_b=True), "fusedk")
+        emit(FAMILY["fused-32x32"].config.replace(bk=bk, trans_a=True), "fusedk")  # A^T has no swizzle
 
 
 def test_b_t_lean_copies_stop_where_their_addresses_would_spill():

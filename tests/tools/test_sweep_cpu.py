@@ -74,13 +74,19 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
             continue
         lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb, aligned=h.rows_aligned(m, n, k, ta, tb))
-        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, ta, tb)
+        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, ta, tb)
         assert not label.startswith("tuned"), (m, n, k, label)
         labelled += 1
         if (m, n, k) == (32768, 32, 4096):
-            stand_in = h.describe_choice(m, n, k, "sm_90", 132, fused=layout == "NN", trans_a=ta, trans_b=tb)  # not h.fuses
+            stand_in = h.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)
             assert label.startswith(stand_in["member"]) and f"({stand_in['by']})" in label, label
     assert labelled >= 92
+    # a fused pick runs itself in every layout (session 33), its lean copies as for_operands gives them for K
+    for m, n, k in ((196, 1152, 384), (64, 128, 16384), (3136, 64, 576)):
+        lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, ta, tb)
+        assert backend == "fusedk" and label.startswith("fused-32x") and "(table)" in label, label
 
 
 def test_the_label_names_the_unaligned_form_and_its_register_cap():
@@ -95,14 +101,14 @@ def test_the_label_names_the_unaligned_form_and_its_register_cap():
         m, n, k = 1531, 2039, 1021
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
         lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
-        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, ta, tb)
+        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, ta, tb)
         assert label.startswith("wide-64x128-k16") and form in label, label
         assert ("+168 registers" in label) == (ta or tb), label
     # NT's choice where the row-major one is sq-128x128 (demoted on B^T): labelled by the member that runs, not "tuned"
     m, n, k = 1919, 2929, 3939
     cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, False, True)
     lda, ldb, ldc = h.leading_dims(m, n, k, False, True)
-    label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc), backend, m, n, k, "sm_90", 132, False, True)
+    label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, False, True)
     assert not label.startswith("tuned") and not label.startswith("sq-128x128"), label
 
 
