@@ -160,6 +160,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     name = kernel_name(cfg)
     d = depth(cfg)
     red_iters, red_guard = _iters(cfg.bm * cfg.bn // 4, threads)
+    lean = spread(cfg, threads)
     split = cfg.split_k
     header = [f"regtile fused split-K SGEMM {name} (codegen/emit_fusedk.py)",
               f"C = alpha {'A^T' if cfg.trans_a else 'A'} {'B^T' if cfg.trans_b else 'B'} + beta C, row-major; block tile "
@@ -174,7 +175,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   min_blocks=max(1, cfg.min_blocks),
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
-                  spread=spread(cfg, threads), lean_b=sorted({i for slot in spread(cfg, threads) for op, i in slot
-                                                              if op == "B"}),
+                  spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)
