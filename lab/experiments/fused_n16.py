@@ -1,0 +1,99 @@
+"""Skinny n = 16 in NN (session 34): would the fused split-K kernel (cp.async ring, no staging registers) stream
+row-major A nearer the copy bandwidth than skinny-n16-k32?  That member reads A's rows 128 bytes a k-tile (BK 32) and
+its register staging caps BK there (tile_config.MAX_COPIES_PER_THREAD: BK x TM x TN / (4 BN) copies a thread);
+2048x16x32768 ran at 66.7% of copy in NN and 85% in TN on it (A^T's rows 512 bytes a k: session 31).  The fused
+kernel copies by cp.async into its ring, so the cap (staging registers) does not bind it: this experiment lifts it
+(monkeypatched) and times fused 128x16 / 64x16 / 256x16 tiles with BK 32-128 at several splits, against
+regtile.sgemm's plan, skinny-n16-k32 and cuBLAS, each checked against float64 first, interleaved in one run.
+
+  python3 -m lab.experiments.fused_n16 [LAYOUT:]MxNxK ...   (default: the suite's and held-out n = 16 shapes in NN)
+  splits=a,b  the split counts to time (default 8,16,32)
+
+Writes fused_n16.json under $OUT: per shape {cublas_us, lib_us, kernels {name: {ok, rel_err, us, split, regs}}}.
+"""
+import time
+
+from lab.experiments import check_and_time_interleaved, program, take_option, write_out
+
+DEFAULT = ["NN:2048x16x32768", "NN:8192x16x8192", "NN:4096x16x4096", "NN:16384x16x4096", "NN:4096x16x16384",
+           "TN:2048x16x32768"]
+# (label, tile fields): the fused member's config (presets._f) with these
+TILES = {
+    "f128x16k32": dict(bm=128, bn=16, tm=4, tn=4, bk=32),
+    "f128x16k64": dict(bm=128, bn=16, tm=4, tn=4, bk=64),
+    "f64x16k64": dict(bm=64, bn=16, tm=4, tn=4, bk=64),
+    "f256x16k32": dict(bm=256, bn=16, tm=8, tn=4, bk=32),
+}
+
+
+def run(argv):
+    from regtile.codegen import tile_config
+    tile_config.MAX_COPIES_PER_THREAD = 64  # cp.async copies: no staging registers (the point of the experiment)
+    from regtile.codegen import heuristic as h
+    from regtile.codegen.config import ConfigError
+    from regtile.codegen.layouts import with_layout
+    from regtile.codegen.operand_forms import for_operands
+    from regtile.codegen.presets import _f
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_many
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    t0 = time.time()
+    splits = [int(s) for s in (take_option(argv, "splits") or "8,16,32").split(",")]
+    specs = [s if ":" in s else "NN:" + s for s in (argv or DEFAULT)]
+    torch = _setup_torch()
+    dev = driver.device()
+    jobs = []
+    for spec in specs:
+        layout, shape = spec.split(":")
+        m, n, k = (int(v) for v in shape.split("x"))
+        ta, tb = layout[0] == "T", layout[1] == "T"
+        lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
+        members = {}
+        cfg, be = h.member_config("skinny-n16-k32", m, n, k, dev.sm_count)
+        members["skinny-n16-k32"] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
+        for label, tile in TILES.items():
+            for s in splits:
+                try:
+                    c = with_layout(_f(**tile).replace(split_k=s), ta, tb)
+                    c = for_operands(c, "fusedk", lda, ldb, m, n, k=k)
+                except ConfigError as e:
+                    print(f"{spec} {label}/s{s}: refused ({str(e)[:120]})", flush=True)
+                    continue
+                if k // c.bk < 2 * s:
+                    continue
+                members[f"{label}/s{s}"] = (c, "fusedk")
+        jobs.append((spec, layout, m, n, k, members))
+    compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
+    print(f"compiled in {time.time() - t0:.0f} s", flush=True)
+    rows = []
+    for spec, layout, m, n, k, members in jobs:
+        bench = ShapeBench(torch, m, n, k, layout=layout)
+        try:
+            plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
+            for name, (cfg, be) in members.items():
+                try:
+                    plans[name] = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n,
+                                           config=cfg, backend=be)
+                except Exception as e:
+                    print(f"{spec} {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+            fns = dict(cublas=bench.cublas(), **{nm: bench.library(p) for nm, p in plans.items()})
+            check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+        finally:
+            bench.close()
+        gb = 4 * (m * k + k * n + m * n) / 1e3
+        row = {"layout": layout, "m": m, "n": n, "k": k, "cublas_us": us["cublas"], "lib_us": us["lib"],
+               "kernels": {nm: dict(check[nm], us=us[nm], gbs=round(gb / us[nm], 1)) for nm in plans if nm in us}}
+        rows.append(row)
+        write_out("fused_n16.json", {"device": dev.name, "sm_count": dev.sm_count, "rows": rows})
+        print(f"{spec}: cuBLAS {us['cublas']:.1f}  lib {us['lib']:.1f} ({gb / us['lib']:.0f} GB/s)", flush=True)
+        for nm in sorted((nm for nm in plans if nm in us), key=us.get):
+            print(f"   {nm:22s} {us[nm]:8.1f} us {gb / us[nm]:6.0f} GB/s {'ok' if check[nm]['ok'] else 'WRONG'}",
+                  flush=True)
+
+
+main = program(run, "[LAYOUT:]MxNxK ...")
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
