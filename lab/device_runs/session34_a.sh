@@ -3,5 +3,5 @@
 # 256 bytes a k-tile where skinny-n16-k32 reads 128), lab/experiments/fused_n16.py.
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s34a
-lab_ab fused_n16 ${L_S:-200}
+lab_ab fused_n16 ${L_S:-200} "$@"
 archive session34_a

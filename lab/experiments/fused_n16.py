@@ -7,7 +7,11 @@ kernel copies by cp.async into its ring, so the cap (staging registers) does not
 regtile.sgemm's plan, skinny-n16-k32 and cuBLAS, each checked against float64 first, interleaved in one run.
 
   python3 -m lab.experiments.fused_n16 [LAYOUT:]MxNxK ...   (default: the suite's and held-out n = 16 shapes in NN)
-  splits=a,b  the split counts to time (default 8,16,32)
+  splits=a,b  the split counts to time besides each tile's one-wave split (default 8,16)
+  tiles=a,b   the tiles (TILES' labels) to time (default all)
+The one-wave split: the most splits whose blocks (tiles x split) all fit on the SMs at once, by shared memory.
+The register rule is lifted too (tile_config.TileConfig.register_estimate counts 8 registers a copy; the lean copies
+keep one pointer an operand).
 
 Writes fused_n16.json under $OUT: per shape {cublas_us, lib_us, kernels {name: {ok, rel_err, us, split, regs}}}.
 """
@@ -23,12 +27,17 @@ TILES = {
     "f128x16k64": dict(bm=128, bn=16, tm=4, tn=4, bk=64),
     "f64x16k64": dict(bm=64, bn=16, tm=4, tn=4, bk=64),
     "f256x16k32": dict(bm=256, bn=16, tm=8, tn=4, bk=32),
+    "f64x16k128": dict(bm=64, bn=16, tm=4, tn=4, bk=128),
+    "f128x16k128": dict(bm=128, bn=16, tm=4, tn=4, bk=128),
+    "f32x16k128": dict(bm=32, bn=16, tm=4, tn=4, bk=128),
 }
+SMEM_SM = 228 * 1024  # shared memory an SM (H100/H200), 1 KB of it reserved a block
 
 
 def run(argv):
     from regtile.codegen import tile_config
     tile_config.MAX_COPIES_PER_THREAD = 64  # cp.async copies: no staging registers (the point of the experiment)
+    tile_config.TileConfig.register_estimate = lambda self: self.tm * self.tn + 64  # accumulators and the rest
     from regtile.codegen import heuristic as h
     from regtile.codegen.config import ConfigError
     from regtile.codegen.layouts import with_layout
@@ -39,7 +48,10 @@ def run(argv):
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     t0 = time.time()
-    splits = [int(s) for s in (take_option(argv, "splits") or "8,16,32").split(",")]
+    from regtile.codegen.emit_fusedk import depth, stage_bytes
+    splits = [int(s) for s in (take_option(argv, "splits") or "8,16").split(",")]
+    only = take_option(argv, "tiles")
+    tiles = {lb: t for lb, t in TILES.items() if not only or lb in only.split(",")}
     specs = [s if ":" in s else "NN:" + s for s in (argv or DEFAULT)]
     torch = _setup_torch()
     dev = driver.device()
@@ -52,8 +64,11 @@ def run(argv):
         members = {}
         cfg, be = h.member_config("skinny-n16-k32", m, n, k, dev.sm_count)
         members["skinny-n16-k32"] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
-        for label, tile in TILES.items():
-            for s in splits:
+        for label, tile in tiles.items():
+            base = _f(**tile)
+            per_sm = SMEM_SM // (depth(base) * stage_bytes(base) + 1024)
+            fit = max(1, per_sm * dev.sm_count // (-(-m // base.bm) * -(-n // base.bn)))
+            for s in sorted(set(splits + [fit])):
                 try:
                     c = with_layout(_f(**tile).replace(split_k=s), ta, tb)
                     c = for_operands(c, "fusedk", lda, ldb, m, n, k=k)
@@ -61,7 +76,7 @@ def run(argv):
                     print(f"{spec} {label}/s{s}: refused ({str(e)[:120]})", flush=True)
                     continue
                 if k // c.bk < 2 * s:
-                    continue
+                    continue  # splits of fewer than two k-tiles
                 members[f"{label}/s{s}"] = (c, "fusedk")
         jobs.append((spec, layout, m, n, k, members))
     compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)
