@@ -9,7 +9,8 @@ regtile.sgemm's plan, skinny-n16-k32 and cuBLAS, each checked against float64 fi
   python3 -m lab.experiments.fused_n16 [LAYOUT:]MxNxK ...   (default: the suite's and held-out n = 16 shapes in NN)
   splits=a,b  the split counts to time besides each tile's one-wave split (default 8,16)
   tiles=a,b   the tiles (TILES' labels) to time (default all)
-The one-wave split: the most splits whose blocks (tiles x split) all fit on the SMs at once, by shared memory.
+Besides: the one-wave split (the most splits whose blocks, tiles x split, all fit on the SMs at once, by shared
+memory) and the two-a-SM split (the most whose blocks are at most two an SM).
 The register rule is lifted too (tile_config.TileConfig.register_estimate counts 8 registers a copy; the lean copies
 keep one pointer an operand).
 
@@ -67,8 +68,9 @@ def run(argv):
         for label, tile in tiles.items():
             base = _f(**tile)
             per_sm = SMEM_SM // (depth(base) * stage_bytes(base) + 1024)
-            fit = max(1, per_sm * dev.sm_count // (-(-m // base.bm) * -(-n // base.bn)))
-            for s in sorted(set(splits + [fit])):
+            tiles_mn = -(-m // base.bm) * -(-n // base.bn)
+            fit, two = (max(1, b * dev.sm_count // tiles_mn) for b in (per_sm, 2))
+            for s in sorted(set(splits + [fit, two])):
                 try:
                     c = with_layout(_f(**tile).replace(split_k=s), ta, tb)
                     c = for_operands(c, "fusedk", lda, ldb, m, n, k=k)
