@@ -31,6 +31,9 @@ TILES = {
     "f64x16k128": dict(bm=64, bn=16, tm=4, tn=4, bk=128),
     "f128x16k128": dict(bm=128, bn=16, tm=4, tn=4, bk=128),
     "f32x16k128": dict(bm=32, bn=16, tm=4, tn=4, bk=128),
+    # and skinny m: B's rows read 512 (1024) bytes a k
+    "f16x128k32": dict(bm=16, bn=128, tm=4, tn=4, bk=32),
+    "f16x256k32": dict(bm=16, bn=256, tm=4, tn=4, bk=32),
 }
 SMEM_SM = 228 * 1024  # shared memory an SM (H100/H200), 1 KB of it reserved a block
 
@@ -77,7 +80,7 @@ def run(argv):
                 except ConfigError as e:
                     print(f"{spec} {label}/s{s}: refused ({str(e)[:120]})", flush=True)
                     continue
-                if k // c.bk < 2 * s:
+                if k // c.bk < 2 * s or s > 32:
                     continue  # splits of fewer than two k-tiles
                 members[f"{label}/s{s}"] = (c, "fusedk")
         jobs.append((spec, layout, m, n, k, members))
