@@ -33,7 +33,7 @@ TILES = {
     "f32x16k128": dict(bm=32, bn=16, tm=4, tn=4, bk=128),
     # and skinny m: B's rows read 512 (1024) bytes a k
     "f16x128k32": dict(bm=16, bn=128, tm=4, tn=4, bk=32, warps=(1, 4)),
-    "f16x256k32": dict(bm=16, bn=256, tm=4, tn=4, bk=32, warps=(1, 8)),
+    "f16x256k64": dict(bm=16, bn=256, tm=4, tn=4, bk=64, warps=(1, 8)),
 }
 SMEM_SM = 228 * 1024  # shared memory an SM (H100/H200), 1 KB of it reserved a block
 
