@@ -335,6 +335,23 @@ def fit_grids():
     return out
 
 
+# The fitting grid of n = 16 (session 34): the fused-128x16 member's region (codegen/presets.py; n of 9-16, the few-vector
+# route's op N giving way to it below 32768 rows): N = 16, M 512-32768 and K 1024-65536 at the doublings, at most
+# FIT_N16_FLOATS of A, without the points within 0.5 of a suite or held-out shape.  The suite's shapes with N = 16 were
+# timed with it (lab/device_runs/session34_f.sh: a later run's rows replace a shape's in the table).  Not in FIT_GRIDS
+# (the grids before it keep apart from their own).
+FIT_N16_M = (512, 1024, 2048, 4096, 8192, 16384, 32768)
+FIT_N16_K = (1024, 2048, 4096, 8192, 16384, 32768, 65536)
+FIT_N16_FLOATS = 2 ** 26
+
+
+def n16_grid():
+    """The n = 16 grid's rows {"m", "n", "k", "group": "fit-n16"}."""
+    near = [(r["m"], r["n"], r["k"]) for r in suite()] + sorted(_held_out_shapes())
+    return [{"m": m, "n": 16, "k": k, "group": "fit-n16"} for m, k in itertools.product(FIT_N16_M, FIT_N16_K)
+            if m * k <= FIT_N16_FLOATS and _log2_distance((m, 16, k), near) >= 0.5]
+
+
 def fit_grid(name: str):
     """The fitting grid NAME's rows (benchmarks/shapes-fit-NAME.json)."""
     return fit_grids()[name]
@@ -407,3 +424,4 @@ if __name__ == "__main__":
     _write("shapes-pair-aligned.json", aligned_partners(ragged_grid() + ragged_big_grid()))
     _write("shapes-fit-aligned.json", aligned_grid())
     _write("shapes-skinny-probe.json", skinny_grid())
+    _write("shapes-fit-n16.json", n16_grid())

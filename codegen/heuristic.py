@@ -98,13 +98,16 @@ def _ceil(a: int, b: int) -> int:
 
 
 def split_for(m: int, n: int, k: int, bm: int, bn: int, bk: int, sm_count: int, fill: int = 1,
-              min_ktiles: int = 8, max_split: int = MAX_SPLIT_K) -> int:
+              min_ktiles: int = 8, max_split: int = MAX_SPLIT_K, within: bool = False) -> int:
     """Split-K count for a split-K member (CUDA C or fused): the smallest power of two whose
     blocks fill the SMs `fill` times, each split keeping at least `min_ktiles` k-tiles, at
-    most `max_split`; 1 where the tiles already do."""
+    most `max_split`; 1 where the tiles already do.  within=True: the most splits (any count) whose
+    blocks stay within `fill` an SM, on the same two bounds; 1 where the tiles alone pass it."""
     tiles = _ceil(m, bm) * _ceil(n, bn)
-    s = 1
     cap = min(MAX_SPLIT_K, max_split)
+    if within:
+        return max(1, min(fill * sm_count // tiles, cap, _ceil(k, bk) // min_ktiles))
+    s = 1
     while tiles * s < fill * sm_count and s * 2 <= cap and _ceil(k, bk) >= min_ktiles * s * 2:
         s *= 2
     return s
@@ -121,7 +124,7 @@ def member_config(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[Sge
     cfg = mem.config
     if _split_member(name, mem):
         cfg = cfg.replace(split_k=split_for(m, n, k, cfg.bm, cfg.bn, cfg.bk, sm_count, mem.fill, mem.min_ktiles,
-                                            mem.max_split))
+                                            mem.max_split, mem.within_fill))
     return cfg, mem.backend
 
 
@@ -196,6 +199,8 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
         return False
     if c.bn < 64 < n and c.bm > c.bn:
         return False  # the tall narrow tiles are for skinny n
+    if c.bn < 32 < c.bm and n > c.bn:
+        return False  # a skinny-n tile narrower than 32 holds n whole (two tile columns stream A twice)
     if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
         return False
     return _pads_ok(m, n, c)
@@ -219,7 +224,7 @@ def _decomposition(name: str, m: int, n: int, k: int, sm_count: int):
     model_parts, fixup_us and ktile_chain each price."""
     mem = get_member(name)
     c = mem.config
-    split = (split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+    split = (split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split, mem.within_fill)
              if _split_member(name, mem) else 1)
     return mem, c, _ceil(m, c.bm) * _ceil(n, c.bn), _ceil(k, c.bk), split
 

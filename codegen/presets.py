@@ -115,6 +115,9 @@ class FamilyMember:
     # the rows it is a candidate for, lo < m <= hi (with n >= 128), where that is all
     # (codegen/heuristic.py candidate_names); None: the heuristic's rules by kind
     for_m: Optional[Tuple[int, int]] = None
+    # split-K members: True, the most splits whose blocks stay within `fill` an SM (one wave of them), not the
+    # fewest that fill it (heuristic.split_for's `within`)
+    within_fill: bool = False
 
 
 def _z(**kw) -> SgemmConfig:
@@ -133,13 +136,15 @@ def _f(**kw) -> SgemmConfig:
 
 
 def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, note: str = "",
-           **tile) -> FamilyMember:
+           within_fill: bool = False, **tile) -> FamilyMember:
     """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
     cfg = _f(**tile)
     limit = f"<= {max_split} splits" if max_split < MAX_SPLIT_K else f">= {min_ktiles} k-tiles a split"
-    summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K aiming at {fill} block"
+    aim = f"at most {fill}" if within_fill else f"aiming at {fill}"
+    summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K {aim} block"
                f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
-    return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split)
+    return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split,
+                        within_fill=within_fill)
 
 
 # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md); hoist_head: measured faster on the
@@ -249,6 +254,12 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-64x128", 2, 4, 8, "skinny m", bm=64, bn=128, tm=8, tn=8),
     _fused("fused-128x64", 2, 4, 8, "skinny n", bm=128, bn=64, tm=8, tn=8),
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
+    # session 34 (lab/experiments/fused_n16.py, H200, docs/data/session34): n of 13-16 in NN.  skinny-n16-k32 reads A's
+    # rows 128 bytes a k-tile through staging registers; this tile's cp.async ring with K split so that its blocks
+    # stay within one wave of two an SM (three fit, by shared memory: at three, or beyond a wave, 3-30% slower) ran
+    # 6-23% faster on 16 shapes: 8192x16x8192 84.8 us against 94.9, 2048x16x4096 14.9 / 20.3, 32768x16x2048 79.0
+    # against the few-vector route's 102.8 (fewvec_config.N_MANY_MIN_ROWS)
+    _fused("fused-128x16", 2, 4, note="skinny n of 9-16", within_fill=True, bm=128, bn=16, tm=4, tn=4),
     # session 4 (docs/shapes-history.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
     # kernel's ring depth and wide sum as knobs on nine members (0-35% slower than the same tiles

@@ -102,7 +102,7 @@ def occupancy_parts(name, m, n, k, sm_count):
     else:
         s = 1
         if name.startswith("splitk-") or mem.backend == h.FUSED:
-            s = h.split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split)
+            s = h.split_for(m, n, k, c.bm, c.bn, c.bk, sm_count, mem.fill, mem.min_ktiles, mem.max_split, mem.within_fill)
             launches = 2 if s > 1 and mem.backend != h.FUSED else 1
         kb = h._ceil(kt, s)
         per_sm = h._ceil(tiles * s, sm_count)

@@ -35,6 +35,17 @@ def test_fused_member_is_right(name, m, n, k):
     check_config(cfg, m, n, k, backend=backend, what=f"{name} split_k={cfg.split_k}")
 
 
+# fused-128x16 (session 34) in its region, at the split that keeps its blocks within one wave of two an SM
+# (heuristic.split_for within=True: 3, 16, 32 of 33, 8): n of 13-16, rows ragged against 128 and against 4 (n = 13)
+N16_SHAPES = [(11008, 16, 4096), (2048, 13, 4096), (1000, 16, 65536), (300, 16, 1000)]
+
+
+@pytest.mark.parametrize("m, n, k", N16_SHAPES)
+def test_fused_128x16_at_its_split(m, n, k):
+    cfg, backend = member_config("fused-128x16", m, n, k, 132)
+    check_config(cfg, m, n, k, backend=backend, what=f"fused-128x16 split_k={cfg.split_k}")
+
+
 @pytest.mark.parametrize("split_k", [1, 2, 7, 32])
 def test_fused_splits_alpha_beta(split_k):
     cfg = FAMILY["fused-32x64"].config.replace(split_k=split_k)
