@@ -468,9 +468,9 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
     if trans_a or trans_b or not fused:
         pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
-        if pick in FUSED_STAND_IN:  # a skinny-n fused pick: its stand-in where it fits, else the unfused choice
+        stand_in = fused_stand_in(pick, trans_a)
+        if stand_in is not None:  # a skinny-n fused pick: its stand-in where it fits, else the unfused choice
             names = [nm for nm in names if get_member(nm).backend != FUSED]
-            stand_in = fused_stand_in(pick, trans_a)
             if stand_in in names:
                 return stand_in, "stand-in", names
     picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
@@ -510,16 +510,18 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
 # behind it in NT, TN and TT (session 33, c_52ccf72: NT 36.4 against sq-64x64's 31.8).  The other fused picks
 # (fused-32x32, -k8, fused-32x64) run themselves in every layout (session 33, b_5c125e9: on 46 shape-layouts
 # 0.905 -> 1.069x cuBLAS, 10 -> 29 at >= 1.0x, against the unfused choice before; docs/shapes.md).
+# fused-128x16 (session 34, n of 9-16) runs itself on B^T (NT: 4096x16x4096 27.6 us against skinny-n16-k32's 31.0,
+# 8192x16x8192 82.5 / 97.3, 2048x16x32768 84.2 / 99.0, docs/data/session34/f_4919b2f against session 32's NT sweep) and
+# on A^T gives way to skinny-n16-k32, whose A^T rows stream at 85% of copy (TN 2048x16x32768: 76.2 us against its 88.9
+# at split 16, docs/data/session34/b_a6a190e).
 FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
-FUSED_STAND_IN_A_T = "skinny-n32-256"
+FUSED_STAND_IN_A_T = {**{pick: "skinny-n32-256" for pick in FUSED_STAND_IN}, "fused-128x16": "skinny-n16-k32"}
 
 
 def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:
-    """The member that runs a row-major skinny-n fused pick in a transposed layout (None: not such a pick):
-    FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T on A^T."""
-    if pick not in FUSED_STAND_IN:
-        return None
-    return FUSED_STAND_IN_A_T if trans_a else FUSED_STAND_IN[pick]
+    """The member that runs a row-major skinny-n fused pick in a transposed layout (None: not such a pick, or one that
+    runs itself there): FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T's on A^T."""
+    return (FUSED_STAND_IN_A_T if trans_a else FUSED_STAND_IN).get(pick)
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:
