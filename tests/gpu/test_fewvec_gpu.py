@@ -179,7 +179,7 @@ def test_nan_inf_reach_their_outputs(m, n, k, splits, transposed):
 
 
 @pytest.mark.parametrize("m, n, k", [(4, 8192, 2048), (12, 4096, 4096), (4096, 8, 2048), (2048, 2, 4096),
-                                     (8192, 16, 2048), (16, 4096, 4096), (13, 2048, 8192)])
+                                     (8192, 12, 2048), (65536, 16, 1024), (16, 4096, 4096), (13, 2048, 8192)])
 def test_sgemm_routes_and_graph_replays(m, n, k):
     """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix above the route's
     bound), and a call captured into a CUDA graph replays on fresh operands."""

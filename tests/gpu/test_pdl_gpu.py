@@ -18,9 +18,10 @@ torch.backends.cuda.matmul.allow_tf32 = False
 
 # GEMMs whose plan has a dependent kernel: CUDA C split-K members at their split (named, not left to
 # the table, which a refit may move), N % 4 != 0 (the reduce's per-float path) and N % 4 == 0; and
-# few-vector GEMMs, which fewvec_config.route takes by size (stage, kernel, reduce where split)
+# few-vector GEMMs, which fewvec_config.route takes by size (stage, kernel, reduce where split; 2048x16x32768 until
+# session 34, when fused-128x16, one launch, took it)
 GEMMS = [("splitk-32x64-f4", 65, 33, 4097), ("splitk-32x32-f4", 700, 35, 2048), ("splitk-32x64-f8", 768, 64, 768),
-         (None, 2048, 16, 32768), (None, 8192, 8, 8192), (None, 4, 1024, 65536)]
+         (None, 4096, 12, 8192), (None, 8192, 8, 8192), (None, 4, 1024, 65536)]
 # GEMVs with splits (the split reduce): few long rows (op N), many short rows (op T); and one kernel
 # (a GEMV kernel is itself a programmatic dependent of what came before it)
 GEMVS = [(7, 50000, False), (16384, 16, True), (32, 4096, True)]
