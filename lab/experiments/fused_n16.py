@@ -9,6 +9,7 @@ regtile.sgemm's plan, skinny-n16-k32 and cuBLAS, each checked against float64 fi
   python3 -m lab.experiments.fused_n16 [LAYOUT:]MxNxK ...   (default: the suite's and held-out n = 16 shapes in NN)
   splits=a,b  the split counts to time besides each tile's one-wave split (default 8,16)
   tiles=a,b   the tiles (TILES' labels) to time (default all)
+  ncu=1       each variant launched twice and not timed, the given splits only (run under Nsight Compute)
 Besides: the one-wave split (the most splits whose blocks, tiles x split, all fit on the SMs at once, by shared
 memory) and the two-a-SM split (the most whose blocks are at most two an SM).
 The register rule is lifted too (tile_config.TileConfig.register_estimate counts 8 registers a copy; the lean copies
@@ -55,6 +56,7 @@ def run(argv):
     from regtile.codegen.emit_fusedk import depth, stage_bytes
     splits = [int(s) for s in (take_option(argv, "splits") or "8,16").split(",")]
     only = take_option(argv, "tiles")
+    ncu = take_option(argv, "ncu") == "1"
     tiles = {lb: t for lb, t in TILES.items() if not only or lb in only.split(",")}
     specs = [s if ":" in s else "NN:" + s for s in (argv or DEFAULT)]
     torch = _setup_torch()
@@ -73,7 +75,7 @@ def run(argv):
             per_sm = SMEM_SM // (depth(base) * stage_bytes(base) + 1024)
             tiles_mn = -(-m // base.bm) * -(-n // base.bn)
             fit, two = (max(1, b * dev.sm_count // tiles_mn) for b in (per_sm, 2))
-            for s in sorted(set(splits + [fit, two])):
+            for s in sorted(set(splits + ([] if ncu else [fit, two]))):
                 try:
                     c = with_layout(_f(**tile).replace(split_k=s), ta, tb)
                     c = for_operands(c, "fusedk", lda, ldb, m, n, k=k)
@@ -89,6 +91,15 @@ def run(argv):
     rows = []
     for spec, layout, m, n, k, members in jobs:
         bench = ShapeBench(torch, m, n, k, layout=layout)
+        if ncu:
+            for name, (cfg, be) in members.items():
+                fn = bench.library(GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n, config=cfg,
+                                            backend=be))
+                fn(0), fn(1)
+                torch.cuda.synchronize()
+                print(f"{spec} {name}: launched twice", flush=True)
+            bench.close()
+            continue
         try:
             plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
             for name, (cfg, be) in members.items():
