@@ -88,5 +88,14 @@ def _emit(cfg: AnyConfig, backend: str) -> KernelSource:
     return emit_sgemm_ptx(cfg)
 
 
+def describe(cfg: AnyConfig, backend: str = "cuda") -> str:
+    """The config in words as `backend` emits it: the fused split-K kernel has its own (emit_fusedk.describe), every
+    other backend the config's."""
+    if backend == "fusedk":
+        from .emit_fusedk import describe as describe_fusedk
+        return describe_fusedk(cfg)
+    return cfg.describe()
+
+
 def kernel_kind(cfg: AnyConfig) -> str:
     return "sgemv" if isinstance(cfg, (SgemvConfig, SgemvTConfig) + FewVecConfig) else "sgemm"

@@ -71,6 +71,22 @@ def depth(cfg: SgemmConfig) -> int:
     return 3 if 3 * stage_bytes(cfg) <= MAX_SMEM else 2
 
 
+def describe(cfg: SgemmConfig) -> str:
+    """What this kernel does with `cfg`, in the words of SgemmConfig.describe.  That one describes the register-staged
+    emitters' fields, which this template does not read (stages, the As transpose, the warps' z-order lanes: its
+    threads are row-major, tid = ty * BN / TN + tx) and calls a split's sum a reduce kernel."""
+    a = (f"A^T as {cfg.bk} rows of {cfg.bm} floats" if cfg.trans_a else
+         f"A as {cfg.bm} rows of {cfg.bk} floats, {cfg.bk + A_PAD} apart")
+    b = (f"B^T as {cfg.bn} rows of {cfg.bk} floats, 16-byte chunks XOR-swizzled" if cfg.trans_b else
+         f"B as {cfg.bk} rows of {cfg.bn} floats")
+    split = ("K whole" if cfg.split_k == 1 else
+             f"K in {cfg.split_k} splits, the last block of a tile to arrive sums their partials in split order")
+    lean = ", lean copies inside the operands" if cfg.lean_copies else ""
+    return (f"block {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile {cfg.tm}x{cfg.tn}, {cfg.threads} threads, fused split-K: "
+            f"a cp.async ring of {depth(cfg)} stages of {stage_bytes(cfg)} bytes ({a}; {b}){lean}; {split}, "
+            f"one launch")
+
+
 def check(cfg: SgemmConfig) -> None:
     """The constraints of the template, each named.  (The fields other backends emit and this
     one does not - batched, stream_k, edge_split, unaligned_rows - are refused before, in

@@ -5,6 +5,7 @@ import importlib
 import json
 
 from ..codegen.config import SgemmConfig
+from ..codegen.emit import describe
 from ..codegen.plan import make_plan
 from ..sass.disasm import listing as loop_listing
 from .artifacts import Built, build
@@ -155,7 +156,7 @@ def run(args) -> int:
     res = built.artifact.resources
     geo = built.source.geometry
     print(f"kernel    {built.source.name}  ({label}, {built.artifact.arch}, {built.artifact.compiler})")
-    print(f"config    {cfg.describe()}")
+    print(f"config    {describe(cfg, built.backend)}")
     print(f"launch    block {geo.block}, grid {geo.describe()}, "
           f"{geo.dynamic_smem_bytes} bytes dynamic shared memory")
     if built.source.reduce is not None:

@@ -7,6 +7,7 @@ import json
 import sys
 
 from ..codegen.config import SgemmConfig
+from ..codegen.emit import describe
 from ..codegen.sgemv_config import SgemvConfig
 from . import progress
 from .options import (UsageError, add_kernel_args, backend_from_args, check_sizes, command_parser, config_from_args,
@@ -102,14 +103,14 @@ def run(args) -> int:
             raise UsageError(f"--backend {args.backend}: {why} is a {backend} kernel; give --preset or config "
                              f"flags to choose the backend")
         args.backend = backend
-        print(f"regtile: {why}: {cfg.describe()} ({backend})", file=sys.stderr)
+        print(f"regtile: {why}: {describe(cfg, backend)} ({backend})", file=sys.stderr)
     sgemv = args.kernel == "sgemv" if chosen else isinstance(cfg, SgemvConfig)
     if sgemv:
         out = _run_sgemv(args, cfg, label, dev, arch)
     else:
         out = _run_sgemm(args, cfg, label, dev, arch)
     if why:
-        out["chosen"] = f"{why}: {cfg.describe()} ({backend_from_args(args)})"
+        out["chosen"] = f"{why}: {describe(cfg, backend_from_args(args))} ({backend_from_args(args)})"
     if args.json:
         print(json.dumps(out, indent=2))
     else:

@@ -6,7 +6,7 @@ compiles every member behind `slow`)."""
 import pytest
 
 from regtile.codegen.config import ConfigError
-from regtile.codegen.emit import emit
+from regtile.codegen.emit import describe, emit
 from regtile.codegen.emit_fusedk import FUSEDK_PARAMS, depth, stage_bytes
 from regtile.codegen import heuristic
 from regtile.codegen.heuristic import member_config, split_for
@@ -257,3 +257,18 @@ def test_lean_loop_in_the_cubin_is_the_ffmas_the_lds_and_one_copy_a_float4():
     func = function_of(art.cubin, src.name)[1]
     assert instruction_mix(func.loop_instructions()) == {"BAR": 1, "FFMA": 1024, "LDGSTS": 10, "LDS.128": 96}
     assert any(i.predicate == "@!PT" and i.base == "LDS" for i in func.loop_instructions())  # there, not counted
+
+
+def test_a_fused_config_is_described_as_the_fused_kernel_runs_it():
+    """emit.describe(cfg, "fusedk"): the ring the kernel derives (depth, stage bytes), each operand's stage form in its
+    layout and the split's in-kernel sum; not SgemmConfig.describe's words for the register-staged emitters (stages 1,
+    z-order lanes, a reduce kernel), which the fused template does not read or launch."""
+    cfg = FAMILY["fused-128x16"].config.replace(split_k=16)
+    text = describe(cfg, "fusedk")
+    assert f"a cp.async ring of {depth(cfg)} stages of {stage_bytes(cfg)} bytes" in text
+    assert "A as 128 rows of 32 floats, 36 apart; B as 32 rows of 16 floats" in text and "K in 16 splits" in text
+    assert "reduce kernel" not in text and "stages 1" not in text and "zorder" not in text
+    assert "reduce kernel" in cfg.describe()  # what it replaces
+    t = describe(cfg.replace(trans_a=True, trans_b=True, split_k=1), "fusedk")
+    assert "A^T as 32 rows of 128 floats; B^T as 16 rows of 32 floats, 16-byte chunks XOR-swizzled" in t and "K whole" in t
+    assert describe(cfg, "ptx") == cfg.describe()

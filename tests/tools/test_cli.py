@@ -376,6 +376,8 @@ def test_inspect_a_fused_member(capsys):
     out = capsys.readouterr().out
     assert "regtile_fusedk_" in out and "(fused-32x32," in out and "spill-free" in out
     assert "shared-memory banks: not modelled for the fused split-K kernel" in out and "wavefronts" not in out
+    config = next(line for line in out.splitlines() if line.startswith("config"))  # the kernel's own words
+    assert "cp.async ring of 4 stages" in config and "stages 1" not in config and "zorder" not in config
     assert main(["inspect", "--member", "fused-32x32", "--trans-b", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert "not_modelled" in d["analyses"]["smem_banks"] and "register_banks" in d["analyses"]
