@@ -55,6 +55,9 @@ A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s
 # where they take at most MAX_SMEM (two blocks an SM), else 2
 DEEP_SMEM = 72 * 1024
 MAX_SMEM = 110 * 1024
+# A split's arrival: True, a release / acquire RMW on the tile's counter between two barriers; False,
+# __threadfence (fence.sc.gpu: MEMBAR.SC.GPU and an L1 invalidate in the SASS) before the arrival and after it
+RELEASE_ARRIVAL = True
 
 
 def stage_bytes(cfg: SgemmConfig) -> int:
@@ -191,6 +194,7 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   min_blocks=max(1, cfg.min_blocks),
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
+                  release_arrival=RELEASE_ARRIVAL,
                   spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)
