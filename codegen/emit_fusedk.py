@@ -19,9 +19,10 @@ second launch and a workspace round trip, and its copies go per float when rows 
   zero-filled by the copy's source size (no separate edge path);
 - computes a TM x TN thread tile (rows ty, ty + BM/TM, ...; columns in float4 groups);
 - with split_k = S > 1 (grid z): each split writes its partial tile to W (S x M x N floats,
-  float4 groups aligned whatever N is: the template says how), then a
-  __threadfence and an arrival on the tile's counter; the last of the S blocks to arrive
-  sums the S partials in split order (deterministic, no float atomics), writes C and
+  float4 groups aligned whatever N is: the template says how), then arrives on the tile's counter (a barrier, then
+  thread 0's release / acquire RMW: session 34 measured it 0.1-6.3% faster than __threadfence around the
+  arrival on 10 of 12 split shapes, the same on the other two, docs/data/session34/k_741add2); the last of the S
+  blocks to arrive sums the S partials in split order (deterministic, no float atomics), writes C and
   zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
 
 The ring's depth derives from the tile's shared memory (`depth`), and the last split sums its
@@ -55,9 +56,6 @@ A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s
 # where they take at most MAX_SMEM (two blocks an SM), else 2
 DEEP_SMEM = 72 * 1024
 MAX_SMEM = 110 * 1024
-# A split's arrival: True, a release / acquire RMW on the tile's counter between two barriers; False,
-# __threadfence (fence.sc.gpu: MEMBAR.SC.GPU and an L1 invalidate in the SASS) before the arrival and after it
-RELEASE_ARRIVAL = True
 
 
 def stage_bytes(cfg: SgemmConfig) -> int:
@@ -194,7 +192,6 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   min_blocks=max(1, cfg.min_blocks),
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
-                  release_arrival=RELEASE_ARRIVAL,
                   spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
                   params=c_params(FUSEDK_PARAMS))
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

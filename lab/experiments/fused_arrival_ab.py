@@ -5,7 +5,7 @@ by thread 0 between two barriers (emit_fusedk.RELEASE_ARRIVAL).  A fused-128x16 
 both ways (the module constant set while each plan is built and loaded), each checked against float64 (C
 NaN-poisoned), then timed interleaved with cuBLAS; split 1 (no arrival) as a control.
 
-  python3 -m lab.experiments.fused_arrival_ab [MxNxK[:member] ...]
+  python3 -m lab.experiments.fused_arrival_ab [MxNxK[:member] ...]   (at 741add2: the fence's path is gone since)
 
 Writes fused_arrival_ab.json under $OUT: per shape {member, split, cublas_us, kernels {fence, release: {ok, rel_err,
 us}}}.
@@ -23,6 +23,8 @@ def run(argv):
     from regtile.runtime import driver
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    if not hasattr(emit_fusedk, "RELEASE_ARRIVAL"):
+        raise SystemExit("fused_arrival_ab: the fence's path was removed after this A/B (session 34); run it at 741add2")
     torch = _setup_torch()
     dev = driver.device()
     rows = []

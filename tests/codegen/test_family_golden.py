@@ -21,7 +21,9 @@ fusedk digests for the copies and fragment reads written through each operand's 
 and B^T by float4) and added 33 for the fused members in NT, TN and TT: of the row-major members' sm_90 cubins at
 three shapes each (30), 29 byte-identical to the text before, one (fused-32x32 at 512x32x4100) one LDS more and one
 NOP fewer; of the ten members at split 1 and 4 with and without the lean copies (40, a review's check), 40; then the
-30 layout digests again for the lean copies in each form.  Session 34 added the 5 of the new member fused-128x16."""
+30 layout digests again for the lean copies in each form.  Session 34 added the 5 of the new member fused-128x16, then retook the 44 fused split4 digests for a split's arrival
+by a release / acquire RMW between two barriers instead of __threadfence around it (the texts the fused GPU tests
+passed with at 741add2, 367 of 367; docs/data/session34/k_741add2)."""
 import json
 from pathlib import Path
 
