@@ -141,6 +141,35 @@ def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
 
+def layout_spec(spec: str):
+    """(layout, m, n, k, trans_a, trans_b, lda, ldb) of "LAYOUT:MxNxK" ("MxNxK": NN), the operands packed."""
+    from regtile.codegen.heuristic import leading_dims
+    layout, _, shape = spec.rpartition(":")
+    layout = layout or "NN"
+    m, n, k = (int(v) for v in shape.split("x"))
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    lda, ldb, _ = leading_dims(m, n, k, ta, tb)
+    return layout, m, n, k, ta, tb, lda, ldb
+
+
+def time_members(torch, bench, members: dict, spec: str):
+    """regtile.sgemm's plan ("lib") and a plan of each {name: (config, backend)} on a tools/shape_sweep ShapeBench (in
+    its layout), checked against float64, then timed interleaved with cuBLAS: (check, us, the plans' names).  A member
+    that cannot run there is named on stdout and left out."""
+    from regtile.runtime.plans import GemmPlan
+    m, n, k = bench.m, bench.n, bench.k
+    plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
+    for name, (cfg, be) in members.items():
+        try:
+            plans[name] = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n, config=cfg,
+                                   backend=be)
+        except Exception as e:
+            print(f"{spec} {name}: {type(e).__name__}: {e}", flush=True)
+    fns = dict(cublas=bench.cublas(), **{nm: bench.library(p) for nm, p in plans.items()})
+    check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+    return check, us, tuple(plans)
+
+
 def check_view(torch, fn, c, rows: int, cols: int, ref) -> dict:
     """{ok, rel_err, unwritten} of fn(0) writing C[:rows, :cols] of the buffer `c` against `ref` (float64): `c`
     NaN-poisoned first, and everything outside that view must stay NaN (a padded C's columns, a bench's C beyond a

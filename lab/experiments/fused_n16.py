@@ -19,7 +19,7 @@ Writes fused_n16.json under $OUT: per shape {cublas_us, lib_us, kernels {name: {
 """
 import time
 
-from lab.experiments import check_and_time_interleaved, program, take_option, write_out
+from lab.experiments import layout_spec, program, take_option, time_members, write_out
 
 DEFAULT = ["NN:2048x16x32768", "NN:8192x16x8192", "NN:4096x16x4096", "NN:16384x16x4096", "NN:4096x16x16384",
            "TN:2048x16x32768"]
@@ -58,15 +58,12 @@ def run(argv):
     only = take_option(argv, "tiles")
     ncu = take_option(argv, "ncu") == "1"
     tiles = {lb: t for lb, t in TILES.items() if not only or lb in only.split(",")}
-    specs = [s if ":" in s else "NN:" + s for s in (argv or DEFAULT)]
+    specs = argv or DEFAULT
     torch = _setup_torch()
     dev = driver.device()
     jobs = []
     for spec in specs:
-        layout, shape = spec.split(":")
-        m, n, k = (int(v) for v in shape.split("x"))
-        ta, tb = layout[0] == "T", layout[1] == "T"
-        lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
+        layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
         members = {}
         cfg, be = h.member_config("skinny-n16-k32", m, n, k, dev.sm_count)
         members["skinny-n16-k32"] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
@@ -101,15 +98,7 @@ def run(argv):
             bench.close()
             continue
         try:
-            plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
-            for name, (cfg, be) in members.items():
-                try:
-                    plans[name] = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n,
-                                           config=cfg, backend=be)
-                except Exception as e:
-                    print(f"{spec} {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)
-            fns = dict(cublas=bench.cublas(), **{nm: bench.library(p) for nm, p in plans.items()})
-            check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+            check, us, plans = time_members(torch, bench, members, spec)
         finally:
             bench.close()
         gb = 4 * (m * k + k * n + m * n) / 1e3

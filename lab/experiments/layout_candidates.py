@@ -18,7 +18,7 @@ layout, and regtile.sgemm's plan's time ("lib_us").
 import json
 import time
 
-from lab.experiments import check_and_time_interleaved, program, take_option, write_out
+from lab.experiments import layout_spec, program, take_option, time_members, write_out
 
 DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512x512x512", "NT:8191x8193x1025",
            "NT:16384x32x16384", "TN:700x35x2048", "TN:127x511x257", "TN:1024x128x1024", "TN:2049x2047x1025",
@@ -32,7 +32,6 @@ def run(argv):
     from regtile.codegen.operand_forms import for_operands
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
-    from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     from regtile.tools.shape_sweep import gemv_routed
     from lab.experiments.variants_ab import parse
@@ -52,10 +51,7 @@ def run(argv):
     dev = driver.device()
     jobs = []
     for spec in specs:
-        layout, shape = spec.split(":")
-        m, n, k = (int(v) for v in shape.split("x"))
-        ta, tb = layout[0] == "T", layout[1] == "T"
-        lda, ldb, _ = h.leading_dims(m, n, k, ta, tb)
+        layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
         members = {}
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=fused):
             if only and name not in only:
@@ -80,15 +76,7 @@ def run(argv):
             break
         bench = ShapeBench(torch, m, n, k, layout=layout)
         try:
-            plans = {"lib": GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)}
-            for name, (cfg, be) in members.items():
-                try:
-                    plans[name] = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n,
-                                           config=cfg, backend=be)
-                except Exception as e:  # a member that cannot run this layout: named, not timed
-                    print(f"{spec} {name}: {type(e).__name__}: {e}", flush=True)
-            fns = dict(cublas=bench.cublas(), **{nm: bench.library(p) for nm, p in plans.items()})
-            check, us = check_and_time_interleaved(torch, bench, fns, tuple(plans))
+            check, us, plans = time_members(torch, bench, members, spec)  # a member that cannot run there: named
         finally:
             bench.close()
         ok = {nm: t for nm, t in us.items() if nm == "cublas" or check[nm]["ok"]}
