@@ -199,8 +199,11 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
         return False
     if c.bn < 64 < n and c.bm > c.bn:
         return False  # the tall narrow tiles are for skinny n
-    if c.bn < 32 < c.bm and n > c.bn:
-        return False  # a skinny-n tile narrower than 32 holds n whole (two tile columns stream A twice)
+    if c.bn < 32 < c.bm and (n > c.bn or m < 128):
+        # a skinny-n tile narrower than 32 (fused-128x16), as the stream-K skinny-n members: it holds n whole (two
+        # tile columns stream A twice), for m >= 128 (where skinny-n16-k32, its stand-in on A^T, is a candidate
+        # too; below, its 128 rows pad m unmeasured, and 76x9x474 in TN was left no candidate: session 34)
+        return False
     if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
         return False
     return _pads_ok(m, n, c)

@@ -68,6 +68,10 @@ def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeyp
     h.load_table()
     rng = random.Random(20)
     shapes = [tuple(int(2 ** rng.uniform(0, 17)) for _ in range(3)) for _ in range(300)]
+    # and thin ones, m or n of 1-40 (session 34: 76x9x474 in TN raised, its only candidate a fused member whose
+    # stand-in on A^T was none)
+    thin = [(int(2 ** rng.uniform(0, 17)), rng.randint(1, 40), int(2 ** rng.uniform(0, 17))) for _ in range(150)]
+    shapes += thin + [(n, m, k) for m, n, k in thin] + [(76, 9, 474), (106, 6, 16634)]
 
     def refuse(*a, **k):
         raise AssertionError("the heuristic opened a file or started a process")
@@ -75,11 +79,15 @@ def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeyp
     monkeypatch.setattr(subprocess, "run", refuse)
     first = []
     for m, n, k in shapes:
-        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132)
-        assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx", "fusedk")
-        assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
-        first.append((cfg, backend))
-    assert [h.choose_kernel(m, n, k, "sm_90", 132) for m, n, k in shapes] == first  # deterministic
+        for ta, tb in ((False, False), (False, True), (True, False), (True, True)):
+            cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+            assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx", "fusedk")
+            assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
+            assert 1 <= cfg.split_k <= max(1, -(-k // cfg.bk)), (m, n, k, ta, tb, cfg.split_k)
+            first.append((cfg, backend))
+    again = [h.choose_kernel(m, n, k, "sm_90", 132, ta, tb) for m, n, k in shapes
+             for ta, tb in ((False, False), (False, True), (True, False), (True, True))]
+    assert again == first  # deterministic
 
 
 def test_large_shapes_keep_the_large_kernel_and_other_archs_keep_todays():
