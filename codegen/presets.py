@@ -256,9 +256,10 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     _fused("fused-128x128", 2, 4, 4, bm=128, bn=128, tm=8, tn=8),
     # session 34 (lab/experiments/fused_n16.py, H200, docs/data/session34): n of 13-16 in NN.  skinny-n16-k32 reads A's
     # rows 128 bytes a k-tile through staging registers; this tile's cp.async ring with K split so that its blocks
-    # stay within one wave of two an SM (three fit, by shared memory: at three, or beyond a wave, 3-30% slower) ran
-    # 6-23% faster on 16 shapes: 8192x16x8192 84.8 us against 94.9, 2048x16x4096 14.9 / 20.3, 32768x16x2048 79.0
-    # against the few-vector route's 102.8 (fewvec_config.N_MANY_MIN_ROWS)
+    # stay within one wave of two an SM (three fit, by shared memory: one wave of three ran 1-15% slower, two waves
+    # up to 47%) ran 6-27% faster than regtile.sgemm's plan on 12 shapes of n 13-16 (session34_d, _e): 8192x16x8192
+    # 84.8 us against 94.9, 2048x16x2048 14.9 / 20.3, 32768x16x2048 79.0 against the few-vector route's 102.8
+    # (fewvec_config.N_MANY_MIN_ROWS)
     _fused("fused-128x16", 2, 4, note="skinny n of 9-16", within_fill=True, bm=128, bn=16, tm=4, tn=4),
     # session 4 (docs/shapes-history.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
