@@ -82,7 +82,7 @@ def describe(cfg: SgemmConfig) -> str:
          f"B as {cfg.bk} rows of {cfg.bn} floats")
     split = ("K whole" if cfg.split_k == 1 else
              f"K in {cfg.split_k} splits, the last block of a tile to arrive sums their partials in split order")
-    lean = ", lean copies inside the operands" if cfg.lean_copies else ""
+    lean = ", lean copies inside the operands" if spread(cfg, cfg.threads) else ""  # as the emitter places them
     return (f"block {cfg.bm}x{cfg.bn}x{cfg.bk}, thread tile {cfg.tm}x{cfg.tn}, {cfg.threads} threads, fused split-K: "
             f"a cp.async ring of {depth(cfg)} stages of {stage_bytes(cfg)} bytes ({a}; {b}){lean}; {split}, "
             f"one launch")

@@ -420,21 +420,24 @@ MANY_VECTORS = 8
 #   65536x16x1024 84.9 / 91.0, 8192x8x8192 73.9 / 75.1), where the members stream A^T at 71-93% of copy.
 N_LONG_ROWS = 4096
 N_MAX_VECTORS_LONG_ROWS = 12
-# Session 34 (H200, docs/data/session34): op N over row-major A (small n: NN, NT) with 13-16 vectors yields to the
-# fused-128x16 member (codegen/presets.py) on fewer rows than this: 32768x16x2048 79.0 us against the route's 102.8,
-# 4096x16x2048 18.0 / 20.5.  From 2 x 132 x 128 rows its tiles alone fill two waves and it is no candidate
-# (heuristic._fused_candidate): 65536x16x1024 the route 103.2, the member 99.3, skinny-n16-k32 118.1.
-N_MANY_MIN_ROWS = 32768
+# Session 34 (H200, docs/data/session34): op N over row-major A (small n: NN, NT) with more than
+# N_MAX_VECTORS_LONG_ROWS vectors yields to the fused-128x16 member (codegen/presets.py) wherever that is a candidate
+# (heuristic.fused_candidate: 128-row tiles fewer than two an SM, n of 9-16 whole, aligned rows or a tiny C):
+# 32768x16x2048 79.0 us against the route's 102.8, 4096x16x2048 18.0 / 20.5.  Where it is not, the route stays: at
+# 65536x16x1024 (512 tiles, no candidate) the route ran 103.2, the member 99.3, skinny-n16-k32 118.1.
+N_YIELDS_TO = "fused-128x16"
 TRANSPOSED_T_FEW_VECTORS = 4  # op T over A^T with more vectors: only up to TRANSPOSED_T_MAX_BYTES of matrix
 TRANSPOSED_T_MAX_BYTES = 64 << 20
 
 
-def _measured_takes(r) -> bool:
+def _measured_takes(r, sms: int) -> bool:
     """The session-31 bounds above: op N's vectors on long rows, op T's size over A^T; and session 34's: op N over A
-    with more than N_MAX_VECTORS_LONG_ROWS vectors on N_MANY_MIN_ROWS rows or more only."""
+    with more than N_MAX_VECTORS_LONG_ROWS vectors where N_YIELDS_TO is no candidate on `sms` SMs."""
     if r.op == "N":
-        if r.vectors > N_MAX_VECTORS_LONG_ROWS and r.mat_is_a and r.rows <= N_MANY_MIN_ROWS:
-            return False
+        if r.vectors > N_MAX_VECTORS_LONG_ROWS and r.mat_is_a:
+            from .heuristic import fused_candidate  # (heuristic imports the presets, never this module)
+            if fused_candidate(N_YIELDS_TO, r.rows, r.vectors, r.cols, sms):
+                return False
         return r.vectors <= N_MAX_VECTORS_LONG_ROWS or r.cols < N_LONG_ROWS
     return not r.transposed_c or r.vectors <= TRANSPOSED_T_FEW_VECTORS or 4 * r.rows * r.cols <= TRANSPOSED_T_MAX_BYTES
 
@@ -497,7 +500,7 @@ def route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: i
     if force:
         return r
     bound = (MIN_MATRIX_BYTES_MANY if r.vectors > MANY_VECTORS else MIN_MATRIX_BYTES)[r.op]
-    if 4 * r.rows * r.cols < bound or r.ld % 4 or not _measured_takes(r):
+    if 4 * r.rows * r.cols < bound or r.ld % 4 or not _measured_takes(r, sms):
         return None
     if r.op == "T" and r.vectors > MANY_VECTORS:
         # the strip is the same in every form; the step (rows in flight) only caps the split count

@@ -199,14 +199,20 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
         return False
     if c.bn < 64 < n and c.bm > c.bn:
         return False  # the tall narrow tiles are for skinny n
-    if c.bn < 32 < c.bm and (n > c.bn or m < 128):
-        # a skinny-n tile narrower than 32 (fused-128x16), as the stream-K skinny-n members: it holds n whole (two
-        # tile columns stream A twice), for m >= 128 (where skinny-n16-k32, its stand-in on A^T, is a candidate
-        # too; below, its 128 rows pad m unmeasured, and 76x9x474 in TN was left no candidate: session 34)
+    if c.bn < 32 < c.bm and not (c.bn // 2 < n <= c.bn and m >= 128):
+        # a skinny-n tile narrower than 32 (fused-128x16): n of 9-16, where it was measured (n <= 8 is the few-vector
+        # route's and the others' region), whole (two tile columns stream A twice), and m >= 128 as for the stream-K
+        # skinny-n members (where skinny-n16-k32, its stand-in on A^T, is a candidate too; below, 76x9x474 in TN was
+        # left no candidate: session 34)
         return False
     if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
         return False
     return _pads_ok(m, n, c)
+
+
+def fused_candidate(name: str, m: int, n: int, k: int, sm_count: int) -> bool:
+    """Is fused member `name` a candidate for M x N x K (_fused_candidate; the few-vector route asks it)?"""
+    return _fused_candidate(get_member(name).config, m, n, k, sm_count)
 
 
 def _tflops(area: int) -> float:
@@ -455,7 +461,8 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
     (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, run a skinny-n fused pick's
     stand-in and leave out the members the layout demotes (demoted_in_layout); `fused`: whether the fused members
-    are candidates (False: the unfused choice, a skinny-n fused pick's stand-in in any layout)."""
+    are candidates (False: the unfused choice; for a skinny-n fused pick with a stand-in in the layout, fused_stand_in,
+    that stand-in)."""
     return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
 
 

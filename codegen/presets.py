@@ -259,7 +259,7 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # stay within one wave of two an SM (three fit, by shared memory: one wave of three ran 1-15% slower, two waves
     # up to 47%) ran 6-27% faster than regtile.sgemm's plan on 12 shapes of n 13-16 (session34_d, _e): 8192x16x8192
     # 84.8 us against 94.9, 2048x16x2048 14.9 / 20.3, 32768x16x2048 79.0 against the few-vector route's 102.8
-    # (fewvec_config.N_MANY_MIN_ROWS)
+    # (fewvec_config.N_YIELDS_TO)
     _fused("fused-128x16", 2, 4, note="skinny n of 9-16", within_fill=True, bm=128, bn=16, tm=4, tn=4),
     # session 4 (docs/shapes-history.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused

@@ -119,6 +119,9 @@ def test_splits_fill_the_slots():
     ((4096, 12, 4096, False, 4096, False, 12), ("N", 4096, 4096, 4096, 12, True)),  # 12 vectors
     ((8192, 16, 2048, False, 2048, False, 16), None),  # 16 on rows of 2048, 8192 of them: fused-128x16's (session 34)
     ((65536, 16, 1024, False, 1024, False, 16), ("N", 65536, 1024, 1024, 16, True)),  # on 65536 rows: the route's
+    ((33664, 16, 1024, False, 1024, False, 16), None),  # 263 tiles of 128 rows: fused-128x16 a candidate
+    ((33792, 16, 1024, False, 1024, False, 16), ("N", 33792, 1024, 1024, 16, True)),  # 264 (two an SM): the route's
+    ((8192, 13, 2048, False, 2048, False, 13), ("N", 8192, 2048, 2048, 13, True)),  # n 13, unaligned: no fused member
     ((1, 4096, 4096, False, 4096, False, 4096), None),  # one vector: the SGEMV family's
     ((17, 4096, 4096, False, 4096, False, 4096), None),  # 17 rows: a GEMM
     ((4, 4096, 4096, False, 4096, True, 4096), ("N", 4096, 4096, 4096, 4, False)),  # NT: op N over B^T

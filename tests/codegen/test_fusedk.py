@@ -45,8 +45,11 @@ def test_a_splits_arrival_is_a_release_acquire_rmw_between_barriers_in_the_sass(
     from regtile.sass.disasm import disassemble
     sass = disassemble(compile_config(FAMILY["fused-32x32"].config.replace(split_k=8), "sm_90", backend="fusedk").cubin)
     assert "__threadfence()" not in emit(FAMILY["fused-32x32"].config.replace(split_k=8), "fusedk").text
-    assert "MEMBAR.SC" not in sass and "MEMBAR.ALL.GPU" in sass
-    assert len([line for line in sass.splitlines() if "ATOMG.E.ADD" in line]) == 1
+    assert "MEMBAR.SC" not in sass
+    ops = [w for line in sass.splitlines() for w in ("BAR.SYNC", "MEMBAR.ALL.GPU", "ATOMG.E.ADD") if w in line]
+    assert ops.count("ATOMG.E.ADD") == 1
+    at = ops.index("ATOMG.E.ADD")  # a barrier, the release, the add, a barrier
+    assert ops[at - 1] == "MEMBAR.ALL.GPU" and ops[at - 2] == "BAR.SYNC" and "BAR.SYNC" in ops[at + 1:]
 
 
 @pytest.mark.parametrize("field", ["stream_k", "unaligned_rows"])
@@ -284,3 +287,6 @@ def test_a_fused_config_is_described_as_the_fused_kernel_runs_it():
     t = describe(cfg.replace(trans_a=True, trans_b=True, split_k=1), "fusedk")
     assert "A^T as 32 rows of 128 floats; B^T as 16 rows of 32 floats, 16-byte chunks XOR-swizzled" in t and "K whole" in t
     assert describe(cfg, "ptx") == cfg.describe()
+    # lean copies named only where the emitter places them (fused-64x128 on B^T: 8 copies a thread, none lean)
+    nt = FAMILY["fused-64x128"].config.replace(trans_b=True)
+    assert nt.lean_copies and "lean copies" not in describe(nt, "fusedk") and "lean copies" in text

@@ -378,6 +378,29 @@ def test_a_skinny_fused_pick_runs_a_stream_k_skinny_member_in_transposed_layouts
     assert h.fused_stand_in("fused-32x32-k8", False) is None and h.fused_stand_in("sq-64x64", True) is None
 
 
+def test_fused_128x16_splits_within_one_wave_and_holds_n_of_9_to_16():
+    """Session 34: fused-128x16's split is the most (any count) whose blocks stay within two an SM, each split >= 4
+    k-tiles, <= 32 (split_for within=True), not the fewest powers of two that fill the SMs (2048x16x32768: 32 splits,
+    two waves, 47% slower); a candidate for n of 9-16 and m >= 128 only; on A^T skinny-n16-k32 stands in, on B^T it
+    runs itself."""
+    mem = FAMILY["fused-128x16"]
+    assert mem.within_fill and mem.fill == 2
+    assert h.member_config("fused-128x16", 2048, 16, 32768, 132)[0].split_k == 16  # 16 tiles x 16 = 256 <= 264
+    assert h.member_config("fused-128x16", 11008, 16, 4096, 132)[0].split_k == 3  # 86 tiles x 3 = 258, not a power of 2
+    assert h.member_config("fused-128x16", 32768, 16, 2048, 132)[0].split_k == 1  # 256 tiles: a wave already
+    assert h.member_config("fused-128x16", 1000, 16, 65536, 132)[0].split_k == 32  # 8 tiles: 33 capped
+    assert h.member_config("fused-128x16", 300, 16, 512, 132)[0].split_k == 4  # 16 k-tiles, >= 4 a split
+    assert h.split_for(2048, 16, 32768, 128, 16, 32, 132, 2, 4) == 32  # the other rule
+    names = lambda m, n, k: h.candidate_names(m, n, k, 132)  # noqa: E731
+    assert "fused-128x16" in names(4096, 16, 4096) and "fused-128x16" in names(4096, 9, 4096)
+    assert all("fused-128x16" not in names(*s) for s in ((4096, 8, 4096), (4096, 17, 4096), (100, 16, 4096),
+                                                          (65536, 16, 1024)))  # n 8, n 17, m < 128, 512 tiles
+    assert h.choose_member(8192, 16, 8192, 132) == "fused-128x16"
+    assert h.choose_member(8192, 16, 8192, 132, trans_b=True) == "fused-128x16"
+    for ta, tb in ((True, False), (True, True)):
+        assert h.describe_choice(8192, 16, 8192, "sm_90", 132, trans_a=ta, trans_b=tb)["member"] == "skinny-n16-k32"
+
+
 def test_members_the_layout_demotes_are_no_candidates_there():
     """demoted_in_layout: a PTX member whose layout form (with_layout) runs fewer blocks an SM than the member is no
     candidate in that layout - the 128x128 8x8 tiles on B^T, which with_layout takes to one block an SM (session 32:

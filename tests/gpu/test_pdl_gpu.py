@@ -17,11 +17,12 @@ from gemm_checks import capture_and_replay  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 
 # GEMMs whose plan has a dependent kernel: CUDA C split-K members at their split (named, not left to
-# the table, which a refit may move), N % 4 != 0 (the reduce's per-float path) and N % 4 == 0; and
-# few-vector GEMMs, which fewvec_config.route takes by size (stage, kernel, reduce where split; 2048x16x32768 until
-# session 34, when fused-128x16, one launch, took it)
+# the table, which a refit may move), N % 4 != 0 (the reduce's per-float path) and N % 4 == 0; a stream-K PTX plan
+# (512x16x32768 on skinny-n16-k32: fewer tiles than SMs, its K ranges' launch; 2048x16x32768 until session 34, which
+# fused-128x16, one launch, now takes); and few-vector GEMMs, which fewvec_config.route takes by size (stage, kernel,
+# reduce where split)
 GEMMS = [("splitk-32x64-f4", 65, 33, 4097), ("splitk-32x32-f4", 700, 35, 2048), ("splitk-32x64-f8", 768, 64, 768),
-         (None, 4096, 12, 8192), (None, 8192, 8, 8192), (None, 4, 1024, 65536)]
+         (None, 4096, 12, 8192), (None, 8192, 8, 8192), (None, 4, 1024, 65536), (None, 512, 16, 32768)]
 # GEMVs with splits (the split reduce): few long rows (op N), many short rows (op T); and one kernel
 # (a GEMV kernel is itself a programmatic dependent of what came before it)
 GEMVS = [(7, 50000, False), (16384, 16, True), (32, 4096, True)]
@@ -84,7 +85,7 @@ def test_sgemv_split_reduce(programmatic, m, n, trans):
     assert _err(y, ref) <= 1e-5
 
 
-@pytest.mark.parametrize("member, m, n, k", [GEMMS[0], GEMMS[3]])
+@pytest.mark.parametrize("member, m, n, k", [GEMMS[0], GEMMS[3], GEMMS[6]])
 def test_graph_capture_and_replay(programmatic, member, m, n, k):
     """Programmatic launches captured: the graph's edges keep the dependent after its primary."""
     A, B, C = torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"), torch.zeros(m, n, device="cuda")
