@@ -36,6 +36,7 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import MAX_SPLIT_K, SgemmConfig
+from .layout_choice import demoted_in_layout, fused_stand_in
 from .layouts import with_layout
 from .presets import FAMILY, get_member
 from .streamk import MIN_ITERS, fixup_children
@@ -146,13 +147,14 @@ def candidate_names(m: int, n: int, k: int, sm_count: int = 132, fused: bool = T
         c = mem.config
         if name == "cuda-zorder":
             continue
+        if not in_band(mem, m, n):
+            continue
         if mem.backend == FUSED:
             if fused and _fused_candidate(c, m, n, k, sm_count):
                 out.append(name)
             continue
-        if mem.for_m is not None:  # a member for a band of rows only (skinny-m48: its 48 rows)
-            if mem.for_m[0] < m <= mem.for_m[1] and n >= 128:
-                out.append(name)
+        if mem.for_m is not None:  # a member for a band of rows, where that is all (skinny-m48: its 48 rows)
+            out.append(name)
             continue
         # a skinny member's thin tile must hold the thin side whole: with two tile rows (columns) it streams
         # the big operand twice (held-out shapes, session 14: 20x3584x18944 on skinny-m16-k32 at 0.65x
@@ -199,20 +201,23 @@ def _fused_candidate(c: SgemmConfig, m: int, n: int, k: int, sm_count: int) -> b
         return False
     if c.bn < 64 < n and c.bm > c.bn:
         return False  # the tall narrow tiles are for skinny n
-    if c.bn < 32 < c.bm and not (c.bn // 2 < n <= c.bn and m >= 128):
-        # a skinny-n tile narrower than 32 (fused-128x16): n of 9-16, where it was measured (n <= 8 is the few-vector
-        # route's and the others' region), whole (two tile columns stream A twice), and m >= 128 as for the stream-K
-        # skinny-n members (where skinny-n16-k32, its stand-in on A^T, is a candidate too; below, 76x9x474 in TN was
-        # left no candidate: session 34)
-        return False
     if c.bm * c.bn < 64 * 64 and m * n >= 2048 * 2048:
         return False
     return _pads_ok(m, n, c)
 
 
+def in_band(mem, m: int, n: int) -> bool:
+    """Inside the member's band, if it has one: rows lo < m <= hi with n >= 128 (for_m), columns lo < n <= hi with
+    m >= 128 (for_n)."""
+    if mem.for_m is not None and not (mem.for_m[0] < m <= mem.for_m[1] and n >= 128):
+        return False
+    return mem.for_n is None or (mem.for_n[0] < n <= mem.for_n[1] and m >= 128)
+
+
 def fused_candidate(name: str, m: int, n: int, k: int, sm_count: int) -> bool:
-    """Is fused member `name` a candidate for M x N x K (_fused_candidate; the few-vector route asks it)?"""
-    return _fused_candidate(get_member(name).config, m, n, k, sm_count)
+    """Is fused member `name` a candidate for M x N x K (in_band, _fused_candidate; the few-vector route asks it)?"""
+    mem = get_member(name)
+    return in_band(mem, m, n) and _fused_candidate(mem.config, m, n, k, sm_count)
 
 
 def _tflops(area: int) -> float:
@@ -487,51 +492,6 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     if picked is not None:
         return picked, "table", names
     return model_choice(names, m, n, k, sm_count), "model", names
-
-
-@functools.lru_cache(maxsize=None)
-def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
-    """Does the layout's form of PTX member `name` (layouts.with_layout) run fewer blocks an SM than the member?  Then
-    it is no candidate there: the table's ratios are of the member at its own occupancy.  The 128x128 8x8 tiles on
-    B^T: with_layout steps around the register rule's refusal at min_blocks=2 with min_blocks=1.  Measured (H200,
-    session 32, docs/data/session32/b_75e735a): on 37 NT shapes whose choice was sq-128x128 (18 with aligned rows, 19
-    without), the table's pick without it was faster on all 37, 9.0% (geometric mean; 2.3-16.5%), and took them
-    from 0.964x cuBLAS's NT to 1.060x, 12 -> 25 at >= 1.0x (TT, demoted the same way, was not timed).  CUDA C members
-    keep their place (splitk-128x128, demoted the same way, ran 512^3 NT fastest of every member: session 30,
-    g_14ba623).  The batched choice (choose_batched) has its own members and measurements and does not ask this."""
-    mem = get_member(name)
-    if mem.backend != "ptx" or not (trans_a or trans_b):
-        return False
-    return with_layout(mem.config, trans_a, trans_b).min_blocks < mem.config.min_blocks
-
-
-# In a transposed layout a skinny-n fused pick runs a stream-K skinny-n member instead: on B^T (NT) the one of the same
-# tile, 128 x 32 (256 x 32), K split by stream-K rather than in one fused launch; on A^T (TN, and TT, not timed) the
-# 256 x 32 one, which reads 1 KB of each of A^T's rows a k.  Every member timed in NT and TN (H200, us):
-# - the suite's two such shapes (session 30, docs/data/session30/g_14ba623): 32768x32x4096 NT skinny-n32 240.8
-#   against tall-64x32-k32's 300.5, TN skinny-n32-256 187.8 / skinny-n32 209.0 / 236.1; 16384x32x16384 NT skinny-n32
-#   475.7 / 578.9, TN skinny-n32-256 365.4 / skinny-n32 409.9 / 457.8;
-# - the held-out two (session 31, docs/data/session31/c_bd96dd5): NT skinny-n32 fastest of the 24 and 8 members on
-#   4096x32x11008 and 8192x24x8192, TN skinny-n32-256 (73.6 against skinny-n32's 79.1, 101.9 / 110.2);
-# - with the fused kernel reading A^T and B^T by float4 (session 33, docs/data/session33/b_5c125e9): on 10 skinny-n
-#   fused picks, the stand-in ahead of the fastest fused member on 9 in NT (4-15%: 4096x32x11008 90.0 against 98.5)
-#   and all 10 in TN (8-25%: 73.5 against 94.3); NT 32768x24x384 the exception, fused-128x32-f1 28.9 against 29.4.
-# Where no stand-in holds n whole (16384x64x512, fused-128x32-f1), the unfused members' best: the fused member ran 14-21%
-# behind it in NT, TN and TT (session 33, c_52ccf72: NT 36.4 against sq-64x64's 31.8).  The other fused picks
-# (fused-32x32, -k8, fused-32x64) run themselves in every layout (session 33, b_5c125e9: on 46 shape-layouts
-# 0.905 -> 1.069x cuBLAS, 10 -> 29 at >= 1.0x, against the unfused choice before; docs/shapes.md).
-# fused-128x16 (session 34, n of 9-16) runs itself on B^T (NT: 4096x16x4096 27.6 us against skinny-n16-k32's 31.0,
-# 8192x16x8192 82.5 / 97.3, 2048x16x32768 84.2 / 99.0, docs/data/session34/f_4919b2f against session 32's NT sweep) and
-# on A^T gives way to skinny-n16-k32, whose A^T rows stream at 85% of copy (TN 2048x16x32768: 76.2 us against its 88.9
-# at split 16, docs/data/session34/b_a6a190e).
-FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
-FUSED_STAND_IN_A_T = {**{pick: "skinny-n32-256" for pick in FUSED_STAND_IN}, "fused-128x16": "skinny-n16-k32"}
-
-
-def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:
-    """The member that runs a row-major skinny-n fused pick in a transposed layout (None: not such a pick, or one that
-    runs itself there): FUSED_STAND_IN's on B^T, FUSED_STAND_IN_A_T's on A^T."""
-    return (FUSED_STAND_IN_A_T if trans_a else FUSED_STAND_IN).get(pick)
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:

@@ -112,9 +112,10 @@ class FamilyMember:
     min_ktiles: int = 8
     # and the most splits (fused split-K: the last split of a tile reads all S partials)
     max_split: int = MAX_SPLIT_K
-    # the rows it is a candidate for, lo < m <= hi (with n >= 128), where that is all
-    # (codegen/heuristic.py candidate_names); None: the heuristic's rules by kind
+    # the rows it is a candidate for, lo < m <= hi (with n >= 128), or the columns, lo < n <= hi (with m >= 128)
+    # (codegen/heuristic.py in_band); None: the heuristic's rules by kind
     for_m: Optional[Tuple[int, int]] = None
+    for_n: Optional[Tuple[int, int]] = None
     # split-K members: True, the most splits whose blocks stay within `fill` an SM (one wave of them), not the
     # fewest that fill it (heuristic.split_for's `within`)
     within_fill: bool = False
@@ -136,7 +137,7 @@ def _f(**kw) -> SgemmConfig:
 
 
 def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, note: str = "",
-           within_fill: bool = False, **tile) -> FamilyMember:
+           within_fill: bool = False, for_n: Optional[Tuple[int, int]] = None, **tile) -> FamilyMember:
     """A fused split-K member: its config (_f), and its summary spelled from the same numbers."""
     cfg = _f(**tile)
     limit = f"<= {max_split} splits" if max_split < MAX_SPLIT_K else f">= {min_ktiles} k-tiles a split"
@@ -144,7 +145,7 @@ def _fused(name: str, fill: int, min_ktiles: int, max_split: int = MAX_SPLIT_K, 
     summary = (f"{cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn}, fused split-K {aim} block"
                f"{'s' if fill > 1 else ''} an SM, {limit}" + (f" ({note})" if note else ""))
     return FamilyMember(name, cfg, "fusedk", summary, fill=fill, min_ktiles=min_ktiles, max_split=max_split,
-                        within_fill=within_fill)
+                        within_fill=within_fill, for_n=for_n)
 
 
 # the PTX 128x256 8x16 kernel of the large shapes (docs/tuning.md); hoist_head: measured faster on the
@@ -259,8 +260,10 @@ _FAMILY: Tuple[FamilyMember, ...] = (
     # stay within one wave of two an SM (three fit, by shared memory: one wave of three ran 1-15% slower, two waves
     # up to 47%) ran 6-27% faster than regtile.sgemm's plan on 12 shapes of n 13-16 (session34_d, _e): 8192x16x8192
     # 84.8 us against 94.9, 2048x16x2048 14.9 / 20.3, 32768x16x2048 79.0 against the few-vector route's 102.8
-    # (fewvec_config.N_YIELDS_TO)
-    _fused("fused-128x16", 2, 4, note="skinny n of 9-16", within_fill=True, bm=128, bn=16, tm=4, tn=4),
+    # (fewvec_config.N_YIELDS_TO).  A candidate for n of 9-16 only (for_n: n <= 8 unmeasured, and 76x9x474 on A^T, whose
+    # stand-in skinny-n16-k32 needs m >= 128 as the band does, was left no candidate before the band)
+    _fused("fused-128x16", 2, 4, note="skinny n of 9-16", within_fill=True, for_n=(8, 16), bm=128, bn=16, tm=4,
+           tn=4),
     # session 4 (docs/shapes-history.md): more, shorter splits for the small skinny-n outputs on the CUDA C
     # path (blocks of 64-128 threads and 8-12 KB: 16 an SM fit).  Measured and left out: the fused
     # kernel's ring depth and wide sum as knobs on nine members (0-35% slower than the same tiles

@@ -15,7 +15,7 @@ neighbours do (the suite's shapes lie far apart): a layout class wants grids as 
 Then (session 31) a per-member layout factor: each member's log time over the shape's fastest in the layout, less its
 log ratio in the shape's own NN entry, median over the other shapes (left out in turn; members timed on at least 5);
 the choice is the shape's NN entry's ratios times the factors (SHRINK of them).  Measured with session 31's
-stand-ins of fused picks (heuristic.fused_stand_in; the NN choice was 1.0% in both layouts before them): NT 0.58%
+stand-ins of fused picks (layout_choice.fused_stand_in; the NN choice was 1.0% in both layouts before them): NT 0.58%
 with the NN choice, 0.89% / 0.94% at SHRINK 0.5 / 1; TN 0.47% against 0.84% / 1.09%.  A member's layout cost is not
 one factor: the shape's own NN ratios carry better.
 """

@@ -10,7 +10,7 @@ from tiers import tiered
 
 from regtile.codegen import heuristic as h
 from regtile.codegen import heuristic_fit as hf
-from regtile.codegen import layouts
+from regtile.codegen import layout_choice, layouts
 from regtile.codegen.config import SgemmConfig
 from regtile.codegen.presets import FAMILY, get_preset
 
@@ -25,7 +25,7 @@ def test_pure_module_imports_no_runtime():
     standard library and codegen only."""
     import ast
     from regtile.codegen import operand_forms
-    for module in (h, hf, layouts, operand_forms):
+    for module in (h, hf, layouts, layout_choice, operand_forms):
         tree = ast.parse(open(module.__file__).read())
         mods = set()
         for node in ast.walk(tree):
@@ -34,7 +34,7 @@ def test_pure_module_imports_no_runtime():
             elif isinstance(node, ast.ImportFrom):
                 mods.add("." * node.level + (node.module or ""))
         assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".edges", ".heuristic",
-                        ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
+                        ".layout_choice", ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
@@ -68,26 +68,25 @@ def test_choice_is_a_valid_config_for_any_shape_and_needs_no_measurement(monkeyp
     h.load_table()
     rng = random.Random(20)
     shapes = [tuple(int(2 ** rng.uniform(0, 17)) for _ in range(3)) for _ in range(300)]
-    # and thin ones, m or n of 1-40 (session 34: 76x9x474 in TN raised, its only candidate a fused member whose
-    # stand-in on A^T was none)
-    thin = [(int(2 ** rng.uniform(0, 17)), rng.randint(1, 40), int(2 ** rng.uniform(0, 17))) for _ in range(150)]
-    shapes += thin + [(n, m, k) for m, n, k in thin] + [(76, 9, 474), (106, 6, 16634)]
+    # and thin ones in every layout, m or n of 1-40 (session 34: 76x9x474 in TN raised, its only candidate a fused
+    # member whose stand-in on A^T was none)
+    thin = [(int(2 ** rng.uniform(0, 17)), rng.randint(1, 40), int(2 ** rng.uniform(0, 17))) for _ in range(60)]
+    thin += [(n, m, k) for m, n, k in thin] + [(76, 9, 474), (106, 6, 16634)]
+    layouts = ((False, False), (False, True), (True, False), (True, True))
+    cases = [(s, (False, False)) for s in shapes] + [(s, lay) for s in thin for lay in layouts]
 
     def refuse(*a, **k):
         raise AssertionError("the heuristic opened a file or started a process")
     monkeypatch.setattr(builtins, "open", refuse)
     monkeypatch.setattr(subprocess, "run", refuse)
     first = []
-    for m, n, k in shapes:
-        for ta, tb in ((False, False), (False, True), (True, False), (True, True)):
-            cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
-            assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx", "fusedk")
-            assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
-            assert 1 <= cfg.split_k <= max(1, -(-k // cfg.bk)), (m, n, k, ta, tb, cfg.split_k)
-            first.append((cfg, backend))
-    again = [h.choose_kernel(m, n, k, "sm_90", 132, ta, tb) for m, n, k in shapes
-             for ta, tb in ((False, False), (False, True), (True, False), (True, True))]
-    assert again == first  # deterministic
+    for (m, n, k), (ta, tb) in cases:
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+        assert isinstance(cfg, SgemmConfig) and backend in ("cuda", "ptx", "fusedk")
+        assert not (backend == "cuda" and cfg.stream_k) and not (backend == "ptx" and cfg.split_k > 1)
+        assert 1 <= cfg.split_k <= max(1, -(-k // cfg.bk)), (m, n, k, ta, tb, cfg.split_k)
+        first.append((cfg, backend))
+    assert [h.choose_kernel(m, n, k, "sm_90", 132, ta, tb) for (m, n, k), (ta, tb) in cases] == first  # deterministic
 
 
 def test_large_shapes_keep_the_large_kernel_and_other_archs_keep_todays():
@@ -367,15 +366,15 @@ def test_a_skinny_fused_pick_runs_a_stream_k_skinny_member_in_transposed_layouts
     for ta, tb in ((False, True), (True, False), (True, True)):
         cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
         stand_in = get_member("skinny-n32-256" if ta else "skinny-n32")
-        assert h.fused_stand_in(nn["member"], ta) == stand_in.name
+        assert layout_choice.fused_stand_in(nn["member"], ta) == stand_in.name
         assert backend == stand_in.backend and (cfg.bm, cfg.bn) == (stand_in.config.bm, stand_in.config.bn)
         assert cfg.decomposition == h.member_config(stand_in.name, m, n, k, 132)[0].decomposition
         assert h.describe_choice(m, n, k, "sm_90", 132, fused=False, trans_a=ta) == \
             {"member": stand_in.name, "by": "stand-in", "candidates": h.candidate_names(m, n, k, 132, fused=False)}
-    for fused_name, stand_in in h.FUSED_STAND_IN.items():  # on B^T, the same block tile
+    for fused_name, stand_in in layout_choice.FUSED_STAND_IN.items():  # on B^T, the same block tile
         a, b = get_member(fused_name).config, get_member(stand_in).config
         assert (a.bm, a.bn) == (b.bm, b.bn)
-    assert h.fused_stand_in("fused-32x32-k8", False) is None and h.fused_stand_in("sq-64x64", True) is None
+    assert layout_choice.fused_stand_in("fused-32x32-k8", False) is None and layout_choice.fused_stand_in("sq-64x64", True) is None
 
 
 def test_fused_128x16_splits_within_one_wave_and_holds_n_of_9_to_16():
@@ -406,10 +405,10 @@ def test_members_the_layout_demotes_are_no_candidates_there():
     candidate in that layout - the 128x128 8x8 tiles on B^T, which with_layout takes to one block an SM (session 32:
     the next choice ran 37 of 37 NT shapes faster, 9% on average).  A CUDA C member keeps its place, and so does the
     tile on A^T alone; NT's choice on a shape whose row-major choice is sq-128x128 is another tile."""
-    assert h.demoted_in_layout("sq-128x128", False, True) and h.demoted_in_layout("sq-128x128", True, True)
-    assert not h.demoted_in_layout("sq-128x128", True, False) and not h.demoted_in_layout("sq-128x128", False, False)
-    assert not h.demoted_in_layout("splitk-128x128", False, True)  # CUDA C, demoted the same way by with_layout
-    assert not h.demoted_in_layout("wide-128x256", False, True) and not h.demoted_in_layout("tall-128x64-k16", True, True)
+    assert layout_choice.demoted_in_layout("sq-128x128", False, True) and layout_choice.demoted_in_layout("sq-128x128", True, True)
+    assert not layout_choice.demoted_in_layout("sq-128x128", True, False) and not layout_choice.demoted_in_layout("sq-128x128", False, False)
+    assert not layout_choice.demoted_in_layout("splitk-128x128", False, True)  # CUDA C, demoted the same way by with_layout
+    assert not layout_choice.demoted_in_layout("wide-128x256", False, True) and not layout_choice.demoted_in_layout("tall-128x64-k16", True, True)
     for m, n, k in ((1919, 2929, 3939), (65536, 128, 128)):
         nn = h.describe_choice(m, n, k, "sm_90", 132, h.rows_aligned(m, n, k, False, True), False)
         assert nn["member"].startswith("sq-128x128"), nn["member"]  # the unfused choice, as NT's without the rule
