@@ -8,11 +8,12 @@ import pytest
 from regtile.codegen.config import ConfigError
 from regtile.codegen.emit import describe, emit
 from regtile.codegen.emit_fusedk import FUSEDK_PARAMS, depth, stage_bytes
-from regtile.codegen import heuristic
+from regtile.codegen import heuristic, layout_choice
 from regtile.codegen.heuristic import member_config, split_for
 from regtile.codegen.presets import FAMILY
 from regtile.runtime.compiler import compile_config
 from regtile.runtime.sgemm_launch import workspace_bytes
+from tiers import tiered
 
 FUSED = [name for name, m in FAMILY.items() if m.backend == "fusedk"]
 
@@ -93,11 +94,11 @@ def test_split_respects_the_members_cap():
 
 def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
     """regtile.sgemm runs a fused pick in every layout, in the layout's form (session 33: A^T and B^T by float4),
-    except a skinny-n fused pick (heuristic.FUSED_STAND_IN), which a stream-K skinny-n member runs there, or where
+    except a skinny-n fused pick (layout_choice.FUSED_STAND_IN), which a stream-K skinny-n member runs there, or where
     none holds n whole the unfused members' best."""
     for m, n, k in ((196, 1152, 384), (8192, 32, 384), (768, 256, 512)):
         nn_cfg, nn_backend = heuristic.choose_kernel(m, n, k, "sm_90", 132)
-        assert nn_backend == "fusedk" and heuristic.fused_stand_in(
+        assert nn_backend == "fusedk" and layout_choice.fused_stand_in(
             heuristic.choose_member(m, n, k, 132), False) is None
         for ta, tb in ((True, False), (False, True), (True, True)):
             cfg, backend = heuristic.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
@@ -109,7 +110,7 @@ def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
         assert heuristic.choose_kernel(m, n, k, "sm_90", 132, ta, tb)[1] == "ptx"
         assert heuristic.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)["by"] == "stand-in"
     m, n, k = 16384, 64, 512  # a skinny-n fused pick no stand-in holds whole (n 64): the unfused members' best
-    assert heuristic.choose_member(m, n, k, 132) in heuristic.FUSED_STAND_IN
+    assert heuristic.choose_member(m, n, k, 132) in layout_choice.FUSED_STAND_IN
     for ta, tb in ((True, False), (False, True), (True, True)):
         name = heuristic.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb)
         assert FAMILY[name].backend != "fusedk" and name == heuristic.choose_member(m, n, k, 132, fused=False)
@@ -119,7 +120,7 @@ def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
     """A^T lands as BK rows of BM floats (unpadded, a thread's rows ty * TM + i, float4 fragments along M), B^T as
     BN rows of BK floats with swizzled 16-byte chunks; both copied by float4 where the rows are aligned, by load_tile
     and by the lean copies (session 33: B^T went a float at a time before, and A^T was refused); the row-major
-    kernel's text keeps its own forms.  Every layout of a member compiles without spilling."""
+    kernel's text keeps its own forms."""
     cfg = FAMILY["fused-128x32-f1"].config
     nn = emit(cfg, "fusedk").text
     assert "#define A_AT(r, c) (r) * SA + c" in nn and "#define B_AT(r, c) (r) * BN + c" in nn
@@ -132,8 +133,12 @@ def test_transposed_operands_are_copied_by_float4_into_their_own_forms():
         assert ("#define ROW(i) ty * TM + (i)" in text) == ta and ("#define A_AT(r, c) (r) * BM + c" in text) == ta
         assert ("#define SWZ 7" in text) == tb  # BK 32: eight chunks a row
         assert text.count("cp_async16(") == 3  # load_tile's float4 copy of each operand, and its definition
-        art = compile_config(cfg.replace(trans_a=ta, trans_b=tb), "sm_90", backend="fusedk")
-        assert art.resources.spill_free
+
+
+@pytest.mark.parametrize("ta, tb", tiered([(True, False), (False, True), (True, True)], fast={(True, True)}))
+def test_every_layout_of_a_fused_member_compiles_without_spilling(ta, tb):
+    art = compile_config(FAMILY["fused-128x32-f1"].config.replace(trans_a=ta, trans_b=tb), "sm_90", backend="fusedk")
+    assert art.resources.spill_free
 
 
 @pytest.mark.parametrize("bk", [8, 16, 32, 64])

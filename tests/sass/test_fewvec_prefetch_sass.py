@@ -12,6 +12,7 @@ from regtile.codegen.fewvec_config import PREFETCH_STEPS, FewVecNConfig, choose_
 from regtile.runtime.compiler import compile_source
 from regtile.runtime.fewvec import rule_config
 from regtile.runtime.sass import function_of
+from tiers import tiered
 
 
 def _main_kernel(cfg):
@@ -25,10 +26,10 @@ def _prefetches_per_thread(cfg) -> int:
 
 
 # op T 9-16 vectors: through shared memory (smem_vectors), whose first staged read ptxas once moved above the wait
-@pytest.mark.parametrize("rows, cols, op, vectors", [(4096, 4096, "T", 8), (65536, 1024, "T", 4),
-                                                     (2048, 32768, "N", 16), (8192, 8192, "N", 8),
-                                                     (4096, 4096, "T", 16), (4096, 4096, "T", 12),
-                                                     (65536, 1024, "T", 9)])
+@pytest.mark.parametrize("rows, cols, op, vectors", tiered(
+    [(4096, 4096, "T", 8), (65536, 1024, "T", 4), (2048, 32768, "N", 16), (8192, 8192, "N", 8), (4096, 4096, "T", 16),
+     (4096, 4096, "T", 12), (65536, 1024, "T", 9)],
+    fast={(4096, 4096, "T", 8), (2048, 32768, "N", 16), (4096, 4096, "T", 16)}))  # op T, op N, shared memory
 def test_the_rules_kernels_prefetch_before_the_wait_and_load_after_it(rows, cols, op, vectors):
     cfg = rule_config(rows, cols, op, vectors, "sm_90")
     assert cfg.prefetch_steps == PREFETCH_STEPS > 0

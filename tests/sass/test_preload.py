@@ -101,6 +101,7 @@ def test_a_load_does_not_pass_an_ffma_that_reads_what_it_loads():
     assert all(preload.passes(ld, f) for f in others)
 
 
+@pytest.mark.slow  # a compile of its own (wide-64x128-k16 with the pass, ~7 s); the fast tier keeps the kernel with it
 def test_kernels_without_the_pattern_are_left_alone():
     """A two-stage k16 member (its preload interleaved by ptxas already): the step reports why and changes
     nothing."""

@@ -104,6 +104,7 @@ def test_only_the_window_changes_against_the_pass_without_the_step(name, rows):
                 assert gap_new >= min(gap_old, tile_end.FIXED_LATENCY), (f.text, old[y].text)
 
 
+@pytest.mark.slow  # a compile of its own (sq-128x128 with the pass, ~7 s); the fast tier keeps the kernel with it
 def test_kernels_without_the_pattern_are_left_alone():
     """The 128x128 member (its last loads already among the FFMAs): the step reports why and changes nothing."""
     art, _ = built_member("sq-128x128", "aligned")
