@@ -3,6 +3,7 @@ artifacts (tests/codegen/test_codegen.py for CUDA C, test_ptx_backend.py for PTX
 as regtile.sgemm builds them, and a path walk over their SASS, shared by the SASS pass's step tests
 (tests/sass/test_scoreboards.py, test_preload.py)."""
 from regtile.codegen.emit import emit
+from regtile.codegen.layouts import with_layout
 from regtile.codegen.operand_forms import for_rows
 from regtile.codegen.presets import FAMILY, get_preset
 from regtile.runtime.compiler import compile_source
@@ -42,11 +43,14 @@ _MEMBERS = {}
 def built_member(name, rows):
     """(artifact, kernel name) of a family member as regtile.sgemm builds it for packed, aligned operands (rows
     "aligned": the member's own config, the kernel test_tile_loads_sass compiles too) or for lda 1023, ldb 1025
-    ("unaligned": operand_forms.for_rows); rows "top": aligned, without the loop-head hoist."""
+    ("unaligned": operand_forms.for_rows); rows "top": aligned, without the loop-head hoist; rows "tn": aligned,
+    generated for op(A) = A^T (codegen/layouts.with_layout)."""
     if (name, rows) not in _MEMBERS:
         cfg = FAMILY[name].config
         if rows == "top":  # the member without its loop-head hoist (tile_config.hoist_head)
             cfg = cfg.replace(hoist_head=False)
+        elif rows == "tn":
+            cfg = with_layout(cfg, True, False)
         src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
         _MEMBERS[name, rows] = compile_source(src, "sm_90"), src.name
     return _MEMBERS[name, rows]

@@ -234,15 +234,15 @@ def time_plans(torch, bench, plans, row: dict, label: str):
 
 
 def over_shapes(argv, default, filename: str, one) -> None:
-    """The per-shape A/B experiments' loop: for each MxNxK of argv (else `default`) a tools/shape_sweep
-    ShapeBench, one(torch, bench, m, n, k) -> (its JSON row, the line to print), the bench closed
-    after it; the rows as {"rows": [...]} in `filename` (write_out)."""
+    """The per-shape A/B experiments' loop: for each [LAYOUT:]MxNxK of argv (else `default`; layout_spec) a
+    tools/shape_sweep ShapeBench in that layout, one(torch, bench, m, n, k) -> (its JSON row, the line to print),
+    the bench closed after it; the rows as {"rows": [...]} in `filename` (write_out)."""
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     torch = _setup_torch()
     rows = []
     for spec in argv or default:
-        m, n, k = (int(v) for v in spec.split("x"))
-        bench = ShapeBench(torch, m, n, k)
+        layout, m, n, k = layout_spec(spec)[:4]
+        bench = ShapeBench(torch, m, n, k, layout=layout)
         try:
             row, line = one(torch, bench, m, n, k)
         finally:
@@ -264,18 +264,21 @@ def shapes_program(module: str, default, filename: str, one, args_help: str = "[
 def pass_step_ab(switch: str, off_label: str, report: str):
     """A per-shape A/B of one optional step of the SASS pass: the plan regtile.sgemm builds ("lib") against the
     same config built with runtime/sass_stage.`switch` False (`off_label`), when the plan's kernel runs the pass;
-    `report` names the step's part of the pass report (PassReport.`report`), kept in the row."""
+    `report` names the step's part of the pass report (PassReport.`report`), kept in the row.  In the bench's
+    layout (over_shapes: LAYOUT:MxNxK)."""
     def one(torch, bench, m, n, k):
         from regtile.runtime import sass_stage
         from regtile.runtime.plans import GemmPlan
         from .fixup_ab import patched
-        lib = GemmPlan(m, n, k, False, False, k, n, n)
-        row = {"m": m, "n": n, "k": k, "config": lib.config.describe() if lib.gemv is None else "GEMV"}
+        operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
+        lib = GemmPlan(m, n, k, *operands)
+        row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b],
+               "config": lib.config.describe() if lib.gemv is None else "GEMV"}
         if lib.gemv is not None or not getattr(lib.config, "sass_pass", False):
             return row, f"no SASS pass ({row['config']})"
         row["step"] = getattr(lib.kernel.artifact.sass_pass, report)
         with patched(sass_stage, switch, False):
-            other = GemmPlan(m, n, k, False, False, k, n, n, config=lib.config, backend=lib.backend)
+            other = GemmPlan(m, n, k, *operands, config=lib.config, backend=lib.backend)
         counts = ", ".join(f"{key} {v}" for key, v in row["step"].items() if isinstance(v, int))
         return time_plans(torch, bench, {"lib": lib, off_label: other}, row, f"{lib.kernel.label}; {counts}")
     return one
