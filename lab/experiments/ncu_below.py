@@ -5,7 +5,7 @@ there").
 Two modes, one file:
 
 * target (on the GPU, under ncu): `ncu --profile-from-start off ... python3 -m lab.experiments.ncu_below
-  --target [MxNxK[:member] ...]`.  Per shape: regtile's call as regtile.sgemm makes it (the cached
+  --target [[LAYOUT:]MxNxK[:member] ...]`.  Per shape: regtile's call as regtile.sgemm makes it (the cached
   GemmPlan: the table's member, its split and launches), or a named member's kernel when `:member` is
   given, then torch.mm (TF32 off); each warmed up twice, then one call of each between
   cudaProfilerStart / Stop, so ncu sees exactly one call a side.  Without shapes: the shapes below
@@ -39,14 +39,17 @@ METRICS = ("gpu__time_duration.sum", "smsp__issue_active.avg.pct_of_peak_sustain
 
 
 def _shapes(argv):
+    """[(layout, (m, n, k), member or None)] of the [LAYOUT:]MxNxK[:member] arguments, else the sweep's shapes below
+    1.0x in NN."""
     given = [a for a in argv if not a.startswith("-")]
     if given:
         out = []
         for a in given:
-            shape, _, member = a.partition(":")
-            out.append((tuple(int(x) for x in shape.lower().split("x")), member or None))
+            parts = a.split(":")
+            layout = parts.pop(0) if parts[0] in ("NN", "NT", "TN", "TT") else "NN"
+            out.append((layout, tuple(int(x) for x in parts[0].lower().split("x")), parts[1] if len(parts) > 1 else None))
         return out
-    return [(shape, None) for shape in below_cublas()[1]]
+    return [("NN", shape, None) for shape in below_cublas()[1]]
 
 
 def target(argv):
@@ -58,14 +61,16 @@ def target(argv):
     torch = _setup_torch()
     dev = driver.device()
     order = []
-    for (m, n, k), member in _shapes(argv):
-        bench = ShapeBench(torch, m, n, k)
+    for layout, (m, n, k), member in _shapes(argv):
+        bench = ShapeBench(torch, m, n, k, layout=layout)
         if member:
+            if layout != "NN":
+                raise SystemExit(f"{layout}:{m}x{n}x{k}:{member}: a named member runs in NN only")
             cfg, backend = member_config(member, m, n, k, dev.sm_count)
             mine = bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend)))
             label = member
         else:
-            plan = GemmPlan(m, n, k, False, False, k, n, n, arch=dev.arch)
+            plan = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n, arch=dev.arch)
             mine = bench.library(plan)
             label = "library"
         sides = {"regtile": mine, "cublas": bench.cublas()}
@@ -78,8 +83,8 @@ def target(argv):
             fn(0)
             torch.cuda.synchronize()
         torch.cuda.profiler.stop()
-        order.append({"m": m, "n": n, "k": k, "regtile": label})
-        print(f"{m}x{n}x{k} ({label})", flush=True)
+        order.append({"m": m, "n": n, "k": k, "layout": layout, "regtile": label})
+        print(f"{layout}:{m}x{n}x{k} ({label})", flush=True)
         bench.close()
     with open(os.path.join(os.environ.get("OUT", "."), "ncu_below_order.json"), "w") as f:
         json.dump(order, f, indent=1)
@@ -146,7 +151,7 @@ def markdown(rows, sweep) -> str:
     issued instruction, regtile / cuBLAS)."""
     by = {}
     for r in rows:
-        by.setdefault((r["m"], r["n"], r["k"]), {})[r["side"]] = r
+        by.setdefault((r["m"], r["n"], r["k"], r.get("layout", "NN")), {})[r["side"]] = r
     out = ["| shape | x cuBLAS (sweep) | regtile kernel | us | issue / FMA % | warps a scheduler | cuBLAS kernels | us | "
            "issue / FMA % | warps a scheduler | " + " | ".join(f"{s.replace('_', ' ')} (r / c)" for s in COMPARED) + " |",
            "|" + " --- |" * (10 + len(COMPARED))]
@@ -154,14 +159,15 @@ def markdown(rows, sweep) -> str:
         g, c = d["regtile"], d["cublas"]
         mg = max(g["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
         mc = max(c["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
-        s = sweep.get(key, {})
+        s = sweep.get(key[:3], {}) if key[3] == "NN" else {}
         label = s.get("kernel", g["regtile"]).replace(" (table)", "")
         x = f"{s['x_cublas']:.3f}" if s else "-"
         cub = " + ".join(short_name(k["name"]) for k in c["kernels"])
         stalls = " | ".join(f"{mg.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f} / "
                             f"{mc.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f}"
                             for n in COMPARED)
-        out.append(f"| {key[0]}x{key[1]}x{key[2]} | {x} | {label} | {g['device_us']:.1f} | {mg[ISSUE]:.0f} / {mg[FMA]:.0f} | "
+        shape = f"{key[0]}x{key[1]}x{key[2]}" + ("" if key[3] == "NN" else f" {key[3]}")
+        out.append(f"| {shape} | {x} | {label} | {g['device_us']:.1f} | {mg[ISSUE]:.0f} / {mg[FMA]:.0f} | "
                    f"{mg[WARPS]:.1f} | {cub} | {c['device_us']:.1f} | {mc[ISSUE]:.0f} / {mc[FMA]:.0f} | {mc[WARPS]:.1f} | {stalls} |")
     return "\n".join(out)
 
@@ -185,7 +191,8 @@ def table(argv):
                                  f"{kernels[i][0] if i < len(kernels) else 'nothing'} (order file and CSV disagree)")
             us = sum(m.get("gpu__time_duration.sum", 0) for _, m in ks) / 1e3  # ns -> us
             main = max(ks, key=lambda x: x[1].get("gpu__time_duration.sum", 0))
-            rows.append({"m": o["m"], "n": o["n"], "k": o["k"], "side": side, "regtile": o["regtile"],
+            rows.append({"m": o["m"], "n": o["n"], "k": o["k"], "layout": o.get("layout", "NN"), "side": side,
+                         "regtile": o["regtile"],
                          "device_us": round(us, 2), "bound": bound(main[1]),
                          "kernels": [{"name": n, **{m: v for m, v in met.items()}} for n, met in ks]})
     if i != len(kernels):
@@ -206,10 +213,10 @@ def run(argv):
     elif "--target" in argv:
         target([a for a in argv if a != "--target"])
     else:
-        print("give --target [MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]; see --help")
+        print("give --target [[LAYOUT:]MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]; see --help")
 
 
-main = program(run, "--target [MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]")
+main = program(run, "--target [[LAYOUT:]MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]")
 
 if __name__ == "__main__":
     sys.exit(main())
