@@ -28,6 +28,8 @@ SEPARATE_READS = True
 SPREAD_PRELOADS = True
 # The pass's tile-end step (sass/tile_end.py), likewise.
 SPREAD_TILE_END = True
+# The pass's store step (sass/stores.py), likewise.
+SPREAD_STORES = True
 # The pass's barrier step (sass/barrier.py), likewise.
 HOIST_BARRIER = True
 
@@ -48,7 +50,7 @@ def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> 
 def _steps() -> dict:
     """run_pass's switches of its optional steps, as the module constants above set them."""
     return {"separate_reads": SEPARATE_READS, "spread_preloads": SPREAD_PRELOADS, "spread_tile_end": SPREAD_TILE_END,
-            "hoist_barrier": HOIST_BARRIER}
+            "spread_stores": SPREAD_STORES, "hoist_barrier": HOIST_BARRIER}
 
 
 def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict):

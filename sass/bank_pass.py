@@ -41,7 +41,10 @@ What the pass does to a cubin (NVRTC's or nvJitLink's, unchanged otherwise):
   7. Spreads the last slice's bunched fragment loads before the next tile's shared stores among
      the FFMAs above them (sass/tile_end.py: a list schedule of that window, checked);
      run_pass(spread_tile_end=False) leaves them as ptxas placed them.
-  8. Moves a k-tile's barrier up to the next tile's last shared store where ptxas sank it below the last
+  8. Spreads the next tile's shared stores, a block of their own behind the branch that skips them, among the
+     last slice's FFMAs before it (sass/stores.py: the stores if-converted and moved, checked);
+     run_pass(spread_stores=False) leaves them as ptxas placed them.
+  9. Moves a k-tile's barrier up to the next tile's last shared store where ptxas sank it below the last
      slice's FFMAs (sass/barrier.py: the run moved down a slot, checked); run_pass(hoist_barrier=False)
      leaves it where ptxas placed it.
 
@@ -66,6 +69,7 @@ from .isa import REUSE_BIT_OF_SLOT, RZ, set_bits
 from .reorder import PATH_BREAKERS, ReorderReport, reorder
 from .barrier import plan as barrier_plan
 from .preload import plan as preload_plan, write_edits
+from .stores import plan as stores_plan
 from .tile_end import TileEndReport, plan as tile_end_plan
 from .scoreboards import separate_load_reads
 
@@ -103,6 +107,7 @@ class PassReport:
     scoreboards: dict = dataclasses.field(default_factory=dict)  # sass.scoreboards.ScoreboardReport
     preload: dict = dataclasses.field(default_factory=dict)  # sass.preload.PreloadReport
     tile_end: dict = dataclasses.field(default_factory=dict)  # sass.tile_end.TileEndReport
+    stores: dict = dataclasses.field(default_factory=dict)  # sass.stores.StoresReport
     barrier: dict = dataclasses.field(default_factory=dict)  # sass.barrier.BarrierReport
     others: dict = dataclasses.field(default_factory=dict)  # other kernels of the module rewritten: name -> to_dict()
 
@@ -121,6 +126,7 @@ class PassReport:
             "read_scoreboards": self.scoreboards,
             "preload": self.preload,
             "tile_end": self.tile_end,
+            "stores": self.stores,
             "barrier": self.barrier,
             **({"other_kernels": self.others} if self.others else {}),
             "reuse_flags": {"kept": self.reuse_flags_kept, "cleared": self.reuse_flags_cleared,
@@ -169,6 +175,8 @@ class PassReport:
                f"rescheduled over a window of {self.tile_end['window']} instructions, "
                f"{self.tile_end['cycles'][0]} -> {self.tile_end['cycles'][1]} issue cycles"]
               if self.tile_end.get("bunch_spread") else []),
+            *([f"  stores: {self.stores['stores_spread']} shared stores of the next tile spread over the "
+               f"{self.stores['over_ffmas']} FFMAs before them"] if self.stores.get("stores_spread") else []),
             *([f"  barrier: moved up over the last slice's {self.barrier['moved_over_ffmas']} FFMAs to the next "
                f"tile's last shared store"
                + (f" (the run's last FFMA stalls {self.barrier['stall_added']} more)" if self.barrier['stall_added']
@@ -335,7 +343,8 @@ def _permutation(wanted: Dict[int, int], movable: Sequence[int]) -> Dict[int, in
 def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool = True,
              rename_registers: bool = True, only_runs: Optional[Set[int]] = None,
              separate_reads: bool = True, spread_preloads: bool = True,
-             spread_tile_end: bool = True, hoist_barrier: bool = True) -> Tuple[bytes, PassReport]:
+             spread_tile_end: bool = True, spread_stores: bool = True,
+             hoist_barrier: bool = True) -> Tuple[bytes, PassReport]:
     """(rewritten cubin, report).  SassPassRefused when the kernel cannot be rewritten safely."""
     if arch not in PASS_ARCHS:
         raise SassPassRefused(f"the SASS register-bank pass targets {', '.join(PASS_ARCHS)} (its bank model and "
@@ -437,18 +446,24 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
         # "after" is the analysis of the cubin handed back
         new_cubin, new_func = write_edits(new_cubin, name, pre_edits + end_edits)
         after = reg_banks.analyze(new_func, arch)
-    # the barrier step plans on the function as those steps left it: its run lies after the tile's stores
+    # the store and barrier steps plan on the function as the steps before left it: the stores move into the FFMAs
+    # after the tile end's window, the barrier over the FFMAs after the stores
+    st_edits, st_report = stores_plan(new_func) if spread_stores else ([], None)
+    if st_edits:
+        new_cubin, new_func = write_edits(new_cubin, name, st_edits)
+        after = reg_banks.analyze(new_func, arch)
     bar_edits, bar_report = barrier_plan(new_func) if hoist_barrier else ([], None)
     if bar_edits:
         new_cubin, new_func = write_edits(new_cubin, name, bar_edits)
         after = reg_banks.analyze(new_func, arch)
     preload = pre_report.to_dict() if pre_report else {}
     tile_end = end_report.to_dict() if end_report else {}
+    stores = st_report.to_dict() if st_report else {}
     barrier = bar_report.to_dict() if bar_report else {}
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
                         after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload,
-                        tile_end, barrier)
+                        tile_end, stores, barrier)
     return new_cubin, report
 
 
@@ -555,7 +570,7 @@ def code_digest() -> str:
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "preload.py", "tile_end.py", "barrier.py", "fields.py", "banks.py", "disasm.py",
+    for mod in ("bank_pass.py", "reorder.py", "scoreboards.py", "preload.py", "tile_end.py", "stores.py", "barrier.py", "fields.py", "banks.py", "disasm.py",
                 "isa.py", "cubin.py"):
         h.update((here / mod).read_bytes())
     return h.hexdigest()[:16]
