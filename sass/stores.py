@@ -9,8 +9,13 @@ four cycles there, then meets the barrier.  Nsight Compute on 8192x128x8192 (wid
 (docs/data/session35/b_fa60b57).  Where ptxas if-converts the stores itself (TN's three STS.128) it spreads them
 among the FFMAs.
 
-What it does, in the main loop, where it finds `@P BRA L` over a run of two or more unpredicated STS with L the
-instruction right after them, and at least SPACING FFMAs a store right before the branch:
+Measured against the pass without it (lab/experiments/stores_ab.py, H200, docs/data/session35/c_e56fd8e): B^T's 24
+stores in wide-64x128-k16 (NT) ran 1.0-1.4% faster (8192x128x8192 350.6 -> 347.1 us, 1536^3 154.0 -> 151.9); 18
+stores (TT 8192x128x8192; tall-128x64-k16 in NN) +0.4% to -0.4%, 12 (NN's wide-64x128-k16 on eight shapes) -0.7% to
++0.8%, 6 (TN) the same: within the runs' noise.  So the step takes a block of MIN_STORES or more.
+
+What it does, in the main loop, where it finds `@P BRA L` over a run of MIN_STORES or more unpredicated STS with L
+the instruction right after them, and at least MIN_SPACING FFMAs a store right before the branch:
   1. if-conversion: each store takes the branch's predicate, negated (`@!P STS`), and the branch becomes a NOP
      with the branch's control code (its stall and waits), in the window's last slot, right before the
      instruction it branched to (P is read at issue, and the FFMAs between write no predicate; a branch moved
@@ -44,6 +49,7 @@ from .reorder import Cfg
 
 SPACING = 3  # FFMAs after each store: an STS every four issue slots, as ptxas spaces them
 MIN_SPACING = 2  # where too few FFMAs precede the branch for SPACING (B^T's 24 stores of a 64x128 k16 tile)
+MIN_STORES = 20  # the blocks measured faster spread (24: B^T's on the k16 tiles); 18 and fewer within noise
 
 
 @dataclass
@@ -99,6 +105,8 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
             j += 1
         if len(stores) < 2 or j >= len(loop) or func.labels.get(target) != loop[j].offset:
             continue
+        if len(stores) < MIN_STORES:
+            return [], StoresReport(why=f"{len(stores)} stores behind the branch (spread from {MIN_STORES})")
         f = i
         while f > 0 and loop[f - 1].base == "FFMA" and not loop[f - 1].predicate:
             f -= 1

@@ -43,14 +43,14 @@ _MEMBERS = {}
 def built_member(name, rows):
     """(artifact, kernel name) of a family member as regtile.sgemm builds it for packed, aligned operands (rows
     "aligned": the member's own config, the kernel test_tile_loads_sass compiles too) or for lda 1023, ldb 1025
-    ("unaligned": operand_forms.for_rows); rows "top": aligned, without the loop-head hoist; rows "tn": aligned,
-    generated for op(A) = A^T (codegen/layouts.with_layout)."""
+    ("unaligned": operand_forms.for_rows); rows "top": aligned, without the loop-head hoist; rows "tn" / "nt": aligned,
+    generated for op(A) = A^T / op(B) = B^T (codegen/layouts.with_layout)."""
     if (name, rows) not in _MEMBERS:
         cfg = FAMILY[name].config
         if rows == "top":  # the member without its loop-head hoist (tile_config.hoist_head)
             cfg = cfg.replace(hoist_head=False)
-        elif rows == "tn":
-            cfg = with_layout(cfg, True, False)
+        elif rows in ("tn", "nt"):
+            cfg = with_layout(cfg, rows == "tn", rows == "nt")
         src = emit(for_rows(cfg, "ptx", 1023, 1025) if rows == "unaligned" else cfg, "ptx")
         _MEMBERS[name, rows] = compile_source(src, "sm_90"), src.name
     return _MEMBERS[name, rows]
