@@ -74,7 +74,7 @@ from .tile_end import TileEndReport, plan as tile_end_plan
 from .scoreboards import separate_load_reads
 
 PASS_ARCHS = ("sm_90",)
-PASS_VERSION = "4"  # part of the cache key: bump when the pass's output changes
+PASS_VERSION = "5"  # part of the cache key: bump when the pass's output changes
 # The bank rule the pass plans with (the analysis scores with reg_banks.arch_model(arch));
 # recorded with PASS_VERSION in the inputs of every cached result of the pass.
 PASS_BANK_MODEL = "2 banks, bank = R % 2; <= 1 uncached read per bank per FFMA; reuse cache 1 register per (slot, bank)"

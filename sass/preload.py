@@ -25,7 +25,7 @@ where a check fails, is left as it was, with the reason in the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import List, Sequence, Tuple
 
 from . import isa
 from .cubin import text_section
@@ -57,21 +57,27 @@ def passes(load: Instruction, ffma: Instruction) -> bool:
     return not (wr & (fr | fw) or rd & fw or any(isa.wait_mask(ffma.hi) >> s & 1 for s in sbs))
 
 
-def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
-    """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
-    loop = func.loop_instructions()
-    landing = func.branch_sources()
+def guarded_blocks(func: SassFunction, loop: Sequence[Instruction], base: str):
+    """(i, branch, its guard, the block, j) for each `@P BRA L` at loop[i] over a run of two or more unpredicated
+    `base` instructions (the block, loop[i+1:j]) where L is loop[j], the instruction right after the run: the two-stage
+    loop's blocks that only some k-tiles run (the preload's loads, the next tile's stores)."""
     for i, br in enumerate(loop):
         target = br.branch_target()
         guard = isa.guard_of(br.predicate)
         if br.base != "BRA" or guard is None or target is None:
             continue
-        j, loads = i + 1, []
-        while j < len(loop) and loop[j].base == "LDS" and not loop[j].predicate:
-            loads.append(loop[j])
+        j = i + 1
+        while j < len(loop) and loop[j].base == base and not loop[j].predicate:
             j += 1
-        if len(loads) < 2 or j >= len(loop) or func.labels.get(target) != loop[j].offset:
-            continue
+        if j - i - 1 >= 2 and j < len(loop) and func.labels.get(target) == loop[j].offset:
+            yield i, br, guard, list(loop[i + 1:j]), j
+
+
+def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
+    """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
+    loop = func.loop_instructions()
+    landing = func.branch_sources()
+    for i, br, guard, loads, j in guarded_blocks(func, loop, "LDS"):
         ffmas = []
         while j < len(loop) and loop[j].base == "FFMA":
             ffmas.append(loop[j])

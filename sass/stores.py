@@ -44,7 +44,7 @@ from typing import List, Set, Tuple
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import locate, registers_of
-from .preload import passes
+from .preload import guarded_blocks, passes
 from .reorder import Cfg
 
 SPACING = 3  # FFMAs after each store: an STS every four issue slots, as ptxas spaces them
@@ -94,17 +94,7 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
     """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
     loop = func.loop_instructions()
     landing = func.branch_sources()
-    for i, br in enumerate(loop):
-        target = br.branch_target()
-        guard = isa.guard_of(br.predicate)
-        if br.base != "BRA" or guard is None or target is None:
-            continue
-        j, stores = i + 1, []
-        while j < len(loop) and loop[j].base == "STS" and not loop[j].predicate:
-            stores.append(loop[j])
-            j += 1
-        if len(stores) < 2 or j >= len(loop) or func.labels.get(target) != loop[j].offset:
-            continue
+    for i, br, guard, stores, _ in guarded_blocks(func, loop, "STS"):
         if len(stores) < MIN_STORES:
             return [], StoresReport(why=f"{len(stores)} stores behind the branch (spread from {MIN_STORES})")
         f = i
