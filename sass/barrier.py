@@ -16,16 +16,20 @@ an STS:
      registers, so crossing the barrier changes nothing another thread sees, and the stores stay before it;
   2. no branch may land inside the run or at the barrier (a branch landing at the run's first FFMA, over the
      stores, lands on the barrier instead and so still meets it);
-  3. every instruction keeps its control code (stall, scoreboards, reuse flags), but the run's last FFMA: the
+  3. every instruction keeps its control code (stall, scoreboards, reuse flags), but the last FFMA above the
+     stores, whose reuse flags are cleared (its operand's next reader is now behind the barrier, which ptxas and
+     sass/banks.py never reuse across), and the run's last FFMA: the
      barrier's stall no longer separates the run from what follows it, so where an instruction after the old
      barrier reads an FFMA's result or writes its registers within FIXED_LATENCY cycles, that FFMA's last
      successor in the run stalls the difference (the run's RAW / WAR distances never shrink below
-     min(before, FIXED_LATENCY));
+     min(before, FIXED_LATENCY); a branch that may be taken within that reach counts as a reader of everything);
   4. the rewritten cubin's disassembly must print, at every slot, the instruction moved there
      (preload.write_edits).
 A loop without the pattern is left as it was, with the reason in the report.
 """
 from __future__ import annotations
+
+import dataclasses
 
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
@@ -64,6 +68,9 @@ def _tail_stall(run: Sequence[Instruction], after: Sequence[Instruction], bar_st
         written, read = registers_of(fx, True), registers_of(fx, False)
         gap = to_end  # cycles from x to the next instruction after the run, without the barrier
         for y in after:
+            if y.base == "BRA" and y.predicate != "@!PT":  # a path leaves: keep the old distance up to the limit
+                need = max(need, min(gap + bar_stall, FIXED_LATENCY) - gap)
+                break
             fy = locate(y)
             if registers_of(fy, False) & written or registers_of(fy, True) & (written | read):
                 old = gap + bar_stall
@@ -105,5 +112,15 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         for slot, ins in zip(slots, order):
             hi = isa.with_stall(ins.hi, isa.stall(ins.hi) + extra) if ins is last and extra else ins.hi
             edits.append((slot, ins, ins.lo, hi, ins.predicate))
+        # the last FFMA above the stores may have flagged an operand for the run's first FFMA, now behind the
+        # barrier, which the reuse model (sass/banks.py CLEARS_AFTER) and ptxas never reuse across: unflag it
+        p = s
+        while p >= 0 and loop[p].base != "FFMA":
+            p -= 1
+        if p >= 0 and loop[p].hi & isa.REUSE_MASK_HI:
+            hi = loop[p].hi & ~isa.REUSE_MASK_HI
+            plain = dataclasses.replace(loop[p], hi=hi, text=loop[p].text.replace(".reuse", ""),
+                                        operands=tuple(op.replace(".reuse", "") for op in loop[p].operands))
+            edits.append((plain.offset, plain, plain.lo, hi, plain.predicate))
         return edits, BarrierReport(ffmas=len(run), at=slots[0], stall_added=extra)
     return [], BarrierReport(why="no barrier in the main loop")

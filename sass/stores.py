@@ -18,16 +18,18 @@ What it does, in the main loop, where it finds `@P BRA L` over a run of MIN_STOR
 the instruction right after them, and at least MIN_SPACING FFMAs a store right before the branch:
   1. if-conversion: each store takes the branch's predicate, negated (`@!P STS`), and the branch becomes a NOP
      with the branch's control code (its stall and waits), in the window's last slot, right before the
-     instruction it branched to (P is read at issue, and the FFMAs between write no predicate; a branch moved
-     would keep its relative target and land elsewhere, and a NOP is no landing);
+     instruction it branched to (P is read at issue, the FFMAs between write no predicate, and no instruction
+     within PREDICATE_GAP above the window names P; a branch moved would keep its relative target and land
+     elsewhere, and a NOP is no landing);
   2. the stores move up into the last SPACING x stores FFMAs before the branch, one before every SPACING FFMAs
      (S01 each: the FFMAs fill the four cycles ptxas stalled; MIN_SPACING where the run is too short), where
      none of the FFMAs a store passes writes a register it reads or waits on a scoreboard it sets, and no branch lands inside that window but at its first
      instruction;
-  3. the branch keeps its waits, so the barrier after it still finds the last slice's fragment loads done; a
-     store takes a scoreboard of the branch's wait mask only where an instruction that sets it (a variable-latency
-     write) writes a register the stores read (their data and addresses come from the global loads, on a
-     scoreboard the first store waits on itself);
+  3. the branch keeps its waits, so the barrier after it still finds the last slice's fragment loads done; the
+     first store takes a scoreboard of the branch's or the passed FFMAs' wait masks where an instruction that sets
+     it (a variable-latency write) writes a register the stores read and reaches the window without a wait on it
+     (their data and addresses come from the global loads, on a scoreboard the first store waits on itself); and
+     no instruction within PREDICATE_GAP above the window writes a register they read (fixed latency);
   4. the rewritten cubin's disassembly must print, at every slot, the instruction moved there with the
      predicate given (preload.write_edits).
 The stores write the other stage's buffer, which no warp reads before the barrier that follows and which the loads
@@ -37,6 +39,8 @@ reuse flag across a shared-memory access between two FFMAs).  A loop without the
 is left as it was, with the reason in the report.
 """
 from __future__ import annotations
+
+import re
 
 from dataclasses import dataclass
 from typing import List, Set, Tuple
@@ -49,6 +53,7 @@ from .reorder import Cfg
 
 SPACING = 3  # FFMAs after each store: an STS every four issue slots, as ptxas spaces them
 MIN_SPACING = 2  # where too few FFMAs precede the branch for SPACING (B^T's 24 stores of a 64x128 k16 tile)
+PREDICATE_GAP = 8  # instructions above the window that must not name the branch's guard
 MIN_STORES = 20  # the blocks measured faster spread (24: B^T's on the k16 tiles); 18 and fewer within noise
 
 
@@ -66,12 +71,12 @@ class StoresReport:
                 else {"stores_spread": 0, "why_not": self.why})
 
 
-def _inherited(func: SassFunction, br: Instruction, waits: int, read) -> Set[int]:
-    """The scoreboards of `waits` (the branch's wait mask) that a variable-latency write of a register in `read`
-    sets and that some path from that write to the branch does not wait on before it: the waits the stores relied
-    on the branch for (step 3)."""
+def _inherited(func: SassFunction, first: Instruction, waits: int, read) -> Set[int]:
+    """The scoreboards of `waits` (the branch's and the passed FFMAs' wait masks) that a variable-latency write of a
+    register in `read` sets and that some path from that write to the window's `first` slot does not wait on before
+    it: the waits the stores relied on the branch or those FFMAs for (step 3)."""
     cfg = Cfg(func.instructions, func.labels)
-    at = next(k for k, x in enumerate(func.instructions) if x.offset == br.offset)
+    at = next(k for k, x in enumerate(func.instructions) if x.offset == first.offset)
     out: Set[int] = set()
     for d, x in enumerate(func.instructions):
         sb = isa.write_scoreboard(x.hi)
@@ -106,6 +111,14 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
                                         f"{MIN_SPACING * len(stores)})")
         need = spacing * len(stores)
         ffmas = loop[i - need:i]
+        # the stores read the guard at their issue, up to `need` slots before the branch did: nothing that may
+        # write it (fixed latency, an ISETP's result) may sit within PREDICATE_GAP instructions before them
+        read = set().union(*(registers_of(locate(st), False) for st in stores))
+        near = [x for x in loop[max(0, i - need - PREDICATE_GAP):i - need]
+                if re.search(rf"\bP{guard[0]}\b", x.text) or registers_of(locate(x), True) & read]
+        if near:
+            return [], StoresReport(why=f"/*{near[-1].offset:04x}*/ {near[-1].text} writes what the stores read, "
+                                        f"or names their guard, just above the window")
         for ins in ffmas[1:] + [br] + stores:
             if any(src != br.offset for src in landing.get(ins.offset, [])):
                 return [], StoresReport(why=f"a branch lands at /*{ins.offset:04x}*/")
@@ -124,9 +137,10 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
             order.extend(ffmas[spacing * n:spacing * (n + 1)])
         order.append(br)
         slots = [x.offset for x in ffmas] + [br.offset] + [x.offset for x in stores]
-        branch_waits = isa.wait_mask(br.hi)
-        read = set().union(*(registers_of(locate(st), False) for st in stores))
-        inherited = _inherited(func, br, branch_waits, read)
+        waits = isa.wait_mask(br.hi)
+        for x in ffmas:
+            waits |= isa.wait_mask(x.hi)
+        inherited = _inherited(func, ffmas[0], waits, read)
         edits = []
         for slot, ins in zip(slots, order):
             if ins is br:  # the NOP's encoding with the branch's control code
