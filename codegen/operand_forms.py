@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from .config import ConfigError, SgemmConfig
-from .heuristic import member_config
+from .heuristic import leading_dims, member_config
+from .layouts import with_layout
 
 
 UNALIGNED_MAX_THREAD_TILE = 64  # accumulators a thread, at most, of a kernel given the unaligned rows' copies
@@ -220,9 +221,12 @@ def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: 
     return for_lean_copies(cfg, backend, lda, ldb, m, n, k)
 
 
-def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int) -> Tuple[SgemmConfig, str]:
-    """(config, backend) of family member `name` for a row-major M x N x K (lda = K, ldb = ldc = N): its split
-    for the shape (heuristic.member_config), generated for those operands (for_operands), as regtile.sgemm
-    builds a plan's kernel; what the sweeps time and label as the member."""
+def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int, trans_a: bool = False,
+                     trans_b: bool = False) -> Tuple[SgemmConfig, str]:
+    """(config, backend) of family member `name` for M x N x K with packed operands in the layout (row-major: lda =
+    K, ldb = ldc = N; heuristic.leading_dims): its split for the shape (heuristic.member_config), generated for the
+    layout (layouts.with_layout) and those operands (for_operands), as regtile.sgemm builds a plan's kernel; what the
+    sweeps time and label as the member."""
     cfg, backend = member_config(name, m, n, k, sm_count)
-    return for_operands(cfg, backend, k, n, m, n, k=k), backend
+    lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)
+    return for_operands(with_layout(cfg, trans_a, trans_b), backend, lda, ldb, m, n, k=k), backend

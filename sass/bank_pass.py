@@ -441,29 +441,28 @@ def run_pass(cubin: bytes, name: str, arch: str = "sm_90", reorder_ffmas: bool =
     end_edits, end_report = tile_end_plan(new_func) if spread_tile_end else ([], None)
     if {e[0] for e in pre_edits} & {e[0] for e in end_edits}:
         end_edits, end_report = [], TileEndReport(why="its window meets the preload step's span")
-    if pre_edits or end_edits:
-        # loads moved among the FFMAs change what the analysis's recent-write window sees: the report's
-        # "after" is the analysis of the cubin handed back
+    moved = bool(pre_edits or end_edits)
+    if moved:
         new_cubin, new_func = write_edits(new_cubin, name, pre_edits + end_edits)
-        after = reg_banks.analyze(new_func, arch)
-    # the store and barrier steps plan on the function as the steps before left it: the stores move into the FFMAs
-    # after the tile end's window, the barrier over the FFMAs after the stores
-    st_edits, st_report = stores_plan(new_func) if spread_stores else ([], None)
-    if st_edits:
-        new_cubin, new_func = write_edits(new_cubin, name, st_edits)
-        after = reg_banks.analyze(new_func, arch)
-    bar_edits, bar_report = barrier_plan(new_func) if hoist_barrier else ([], None)
-    if bar_edits:
-        new_cubin, new_func = write_edits(new_cubin, name, bar_edits)
+    # the store and barrier steps plan on the function as the steps before left it, one after the other: the stores
+    # move into the FFMAs after the tile end's window, the barrier over the FFMAs after the stores
+    reports = {}
+    for step, on, plan_step in (("stores", spread_stores, stores_plan), ("barrier", hoist_barrier, barrier_plan)):
+        edits, rep = plan_step(new_func) if on else ([], None)
+        reports[step] = rep.to_dict() if rep else {}
+        if edits:
+            new_cubin, new_func = write_edits(new_cubin, name, edits)
+            moved = True
+    if moved:
+        # instructions moved among the FFMAs change what the analysis's recent-write window sees: the report's
+        # "after" is the analysis of the cubin handed back
         after = reg_banks.analyze(new_func, arch)
     preload = pre_report.to_dict() if pre_report else {}
     tile_end = end_report.to_dict() if end_report else {}
-    stores = st_report.to_dict() if st_report else {}
-    barrier = bar_report.to_dict() if bar_report else {}
     report = PassReport(name, arch, registers, len(pinned & (used | {STACK_POINTER})), len(movable),
                         len(best_perm), best_perm, len(before.ffmas), unavoidable, before.to_dict(),
                         after.to_dict(), *flag_counts, dataclasses.asdict(reordered), scoreboards, preload,
-                        tile_end, stores, barrier)
+                        tile_end, reports["stores"], reports["barrier"])
     return new_cubin, report
 
 

@@ -37,9 +37,9 @@ from typing import List, Sequence, Tuple
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import UnknownForm, locate, registers_of
+from .tile_end import FIXED_LATENCY  # cycles: an FFMA's result is read no sooner than this after it
 
 MIN_RUN = 16  # FFMAs between the last STS and the barrier before the step moves it (NN's loops have 4)
-FIXED_LATENCY = 6  # cycles, as sass/tile_end.py: an FFMA's result is read no sooner than this after it
 HORIZON = 16  # instructions after the old barrier searched for readers / writers of the run's registers
 MAX_STALL = 15  # the control code's stall field
 

@@ -47,7 +47,7 @@ from typing import List, Set, Tuple
 
 from . import isa
 from .disasm import Instruction, SassFunction
-from .fields import locate, registers_of
+from .fields import UnknownForm, locate, registers_of
 from .preload import guarded_blocks, passes
 from .reorder import Cfg
 
@@ -111,11 +111,14 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
                                         f"{MIN_SPACING * len(stores)})")
         need = spacing * len(stores)
         ffmas = loop[i - need:i]
-        # the stores read the guard at their issue, up to `need` slots before the branch did: nothing that may
-        # write it (fixed latency, an ISETP's result) may sit within PREDICATE_GAP instructions before them
-        read = set().union(*(registers_of(locate(st), False) for st in stores))
-        near = [x for x in loop[max(0, i - need - PREDICATE_GAP):i - need]
-                if re.search(rf"\bP{guard[0]}\b", x.text) or registers_of(locate(x), True) & read]
+        # the stores read the guard and their registers at their issue, up to `need` slots before the branch did:
+        # nothing that may write them (fixed latency: an ISETP, an address add) may sit within PREDICATE_GAP above
+        try:
+            read = set().union(*(registers_of(locate(st), False) for st in stores))
+            near = [x for x in loop[max(0, i - need - PREDICATE_GAP):i - need]
+                    if re.search(rf"\bP{guard[0]}\b", x.text) or registers_of(locate(x), True) & read]
+        except UnknownForm as e:
+            return [], StoresReport(why=f"an instruction near the window has unknown register fields: {e}")
         if near:
             return [], StoresReport(why=f"/*{near[-1].offset:04x}*/ {near[-1].text} writes what the stores read, "
                                         f"or names their guard, just above the window")
@@ -140,7 +143,10 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         waits = isa.wait_mask(br.hi)
         for x in ffmas:
             waits |= isa.wait_mask(x.hi)
-        inherited = _inherited(func, ffmas[0], waits, read)
+        try:
+            inherited = _inherited(func, ffmas[0], waits, read)
+        except UnknownForm as e:
+            return [], StoresReport(why=f"an instruction of the function has unknown register fields: {e}")
         edits = []
         for slot, ins in zip(slots, order):
             if ins is br:  # the NOP's encoding with the branch's control code

@@ -217,10 +217,11 @@ def registers(art):
     return {role: kernel_info(art.cubin, src.name).registers for role, src in art.source.kernels()}
 
 
-def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132):
+def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132, trans_a: bool = False,
+                     trans_b: bool = False):
     """operand_forms.member_for_shape at the H100's 132 SMs by default."""
     from regtile.codegen.operand_forms import member_for_shape as for_shape
-    return for_shape(name, m, n, k, sm_count)
+    return for_shape(name, m, n, k, sm_count, trans_a, trans_b)
 
 
 def time_plans(torch, bench, plans, row: dict, label: str):

@@ -19,7 +19,7 @@ Writes fused_n16.json under $OUT: per shape {cublas_us, lib_us, kernels {name: {
 """
 import time
 
-from lab.experiments import layout_spec, program, take_option, time_members, write_out
+from lab.experiments import layout_spec, member_for_shape, program, take_option, time_members, write_out
 
 DEFAULT = ["NN:2048x16x32768", "NN:8192x16x8192", "NN:4096x16x4096", "NN:16384x16x4096", "NN:4096x16x16384",
            "TN:2048x16x32768"]
@@ -43,7 +43,6 @@ def run(argv):
     from regtile.codegen import tile_config
     tile_config.MAX_COPIES_PER_THREAD = 64  # cp.async copies: no staging registers (the point of the experiment)
     tile_config.TileConfig.register_estimate = lambda self: self.tm * self.tn + 64  # accumulators and the rest
-    from regtile.codegen import heuristic as h
     from regtile.codegen.config import ConfigError
     from regtile.codegen.layouts import with_layout
     from regtile.codegen.operand_forms import for_operands
@@ -64,9 +63,7 @@ def run(argv):
     jobs = []
     for spec in specs:
         layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
-        members = {}
-        cfg, be = h.member_config("skinny-n16-k32", m, n, k, dev.sm_count)
-        members["skinny-n16-k32"] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
+        members = {"skinny-n16-k32": member_for_shape("skinny-n16-k32", m, n, k, dev.sm_count, ta, tb)}
         for label, tile in tiles.items():
             base = _f(**tile)
             per_sm = SMEM_SM // (depth(base) * stage_bytes(base) + 1024)

@@ -18,7 +18,7 @@ layout, and regtile.sgemm's plan's time ("lib_us").
 import json
 import time
 
-from lab.experiments import layout_spec, program, take_option, time_members, write_out
+from lab.experiments import layout_spec, member_for_shape, program, take_option, time_members, write_out
 
 DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512x512x512", "NT:8191x8193x1025",
            "NT:16384x32x16384", "TN:700x35x2048", "TN:127x511x257", "TN:1024x128x1024", "TN:2049x2047x1025",
@@ -28,8 +28,6 @@ DEFAULT = ["NT:32768x32x4096", "NT:2049x2047x1025", "NT:6143x2047x3071", "NT:512
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.codegen.config import ConfigError
-    from regtile.codegen.layouts import with_layout
-    from regtile.codegen.operand_forms import for_operands
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
@@ -56,15 +54,14 @@ def run(argv):
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=fused):
             if only and name not in only:
                 continue
-            cfg, be = h.member_config(name, m, n, k, dev.sm_count)
-            members[name] = (for_operands(with_layout(cfg, ta, tb), be, lda, ldb, m, n, k=k), be)
+            cfg, be = members[name] = member_for_shape(name, m, n, k, dev.sm_count, ta, tb)
             for label, fields in vary:
                 try:
-                    var = members[name][0].replace(**fields)
+                    var = cfg.replace(**fields)
                 except ConfigError as e:
                     print(f"{spec} {name}~{label}: refused ({str(e)[:100]})", flush=True)
                     continue
-                if var != members[name][0]:
+                if var != cfg:
                     members[f"{name}~{label}"] = (var, be)
         jobs.append((spec, layout, m, n, k, members))
     compile_many(list({v for *_, members in jobs for v in members.values()}), dev.arch, 16)

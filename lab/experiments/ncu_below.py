@@ -24,7 +24,9 @@ import os
 import re
 import sys
 
-from . import below_cublas, program
+from regtile.codegen.presets import FAMILY
+
+from . import below_cublas, layout_spec, program
 
 # what the recipe asks ncu for (lab/device_runs/session7_ncu.sh passes this list)
 STALLS = ("long_scoreboard", "short_scoreboard", "wait", "barrier", "mio_throttle", "math_pipe_throttle",
@@ -46,8 +48,9 @@ def _shapes(argv):
         out = []
         for a in given:
             parts = a.split(":")
-            layout = parts.pop(0) if parts[0] in ("NN", "NT", "TN", "TT") else "NN"
-            out.append((layout, tuple(int(x) for x in parts[0].lower().split("x")), parts[1] if len(parts) > 1 else None))
+            member = parts.pop() if parts[-1] in FAMILY else None
+            layout, m, n, k = layout_spec(":".join(parts))[:4]
+            out.append((layout, (m, n, k), member))
         return out
     return [("NN", shape, None) for shape in below_cublas()[1]]
 

@@ -28,9 +28,13 @@ def test_b_t_stores_are_spread_before_the_barrier_and_wait_for_their_loads():
     art, kernel, rep, after, window = _window()
     ins = [after.instructions[k] for k in window]
     step = rep["spacing"] + 1
+    _, ptxas = function_of(art.cubin_before_pass, kernel)
+    branch = next(i for i in ptxas.instructions if i.offset == int(rep["at"], 16) + 16 * rep["over_ffmas"])
+    assert branch.base == "BRA" and branch.predicate.startswith("@P"), branch.text
+    negated = "@!" + branch.predicate[1:]  # the stores run where the branch did not skip them
     for n in range(rep["stores_spread"]):
         st, *ffmas = ins[n * step:(n + 1) * step]
-        assert st.base == "STS" and st.predicate.startswith("@"), st.text
+        assert st.base == "STS" and st.predicate == negated, (st.predicate, st.text)
         assert all(f.base == "FFMA" for f in ffmas), [f.text for f in ffmas]
     assert ins[-1].base == "NOP" and after.instructions[window[-1] + 1].base == "BAR"
     assert isa.wait_mask(ins[-1].hi), "the NOP keeps the branch's waits"
