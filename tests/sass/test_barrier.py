@@ -32,6 +32,7 @@ def test_tn_barrier_follows_the_last_store_and_the_run_follows_it():
     assert not any(i.base == "BAR" for i in loop[b + 1:]), "one barrier a k-tile"
 
 
+@pytest.mark.slow  # a compile of its own in the fast tier's time (test_preload's builds the same kernel)
 def test_nn_barrier_stays_where_ptxas_placed_it():
     art, kernel = built_member("wide-128x256-noedge", "aligned")
     rep = art.sass_pass.barrier
