@@ -88,14 +88,21 @@ class RingMixin:
             ptrs = [b.op("add.s64", src, self.k_offset(operand, k0), typ=".b64") for _, _, _, _, src, _ in copies]
             edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
             kend = b.op("add.s32", k0, loads.k_dim.extent)
+            floats = None
+            if self.prog.unaligned_vectors:
+                # as load_float4_or_edge: both tests in one block, so that neither waits behind the other's branch
+                floats = b.label(f"{operand.lower()}_ring_floats")
+                unchecked = self.k_test(kend, self.floats_ok[operand], self.floats_loose[operand])
+                b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
+                                                          f"a 4-byte copy a float, unchecked")
             full = self.k_test(kend, self.tile_ok[operand], self.tile_loose.get(operand))
             b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: unchecked copies")
-            for (copy, r, _, _, _, stores), ptr in zip(copies, ptrs):
-                for dst, imm, e, width in self._ring_targets(copy, stores, stage_off):
-                    size = 4 * width
-                    b.emit(f"cp.async.{'cg' if size == 16 else 'ca'}.shared.global {_addr(dst, imm)}, "
-                           f"{_addr(ptr, 4 * e)}, {size};", f"{operand} copy {r}" + (f", float {e}" if width == 1 else ""))
+            self._ring_unchecked(operand, copies, ptrs, stage_off, whole=True)
             b.emit(f"bra.uni {done};")
+            if floats is not None:
+                b.place(floats)
+                self._ring_unchecked(operand, copies, ptrs, stage_off, whole=False)
+                b.emit(f"bra.uni {done};")
             b.place(edge)
             rlim, clim = self._limits(operand)
             base = self.p["Ag" if operand == "A" else "Bg"]
@@ -112,6 +119,20 @@ class RingMixin:
                         b.emit(f"cp.async.ca.shared.global {_addr(dst, imm + 4 * (e - e0))}, [{src}], 4, {nbytes};",
                                f"{operand} copy {r}, float {e}: zero outside the matrix")
             b.place(done)
+
+    def _ring_unchecked(self, operand: str, copies, ptrs, stage_off: Optional[str], whole: bool) -> None:
+        """Every copy of an operand's tile inside the matrix, unchecked: with `whole` (rows aligned) a cp.async a store
+        (16 bytes where the store is one vector), else a 4-byte one a float (cp.async needs only its size's alignment)."""
+        for (copy, r, _, _, _, stores), ptr in zip(copies, ptrs):
+            for dst, imm, e0, width in self._ring_targets(copy, stores, stage_off):
+                if whole:
+                    size = 4 * width
+                    self.b.emit(f"cp.async.{'cg' if size == 16 else 'ca'}.shared.global {_addr(dst, imm)}, "
+                                f"{_addr(ptr, 4 * e0)}, {size};", f"{operand} copy {r}" + (f", float {e0}" if width == 1 else ""))
+                    continue
+                for e in range(e0, e0 + width):
+                    self.b.emit(f"cp.async.ca.shared.global {_addr(dst, imm + 4 * (e - e0))}, {_addr(ptr, 4 * e)}, 4;",
+                                f"{operand} copy {r}, float {e}")
 
     def _ring_targets(self, copy, stores, stage_off: Optional[str]):
         """(shared address register, byte immediate, first float of the copy, floats) of each of

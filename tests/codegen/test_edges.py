@@ -261,7 +261,8 @@ def test_edge_clamp_runs_edge_tiles_like_interior_ones(layout, m_edge):
 # A vector bound that is not a multiple of 4 (B's N; A^T's M): the tile across it reads up to 3 floats past the
 # bound in each line, never stored, and inside the operand's memory on every line but the last - so the
 # interpreter's buffers, which end at the matrices' last element, fail any k-tile that read the last line so.
-STRADDLE_FORMS = {"float4": {}, "floats": dict(unaligned_vectors=True), "ring": dict(stages=3)}
+STRADDLE_FORMS = {"float4": {}, "floats": dict(unaligned_vectors=True), "ring": dict(stages=3),
+                  "ring_floats": dict(stages=3, unaligned_vectors=True)}
 STRADDLE_CASES = [  # layout, (m, n), the vector bound's ld (aligned, or not), the copies' form (STRADDLE_FORMS)
     ("NN", (40, 45), 48, "float4"),  # B's N = 45 on 16-byte aligned rows
     ("NN", (40, 42), 44, "float4"),  # ld is the last vector's end: the last line's read would leave B
@@ -270,6 +271,8 @@ STRADDLE_CASES = [  # layout, (m, n), the vector bound's ld (aligned, or not), t
     ("TT", (42, 40), 42, "floats"),
     ("NN", (40, 2), 2, "floats"),  # ld < 4 (every k-tile checked; the guard's own test is below)
     ("NN", (40, 42), 44, "ring"),  # the cp.async ring (stages 3): its 16-byte copies
+    ("NN", (40, 43), 43, "ring_floats"),  # the ring on unaligned rows: a 4-byte copy a float, unchecked
+    ("TT", (42, 40), 42, "ring_floats"),
 ]
 
 

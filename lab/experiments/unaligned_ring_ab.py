@@ -1,0 +1,54 @@
+"""The cp.async ring (config stages 3 / 4, codegen/ptx_ring.py) on unaligned rows (issue 20, session 36).
+
+Where an operand's rows are not 16-byte aligned the big members copy each vector's floats through staging registers
+(config.unaligned_vectors): NT's unaligned-K shapes ran 0.85-0.94x cuBLAS in session 35 (2049x2047x1025 at 71%
+issue against cuBLAS's three-stage xmma kernel at 86%, docs/data/session35/b_fa60b57).  The ring copies them by a
+4-byte cp.async a float, straight into shared memory.  The ring has no SASS-pass forms, so its variants run without
+the pass; "nopass" is the plan's own config without the pass, to tell the two apart.
+
+For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"), "nopass", "ring3" and "ring4" (the unaligned rows'
+float copies, which the ring does not take, become the vector floats), against cuBLAS in the layout, checked
+against float64 (C NaN-poisoned), then timed interleaved.  Writes unaligned_ring_ab.json under $OUT.
+
+    python3 -m lab.experiments.unaligned_ring_ab [stages=3,4] [LAYOUT:MxNxK ...]
+"""
+from lab.experiments import over_shapes, program, take_option, time_plans
+
+SHAPES = ["NT:2049x2047x1025", "NT:4099x4093x4091", "NT:6143x2047x3071", "NT:8191x8193x1025", "NN:4095x4095x4095",
+          "NN:2047x4097x1023", "NN:1023x4095x2047", "TN:2049x2047x1025", "TN:8191x8193x1025", "NN:4096x4096x4096",
+          "NT:4096x4096x4096"]
+
+
+def run(argv):
+    stages = [int(v) for v in (take_option(argv, "stages") or "3,4").split(",")]
+
+    def one(torch, bench, m, n, k):
+        from regtile.runtime.plans import GemmPlan
+        operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
+        lib = GemmPlan(m, n, k, *operands)
+        row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
+        if lib.gemv is not None or lib.backend != "ptx":
+            return row, f"not a PTX member ({lib.describe()[:60]})"
+        cfg = lib.config
+        plans = {"lib": lib}
+        if cfg.sass_pass:
+            plans["nopass"] = GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx")
+        floats = cfg.unaligned_rows or cfg.unaligned_vectors
+        for s in stages:
+            ring = cfg.replace(stages=s, sass_pass=False, hoist_head=False, unaligned_rows=False,
+                               unaligned_vectors=floats and cfg.edge_clamp)
+            try:
+                plans[f"ring{s}"] = GemmPlan(m, n, k, *operands, config=ring, backend="ptx")
+            except Exception as e:  # a config the ring cannot take: named, left out
+                print(f"{m}x{n}x{k} ring{s}: {type(e).__name__}: {e}", flush=True)
+        return time_plans(torch, bench, plans, row, lib.describe()[:60])
+
+    over_shapes(argv, SHAPES, "unaligned_ring_ab.json", one)
+
+
+main = program(run, "stages=S,... then [LAYOUT:]MxNxK shapes")
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
