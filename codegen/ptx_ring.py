@@ -88,6 +88,10 @@ class RingMixin:
             ptrs = [b.op("add.s64", src, self.k_offset(operand, k0), typ=".b64") for _, _, _, _, src, _ in copies]
             edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
             kend = b.op("add.s32", k0, loads.k_dim.extent)
+            if loads.floats and operand in getattr(self, "float_tiles", {}):
+                # config.unaligned_rows: rows not aligned, k-tile inside K: the plan's float copies (consecutive
+                # threads on consecutive floats of a line), a 4-byte cp.async each
+                path = self.load_floats(loads, kend)
             floats = None
             if self.prog.unaligned_vectors:
                 # as load_float4_or_edge: both tests in one block, so that neither waits behind the other's branch
@@ -103,6 +107,8 @@ class RingMixin:
                 b.place(floats)
                 self._ring_unchecked(operand, copies, ptrs, stage_off, whole=False)
                 b.emit(f"bra.uni {done};")
+            if loads.floats and operand in getattr(self, "float_tiles", {}):
+                self._ring_float_path(loads, self.k_offset(operand, k0), stage_off, path, done)
             b.place(edge)
             rlim, clim = self._limits(operand)
             base = self.p["Ag" if operand == "A" else "Bg"]
@@ -119,6 +125,31 @@ class RingMixin:
                         b.emit(f"cp.async.ca.shared.global {_addr(dst, imm + 4 * (e - e0))}, [{src}], 4, {nbytes};",
                                f"{operand} copy {r}, float {e}: zero outside the matrix")
             b.place(done)
+
+    def _ring_float_path(self, loads, koff: str, stage_off: Optional[str], label: str, done: str) -> None:
+        """The float copies (ptx_unaligned.emit_float_path) as 4-byte cp.asyncs into the stage: unchecked where the
+        tile is inside its block dimension, else each predicated on it (a float outside leaves its shared word as it
+        was: it reaches only C's rows or columns outside the matrix, never stored); then a branch to `done`."""
+        b = self.b
+        op = loads.operand
+        setup = self.float_tiles[op]
+        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
+        b.place(label)
+        edge = b.label(f"{op.lower()}_ring_floats_edge")
+        b.emit(f"@!{setup['inside']} bra.uni {edge};")
+        for room in (None, setup["room"]):
+            ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
+            cur = 0
+            for f, (line, off, dblock, ds) in zip(loads.floats, self.float_deltas[op]):
+                if line != cur:
+                    ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
+                    cur = line
+                guard = "" if room is None else f"@{self.setp('gt', room, dblock)} "
+                b.emit(f"{guard}cp.async.ca.shared.global {_addr(base, setup['imm'] + 4 * ds)}, {_addr(ptr, 4 * off)}, 4;",
+                       f.stores[0].what)
+            b.emit(f"bra.uni {done};")
+            if room is None:
+                b.place(edge)
 
     def _ring_unchecked(self, operand: str, copies, ptrs, stage_off: Optional[str], whole: bool) -> None:
         """Every copy of an operand's tile inside the matrix, unchecked: with `whole` (rows aligned) a cp.async a store

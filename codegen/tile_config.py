@@ -431,12 +431,11 @@ class TileConfig(ConfigDict):
         if c.stages not in (0, 1, 2) + RING_STAGES:
             raise ConfigError(f"stages={c.stages}: must be 0 (no shared memory), 1, 2 or a cp.async ring of "
                               f"{' or '.join(map(str, RING_STAGES))}")
-        if c.stages in RING_STAGES and (c.vec != 4 or not c.reg_prefetch or c.bk % 2 or c.unaligned_rows):
+        if c.stages in RING_STAGES and (c.vec != 4 or not c.reg_prefetch or c.bk % 2):
             raise ConfigError(f"stages={c.stages} (the cp.async ring) copies float4 vectors or their floats into "
                               f"shared memory and prefetches register fragments across tiles: it needs vec=4, "
-                              f"reg_prefetch=True and an even bk, and does not take the unaligned rows' copies "
-                              f"(unaligned_rows=False); got vec={c.vec}, reg_prefetch={c.reg_prefetch}, bk={c.bk}, "
-                              f"unaligned_rows={c.unaligned_rows}")
+                              f"reg_prefetch=True and an even bk; got vec={c.vec}, reg_prefetch={c.reg_prefetch}, "
+                              f"bk={c.bk}")
         if c.vec not in (1, 4):
             raise ConfigError(f"vec={c.vec}: vector width must be 1 or 4 floats")
         if c.reg_prefetch and not c.frag_regs:

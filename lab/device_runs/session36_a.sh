@@ -4,5 +4,5 @@
 # (lab/experiments/unaligned_ring_ab.py).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s36a
-lab_ab unaligned_ring_ab ${L_S:-400}
+lab_ab unaligned_ring_ab ${L_S:-400} "$@"
 archive session36_a

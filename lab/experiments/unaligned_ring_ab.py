@@ -6,11 +6,13 @@ issue against cuBLAS's three-stage xmma kernel at 86%, docs/data/session35/b_fa6
 4-byte cp.async a float, straight into shared memory.  The ring has no SASS-pass forms, so its variants run without
 the pass; "nopass" is the plan's own config without the pass, to tell the two apart.
 
-For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"), "nopass", "ring3" and "ring4" (the unaligned rows'
-float copies, which the ring does not take, become the vector floats), against cuBLAS in the layout, checked
-against float64 (C NaN-poisoned), then timed interleaved.  Writes unaligned_ring_ab.json under $OUT.
+For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"), "nopass", and the ring of each stage count S in
+each form: "ringSv", each vector's floats where the vectors' copies put them (a warp's 4-byte copy touches a line a
+lane pair on row-major tiles), "ringSr" the float copies (config.unaligned_rows: consecutive threads on consecutive
+floats of a line), against cuBLAS in the layout, checked against float64 (C NaN-poisoned), then timed interleaved.
+Writes unaligned_ring_ab.json under $OUT.  Session 36's first run (forms v): the ring 12-33% slower than "nopass".
 
-    python3 -m lab.experiments.unaligned_ring_ab [stages=3,4] [LAYOUT:MxNxK ...]
+    python3 -m lab.experiments.unaligned_ring_ab [stages=3,4] [forms=r,v] [LAYOUT:MxNxK ...]
 """
 from lab.experiments import over_shapes, program, take_option, time_plans
 
@@ -21,6 +23,7 @@ SHAPES = ["NT:2049x2047x1025", "NT:4099x4093x4091", "NT:6143x2047x3071", "NT:819
 
 def run(argv):
     stages = [int(v) for v in (take_option(argv, "stages") or "3,4").split(",")]
+    forms_wanted = (take_option(argv, "forms") or "r").split(",")
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -35,12 +38,14 @@ def run(argv):
             plans["nopass"] = GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx")
         floats = cfg.unaligned_rows or cfg.unaligned_vectors
         for s in stages:
-            ring = cfg.replace(stages=s, sass_pass=False, hoist_head=False, unaligned_rows=False,
-                               unaligned_vectors=floats and cfg.edge_clamp)
-            try:
-                plans[f"ring{s}"] = GemmPlan(m, n, k, *operands, config=ring, backend="ptx")
-            except Exception as e:  # a config the ring cannot take: named, left out
-                print(f"{m}x{n}x{k} ring{s}: {type(e).__name__}: {e}", flush=True)
+            forms = {"v": dict(unaligned_rows=False, unaligned_vectors=floats and cfg.edge_clamp),
+                     "r": dict(unaligned_rows=floats, unaligned_vectors=False)}
+            for form in forms_wanted:
+                ring = cfg.replace(stages=s, sass_pass=False, hoist_head=False, **forms[form])
+                try:
+                    plans[f"ring{s}{form}"] = GemmPlan(m, n, k, *operands, config=ring, backend="ptx")
+                except Exception as e:  # a config the ring cannot take: named, left out
+                    print(f"{m}x{n}x{k} ring{s}{form}: {type(e).__name__}: {e}", flush=True)
         return time_plans(torch, bench, plans, row, lib.describe()[:60])
 
     over_shapes(argv, SHAPES, "unaligned_ring_ab.json", one)
