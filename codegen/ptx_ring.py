@@ -85,7 +85,8 @@ class RingMixin:
             copies = [c for c in self.copies if c[0].operand == operand]
             if not copies:
                 continue
-            ptrs = [b.op("add.s64", src, self.k_offset(operand, k0), typ=".b64") for _, _, _, _, src, _ in copies]
+            koff = self.k_offset(operand, k0)
+            ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
             edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
             kend = b.op("add.s32", k0, loads.k_dim.extent)
             if loads.floats and operand in getattr(self, "float_tiles", {}):
@@ -108,7 +109,7 @@ class RingMixin:
                 self._ring_unchecked(operand, copies, ptrs, stage_off, whole=False)
                 b.emit(f"bra.uni {done};")
             if loads.floats and operand in getattr(self, "float_tiles", {}):
-                self._ring_float_path(loads, self.k_offset(operand, k0), stage_off, path, done)
+                self._ring_float_path(loads, koff, stage_off, path, done)
             b.place(edge)
             rlim, clim = self._limits(operand)
             base = self.p["Ag" if operand == "A" else "Bg"]
@@ -133,8 +134,8 @@ class RingMixin:
         b = self.b
         op = loads.operand
         setup = self.float_tiles[op]
-        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
         b.place(label)
+        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
         edge = b.label(f"{op.lower()}_ring_floats_edge")
         b.emit(f"@!{setup['inside']} bra.uni {edge};")
         for room in (None, setup["room"]):

@@ -49,11 +49,12 @@ class UnalignedLoadsMixin:
             self.float_pred[op] = self.named(f"{op.lower()}_floats", ".pred")
 
     def _operand_loads(self):
-        """The OperandLoads of the program's first tile load (every LoadTile has the same)."""
+        """The OperandLoads of the program's first tile load (every LoadTile, and the ring's AsyncCopyTile, has the
+        same)."""
         from . import program as pg
         from .program import walk
         for step in walk(self.prog.main):
-            if isinstance(step, pg.LoadTile):
+            if isinstance(step, (pg.LoadTile, pg.AsyncCopyTile)):
                 return step.operands
         return ()
 

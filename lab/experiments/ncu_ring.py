@@ -3,8 +3,9 @@ behind the same tile's two-stage kernel without the SASS pass on the big members
 docs/data/session36).
 
 Target mode (on the GPU, under `ncu --profile-from-start off`): for each [LAYOUT:]MxNxK, the plan regtile.sgemm
-builds ("lib"), its config without the SASS pass ("nopass") and that config as a three-stage ring ("ring3", the
-unaligned rows' float copies where the plan has either float form), each warmed up twice, then one call each
+builds ("lib"), its config without the SASS pass ("nopass"), that config as a three-stage ring ("ring3", the
+unaligned rows' float copies where the plan has either float form) and, where the plan runs the vector floats, its
+config with the float copies instead ("rows", lab/experiments/float_copies_ab.py), each warmed up twice, then one call each
 between cudaProfilerStart / Stop.  Writes ncu_ring_order.json under $OUT: (shape, variant, kernel names) in launch
 order, for reading ncu's CSV.
 
@@ -30,6 +31,9 @@ def run(argv):
         plans = {"lib": lib, "nopass": GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx"),
                  "ring3": GemmPlan(m, n, k, *operands, backend="ptx", config=cfg.replace(
                      stages=3, sass_pass=False, hoist_head=False, unaligned_rows=floats, unaligned_vectors=False))}
+        if cfg.unaligned_vectors:  # the two stages with the float copies, the pass on (float_copies_ab's "rows")
+            plans["rows"] = GemmPlan(m, n, k, *operands, backend="ptx",
+                                     config=cfg.replace(unaligned_rows=True, unaligned_vectors=False))
         for name, plan in plans.items():
             fn = bench.library(plan)
             fn(0), fn(0)

@@ -53,3 +53,18 @@ def test_cp_async_ring_is_right_on_ragged_shapes(name, m, n, k, stages):
     # the loop-head hoist belongs to the two-stage loop (tile_config.hoist_head)
     cfg = cfg.replace(stages=stages, sass_pass=False, hoist_head=False)
     check_config(cfg, m, n, k, 0.5, -1.5, backend=backend, what=f"{name} stages={stages}")
+
+
+# The ring on unaligned rows (session 36): a k-tile inside K takes a 4-byte cp.async a float, each vector's floats
+# (unaligned_vectors) or the float copies (unaligned_rows: consecutive threads on consecutive floats of a line).
+# Shapes whose packed rows are not 16-byte aligned (lda = K, ldb = N), interior tiles beside edge tiles.
+RING_UNALIGNED = [(1000, 1001, 333), (33, 65, 4097), (517, 5, 2053), (259, 263, 1029)]
+
+
+@pytest.mark.parametrize("form", ["unaligned_vectors", "unaligned_rows"])
+@pytest.mark.parametrize("m, n, k", RING_UNALIGNED)
+@pytest.mark.parametrize("name", ["wide-128x256", "sq-64x64", "tall-128x64-k16"])
+def test_cp_async_ring_on_unaligned_rows(name, m, n, k, form):
+    cfg, backend = member_config(name, m, n, k, 132)
+    cfg = cfg.replace(stages=3, sass_pass=False, hoist_head=False, **{form: True})
+    check_config(cfg, m, n, k, 0.5, -1.5, backend=backend, what=f"{name} ring {form}")
