@@ -46,6 +46,7 @@ from ..codegen.plan import make_plan
 from ..codegen.presets import get_preset, preset_names
 from ..codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS, SmemReport, analyze
 from ..errors import RegtileError
+from ..tools.datafiles import open_text
 
 METRICS = (
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
@@ -461,7 +462,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.run:
             run_ncu(args.csv, presets, args.size, args.naive_size, args.ncu)
-        measured = [m for m in parse_csv(args.csv.read_text()) if m.preset in presets]
+        with open_text(args.csv) as f:  # docs/data's CSV, or CSV.gz where it is stored gzipped
+            measured = [m for m in parse_csv(f.read()) if m.preset in presets]
         if not measured:
             raise CompareError(f"no preset sections in {args.csv}")
         comps = [compare(m, args.arch) for m in measured]

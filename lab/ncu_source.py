@@ -126,8 +126,9 @@ def main(argv=None) -> int:
     p.add_argument("--top", type=int, default=15, help="instructions listed (default 15)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    from regtile.tools.datafiles import open_text
     try:
-        with open(args.csv, newline="") as f:
+        with open_text(args.csv, newline="") as f:  # FILE or FILE.gz (docs/data keeps them gzipped)
             s = summarize(f.read().splitlines(), args.top)
     except (OSError, ValueError) as e:
         print(f"ncu_source: error: {e}", file=sys.stderr)

@@ -548,17 +548,15 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.fit:
         from ..codegen.heuristic import TABLE_PATH
-        raws = []
-        for path in args.fit:
-            with open(path) as f:
-                raws.append(json.load(f))
+        from .datafiles import load_json
+        raws = [load_json(path) for path in args.fit]  # a docs/data run may be stored as RAW.json.gz
         path = args.table or TABLE_PATH
         previous = ()
         if args.sticky:
-            with open(path) as f:
-                previous = json.load(f)["entries"]
-        table = fit_table(merge_runs(raws), source=", ".join(os.path.basename(p) for p in args.fit),
-                          previous=previous, sticky=args.sticky)
+            previous = load_json(path)["entries"]
+        # the runs by name as docs/data's readers take them (open_text: foo.json reads foo.json.gz too)
+        source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in args.fit)
+        table = fit_table(merge_runs(raws), source=source, previous=previous, sticky=args.sticky)
         with open(path, "w") as f:
             f.write(json.dumps({k: v for k, v in table.items() if k != "entries"}, indent=1)[:-2])
             f.write(',\n "entries": [\n' + ",\n".join(json.dumps(e) for e in table["entries"]) + "\n ]\n}\n")

@@ -61,13 +61,12 @@ def time_kernel(kern, work, rnd: int):
 
 def below_cublas(sweep: str = "docs/data/shape-sweep.json"):
     """(rows by (m, n, k), the (m, n, k) below 1.0x worst first) of a shape sweep's JSON
-    (regtile.tools.shape_sweep: rows {m, n, k, x_cublas, ...}); nothing where the file is missing."""
-    import json
-    import os
-    if not os.path.exists(sweep):
+    (regtile.tools.shape_sweep: rows {m, n, k, x_cublas, ...}; or SWEEP.gz); nothing where the file is missing."""
+    from regtile.tools.datafiles import load_json
+    try:
+        rows = {(r["m"], r["n"], r["k"]): r for r in load_json(sweep)}
+    except FileNotFoundError:
         return {}, []
-    with open(sweep) as f:
-        rows = {(r["m"], r["n"], r["k"]): r for r in json.load(f)}
     return rows, sorted((s for s, r in rows.items() if r["x_cublas"] < 1.0), key=lambda s: rows[s]["x_cublas"])
 
 

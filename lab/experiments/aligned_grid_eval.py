@@ -12,7 +12,6 @@ Variants: the committed table without the grid's shapes, and the table refitted 
 table's sources, GRID last unless the table already lists it, sticky 0.03; a grid shape the table already holds is left
 to the table's own run: tools/shape_sweep's merge would otherwise replace a suite shape's row and take it out of the
 model's fit)."""
-import json
 import math
 import os
 
@@ -21,8 +20,8 @@ from lab.experiments.ragged_table_eval import report
 
 
 def _load(path):
-    with open(path) as f:
-        return json.load(f)
+    from regtile.tools.datafiles import load_json
+    return load_json(path)  # docs/data's runs over 300 KB are stored as NAME.gz: load_json reads either
 
 
 def refitted(grid_path):
@@ -30,7 +29,8 @@ def refitted(grid_path):
     from regtile.codegen import heuristic as h
     from regtile.tools.shape_sweep import fit_table, merge_runs
     data = h._table_data(h.TABLE_PATH)
-    names = [s.strip() for s in data["source"].split(",") if s.strip() != os.path.basename(grid_path)]
+    grid_name = os.path.basename(grid_path).removesuffix(".gz")  # the table's sources name foo.json, stored foo.json.gz
+    names = [s.strip() for s in data["source"].split(",") if s.strip() != grid_name]
     sources = [_load(os.path.join("docs/data", s)) for s in names]
     grid = _load(grid_path)
     held = {(r["m"], r["n"], r["k"]) for src in sources for r in src["rows"]}  # shapes the other runs time

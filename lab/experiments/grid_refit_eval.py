@@ -29,7 +29,6 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   + its M midpoints     + the narrow grid's M = 3 x 2^j (04981df)
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
-import json
 
 from lab.experiments import program, take_option
 from lab.experiments.model_fit_eval import _geo, leave_one_out
@@ -62,8 +61,8 @@ HELD_OUT = {"held-out 1+2": "docs/data/session16/f_176430a/shape-candidates-sess
 
 
 def _load(path):
-    with open(path) as f:
-        return json.load(f)
+    from regtile.tools.datafiles import load_json
+    return load_json(path)  # docs/data's runs over 300 KB are stored as NAME.gz: load_json reads either
 
 
 def session15_sources():

@@ -19,7 +19,6 @@ stand-ins of fused picks (layout_choice.fused_stand_in; the NN choice was 1.0% i
 with the NN choice, 0.89% / 0.94% at SHRINK 0.5 / 1; TN 0.47% against 0.84% / 1.09%.  A member's layout cost is not
 one factor: the shape's own NN ratios carry better.
 """
-import json
 import math
 import statistics
 
@@ -37,9 +36,9 @@ def _geo(v):
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.codegen import heuristic_fit as hf
+    from regtile.tools.datafiles import load_json
     from regtile.tools.shape_sweep import fit_table
-    with open(argv[0] if argv else RUN) as f:
-        rows = json.load(f)["rows"]
+    rows = load_json(argv[0] if argv else RUN)["rows"]
     table = h.load_table()
     for layout in ("NT", "TN"):
         ta, tb = layout[0] == "T", layout[1] == "T"

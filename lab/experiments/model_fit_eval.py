@@ -36,17 +36,15 @@ def suite_rows():
     """The suite's rows the committed table's model was fitted on (its `source` runs, merged as `--fit` merges
     them, the fitting grids' rows left out as `--fit` leaves them out of the model)."""
     from regtile.codegen import heuristic as h
+    from regtile.tools.datafiles import load_json
     from regtile.tools.shape_sweep import fitting_row, merge_runs
-    raws = []
-    for name in h._table_data()["source"].split(", "):
-        with open(os.path.join("docs", "data", name)) as f:
-            raws.append(json.load(f))
+    raws = [load_json(os.path.join("docs", "data", name)) for name in h._table_data()["source"].split(", ")]
     return [r for r in merge_runs(raws)["rows"] if not fitting_row(r)]
 
 
 def set_rows(label):
-    with open(SETS[label]) as f:
-        return json.load(f)["rows"]
+    from regtile.tools.datafiles import load_json
+    return load_json(SETS[label])["rows"]
 
 
 @functools.lru_cache(maxsize=1)

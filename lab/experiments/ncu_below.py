@@ -102,8 +102,9 @@ def _num(s):
 
 def read_csv(path):
     """ncu --csv (one metric a row): [(kernel name, {metric: value})] in profiling order."""
+    from regtile.tools.datafiles import open_text
     kernels = {}
-    with open(path) as f:
+    with open_text(path) as f:  # CSV or CSV.gz (docs/data keeps the big ones gzipped)
         lines = [ln for ln in f if ln.startswith('"')]
     for r in csv.DictReader(lines):
         k = kernels.setdefault(int(r["ID"]), (r["Kernel Name"], {}))
@@ -179,9 +180,9 @@ def table(argv):
     out_json = argv[argv.index("--json") + 1] if "--json" in argv else None
     sweep_path = argv[argv.index("--sweep") + 1] if "--sweep" in argv else None
     csv_path, order_path = [a for a in argv if not a.startswith("--") and a not in (out_json, sweep_path)]
+    from regtile.tools.datafiles import load_json
     kernels = read_csv(csv_path)
-    with open(order_path) as f:
-        order = json.load(f)
+    order = load_json(order_path)
     rows, i = [], 0
     for o in order:
         for side in ("regtile", "cublas"):
@@ -202,8 +203,7 @@ def table(argv):
         print(f"warning: {len(kernels) - i} profiled kernels left over (order file and CSV disagree)", file=sys.stderr)
     sweep = {}
     if "--sweep" in argv:
-        with open(argv[argv.index("--sweep") + 1]) as f:
-            sweep = {(r["m"], r["n"], r["k"]): r for r in json.load(f)}
+        sweep = {(r["m"], r["n"], r["k"]): r for r in load_json(argv[argv.index("--sweep") + 1])}
     print(markdown(rows, sweep))
     if out_json:
         with open(out_json, "w") as f:

@@ -16,8 +16,9 @@ ALL = "Warp Stall Sampling (All Samples)"
 
 def kernels(path):
     """[(kernel name, header, rows)] of the source page's CSV, a section a kernel."""
+    from regtile.tools.datafiles import open_text
     out = []
-    with open(path) as f:
+    with open_text(path) as f:  # SOURCE_CSV or SOURCE_CSV.gz (docs/data keeps them gzipped)
         for row in csv.reader(f):
             if row and row[0] == "Kernel Name":
                 out.append((row[1], None, []))

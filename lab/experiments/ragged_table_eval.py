@@ -12,7 +12,6 @@ Variants: the committed table (without the grids) with and without the class, an
 added (fit_table of the GRID runs; the committed entries and model as they are) with an entry of the other class
 CLASS_DISTANCES further (0: no class; inf: the other class only where fewer than MIN_NEIGHBOURS of the query's own
 are near)."""
-import json
 import math
 
 CLASS_DISTANCES = (0.0, 0.25, 0.5, float("inf"))
@@ -22,8 +21,8 @@ from lab.experiments.model_fit_eval import _geo, leave_one_out
 
 
 def _load(path):
-    with open(path) as f:
-        return json.load(f)
+    from regtile.tools.datafiles import load_json
+    return load_json(path)  # docs/data's runs over 300 KB are stored as NAME.gz: load_json reads either
 
 
 def judged(h, rows, table=None, loo=False, sm_count=132):

@@ -27,8 +27,8 @@ DEFAULT = "docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-held
 
 def _sets(path):
     """The candidates rows of held-out 1 and held-out 2 (benchmarks/shapes-heldout*.json)."""
-    with open(path) as f:
-        rows = json.load(f)["rows"]
+    from regtile.tools.datafiles import load_json
+    rows = load_json(path)["rows"]
     out = []
     for name in ("benchmarks/shapes-heldout.json", "benchmarks/shapes-heldout-2.json"):
         with open(name) as f:
@@ -59,13 +59,11 @@ def _judge(h, rows, table, model, sm_count=132):
 
 def run(argv):
     from regtile.codegen import heuristic as h
+    from regtile.tools.datafiles import load_json
     from regtile.tools.shape_sweep import fit_table, merge_runs
     data = h._table_data()
     committed, model0 = data["entries"], (data["model_tflops"], data.get("model_fixed_us", {}))
-    raws = []
-    for name in data["source"].split(", "):
-        with open(os.path.join("docs/data", name)) as f:
-            raws.append(json.load(f))
+    raws = [load_json(os.path.join("docs/data", name)) for name in data["source"].split(", ")]
     h1, h2 = _sets(argv[0] if argv else DEFAULT)
     for fit_name, fit_rows, judge_name, judge_rows in (("held-out 1", h1, "held-out 2", h2),
                                                         ("held-out 2", h2, "held-out 1", h1)):

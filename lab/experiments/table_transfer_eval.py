@@ -14,7 +14,6 @@ the shapes at >= 1.0x cuBLAS, and the worst picks.  Ways of choosing:
 
   python3 -m lab.experiments.table_transfer_eval [CANDIDATES.json ...]
 """
-import json
 import math
 
 from lab.experiments import program
@@ -35,10 +34,10 @@ def family_rows(rows):
 
 def evaluate(paths, sm_count: int = 132):
     from regtile.codegen import heuristic as h
+    from regtile.tools.datafiles import load_json
     rows = []
     for p in paths:
-        with open(p) as f:
-            d = json.load(f)
+        d = load_json(p)
         rows += d["rows"] if isinstance(d, dict) else d
     ways = {
         "committed": lambda m, n, k, names: h.choose_member(m, n, k, sm_count),

@@ -13,7 +13,6 @@ heuristic.model_time for unaligned queries (and so on the table's transfer betwe
 a shape at a time 5.7% -> 5.4% over the fastest member (in sample: the factors come from those grids), the held-out
 sets' 26 unaligned shapes unchanged at 3.1% (their mispicks - 129x4097x513, 50x50x50000, 3001x3001x64,
 2999x7001x211 - are not the model's alignment), held-out 1+2 0.4% -> 0.5%.  Not taken."""
-import json
 import math
 
 from lab.experiments import program
@@ -48,8 +47,9 @@ def factors(ragged, partners, sm_count=132):
 def run(argv):
     ragged_paths = argv[0].split(",") if argv else RAGGED
     pairs_path = argv[1] if len(argv) > 1 else PAIRS
-    ragged = [r for p in ragged_paths for r in json.load(open(p))["rows"]]
-    partners = json.load(open(pairs_path))["rows"]
+    from regtile.tools.datafiles import load_json
+    ragged = [r for p in ragged_paths for r in load_json(p)["rows"]]
+    partners = load_json(pairs_path)["rows"]
     geo = lambda xs: math.exp(sum(xs) / len(xs))  # noqa: E731
     f = factors(ragged, partners)
     for name in sorted(f, key=lambda n: geo(f[n]["all"])):

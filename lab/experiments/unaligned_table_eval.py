@@ -14,7 +14,6 @@ fastest member?
 
     python3 -m lab.experiments.unaligned_table_eval [GRID_CANDIDATES HELDOUT_CANDIDATES]
 """
-import json
 import math
 import os
 
@@ -73,8 +72,9 @@ def evaluate(queries, unaligned_entries, leave_out):
 
 def run(argv):
     grid_path, heldout_path = (argv + [GRID, HELDOUT])[:2] if len(argv) >= 2 else (GRID, HELDOUT)
-    grid = [r for r in json.load(open(grid_path))["rows"] if "cublas_us" in r]
-    heldout = [r for r in json.load(open(heldout_path))["rows"] if "cublas_us" in r]
+    from regtile.tools.datafiles import load_json
+    grid = [r for r in load_json(grid_path)["rows"] if "cublas_us" in r]
+    heldout = [r for r in load_json(heldout_path)["rows"] if "cublas_us" in r]
     entries = _entries(grid)
     print(f"grid, leave one out ({len(grid)} shapes):")
     print("\n".join(evaluate(grid, entries, True)))

@@ -5,8 +5,17 @@ import pytest
 
 from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS
 from regtile.lab import ncu_compare as nc
+from regtile.tools.datafiles import open_text
 
 CSV = Path(__file__).resolve().parents[2] / "docs" / "data" / "ncu_smem_2026-11-22.csv"
+
+
+def _csv_text():
+    """The committed CSV's text (CSV or CSV.gz: docs/data stores its files over 300 KB gzipped)."""
+    with open_text(CSV) as f:
+        return f.read()
+
+
 HEAD = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
         '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
 
@@ -30,7 +39,7 @@ def _compare(text):
 
 
 def test_parse_the_committed_csv():
-    ms = nc.parse_csv(CSV.read_text())
+    ms = nc.parse_csv(_csv_text())
     assert [m.preset for m in ms] == ["naive", "smem", "tile1d", "tile2d", "tile2d-reg", "vec4", "dbuf", "pad",
                                       "zorder", "zorder-256x128"]
     assert all(len(m.metrics) == 8 for m in ms) and ms[0].size == 1024 and ms[1].size == 4096
@@ -67,7 +76,7 @@ def test_exact_interference_and_flags():
 
 @pytest.mark.slow
 def test_committed_data_every_ideal_and_instruction_count_is_exact():
-    comps = _compare(CSV.read_text())
+    comps = _compare(_csv_text())
     for c in comps:
         rows = {r.counter: r for r in c.rows}
         for kind in ("ld", "st"):
@@ -87,7 +96,7 @@ def test_committed_data_every_ideal_and_instruction_count_is_exact():
 
 @pytest.mark.slow
 def test_markdown_and_cli(tmp_path, capsys):
-    text = CSV.read_text()
+    text = _csv_text()
     small = "### " + "### ".join(s for s in text.split("### ")[1:] if s.startswith(("tile2d ", "pad ")))
     src = tmp_path / "m.csv"
     src.write_text(small)

@@ -58,12 +58,11 @@ def test_the_committed_table_is_what_fit_gives_from_its_sources():
     the same entries and the same model (throughputs, and the fused members' fixed costs)."""
     import os
     from regtile.codegen.heuristic import TABLE_PATH
+    from regtile.tools.datafiles import load_json
     with open(TABLE_PATH) as f:
         committed = json.load(f)
-    raws = []
-    for name in committed["source"].split(", "):
-        with open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data", name)) as f:
-            raws.append(json.load(f))
+    data = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data")
+    raws = [load_json(os.path.join(data, name)) for name in committed["source"].split(", ")]  # NAME or NAME.gz
     again = fit_table(merge_runs(raws), committed["source"], committed["entries"], committed["sticky"])
     for key in ("entries", "model_tflops", "model_fixed_us"):
         assert again[key] == committed[key], key
