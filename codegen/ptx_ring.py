@@ -139,12 +139,7 @@ class RingMixin:
         edge = b.label(f"{op.lower()}_ring_floats_edge")
         b.emit(f"@!{setup['inside']} bra.uni {edge};")
         for room in (None, setup["room"]):
-            ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
-            cur = 0
-            for f, (line, off, dblock, ds) in zip(loads.floats, self.float_deltas[op]):
-                if line != cur:
-                    ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
-                    cur = line
+            for f, ptr, off, dblock, ds in self.float_sources(loads, koff, setup):
                 guard = "" if room is None else f"@{self.setp('gt', room, dblock)} "
                 b.emit(f"{guard}cp.async.ca.shared.global {_addr(base, setup['imm'] + 4 * ds)}, {_addr(ptr, 4 * off)}, 4;",
                        f.stores[0].what)

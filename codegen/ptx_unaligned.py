@@ -24,6 +24,9 @@ from __future__ import annotations
 
 from .ptx_builder import _addr, _r
 
+# How each float's line pointer is formed (float_sources): "first" from float 0's, "chained" from the line before.
+FLOAT_POINTERS = "first"
+
 
 class UnalignedLoadsMixin:
     # ---- the float copies (plan.float_copies): consecutive threads on consecutive floats --------
@@ -123,15 +126,29 @@ class UnalignedLoadsMixin:
         b.place(edge)
         self._float_loads(loads, koff, setup, setup["room"])
 
-    def _float_loads(self, loads, koff: str, setup: dict, room) -> None:
+    def float_sources(self, loads, koff: str, setup: dict):
+        """(float copy, the 64-bit pointer of its line, offset, block-dimension distance, shared-memory distance) of
+        each float of the k-tile at koff.  With FLOAT_POINTERS "first" each line's pointer is float 0's plus one
+        multiply-add (ld x 4 x lines, an immediate: ptxas's IMAD.WIDE ld, imm, ptr0), so no load's address waits on
+        another's; "chained" steps each line from the one before (a serial IMAD.WIDE chain in the SASS, the form
+        before session 36)."""
         b = self.b
         op = loads.operand
-        ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
-        cur = 0
-        for f, (line, off, dblock, _) in zip(loads.floats, self.float_deltas[op]):
-            if line != cur:
+        ptr0 = ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
+        lines, cur = {0: ptr0}, 0
+        for f, (line, off, dblock, ds) in zip(loads.floats, self.float_deltas[op]):
+            if FLOAT_POINTERS == "first":
+                if line not in lines:
+                    lines[line] = b.op("mad.wide.s32", self.ld(op), 4 * line, ptr0, typ=".b64")
+                ptr = lines[line]
+            elif line != cur:
                 ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
                 cur = line
+            yield f, ptr, off, dblock, ds
+
+    def _float_loads(self, loads, koff: str, setup: dict, room) -> None:
+        b = self.b
+        for f, ptr, off, dblock, _ in self.float_sources(loads, koff, setup):
             guard = ""
             if room is not None:
                 guard = f"@{self.setp('gt', room, dblock)} "
