@@ -96,7 +96,9 @@ def for_rows(cfg: SgemmConfig, backend: str, lda: int, ldb: int) -> SgemmConfig:
     other way (513x129x16383: 112.1 against 105.5), so the smaller tiles keep the float copies.  Since
     session 25 tall-128x64-k16 takes the float copies held at three blocks an SM (FLOAT_COPIES_HELD_K16); since
     session 32 the k16 members' form follows the layout (k16_form), and on A^T the tiles of A_T_VECTOR_FLOATS_TILES
-    take the vector floats."""
+    take the vector floats.  The 8x16 members' float copies were measured again in every layout, NT included, where
+    both operands' vectors run along K (H200, session 36, docs/data/session36/c_9ebbf2a): slower on all nine shapes
+    (NT 4099x4093x4091 2930.8 -> 3096.0 us, TN 8191x8193x1025 2796.0 -> 3106.7)."""
     if backend != "ptx" or cfg.vec != 4 or cfg.unaligned_rows or (lda % 4 == 0 and ldb % 4 == 0):
         return cfg
     if cfg.edge_clamp and cfg.sass_pass and cfg.bk == VECTOR_FLOATS_K16:

@@ -5,8 +5,11 @@ Tile kt lives in stage kt mod S.  Before the loop tiles 0 .. S-2 are in flight; 
 copies tile kt+S-1 into stage (kt-1) mod S (every warp was done with it at the barrier that
 ended iteration kt-1), computes tile kt, waits for tile kt+1 (S-2 younger groups may stay in
 flight), and after the barrier preloads tile kt+1's first fragments (program.crosses_tiles).
-The copies go straight from global to shared memory: no staging registers.  Measured slower
-than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring"); no family member uses it."""
+The copies go straight from global to shared memory: no staging registers.  On unaligned rows a k-tile inside the
+matrix copies a float by a 4-byte cp.async: each vector's floats (config.unaligned_vectors) or the float copies
+(config.unaligned_rows: consecutive threads on consecutive floats of a line, ptx_unaligned.float_sources).  Measured
+slower than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring") and, on unaligned rows, on the
+H200 (session 36, docs/shapes.md): no family member uses it."""
 from __future__ import annotations
 
 from typing import Optional, Tuple
@@ -77,8 +80,9 @@ class RingMixin:
         straight from global memory: where the operand's whole tile is inside the matrix with
         aligned rows (block-uniform, as load_tile's "tile" guard), a 16-byte cp.async per copy
         whose store is one vector and a 4-byte one per float otherwise (A stored transposed);
-        else every float by a 4-byte cp.async that reads nothing and writes zero outside the
-        matrix (src-size 0, its source clamped to the operand's base)."""
+        on unaligned rows inside K, a 4-byte one a float, unchecked (the float copies: _ring_float_path; each
+        vector's floats: _ring_unchecked); else every float by a 4-byte cp.async that reads nothing and writes zero
+        outside the matrix (src-size 0, its source clamped to the operand's base)."""
         b = self.b
         for loads in operands:
             operand = loads.operand

@@ -24,9 +24,6 @@ from __future__ import annotations
 
 from .ptx_builder import _addr, _r
 
-# How each float's line pointer is formed (float_sources): "first" from float 0's, "chained" from the line before.
-FLOAT_POINTERS = "first"
-
 
 class UnalignedLoadsMixin:
     # ---- the float copies (plan.float_copies): consecutive threads on consecutive floats --------
@@ -128,20 +125,16 @@ class UnalignedLoadsMixin:
 
     def float_sources(self, loads, koff: str, setup: dict):
         """(float copy, the 64-bit pointer of its line, offset, block-dimension distance, shared-memory distance) of
-        each float of the k-tile at koff.  With FLOAT_POINTERS "first" each line's pointer is float 0's plus one
-        multiply-add (ld x 4 x lines, an immediate: ptxas's IMAD.WIDE ld, imm, ptr0), so no load's address waits on
-        another's; "chained" steps each line from the one before (a serial IMAD.WIDE chain in the SASS, the form
-        before session 36)."""
+        each float of the k-tile at koff: one pointer stepped line by line (a serial IMAD.WIDE chain in the SASS).
+        Measured (H200, session 36, docs/data/session36/e_bb6de22): every line's pointer from float 0's by one
+        multiply-add, so that no load's address waits on another's, ran 0-5% slower on all 15 shapes (the chain's
+        IMAD.WIDE with an immediate is one instruction a line; ptxas made the independent form two or three)."""
         b = self.b
         op = loads.operand
-        ptr0 = ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
-        lines, cur = {0: ptr0}, 0
+        ptr = b.op("add.s64", setup["src"], koff, typ=".b64")
+        cur = 0
         for f, (line, off, dblock, ds) in zip(loads.floats, self.float_deltas[op]):
-            if FLOAT_POINTERS == "first":
-                if line not in lines:
-                    lines[line] = b.op("mad.wide.s32", self.ld(op), 4 * line, ptr0, typ=".b64")
-                ptr = lines[line]
-            elif line != cur:
+            if line != cur:
                 ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
                 cur = line
             yield f, ptr, off, dblock, ds

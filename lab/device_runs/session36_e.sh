@@ -4,5 +4,5 @@
 # shapes with the float copies instead (lab/experiments/float_pointers_ab.py).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s36e
-lab_ab float_pointers_ab ${L_S:-420} "$@"
+lab_ab float_pointers_ab ${L_S:-420} "$@"  # lab/experiments/float_pointers_ab.py as at bb6de22 (removed with its switch after this run)
 archive session36_e
