@@ -70,6 +70,22 @@ def below_cublas(sweep: str = "docs/data/shape-sweep.json"):
     return rows, sorted((s for s, r in rows.items() if r["x_cublas"] < 1.0), key=lambda s: rows[s]["x_cublas"])
 
 
+def timed_choice(h, r, timed, sm_count: int = 132, table=None):
+    """The heuristic's choice (h: codegen/heuristic) for a candidates row's shape, packed row-major as choose_member
+    makes it (the table's neighbours carried to the shape by the model, else the model; `table`: entries in place of
+    the committed ones), among the members the row timed (`timed`: {member: us}, or a table entry's `rel`), as
+    tests/codegen/test_heuristic.py judges the held-out picks: a member added to the family after the run has no time
+    in its rows.  -> (that pick, "table" or "model": which made it, whether the choice among every candidate picks a
+    member outside `timed`: the offline evaluators count those rows)."""
+    m, n, k = r["m"], r["n"], r["k"]
+
+    def choose(names):
+        picked = h.table_choice(m, n, k, names, table, transfer_sms=sm_count)
+        return (picked, "table") if picked is not None else (h.model_choice(names, m, n, k, sm_count), "model")
+    names = h.candidate_names(m, n, k, sm_count)
+    return (*choose([nm for nm in names if nm in timed]), choose(names)[0] not in timed)
+
+
 def cublas_ms(work) -> float:
     """cuBLAS on the same workload (20 timed launches, unchecked)."""
     from regtile.runtime import bench

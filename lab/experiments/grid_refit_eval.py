@@ -1,8 +1,10 @@
 """Offline (no GPU): the decision table refitted with more candidates runs (session 16), judged as model_fit_eval
-judges the model's forms: on the held-out candidates runs (never fitted; every member timed at 176430a or later,
-the BK 32 members included), the picks' time over the fastest member's (geometric mean through the whole choice: table,
-else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the picks at >= cuBLAS;
-and the suite, each shape left out of the table in turn.
+judges the model's forms: on the held-out candidates runs (never fitted; every member of the family at 176430a or
+later timed, the BK 32 members included), the picks' time over the fastest member's (geometric mean through the
+whole choice: table, else model) against the fastest of the whole family, the picks' speed over cuBLAS's and the
+picks at >= cuBLAS; and the suite, each shape left out of the table in turn.  A pick is made among the members its
+row (or the left-out entry) timed, as tests/codegen/test_heuristic.py judges held-out picks; a line under each
+variant counts the rows where the choice among every candidate took a member added since (fused-128x16).
 
   python3 -m lab.experiments.grid_refit_eval [min_neighbours=1] [floor=0] [transfer=0|fixup]
 
@@ -29,8 +31,9 @@ run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   + its M midpoints     + the narrow grid's M = 3 x 2^j (04981df)
 Held-out 5 (ac2bc3c) was written and timed before the midpoints' fit and judged only here.
 """
+import re
 
-from lab.experiments import program, take_option
+from lab.experiments import program, take_option, timed_choice
 from lab.experiments.model_fit_eval import _geo, leave_one_out
 
 D = "docs/data/"
@@ -66,10 +69,16 @@ def _load(path):
 
 
 def session15_sources():
-    """The committed table's candidates runs from before session 16 (its `source` list, sessions 16 and 17's left
-    out)."""
+    """The committed table's candidates runs from before session 16 (its `source` list, the runs of session 16 and
+    later left out: 16 and 17's are the variants' own, and the table has taken later sessions' since, 25-34 by now)."""
     from regtile.codegen import heuristic as h
-    return [D + s for s in h._table_data()["source"].split(", ") if "session16" not in s and "session17" not in s]
+    return [D + s for s in h._table_data()["source"].split(", ") if _session(s) < 16]
+
+
+def _session(run: str) -> int:
+    """The session a candidates run's file name says (shape-candidates-sessionN-...), 0 for the earlier rounds'."""
+    found = re.search(r"-session(\d+)", run)
+    return int(found.group(1)) if found else 0
 
 
 def table_for(paths):
@@ -81,15 +90,19 @@ def table_for(paths):
 
 def judged(h, rows, sm_count=132):
     """(the picks' time over the fastest member's of the whole family, picks at >= cuBLAS, shapes, the picks'
-    geometric-mean speed over cuBLAS) on candidates rows: every variant against the same fastest member."""
+    geometric-mean speed over cuBLAS, rows whose pick among every candidate was a member the run did not time) on
+    candidates rows: every variant against the same fastest member, each pick among the members its row timed
+    (timed_choice)."""
     from lab.experiments.table_transfer_eval import family_rows
-    over, at, x = [], 0, []
+    over, at, x, untimed = [], 0, [], 0
     for r, timed in family_rows(rows):
-        pick = h.choose_member(r["m"], r["n"], r["k"], sm_count)
+        # members added since the run (fused-128x16) have no time here: not judged
+        pick, _, outside = timed_choice(h, r, timed, sm_count)
+        untimed += outside
         over.append(timed[pick] / min(timed.values()))
         x.append(r["cublas_us"] / timed[pick])
         at += r["cublas_us"] >= timed[pick]
-    return _geo(over), at, len(over), _geo(x)
+    return _geo(over), at, len(over), _geo(x), untimed
 
 
 def run(argv):
@@ -110,13 +123,16 @@ def run(argv):
         h.candidate_names = lambda *a, **k: [n for n in saved_names(*a, **k) if n not in dropped]
         h.load_table.cache_clear()  # cached on the table's path
         try:
-            parts = []
+            parts, untimed = [], []
             for name, rows in sets.items():
-                geo, at, n, x = judged(h, rows)
+                geo, at, n, x, outside = judged(h, rows)
                 parts.append(f"{name} {100 * (geo - 1):.1f}%, x cuBLAS {x:.3f} ({at} of {n} >= 1.0)")
-            loo, by_model = leave_one_out(None)
+                untimed.append(f"{name} {outside}")
+            loo, by_model, loo_untimed = leave_one_out(None)
             print(f"{label:20s} {len(data['entries'])} entries: " + ", ".join(parts)
                   + f"; suite left out {100 * (loo - 1):.1f}% ({by_model} of 123 by the model)", flush=True)
+            print(f"{'':20s} rows whose pick was a member the run did not time (judged among those it timed): "
+                  + ", ".join(untimed) + f", suite left out {loo_untimed}", flush=True)
         finally:
             h._table_data, h.candidate_names = saved_data, saved_names
             h.load_table.cache_clear()

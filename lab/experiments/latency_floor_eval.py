@@ -4,7 +4,9 @@ as landed in session 16), judged on what it picks for other values.
 A block's k-tiles run in a chain, each waiting out its loads' round trip when its SM has little else to run (held-out
 5's 50x50x50000: splitk-32x32-f4 modelled 21.1 us, ran 74.3 with 98 k-tiles a block).  The floor: model_time is at
 least (the longest chain of k-tiles an SM runs: heuristic.ktile_chain) x LAT + one launch.  For each LAT: the mean |log(model / measured)| over every timed member of the committed table's rows (its fit), and
-the picks on the held-out candidates and the suite left out (lab/experiments/grid_refit_eval.py's judges).
+the picks on the held-out candidates and the suite left out (lab/experiments/grid_refit_eval.py's judges: a pick
+among the members its row timed, a line under each LAT counting the rows whose choice among every candidate took a
+member added since the run).
 
   python3 -m lab.experiments.latency_floor_eval [lat=0,0.1,0.2]
 """
@@ -28,15 +30,18 @@ def run(argv):
         try:
             errs = [abs(math.log(h.model_time(name, r["m"], r["n"], r["k"], 132) / us))
                     for r in rows for name, us in hf.timed_members(r).items()]
-            parts = []
+            parts, untimed = [], []
             for label, srows in sets.items():
-                geo, at, n, x = judged(h, srows)
+                geo, at, n, x, outside = judged(h, srows)  # each pick among the members its row timed
                 parts.append(f"{label} {100 * (geo - 1):.1f}%, {x:.3f}x ({at} of {n})")
-            loo, _ = leave_one_out(None)
+                untimed.append(f"{label} {outside}")
+            loo, _, loo_untimed = leave_one_out(None)
         finally:
             h.KTILE_FLOOR_US = saved
         print(f"LAT {lat:.2f} us: model error {sum(errs) / len(errs):.4f}; " + ", ".join(parts)
               + f"; suite left out {100 * (loo - 1):.1f}%", flush=True)
+        print("  rows whose pick was a member the run did not time (judged among those it timed): "
+              + ", ".join(untimed) + f", suite left out {loo_untimed}", flush=True)
 
 
 main = program(run, "lat=0,0.1,... (us a k-tile)")

@@ -7,6 +7,9 @@ neighbours carried by the model, else the model), and how many picks reach cuBLA
   - on the held-out candidates runs, where every member was timed on shapes of real models the table never saw
     (SETS: session 14's held-out 1 and 2, session 15's held-out 3 and 4);
   - on the suite, each shape left out of the table in turn (the model fitted on every suite shape).
+The held-out runs timed the family of their day: a pick is made among the members its row timed (as
+tests/codegen/test_heuristic.py judges held-out picks), and a line under each form counts the rows where the choice
+among every candidate took a member added since.
 Forms:
   committed       heuristic.model_time as it is (since b0440de the fused members' fixed cost, fit_model)
   fixed-every     a fixed cost a launch fitted with the throughput for every member (heuristic's own fitter)
@@ -22,7 +25,7 @@ import json
 import math
 import os
 
-from lab.experiments import program, take_option
+from lab.experiments import program, take_option, timed_choice
 
 SETS = {"held-out 1+2": "docs/data/heldout-session14/i_b74cc20/shape-candidates-session14-heldout12_b74cc20.json",
         "held-out 3": "docs/data/heldout-session15/a_ae29e62/shape-candidates-heldout3_ae29e62.json",
@@ -66,17 +69,19 @@ def member_occupancy():
 
 
 # ---- the forms: each a model_time (None: the committed one) ------------------------------------
+# Each takes heuristic.model_time's arguments, fixup=False too: table_choice's transfer leaves stream-K's fix-up out
+# (heuristic.TRANSFER_FIXUP, since 0d89f54: the forms, which took five arguments, raised a TypeError from then on).
 def fixed_every(rows, sm_count=132):
     """model_time with a fixed cost and a throughput for every member (heuristic_fit._fit_fixed_and_tflops)."""
     from regtile.codegen import heuristic as h
     from regtile.codegen import heuristic_fit as hf
     params = {name: hf._fit_fixed_and_tflops(s) for name, s in hf._model_samples(rows, sm_count).items()}
 
-    def model_time(name, m, n, k, sm_count):
+    def model_time(name, m, n, k, sm_count, fixup=True):
         c0, tflops = params[name]
         flops, traffic, launches = h.model_parts(name, m, n, k, sm_count)
         return (max(flops / (tflops * 1e6), traffic / (h.COPY_TBPS * 1e6)) + c0 * launches
-                + h.fixup_us(name, m, n, k, sm_count))
+                + (h.fixup_us(name, m, n, k, sm_count) if fixup else 0.0))
     return model_time
 
 
@@ -136,8 +141,9 @@ def occupancy(rows, sm_count=132):
         i, j, l = np.unravel_index(np.argmin(err), err.shape)
         params[name] = (FIXED_US[i], TFLOPS[j], LAT_US[l])
 
-    def model_time(name, m, n, k, sm_count):
-        return _occupancy_time(*occupancy_parts(name, m, n, k, sm_count), *params[name], sm_count)
+    def model_time(name, m, n, k, sm_count, fixup=True):
+        *parts, fix = occupancy_parts(name, m, n, k, sm_count)
+        return _occupancy_time(*parts, fix if fixup else 0.0, *params[name], sm_count)
     return model_time
 
 
@@ -146,8 +152,8 @@ def warps4(rows, sm_count=132, w0=4):
     from regtile.codegen import heuristic as h
     committed = h.model_time
 
-    def model_time(name, m, n, k, sm_count):
-        t = committed(name, m, n, k, sm_count)
+    def model_time(name, m, n, k, sm_count, fixup=True):
+        t = committed(name, m, n, k, sm_count, fixup)
         r = occupancy_parts(name, m, n, k, sm_count)[0]
         warps = r * h.get_member(name).config.threads // 32
         flops, traffic, _ = h.model_parts(name, m, n, k, sm_count)
@@ -179,41 +185,44 @@ def _geo(xs):
 
 
 def held_out(rows, fn, sm_count=132):
-    """(the picks' time over the fastest member's, picks at >= cuBLAS, shapes, the worst picks) of the whole
-    choice with model_time `fn` on candidates rows (the shapes the family runs)."""
+    """(the picks' time over the fastest member's, picks at >= cuBLAS, shapes, the worst picks, rows whose pick
+    among every candidate was a member the run did not time) of the whole choice with model_time `fn` on candidates
+    rows (the shapes the family runs), each pick among the members its row timed (timed_choice)."""
     from lab.experiments.table_transfer_eval import family_rows
     from regtile.codegen import heuristic as h
-    over, at, worst = [], 0, []
+    over, at, worst, untimed = [], 0, [], 0
     with _Model(h, fn):
         for r, timed in family_rows(rows):
             m, n, k = r["m"], r["n"], r["k"]
-            pick, best = h.choose_member(m, n, k, sm_count), min(timed.values())
+            # members added since the run (the BK 32 ones, fused-128x16) have no time here: not judged
+            (pick, _, outside), best = timed_choice(h, r, timed, sm_count), min(timed.values())
+            untimed += outside
             over.append(timed[pick] / best)
             at += r["cublas_us"] >= timed[pick]
             worst.append((timed[pick] / best, f"{m}x{n}x{k}", pick, timed[pick], min(timed, key=timed.get), best))
-    return _geo(over), at, len(over), sorted(worst, reverse=True)[:4]
+    return _geo(over), at, len(over), sorted(worst, reverse=True)[:4], untimed
 
 
 def leave_one_out(fn, sm_count=132):
     """Each suite shape out of the table in turn (the model as given, fitted on every suite shape): its pick's
-    time over its fastest member's (geomean), and how often the model decided."""
+    time over its fastest member's (geomean), how often the model decided, and how many shapes' pick among every
+    candidate was a member the entry's runs did not time (the pick made among those they timed: timed_choice)."""
     from regtile.codegen import heuristic as h
     table = h.load_table()
     with open("benchmarks/shapes.json") as f:
         suite = {(r["m"], r["n"], r["k"]) for r in json.load(f)}
-    rels, by_model = [], 0
+    rels, by_model, untimed = [], 0, 0
     with _Model(h, fn):
         for i, e in enumerate(table):
             q = (e["m"], e["n"], e["k"])
             if q not in suite:  # the fitting grids' entries stay in the table, as neighbours
                 continue
-            names = h.candidate_names(*q)
-            pick = h.table_choice(*q, names, table[:i] + table[i + 1:], transfer_sms=sm_count)
-            if pick is None:
-                by_model += 1
-                pick = h.model_choice(names, *q, sm_count)
-            rels.append(e["rel"].get(pick, 2.0))
-    return _geo(rels), by_model
+            # a table fitted on earlier runs (grid_refit_eval's) has no ratio of the members added since: not judged
+            pick, how, outside = timed_choice(h, e, e["rel"], sm_count, table[:i] + table[i + 1:])
+            by_model += how == "model"
+            untimed += outside
+            rels.append(e["rel"][pick])
+    return _geo(rels), by_model, untimed
 
 
 def run(argv):
@@ -224,20 +233,23 @@ def run(argv):
     sets = {label: set_rows(label) for label in SETS}
     for form in forms:
         fn = FORMS[form](rows)
-        parts = []
+        parts, untimed = [], []
         for label, srows in sets.items():
-            geo, at, n, worst = held_out(srows, fn)
+            geo, at, n, worst, outside = held_out(srows, fn)
             parts.append(f"{label} {100 * (geo - 1):.1f}% ({at} of {n} >= cuBLAS)")
-        loo, by_model = leave_one_out(fn)
+            untimed.append(f"{label} {outside}")
+        loo, by_model, loo_untimed = leave_one_out(fn)
         print(f"{form:12s} " + ", ".join(parts) + f"; suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)",
               flush=True)
+        print(f"{'':12s} rows whose pick was a member the run did not time (judged among those it timed): "
+              + ", ".join(untimed) + f", suite left out {loo_untimed}", flush=True)
     if cross:
         for label in sets:
             others = [{"rows": sets[o]} for o in sets if o != label]
             fn = occupancy(merge_runs([{"rows": rows}] + others)["rows"])
-            geo, at, n, _ = held_out(sets[label], fn)
-            print(f"occupancy fitted with the other held-out sets: {label} {100 * (geo - 1):.1f}% ({at} of {n})",
-                  flush=True)
+            geo, at, n, _, outside = held_out(sets[label], fn)
+            print(f"occupancy fitted with the other held-out sets: {label} {100 * (geo - 1):.1f}% ({at} of {n}; "
+                  f"{outside} rows picked a member the run did not time)", flush=True)
 
 
 main = program(run, "forms=a,b (default all) and cross=1")

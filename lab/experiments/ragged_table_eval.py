@@ -79,7 +79,7 @@ def report(h, label, table, grid_rows, held):
     for path, rows in held:
         g, x, at, cnt, worst = judged(h, rows)
         parts.append(f"{path.split('/')[-1]} {100 * (g - 1):.1f}% x{x:.3f} ({at} of {cnt}; worst {'; '.join(worst)})")
-    loo, by_model = leave_one_out(None)
+    loo, by_model, _ = leave_one_out(None)
     parts.append(f"suite left out {100 * (loo - 1):.1f}% ({by_model} by the model)")
     print(f"{label} ({len(table)} entries):\n  " + "\n  ".join(parts), flush=True)
 
