@@ -8,8 +8,8 @@ flight), and after the barrier preloads tile kt+1's first fragments (program.cro
 The copies go straight from global to shared memory: no staging registers.  On unaligned rows a k-tile inside the
 matrix copies a float by a 4-byte cp.async: each vector's floats (config.unaligned_vectors) or the float copies
 (config.unaligned_rows: consecutive threads on consecutive floats of a line, ptx_unaligned.float_sources).  Measured
-slower than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring") and, on unaligned rows, on the
-H200 (session 36, docs/shapes.md): no family member uses it."""
+slower than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring") and, on unaligned rows, no faster on
+the H200 (session 36, docs/shapes.md): no family member uses it."""
 from __future__ import annotations
 
 from typing import Optional, Tuple
@@ -90,12 +90,15 @@ class RingMixin:
             if not copies:
                 continue
             koff = self.k_offset(operand, k0)
+            # the vector paths' sources, computed ahead of the float copies' branch below (an add a copy that path does
+            # not use; the ring's texts stay those session 36's GPU tests ran)
             ptrs = [b.op("add.s64", src, koff, typ=".b64") for _, _, _, _, src, _ in copies]
             edge, done = b.label(f"{operand.lower()}_ring_edge"), b.label(f"{operand.lower()}_ring_copied")
             kend = b.op("add.s32", k0, loads.k_dim.extent)
-            if loads.floats and operand in getattr(self, "float_tiles", {}):
-                # config.unaligned_rows: rows not aligned, k-tile inside K: the plan's float copies (consecutive
-                # threads on consecutive floats of a line), a 4-byte cp.async each
+            float_copies = bool(loads.floats)  # config.unaligned_rows (plan.float_copies; float_setup's float_tiles)
+            if float_copies:
+                # rows not aligned, k-tile inside K: the plan's float copies (consecutive threads on consecutive
+                # floats of a line), a 4-byte cp.async each
                 path = self.load_floats(loads, kend)
             floats = None
             if self.prog.unaligned_vectors:
@@ -112,7 +115,7 @@ class RingMixin:
                 b.place(floats)
                 self._ring_unchecked(operand, copies, ptrs, stage_off, whole=False)
                 b.emit(f"bra.uni {done};")
-            if loads.floats and operand in getattr(self, "float_tiles", {}):
+            if float_copies:
                 self._ring_float_path(loads, koff, stage_off, path, done)
             b.place(edge)
             rlim, clim = self._limits(operand)
@@ -134,7 +137,8 @@ class RingMixin:
     def _ring_float_path(self, loads, koff: str, stage_off: Optional[str], label: str, done: str) -> None:
         """The float copies (ptx_unaligned.emit_float_path) as 4-byte cp.asyncs into the stage: unchecked where the
         tile is inside its block dimension, else each predicated on it (a float outside leaves its shared word as it
-        was: it reaches only C's rows or columns outside the matrix, never stored); then a branch to `done`."""
+        was: it reaches only the sums of C's rows or columns outside the matrix, which C never receives - a stream-K
+        partial slot may hold them); then a branch to `done`."""
         b = self.b
         op = loads.operand
         setup = self.float_tiles[op]

@@ -19,6 +19,8 @@ columns outside the matrix, never stored).  The floats land in shared memory whe
 copies put them, so the k-loop computes the same numbers (bit for bit).  Which copies the
 staging registers hold is recorded in a predicate per operand (%a_floats / %b_floats), and the
 tile store follows it.  The last k-tile of the K edge and aligned rows take the paths of before.
+The cp.async ring (ptx_ring.py) copies the same floats by a 4-byte cp.async each, straight into
+shared memory (no staging registers: there the predicate only picks the path).
 """
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ class TileConfig(ConfigDict):
     # beside an 8x16 thread tile; PTX, with edge_clamp): a k-tile inside K loads each float4
     # copy's four floats unchecked, into the registers and shared memory the float4 fills,
     # instead of the edge path's zero, compare and predicated load per float
-    # (ptx_edges._load_unaligned_unchecked).  The runtime asks for it where lda or ldb is not a
+    # (ptx_edges._load_unaligned_unchecked; the cp.async ring: a 4-byte cp.async a float, ptx_ring.py).  The runtime asks for it where lda or ldb is not a
     # multiple of 4 (codegen/operand_forms.for_rows); aligned rows keep the kernel without it.
     unaligned_vectors: bool = False
     # C's last column fused into the last tile column (PTX, two shared stages): the kernel's N
@@ -302,6 +302,11 @@ class TileConfig(ConfigDict):
             # PTX, NVRTC 13.0, 2026-11-27): the 128x128 8x8 member at min_blocks=2, estimated at its
             # cap of 128, spilled 4 bytes with it; the k16 members' ranges kernel 167 -> 181 registers
             e32 += 32 * 4
+        if self.stages in RING_STAGES and self.unaligned_vectors:
+            # the ring's 4-byte copy a float: an address a float beside the vectors' (codegen/ptx_ring.py).  Measured
+            # (sm_90, PTX, NVRTC 13.0, session 36's review): the 128x128 8x8 member at min_blocks=2, estimated at 122
+            # under its cap of 128, spilled 16 bytes in its stream-K ranges kernel
+            e32 += 32 * 8
         if self.unaligned_rows:
             # the float copies' pointers, steps and predicates.  Measured (sm_90, PTX, NVRTC 13.0,
             # 2026-11-25): the 128x64 8x8 member 135 -> 158 registers with them; the 128x128 8x8

@@ -4,5 +4,7 @@
 # shapes with the float copies instead (lab/experiments/float_pointers_ab.py).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s36e
-lab_ab float_pointers_ab ${L_S:-420} "$@"  # lab/experiments/float_pointers_ab.py as at bb6de22 (removed with its switch after this run)
+# lab/experiments/float_pointers_ab.py and the switch it patched (codegen/ptx_unaligned.FLOAT_POINTERS) were removed
+# after this run: check out bb6de22 to run it again.
+lab_ab float_pointers_ab ${L_S:-420} "$@"
 archive session36_e

@@ -7,7 +7,8 @@ such loads a k-tile against the aligned kernel's three float4.  Nsight Compute (
 regtile's NT 4099x4093x4091 at 79.7% issue with lg_throttle 0.06 and long_scoreboard 0.12 a issued instruction,
 where its NN 4096^3 issues at 88.7% with neither.  The float copies (config.unaligned_rows) put consecutive threads on
 consecutive floats of a line: a warp's load reads 4 rows of a k-tile's 8 floats.  Measured slower on those members in
-NN (sessions 4 and 25, b_bdcdce0: 4099x4093x4091 2857 -> 3026 us), never in NT.
+NN (sessions 4 and 25, b_bdcdce0: 4099x4093x4091 2857 -> 3026 us); before session 36 never in NT.  Session 36
+(docs/data/session36/c_9ebbf2a): slower on all nine shapes in the four layouts, NT included.
 
 For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib") and its config with the float copies instead ("rows"),
 against cuBLAS in the layout, checked against float64 (C NaN-poisoned), then timed interleaved.  Writes

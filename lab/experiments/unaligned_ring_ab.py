@@ -10,8 +10,8 @@ For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"), "nopass", and th
 each form: "ringSv", each vector's floats where the vectors' copies put them (a warp's 4-byte copy touches a line a
 lane pair on row-major tiles), "ringSr" the float copies (config.unaligned_rows: consecutive threads on consecutive
 floats of a line), against cuBLAS in the layout, checked against float64 (C NaN-poisoned), then timed interleaved.
-Writes unaligned_ring_ab.json under $OUT.  Session 36 (docs/data/session36): forms v 12-33% slower than "nopass";
-forms r within 1% of it on NT (d_117db78; a2_7e95f4f's r ran the checked copies: the float path was not emitted).
+Writes unaligned_ring_ab.json under $OUT.  Session 36 (docs/data/session36): forms v 8-36% slower than "nopass";
+forms r 1.2% behind it on NT (d_117db78; a2_7e95f4f's r ran the checked copies: the float path was not emitted).
 
     python3 -m lab.experiments.unaligned_ring_ab [stages=3,4] [forms=r,v] [LAYOUT:MxNxK ...]
 """

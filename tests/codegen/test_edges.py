@@ -276,21 +276,28 @@ STRADDLE_CASES = [  # layout, (m, n), the vector bound's ld (aligned, or not), t
 ]
 
 
-RING_ROWS_LAYOUTS = tiered(list(CLAMP_LAYOUTS), fast={"NN", "NT"})
+RING_UNALIGNED_CASES = tiered([(lay, form) for lay in CLAMP_LAYOUTS for form in ("unaligned_rows", "unaligned_vectors")],
+                              fast={("NT", "unaligned_rows"), ("NN", "unaligned_vectors")})
 
 
-@pytest.mark.parametrize("layout", RING_ROWS_LAYOUTS)
-def test_cp_async_ring_takes_the_float_copies_on_unaligned_rows(layout):
-    """The ring (stages 3) with unaligned_rows: k-tiles inside K on unaligned rows copy the plan's float copies by a
-    4-byte cp.async each (edge tiles in M and N, a partial last k-tile); C against float64, every element written,
-    and fewer instructions executed than the same ring without the option, whose every k-tile takes the checked
-    copies (session 36: a float path emitted into an unreachable block fell through to those, right but slow)."""
+@pytest.mark.parametrize("layout, form", RING_UNALIGNED_CASES)
+def test_cp_async_ring_takes_its_unaligned_paths(layout, form):
+    """The ring (stages 3) on unaligned rows: k-tiles inside K copy a float by a 4-byte cp.async, the plan's float
+    copies (unaligned_rows) or each vector's floats (unaligned_vectors), unchecked (edge tiles in M and N, a partial
+    last k-tile where K runs along a row).  C against float64, every element written, no read outside the operands
+    (packed, M = 41, N = 37: a float path that lost its guards on the M / N edge reads past the last line; on TN, K =
+    40 makes that line's k-tile an unchecked one), and fewer instructions executed than the same ring without the
+    option, whose every k-tile takes the checked copies (session 36: a float path emitted into an unreachable block
+    fell through to those, right but slow)."""
+    from regtile.codegen.heuristic import leading_dims
     lay = CLAMP_LAYOUTS[layout]
-    kw = dict(lda=47, ldb=47, **lay)
+    m, n, k = 41, 37, 40 if layout == "TN" else 45
+    lda, ldb, _ = leading_dims(m, n, k, lay.get("trans_a", False), lay.get("trans_b", False))
+    kw = dict(lda=lda, ldb=ldb, **lay)
     ring = CLAMP_TILE.replace(stages=3, **lay)
-    rows = _clamp_sim(ring.replace(unaligned_rows=True), 40, 37, 45, **kw)
-    checked = _clamp_sim(ring, 40, 37, 45, **kw)
-    assert rows < 0.95 * checked  # 7% fewer (NN: 393856 / 424064); 0.3% fewer with the float path unreachable
+    taken = _clamp_sim(ring.replace(**{form: True}), m, n, k, **kw)
+    checked = _clamp_sim(ring, m, n, k, **kw)
+    assert taken < 0.95 * checked  # 0.3% fewer with the float copies' path unreachable
 
 
 def _straddle_sim(layout, m, n, k, ld, form):
