@@ -100,13 +100,8 @@ class RingMixin:
                 # rows not aligned, k-tile inside K: the plan's float copies (consecutive threads on consecutive
                 # floats of a line), a 4-byte cp.async each
                 path = self.load_floats(loads, kend)
-            floats = None
-            if self.prog.unaligned_vectors:
-                # as load_float4_or_edge: both tests in one block, so that neither waits behind the other's branch
-                floats = b.label(f"{operand.lower()}_ring_floats")
-                unchecked = self.k_test(kend, self.floats_ok[operand], self.floats_loose[operand])
-                b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
-                                                          f"a 4-byte copy a float, unchecked")
+            # as load_float4_or_edge: both tests in one block, so that neither waits behind the other's branch
+            floats = self.floats_branch(operand, kend, "ring_floats", "a 4-byte copy a float, unchecked")
             full = self.k_test(kend, self.tile_ok[operand], self.tile_loose.get(operand))
             b.emit(f"@!{full} bra.uni {edge};", f"{operand} tile inside the matrix, rows aligned: unchecked copies")
             self._ring_unchecked(operand, copies, ptrs, stage_off, whole=True)

@@ -93,12 +93,7 @@ class TileLoadsMixin:
         its own branch on every k-tile of both operands, sm_90)."""
         b = self.b
         operand = loads.operand
-        floats = None
-        if self.prog.unaligned_vectors:
-            floats = b.label(f"{operand.lower()}_floats")
-            unchecked = self.k_test(kend, self.floats_ok[operand], self.floats_loose[operand])
-            b.emit(f"@{unchecked} bra.uni {floats};", f"{operand}: rows not aligned, tile inside K and clamped: "
-                                                      f"each vector's floats, unchecked")
+        floats = self.floats_branch(operand, kend, "floats", "each vector's floats, unchecked")
         guard = (self.tile_ok[operand], self.tile_loose.get(operand) if loose else None)
         self.float4_loads([(loads, copies, ptrs)], guard, kend, edge, done)
         if floats is not None:
@@ -106,6 +101,17 @@ class TileLoadsMixin:
             self._load_unaligned_unchecked(loads, copies, ptrs, done)
         b.place(edge)
         self.checked_loads(loads, copies, ptrs, k0, done)
+
+    def floats_branch(self, operand: str, kend: str, stem: str, what: str):
+        """With unaligned_vectors, the branch of the k-tile ending at kend to its vectors' floats, unchecked, where the
+        operand's rows are not aligned and the tile is inside K and clamped (ptx_edges.k_test of floats_setup's
+        guards): the label it branches to, named `stem`, to be placed with that path; None without the option."""
+        if not self.prog.unaligned_vectors:
+            return None
+        label = self.b.label(f"{operand.lower()}_{stem}")
+        unchecked = self.k_test(kend, self.floats_ok[operand], self.floats_loose[operand])
+        self.b.emit(f"@{unchecked} bra.uni {label};", f"{operand}: rows not aligned, tile inside K and clamped: {what}")
+        return label
 
     def float4_loads(self, tiled, inside, kend: str, edge: str, done: str) -> None:
         """The tile guard's test (ptx_edges.k_test of `inside`: tile_setup's (tile_ok, tile_loose) of
