@@ -488,10 +488,17 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
             names = [nm for nm in names if get_member(nm).backend != FUSED]
             if stand_in in names:
                 return stand_in, "stand-in", names
-    picked = table_choice(m, n, k, names, transfer_sms=sm_count, aligned=aligned)
+    return (*choice_among(names, m, n, k, sm_count, aligned=aligned), names)
+
+
+def choice_among(names: Sequence[str], m: int, n: int, k: int, sm_count: int, table: Optional[Sequence[dict]] = None,
+                 aligned: Optional[bool] = None) -> Tuple[str, str]:
+    """(member of `names`, "table" or "model"): the table's neighbours carried to the shape by the model (table_choice;
+    `table`: entries in place of the committed ones), else the model's pick (model_choice)."""
+    picked = table_choice(m, n, k, names, table, transfer_sms=sm_count, aligned=aligned)
     if picked is not None:
-        return picked, "table", names
-    return model_choice(names, m, n, k, sm_count), "model", names
+        return picked, "table"
+    return model_choice(names, m, n, k, sm_count), "model"
 
 
 def model_choice(names: Sequence[str], m: int, n: int, k: int, sm_count: int) -> str:

@@ -80,7 +80,7 @@ class RingMixin:
         straight from global memory: where the operand's whole tile is inside the matrix with
         aligned rows (block-uniform, as load_tile's "tile" guard), a 16-byte cp.async per copy
         whose store is one vector and a 4-byte one per float otherwise (A stored transposed);
-        on unaligned rows inside K, a 4-byte one a float, unchecked (the float copies: _ring_float_path; each
+        on unaligned rows inside K, a 4-byte one a float, unchecked (the float copies: emit_float_path; each
         vector's floats: _ring_unchecked); else every float by a 4-byte cp.async that reads nothing and writes zero
         outside the matrix (src-size 0, its source clamped to the operand's base)."""
         b = self.b
@@ -111,7 +111,7 @@ class RingMixin:
                 self._ring_unchecked(operand, copies, ptrs, stage_off, whole=False)
                 b.emit(f"bra.uni {done};")
             if float_copies:
-                self._ring_float_path(loads, koff, stage_off, path, done)
+                self.emit_float_path(loads, koff, self.float_tiles[operand], path, done, ring=True, stage_off=stage_off)
             b.place(edge)
             rlim, clim = self._limits(operand)
             base = self.p["Ag" if operand == "A" else "Bg"]
@@ -128,27 +128,6 @@ class RingMixin:
                         b.emit(f"cp.async.ca.shared.global {_addr(dst, imm + 4 * (e - e0))}, [{src}], 4, {nbytes};",
                                f"{operand} copy {r}, float {e}: zero outside the matrix")
             b.place(done)
-
-    def _ring_float_path(self, loads, koff: str, stage_off: Optional[str], label: str, done: str) -> None:
-        """The float copies (ptx_unaligned.emit_float_path) as 4-byte cp.asyncs into the stage: unchecked where the
-        tile is inside its block dimension, else each predicated on it (a float outside leaves its shared word as it
-        was: it reaches only the sums of C's rows or columns outside the matrix, which C never receives - a stream-K
-        partial slot may hold them); then a branch to `done`."""
-        b = self.b
-        op = loads.operand
-        setup = self.float_tiles[op]
-        b.place(label)
-        base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
-        edge = b.label(f"{op.lower()}_ring_floats_edge")
-        b.emit(f"@!{setup['inside']} bra.uni {edge};")
-        for room in (None, setup["room"]):
-            for f, ptr, off, dblock, ds in self.float_sources(loads, koff, setup):
-                guard = "" if room is None else f"@{self.setp('gt', room, dblock)} "
-                b.emit(f"{guard}cp.async.ca.shared.global {_addr(base, setup['imm'] + 4 * ds)}, {_addr(ptr, 4 * off)}, 4;",
-                       f.stores[0].what)
-            b.emit(f"bra.uni {done};")
-            if room is None:
-                b.place(edge)
 
     def _ring_unchecked(self, operand: str, copies, ptrs, stage_off: Optional[str], whole: bool) -> None:
         """Every copy of an operand's tile inside the matrix, unchecked: with `whole` (rows aligned) a cp.async a store

@@ -24,6 +24,8 @@ shared memory (no staging registers: there the predicate only picks the path).
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .ptx_builder import _addr, _r
 
 
@@ -111,19 +113,34 @@ class UnalignedLoadsMixin:
                                                  f"thread, consecutive threads on consecutive floats")
         return label
 
-    def emit_float_path(self, loads, koff: str, setup: dict, label: str, done: str) -> None:
+    def emit_float_path(self, loads, koff: str, setup: dict, label: str, done: str, ring: bool = False,
+                        stage_off: Optional[str] = None) -> None:
         """Every float of the tile: one pointer stepped line by line, the offsets immediates; no
         guard inside the block dimension, else each float predicated on it (a float outside
-        keeps what its register held: it reaches only C's rows or columns outside the matrix)."""
+        keeps what its register held: it reaches only C's rows or columns outside the matrix).
+        With `ring` (the cp.async ring, ptx_ring.py) each float goes by a 4-byte cp.async straight into the stage at
+        byte offset stage_off (None: stage 0) rather than into its staging register (a float outside leaves its
+        shared word as it was: it reaches only the sums of C's rows or columns outside the matrix, which C never
+        receives - a stream-K partial slot may hold them), and both paths end in a branch to `done`."""
         b = self.b
         op = loads.operand
         b.place(label)
-        edge = b.label(f"{op.lower()}_floats_edge")
+        if ring:
+            base = setup["smem"] if stage_off is None else b.op("add.s32", setup["smem"], stage_off)
+        edge = b.label(f"{op.lower()}_{'ring_' if ring else ''}floats_edge")
         b.emit(f"@!{setup['inside']} bra.uni {edge};")
-        self._float_loads(loads, koff, setup, None)
-        b.emit(f"bra.uni {done};")
-        b.place(edge)
-        self._float_loads(loads, koff, setup, setup["room"])
+        for room in (None, setup["room"]):
+            for f, ptr, off, dblock, ds in self.float_sources(loads, koff, setup):
+                guard = "" if room is None else f"@{self.setp('gt', room, dblock)} "
+                if ring:
+                    b.emit(f"{guard}cp.async.ca.shared.global {_addr(base, setup['imm'] + 4 * ds)}, "
+                           f"{_addr(ptr, 4 * off)}, 4;", f.stores[0].what)
+                else:
+                    b.emit(f"{guard}ld.global.nc.f32 {_r(f.regs[0])}, {_addr(ptr, 4 * off)};", f.stores[0].what)
+            if room is None or ring:
+                b.emit(f"bra.uni {done};")
+            if room is None:
+                b.place(edge)
 
     def float_sources(self, loads, koff: str, setup: dict):
         """(float copy, the 64-bit pointer of its line, offset, block-dimension distance, shared-memory distance) of
@@ -140,14 +157,6 @@ class UnalignedLoadsMixin:
                 ptr = b.op("add.s64", ptr, self.float_steps[op][line - cur], typ=".b64")
                 cur = line
             yield f, ptr, off, dblock, ds
-
-    def _float_loads(self, loads, koff: str, setup: dict, room) -> None:
-        b = self.b
-        for f, ptr, off, dblock, _ in self.float_sources(loads, koff, setup):
-            guard = ""
-            if room is not None:
-                guard = f"@{self.setp('gt', room, dblock)} "
-            b.emit(f"{guard}ld.global.nc.f32 {_r(f.regs[0])}, {_addr(ptr, 4 * off)};", f.stores[0].what)
 
     def store_floats(self, op: str, floats, setup: dict, vector_stores, stage_off) -> None:
         """The operand's tile store: its float copies' stores where its last load took them,

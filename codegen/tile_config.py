@@ -117,8 +117,9 @@ class TileConfig(ConfigDict):
     # beside an 8x16 thread tile; PTX, with edge_clamp): a k-tile inside K loads each float4
     # copy's four floats unchecked, into the registers and shared memory the float4 fills,
     # instead of the edge path's zero, compare and predicated load per float
-    # (ptx_edges._load_unaligned_unchecked; the cp.async ring: a 4-byte cp.async a float, ptx_ring.py).  The runtime asks for it where lda or ldb is not a
-    # multiple of 4 (codegen/operand_forms.for_rows); aligned rows keep the kernel without it.
+    # (ptx_edges._load_unaligned_unchecked; the cp.async ring: a 4-byte cp.async a float, ptx_ring.py).
+    # The runtime asks for it where lda or ldb is not a multiple of 4 (codegen/operand_forms.for_rows);
+    # aligned rows keep the kernel without it.
     unaligned_vectors: bool = False
     # C's last column fused into the last tile column (PTX, two shared stages): the kernel's N
     # parameter is C's columns less one, and the blocks whose tile ends at or past it also

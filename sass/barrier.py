@@ -29,14 +29,13 @@ A loop without the pattern is left as it was, with the reason in the report.
 """
 from __future__ import annotations
 
-import dataclasses
-
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import UnknownForm, locate, registers_of
+from .reorder import placed
 from .tile_end import FIXED_LATENCY  # cycles: an FFMA's result is read no sooner than this after it
 
 MIN_RUN = 16  # FFMAs between the last STS and the barrier before the step moves it (NN's loops have 4)
@@ -118,9 +117,7 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         while p >= 0 and loop[p].base != "FFMA":
             p -= 1
         if p >= 0 and loop[p].hi & isa.REUSE_MASK_HI:
-            hi = loop[p].hi & ~isa.REUSE_MASK_HI
-            plain = dataclasses.replace(loop[p], hi=hi, text=loop[p].text.replace(".reuse", ""),
-                                        operands=tuple(op.replace(".reuse", "") for op in loop[p].operands))
-            edits.append((plain.offset, plain, plain.lo, hi, plain.predicate))
+            plain = placed(loop[p], loop[p])
+            edits.append((plain.offset, plain, plain.lo, plain.hi, plain.predicate))
         return edits, BarrierReport(ffmas=len(run), at=slots[0], stall_added=extra)
     return [], BarrierReport(why="no barrier in the main loop")

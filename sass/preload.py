@@ -25,7 +25,7 @@ where a check fails, is left as it was, with the reason in the report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from . import isa
 from .cubin import text_section
@@ -73,6 +73,19 @@ def guarded_blocks(func: SassFunction, loop: Sequence[Instruction], base: str):
             yield i, br, guard, list(loop[i + 1:j]), j
 
 
+def foreign_landing(landing, instrs: Sequence[Instruction], br: Instruction) -> Optional[int]:
+    """The offset of the first of `instrs` where a branch other than `br` lands (func.branch_sources() as
+    `landing`), else None: the instructions a step moves past must be entered from the top alone."""
+    return next((x.offset for x in instrs if any(src != br.offset for src in landing.get(x.offset, []))), None)
+
+
+def if_converted(slot: int, ins: Instruction, guard: Tuple[int, bool], hi: int):
+    """The edit that puts `ins`, an instruction of a block the branch with `guard` (isa.guard_of) skipped, at `slot`
+    under that guard negated, with control bits `hi`."""
+    index, neg = guard
+    return slot, ins, isa.with_guard(ins.lo, index, not neg), hi, f"@{'' if neg else '!'}P{index}"
+
+
 def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str]], PreloadReport]:
     """([(slot offset, instruction moved there, lo, hi, predicate text)], report) for `func`'s main loop."""
     loop = func.loop_instructions()
@@ -88,17 +101,15 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
             report.why = f"{len(ffmas)} FFMAs after {len(loads)} loads"
             return [], report
         span = loads + ffmas[:used]
-        for ins in span:
-            if any(src != br.offset for src in landing.get(ins.offset, [])):
-                report.why = f"a branch lands at /*{ins.offset:04x}*/"
-                return [], report
+        foreign = foreign_landing(landing, span, br)
+        if foreign is not None:
+            report.why = f"a branch lands at /*{foreign:04x}*/"
+            return [], report
         for n, ld in enumerate(loads):
             for f in ffmas[:SPACING * n]:
                 if not passes(ld, f):
                     report.why = f"/*{ld.offset:04x}*/ {ld.text} cannot pass /*{f.offset:04x}*/ {f.text}"
                     return [], report
-        index, neg = guard
-        pred_text = f"@{'' if neg else '!'}P{index}"
         order: List[Instruction] = []
         for n, ld in enumerate(loads):
             order.append(ld)
@@ -106,7 +117,7 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         edits = [(br.offset, br, isa.with_guard(br.lo, isa.GUARD_PT, True), br.hi, "@!PT")]
         for slot, ins in zip((x.offset for x in span), order):
             if ins.base == "LDS":  # the branch's guard negated; S01: FFMAs follow
-                edits.append((slot, ins, isa.with_guard(ins.lo, index, not neg), isa.with_stall(ins.hi, 1), pred_text))
+                edits.append(if_converted(slot, ins, guard, isa.with_stall(ins.hi, 1)))
             else:
                 edits.append((slot, ins, ins.lo, ins.hi, ins.predicate))
         report.loads, report.ffmas = len(loads), used

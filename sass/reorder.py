@@ -263,9 +263,9 @@ def _text(opcode: str, ops: Sequence[str]) -> str:
     return f"{opcode} {', '.join(ops)}"
 
 
-def _placed(ins: Instruction, at: Instruction) -> Instruction:
+def placed(ins: Instruction, at: Instruction) -> Instruction:
     """`ins` at the position of `at`: its offset and scheduling controls, no reuse flags
-    (the pass plans those)."""
+    (the pass plans those; placed(ins, ins) is `ins` with its reuse flags cleared)."""
     ops = tuple(op.replace(".reuse", "") for op in ins.operands)
     hi = ((at.hi & ~isa.BODY_MASK_HI) | (ins.hi & isa.BODY_MASK_HI)) & ~isa.REUSE_MASK_HI
     return dataclasses.replace(ins, offset=at.offset, hi=hi, operands=ops, text=_text(ins.opcode, ops))
@@ -325,7 +325,7 @@ def reorder(func_instrs: Sequence[Instruction], lo: int, hi: int, labels: Dict[s
             ins = _swapped(f.ins) if swap else f.ins
             rep.moved += f.home != pos
             rep.swapped += swap
-            out[pos] = _placed(ins, instrs[pos])
+            out[pos] = placed(ins, instrs[pos])
         prev, prev_end = _last_pair(out, run), run[-1]
     return out, rep
 

@@ -48,7 +48,7 @@ from typing import List, Set, Tuple
 from . import isa
 from .disasm import Instruction, SassFunction
 from .fields import UnknownForm, locate, registers_of
-from .preload import guarded_blocks, passes
+from .preload import foreign_landing, guarded_blocks, if_converted, passes
 from .reorder import Cfg
 
 SPACING = 3  # FFMAs after each store: an STS every four issue slots, as ptxas spaces them
@@ -122,9 +122,9 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
         if near:
             return [], StoresReport(why=f"/*{near[-1].offset:04x}*/ {near[-1].text} writes what the stores read, "
                                         f"or names their guard, just above the window")
-        for ins in ffmas[1:] + [br] + stores:
-            if any(src != br.offset for src in landing.get(ins.offset, [])):
-                return [], StoresReport(why=f"a branch lands at /*{ins.offset:04x}*/")
+        foreign = foreign_landing(landing, ffmas[1:] + [br] + stores, br)
+        if foreign is not None:
+            return [], StoresReport(why=f"a branch lands at /*{foreign:04x}*/")
         nop = next((x for x in func.instructions if x.base == "NOP" and not x.predicate), None)
         if nop is None:
             return [], StoresReport(why="no NOP in the function to copy for the branch's slot")
@@ -132,8 +132,6 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
             for x in ffmas[spacing * n:]:
                 if not passes(st, x):
                     return [], StoresReport(why=f"/*{st.offset:04x}*/ {st.text} cannot pass /*{x.offset:04x}*/ {x.text}")
-        index, neg = guard
-        pred_text = f"@{'' if neg else '!'}P{index}"
         order: List[Instruction] = []
         for n, st in enumerate(stores):
             order.append(st)
@@ -156,7 +154,7 @@ def plan(func: SassFunction) -> Tuple[List[Tuple[int, Instruction, int, int, str
                 if ins is stores[0]:
                     for sb in sorted(inherited):
                         hi = isa.with_wait(hi, sb)
-                edits.append((slot, ins, isa.with_guard(ins.lo, index, not neg), hi, pred_text))
+                edits.append(if_converted(slot, ins, guard, hi))
             else:
                 edits.append((slot, ins, ins.lo, ins.hi, ins.predicate))
         return edits, StoresReport(stores=len(stores), at=slots[0], ffmas=need, spacing=spacing)

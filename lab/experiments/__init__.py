@@ -78,12 +78,9 @@ def timed_choice(h, r, timed, sm_count: int = 132, table=None):
     in its rows.  -> (that pick, "table" or "model": which made it, whether the choice among every candidate picks a
     member outside `timed`: the offline evaluators count those rows)."""
     m, n, k = r["m"], r["n"], r["k"]
-
-    def choose(names):
-        picked = h.table_choice(m, n, k, names, table, transfer_sms=sm_count)
-        return (picked, "table") if picked is not None else (h.model_choice(names, m, n, k, sm_count), "model")
     names = h.candidate_names(m, n, k, sm_count)
-    return (*choose([nm for nm in names if nm in timed]), choose(names)[0] not in timed)
+    pick, why = h.choice_among([nm for nm in names if nm in timed], m, n, k, sm_count, table)
+    return pick, why, h.choice_among(names, m, n, k, sm_count, table)[0] not in timed
 
 
 def cublas_ms(work) -> float:

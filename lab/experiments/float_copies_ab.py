@@ -23,6 +23,11 @@ DEFAULT = ["NT:2049x2047x1025", "NT:4099x4093x4091", "NT:6143x2047x3071", "NT:81
            "TT:4099x4093x4091"]
 
 
+def float_copies_config(cfg):
+    """`cfg` (a plan's config with the vector floats) with the float copies instead."""
+    return cfg.replace(unaligned_rows=True, unaligned_vectors=False)
+
+
 def one(torch, bench, m, n, k):
     from regtile.runtime.plans import GemmPlan
     operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
@@ -33,8 +38,7 @@ def one(torch, bench, m, n, k):
         return row, f"not the vector floats ({lib.describe()[:60]})"
     plans = {"lib": lib}
     try:
-        plans["rows"] = GemmPlan(m, n, k, *operands, backend="ptx",
-                                 config=cfg.replace(unaligned_rows=True, unaligned_vectors=False))
+        plans["rows"] = GemmPlan(m, n, k, *operands, backend="ptx", config=float_copies_config(cfg))
     except Exception as e:  # the register rule's refusal: named, left out
         print(f"{m}x{n}x{k} rows: {type(e).__name__}: {e}", flush=True)
     return time_plans(torch, bench, plans, row, lib.describe()[:60])

@@ -12,6 +12,8 @@ order, for reading ncu's CSV.
     ncu --profile-from-start off --metrics ... --csv python3 -m lab.experiments.ncu_ring [LAYOUT:MxNxK ...]
 """
 from lab.experiments import layout_spec, program, write_out
+from lab.experiments.float_copies_ab import float_copies_config
+from lab.experiments.unaligned_ring_ab import ring_config
 
 SHAPES = ["NN:4096x4096x4096", "NT:4099x4093x4091"]
 
@@ -27,13 +29,10 @@ def run(argv):
         operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
         lib = GemmPlan(m, n, k, *operands)
         cfg = lib.config
-        floats = cfg.unaligned_rows or cfg.unaligned_vectors
         plans = {"lib": lib, "nopass": GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx"),
-                 "ring3": GemmPlan(m, n, k, *operands, backend="ptx", config=cfg.replace(
-                     stages=3, sass_pass=False, hoist_head=False, unaligned_rows=floats, unaligned_vectors=False))}
+                 "ring3": GemmPlan(m, n, k, *operands, backend="ptx", config=ring_config(cfg, 3, "r"))}
         if cfg.unaligned_vectors:  # the two stages with the float copies, the pass on (float_copies_ab's "rows")
-            plans["rows"] = GemmPlan(m, n, k, *operands, backend="ptx",
-                                     config=cfg.replace(unaligned_rows=True, unaligned_vectors=False))
+            plans["rows"] = GemmPlan(m, n, k, *operands, backend="ptx", config=float_copies_config(cfg))
         for name, plan in plans.items():
             fn = bench.library(plan)
             fn(0), fn(0)

@@ -22,6 +22,15 @@ SHAPES = ["NT:2049x2047x1025", "NT:4099x4093x4091", "NT:6143x2047x3071", "NT:819
           "NT:4096x4096x4096"]
 
 
+def ring_config(cfg, stages: int, form: str):
+    """`cfg` (a plan's config) as the ring of `stages` stages, without the SASS pass, its unaligned rows in `form`:
+    "v" each vector's floats, "r" the float copies (either where `cfg` has either float form)."""
+    floats = cfg.unaligned_rows or cfg.unaligned_vectors
+    forms = {"v": dict(unaligned_rows=False, unaligned_vectors=floats and cfg.edge_clamp),
+             "r": dict(unaligned_rows=floats, unaligned_vectors=False)}
+    return cfg.replace(stages=stages, sass_pass=False, hoist_head=False, **forms[form])
+
+
 def run(argv):
     stages = [int(v) for v in (take_option(argv, "stages") or "3,4").split(",")]
     forms_wanted = (take_option(argv, "forms") or "r").split(",")
@@ -37,14 +46,11 @@ def run(argv):
         plans = {"lib": lib}
         if cfg.sass_pass:
             plans["nopass"] = GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx")
-        floats = cfg.unaligned_rows or cfg.unaligned_vectors
         for s in stages:
-            forms = {"v": dict(unaligned_rows=False, unaligned_vectors=floats and cfg.edge_clamp),
-                     "r": dict(unaligned_rows=floats, unaligned_vectors=False)}
             for form in forms_wanted:
-                ring = cfg.replace(stages=s, sass_pass=False, hoist_head=False, **forms[form])
                 try:
-                    plans[f"ring{s}{form}"] = GemmPlan(m, n, k, *operands, config=ring, backend="ptx")
+                    plans[f"ring{s}{form}"] = GemmPlan(m, n, k, *operands, config=ring_config(cfg, s, form),
+                                                       backend="ptx")
                 except Exception as e:  # a config the ring cannot take: named, left out
                     print(f"{m}x{n}x{k} ring{s}{form}: {type(e).__name__}: {e}", flush=True)
         return time_plans(torch, bench, plans, row, lib.describe()[:60])
