@@ -13,9 +13,13 @@ floats of a line), against cuBLAS in the layout, checked against float64 (C NaN-
 Writes unaligned_ring_ab.json under $OUT.  Session 36 (docs/data/session36): forms v 8-36% slower than "nopass";
 forms r 1.2% behind it on NT (d_117db78; a2_7e95f4f's r ran the checked copies: the float path was not emitted).
 
+Session 37 ran it on the TN shapes whose picks are small PTX members (docs/data/session37): in TN A^T's rows run along
+M, so both operands' copies are 16-byte cp.asyncs where the rows are aligned.  The variants of every shape compile
+first, 16 at a time (precompile).
+
     python3 -m lab.experiments.unaligned_ring_ab [stages=3,4] [forms=r,v] [LAYOUT:MxNxK ...]
 """
-from lab.experiments import over_shapes, program, take_option, time_plans
+from lab.experiments import layout_spec, over_shapes, program, take_option, time_plans
 
 SHAPES = ["NT:2049x2047x1025", "NT:4099x4093x4091", "NT:6143x2047x3071", "NT:8191x8193x1025", "NN:4095x4095x4095",
           "NN:2047x4097x1023", "NN:1023x4095x2047", "TN:2049x2047x1025", "TN:8191x8193x1025", "NN:4096x4096x4096",
@@ -31,9 +35,37 @@ def ring_config(cfg, stages: int, form: str):
     return cfg.replace(stages=stages, sass_pass=False, hoist_head=False, **forms[form])
 
 
+def precompile(specs, stages, forms) -> None:
+    """Every shape's plan config, without the pass and as each ring, into the kernel cache, 16 processes at a time
+    (the plans then load them): the A/B's compiles in parallel rather than a plan at a time."""
+    import time
+    from regtile.codegen.config import ConfigError
+    from regtile.runtime import driver
+    from regtile.runtime.choice import choose_sgemm_kernel
+    from regtile.runtime.compiler import compile_many
+    t0 = time.time()
+    arch = driver.device().arch
+    items = set()
+    for spec in specs:
+        _, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
+        cfg, backend = choose_sgemm_kernel(m, n, k, arch, ta, tb, 0, lda, ldb)
+        if backend != "ptx":
+            continue
+        items.add((cfg, backend))
+        for make in [lambda: cfg.replace(sass_pass=False)] + [lambda s=s, f=f: ring_config(cfg, s, f)
+                                                              for s in stages for f in forms]:
+            try:
+                items.add((make(), backend))
+            except ConfigError:
+                pass
+    errors = [e for e in compile_many(sorted(items, key=repr), arch, 16) if e]
+    print(f"precompiled {len(items)} kernels in {time.time() - t0:.0f} s ({len(errors)} refused)", flush=True)
+
+
 def run(argv):
     stages = [int(v) for v in (take_option(argv, "stages") or "3,4").split(",")]
     forms_wanted = (take_option(argv, "forms") or "r").split(",")
+    precompile(argv or SHAPES, stages, forms_wanted)
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
