@@ -1,6 +1,6 @@
 """The config of a family member generated for the problem's operands: the copy paths of the leading
-dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c) and the fused kernel's
-lean copies (for_lean_copies), in that order (for_operands).  (Until session 28 for_vector_edges gave the
+dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c), the fused kernel's
+lean copies (for_lean_copies) and, in TN, the small members' cp.async ring (for_ring), in that order (for_operands).  (Until session 28 for_vector_edges gave the
 128x256 members the edge vector path where aligned rows had a ragged extent along the vectors: their tile
 across the bound took the checked copies on every k-tile then; it takes them on its last one now,
 ptx_edges.clamp_setup.)  Each keeps the config, and its kernel text,
@@ -213,14 +213,49 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
     return cfg
 
 
+# for_ring: the k-tiles a tile's K holds above which a 4x4 member runs the ring in TN, and the tiles it needs at least.
+RING_MIN_KTILES = 16
+RING_MIN_TILES = 8
+RING_TN_STAGES = 4
+
+
+def for_ring(cfg: SgemmConfig, backend: str, m: int, n: int, k: Optional[int]) -> SgemmConfig:
+    """`cfg` as the cp.async ring of RING_TN_STAGES stages (codegen/ptx_ring.py: no staging registers, three k-tiles in
+    flight; without the SASS pass, which the 4x4 members do not run) where it was measured faster: the PTX members of
+    4x4 thread tiles and block tiles up to 64x64 with the two-stage loop, in TN (A^T and B: both operands' rows land in shared memory
+    untransposed, so aligned rows copy by 16-byte cp.asyncs; A's transposed copy in NN / NT is a 4-byte cp.async a
+    float, which lost there: session 7, docs/shapes-history.md "The cp.async ring, built and measured: slower", and
+    session 37's NN / NT rows), on tiles whose K holds more than RING_MIN_KTILES k-tiles, at least RING_MIN_TILES tiles.
+
+    Measured (H200, session 37, docs/data/session37/b_508dc83, us, the plan as committed / this ring; cuBLAS's TN in
+    brackets) on every TN suite and held-out shape whose pick is a small PTX member:
+    - taken (K > 16 k-tiles, >= 8 tiles): faster on 14 of 17 - 127x511x257 8.2 / 7.2 (8.0), 512^3 14.9 / 13.9 (14.5),
+      49x1280x320 8.9 / 8.2 (8.2), 3136x96x384 15.3 / 14.1, 32x3072x3072 24.9 / 22.8, 16384x30x4096 129.5 / 115.8
+      (120.3), 13824x24x5120 127.3 / 116.3, 18944x20x3584 122.0 / 115.1 (119.2), 10240x28x2560 52.1 / 49.1, 2048x256x512
+      20.1 / 19.6, 1500x384x384 17.7 / 17.2, 257x1280x1280 31.3 / 30.5, 640x360x1200 22.8 / 22.4, 384^3 8.5 / 8.3;
+      slower on 77x3072x768 18.6 / 19.2, 197x768x768 15.7 / 15.9, 333x777x999 24.1 / 24.2;
+    - left (K of 16 k-tiles or fewer, or fewer tiles): 256^3 5.7 / 5.9 (16 k-tiles), 196x576x96 3.2 / 3.3, 12544x32x144
+      7.2 / 7.7, 50x50x50000 (2 tiles, stream-K's short pieces of K) 24.6 / 29.1; 49x960x160 4.4 / 4.2 the one faster.
+    The 4x8 and 8x8 tiles went the other way (sq-64x64 slower on all 11 of its picks, 2-16%; sq-64x64-4x8 and its k32
+    form on 4 of 7), the skinny members' 4x4 tiles (128x16, 16x128) were not measured, and a ring that C's fused last
+    column would need (last_col) does not exist: they keep `cfg`."""
+    if (backend != "ptx" or k is None or not cfg.trans_a or cfg.trans_b or cfg.batched or cfg.stages != 2
+            or cfg.tm * cfg.tn != 16 or max(cfg.bm, cfg.bn) > 64 or cfg.sass_pass or cfg.last_col or cfg.unaligned_vectors or cfg.split_k > 1):
+        return cfg
+    tiles = -(-m // cfg.bm) * -(-n // cfg.bn)
+    if -(-k // cfg.bk) <= RING_MIN_KTILES or tiles < RING_MIN_TILES:
+        return cfg
+    return taken(cfg, stages=RING_TN_STAGES, hoist_head=False)
+
+
 def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: int,
                  ldc: Optional[int] = None, k: Optional[int] = None) -> SgemmConfig:
     """`cfg` generated for the problem's operands: the leading dimensions' copy paths (for_rows),
-    then C's columns (for_columns) and rows (for_c; ldc None: packed, N) and the fused kernel's lean copies
-    (for_lean_copies; `k` for B^T's).  What regtile.sgemm's plans run (runtime/choice.py) and what the sweep names
-    as the table's member (tools/shape_sweep.py)."""
+    then C's columns (for_columns) and rows (for_c; ldc None: packed, N), the fused kernel's lean copies
+    (for_lean_copies; `k` for B^T's) and the ring (for_ring; `k`: none without it).  What regtile.sgemm's plans run
+    (runtime/choice.py) and what the sweep names as the table's member (tools/shape_sweep.py)."""
     cfg = for_c(for_columns(for_rows(cfg, backend, lda, ldb), backend, n), backend, n if ldc is None else ldc)
-    return for_lean_copies(cfg, backend, lda, ldb, m, n, k)
+    return for_ring(for_lean_copies(cfg, backend, lda, ldb, m, n, k), backend, m, n, k)
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int, trans_a: bool = False,

@@ -70,6 +70,27 @@ def test_blas_trans_flags(transa, transb):
     assert _err(C, ref) <= 1e-5
 
 
+# TN's small 4x4 members run the cp.async ring of four stages where K holds more than 16 k-tiles (operand_forms.for_ring,
+# session 37): aligned rows (16-byte cp.asyncs), unaligned A^T and B (the float copies' 4-byte ones), ragged edges.
+TN_RING = [(512, 512, 512), (127, 511, 257), (49, 1280, 320), (333, 777, 999), (1000, 90, 1025), (16384, 30, 4096)]
+
+
+@pytest.mark.parametrize("m, n, k", TN_RING)
+def test_tn_ring_plans(m, n, k):
+    plan = plans.GemmPlan(m, n, k, True, False, m, n, n)
+    assert plan.config.stages == 4, plan.describe()
+    A, B = torch.randn(k, m, device="cuda"), torch.randn(k, n, device="cuda")
+    C = torch.randn(m, n, device="cuda")
+    C0 = C.clone()
+    regtile.sgemm(A, B, C, alpha=0.5, beta=-1.5, transa=True)
+    torch.cuda.synchronize()
+    assert _within_terms(C, A.t().double(), B.double(), 0.5, -1.5, C0)
+    C = _poison((m, n))
+    regtile.sgemm(A, B, C, transa=True)
+    torch.cuda.synchronize()
+    assert _within_terms(C, A.t().double(), B.double())
+
+
 @pytest.mark.parametrize("m, n, k, colmajor", [(513, 257, 129, True), (300, 500, 70, False)])
 def test_column_major_c(m, n, k, colmajor):
     """A column-major C: C^T = B^T A^T, the kernel on swapped operands (with column-major operands,

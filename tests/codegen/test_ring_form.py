@@ -1,0 +1,84 @@
+"""The TN ring form (operand_forms.for_ring, session 37): which plans run the cp.async ring of four stages, which keep
+the two-stage loop, and the ring kernels that regtile.sgemm can now run compiling spill-free on every architecture.
+Right against float64 on the GPU: tests/gpu/test_api_gpu.py test_tn_ring_plans; the ring's own paths on the PTX
+interpreter: tests/codegen/test_edges.py."""
+import pytest
+
+from regtile.codegen import heuristic as h
+from regtile.codegen.operand_forms import RING_MIN_KTILES, RING_TN_STAGES, for_ring, member_for_shape
+from regtile.codegen.presets import FAMILY
+from regtile.runtime.compiler import compile_config, spilled_bytes
+from tiers import tiered
+
+LAYOUTS = {"NN": (False, False), "NT": (False, True), "TN": (True, False), "TT": (True, True)}
+
+
+def _plan_config(m, n, k, layout):
+    """The config regtile.sgemm's plan builds for packed operands (the table's member, generated for the layout and
+    the operands), on 132 SMs."""
+    ta, tb = LAYOUTS[layout]
+    member = h.describe_choice(m, n, k, "sm_90", 132, h.rows_aligned(m, n, k, ta, tb), trans_a=ta, trans_b=tb)["member"]
+    return member, member_for_shape(member, m, n, k, 132, ta, tb)[0]
+
+
+@pytest.mark.parametrize("m, n, k", [(512, 512, 512), (127, 511, 257), (16384, 30, 4096), (49, 1280, 320)])
+def test_tn_small_members_take_the_ring(m, n, k):
+    """Suite and held-out shapes measured faster with the ring (docs/data/session37/b_508dc83): the same member in
+    every layout, the ring in TN alone (A's transposed copy in NN / NT is a 4-byte cp.async a float: slower)."""
+    member, tn = _plan_config(m, n, k, "TN")
+    assert tn.stages == RING_TN_STAGES and not tn.hoist_head and not tn.sass_pass, member
+    assert tn.tm * tn.tn == 16 and max(tn.bm, tn.bn) <= 64
+    for layout in ("NN", "NT", "TT"):
+        other, cfg = _plan_config(m, n, k, layout)
+        if other == member:
+            assert cfg.stages == 2, (layout, other)
+
+
+@pytest.mark.parametrize("m, n, k, why", [
+    (256, 256, 256, "K of 16 k-tiles"),  # 5.7 / 5.9 us: the ring's three tiles in flight do not pay
+    (50, 50, 50000, "two tiles"),  # stream-K cuts K into short pieces: 24.6 / 29.1 us
+    (12544, 32, 144, "five k-tiles"),
+])
+def test_tn_ring_left_where_it_was_slower(m, n, k, why):
+    member, cfg = _plan_config(m, n, k, "TN")
+    assert cfg.stages == 2, (member, why)
+
+
+@pytest.mark.parametrize("name", ["sq-64x64", "sq-64x64-4x8", "skinny-n16-k32", "skinny-m16-k32", "splitk-32x64-f4"])
+def test_other_tiles_keep_their_loop(name):
+    """8x8 and 4x8 thread tiles (slower with the ring on their TN picks), the skinny members' 4x4 tiles (not measured)
+    and the CUDA C split-K members (no ring) keep `cfg` on a shape the 4x4 members take it on."""
+    cfg = FAMILY[name].config.replace(trans_a=True)
+    backend = FAMILY[name].backend
+    assert for_ring(cfg, backend, 4096, 4096, 4096) == cfg
+
+
+def test_the_k_tile_count_decides():
+    """More than RING_MIN_KTILES k-tiles of the member's BK, and only with K known."""
+    cfg = FAMILY["sq-32x32"].config.replace(trans_a=True)
+    at = RING_MIN_KTILES * cfg.bk
+    assert for_ring(cfg, "ptx", 512, 512, at) == cfg
+    assert for_ring(cfg, "ptx", 512, 512, at + 1).stages == RING_TN_STAGES
+    assert for_ring(cfg, "ptx", 512, 512, None) == cfg
+    tt = cfg.replace(trans_b=True)
+    assert for_ring(tt, "ptx", 512, 512, 4 * at) == tt  # TT: B^T's copy is transposed
+
+
+RING_MEMBERS = ["sq-32x32", "wide-32x64", "tall-64x32", "wide-32x64-k32", "tall-64x32-k32", "plain-32x32",
+                "plain-32x64"]
+
+
+RING_CASES = tiered([(name, arch, False) for name in RING_MEMBERS for arch in ("sm_90", "sm_80", "sm_86", "sm_89")]
+                    + [(name, "sm_90", True) for name in RING_MEMBERS],
+                    fast={("sq-32x32", "sm_90", False), ("wide-32x64", "sm_90", True)})
+
+
+@pytest.mark.parametrize("name, arch, unaligned", RING_CASES)
+def test_ring_forms_compile_spill_free(name, arch, unaligned):
+    """Every member the form can take, as the ring, on aligned rows and (sm_90) on rows that take the float copies (a
+    4-byte cp.async a float): ptxas's own report, read from the real cubin, no spill."""
+    m, n, k = (512, 512, 1024) if not unaligned else (509, 511, 1021)
+    cfg, backend = member_for_shape(name, m, n, k, 132, True, False)
+    assert cfg.stages == RING_TN_STAGES and cfg.unaligned_rows == unaligned
+    art = compile_config(cfg, arch, backend=backend, allow_spills=True)
+    assert spilled_bytes(art) == 0
