@@ -414,7 +414,8 @@ def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: boo
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""
     return (f"{d['member']}{split} ({d['by']})" + (" +unaligned rows" if cfg.unaligned_rows else "")
             + (" +unaligned vectors" if cfg.unaligned_vectors else "") + (" +last column" if cfg.last_col else "")
-            + (" +C staged" if cfg.c_staged else "") + (f" +{cfg.max_registers} registers" if cfg.max_registers else ""))
+            + (" +C staged" if cfg.c_staged else "") + (f" +{cfg.max_registers} registers" if cfg.max_registers else "")
+            + (f" +ring of {cfg.stages}" if cfg.stages > 2 else ""))
 
 
 def gemv_routed(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = False) -> bool:

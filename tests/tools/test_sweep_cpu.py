@@ -89,6 +89,20 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
         assert backend == "fusedk" and label.startswith("fused-32x") and "(table)" in label, label
 
 
+def test_the_label_names_the_ring():
+    """TN's small members on the cp.async ring (operand_forms.for_ring, session 37): the label says so, and the same
+    member in NN does not."""
+    from regtile.codegen import heuristic as h
+    from regtile.codegen.operand_forms import for_operands
+    from regtile.tools.shape_sweep import _label
+    m, n, k = 512, 512, 512
+    for (ta, tb), ring in {(True, False): True, (False, False): False}.items():
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+        lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
+        label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, ta, tb)
+        assert label.startswith("sq-32x32") and ("+ring of 4" in label) == ring, label
+
+
 def test_the_label_names_the_unaligned_form_and_its_register_cap():
     """A held kernel's label says its cap (session 32: TN's wide-64x128-k16 on unaligned rows, the vector floats held
     at 168 registers, ran 12% faster than the same form unheld, which the label could not tell apart), and names the
