@@ -8,8 +8,10 @@ flight), and after the barrier preloads tile kt+1's first fragments (program.cro
 The copies go straight from global to shared memory: no staging registers.  On unaligned rows a k-tile inside the
 matrix copies a float by a 4-byte cp.async: each vector's floats (config.unaligned_vectors) or the float copies
 (config.unaligned_rows: consecutive threads on consecutive floats of a line, ptx_unaligned.float_sources).  Measured
-slower than the two stages on the H100 (docs/shapes-history.md, "The cp.async ring") and, on unaligned rows, no faster on
-the H200 (session 36, docs/shapes.md): no family member uses it."""
+slower than the two stages on the H100 where A's copy is transposed (NN, NT: a 4-byte cp.async a float;
+docs/shapes-history.md, "The cp.async ring") and, on unaligned rows, no faster on the H200 (session 36).  In TN both
+operands land untransposed: the 4x4 members run it there where K is long enough (operand_forms.for_ring, session 37,
+H200)."""
 from __future__ import annotations
 
 from typing import Optional, Tuple

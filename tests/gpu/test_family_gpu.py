@@ -38,8 +38,9 @@ def test_sgemm_with_the_heuristics_choice(m, n, k):
     check_host_sgemm(m, k, n, 1.0, 0.5)
 
 
-# The cp.async ring (config stages 3 / 4, PTX backend; no member uses it: docs/shapes-history.md, session 7) on the
-# members' own tiles, stream-K kernels included, on the ragged shapes above.  Checks like those of
+# The cp.async ring (config stages 3 / 4, PTX backend; slower where A's copy is transposed: docs/shapes-history.md,
+# session 7; TN's 4x4 members run it since session 37, tests/gpu/test_api_gpu.py test_tn_ring_plans) on the members'
+# own tiles, stream-K kernels included, on the ragged shapes above.  Checks like those of
 # lab/device_runs/session7_ring.sh, which passed 60 of 60 on the H100 at f8e0a22 (its shapes and alpha /
 # beta differ a little; this test itself was written after the session's last GPU run).
 RING_MEMBERS = ["wide-64x128-k16", "tall-128x64-k16", "wide-128x256-noedge", "sq-64x64", "skinny-m48"]
