@@ -1,10 +1,10 @@
 """The config of a family member generated for the problem's operands: the copy paths of the leading
 dimensions (for_rows), C's last column (for_columns), C's unaligned rows (for_c), the fused kernel's
-lean copies (for_lean_copies) and, in TN, the small members' cp.async ring (for_ring), in that order (for_operands).  (Until session 28 for_vector_edges gave the
-128x256 members the edge vector path where aligned rows had a ragged extent along the vectors: their tile
-across the bound took the checked copies on every k-tile then; it takes them on its last one now,
-ptx_edges.clamp_setup.)  Each keeps the config, and its kernel text,
-where the operands do not ask for its path or the config cannot take it.  Pure (no GPU, no runtime
+lean copies (for_lean_copies) and, in TN, the small members' cp.async ring (for_ring), in that order
+(for_operands).  (Until session 28 for_vector_edges gave the 128x256 members the edge vector path where
+aligned rows had a ragged extent along the vectors: their tile across the bound took the checked copies on
+every k-tile then; it takes them on its last one now, ptx_edges.clamp_setup.)  Each keeps the config, and its
+kernel text, where the operands do not ask for its path or the config cannot take it.  Pure (no GPU, no runtime
 import): what regtile.sgemm's plans run (runtime/choice.py) and what the sweep names as the table's member
 (tools/shape_sweep.py); the member itself comes from codegen/heuristic.py."""
 from __future__ import annotations
@@ -213,7 +213,10 @@ def for_lean_copies(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, 
     return cfg
 
 
-# for_ring: the k-tiles a tile's K holds above which a 4x4 member runs the ring in TN, and the tiles it needs at least.
+# for_ring: the members that run the ring in TN (4x4 thread tiles, block tiles up to 64x64: the 4x8 and 8x8 tiles lost
+# with it), the k-tiles their K must hold more than, the tiles they need at least, and the ring's stages.
+RING_THREAD_TILE = 16
+RING_MAX_BLOCK_SIDE = 64
 RING_MIN_KTILES = 16
 RING_MIN_TILES = 8
 RING_TN_STAGES = 4
@@ -222,10 +225,13 @@ RING_TN_STAGES = 4
 def for_ring(cfg: SgemmConfig, backend: str, m: int, n: int, k: Optional[int]) -> SgemmConfig:
     """`cfg` as the cp.async ring of RING_TN_STAGES stages (codegen/ptx_ring.py: no staging registers, three k-tiles in
     flight; without the SASS pass, which the 4x4 members do not run) where it was measured faster: the PTX members of
-    4x4 thread tiles and block tiles up to 64x64 with the two-stage loop, in TN (A^T and B: both operands' rows land in shared memory
-    untransposed, so aligned rows copy by 16-byte cp.asyncs; A's transposed copy in NN / NT is a 4-byte cp.async a
-    float, which lost there: session 7, docs/shapes-history.md "The cp.async ring, built and measured: slower", and
-    session 37's NN / NT rows), on tiles whose K holds more than RING_MIN_KTILES k-tiles, at least RING_MIN_TILES tiles.
+    4x4 thread tiles (RING_THREAD_TILE) and block tiles up to 64x64 (RING_MAX_BLOCK_SIDE) with the two-stage loop, in
+    TN (A^T and B: both operands' rows land in shared memory untransposed, so aligned rows copy by 16-byte cp.asyncs;
+    A's transposed copy in NN / NT is a 4-byte cp.async a float, which lost there: session 7, docs/shapes-history.md
+    "The cp.async ring, built and measured: slower", and session 37's NN / NT rows), on tiles whose K holds more than
+    RING_MIN_KTILES k-tiles, at least RING_MIN_TILES tiles.  The stream-K members (sq-32x32, wide-32x64, tall-64x32
+    and their k32 forms) run the ring in their K-range kernel too, which is where these shapes spend their time: the
+    K a range holds is shorter than the whole K that the rule reads (what was measured, below, is that kernel).
 
     Measured (H200, session 37, docs/data/session37/b_508dc83, us, the plan as committed / this ring; cuBLAS's TN in
     brackets) on every TN suite and held-out shape whose pick is a small PTX member:
@@ -236,11 +242,13 @@ def for_ring(cfg: SgemmConfig, backend: str, m: int, n: int, k: Optional[int]) -
       slower on 77x3072x768 18.6 / 19.2, 197x768x768 15.7 / 15.9, 333x777x999 24.1 / 24.2;
     - left (K of 16 k-tiles or fewer, or fewer tiles): 256^3 5.7 / 5.9 (16 k-tiles), 196x576x96 3.2 / 3.3, 12544x32x144
       7.2 / 7.7, 50x50x50000 (2 tiles, stream-K's short pieces of K) 24.6 / 29.1; 49x960x160 4.4 / 4.2 the one faster.
-    The 4x8 and 8x8 tiles went the other way (sq-64x64 slower on all 11 of its picks, 2-16%; sq-64x64-4x8 and its k32
-    form on 4 of 7), the skinny members' 4x4 tiles (128x16, 16x128) were not measured, and a ring that C's fused last
-    column would need (last_col) does not exist: they keep `cfg`."""
+    The 4x8 and 8x8 tiles went the other way (sq-64x64 and plain-64x64, its tile, slower on all 11 of their picks,
+    1-23%; sq-64x64-4x8 and its k32 form on 4 of 7), and so did the skinny members' 4x4 tiles (128x16, 16x128: slower
+    on all 8 of their TN picks, 0.4-18%, docs/data/session37/c_fb40cee); a ring that C's fused last column would need
+    (last_col) does not exist: they keep `cfg`."""
     if (backend != "ptx" or k is None or not cfg.trans_a or cfg.trans_b or cfg.batched or cfg.stages != 2
-            or cfg.tm * cfg.tn != 16 or max(cfg.bm, cfg.bn) > 64 or cfg.sass_pass or cfg.last_col or cfg.unaligned_vectors or cfg.split_k > 1):
+            or cfg.tm * cfg.tn != RING_THREAD_TILE or max(cfg.bm, cfg.bn) > RING_MAX_BLOCK_SIDE or cfg.sass_pass
+            or cfg.last_col or cfg.unaligned_vectors or cfg.split_k > 1):
         return cfg
     tiles = -(-m // cfg.bm) * -(-n // cfg.bn)
     if -(-k // cfg.bk) <= RING_MIN_KTILES or tiles < RING_MIN_TILES:

@@ -35,9 +35,15 @@ def ring_config(cfg, stages: int, form: str):
     return cfg.replace(stages=stages, sass_pass=False, hoist_head=False, **forms[form])
 
 
+def two_stages(cfg):
+    """The two-stage loop of a plan that runs the ring (operand_forms.for_ring: TN's 4x4 members, whose hoist_head is
+    off anyway), so that an A/B in TN still times the loop the ring replaced; None for a plan on two stages."""
+    return cfg.replace(stages=2) if cfg.stages > 2 else None
+
+
 def precompile(specs, stages, forms) -> None:
-    """Every shape's plan config, without the pass and as each ring, into the kernel cache, 16 processes at a time
-    (the plans then load them): the A/B's compiles in parallel rather than a plan at a time."""
+    """Every shape's plan config, without the pass, on two stages (two_stages) and as each ring, into the kernel cache,
+    16 processes at a time (the plans then load them): the A/B's compiles in parallel rather than a plan at a time."""
     import time
     from regtile.codegen.config import ConfigError
     from regtile.runtime import driver
@@ -52,10 +58,12 @@ def precompile(specs, stages, forms) -> None:
         if backend != "ptx":
             continue
         items.add((cfg, backend))
-        for make in [lambda: cfg.replace(sass_pass=False)] + [lambda s=s, f=f: ring_config(cfg, s, f)
-                                                              for s in stages for f in forms]:
+        for make in [lambda: cfg.replace(sass_pass=False), lambda: two_stages(cfg)] + [
+                lambda s=s, f=f: ring_config(cfg, s, f) for s in stages for f in forms]:
             try:
-                items.add((make(), backend))
+                made = make()
+                if made is not None:
+                    items.add((made, backend))
             except ConfigError:
                 pass
     errors = [e for e in compile_many(sorted(items, key=repr), arch, 16) if e]
@@ -78,6 +86,8 @@ def run(argv):
         plans = {"lib": lib}
         if cfg.sass_pass:
             plans["nopass"] = GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx")
+        if two_stages(cfg) is not None:
+            plans["two"] = GemmPlan(m, n, k, *operands, config=two_stages(cfg), backend="ptx")
         for s in stages:
             for form in forms_wanted:
                 try:

@@ -352,3 +352,28 @@ def test_edge_clamp_is_ptx_only_and_needs_the_tile_guard():
         get_preset("naive").config.replace(edge_clamp=True)
     with pytest.raises(ConfigError, match="unaligned_vectors: .*edge_clamp=True"):
         CLAMP_TILE.replace(edge_clamp=False, unaligned_vectors=True)
+
+
+# TN's 4x4 members as regtile.sgemm runs them where K is long (operand_forms.for_ring: the cp.async ring of four
+# stages, session 37), on the interpreter: the form comes from for_operands on the case's leading dimensions and a
+# shape the rule takes (4096^2, K of 4096); the interpreter then runs it on a small one, K past the ring's wrap and a
+# partial last k-tile.  Without stream-K: the interpreter sizes the grid from M x N (the K-range kernel is the GPU's,
+# tests/gpu/test_api_gpu.py test_tn_ring_plans).
+TN_RING_CASES = [  # member, m, n, lda, ldb, ldc (aligned rows: 16-byte cp.asyncs; unaligned: the float copies, C staged)
+    ("sq-32x32", 44, 40, 48, 40, 40),
+    ("wide-32x64-k32", 41, 37, 41, 37, 37),
+    ("tall-64x32", 70, 36, 72, 36, 36),
+]
+
+
+@pytest.mark.parametrize("name, m, n, lda, ldb, ldc", tiered(TN_RING_CASES, fast={TN_RING_CASES[0]}))
+def test_tn_ring_form_is_right_on_the_interpreter(name, m, n, lda, ldb, ldc):
+    from regtile.codegen.layouts import with_layout
+    from regtile.codegen.operand_forms import RING_TN_STAGES, for_operands
+    from regtile.codegen.presets import FAMILY
+    member = with_layout(FAMILY[name].config.replace(stream_k=False), True, False)
+    big = 4096
+    cfg = for_operands(member, "ptx", lda, ldb, big, big, ldc, big)
+    assert cfg.stages == RING_TN_STAGES and cfg.unaligned_rows == (lda % 4 != 0) and cfg.c_staged == (ldc % 4 != 0)
+    k = 6 * cfg.bk + 5  # six whole k-tiles (the four stages wrap) and a partial seventh
+    _clamp_sim(cfg, m, n, k, lda=lda, ldb=ldb, ldc=ldc, trans_a=True)

@@ -46,8 +46,8 @@ def test_tn_ring_left_where_it_was_slower(m, n, k, why):
 
 @pytest.mark.parametrize("name", ["sq-64x64", "sq-64x64-4x8", "skinny-n16-k32", "skinny-m16-k32", "splitk-32x64-f4"])
 def test_other_tiles_keep_their_loop(name):
-    """8x8 and 4x8 thread tiles (slower with the ring on their TN picks), the skinny members' 4x4 tiles (not measured)
-    and the CUDA C split-K members (no ring) keep `cfg` on a shape the 4x4 members take it on."""
+    """8x8 and 4x8 thread tiles and the skinny members' 4x4 ones (slower with the ring on their TN picks) and the CUDA
+    C split-K members (no ring) keep `cfg` on a shape the 4x4 members take it on."""
     cfg = FAMILY[name].config.replace(trans_a=True)
     backend = FAMILY[name].backend
     assert for_ring(cfg, backend, 4096, 4096, 4096) == cfg
@@ -82,3 +82,64 @@ def test_ring_forms_compile_spill_free(name, arch, unaligned):
     assert cfg.stages == RING_TN_STAGES and cfg.unaligned_rows == unaligned
     art = compile_config(cfg, arch, backend=backend, allow_spills=True)
     assert spilled_bytes(art) == 0
+
+
+class _Dev:
+    """A device array by __cuda_array_interface__ (strides in bytes; None: C order): the operands' metadata alone."""
+
+    def __init__(self, shape, strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (0x10000, False),
+                                         "strides": strides, "version": 3}
+
+
+def _col_major(rows, cols):
+    return _Dev((rows, cols), strides=(4, 4 * rows))
+
+
+@pytest.fixture
+def chosen(monkeypatch):
+    """regtile.sgemm's path from operands to the plan's config on a fake H200 with nothing tuned: the kernel's problem
+    (runtime/problem.kernel_problem: a column-major C swaps A and B), then GemmPlan's choice (choose_sgemm_kernel)."""
+    from types import SimpleNamespace
+    from regtile.runtime import choice, driver
+    from regtile.runtime.problem import kernel_problem, resolve
+    monkeypatch.setattr(driver, "device", lambda: SimpleNamespace(name="Fake GPU", arch="sm_90", sm_count=132))
+    monkeypatch.setattr(choice, "_tuned", lambda device_name: {})
+
+    def run(a, b, c, transa=False, transb=False):
+        p = kernel_problem(resolve(a, b, c, transa=transa, transb=transb), transa, transb)
+        batch = p.batch if p.batch > 1 else 0
+        cfg, _ = choice.choose_sgemm_kernel(p.kernel_m, p.kernel_n, p.k, "sm_90", p.trans_a, p.trans_b, batch, p.lda,
+                                            p.ldb, p.ldc)
+        return p, cfg
+    return run
+
+
+def test_the_ring_through_regtile_sgemm_s_operands(chosen):
+    """512^3 (sq-32x32's TN pick): TN takes the ring whichever way it is reached - transa on a row-major A, a
+    column-major A, a column-major C (C^T = B^T A^T is TN again), padded or unaligned leading dimensions; NN with a
+    column-major C runs TT and a batch the batched kernel: neither takes it."""
+    m = n = k = 512
+    cases = [  # (A, B, C, transa): the kernel's layout, whether it runs the ring
+        ((_Dev((k, m)), _Dev((k, n)), _Dev((m, n)), True), ("TN", True)),
+        ((_col_major(m, k), _Dev((k, n)), _Dev((m, n)), False), ("TN", True)),
+        ((_Dev((k, m)), _Dev((k, n)), _col_major(m, n), True), ("TN", True)),
+        ((_Dev((k, m), strides=(4 * (m + 4), 4)), _Dev((k, n)), _Dev((m, n)), True), ("TN", True)),
+        ((_Dev((m, k)), _Dev((k, n)), _col_major(m, n), False), ("TT", False)),
+        ((_Dev((4, k, m)), _Dev((4, k, n)), _Dev((4, m, n)), True), ("TN", False)),
+    ]
+    for (a, b, c, transa), (layout, ring) in cases:
+        p, cfg = chosen(a, b, c, transa)
+        assert "NT"[p.trans_a] + "NT"[p.trans_b] == layout
+        assert (cfg.stages == RING_TN_STAGES) == ring, (layout, p.lda, p.batch, cfg)
+    _, unaligned = chosen(_Dev((k, m), strides=(4 * (m + 1), 4)), _Dev((k, n)), _Dev((m, n), strides=(4 * (n + 1), 4)),
+                          True)
+    assert unaligned.stages == RING_TN_STAGES and unaligned.unaligned_rows and unaligned.c_staged
+
+
+def test_a_given_config_keeps_its_loop():
+    """A plan built with a config (regtile.sgemm(config=...), GemmPlan(config=...)) runs it as given: kernel_config
+    generates it for the layout and never asks for the ring."""
+    from regtile.runtime.plans import kernel_config
+    cfg = FAMILY["sq-32x32"].config
+    assert kernel_config(cfg, True, False, False).stages == cfg.stages == 2

@@ -91,6 +91,20 @@ def test_tn_ring_plans(m, n, k):
     assert _within_terms(C, A.t().double(), B.double())
 
 
+def test_tn_ring_column_major_c_and_graphs():
+    """The ring reached the other ways: a column-major C with transa (C^T = B^T A^T, TN again on the swapped problem),
+    and a column-major A without transa (TN) captured in a CUDA graph and replayed."""
+    m, n, k = 511, 257, 1025
+    assert plans.GemmPlan(n, m, k, True, False, n, m, m).config.stages == 4  # the swapped problem's plan
+    A, B = torch.randn(k, m, device="cuda"), torch.randn(k, n, device="cuda")
+    C = _poison((m, n), colmajor=True)
+    regtile.sgemm(A, B, C, transa=True)
+    torch.cuda.synchronize()
+    assert _within_terms(C, A.t().double(), B.double())
+    A, B, C = torch.randn(k, m, device="cuda").t(), torch.randn(k, n, device="cuda"), _poison((m, n))
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, B, C, alpha=alpha), A, B, C)
+
+
 @pytest.mark.parametrize("m, n, k, colmajor", [(513, 257, 129, True), (300, 500, 70, False)])
 def test_column_major_c(m, n, k, colmajor):
     """A column-major C: C^T = B^T A^T, the kernel on swapped operands (with column-major operands,
