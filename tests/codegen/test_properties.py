@@ -36,7 +36,7 @@ def _free_fields():
         "bk": st.sampled_from([1, 2, 4, 8, 16, 32]),
         "mapping": st.sampled_from(["linear", "zorder"]),
         "split_tile": st.booleans(),
-        "stages": st.sampled_from([0, 1, 2]),
+        "stages": st.sampled_from([0, 1, 2, 3, 4]),  # 3 / 4: the cp.async ring (PTX; TN's 4x4 members since session 37)
         "a_transposed": st.booleans(),
         "pad_a": st.sampled_from([0, 1, 4]),
         "pad_b": st.sampled_from([0, 4]),
@@ -78,12 +78,34 @@ def near_valid_configs(draw):
             d.update(a_transposed=True, pad_a=d["pad_a"] & ~3)
         if d["split_k"] > 1:
             d["stages"] = 2
+        if d["stages"] in (3, 4):  # the ring: float4 copies prefetched into registers, an even k-tile, no SASS pass
+            d.update(vec=4, a_transposed=True, pad_a=d["pad_a"] & ~3, reg_prefetch=True, frag_regs=True,
+                     bk=max(2, d["bk"] & ~1), sass_pass=False)
         if d["reg_prefetch"]:
             d["frag_regs"] = True
         if d["stages"] == 0:
             d.update(vec=1, a_transposed=False, pad_a=0, pad_b=0, reg_prefetch=False)
         d["min_blocks"] = draw(st.sampled_from([1, 1, 2, d["min_blocks"]]))
     return d
+
+
+@st.composite
+def ring_configs(draw):
+    """The cp.async ring (stages 3 / 4) with the fields it needs set (vec 4, register prefetch, an even k-tile, no SASS
+    pass), in NN or TN (operand_forms.for_ring runs it in TN since session 37), with or without stream-K: the near-valid
+    draws above rarely reach an accepted ring, so these reach it on purpose."""
+    bm, bn, tm, tn = draw(st.sampled_from([t for t in _TILES if t[2] % 4 == 0 and t[3] % 4 == 0]))
+    threads = bm * bn // (tm * tn)
+    # k-tiles whose A and B tiles are whole float4 copies a thread (the copy rule), at most 8 a thread
+    bks = [bk for bk in (2, 4, 8, 16, 32) if (bm * bk) % (4 * threads) == 0 and (bn * bk) % (4 * threads) == 0
+           and (bm + bn) * bk <= 8 * 4 * threads]
+    assume(bks)
+    return dict(bm=bm, bn=bn, tm=tm, tn=tn, stages=draw(st.sampled_from([3, 4])), bk=draw(st.sampled_from(bks)),
+                mapping=draw(st.sampled_from(["linear", "zorder"])), vec=4, a_transposed=True,
+                pad_a=draw(st.sampled_from([0, 4])), pad_b=draw(st.sampled_from([0, 4])), frag_regs=True,
+                reg_prefetch=True, min_blocks=draw(st.sampled_from([1, 2])),
+                ffma_order=draw(st.sampled_from(["zigzag", "colzig", "swirl", "rowmajor"])), sass_pass=False,
+                trans_a=draw(st.booleans()), stream_k=draw(st.booleans()))
 
 
 def _make(d):
@@ -97,7 +119,7 @@ def _make(d):
 
 
 @settings(max_examples=500 * SCALE)
-@given(st.one_of(configs, near_valid_configs()))
+@given(st.one_of(configs, near_valid_configs(), ring_configs()))
 def test_validation_is_total_and_plan_invariants_hold(d):
     cfg = _make(d)
     if cfg is None:
@@ -114,17 +136,18 @@ def test_validation_is_total_and_plan_invariants_hold(d):
                 owners[key] = tid
     assert len(owners) == cfg.bm * cfg.bn
     plan = make_plan(cfg)
-    # the copies cover each tile element exactly once, and shared offsets stay in the stage
+    # the copies cover each tile element exactly once (each vector's floats along the operand's unit stride: K or M
+    # for A, N or K for B, mapping.a/b_copy_element), and shared offsets stay in the stage
     if cfg.stages:
         seen_a, seen_b = set(), set()
         for tid in range(cfg.threads):
             tv = ThreadVars.numeric(cfg, tid)
-            for c in plan.a_copies:
-                m, k = c.coords(tv)
-                seen_a.update((m, k + e) for e in range(c.width))
-            for c in plan.b_copies:
-                k, n = c.coords(tv)
-                seen_b.update((k, n + e) for e in range(c.width))
+            for r, c in enumerate(plan.a_copies):
+                assert c.coords(tv) == mp.a_copy_element(cfg, tid, r, 0)
+                seen_a.update(mp.a_copy_element(cfg, tid, r, e) for e in range(c.width))
+            for r, c in enumerate(plan.b_copies):
+                assert c.coords(tv) == mp.b_copy_element(cfg, tid, r, 0)
+                seen_b.update(mp.b_copy_element(cfg, tid, r, e) for e in range(c.width))
             for acc in plan.smem_accesses_per_ktile():
                 off = acc.offset(tv)
                 assert 0 <= off and off + acc.width <= cfg.smem_floats_per_stage
@@ -144,7 +167,8 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
         try:
             src = emit(cfg, backend=backend)
         except ConfigError as e:  # the backend refuses the config, with its reason
-            assert backend == "ptx" and ("frag_regs" in str(e) or "split_k" in str(e)), e
+            assert (backend == "ptx" and ("frag_regs" in str(e) or "split_k" in str(e))
+                    or backend == "cuda" and cfg.stages in (3, 4) and "cp.async ring" in str(e)), e
             continue
         # The SASS register-bank pass rewrites ptxas's cubin afterwards and never adds
         # registers or spills (tests/sass/test_sass_pass.py); compiling without it keeps this
@@ -158,6 +182,18 @@ def test_accepted_configs_compile_for_sm90_without_spills_on_both_backends(d):
         assert spilled_bytes(art) == 0, art.log
         mix = instruction_mix(function_of(art.cubin, art.name)[1].instructions)
         assert mix.get("LDL", 0) + mix.get("STL", 0) == 0, (backend, cfg, mix)
+
+
+@pytest.mark.slow  # ~15 PTX compiles
+@settings(max_examples=15 * SCALE, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(ring_configs())
+def test_accepted_ring_configs_compile_for_sm90_without_spills(d):
+    """The ring's accepted configs (ring_configs), through the PTX backend (the only one that emits the ring):
+    spill-free for sm_90, every kernel of the module (stream-K's ranges kernel too)."""
+    cfg = _make(d)
+    assume(cfg is not None)
+    art = compile_source(emit(cfg, backend="ptx"), "sm_90")
+    assert art.resources.spill_free and spilled_bytes(art) == 0, (cfg, art.resources)
 
 
 @pytest.mark.slow
