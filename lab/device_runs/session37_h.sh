@@ -11,9 +11,9 @@ ncu --query-metrics --chip gh100 > $OUT/query_metrics.txt 2>&1
 grep -i "shared" $OUT/query_metrics.txt | grep -i -E "ldgsts|op_st |op_ld |mem_shared " | cut -c1-160
 X=$(awk '{print $1}' $OUT/query_metrics.txt | grep -E "^l1tex__.*(shared.*ldgsts|ldgsts.*shared)" | sed 's/$/.sum/' | paste -sd, -)
 echo "ldgsts shared metrics: ${X:-none}"
-M=l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_ldgsts.sum,gpu__time_duration.sum${X:+,$X}
+M=${M:-l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_ldgsts.sum,gpu__time_duration.sum${X:+,$X}}
 ( timeout ${N_S:-150} ncu --clock-control none --profile-from-start off --metrics $M --csv \
-    python3 -m lab.experiments.ncu_below --target TN:512x512x512 NN:512x512x512 ) > $OUT/ncu_ring_smem.csv 2> $OUT/ncu_ring_smem.err
+    python3 -m lab.experiments.ncu_below --target ${TARGETS:-TN:512x512x512 NN:512x512x512} ) > $OUT/ncu_ring_smem.csv 2> $OUT/ncu_ring_smem.err
 echo "ncu: rc $?"; tail -3 $OUT/ncu_ring_smem.err
 grep '"regtile_' $OUT/ncu_ring_smem.csv | awk -F'","' '{print $5" | "$(NF-2)" | "$NF}' | cut -c1-200
-archive session37_h
+archive session37_h${SUFFIX:-}
