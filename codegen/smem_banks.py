@@ -70,6 +70,14 @@ ptxas's vectorization (what the SASS issues, not what the plan prints)
   access it repeats costs; a shortfall is reported and not modelled.  Without
   `sass_widths` the plan's widths are used, and the report says so.
 
+The cp.async ring (config stages 3 / 4, codegen/ptx_ring.py) copies global memory straight into shared memory by
+LDGSTS: the kernel issues none of the plan's STS, and Nsight Compute counts the copies' shared writes outside op_st.
+Measured (H200, session 37, docs/data/session37/h_3d7a516, TN 512^3 on sq-32x32 as the ring of four stages): op_st 0
+wavefronts and 0 conflicts; op_ld 1,052,601 wavefronts against this model's 1,048,576 (4,025 conflicts against 0);
+l1tex__data_pipe_lsu_wavefronts_mem_shared.sum - op_ld = 127,343 for 65,536 LDGSTS.128 (about 2 each, where an
+STS.128 takes 4).  So for the ring the model keeps the loads, leaves the copies out (`not_modelled` says so) and
+predicts op_st 0.
+
 Totals are per problem: every block of the grid ceil(M/BM) x ceil(N/BN) (edge blocks
 run the full tile, zero-filled; with config.last_col the grid covers N - 1 columns), every
 warp of a block, ceil(K/BK) k-tiles.  Not modelled: the fused last column's accesses
@@ -91,6 +99,7 @@ from .hardware import SMEM_BANK_BYTES, SMEM_BANKS, SMEM_LANE_GROUPS
 from .mapping import WARP
 from .plan import SgemmPlan, SmemAccess, ThreadVars
 from .program import geometry
+from .tile_config import RING_STAGES
 
 FLOAT_BYTES = 4
 WORDS_PER_FLOAT = FLOAT_BYTES // SMEM_BANK_BYTES  # 1: a float is one bank word
@@ -436,13 +445,22 @@ class Vectorization:
         return out
 
 
+def shared_instructions(plan: SgemmPlan) -> Tuple[SmemAccess, ...]:
+    """The plan's shared-memory accesses of one k-tile that the kernel issues as LDS / STS: all of them, but for the
+    cp.async ring's copies (stages 3 / 4: LDGSTS, not modelled; module notes)."""
+    accesses = plan.smem_accesses_per_ktile()
+    if plan.cfg.stages in RING_STAGES:
+        return tuple(a for a in accesses if a.op != "STS")
+    return accesses
+
+
 def vectorize(plan: SgemmPlan, sass_widths: Optional[Mapping[str, int]] = None
               ) -> Tuple[List[SmemAccess], List[Tuple[SmemAccess, ...]], Vectorization]:
     """The shared-memory instructions of one k-tile as the SASS issues them: the plan's
     accesses with ptxas's merges applied (see the module notes).  Returns the
     instruction list, the plan accesses merged into each (empty: not merged), and
     the record."""
-    accesses = list(plan.smem_accesses_per_ktile())
+    accesses = list(shared_instructions(plan))
     plan_counts = _counts(accesses)
     if sass_widths is None:
         return accesses, [() for _ in accesses], Vectorization("plan", plan_counts, plan_counts)
@@ -580,7 +598,12 @@ def analyze(plan: SgemmPlan, m: int, n: int, k: int, sass_widths: Optional[Mappi
         totals[NCU_WAVEFRONTS[op]] = wf * blocks * k_tiles
         totals[NCU_CONFLICTS[op]] = (wf - ideal) * blocks * k_tiles
         totals[f"model.ideal_wavefronts_{'ld' if op == 'LDS' else 'st'}"] = ideal * blocks * k_tiles
-    skipped = ("" if not column else
-               "the fused last column (config.last_col): " + ", ".join(f"{v} {key}" for key, v in column.items())
-               + " a k-tile in the last tile column's blocks")
+    skipped = [] if not column else [
+        "the fused last column (config.last_col): " + ", ".join(f"{v} {key}" for key, v in column.items())
+        + " a k-tile in the last tile column's blocks"]
+    if cfg.stages in RING_STAGES:
+        copies = len(plan.smem_accesses_per_ktile()) - len(shared_instructions(plan))
+        skipped.append(f"the cp.async ring's {copies} copies a thread and k-tile (LDGSTS: Nsight Compute counts their "
+                       f"shared writes outside op_st, which the ring leaves at 0)")
+    skipped = "; ".join(skipped)
     return SmemReport(cfg.describe(), m, n, k, blocks, warps, k_tiles, accesses, totals, vec, skipped)

@@ -304,3 +304,19 @@ def test_inspect_passes_the_sass_mix(capsys):
     from regtile.tools.cli import main
     assert main(["inspect", "--preset", "tile2d"]) == 0
     assert "following ptxas's vectorization seen in the SASS" in capsys.readouterr().out
+
+
+def test_the_ring_issues_no_shared_stores():
+    """The cp.async ring (stages 4; TN's sq-32x32 as operand_forms.for_ring runs it) copies by LDGSTS: no STS in the
+    model, op_st 0 as Nsight Compute measured it (H200, session 37, docs/data/session37/h_3d7a516: op_st 0 wavefronts,
+    op_ld 1,052,601 against the 1,048,576 here), the loads those of the two-stage loop, and the copies named as not
+    modelled."""
+    from regtile.codegen.presets import FAMILY
+    two = FAMILY["sq-32x32"].config.replace(trans_a=True)
+    ring = two.replace(stages=4, hoist_head=False)
+    reports = {cfg.stages: analyze(make_plan(cfg), 512, 512, 512, {"LDS.128": 32}) for cfg in (two, ring)}
+    assert reports[4].totals[NCU_WAVEFRONTS["LDS"]] == reports[2].totals[NCU_WAVEFRONTS["LDS"]] == 1_048_576
+    assert reports[4].totals[NCU_WAVEFRONTS["STS"]] == reports[4].totals[NCU_INST["STS"]] == 0
+    assert reports[2].totals[NCU_WAVEFRONTS["STS"]] > 0
+    assert "LDGSTS" in reports[4].not_modelled and not reports[2].not_modelled
+    assert reports[4].vectorization.exact  # the SASS loop's 32 LDS.128 and no STS: what the model issues
