@@ -244,11 +244,12 @@ def for_ring(cfg: SgemmConfig, backend: str, m: int, n: int, k: Optional[int]) -
       7.2 / 7.7, 50x50x50000 (2 tiles, stream-K's short pieces of K) 24.6 / 29.1; 49x960x160 4.4 / 4.2 the one faster.
     The 4x8 and 8x8 tiles went the other way (sq-64x64 and plain-64x64, its tile, slower on all 11 of their picks,
     1-23%; sq-64x64-4x8 and its k32 form on 4 of 7), and so did the skinny members' 4x4 tiles (128x16, 16x128: slower
-    on all 8 of their TN picks, 0.4-18%, docs/data/session37/c_fb40cee); a ring that C's fused last column would need
-    (last_col) does not exist: they keep `cfg`."""
+    on all 8 of their TN picks, 0.4-18%, docs/data/session37/c_fb40cee): they keep `cfg`, and so does a config the
+    ring cannot take (`taken`: the config's checks refuse the ring with split-K, the SASS pass or C's fused last
+    column)."""
     if (backend != "ptx" or k is None or not cfg.trans_a or cfg.trans_b or cfg.batched or cfg.stages != 2
-            or cfg.tm * cfg.tn != RING_THREAD_TILE or max(cfg.bm, cfg.bn) > RING_MAX_BLOCK_SIDE or cfg.sass_pass
-            or cfg.last_col or cfg.unaligned_vectors or cfg.split_k > 1):
+            or cfg.tm * cfg.tn != RING_THREAD_TILE or max(cfg.bm, cfg.bn) > RING_MAX_BLOCK_SIDE
+            or cfg.unaligned_vectors):
         return cfg
     tiles = -(-m // cfg.bm) * -(-n // cfg.bn)
     if -(-k // cfg.bk) <= RING_MIN_KTILES or tiles < RING_MIN_TILES:

@@ -12,7 +12,7 @@ from ..codegen import mapping as mp
 from ..codegen.config import SgemmConfig
 from ..codegen.hardware import SMEM_BANKS
 from ..codegen.plan import SgemmPlan, SmemAccess
-from ..codegen.smem_banks import WarpAccess, lane_offsets, warp_access
+from ..codegen.smem_access import WarpAccess, lane_offsets, warp_access
 from ..errors import InputError, RegtileError
 
 

@@ -35,17 +35,30 @@ def ring_config(cfg, stages: int, form: str):
     return cfg.replace(stages=stages, sass_pass=False, hoist_head=False, **forms[form])
 
 
-def two_stages(cfg):
-    """The two-stage loop of a plan that runs the ring (operand_forms.for_ring: TN's 4x4 members, whose hoist_head is
-    off anyway), so that an A/B in TN still times the loop the ring replaced; None for a plan on two stages."""
-    return cfg.replace(stages=2) if cfg.stages > 2 else None
+def variants(cfg, stages, forms) -> dict:
+    """{name: config, or the ConfigError that refused it} the A/B times beside the plan `cfg`: "nopass" (its config
+    without the SASS pass, where it has it), "two" (its two-stage loop, where it runs the ring: operand_forms.for_ring's
+    TN members, whose hoist_head is off anyway, so that an A/B in TN still times the loop the ring replaced) and
+    "ringSF" (ring_config of each stage count S and form F)."""
+    from regtile.codegen.config import ConfigError
+    out = {}
+    if cfg.sass_pass:
+        out["nopass"] = cfg.replace(sass_pass=False)
+    if cfg.stages > 2:
+        out["two"] = cfg.replace(stages=2)
+    for s in stages:
+        for form in forms:
+            try:
+                out[f"ring{s}{form}"] = ring_config(cfg, s, form)
+            except ConfigError as e:
+                out[f"ring{s}{form}"] = e
+    return out
 
 
 def precompile(specs, stages, forms) -> None:
-    """Every shape's plan config, without the pass, on two stages (two_stages) and as each ring, into the kernel cache,
-    16 processes at a time (the plans then load them): the A/B's compiles in parallel rather than a plan at a time."""
+    """Every shape's plan config and its variants into the kernel cache, 16 processes at a time (the plans then load
+    them): the A/B's compiles in parallel rather than a plan at a time."""
     import time
-    from regtile.codegen.config import ConfigError
     from regtile.runtime import driver
     from regtile.runtime.choice import choose_sgemm_kernel
     from regtile.runtime.compiler import compile_many
@@ -55,17 +68,8 @@ def precompile(specs, stages, forms) -> None:
     for spec in specs:
         _, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
         cfg, backend = choose_sgemm_kernel(m, n, k, arch, ta, tb, 0, lda, ldb)
-        if backend != "ptx":
-            continue
-        items.add((cfg, backend))
-        for make in [lambda: cfg.replace(sass_pass=False), lambda: two_stages(cfg)] + [
-                lambda s=s, f=f: ring_config(cfg, s, f) for s in stages for f in forms]:
-            try:
-                made = make()
-                if made is not None:
-                    items.add((made, backend))
-            except ConfigError:
-                pass
+        if backend == "ptx":
+            items |= {(c, backend) for c in [cfg, *variants(cfg, stages, forms).values()] if not isinstance(c, Exception)}
     errors = [e for e in compile_many(sorted(items, key=repr), arch, 16) if e]
     print(f"precompiled {len(items)} kernels in {time.time() - t0:.0f} s ({len(errors)} refused)", flush=True)
 
@@ -82,19 +86,14 @@ def run(argv):
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
         if lib.gemv is not None or lib.backend != "ptx":
             return row, f"not a PTX member ({lib.describe()[:60]})"
-        cfg = lib.config
         plans = {"lib": lib}
-        if cfg.sass_pass:
-            plans["nopass"] = GemmPlan(m, n, k, *operands, config=cfg.replace(sass_pass=False), backend="ptx")
-        if two_stages(cfg) is not None:
-            plans["two"] = GemmPlan(m, n, k, *operands, config=two_stages(cfg), backend="ptx")
-        for s in stages:
-            for form in forms_wanted:
-                try:
-                    plans[f"ring{s}{form}"] = GemmPlan(m, n, k, *operands, config=ring_config(cfg, s, form),
-                                                       backend="ptx")
-                except Exception as e:  # a config the ring cannot take: named, left out
-                    print(f"{m}x{n}x{k} ring{s}{form}: {type(e).__name__}: {e}", flush=True)
+        for name, cfg in variants(lib.config, stages, forms_wanted).items():
+            try:
+                if isinstance(cfg, Exception):
+                    raise cfg
+                plans[name] = GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
+            except Exception as e:  # a config the ring cannot take: named, left out
+                print(f"{m}x{n}x{k} {name}: {type(e).__name__}: {e}", flush=True)
         return time_plans(torch, bench, plans, row, lib.describe()[:60])
 
     over_shapes(argv, SHAPES, "unaligned_ring_ab.json", one)

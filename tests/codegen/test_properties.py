@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from regtile.codegen import mapping as mp
-from regtile.codegen.config import FLAT_FIELDS, ConfigError, SgemmConfig
+from regtile.codegen.config import FLAT_FIELDS, MAX_COPIES_PER_THREAD, ConfigError, SgemmConfig
 from regtile.codegen.emit import emit
 from regtile.codegen.plan import ThreadVars, make_plan
 from regtile.runtime.compiler import compile_source, spilled_bytes
@@ -96,9 +96,9 @@ def ring_configs(draw):
     draws above rarely reach an accepted ring, so these reach it on purpose."""
     bm, bn, tm, tn = draw(st.sampled_from([t for t in _TILES if t[2] % 4 == 0 and t[3] % 4 == 0]))
     threads = bm * bn // (tm * tn)
-    # k-tiles whose A and B tiles are whole float4 copies a thread (the copy rule), at most 8 a thread
+    # k-tiles whose A and B tiles are whole float4 copies a thread (the copy rule), at most MAX_COPIES_PER_THREAD each
     bks = [bk for bk in (2, 4, 8, 16, 32) if (bm * bk) % (4 * threads) == 0 and (bn * bk) % (4 * threads) == 0
-           and (bm + bn) * bk <= 8 * 4 * threads]
+           and max(bm, bn) * bk <= MAX_COPIES_PER_THREAD * 4 * threads]
     assume(bks)
     return dict(bm=bm, bn=bn, tm=tm, tn=tn, stages=draw(st.sampled_from([3, 4])), bk=draw(st.sampled_from(bks)),
                 mapping=draw(st.sampled_from(["linear", "zorder"])), vec=4, a_transposed=True,

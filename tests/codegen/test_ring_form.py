@@ -53,6 +53,15 @@ def test_other_tiles_keep_their_loop(name):
     assert for_ring(cfg, backend, 4096, 4096, 4096) == cfg
 
 
+@pytest.mark.parametrize("fields", [dict(sass_pass=True), dict(last_col=True),
+                                    dict(stream_k=False, edge_split=False, split_k=4)])
+def test_what_the_ring_cannot_take_keeps_its_loop(fields):
+    """The SASS pass, C's fused last column and split-K: the config's checks refuse the ring with them, and for_ring
+    asks for it through `taken`, which keeps the two-stage config."""
+    cfg = FAMILY["sq-32x32"].config.replace(trans_a=True, **fields)
+    assert for_ring(cfg, "ptx", 4096, 4096, 4096) == cfg
+
+
 def test_the_k_tile_count_decides():
     """More than RING_MIN_KTILES k-tiles of the member's BK, and only with K known."""
     cfg = FAMILY["sq-32x32"].config.replace(trans_a=True)

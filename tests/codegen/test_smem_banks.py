@@ -6,8 +6,9 @@ from regtile.codegen.config import SgemmConfig
 from regtile.codegen.expr import c_expr
 from regtile.codegen.plan import SmemAccess, ThreadVars, make_plan
 from regtile.codegen.presets import get_preset, preset_names
-from regtile.codegen.smem_banks import (NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS, analyze, merge_chains, vectorize,
-                                       warp_access)
+from regtile.codegen.smem_access import warp_access
+from regtile.codegen.smem_banks import NCU_CONFLICTS, NCU_INST, NCU_WAVEFRONTS, analyze
+from regtile.codegen.smem_vectorize import merge_chains, vectorize
 
 LD_WF, ST_WF = NCU_WAVEFRONTS["LDS"], NCU_WAVEFRONTS["STS"]
 LD_BC, ST_BC = NCU_CONFLICTS["LDS"], NCU_CONFLICTS["STS"]
