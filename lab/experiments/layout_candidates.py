@@ -10,6 +10,8 @@ layout, and regtile.sgemm's plan's time ("lib_us").
 
   python3 -m lab.experiments.layout_candidates LAYOUT:MxNxK [LAYOUT:MxNxK ...]   (default: the NT and TN losses)
   python3 -m lab.experiments.layout_candidates suite=benchmarks/shapes.json layouts=NT,TN [budget=SECONDS]
+  suite=A.json,B.json max_mnk=N: the shapes of several files, those with m n k <= N (session 38: the layout tables'
+      runs, benchmarks/shapes-fit-layouts.json with the suite's small shapes); each row keeps its file's group
   fused=1: the fused members too, in the layout's form (session 33: the fused kernel reads A^T and B^T by float4)
       (every shape of the suite that regtile.sgemm does not route to a GEMV in the layout, smallest first.  Until
       the review after g_14ba623 it left out the shapes the NN route sends to a few-vector GEMV, which NT with m of
@@ -40,9 +42,15 @@ def run(argv):
     only = set(only.split(",")) if only else None
     vary = [parse(v) for v in (take_option(argv, "vary") or "").split("|") if v]
     specs = argv or DEFAULT
+    max_mnk = int(take_option(argv, "max_mnk") or 0)
+    groups = {}
     if suite:
-        with open(suite) as f:
-            shapes = sorted(((r["m"], r["n"], r["k"]) for r in json.load(f)), key=lambda s: s[0] * s[1] * s[2])
+        for path in suite.split(","):
+            with open(path) as f:
+                for r in json.load(f):
+                    if not max_mnk or r["m"] * r["n"] * r["k"] <= max_mnk:
+                        groups.setdefault((r["m"], r["n"], r["k"]), r.get("group", "suite"))
+        shapes = sorted(groups, key=lambda s: s[0] * s[1] * s[2])
         specs = [f"{lay}:{m}x{n}x{k}" for m, n, k in shapes for lay in (layouts or "NT,TN").split(",")
                  if not gemv_routed(m, n, k, lay[0] == "T", lay[1] == "T")]
     torch = _setup_torch()
@@ -78,7 +86,8 @@ def run(argv):
             bench.close()
         ok = {nm: t for nm, t in us.items() if nm == "cublas" or check[nm]["ok"]}
         best = min((nm for nm in ok if nm not in ("cublas", "lib")), key=ok.get)
-        rows.append({"layout": layout, "m": m, "n": n, "k": k, "cublas_us": us["cublas"], "lib_us": us["lib"],
+        rows.append({"layout": layout, "m": m, "n": n, "k": k, "group": groups.get((m, n, k), "spec"),
+                     "cublas_us": us["cublas"], "lib_us": us["lib"],
                      "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
                                                      h.rows_aligned(m, n, k, bench.trans_a, bench.trans_b),
                                                      trans_a=bench.trans_a, trans_b=bench.trans_b),
