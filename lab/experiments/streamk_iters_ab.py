@@ -8,11 +8,11 @@ members' ring lose 13-15% (geometric mean) to their one-pass forms (plain-32x32,
 
 For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"); where it runs a stream-K member, its config with the
 stream-K plan built at each min_iters of `iters=` ("iN"; "lib" is i8), its two-stage loop at 8 ("two", where the plan
-runs the ring) and the ring with no ranges at all ("whole": min_iters above K's k-tiles: whole tiles, the one-pass
+runs the ring; with two=1 also at each min_iters, "two_iN") and the ring with no ranges at all ("whole": min_iters above K's k-tiles: whole tiles, the one-pass
 member's work), against cuBLAS in the layout, each checked against float64 (C NaN-poisoned) and timed interleaved.
 Each row keeps every plan's count of ranges.  Writes streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans
 
@@ -46,6 +46,7 @@ def ranges_of(plan) -> int:
 
 def run(argv):
     iters = [int(v) for v in (take_option(argv, "iters") or "16,32").split(",")]
+    both = take_option(argv, "two") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -60,7 +61,11 @@ def run(argv):
             plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend="ptx")
         plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
         if cfg.stages > 2:
-            plans["two"] = GemmPlan(m, n, k, *operands, config=cfg.replace(stages=2), backend="ptx")
+            two = cfg.replace(stages=2)
+            plans["two"] = GemmPlan(m, n, k, *operands, config=two, backend="ptx")
+            if both:
+                for it in iters:
+                    plans[f"two_i{it}"] = iters_plan(it)(m, n, k, *operands, config=two, backend="ptx")
         row, line = time_plans(torch, bench, plans, row, lib.describe()[:60])
         row["ranges"] = {name: ranges_of(p) for name, p in plans.items()}
         return row, line + "  ranges " + " ".join(f"{nm}={r}" for nm, r in row["ranges"].items())
