@@ -13,7 +13,7 @@ Two modes, one file:
   shapes in launch order.  The table mode cuts the CSV into calls by name: every regtile kernel's
   name starts with "regtile_" (program.kernel_name, splitk.reduce_name, the GEMV emitters), and
   no cuBLAS kernel's does.
-  `--min-iters N` builds stream-K's work lists with ranges of at least N k-tiles (codegen/streamk.MIN_ITERS).
+  `--min-iters=N` builds stream-K's work lists with ranges of at least N k-tiles (codegen/streamk.MIN_ITERS).
 * table (anywhere): `python3 -m lab.experiments.ncu_below --table NCU_CSV ORDER_JSON [--json OUT]
   [--sweep SHAPE_SWEEP_JSON]`: a markdown line a shape, both sides (markdown()); with --json, one row a
   call (shape, side) with every counter of each kernel and the bound the main kernel hits, named by
@@ -215,11 +215,11 @@ def run(argv):
     if "--table" in argv:
         table(argv)
     elif "--target" in argv:
-        if "--min-iters" in argv:  # stream-K's ranges of at least N k-tiles (codegen/streamk.MIN_ITERS; session 38)
+        given = [a for a in argv if a.startswith("--min-iters=")]
+        if given:  # stream-K's ranges of at least N k-tiles (codegen/streamk.MIN_ITERS; session 38)
             from regtile.codegen import streamk
-            at = argv.index("--min-iters")
-            streamk.MIN_ITERS = int(argv[at + 1])
-            del argv[at:at + 2]
+            streamk.MIN_ITERS = int(given[-1].split("=")[1])
+            argv = [a for a in argv if a not in given]
         target([a for a in argv if a != "--target"])
     else:
         print("give --target [[LAYOUT:]MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]; see --help")
