@@ -10,9 +10,12 @@ For each [LAYOUT:]MxNxK: the plan regtile.sgemm builds ("lib"); where it runs a 
 stream-K plan built at each min_iters of `iters=` ("iN"; "lib" is i8), its two-stage loop at 8 ("two", where the plan
 runs the ring; with two=1 also at each min_iters, "two_iN") and the ring with no ranges at all ("whole": min_iters above K's k-tiles: whole tiles, the one-pass
 member's work), against cuBLAS in the layout, each checked against float64 (C NaN-poisoned) and timed interleaved.
-Each row keeps every plan's count of ranges.  Writes streamk_iters_ab.json under $OUT.
+Each row keeps every plan's count of ranges.  With pdl=1 (and iters= empty: no ranges variants) the plan against
+itself launched without programmatic dependent launch ("plain") and with its ranges kernel triggering the next kernel
+as it exits rather than at its entry ("late", codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY): session 38 found the back-to-back
+times of some stream-K plans 30-60% above their plain launches' (session38_d).  Writes streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans
 
@@ -35,6 +38,35 @@ def iters_plan(min_iters: int):
     return ItersPlan
 
 
+def plain_plan():
+    """A GemmPlan class whose launches are plain (no programmatic dependent launch: runtime/driver.PROGRAMMATIC, read
+    when a stream's launches are first bound)."""
+    from regtile.runtime import driver
+    from regtile.runtime.plans import GemmPlan
+
+    class PlainPlan(GemmPlan):
+        def _bind(self, stream):
+            kept, driver.PROGRAMMATIC = driver.PROGRAMMATIC, False
+            try:
+                return super()._bind(stream)
+            finally:
+                driver.PROGRAMMATIC = kept
+    return PlainPlan
+
+
+def late_trigger_plan(m, n, k, operands, cfg):
+    """A GemmPlan of `cfg` whose ranges kernel does not trigger the next kernel at its entry (codegen/emit_ptx.
+    PDL_TRIGGER_AT_ENTRY without "items": it triggers as it exits), compiled as the plan is built."""
+    from regtile.codegen import emit_ptx
+    from regtile.runtime.plans import GemmPlan
+    kept = emit_ptx.PDL_TRIGGER_AT_ENTRY
+    emit_ptx.PDL_TRIGGER_AT_ENTRY = tuple(t for t in kept if t != "items")
+    try:
+        return GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
+    finally:
+        emit_ptx.PDL_TRIGGER_AT_ENTRY = kept
+
+
 def ranges_of(plan) -> int:
     """The K ranges the plan's stream-K launch runs (0: whole tiles only, or not stream-K)."""
     for bound in plan._bound.values():
@@ -45,8 +77,9 @@ def ranges_of(plan) -> int:
 
 
 def run(argv):
-    iters = [int(v) for v in (take_option(argv, "iters") or "16,32").split(",")]
+    iters = [int(v) for v in (take_option(argv, "iters") or "16,32").split(",") if v]
     both = take_option(argv, "two") == "1"
+    pdl = take_option(argv, "pdl") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -59,8 +92,14 @@ def run(argv):
         plans = {"lib": lib}
         for it in iters:
             plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend="ptx")
-        plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
-        if cfg.stages > 2:
+        if pdl:
+            plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend="ptx")
+            plans["late"] = late_trigger_plan(m, n, k, operands, cfg)
+            if lib.kernel.artifact.cubin == plans["late"].kernel.artifact.cubin:
+                raise RuntimeError("the late trigger's kernel is the plan's: emit_ptx's text was cached")
+        if iters:
+            plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
+        if cfg.stages > 2 and not pdl:
             two = cfg.replace(stages=2)
             plans["two"] = GemmPlan(m, n, k, *operands, config=two, backend="ptx")
             if both:
