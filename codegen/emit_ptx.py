@@ -76,17 +76,23 @@ PTX_VERSION = "8.0"
 # Programmatic dependent launch (codegen/kernel.py, PDL_WAIT): every SGEMM kernel of this backend
 # waits for the kernel before it on the stream (griddepcontrol.wait: finished, its writes visible)
 # before it touches global memory, and the runtime launches it programmatic (geometry.programmatic),
-# so that its blocks may be scheduled before that kernel has finished.  The one-pass kernel and
-# stream-K's ranges kernel also let the next kernel be scheduled from their entry
-# (launch_dependents: its blocks take SMs as this grid's leave, instead of after the launch gap);
-# stream-K's whole-tile kernel does not (its dependent, the ranges kernel, starts as its blocks
-# exit).  Measured on the H100 (session 7, lab/device_runs/session7_pdl.sh, CUDA graphs of 20
-# calls): 0.3-1.2 us a call off 13 of 15 shapes with the trigger at every entry, but 1009x1013x1019
-# and 1023x1025x1023 0.6-1.0 us slower (ranges-only plans with the unaligned rows' copies; not
-# explained), and without any trigger smaller gains.  The whole-tile kernel's trigger changed
-# nothing measurable where it applies (2000^3, 4096^3: within 0.5 us either way); it is left out.
+# so that its blocks may be scheduled before that kernel has finished.  The one-pass kernel also lets
+# the next kernel be scheduled from its entry (launch_dependents: its blocks take SMs as this grid's
+# leave, instead of after the launch gap); stream-K's two kernels trigger as they exit.  Measured on
+# the H100 (session 7, lab/device_runs/session7_pdl.sh, CUDA graphs of 20 calls): 0.3-1.2 us a call
+# off 13 of 15 shapes with the trigger at every entry, but 1009x1013x1019 and 1023x1025x1023 0.6-1.0 us
+# slower (ranges-only plans; not explained then), and without any trigger smaller gains.  The
+# whole-tile kernel's trigger changed nothing measurable where it applies (2000^3, 4096^3: within
+# 0.5 us either way).  The ranges kernel's trigger at entry came out (session 38, H200,
+# docs/data/session38/e_a4c736a, back-to-back calls of one plan): a ranges grid whose blocks have all
+# started lets the next call's blocks take its free block slots, where they wait on griddepcontrol.wait
+# while this grid's pieces and fix-ups run; with the trigger at exit the plans ran faster on 38 of the
+# 43 TN plans that run the ranges kernel as the cp.async ring (5.8%, geometric mean; none slower; 3072x64x512
+# 14.5 -> 11.3 us, 384x768x384 14.1 -> 11.8) and on 25 of 104 such NN plans (0.8%; one 1.0% slower;
+# 50x50x50000 28.2 -> 24.3), and no plan whose tiles run whole (36: within 0.5%).  The same runs without
+# PDL at all were 3.1% (TN) and 2.3% (NN) slower than the plans with the trigger at entry.
 # Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
-PDL_TRIGGER_AT_ENTRY = ("grid", "items")  # program.TILES that trigger at entry
+PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
