@@ -11,7 +11,7 @@ layout, and regtile.sgemm's plan's time ("lib_us").
   python3 -m lab.experiments.layout_candidates LAYOUT:MxNxK [LAYOUT:MxNxK ...]   (default: the NT and TN losses)
   python3 -m lab.experiments.layout_candidates suite=benchmarks/shapes.json layouts=NT,TN [budget=SECONDS]
   suite=A.json,B.json max_mnk=N: the shapes of several files, those with m n k <= N (session 38: the layout tables'
-      runs, benchmarks/shapes-fit-layouts.json with the suite's small shapes); each row keeps its file's group
+      runs, lab/device_runs/layout_probe_s38.json with the suite's small shapes); each row keeps its file's group
   fused=1: the fused members too, in the layout's form (session 33: the fused kernel reads A^T and B^T by float4)
       (every shape of the suite that regtile.sgemm does not route to a GEMV in the layout, smallest first.  Until
       the review after g_14ba623 it left out the shapes the NN route sends to a few-vector GEMV, which NT with m of
