@@ -77,7 +77,8 @@ def ranges_of(plan) -> int:
 
 
 def run(argv):
-    iters = [int(v) for v in (take_option(argv, "iters") or "16,32").split(",") if v]
+    given = take_option(argv, "iters")  # "iters=" (empty): no range variants (session38_e ran 16,32: `or` took "")
+    iters = [int(v) for v in ("16,32" if given is None else given).split(",") if v]
     both = take_option(argv, "two") == "1"
     pdl = take_option(argv, "pdl") == "1"
 
