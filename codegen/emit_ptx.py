@@ -86,7 +86,7 @@ PTX_VERSION = "8.0"
 # 0.5 us either way).  The ranges kernel's trigger at entry came out (session 38, H200,
 # docs/data/session38/e_a4c736a, back-to-back calls of one plan): a ranges grid whose blocks have all
 # started lets the next call's blocks take its free block slots, where they wait on griddepcontrol.wait
-# while this grid's pieces and fix-ups run; with the trigger at exit the plans ran faster on 38 of the
+# while this grid's pieces and fix-ups run (how that slows them was not profiled); with the trigger at exit the plans ran faster on 38 of the
 # 43 TN plans that run the ranges kernel as the cp.async ring (5.8%, geometric mean; none slower; 3072x64x512
 # 14.5 -> 11.3 us, 384x768x384 14.1 -> 11.8) and on 25 of 104 such NN plans (0.8%; one 1.0% slower;
 # 50x50x50000 28.2 -> 24.3), and no plan whose tiles run whole (36: within 0.5%).  The same runs without

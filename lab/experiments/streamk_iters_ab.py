@@ -12,8 +12,8 @@ runs the ring; with two=1 also at each min_iters, "two_iN") and the ring with no
 member's work), against cuBLAS in the layout, each checked against float64 (C NaN-poisoned) and timed interleaved.
 Each row keeps every plan's count of ranges.  With pdl=1 (and iters= empty: no ranges variants) the plan against
 itself launched without programmatic dependent launch ("plain") and with its ranges kernel triggering the next kernel
-as it exits rather than at its entry ("late", codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY): session 38 found the back-to-back
-times of some stream-K plans 30-60% above their plain launches' (session38_d).  Writes streamk_iters_ab.json under $OUT.
+where the library's does not (other_trigger_plan: "late", at its exit, before session 38's change, which this A/B
+measured - docs/data/session38/e_a4c736a; "early", at its entry, since; codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY).  Writes streamk_iters_ab.json under $OUT.
 
     python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...
 """
@@ -22,49 +22,41 @@ from lab.experiments import over_shapes, program, take_option, time_plans
 SHAPES = ["TN:3072x64x512", "TN:384x768x384", "TN:768x512x512", "TN:512x512x512"]
 
 
-def iters_plan(min_iters: int):
-    """A GemmPlan class whose stream-K work lists are built with `min_iters` (codegen/streamk.MIN_ITERS, read when a
-    stream's launches are first bound)."""
-    from regtile.codegen import streamk
+def bound_with(owner, name: str, value):
+    """A GemmPlan class whose launches are bound (a stream's first call: the stream-K work list, the launch configs)
+    with owner.`name` set to `value`: codegen/streamk.MIN_ITERS (the ranges' least k-tiles), runtime/driver.PROGRAMMATIC
+    (False: plain launches, no programmatic dependent launch)."""
     from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
 
-    class ItersPlan(GemmPlan):
+    class BoundPlan(GemmPlan):
         def _bind(self, stream):
-            kept, streamk.MIN_ITERS = streamk.MIN_ITERS, min_iters
-            try:
+            with patched(owner, name, value):
                 return super()._bind(stream)
-            finally:
-                streamk.MIN_ITERS = kept
-    return ItersPlan
+    return BoundPlan
+
+
+def iters_plan(min_iters: int):
+    from regtile.codegen import streamk
+    return bound_with(streamk, "MIN_ITERS", min_iters)
 
 
 def plain_plan():
-    """A GemmPlan class whose launches are plain (no programmatic dependent launch: runtime/driver.PROGRAMMATIC, read
-    when a stream's launches are first bound)."""
     from regtile.runtime import driver
-    from regtile.runtime.plans import GemmPlan
-
-    class PlainPlan(GemmPlan):
-        def _bind(self, stream):
-            kept, driver.PROGRAMMATIC = driver.PROGRAMMATIC, False
-            try:
-                return super()._bind(stream)
-            finally:
-                driver.PROGRAMMATIC = kept
-    return PlainPlan
+    return bound_with(driver, "PROGRAMMATIC", False)
 
 
-def late_trigger_plan(m, n, k, operands, cfg):
-    """A GemmPlan of `cfg` whose ranges kernel does not trigger the next kernel at its entry (codegen/emit_ptx.
-    PDL_TRIGGER_AT_ENTRY without "items": it triggers as it exits), compiled as the plan is built."""
+def other_trigger_plan(m, n, k, operands, cfg):
+    """(name, a GemmPlan of `cfg` whose ranges kernel triggers the next kernel where the library's does not): "late"
+    (at its exit) where codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY holds "items" (until session 38), else "early" (at its
+    entry), compiled as the plan is built."""
     from regtile.codegen import emit_ptx
     from regtile.runtime.plans import GemmPlan
-    kept = emit_ptx.PDL_TRIGGER_AT_ENTRY
-    emit_ptx.PDL_TRIGGER_AT_ENTRY = tuple(t for t in kept if t != "items")
-    try:
-        return GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
-    finally:
-        emit_ptx.PDL_TRIGGER_AT_ENTRY = kept
+    from .fixup_ab import patched
+    now = emit_ptx.PDL_TRIGGER_AT_ENTRY
+    name, other = ("late", tuple(t for t in now if t != "items")) if "items" in now else ("early", now + ("items",))
+    with patched(emit_ptx, "PDL_TRIGGER_AT_ENTRY", other):
+        return name, GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
 
 
 def ranges_of(plan) -> int:
@@ -95,9 +87,9 @@ def run(argv):
             plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend="ptx")
         if pdl:
             plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend="ptx")
-            plans["late"] = late_trigger_plan(m, n, k, operands, cfg)
-            if lib.kernel.artifact.cubin == plans["late"].kernel.artifact.cubin:
-                raise RuntimeError("the late trigger's kernel is the plan's: emit_ptx's text was cached")
+            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg)
+            if lib.kernel.artifact.cubin == plans[name].kernel.artifact.cubin:
+                raise RuntimeError(f"the {name} trigger's kernel is the plan's: emit_ptx's text was cached")
         if iters:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
         if cfg.stages > 2 and not pdl:
