@@ -83,14 +83,15 @@ PTX_VERSION = "8.0"
 # off 13 of 15 shapes with the trigger at every entry, but 1009x1013x1019 and 1023x1025x1023 0.6-1.0 us
 # slower (ranges-only plans; not explained then), and without any trigger smaller gains.  The
 # whole-tile kernel's trigger changed nothing measurable where it applies (2000^3, 4096^3: within
-# 0.5 us either way).  The ranges kernel's trigger at entry came out (session 38, H200,
-# docs/data/session38/e_a4c736a, back-to-back calls of one plan): a ranges grid whose blocks have all
-# started lets the next call's blocks take its free block slots, where they wait on griddepcontrol.wait
-# while this grid's pieces and fix-ups run (how that slows them was not profiled); with the trigger at exit the plans ran faster on 38 of the
-# 43 TN plans that run the ranges kernel as the cp.async ring (5.8%, geometric mean; none slower; 3072x64x512
-# 14.5 -> 11.3 us, 384x768x384 14.1 -> 11.8) and on 25 of 104 such NN plans (0.8%; one 1.0% slower;
-# 50x50x50000 28.2 -> 24.3), and no plan whose tiles run whole (36: within 0.5%).  The same runs without
-# PDL at all were 3.1% (TN) and 2.3% (NN) slower than the plans with the trigger at entry.
+# 0.5 us either way).  The ranges kernel's trigger at entry came out in session 38 (H200,
+# docs/data/session38/e_a4c736a, back-to-back calls of one plan, the trigger at exit against it): faster
+# on all 43 TN plans that run the ranges kernel as the cp.async ring (by more than 1% on 38; 5.8%,
+# geometric mean; 3072x64x512 14.5 -> 11.3 us, 384x768x384 14.1 -> 11.8), by more than 1% on 25 of the
+# 104 NN stream-K plans that run ranges (0.8%; one 1.0% slower; 50x50x50000 28.2 -> 24.3), within 0.5%
+# on the 36 whose tiles all run whole.  A reading, not profiled: once every block of a ranges grid has
+# started, the trigger lets the next call's blocks into the block slots it leaves, where they wait on
+# griddepcontrol.wait beside its pieces and fix-ups.  Without PDL at all the plans ran 2-8% slower than
+# with the entry trigger.
 # Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",

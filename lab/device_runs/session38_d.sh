@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 38 (issue 20): are the two back-to-back anomalies of this session's runs programmatic dependent launch's?
 # Under Nsight Compute (session38_c, one call at a time) TN 96x2048x768's ranges kernel at ranges of >= 32 k-tiles ran
-# 21.3 us, timed back to back 34.1 (session38_b); the k32 members' ring of 4 stages ran 3136x64x576 17.0 us back to back
+# 21.3 us, timed back to back 34.3 (session38_b; 34.1 in session38_c); the k32 members' ring of 4 stages ran 3136x64x576 17.0 us back to back
 # against 12.1 with 3 stages (session38_a, ring34).  The same runs with REGTILE_PDL=0 (plain launches).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s38

@@ -105,7 +105,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
