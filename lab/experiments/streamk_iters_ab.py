@@ -11,9 +11,11 @@ stream-K plan built at each min_iters of `iters=` ("iN"; "lib" is i8), its two-s
 runs the ring; with two=1 also at each min_iters, "two_iN") and the ring with no ranges at all ("whole": min_iters above K's k-tiles: whole tiles, the one-pass
 member's work), against cuBLAS in the layout, each checked against float64 (C NaN-poisoned) and timed interleaved.
 Each row keeps every plan's count of ranges.  With pdl=1 (and iters= empty: no ranges variants) the plan against
-itself launched without programmatic dependent launch ("plain") and with its ranges kernel triggering the next kernel
-where the library's does not (other_trigger_plan: "late", at its exit, before session 38's change, which this A/B
-measured - docs/data/session38/e_a4c736a; "early", at its entry, since; codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY).  Writes streamk_iters_ab.json under $OUT.
+itself launched without programmatic dependent launch ("plain") and with its trigger kernel letting the next kernel be
+scheduled where the library's does not (trigger_switch: stream-K's ranges kernel, the PTX one-pass kernel, the CUDA C
+split-K partial kernel; "late", at its exit, where the library's triggers at entry; "early", at its entry, where at
+exit).  Session 38 measured the ranges kernel's (docs/data/session38/e_a4c736a: "late" then) and took the trigger at
+exit; with pdl=1 the one-pass and split-K plans are timed too.  Writes streamk_iters_ab.json under $OUT.
 
     python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...
 """
@@ -46,17 +48,36 @@ def plain_plan():
     return bound_with(driver, "PROGRAMMATIC", False)
 
 
-def other_trigger_plan(m, n, k, operands, cfg):
-    """(name, a GemmPlan of `cfg` whose ranges kernel triggers the next kernel where the library's does not): "late"
-    (at its exit) where codegen/emit_ptx.PDL_TRIGGER_AT_ENTRY holds "items" (until session 38), else "early" (at its
-    entry), compiled as the plan is built."""
-    from regtile.codegen import emit_ptx
+def trigger_switch(cfg, backend: str):
+    """(name, owner, attribute, value) that turns around where the plan's trigger kernel lets the next kernel be
+    scheduled (griddepcontrol.launch_dependents): the PTX stream-K ranges kernel ("items" in codegen/emit_ptx.
+    PDL_TRIGGER_AT_ENTRY), the PTX one-pass kernel ("grid" there), the CUDA C split-K partial kernel (codegen/splitk.
+    PDL_TRIGGER, whose dependent is its reduce kernel).  name: "late" where the library's triggers at entry (the
+    variant at exit), "early" where at exit; None where the plan has no such kernel."""
+    from regtile.codegen import emit_ptx, kernel, splitk
+    if backend == "ptx":
+        tiles = "items" if cfg.stream_k else "grid"
+        now = emit_ptx.PDL_TRIGGER_AT_ENTRY
+        if tiles in now:
+            return "late", emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(t for t in now if t != tiles)
+        return "early", emit_ptx, "PDL_TRIGGER_AT_ENTRY", now + (tiles,)
+    if backend == "cuda" and cfg.split_k > 1:
+        return ("late", splitk, "PDL_TRIGGER", ()) if splitk.PDL_TRIGGER else (
+            "early", splitk, "PDL_TRIGGER", kernel.PDL_TRIGGER)
+    return None
+
+
+def other_trigger_plan(m, n, k, operands, cfg, backend: str):
+    """(name, a GemmPlan of `cfg` whose trigger kernel (trigger_switch) lets the next kernel be scheduled where the
+    library's does not), compiled as the plan is built; None where the plan has no such kernel."""
     from regtile.runtime.plans import GemmPlan
     from .fixup_ab import patched
-    now = emit_ptx.PDL_TRIGGER_AT_ENTRY
-    name, other = ("late", tuple(t for t in now if t != "items")) if "items" in now else ("early", now + ("items",))
-    with patched(emit_ptx, "PDL_TRIGGER_AT_ENTRY", other):
-        return name, GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
+    switch = trigger_switch(cfg, backend)
+    if switch is None:
+        return None
+    name, owner, attribute, value = switch
+    with patched(owner, attribute, value):
+        return name, GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
 
 
 def ranges_of(plan) -> int:
@@ -79,22 +100,23 @@ def run(argv):
         operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
         lib = GemmPlan(m, n, k, *operands)
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
-        if lib.gemv is not None or lib.backend != "ptx" or not lib.config.stream_k:
-            return row, f"not a stream-K member ({lib.describe()[:60]})"
-        cfg = lib.config
+        cfg, backend = lib.config, lib.backend
+        if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or pdl and trigger_switch(cfg, backend)):
+            return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
-        for it in iters:
-            plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend="ptx")
+        if cfg.stream_k:
+            for it in iters:
+                plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend=backend)
         if pdl:
-            plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend="ptx")
-            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg)
+            plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend=backend)
+            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg, backend)
             if lib.kernel.artifact.cubin == plans[name].kernel.artifact.cubin:
-                raise RuntimeError(f"the {name} trigger's kernel is the plan's: emit_ptx's text was cached")
-        if iters:
+                raise RuntimeError(f"the {name} trigger's kernel is the plan's: the emitted text was cached")
+        if iters and cfg.stream_k:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
         if cfg.stages > 2 and not pdl:
             two = cfg.replace(stages=2)
-            plans["two"] = GemmPlan(m, n, k, *operands, config=two, backend="ptx")
+            plans["two"] = GemmPlan(m, n, k, *operands, config=two, backend=backend)
             if both:
                 for it in iters:
                     plans[f"two_i{it}"] = iters_plan(it)(m, n, k, *operands, config=two, backend="ptx")
