@@ -17,7 +17,6 @@ layout, and regtile.sgemm's plan's time ("lib_us").
       the review after g_14ba623 it left out the shapes the NN route sends to a few-vector GEMV, which NT with m of
       2-16 and TN with n of 2-16 run on family members: 22 shape-layouts not timed there)
 """
-import json
 import time
 
 from lab.experiments import layout_spec, member_for_shape, program, take_option, time_members, write_out
@@ -34,6 +33,7 @@ def run(argv):
     from regtile.runtime.compiler import compile_many
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
     from regtile.tools.shape_sweep import gemv_routed
+    from regtile.tools.datafiles import load_json
     from lab.experiments.variants_ab import parse
     t0 = time.time()
     suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
@@ -46,10 +46,9 @@ def run(argv):
     groups = {}
     if suite:
         for path in suite.split(","):
-            with open(path) as f:
-                for r in json.load(f):
-                    if not max_mnk or r["m"] * r["n"] * r["k"] <= max_mnk:
-                        groups.setdefault((r["m"], r["n"], r["k"]), r.get("group", "suite"))
+            for r in load_json(path):
+                if not max_mnk or r["m"] * r["n"] * r["k"] <= max_mnk:
+                    groups.setdefault((r["m"], r["n"], r["k"]), r.get("group", "suite"))
         shapes = sorted(groups, key=lambda s: s[0] * s[1] * s[2])
         specs = [f"{lay}:{m}x{n}x{k}" for m, n, k in shapes for lay in (layouts or "NT,TN").split(",")
                  if not gemv_routed(m, n, k, lay[0] == "T", lay[1] == "T")]

@@ -67,14 +67,11 @@ def trigger_switch(cfg, backend: str):
     return None
 
 
-def other_trigger_plan(m, n, k, operands, cfg, backend: str):
-    """(name, a GemmPlan of `cfg` whose trigger kernel (trigger_switch) lets the next kernel be scheduled where the
-    library's does not), compiled as the plan is built; None where the plan has no such kernel."""
+def other_trigger_plan(m, n, k, operands, cfg, backend: str, switch):
+    """(name, a GemmPlan of `cfg` whose trigger kernel lets the next kernel be scheduled where the library's does not:
+    `switch`, trigger_switch's for the plan), compiled as the plan is built."""
     from regtile.runtime.plans import GemmPlan
     from .fixup_ab import patched
-    switch = trigger_switch(cfg, backend)
-    if switch is None:
-        return None
     name, owner, attribute, value = switch
     with patched(owner, attribute, value):
         return name, GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
@@ -101,25 +98,26 @@ def run(argv):
         lib = GemmPlan(m, n, k, *operands)
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
         cfg, backend = lib.config, lib.backend
-        if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or pdl and trigger_switch(cfg, backend)):
+        switch = trigger_switch(cfg, backend) if pdl and lib.gemv is None else None
+        if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or switch):
             return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
         if cfg.stream_k:
             for it in iters:
                 plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend=backend)
-        if pdl:
+        if switch:
             plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend=backend)
-            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg, backend)
+            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg, backend, switch)
             if lib.kernel.artifact.cubin == plans[name].kernel.artifact.cubin:
                 raise RuntimeError(f"the {name} trigger's kernel is the plan's: the emitted text was cached")
         if iters and cfg.stream_k:
-            plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend="ptx")
+            plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend=backend)
         if cfg.stages > 2 and not pdl:
             two = cfg.replace(stages=2)
             plans["two"] = GemmPlan(m, n, k, *operands, config=two, backend=backend)
             if both:
                 for it in iters:
-                    plans[f"two_i{it}"] = iters_plan(it)(m, n, k, *operands, config=two, backend="ptx")
+                    plans[f"two_i{it}"] = iters_plan(it)(m, n, k, *operands, config=two, backend=backend)
         row, line = time_plans(torch, bench, plans, row, lib.describe()[:60])
         row["ranges"] = {name: ranges_of(p) for name, p in plans.items()}
         return row, line + "  ranges " + " ".join(f"{nm}={r}" for nm, r in row["ranges"].items())
