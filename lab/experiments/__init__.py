@@ -246,6 +246,48 @@ def time_plans(torch, bench, plans, row: dict, label: str):
     return row, versus(u, check, plans) + f"  [{label}]"
 
 
+def time_plans_graphs(torch, bench, plans, row: dict, label: str, batch: int = 20, rounds: int = 11):
+    """time_plans through CUDA graphs: every plan and cuBLAS checked against float64 (on the default stream), then
+    each on its own stream as a graph of `batch` calls on the bench's rotating sets, replays interleaved over
+    `rounds`; row["us"]: the median us a call in the graph, row["us_stream"]: the same calls launched back to back
+    from Python (lab/experiments/pdl_ab's timer).  -> (row, the A/B line of the graphs' times ending in [label])."""
+    import statistics
+    from regtile.tools.sgemv_sweep import _Timer
+    check = {}
+    for name, plan in plans.items():
+        ok, err, unwritten = bench.check(bench.library(plan))
+        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    a, b, c, sets = bench.a, bench.b, bench.c, bench.sets
+    streams = {name: torch.cuda.Stream() for name in ("cublas", *plans)}
+    fns = {name: (lambda i, p=plan, s=streams[name].cuda_stream:
+                  p.launch(a[i % sets].data_ptr(), b[i % sets].data_ptr(), c[i % sets].data_ptr(), 1.0, 0.0, s))
+           for name, plan in plans.items()}
+    mm = bench.cublas()
+
+    def cublas(i, s=streams["cublas"]):
+        with torch.cuda.stream(s):
+            mm(i % sets)
+    fns = dict(cublas=cublas, **fns)
+    for fn in fns.values():
+        fn(0)  # the plan binds this stream's launches before the capture
+    torch.cuda.synchronize()
+    timers = {name: _Timer(torch, streams[name]) for name in fns}
+    graphs = {name: timers[name].graph(fn, batch) for name, fn in fns.items()}
+    for g in graphs.values():
+        for _ in range(3):
+            g()
+    gt, st = {name: [] for name in fns}, {name: [] for name in fns}
+    names = list(fns)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            gt[name].append(graphs[name]())
+            st[name].append(timers[name].us(fns[name], batch))
+    u = {name: round(statistics.median(v), 2) for name, v in gt.items()}
+    row.update(check=check, us=u, us_stream={name: round(statistics.median(v), 2) for name, v in st.items()},
+               registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
+    return row, versus(u, check, plans) + f"  [{label}]"
+
+
 def over_shapes(argv, default, filename: str, one) -> None:
     """The per-shape A/B experiments' loop: for each [LAYOUT:]MxNxK of argv (else `default`; layout_spec) a
     tools/shape_sweep ShapeBench in that layout, one(torch, bench, m, n, k) -> (its JSON row, the line to print),

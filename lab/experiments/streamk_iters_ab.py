@@ -15,11 +15,13 @@ itself launched without programmatic dependent launch ("plain") and with its tri
 scheduled where the library's does not (trigger_switch: stream-K's ranges kernel, the PTX one-pass kernel, the CUDA C
 split-K partial kernel; "late", at its exit, where the library's triggers at entry; "early", at its entry, where at
 exit).  Session 38 measured the ranges kernel's (docs/data/session38/e_a4c736a: "late" then) and took the trigger at
-exit; with pdl=1 the one-pass and split-K plans are timed too.  Writes streamk_iters_ab.json under $OUT.
+exit; with pdl=1 the one-pass and split-K plans are timed too.  With graph=1 every variant is timed as a CUDA graph
+of 20 calls on its own stream (lab/experiments.time_plans_graphs; "us_stream": the same calls from Python), not by
+shape_sweep's back-to-back batches.  Writes streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [graph=1] [LAYOUT:]MxNxK ...
 """
-from lab.experiments import over_shapes, program, take_option, time_plans
+from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
 
 SHAPES = ["TN:3072x64x512", "TN:384x768x384", "TN:768x512x512", "TN:512x512x512"]
 
@@ -91,6 +93,7 @@ def run(argv):
     iters = [int(v) for v in ("16,32" if given is None else given).split(",") if v]
     both = take_option(argv, "two") == "1"
     pdl = take_option(argv, "pdl") == "1"
+    graphs = take_option(argv, "graph") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -118,14 +121,14 @@ def run(argv):
             if both:
                 for it in iters:
                     plans[f"two_i{it}"] = iters_plan(it)(m, n, k, *operands, config=two, backend=backend)
-        row, line = time_plans(torch, bench, plans, row, lib.describe()[:60])
+        row, line = (time_plans_graphs if graphs else time_plans)(torch, bench, plans, row, lib.describe()[:60])
         row["ranges"] = {name: ranges_of(p) for name, p in plans.items()}
         return row, line + "  ranges " + " ".join(f"{nm}={r}" for nm, r in row["ranges"].items())
 
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters=] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters=] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
