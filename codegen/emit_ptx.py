@@ -94,6 +94,9 @@ PTX_VERSION = "8.0"
 # with the entry trigger.
 # Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
+# Where an entry trigger sits: before the kernel's griddepcontrol.wait (False), so that a call's blocks, scheduled while
+# the call before still runs, let the call after them be scheduled too; or after it (True: one call ahead at most).
+PDL_TRIGGER_AFTER_WAIT = False
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
@@ -174,8 +177,9 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
     def pdl_entry(self) -> None:
         """The kernel's first lines: PDL's trigger (where PDL_TRIGGER_AT_ENTRY says) and wait,
         marked for ptx_arch.for_arch."""
-        trigger = self.prog.tiles in PDL_TRIGGER_AT_ENTRY
-        lines = (["griddepcontrol.launch_dependents;"] if trigger else []) + ["griddepcontrol.wait;"]
+        trigger = ["griddepcontrol.launch_dependents;"] if self.prog.tiles in PDL_TRIGGER_AT_ENTRY else []
+        wait = ["griddepcontrol.wait;"]
+        lines = wait + trigger if PDL_TRIGGER_AFTER_WAIT else trigger + wait
         for line in lines:
             self.b.lines.append(pdl_line(line, self.arch))
 

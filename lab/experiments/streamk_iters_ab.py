@@ -17,9 +17,11 @@ split-K partial kernel; "late", at its exit, where the library's triggers at ent
 exit).  Session 38 measured the ranges kernel's (docs/data/session38/e_a4c736a: "late" then) and took the trigger at
 exit; with pdl=1 the one-pass and split-K plans are timed too.  With graph=1 every variant is timed as a CUDA graph
 of 20 calls on its own stream (lab/experiments.time_plans_graphs; "us_stream": the same calls from Python), not by
-shape_sweep's back-to-back batches.  Writes streamk_iters_ab.json under $OUT.
+shape_sweep's back-to-back batches.  With after=1 (and pdl=1) a PTX plan's trigger kernel also as "after": its
+trigger right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39).  Writes
+streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters=] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1]] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
 
@@ -69,6 +71,19 @@ def trigger_switch(cfg, backend: str):
     return None
 
 
+def after_wait_plan(m, n, k, operands, cfg):
+    """A GemmPlan of the PTX `cfg` whose trigger kernel (the one-pass kernel, or stream-K's ranges kernel) runs
+    launch_dependents right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT): the next call's blocks
+    are scheduled once this call's have all passed the wait, not from their entry."""
+    from regtile.codegen import emit_ptx
+    from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
+    tiles = "items" if cfg.stream_k else "grid"
+    with patched(emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(set(emit_ptx.PDL_TRIGGER_AT_ENTRY) | {tiles})), \
+            patched(emit_ptx, "PDL_TRIGGER_AFTER_WAIT", True):
+        return GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
+
+
 def other_trigger_plan(m, n, k, operands, cfg, backend: str, switch):
     """(name, a GemmPlan of `cfg` whose trigger kernel lets the next kernel be scheduled where the library's does not:
     `switch`, trigger_switch's for the plan), compiled as the plan is built."""
@@ -94,6 +109,7 @@ def run(argv):
     both = take_option(argv, "two") == "1"
     pdl = take_option(argv, "pdl") == "1"
     graphs = take_option(argv, "graph") == "1"
+    after = take_option(argv, "after") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -113,6 +129,8 @@ def run(argv):
             name, plans[name] = other_trigger_plan(m, n, k, operands, cfg, backend, switch)
             if lib.kernel.artifact.cubin == plans[name].kernel.artifact.cubin:
                 raise RuntimeError(f"the {name} trigger's kernel is the plan's: the emitted text was cached")
+            if after and backend == "ptx":
+                plans["after"] = after_wait_plan(m, n, k, operands, cfg)
         if iters and cfg.stream_k:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend=backend)
         if cfg.stages > 2 and not pdl:
@@ -128,7 +146,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters=] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1]] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
