@@ -92,11 +92,18 @@ PTX_VERSION = "8.0"
 # started, the trigger lets the next call's blocks into the block slots it leaves, where they wait on
 # griddepcontrol.wait beside its pieces and fix-ups.  Without PDL at all the plans ran 2-8% slower than
 # with the entry trigger.
+# The one-pass kernel's trigger sits right after its wait since session 39 (docs/data/session39/c_5e6f424): before
+# it, a call's blocks, scheduled while the call before still runs, let the call after them be scheduled too, and
+# calls pile up in the block slots.  On the 26 one-pass PTX plans of the suite and the held-out sets (four layouts)
+# the trigger after the wait ran 2.1% faster back to back (16 by more than 1%; the four 2048x512x13 1.5-2.8% slower)
+# and 5.2% in CUDA graphs of 20 calls (NN 384^3 9.3 -> 8.2 us, NT 10.6 -> 8.8); the trigger at exit was faster still
+# back to back (5.5%) but 1.2% slower in the graphs.  The ranges kernel kept its trigger at exit: after the wait it
+# ran 7.1% slower back to back (3072x64x512 +26%) and 1.4% slower in the graphs.
 # Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
-# Where an entry trigger sits: before the kernel's griddepcontrol.wait (False), so that a call's blocks, scheduled while
-# the call before still runs, let the call after them be scheduled too; or after it (True: one call ahead at most).
-PDL_TRIGGER_AFTER_WAIT = False
+# Where an entry trigger sits: after the kernel's griddepcontrol.wait (True: the next call is scheduled once this one
+# runs, one call ahead at most) or before it (False: as soon as this call's blocks are scheduled).
+PDL_TRIGGER_AFTER_WAIT = True
 _PTX_TYPES = {"int": ".u32", "float": ".f32", "const float*": ".u64", "float*": ".u64", "const int*": ".u64",
               "int*": ".u64", "long long": ".s64"}
 TV_SYM = ThreadVars.symbolic()
