@@ -488,7 +488,8 @@ def test_few_long_rows_split_into_one_step_each():
 def test_pdl_trigger_placement():
     """Where each GEMV-path kernel lets its dependent be scheduled (emit_sgemv.GEMV_ENTRY, measured):
     a GEMV at entry only for a small matrix (a split launch's up to 2^26 elements), its reduce at exit (no trigger line),
-    the few-vector stage and main kernels at entry; every one waits before touching memory."""
+    the few-vector stage and main kernels at entry, right after their wait (session 39: calls piled up with the
+    trigger before it), the prefetching main kernel's too; every one waits before touching memory."""
     from regtile.codegen import emit_fewvec, emit_sgemv
     from regtile.codegen.fewvec_config import FewVecNConfig
     from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
@@ -499,10 +500,14 @@ def test_pdl_trigger_placement():
         assert main.count(cond) == 1 and main.count("launch_dependents") == 1, src.name
         assert main.index(cond) < main.index("griddepcontrol.wait") < main.index("alpha")
         assert "launch_dependents" not in red and red.count("griddepcontrol.wait") == 1
-    few = emit_fewvec.emit_fewvec_cuda(FewVecNConfig())
-    for role, k in few.kernels():
-        own = k.text if role != "main" else few.text.split(few.reduce.text)[0]
-        if role == "reduce":
-            assert "launch_dependents" not in own
-        else:
-            assert own.count("griddepcontrol.launch_dependents;\");  // the next kernel may be scheduled") >= 1, role
+    trigger = "griddepcontrol.launch_dependents;\");  // the next kernel may be scheduled"
+    for cfg in (FewVecNConfig(), FewVecNConfig(prefetch_steps=2)):
+        few = emit_fewvec.emit_fewvec_cuda(cfg)
+        for role, k in few.kernels():
+            own = k.text if role != "main" else few.text.replace(few.reduce.text, "").replace(few.entry("stage").text, "")
+            if role == "reduce":
+                assert "launch_dependents" not in own
+            else:
+                assert own.count(trigger) == 1, (role, cfg)
+                wait = own.index("griddepcontrol.wait")
+                assert wait < own.index(trigger) < wait + 300, (role, cfg)
