@@ -18,10 +18,11 @@ exit).  Session 38 measured the ranges kernel's (docs/data/session38/e_a4c736a: 
 exit; with pdl=1 the one-pass and split-K plans are timed too.  With graph=1 every variant is timed as a CUDA graph
 of 20 calls on its own stream (lab/experiments.time_plans_graphs; "us_stream": the same calls from Python), not by
 shape_sweep's back-to-back batches.  With after=1 (and pdl=1) a PTX plan's trigger kernel also as "after": its
-trigger right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39).  Writes
+trigger right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39); with mid=1 a CUDA C
+split-K plan's partial kernel also as "mid": its trigger after its main loop, before its stores.  Writes
 streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1]] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1]] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
 
@@ -84,6 +85,18 @@ def after_wait_plan(m, n, k, operands, cfg):
         return GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
 
 
+def mid_trigger_plan(m, n, k, operands, cfg):
+    """A GemmPlan of the CUDA C split-K `cfg` whose partial kernel lets its reduce be scheduled after its main loop,
+    before its stores (codegen/splitk.partial_store_setup), not at its entry (splitk.PDL_TRIGGER)."""
+    from regtile.codegen import kernel, splitk
+    from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
+    store_setup = splitk.partial_store_setup
+    with patched(splitk, "PDL_TRIGGER", ()), \
+            patched(splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)):
+        return GemmPlan(m, n, k, *operands, config=cfg, backend="cuda")
+
+
 def other_trigger_plan(m, n, k, operands, cfg, backend: str, switch):
     """(name, a GemmPlan of `cfg` whose trigger kernel lets the next kernel be scheduled where the library's does not:
     `switch`, trigger_switch's for the plan), compiled as the plan is built."""
@@ -110,6 +123,7 @@ def run(argv):
     pdl = take_option(argv, "pdl") == "1"
     graphs = take_option(argv, "graph") == "1"
     after = take_option(argv, "after") == "1"
+    mid = take_option(argv, "mid") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -131,6 +145,8 @@ def run(argv):
                 raise RuntimeError(f"the {name} trigger's kernel is the plan's: the emitted text was cached")
             if after and backend == "ptx":
                 plans["after"] = after_wait_plan(m, n, k, operands, cfg)
+            if mid and backend == "cuda":
+                plans["mid"] = mid_trigger_plan(m, n, k, operands, cfg)
         if iters and cfg.stream_k:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend=backend)
         if cfg.stages > 2 and not pdl:
@@ -146,7 +162,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1]] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1]] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
