@@ -76,30 +76,22 @@ PTX_VERSION = "8.0"
 # Programmatic dependent launch (codegen/kernel.py, PDL_WAIT): every SGEMM kernel of this backend
 # waits for the kernel before it on the stream (griddepcontrol.wait: finished, its writes visible)
 # before it touches global memory, and the runtime launches it programmatic (geometry.programmatic),
-# so that its blocks may be scheduled before that kernel has finished.  The one-pass kernel also lets
-# the next kernel be scheduled from its entry (launch_dependents: its blocks take SMs as this grid's
-# leave, instead of after the launch gap); stream-K's two kernels trigger as they exit.  Measured on
-# the H100 (session 7, lab/device_runs/session7_pdl.sh, CUDA graphs of 20 calls): 0.3-1.2 us a call
-# off 13 of 15 shapes with the trigger at every entry, but 1009x1013x1019 and 1023x1025x1023 0.6-1.0 us
-# slower (ranges-only plans; not explained then), and without any trigger smaller gains.  The
-# whole-tile kernel's trigger changed nothing measurable where it applies (2000^3, 4096^3: within
-# 0.5 us either way).  The ranges kernel's trigger at entry came out in session 38 (H200,
-# docs/data/session38/e_a4c736a, back-to-back calls of one plan, the trigger at exit against it): faster
-# on all 43 TN plans that run the ranges kernel as the cp.async ring (by more than 1% on 38; 5.8%,
-# geometric mean; 3072x64x512 14.5 -> 11.3 us, 384x768x384 14.1 -> 11.8), by more than 1% on 25 of the
-# 104 NN stream-K plans that run ranges (0.8%; one 1.0% slower; 50x50x50000 28.2 -> 24.3), within 0.5%
-# on the 36 whose tiles all run whole.  A reading, not profiled: once every block of a ranges grid has
-# started, the trigger lets the next call's blocks into the block slots it leaves, where they wait on
-# griddepcontrol.wait beside its pieces and fix-ups.  Without PDL at all the plans ran 2-8% slower than
-# with the entry trigger.
-# The one-pass kernel's trigger sits right after its wait since session 39 (docs/data/session39/c_5e6f424): before
-# it, a call's blocks, scheduled while the call before still runs, let the call after them be scheduled too, and
-# calls pile up in the block slots.  On the 26 one-pass PTX plans of the suite and the held-out sets (four layouts)
-# the trigger after the wait ran 2.1% faster back to back (16 by more than 1%; the four 2048x512x13 1.5-2.8% slower)
-# and 5.2% in CUDA graphs of 20 calls (NN 384^3 9.3 -> 8.2 us, NT 10.6 -> 8.8); the trigger at exit was faster still
-# back to back (5.5%) but 1.2% slower in the graphs.  The ranges kernel kept its trigger at exit: after the wait it
-# ran 7.1% slower back to back (3072x64x512 +26%) and 1.4% slower in the graphs.
-# Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
+# so that its blocks may be scheduled before that kernel has finished.  Where each lets the next
+# kernel be scheduled (launch_dependents) is measured, not blanket (docs/shapes.md, sessions 38-39):
+# - the one-pass kernel right after its wait: the next call's launch hides behind this one's run, one
+#   call ahead at most.  Before the wait (session 7's place, measured then on the H100 as 0.3-1.2 us a
+#   call off 13 of 15 shapes against no trigger) a call's blocks, scheduled while the call before still
+#   runs, let the call after them be scheduled too, and calls pile up in the block slots: the 26
+#   one-pass plans of the suite and held-out sets ran 2.1% faster back to back and 5.2% in CUDA graphs
+#   of 20 calls with the trigger after the wait (H200, docs/data/session39/c_5e6f424; NN 384^3 9.3 ->
+#   8.2 us in graphs).  At exit: 5.5% faster back to back, 1.2% slower in graphs.
+# - stream-K's whole-tile and ranges kernels at exit.  The ranges kernel's trigger at entry let the next
+#   call's blocks into the slots its grid leaves, beside its pieces and fix-ups: at exit the 43 TN ring
+#   plans ran 5.8% faster back to back (docs/data/session38/e_a4c736a; 3072x64x512 14.5 -> 11.3 us), the
+#   104 NN ranges plans 0.8%; right after the wait 7.1% slower than at exit (session39/c).  The
+#   whole-tile kernel's trigger changed nothing measurable (session 7: 2000^3, 4096^3 within 0.5 us).
+# Without PDL the stream-K plans ran 2-8% slower (session 38), the one-pass plans 24% back to back and
+# 8% in graphs (session39/c).  Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
 # Where an entry trigger sits: after the kernel's griddepcontrol.wait (True: the next call is scheduled once this one
 # runs, one call ahead at most) or before it (False: as soon as this call's blocks are scheduled).
