@@ -8,6 +8,8 @@ only places the lines.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from typing import List
 
 from . import mapping as mp
@@ -301,7 +303,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=c_params(params),
-        prologue=(splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
+        prologue=(splitk.partial_pdl() + splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
                  (BATCH_PROLOGUE if cfg.batched else []),
         staged=bool(cfg.stages),
         bm=cfg.bm, bn=cfg.bn, bk=cfg.bk,
@@ -321,7 +323,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
                             trans_a=cfg.trans_a, trans_b=cfg.trans_b)
     reduce = splitk.emit_reduce(cfg.split_k)
-    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geometry(cfg),
+    geo = dataclasses.replace(geometry(cfg), programmatic=splitk.PARTIAL_PROGRAMMATIC)  # splitk.partial_pdl
+    return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)
 
 

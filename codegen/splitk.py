@@ -73,6 +73,18 @@ def workspace_floats(split_k: int, m: int, n: int) -> int:
 
 
 # ---- the partial kernel (the program's k_range "split"; emit_cuda.py spells it) ------
+# Whether the partial kernel is itself a programmatic dependent of the kernel before it (the previous
+# call's reduce, most often): it then waits first (PDL_WAIT) and lets its own reduce be scheduled right
+# after (session 39's A/B: docs/shapes.md); else it is launched plainly and triggers at its entry.
+PARTIAL_PROGRAMMATIC = True
+
+
+def partial_pdl() -> List[str]:
+    """The partial kernel's first lines: its wait where it is launched programmatic, then the trigger that lets
+    the reduce kernel, launched next, be scheduled (kernel.PDL_WAIT)."""
+    return (list(PDL_WAIT) if PARTIAL_PROGRAMMATIC else []) + list(PDL_TRIGGER)
+
+
 def partial_prologue(bk: int, split_k: int) -> List[str]:
     """The first lines of the partial kernel: this split's K range, with K rebound to
     its length, so the main loop and its bounds checks are the one-pass kernel's; the
@@ -89,7 +101,7 @@ def partial_prologue(bk: int, split_k: int) -> List[str]:
         f"const int k_end = {c_expr(k_begin(K, bk, split_k, z + 1, t))};",
         "// K below is this split's length, k counts from k_begin; 0 for an empty split: its partial is zeros",
         "const int K = k_end - k_begin;",
-    ] + list(PDL_TRIGGER)  # the reduce kernel, launched next, may be scheduled (kernel.PDL_WAIT)
+    ]
 
 
 def partial_store_setup(vec_store: bool) -> List[str]:

@@ -19,10 +19,11 @@ exit; with pdl=1 the one-pass and split-K plans are timed too.  With graph=1 eve
 of 20 calls on its own stream (lab/experiments.time_plans_graphs; "us_stream": the same calls from Python), not by
 shape_sweep's back-to-back batches.  With after=1 (and pdl=1) a PTX plan's trigger kernel also as "after": its
 trigger right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39); with mid=1 a CUDA C
-split-K plan's partial kernel also as "mid": its trigger after its main loop, before its stores.  Writes
+split-K plan's partial kernel also as "mid": its trigger after its main loop, before its stores; with partial=1 as
+"plain_partial": its partial kernel launched plainly (splitk.PARTIAL_PROGRAMMATIC False).  Writes
 streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1]] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
 
@@ -97,6 +98,16 @@ def mid_trigger_plan(m, n, k, operands, cfg):
         return GemmPlan(m, n, k, *operands, config=cfg, backend="cuda")
 
 
+def plain_partial_plan(m, n, k, operands, cfg):
+    """A GemmPlan of the CUDA C split-K `cfg` whose partial kernel is launched plainly, triggering at its entry (no
+    wait: codegen/splitk.PARTIAL_PROGRAMMATIC False, the form before session 39)."""
+    from regtile.codegen import splitk
+    from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
+    with patched(splitk, "PARTIAL_PROGRAMMATIC", False):
+        return GemmPlan(m, n, k, *operands, config=cfg, backend="cuda")
+
+
 def other_trigger_plan(m, n, k, operands, cfg, backend: str, switch):
     """(name, a GemmPlan of `cfg` whose trigger kernel lets the next kernel be scheduled where the library's does not:
     `switch`, trigger_switch's for the plan), compiled as the plan is built."""
@@ -124,6 +135,7 @@ def run(argv):
     graphs = take_option(argv, "graph") == "1"
     after = take_option(argv, "after") == "1"
     mid = take_option(argv, "mid") == "1"
+    partial = take_option(argv, "partial") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -147,6 +159,8 @@ def run(argv):
                 plans["after"] = after_wait_plan(m, n, k, operands, cfg)
             if mid and backend == "cuda":
                 plans["mid"] = mid_trigger_plan(m, n, k, operands, cfg)
+            if partial and backend == "cuda":
+                plans["plain_partial"] = plain_partial_plan(m, n, k, operands, cfg)
         if iters and cfg.stream_k:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend=backend)
         if cfg.stages > 2 and not pdl:
@@ -162,7 +176,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1]] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
