@@ -90,8 +90,9 @@ PTX_VERSION = "8.0"
 #   plans ran 5.8% faster back to back (docs/data/session38/e_a4c736a; 3072x64x512 14.5 -> 11.3 us), the
 #   104 NN ranges plans 0.8%; right after the wait 7.1% slower than at exit (session39/c).  The
 #   whole-tile kernel's trigger changed nothing measurable (session 7: 2000^3, 4096^3 within 0.5 us).
-# Without PDL the stream-K plans ran 2-8% slower (session 38), the one-pass plans 24% back to back and
-# 8% in graphs (session39/c).  Both lines are sm_90's (ptx_arch.for_arch comments them out below it).
+# Without PDL the stream-K plans ran 2-8% slower (session 38), the one-pass plans 26% back to back and
+# 13% in graphs than with the trigger after the wait (geometric means, session39/c).  Both lines are
+# sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
 # Where an entry trigger sits: after the kernel's griddepcontrol.wait (True: the next call is scheduled once this one
 # runs, one call ahead at most) or before it (False: as soon as this call's blocks are scheduled).

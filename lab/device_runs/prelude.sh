@@ -54,6 +54,15 @@ lab_ab() {
     echo "$module: rc $?"; cut -c1-330 $OUT/$module.log | grep -v "^$"
 }
 
+# lab_ab_both MODULE SECONDS [args]: lab_ab twice, back to back as the sweep times (its outputs renamed
+# MODULE_stream.json / .log), then with graph=1 (CUDA graphs of 20 calls: lab/experiments.time_plans_graphs).
+lab_ab_both() {
+    local module=$1 seconds=$2; shift 2
+    lab_ab $module $seconds "$@"
+    mv $OUT/$module.json $OUT/${module}_stream.json; mv $OUT/$module.log $OUT/${module}_stream.log
+    lab_ab $module $seconds graph=1 "$@"
+}
+
 # _sweep LABEL SECONDS JSON MD LOG [shape_sweep args]: regtile.tools.shape_sweep (regtile.sgemm as committed
 # against cuBLAS) into $OUT/JSON, $OUT/MD and $OUT/LOG within SECONDS; prints its summary line.
 _sweep() {

@@ -246,44 +246,52 @@ def time_plans(torch, bench, plans, row: dict, label: str):
     return row, versus(u, check, plans) + f"  [{label}]"
 
 
-def time_plans_graphs(torch, bench, plans, row: dict, label: str, batch: int = 20, rounds: int = 11):
-    """time_plans through CUDA graphs: every plan and cuBLAS checked against float64 (on the default stream), then
-    each on its own stream as a graph of `batch` calls on the bench's rotating sets, replays interleaved over
-    `rounds`; row["us"]: the median us a call in the graph, row["us_stream"]: the same calls launched back to back
-    from Python (lab/experiments/pdl_ab's timer).  -> (row, the A/B line of the graphs' times ending in [label])."""
+def time_graphs(torch, variants, batch: int = 20, rounds: int = 11):
+    """{name: (graph us, stream us)} of {name: (stream, fn)}: each variant's fn(0) ... fn(batch - 1) captured as a
+    CUDA graph on its stream (tools/sgemv_sweep._Timer), replays interleaved over `rounds`, median us a call; and the
+    same calls launched from Python one by one ("stream": bound by the host for kernels of a few us)."""
     import statistics
     from regtile.tools.sgemv_sweep import _Timer
+    timers = {name: _Timer(torch, st) for name, (st, _) in variants.items()}
+    graphs = {name: timers[name].graph(fn, batch) for name, (_, fn) in variants.items()}
+    for g in graphs.values():
+        for _ in range(5):
+            g()
+    gt, stt = {name: [] for name in variants}, {name: [] for name in variants}
+    names = list(variants)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            gt[name].append(graphs[name]())
+            stt[name].append(timers[name].us(variants[name][1], batch))
+    return {name: (round(statistics.median(gt[name]), 3), round(statistics.median(stt[name]), 3)) for name in names}
+
+
+def time_plans_graphs(torch, bench, plans, row: dict, label: str):
+    """time_plans through CUDA graphs: every plan checked against float64 (on the default stream), then each plan and
+    cuBLAS on its own stream timed by time_graphs on the bench's rotating sets; row["us"]: the median us a call in
+    the graphs, row["us_stream"]: time_graphs' "stream".  -> (row, the A/B line of the graphs' times ending in
+    [label])."""
     check = {}
     for name, plan in plans.items():
         ok, err, unwritten = bench.check(bench.library(plan))
         check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
     a, b, c, sets = bench.a, bench.b, bench.c, bench.sets
     streams = {name: torch.cuda.Stream() for name in ("cublas", *plans)}
-    fns = {name: (lambda i, p=plan, s=streams[name].cuda_stream:
-                  p.launch(a[i % sets].data_ptr(), b[i % sets].data_ptr(), c[i % sets].data_ptr(), 1.0, 0.0, s))
-           for name, plan in plans.items()}
     mm = bench.cublas()
 
     def cublas(i, s=streams["cublas"]):
         with torch.cuda.stream(s):
             mm(i % sets)
-    fns = dict(cublas=cublas, **fns)
+    fns = dict(cublas=cublas, **{
+        name: (lambda i, p=plan, s=streams[name].cuda_stream:
+               p.launch(a[i % sets].data_ptr(), b[i % sets].data_ptr(), c[i % sets].data_ptr(), 1.0, 0.0, s))
+        for name, plan in plans.items()})
     for fn in fns.values():
-        fn(0)  # the plan binds this stream's launches before the capture
+        fn(0)  # the plan binds this stream's launches (and cuBLAS its workspace) before the capture
     torch.cuda.synchronize()
-    timers = {name: _Timer(torch, streams[name]) for name in fns}
-    graphs = {name: timers[name].graph(fn, batch) for name, fn in fns.items()}
-    for g in graphs.values():
-        for _ in range(3):
-            g()
-    gt, st = {name: [] for name in fns}, {name: [] for name in fns}
-    names = list(fns)
-    for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            gt[name].append(graphs[name]())
-            st[name].append(timers[name].us(fns[name], batch))
-    u = {name: round(statistics.median(v), 2) for name, v in gt.items()}
-    row.update(check=check, us=u, us_stream={name: round(statistics.median(v), 2) for name, v in st.items()},
+    times = time_graphs(torch, {name: (streams[name], fn) for name, fn in fns.items()})
+    u = {name: round(g, 2) for name, (g, _) in times.items()}
+    row.update(check=check, us=u, us_stream={name: round(st, 2) for name, (_, st) in times.items()},
                registers={name: registers(p.kernel.artifact) for name, p in plans.items()})
     return row, versus(u, check, plans) + f"  [{label}]"
 

@@ -15,10 +15,9 @@ pdl_ab.json under $OUT (or the current folder).
 """
 import json
 import os
-import statistics
 import sys
 
-from . import program
+from . import program, time_graphs
 
 GEMM = [(700, 35, 2048), (65, 33, 4097), (768, 64, 768), (16, 768, 768), (512, 512, 512), (1024, 16, 1024),
         (64, 1024, 1024), (1024, 128, 1024), (2048, 16, 32768), (8192, 8, 8192), (4, 1024, 65536), (7680, 2, 2560)]
@@ -29,22 +28,8 @@ BATCH, ROUNDS = 20, 11
 
 
 def _time(torch, variants):
-    """{name: (graph us, stream us)} of {name: (stream, fn)}, rounds interleaved; the SGEMV sweep's
-    timer (tools/sgemv_sweep._Timer: graphs captured on the variant's stream, events on it)."""
-    from regtile.tools.sgemv_sweep import _Timer
-    timers = {name: _Timer(torch, st) for name, (st, _) in variants.items()}
-    graphs = {name: timers[name].graph(fn, BATCH) for name, (_, fn) in variants.items()}
-    for g in graphs.values():
-        for _ in range(5):
-            g()
-    gt = {name: [] for name in variants}
-    stt = {name: [] for name in variants}
-    names = list(variants)
-    for r in range(ROUNDS):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            gt[name].append(graphs[name]())
-            stt[name].append(timers[name].us(variants[name][1], BATCH))
-    return {name: (round(statistics.median(gt[name]), 3), round(statistics.median(stt[name]), 3)) for name in names}
+    """{name: (graph us, stream us)} of {name: (stream, fn)}, rounds interleaved (lab/experiments.time_graphs)."""
+    return time_graphs(torch, variants, BATCH, ROUNDS)
 
 
 def _on_stream(driver, programmatic, fn):

@@ -17,10 +17,12 @@ split-K partial kernel; "late", at its exit, where the library's triggers at ent
 exit).  Session 38 measured the ranges kernel's (docs/data/session38/e_a4c736a: "late" then) and took the trigger at
 exit; with pdl=1 the one-pass and split-K plans are timed too.  With graph=1 every variant is timed as a CUDA graph
 of 20 calls on its own stream (lab/experiments.time_plans_graphs; "us_stream": the same calls from Python), not by
-shape_sweep's back-to-back batches.  With after=1 (and pdl=1) a PTX plan's trigger kernel also as "after": its
-trigger right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39); with mid=1 a CUDA C
-split-K plan's partial kernel also as "mid": its trigger after its main loop, before its stores; with partial=1 as
-"plain_partial": its partial kernel launched plainly (splitk.PARTIAL_PROGRAMMATIC False).  Writes
+shape_sweep's back-to-back batches.  With pdl=1 also, for a PTX plan with after=1, its trigger kernel triggering
+at its entry "before" and "after" its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT; session 39: at 5e6f424
+the one-pass kernel's "lib" triggered before it and c_5e6f424 names that variant "after" alone; since 4a19691 the
+one-pass "after" is "lib", the ranges kernel's "before" is "early"); for a CUDA C split-K plan with mid=1, its partial
+kernel's trigger after its main loop, before its stores ("mid"); with partial=1 its partial kernel launched plainly
+("plain_partial": splitk.PARTIAL_PROGRAMMATIC False, the library's form until j_5ba4120).  Writes
 streamk_iters_ab.json under $OUT.
 
     python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [graph=1] [LAYOUT:]MxNxK ...
@@ -55,67 +57,60 @@ def plain_plan():
 
 
 def trigger_switch(cfg, backend: str):
-    """(name, owner, attribute, value) that turns around where the plan's trigger kernel lets the next kernel be
-    scheduled (griddepcontrol.launch_dependents): the PTX stream-K ranges kernel ("items" in codegen/emit_ptx.
+    """(name, patches) that turn around where the plan's trigger kernel lets the next kernel be scheduled
+    (griddepcontrol.launch_dependents): the PTX stream-K ranges kernel ("items" in codegen/emit_ptx.
     PDL_TRIGGER_AT_ENTRY), the PTX one-pass kernel ("grid" there), the CUDA C split-K partial kernel (codegen/splitk.
     PDL_TRIGGER, whose dependent is its reduce kernel).  name: "late" where the library's triggers at entry (the
-    variant at exit), "early" where at exit; None where the plan has no such kernel."""
+    variant at exit), "early" where at exit (the variant at entry, before its wait: session 38's form); patches:
+    (owner, attribute, value) for patched_plan.  None where the plan has no such kernel."""
     from regtile.codegen import emit_ptx, kernel, splitk
     if backend == "ptx":
         tiles = "items" if cfg.stream_k else "grid"
         now = emit_ptx.PDL_TRIGGER_AT_ENTRY
         if tiles in now:
-            return "late", emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(t for t in now if t != tiles)
-        return "early", emit_ptx, "PDL_TRIGGER_AT_ENTRY", now + (tiles,)
+            return "late", ((emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(t for t in now if t != tiles)),)
+        return "early", ((emit_ptx, "PDL_TRIGGER_AT_ENTRY", now + (tiles,)), (emit_ptx, "PDL_TRIGGER_AFTER_WAIT", False))
     if backend == "cuda" and cfg.split_k > 1:
-        return ("late", splitk, "PDL_TRIGGER", ()) if splitk.PDL_TRIGGER else (
-            "early", splitk, "PDL_TRIGGER", kernel.PDL_TRIGGER)
+        return ("late", ((splitk, "PDL_TRIGGER", ()),)) if splitk.PDL_TRIGGER else (
+            "early", ((splitk, "PDL_TRIGGER", kernel.PDL_TRIGGER),))
     return None
 
 
-def after_wait_plan(m, n, k, operands, cfg):
-    """A GemmPlan of the PTX `cfg` whose trigger kernel (the one-pass kernel, or stream-K's ranges kernel) runs
-    launch_dependents right after its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_AFTER_WAIT): the next call's blocks
-    are scheduled once this call's have all passed the wait, not from their entry."""
+def patched_plan(m, n, k, operands, cfg, backend: str, patches):
+    """A GemmPlan of `cfg` compiled with each (owner, attribute, value) of `patches` set while it is built."""
+    from contextlib import ExitStack
+    from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
+    with ExitStack() as stack:
+        for owner, attribute, value in patches:
+            stack.enter_context(patched(owner, attribute, value))
+        return GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
+
+
+def entry_trigger_patches(cfg, after_wait: bool):
+    """The PTX `cfg`'s trigger kernel (the one-pass kernel, or stream-K's ranges kernel) triggering at its entry:
+    right after its griddepcontrol.wait (after_wait: emit_ptx.PDL_TRIGGER_AFTER_WAIT, the next call's blocks
+    scheduled once this call's have all passed the wait) or before it (from their entry)."""
     from regtile.codegen import emit_ptx
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
     tiles = "items" if cfg.stream_k else "grid"
-    with patched(emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(set(emit_ptx.PDL_TRIGGER_AT_ENTRY) | {tiles})), \
-            patched(emit_ptx, "PDL_TRIGGER_AFTER_WAIT", True):
-        return GemmPlan(m, n, k, *operands, config=cfg, backend="ptx")
+    return ((emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(set(emit_ptx.PDL_TRIGGER_AT_ENTRY) | {tiles})),
+            (emit_ptx, "PDL_TRIGGER_AFTER_WAIT", after_wait))
 
 
-def mid_trigger_plan(m, n, k, operands, cfg):
-    """A GemmPlan of the CUDA C split-K `cfg` whose partial kernel lets its reduce be scheduled after its main loop,
-    before its stores (codegen/splitk.partial_store_setup), not at its entry (splitk.PDL_TRIGGER)."""
+def mid_trigger_patches():
+    """The CUDA C split-K partial kernel letting its reduce be scheduled after its main loop, before its stores
+    (codegen/splitk.partial_store_setup), not at its entry (splitk.PDL_TRIGGER)."""
     from regtile.codegen import kernel, splitk
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
     store_setup = splitk.partial_store_setup
-    with patched(splitk, "PDL_TRIGGER", ()), \
-            patched(splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)):
-        return GemmPlan(m, n, k, *operands, config=cfg, backend="cuda")
+    return ((splitk, "PDL_TRIGGER", ()),
+            (splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)))
 
 
-def plain_partial_plan(m, n, k, operands, cfg):
-    """A GemmPlan of the CUDA C split-K `cfg` whose partial kernel is launched plainly, triggering at its entry (no
-    wait: codegen/splitk.PARTIAL_PROGRAMMATIC False, the form before session 39)."""
+def plain_partial_patches():
+    """The CUDA C split-K partial kernel launched plainly, triggering at its entry (no wait:
+    codegen/splitk.PARTIAL_PROGRAMMATIC False, the form before session 39's j_5ba4120)."""
     from regtile.codegen import splitk
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
-    with patched(splitk, "PARTIAL_PROGRAMMATIC", False):
-        return GemmPlan(m, n, k, *operands, config=cfg, backend="cuda")
-
-
-def other_trigger_plan(m, n, k, operands, cfg, backend: str, switch):
-    """(name, a GemmPlan of `cfg` whose trigger kernel lets the next kernel be scheduled where the library's does not:
-    `switch`, trigger_switch's for the plan), compiled as the plan is built."""
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
-    name, owner, attribute, value = switch
-    with patched(owner, attribute, value):
-        return name, GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
+    return ((splitk, "PARTIAL_PROGRAMMATIC", False),)
 
 
 def ranges_of(plan) -> int:
@@ -152,15 +147,18 @@ def run(argv):
                 plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend=backend)
         if switch:
             plans["plain"] = plain_plan()(m, n, k, *operands, config=cfg, backend=backend)
-            name, plans[name] = other_trigger_plan(m, n, k, operands, cfg, backend, switch)
-            if lib.kernel.artifact.cubin == plans[name].kernel.artifact.cubin:
-                raise RuntimeError(f"the {name} trigger's kernel is the plan's: the emitted text was cached")
+            variants = {switch[0]: switch[1]}
             if after and backend == "ptx":
-                plans["after"] = after_wait_plan(m, n, k, operands, cfg)
+                variants.update(before=entry_trigger_patches(cfg, False), after=entry_trigger_patches(cfg, True))
             if mid and backend == "cuda":
-                plans["mid"] = mid_trigger_plan(m, n, k, operands, cfg)
+                variants["mid"] = mid_trigger_patches()
             if partial and backend == "cuda":
-                plans["plain_partial"] = plain_partial_plan(m, n, k, operands, cfg)
+                variants["plain_partial"] = plain_partial_patches()
+            for name, patches in variants.items():
+                plans[name] = patched_plan(m, n, k, operands, cfg, backend, patches)
+            cubins = {name: plans[name].kernel.artifact.cubin for name in ("lib", *variants)}
+            if len(set(cubins.values())) < len(cubins) - (1 if after and backend == "ptx" else 0):
+                raise RuntimeError(f"variants with the plan's kernel: {sorted(cubins)} (the emitted text was cached?)")
         if iters and cfg.stream_k:
             plans["whole"] = iters_plan(k + 1)(m, n, k, *operands, config=cfg, backend=backend)
         if cfg.stages > 2 and not pdl:

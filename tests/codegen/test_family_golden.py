@@ -23,7 +23,10 @@ three shapes each (30), 29 byte-identical to the text before, one (fused-32x32 a
 NOP fewer; of the ten members at split 1 and 4 with and without the lean copies (40, a review's check), 40; then the
 30 layout digests again for the lean copies in each form.  Session 34 added the 5 of the new member fused-128x16, then retook the 44 fused split4 digests for a split's arrival
 by a release / acquire RMW between two barriers instead of __threadfence around it (the texts the fused GPU tests
-passed with at 741add2, 367 of 367; docs/data/session34/k_741add2)."""
+passed with at 741add2, 367 of 367; docs/data/session34/k_741add2).  Session 39 retook the 26 CUDA C split-K
+digests for the partial kernel's griddepcontrol.wait ahead of its trigger (codegen/splitk.partial_pdl: the partial
+kernel launched programmatic; the texts the split-K and PDL GPU tests passed with at 5ba4120, 138 of 138,
+docs/data/session39/j_5ba4120)."""
 import json
 from pathlib import Path
 

@@ -341,6 +341,7 @@ def test_pdl_trigger_at_entry_of_the_one_pass_kernel_only():
     wait = main.index("griddepcontrol.wait;")
     assert wait < main.index("griddepcontrol.launch_dependents;") < wait + 200
     assert main.count("launch_dependents") == 1
+    assert not re.search(r"\b(ld|st|atom|red|cp\.async)\.(?!param)", main[:wait])  # no memory touched before it
     for ring in (False, True):
         cfg = stream_k.replace(trans_a=True, stages=4, hoist_head=False) if ring else stream_k
         entries = _entries(emit_sgemm_ptx(cfg, "sm_90").text)

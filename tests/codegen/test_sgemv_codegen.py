@@ -489,9 +489,11 @@ def test_pdl_trigger_placement():
     """Where each GEMV-path kernel lets its dependent be scheduled (emit_sgemv.GEMV_ENTRY, measured):
     a GEMV at entry only for a small matrix (a split launch's up to 2^26 elements), its reduce at exit (no trigger line),
     the few-vector stage and main kernels at entry, right after their wait (session 39: calls piled up with the
-    trigger before it), the prefetching main kernel's too; every one waits before touching memory."""
+    trigger before it), the prefetching main kernels' too (op N, op T, op T through shared memory); every one waits
+    before touching memory (a few-vector kernel: nothing but the L2 prefetch before its wait)."""
+    import re
     from regtile.codegen import emit_fewvec, emit_sgemv
-    from regtile.codegen.fewvec_config import FewVecNConfig
+    from regtile.codegen.fewvec_config import FewVecNConfig, FewVecTConfig
     from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
     cond = (f"if ((long long)M * N <= (gridDim.y > 1 ? {1 << 26}LL : {1 << 22}LL)) "
             'asm volatile("griddepcontrol.launch_dependents;");')
@@ -501,13 +503,18 @@ def test_pdl_trigger_placement():
         assert main.index(cond) < main.index("griddepcontrol.wait") < main.index("alpha")
         assert "launch_dependents" not in red and red.count("griddepcontrol.wait") == 1
     trigger = "griddepcontrol.launch_dependents;\");  // the next kernel may be scheduled"
-    for cfg in (FewVecNConfig(), FewVecNConfig(prefetch_steps=2)):
+    for cfg in (FewVecNConfig(), FewVecNConfig(prefetch_steps=2), FewVecTConfig(prefetch_steps=2),
+                FewVecTConfig(smem_vectors=True, prefetch_steps=2)):
         few = emit_fewvec.emit_fewvec_cuda(cfg)
         for role, k in few.kernels():
-            own = k.text if role != "main" else few.text.replace(few.reduce.text, "").replace(few.entry("stage").text, "")
+            own = k.text if role != "main" else few.text.replace(few.reduce.text, "").replace(
+                few.entry("stage").text, "")
+            wait = own.index("griddepcontrol.wait")
+            before = re.sub(r"//[^\n]*", "", own[own.index("__global__"):wait])  # the code before the wait
+            assert not re.search(r"__ld|\b(A|S|X|C|W|xv|a\d*)\s*\[", before), (role, cfg)
+            assert set(re.findall(r'asm volatile\("([\w.]+)', before)) <= {"prefetch.global.L2"}, (role, cfg)
             if role == "reduce":
                 assert "launch_dependents" not in own
             else:
                 assert own.count(trigger) == 1, (role, cfg)
-                wait = own.index("griddepcontrol.wait")
                 assert wait < own.index(trigger) < wait + 300, (role, cfg)
