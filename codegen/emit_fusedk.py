@@ -42,15 +42,22 @@ than the unfused members on NT; A^T was refused.)  The lean copies read each for
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 from .config import ConfigError, SgemmConfig
 from .hardware import MAX_SMEM_PER_BLOCK
-from .kernel import SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_TRIGGER, PDL_WAIT, SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 BACKEND = "fusedk"
 FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
+# Whether the kernel is a programmatic dependent of the kernel before it (codegen/kernel.PDL_WAIT): it then waits
+# first and, right after, lets the next kernel (the next call) be scheduled, as the PTX one-pass kernel does
+# (emit_ptx.PDL_TRIGGER_AFTER_WAIT).  Off: the fused kernels are launched plainly, as they were measured so far; the
+# split-K partial kernel ran 8.9% faster back to back programmatic (session 39, docs/shapes.md) - this one is not
+# measured yet (lab/experiments/streamk_iters_ab.py fused=1).
+PROGRAMMATIC = False
 A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s in distinct banks
 # the ring's depth: 4 stages where they take at most DEEP_SMEM (three blocks an SM of 228 KB), else 3
 # where they take at most MAX_SMEM (two blocks an SM), else 2
@@ -172,7 +179,7 @@ def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
 
 def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     check(cfg)
-    geo = geometry(cfg)
+    geo = dataclasses.replace(geometry(cfg), programmatic=PROGRAMMATIC)
     threads = geo.block[0]
     name = kernel_name(cfg)
     d = depth(cfg)
@@ -193,5 +200,5 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
                   spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
-                  params=c_params(FUSEDK_PARAMS))
+                  params=c_params(FUSEDK_PARAMS), entry=PDL_WAIT + PDL_TRIGGER if PROGRAMMATIC else ())
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

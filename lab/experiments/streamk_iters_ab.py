@@ -22,10 +22,12 @@ at its entry "before" and "after" its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_
 the one-pass kernel's "lib" triggered before it and c_5e6f424 names that variant "after" alone; since 4a19691 the
 one-pass "after" is "lib", the ranges kernel's "before" is "early"); for a CUDA C split-K plan with mid=1, its partial
 kernel's trigger after its main loop, before its stores ("mid"); with partial=1 its partial kernel launched plainly
-("plain_partial": splitk.PARTIAL_PROGRAMMATIC False, the library's form until j_5ba4120).  Writes
+("plain_partial": splitk.PARTIAL_PROGRAMMATIC False, the library's form until j_5ba4120); with fused=1 a fused
+split-K plan (backend fusedk) also launched programmatic ("programmatic": emit_fusedk.PROGRAMMATIC, off in the
+library; pdl=1 not needed).  Writes
 streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
 
@@ -106,6 +108,13 @@ def mid_trigger_patches():
             (splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)))
 
 
+def fused_programmatic_patches():
+    """The fused split-K kernel launched programmatic: it waits first and then lets the next call be scheduled
+    (codegen/emit_fusedk.PROGRAMMATIC, off in the library: the fused kernels are launched plainly)."""
+    from regtile.codegen import emit_fusedk
+    return ((emit_fusedk, "PROGRAMMATIC", True),)
+
+
 def plain_partial_patches():
     """The CUDA C split-K partial kernel launched plainly, triggering at its entry (no wait:
     codegen/splitk.PARTIAL_PROGRAMMATIC False, the form before session 39's j_5ba4120)."""
@@ -131,6 +140,7 @@ def run(argv):
     after = take_option(argv, "after") == "1"
     mid = take_option(argv, "mid") == "1"
     partial = take_option(argv, "partial") == "1"
+    fused = take_option(argv, "fused") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -139,9 +149,14 @@ def run(argv):
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
         cfg, backend = lib.config, lib.backend
         switch = trigger_switch(cfg, backend) if pdl and lib.gemv is None else None
-        if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or switch):
+        fused_ab = fused and lib.gemv is None and backend == "fusedk"
+        if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or switch or fused_ab):
             return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
+        if fused_ab:
+            plans["programmatic"] = patched_plan(m, n, k, operands, cfg, backend, fused_programmatic_patches())
+            if plans["programmatic"].kernel.artifact.cubin == lib.kernel.artifact.cubin:
+                raise RuntimeError("the programmatic fused kernel is the plan's: the emitted text was cached?")
         if cfg.stream_k:
             for it in iters:
                 plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend=backend)
@@ -174,7 +189,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys

@@ -29,6 +29,24 @@ def test_fused_members_emit_one_launch_within_shared_memory(name):
     assert g.block[0] == (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
 
 
+def test_programmatic_form_waits_first_and_compiles(monkeypatch):
+    """emit_fusedk.PROGRAMMATIC (off: the fused kernels are launched plainly, not yet measured programmatic): when on,
+    the kernel's geometry says so and its first lines are the wait, then the trigger, before anything touches memory
+    (the split counters included), and it compiles for sm_90 without spills; when off, neither line."""
+    from regtile.codegen import emit_fusedk
+    cfg = FAMILY["fused-32x32"].config.replace(split_k=8)
+    plain = emit(cfg, "fusedk")
+    assert not plain.geometry.programmatic and "griddepcontrol" not in plain.text
+    monkeypatch.setattr(emit_fusedk, "PROGRAMMATIC", True)
+    src = emit(cfg, "fusedk")
+    body = src.text[src.text.index(f"{src.name}("):]
+    body = body[body.index("{") + 1:]
+    wait, trigger = body.index("griddepcontrol.wait"), body.index("griddepcontrol.launch_dependents")
+    assert src.geometry.programmatic and wait < trigger < body.index("smem[]")
+    assert body.count("griddepcontrol") == 2
+    compile_config(cfg, "sm_90", backend="fusedk")  # SpillError or a compile error fails it
+
+
 def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():
     text = emit(FAMILY["fused-32x32"].config.replace(split_k=8), "fusedk").text
     assert "atom.acq_rel.gpu.global.add.s32" in text and "atomicExch(counter, 0)" in text
