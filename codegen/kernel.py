@@ -61,8 +61,10 @@ XYZW = "xyzw"  # a float4's components, in order (every CUDA C emitter)
 
 
 # Programmatic dependent launch (sm_90, "PDL").  A kernel that runs right after another on the
-# same stream and reads what that one wrote (a split's reduce after its partials; a few-vector
-# GEMV after its staging) has `programmatic` in its geometry and begins with PDL_WAIT; the
+# same stream and reads what that one wrote, or overwrites what it reads (a split's reduce after
+# its partials; a few-vector GEMV after its staging; a split's partial kernel after the previous
+# call's reduce, which reads the workspace it writes) has `programmatic` in its geometry and begins
+# with PDL_WAIT; the
 # runtime launches it with the programmatic-stream-serialization attribute (runtime/driver.py).
 # Its blocks are then scheduled once every block of the kernel before has passed PDL_TRIGGER
 # (where that kernel places it, or as its blocks exit: pdl_trigger_if, emit_sgemv.GEMV_ENTRY),

@@ -22,7 +22,8 @@ at its entry "before" and "after" its griddepcontrol.wait (emit_ptx.PDL_TRIGGER_
 the one-pass kernel's "lib" triggered before it and c_5e6f424 names that variant "after" alone; since 4a19691 the
 one-pass "after" is "lib", the ranges kernel's "before" is "early"); for a CUDA C split-K plan with mid=1, its partial
 kernel's trigger after its main loop, before its stores ("mid"); with partial=1 its partial kernel launched plainly
-("plain_partial": splitk.PARTIAL_PROGRAMMATIC False, the library's form until j_5ba4120); with fused=1 a fused
+("plain_partial": splitk.PARTIAL_PROGRAMMATIC False: the library's form until j_5ba4120 but for its trigger, now
+ahead of the split's K-range arithmetic rather than after it); with fused=1 a fused
 split-K plan (backend fusedk) also launched programmatic ("programmatic": emit_fusedk.PROGRAMMATIC, off in the
 library; pdl=1 not needed).  Writes
 streamk_iters_ab.json under $OUT.
@@ -117,7 +118,8 @@ def fused_programmatic_patches():
 
 def plain_partial_patches():
     """The CUDA C split-K partial kernel launched plainly, triggering at its entry (no wait:
-    codegen/splitk.PARTIAL_PROGRAMMATIC False, the form before session 39's j_5ba4120)."""
+    codegen/splitk.PARTIAL_PROGRAMMATIC False: the form before session 39's j_5ba4120, its trigger ahead of the K-range
+    arithmetic instead of after it - a different schedule in the sm_90 cubin, the same place in the kernel's work)."""
     from regtile.codegen import splitk
     return ((splitk, "PARTIAL_PROGRAMMATIC", False),)
 

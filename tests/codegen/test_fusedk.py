@@ -43,6 +43,8 @@ def test_programmatic_form_waits_first_and_compiles(monkeypatch):
     body = body[body.index("{") + 1:]
     wait, trigger = body.index("griddepcontrol.wait"), body.index("griddepcontrol.launch_dependents")
     assert src.geometry.programmatic and wait < trigger < body.index("smem[]")
+    before = body[:body.rindex("\n", 0, wait)]  # nothing before the wait's line but its #if
+    assert all(not ln.strip() or ln.strip().startswith("#") for ln in before.splitlines()), before
     assert body.count("griddepcontrol") == 2
     compile_config(cfg, "sm_90", backend="fusedk")  # SpillError or a compile error fails it
 

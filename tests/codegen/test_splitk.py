@@ -123,15 +123,20 @@ def test_split_partial_kernel_waits_then_lets_its_reduce_in():
     """The partial kernel is a programmatic dependent of the kernel before it (the last call's reduce): its geometry
     says so, it waits (griddepcontrol.wait) before its first statement that could touch memory, and right after the
     wait lets its reduce be scheduled (session 39: eight split-K plans 8.9% faster back to back, 0.8% in CUDA
-    graphs, than launched plainly; docs/data/session39/j_5ba4120).  The reduce triggers at exit."""
-    src = emit_sgemm_cuda(ZORDER.replace(split_k=4))
-    assert src.geometry.programmatic and src.reduce.geometry.programmatic
-    body = src.text.split(src.reduce.text)[0].split("*/", 1)[1].split("{", 1)[1]
-    wait, trigger = body.index("griddepcontrol.wait"), body.index("griddepcontrol.launch_dependents")
-    assert body.count("griddepcontrol.wait") == 1 and body.count("launch_dependents") == 1
-    assert wait < trigger < body.index("const int split = blockIdx.z;")
-    assert "[" not in body[:wait], "a memory access before the wait"
-    assert "launch_dependents" not in src.reduce.text
+    graphs, than launched plainly; docs/data/session39/j_5ba4120).  The reduce triggers at exit.  In each layout
+    (the prologue is the template's first lines whatever the operands' copies)."""
+    from regtile.codegen.layouts import with_layout
+    for trans_a, trans_b in ((False, False), (False, True), (True, False), (True, True)):
+        src = emit_sgemm_cuda(with_layout(ZORDER.replace(split_k=4), trans_a, trans_b))
+        assert src.geometry.programmatic and src.reduce.geometry.programmatic
+        body = src.text.split(src.reduce.text)[0].split("*/", 1)[1].split("{", 1)[1]
+        wait, trigger = body.index("griddepcontrol.wait"), body.index("griddepcontrol.launch_dependents")
+        assert body.count("griddepcontrol.wait") == 1 and body.count("launch_dependents") == 1
+        assert wait < trigger < body.index("const int split = blockIdx.z;")
+        # nothing before the wait's line but its #if: no statement at all, so nothing touches memory
+        before = body[:body.rindex("\n", 0, wait)]
+        assert all(not ln.strip() or ln.strip().startswith("#") for ln in before.splitlines()), before
+        assert "launch_dependents" not in src.reduce.text
 
 
 def _loop(text: str) -> str:
