@@ -9,7 +9,6 @@ only places the lines.
 from __future__ import annotations
 
 import dataclasses
-
 from typing import List
 
 from . import mapping as mp

@@ -14,13 +14,13 @@ from typing import Callable, List
 
 from .emit_sgemv import header, name_digest, reduce_source, split_store
 from .fewvec_config import FewVecNConfig, FewVecTConfig
-from .kernel import PDL_TRIGGER, PDL_WAIT, XYZW, l2_prefetch, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_ENTRY, XYZW, l2_prefetch, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 # The main kernels: the matrix A (M x N row-major, lda), the staged vectors X (the stage
 # kernel's output), C and its leading dimension, and the split workspace W (gridDim.y > 1).
 # Op T writes C[v * ldc + col], op N C[row * ldc + v]; with transposed_c the other way round (_c_at).
-FEWVEC_ENTRY = PDL_WAIT + PDL_TRIGGER  # the stage and main kernels' first lines (the module's section below)
+FEWVEC_ENTRY = PDL_ENTRY  # the stage and main kernels' first lines (the module's section below)
 FEWVEC_PARAMS = (
     ("M", "int"), ("N", "int"), ("alpha", "float"),
     ("A", "const float*"), ("lda", "int"), ("X", "const float*"),
@@ -133,7 +133,7 @@ def _main_entry(cfg, prefetch: Callable[[object], List[str]]):
         return FEWVEC_ENTRY, []
     return (), [f"// the first {cfg.prefetch_steps} steps' rows asked of L2 while the kernel before this one "
                 f"runs (device code only: the host emulation has no prefetch)", "#if defined(__CUDA_ARCH__)",
-                *prefetch(cfg), "#endif", *PDL_WAIT, *PDL_TRIGGER]
+                *prefetch(cfg), "#endif", *PDL_ENTRY]
 
 
 def _t_prefetch(cfg: FewVecTConfig) -> List[str]:
@@ -426,14 +426,10 @@ def _emit_n(cfg: FewVecNConfig) -> KernelSource:
 # the next be scheduled (the main kernel, the reduce: neither competes for the SMs); the reduce
 # (emit_sgemv.REDUCE_ENTRY) triggers at exit.  Measured with both at entry on the H100 (session 5's
 # pdl_ab, 2026-11-27): 7680x2x2560 27.94 against 28.89 us without PDL, 8192x8x8192 91.53 against
-# 92.22.  The trigger follows the wait since session 39 (H200, docs/data/session39/e_1c2f30f, the
-# 38 NN suite and held-out shapes of this route): before it, a call's kernels, scheduled while the
-# call before still ran, let the next be scheduled too, and calls piled up in the block slots (as
-# emit_ptx.PDL_TRIGGER_AFTER_WAIT).  After it: 0.5% faster back to back, 0.2% in CUDA graphs of 20
-# calls (geometric means); 768x8x768 5.11 -> 4.54 us and 4.55 -> 4.36, 7680x2x2560 21.3 -> 19.7 and
-# 21.1 -> 20.3; one shape more than 1% slower in each (16384x8x16384 +1.0%, 2x3072x8192 +1.1%).  The
-# GEMV kernels keep their trigger before the wait: after it the short ones ran 2.7-3.0% slower in
-# the graphs (1x2048x2048 6.42 -> 6.61 us), as session 6 found their early trigger paying.
+# 92.22.  The trigger follows the wait since session 39 (kernel.PDL_ENTRY; H200,
+# docs/data/session39/e_1c2f30f, the 38 NN suite and held-out shapes of this route: 768x8x768
+# 5.11 -> 4.54 us back to back, 4.55 -> 4.36 in CUDA graphs; 16384x8x16384 and 2x3072x8192 1.0-1.1%
+# slower).
 
 
 def _stage_source(cfg, name: str) -> KernelSource:

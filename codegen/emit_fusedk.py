@@ -47,14 +47,13 @@ import hashlib
 
 from .config import ConfigError, SgemmConfig
 from .hardware import MAX_SMEM_PER_BLOCK
-from .kernel import PDL_TRIGGER, PDL_WAIT, SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_ENTRY, SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 BACKEND = "fusedk"
 FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
-# Whether the kernel is a programmatic dependent of the kernel before it (codegen/kernel.PDL_WAIT): it then waits
-# first and, right after, lets the next kernel (the next call) be scheduled, as the PTX one-pass kernel does
-# (emit_ptx.PDL_TRIGGER_AFTER_WAIT).  Off: the fused kernels are launched plainly, as they were measured so far; the
+# Whether the kernel is a programmatic dependent of the kernel before it: it then waits first and, right after, lets
+# the next kernel (the next call) be scheduled (kernel.PDL_ENTRY).  Off: the fused kernels are launched plainly, as they were measured so far; the
 # split-K partial kernel ran 8.9% faster back to back programmatic (session 39, docs/shapes.md) - this one is not
 # measured yet (lab/experiments/streamk_iters_ab.py fused=1).
 PROGRAMMATIC = False
@@ -200,5 +199,5 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
                   spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
-                  params=c_params(FUSEDK_PARAMS), entry=PDL_WAIT + PDL_TRIGGER if PROGRAMMATIC else ())
+                  params=c_params(FUSEDK_PARAMS), entry=PDL_ENTRY if PROGRAMMATIC else ())
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

@@ -78,8 +78,8 @@ PTX_VERSION = "8.0"
 # before it touches global memory, and the runtime launches it programmatic (geometry.programmatic),
 # so that its blocks may be scheduled before that kernel has finished.  Where each lets the next
 # kernel be scheduled (launch_dependents) is measured, not blanket (docs/shapes.md, sessions 38-39):
-# - the one-pass kernel right after its wait: the next call's launch hides behind this one's run, one
-#   call ahead at most.  Before the wait (session 7's place, measured then on the H100 as 0.3-1.2 us a
+# - the one-pass kernel right after its wait (the rule of codegen/kernel.PDL_ENTRY): the next call's
+#   launch hides behind this one's run, one call ahead at most.  Before the wait (session 7's place, measured then on the H100 as 0.3-1.2 us a
 #   call off 13 of 15 shapes against no trigger) a call's blocks, scheduled while the call before still
 #   runs, let the call after them be scheduled too, and calls pile up in the block slots: the 26
 #   one-pass plans of the suite and held-out sets ran 2.1% faster back to back and 5.2% in CUDA graphs

@@ -78,6 +78,13 @@ PDL_WAIT = (_SM90, 'asm volatile("griddepcontrol.wait;" ::: "memory");  // the k
             "writes visible", "#endif")
 PDL_TRIGGER = (_SM90, 'asm volatile("griddepcontrol.launch_dependents;");  // the next kernel may be scheduled '
                "(it waits for this one)", "#endif")
+# A programmatic kernel that lets the next one in at its entry does it right after its own wait: before the wait, a
+# call's blocks, scheduled while the call before still runs, would let the call after them be scheduled too, and
+# calls pile up in the block slots; after it, one call ahead at most (session 39, H200: the PTX one-pass kernel 2.1%
+# faster back to back and 5.2% in CUDA graphs, the few-vector kernels 0.5% / 0.2%; docs/shapes.md).  The short GEMVs
+# keep their trigger before the wait (emit_sgemv.GEMV_ENTRY: the pile-up pays there).  The PTX kernels' lines:
+# emit_ptx.pdl_entry (PDL_TRIGGER_AFTER_WAIT).
+PDL_ENTRY = PDL_WAIT + PDL_TRIGGER
 
 
 def l2_prefetch(address: str) -> str:

@@ -140,15 +140,34 @@ def device_kernels(torch, fn, calls: int = 1) -> dict:
     return kernels
 
 
+def checks(bench, fns) -> dict:
+    """{name: {ok, rel_err, unwritten}} of each fn of {name: fn} against float64 on a tools/shape_sweep ShapeBench
+    (C NaN-poisoned first)."""
+    check = {}
+    for name, fn in fns.items():
+        ok, err, unwritten = bench.check(fn)
+        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    return check
+
+
+def patched_plan(m, n, k, operands, patches, cfg=None, backend=None):
+    """A GemmPlan (of `cfg` on `backend`, else regtile.sgemm's choice) compiled with each (owner, attribute, value) of
+    `patches` set while it is built (fixup_ab.patched: a module constant the emitters read)."""
+    from contextlib import ExitStack
+    from regtile.runtime.plans import GemmPlan
+    from .fixup_ab import patched
+    with ExitStack() as stack:
+        for owner, attribute, value in patches:
+            stack.enter_context(patched(owner, attribute, value))
+        return GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
+
+
 def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     """({name: {ok, rel_err, unwritten}} of the `checked` variants against float64, {name: median us})
     of `fns` on a tools/shape_sweep ShapeBench, timed interleaved kernel against kernel."""
     import statistics
     from regtile.tools.shape_sweep import time_interleaved
-    check = {}
-    for name in checked:
-        ok, err, unwritten = bench.check(fns[name])
-        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    check = checks(bench, {name: fns[name] for name in checked})
     times = time_interleaved(torch, fns, bench.sets, rounds)
     return check, {name: round(statistics.median(t), 2) for name, t in times.items()}
 
@@ -271,10 +290,7 @@ def time_plans_graphs(torch, bench, plans, row: dict, label: str):
     cuBLAS on its own stream timed by time_graphs on the bench's rotating sets; row["us"]: the median us a call in
     the graphs, row["us_stream"]: time_graphs' "stream".  -> (row, the A/B line of the graphs' times ending in
     [label])."""
-    check = {}
-    for name, plan in plans.items():
-        ok, err, unwritten = bench.check(bench.library(plan))
-        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    check = checks(bench, {name: bench.library(plan) for name, plan in plans.items()})
     a, b, c, sets = bench.a, bench.b, bench.c, bench.sets
     streams = {name: torch.cuda.Stream() for name in ("cublas", *plans)}
     mm = bench.cublas()

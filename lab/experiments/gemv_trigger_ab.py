@@ -15,9 +15,7 @@ c935cab the few-vector kernels' "after", the GEMV kernels' "before".  Writes gem
 
     python3 -m lab.experiments.gemv_trigger_ab [graph=1] [LAYOUT:]MxNxK ...
 """
-from contextlib import ExitStack
-
-from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
+from lab.experiments import over_shapes, patched_plan, program, take_option, time_plans, time_plans_graphs
 
 SHAPES = ["NN:1x4096x4096", "NN:4096x1x4096", "NN:8x4096x4096", "TN:4096x16x4096"]
 
@@ -28,23 +26,15 @@ def trigger_form_plan(m, n, k, operands, after_wait: bool):
     from regtile.codegen import emit_fewvec, emit_sgemv, kernel
     from regtile.runtime import fewvec, gemv
     from regtile.runtime.plan_store import PlanCache
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
     wait, trigger = kernel.PDL_WAIT, kernel.PDL_TRIGGER
     gemv_trigger = emit_sgemv.GEMV_ENTRY[:len(emit_sgemv.GEMV_ENTRY) - len(wait)]
     assert emit_sgemv.GEMV_ENTRY == gemv_trigger + wait, "GEMV_ENTRY is no longer trigger + wait"
     both = (lambda t: wait + t) if after_wait else (lambda t: t + wait)
-    with ExitStack() as stack:
-        for owner, name, value in (
-                (emit_sgemv, "GEMV_ENTRY", both(gemv_trigger)),
-                (emit_fewvec, "FEWVEC_ENTRY", both(trigger)),
-                # the prefetching main kernel (emit_fewvec._main_entry): no entry lines, its wait and trigger after
-                # the prefetch hints
-                (emit_fewvec, "PDL_TRIGGER", ()),
-                (emit_fewvec, "PDL_WAIT", both(trigger)),
-                (gemv, "_plans", {}), (fewvec, "plan_cache", PlanCache())):
-            stack.enter_context(patched(owner, name, value))
-        return GemmPlan(m, n, k, *operands)
+    return patched_plan(m, n, k, operands, (
+        (emit_sgemv, "GEMV_ENTRY", both(gemv_trigger)),
+        # the few-vector kernels' first lines, and the prefetching main kernel's lines after its prefetch hints
+        (emit_fewvec, "FEWVEC_ENTRY", both(trigger)), (emit_fewvec, "PDL_ENTRY", both(trigger)),
+        (gemv, "_plans", {}), (fewvec, "plan_cache", PlanCache())))
 
 
 def run(argv):

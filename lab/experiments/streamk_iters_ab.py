@@ -30,7 +30,7 @@ streamk_iters_ab.json under $OUT.
 
     python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...
 """
-from lab.experiments import over_shapes, program, take_option, time_plans, time_plans_graphs
+from lab.experiments import over_shapes, patched_plan, program, take_option, time_plans, time_plans_graphs
 
 SHAPES = ["TN:3072x64x512", "TN:384x768x384", "TN:768x512x512", "TN:512x512x512"]
 
@@ -66,28 +66,23 @@ def trigger_switch(cfg, backend: str):
     PDL_TRIGGER, whose dependent is its reduce kernel).  name: "late" where the library's triggers at entry (the
     variant at exit), "early" where at exit (the variant at entry, before its wait: session 38's form); patches:
     (owner, attribute, value) for patched_plan.  None where the plan has no such kernel."""
-    from regtile.codegen import emit_ptx, kernel, splitk
+    from regtile.codegen import emit_ptx
     if backend == "ptx":
         tiles = "items" if cfg.stream_k else "grid"
         now = emit_ptx.PDL_TRIGGER_AT_ENTRY
         if tiles in now:
             return "late", ((emit_ptx, "PDL_TRIGGER_AT_ENTRY", tuple(t for t in now if t != tiles)),)
         return "early", ((emit_ptx, "PDL_TRIGGER_AT_ENTRY", now + (tiles,)), (emit_ptx, "PDL_TRIGGER_AFTER_WAIT", False))
-    if backend == "cuda" and cfg.split_k > 1:
-        return ("late", ((splitk, "PDL_TRIGGER", ()),)) if splitk.PDL_TRIGGER else (
-            "early", ((splitk, "PDL_TRIGGER", kernel.PDL_TRIGGER),))
+    if backend == "cuda" and cfg.split_k > 1:  # the library's partial kernel triggers at its entry
+        return "late", no_partial_trigger()
     return None
 
 
-def patched_plan(m, n, k, operands, cfg, backend: str, patches):
-    """A GemmPlan of `cfg` compiled with each (owner, attribute, value) of `patches` set while it is built."""
-    from contextlib import ExitStack
-    from regtile.runtime.plans import GemmPlan
-    from .fixup_ab import patched
-    with ExitStack() as stack:
-        for owner, attribute, value in patches:
-            stack.enter_context(patched(owner, attribute, value))
-        return GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
+def no_partial_trigger():
+    """Patches that take the CUDA C split-K partial kernel's trigger out of its first lines (its wait stays where it
+    is programmatic): codegen/splitk.partial_pdl's PDL_ENTRY and PDL_TRIGGER."""
+    from regtile.codegen import kernel, splitk
+    return ((splitk, "PDL_ENTRY", kernel.PDL_WAIT), (splitk, "PDL_TRIGGER", ()))
 
 
 def entry_trigger_patches(cfg, after_wait: bool):
@@ -105,8 +100,8 @@ def mid_trigger_patches():
     (codegen/splitk.partial_store_setup), not at its entry (splitk.PDL_TRIGGER)."""
     from regtile.codegen import kernel, splitk
     store_setup = splitk.partial_store_setup
-    return ((splitk, "PDL_TRIGGER", ()),
-            (splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)))
+    return no_partial_trigger() + (
+        (splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)),)
 
 
 def fused_programmatic_patches():
@@ -156,7 +151,7 @@ def run(argv):
             return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
         if fused_ab:
-            plans["programmatic"] = patched_plan(m, n, k, operands, cfg, backend, fused_programmatic_patches())
+            plans["programmatic"] = patched_plan(m, n, k, operands, fused_programmatic_patches(), cfg, backend)
             if plans["programmatic"].kernel.artifact.cubin == lib.kernel.artifact.cubin:
                 raise RuntimeError("the programmatic fused kernel is the plan's: the emitted text was cached?")
         if cfg.stream_k:
@@ -172,7 +167,7 @@ def run(argv):
             if partial and backend == "cuda":
                 variants["plain_partial"] = plain_partial_patches()
             for name, patches in variants.items():
-                plans[name] = patched_plan(m, n, k, operands, cfg, backend, patches)
+                plans[name] = patched_plan(m, n, k, operands, patches, cfg, backend)
             cubins = {name: plans[name].kernel.artifact.cubin for name in ("lib", *variants)}
             if len(set(cubins.values())) < len(cubins) - (1 if after and backend == "ptx" else 0):
                 raise RuntimeError(f"variants with the plan's kernel: {sorted(cubins)} (the emitted text was cached?)")
