@@ -196,7 +196,7 @@ def test_split_zorder_main_loop_is_the_one_pass_loop_in_sass(split_builds):
     assert mix.get("LDL", 0) == mix.get("STL", 0) == 0
 
 
-@pytest.mark.parametrize("s", [2, 3, 8, 32])
+@pytest.mark.parametrize("s", tiered([2, 3, 8, 32], fast={3, 32}))  # fast: three warps, and four warps of eight trips
 def test_reduce_kernel_compiles_alone(s):
     red = splitk.emit_reduce(s)
     groups = min(s, splitk.REDUCE_GROUPS)

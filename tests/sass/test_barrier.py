@@ -3,7 +3,8 @@
 Read off the rewritten SASS: in TN's 128x256 loop (ptxas if-converts the A^T tile's stores and sinks the barrier
 below the last slice's FFMAs) the barrier now follows the last shared store, with the moved FFMAs after it up to
 the next non-FFMA; in NN's loop (the barrier four FFMAs after the stores) nothing moves.  Against the pass without
-the step (slow tier): only the run and the barrier changed slots, the FFMAs kept their order and control codes."""
+the step: only the run and the barrier changed slots, the FFMAs kept their order and control codes.  All in the slow
+tier (python3 -m pytest -m slow): each reads a compile of its own, 8-10 s."""
 import pytest
 from compiled import built_member
 
@@ -23,6 +24,7 @@ def _moved(name):
     return art, kernel, rep, loop, b
 
 
+@pytest.mark.slow  # a compile of its own (TN's 128x256 member with the pass: 10 s) that kept the fast tier over 2 minutes
 def test_tn_barrier_follows_the_last_store_and_the_run_follows_it():
     _, _, rep, loop, b = _moved("wide-128x256-noedge")
     assert loop[b].base == "BAR" and loop[b - 1].base == "STS", (loop[b - 1].text, loop[b].text)

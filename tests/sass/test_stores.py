@@ -3,8 +3,9 @@
 Read off the rewritten SASS of wide-64x128-k16 on B^T (24 stores behind the branch that skips them): the stores are
 predicated, in ptxas's order, each followed by the step's spacing of FFMAs, a NOP takes the branch's slot right
 before the barrier, and, independently of the step's own checks, no path from a global load to a store that reads
-its data misses a wait on the load's scoreboard.  NN's 12 stores stay where ptxas put them.  Against the pass without
-the step (slow tier): only the window changed, the FFMAs kept their order and control codes."""
+its data misses a wait on the load's scoreboard (slow tier: a compile of its own).  NN's 12 stores stay where ptxas
+put them.  Against the pass without the step (slow tier): only the window changed, the FFMAs kept their order and
+control codes."""
 import pytest
 from compiled import built_member, unwaited
 
@@ -24,6 +25,7 @@ def _window(name="wide-64x128-k16"):
     return art, kernel, rep, after, range(k0, k0 + rep["over_ffmas"] + rep["stores_spread"] + 1)
 
 
+@pytest.mark.slow  # a compile of its own (B^T's 64x128 member with the pass: 8 s) that kept the fast tier over 2 minutes
 def test_b_t_stores_are_spread_before_the_barrier_and_wait_for_their_loads():
     art, kernel, rep, after, window = _window()
     ins = [after.instructions[k] for k in window]
