@@ -25,10 +25,11 @@ kernel's trigger after its main loop, before its stores ("mid"); with partial=1 
 ("plain_partial": splitk.PARTIAL_PROGRAMMATIC False: the library's form until j_5ba4120 but for its trigger, now
 ahead of the split's K-range arithmetic rather than after it); with fused=1 a fused
 split-K plan (backend fusedk) also launched programmatic ("programmatic": emit_fusedk.PROGRAMMATIC, off in the
-library; pdl=1 not needed).  Writes
+library; pdl=1 not needed); with fused_exit=1 the same waiting first with no trigger of its own
+("programmatic_exit": the next call scheduled as its blocks exit).  Writes
 streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [fused_exit=1] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, patched_plan, program, take_option, time_plans, time_plans_graphs
 
@@ -111,6 +112,14 @@ def fused_programmatic_patches():
     return ((emit_fusedk, "PROGRAMMATIC", True),)
 
 
+def fused_exit_patches():
+    """The fused split-K kernel launched programmatic, waiting first but with no trigger of its own: the next call is
+    scheduled as its blocks exit (session 40: with the trigger right after the wait the NN fused members of four
+    blocks an SM ran 10-30% slower, the NT ones of two 1-4% faster)."""
+    from regtile.codegen import emit_fusedk, kernel
+    return fused_programmatic_patches() + ((emit_fusedk, "PDL_ENTRY", kernel.PDL_WAIT),)
+
+
 def plain_partial_patches():
     """The CUDA C split-K partial kernel launched plainly, triggering at its entry (no wait:
     codegen/splitk.PARTIAL_PROGRAMMATIC False: the form before session 39's j_5ba4120, its trigger ahead of the K-range
@@ -138,6 +147,7 @@ def run(argv):
     mid = take_option(argv, "mid") == "1"
     partial = take_option(argv, "partial") == "1"
     fused = take_option(argv, "fused") == "1"
+    fused_exit = take_option(argv, "fused_exit") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -146,14 +156,18 @@ def run(argv):
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
         cfg, backend = lib.config, lib.backend
         switch = trigger_switch(cfg, backend) if pdl and lib.gemv is None else None
-        fused_ab = fused and lib.gemv is None and backend == "fusedk"
+        fused_ab = (fused or fused_exit) and lib.gemv is None and backend == "fusedk"
         if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or switch or fused_ab):
             return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
         if fused_ab:
-            plans["programmatic"] = patched_plan(m, n, k, operands, fused_programmatic_patches(), cfg, backend)
-            if plans["programmatic"].kernel.artifact.cubin == lib.kernel.artifact.cubin:
-                raise RuntimeError("the programmatic fused kernel is the plan's: the emitted text was cached?")
+            fused_variants = {"programmatic": fused_programmatic_patches} if fused else {}
+            if fused_exit:
+                fused_variants["programmatic_exit"] = fused_exit_patches
+            for name, patches in fused_variants.items():
+                plans[name] = patched_plan(m, n, k, operands, patches(), cfg, backend)
+            if len({plans[name].kernel.artifact.cubin for name in ("lib", *fused_variants)}) < 1 + len(fused_variants):
+                raise RuntimeError("a fused variant with another's kernel: the emitted text was cached?")
         if cfg.stream_k:
             for it in iters:
                 plans[f"i{it}"] = iters_plan(it)(m, n, k, *operands, config=cfg, backend=backend)
@@ -186,7 +200,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [fused_exit=1] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
