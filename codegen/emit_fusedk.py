@@ -47,16 +47,22 @@ import hashlib
 
 from .config import ConfigError, SgemmConfig
 from .hardware import MAX_SMEM_PER_BLOCK
-from .kernel import PDL_ENTRY, SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
+from .kernel import PDL_WAIT, SGEMM_PARAMS, KernelSource, LaunchGeometry, c_params
 from .templates import render
 
 BACKEND = "fusedk"
 FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
-# Whether the kernel is a programmatic dependent of the kernel before it: it then waits first and, right after, lets
-# the next kernel (the next call) be scheduled (kernel.PDL_ENTRY).  Off: the fused kernels are launched plainly, as they were measured so far; the
-# split-K partial kernel ran 8.9% faster back to back programmatic (session 39, docs/shapes.md) - this one is not
-# measured yet (lab/experiments/streamk_iters_ab.py fused=1).
-PROGRAMMATIC = False
+# The fused kernel is a programmatic dependent of the kernel before it: its first line is the wait (ENTRY), and it
+# has no trigger of its own, so the next call is scheduled as its blocks exit.  Measured (H200, session 40,
+# docs/data/session40; lab/experiments/streamk_iters_ab.py fused=1 fused_exit=1, 22 fused plans of the suites and
+# held-out sets in four layouts): against the plain launch 5.2% faster back to back (20 of 22 by more than 1%, none
+# slower by more) and 0.9% in CUDA graphs (none slower by more than 0.6%).  With the trigger right after the wait
+# (kernel.PDL_ENTRY, as the split-K partial kernel has it) the NN 128x16 / 128x32 members ran 10-30% slower in both
+# timings (8192x16x8192 81 -> 104 us), the NT ones 1-4% faster: the next call's blocks, scheduled early, take the
+# free block slots beside the running call's (the NN forms fit four blocks an SM, the NT ones two) - a reading of the
+# timings, not profiled.
+PROGRAMMATIC = True
+ENTRY = PDL_WAIT
 A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s in distinct banks
 # the ring's depth: 4 stages where they take at most DEEP_SMEM (three blocks an SM of 228 KB), else 3
 # where they take at most MAX_SMEM (two blocks an SM), else 2
@@ -199,5 +205,5 @@ def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
                   a_copy=_copy(cfg, "A", threads), b_copy=_copy(cfg, "B", threads), a_t=cfg.trans_a,
                   b_t=cfg.trans_b, swz=swizzle_mask(cfg), red_iters=red_iters, red_guard=red_guard,
                   spread=lean, lean_b=sorted({i for slot in lean for op, i in slot if op == "B"}),
-                  params=c_params(FUSEDK_PARAMS), entry=PDL_ENTRY if PROGRAMMATIC else ())
+                  params=c_params(FUSEDK_PARAMS), entry=ENTRY if PROGRAMMATIC else ())
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=FUSEDK_PARAMS)

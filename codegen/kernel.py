@@ -82,8 +82,9 @@ PDL_TRIGGER = (_SM90, 'asm volatile("griddepcontrol.launch_dependents;");  // th
 # call's blocks, scheduled while the call before still runs, would let the call after them be scheduled too, and
 # calls pile up in the block slots; after it, one call ahead at most (session 39, H200: the PTX one-pass kernel 2.1%
 # faster back to back and 5.2% in CUDA graphs, the few-vector kernels 0.5% / 0.2%; docs/shapes.md).  The short GEMVs
-# keep their trigger before the wait (emit_sgemv.GEMV_ENTRY: the pile-up pays there).  The PTX kernels' lines:
-# emit_ptx.pdl_entry (PDL_TRIGGER_AFTER_WAIT).
+# keep their trigger before the wait (emit_sgemv.GEMV_ENTRY: the pile-up pays there); the fused split-K kernels have
+# none (emit_fusedk.ENTRY: the next call's blocks, early, slowed the running call's beside them).  The PTX kernels'
+# lines: emit_ptx.pdl_entry (PDL_TRIGGER_AFTER_WAIT).
 PDL_ENTRY = PDL_WAIT + PDL_TRIGGER
 
 

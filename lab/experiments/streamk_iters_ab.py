@@ -23,13 +23,13 @@ the one-pass kernel's "lib" triggered before it and c_5e6f424 names that variant
 one-pass "after" is "lib", the ranges kernel's "before" is "early"); for a CUDA C split-K plan with mid=1, its partial
 kernel's trigger after its main loop, before its stores ("mid"); with partial=1 its partial kernel launched plainly
 ("plain_partial": splitk.PARTIAL_PROGRAMMATIC False: the library's form until j_5ba4120 but for its trigger, now
-ahead of the split's K-range arithmetic rather than after it); with fused=1 a fused
-split-K plan (backend fusedk) also launched programmatic ("programmatic": emit_fusedk.PROGRAMMATIC, off in the
-library; pdl=1 not needed); with fused_exit=1 the same waiting first with no trigger of its own
-("programmatic_exit": the next call scheduled as its blocks exit).  Writes
+ahead of the split's K-range arithmetic rather than after it); with fused=1 a fused split-K plan (backend fusedk),
+programmatic with no trigger since session 40, also launched plainly ("plain") and with the trigger right after its
+wait ("wait_trigger"; pdl=1 not needed.  At a258874 / ea44d3f, before the library took the form, fused=1 timed
+"programmatic", that trigger, and fused_exit=1 "programmatic_exit", the library's form now).  Writes
 streamk_iters_ab.json under $OUT.
 
-    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [fused_exit=1] [graph=1] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.streamk_iters_ab [iters=16,32] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...
 """
 from lab.experiments import over_shapes, patched_plan, program, take_option, time_plans, time_plans_graphs
 
@@ -105,19 +105,19 @@ def mid_trigger_patches():
         (splitk, "partial_store_setup", lambda vec: store_setup(vec) + list(kernel.PDL_TRIGGER)),)
 
 
-def fused_programmatic_patches():
-    """The fused split-K kernel launched programmatic: it waits first and then lets the next call be scheduled
-    (codegen/emit_fusedk.PROGRAMMATIC, off in the library: the fused kernels are launched plainly)."""
+def fused_plain_patches():
+    """The fused split-K kernel launched plainly, no wait (codegen/emit_fusedk.PROGRAMMATIC False: the library's form
+    until session 40)."""
     from regtile.codegen import emit_fusedk
-    return ((emit_fusedk, "PROGRAMMATIC", True),)
+    return ((emit_fusedk, "PROGRAMMATIC", False),)
 
 
-def fused_exit_patches():
-    """The fused split-K kernel launched programmatic, waiting first but with no trigger of its own: the next call is
-    scheduled as its blocks exit (session 40: with the trigger right after the wait the NN fused members of four
-    blocks an SM ran 10-30% slower, the NT ones of two 1-4% faster)."""
+def fused_wait_trigger_patches():
+    """The fused split-K kernel programmatic with the trigger right after its wait (kernel.PDL_ENTRY), where the
+    library's has none (emit_fusedk.ENTRY: the next call scheduled as its blocks exit).  Session 40 (a_a258874,
+    d_ea44d3f, where it was "programmatic"): the NN 128x16 / 128x32 members 10-30% slower than launched plainly."""
     from regtile.codegen import emit_fusedk, kernel
-    return fused_programmatic_patches() + ((emit_fusedk, "PDL_ENTRY", kernel.PDL_WAIT),)
+    return ((emit_fusedk, "ENTRY", kernel.PDL_ENTRY),)
 
 
 def plain_partial_patches():
@@ -147,7 +147,6 @@ def run(argv):
     mid = take_option(argv, "mid") == "1"
     partial = take_option(argv, "partial") == "1"
     fused = take_option(argv, "fused") == "1"
-    fused_exit = take_option(argv, "fused_exit") == "1"
 
     def one(torch, bench, m, n, k):
         from regtile.runtime.plans import GemmPlan
@@ -156,14 +155,12 @@ def run(argv):
         row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
         cfg, backend = lib.config, lib.backend
         switch = trigger_switch(cfg, backend) if pdl and lib.gemv is None else None
-        fused_ab = (fused or fused_exit) and lib.gemv is None and backend == "fusedk"
+        fused_ab = fused and lib.gemv is None and backend == "fusedk"
         if lib.gemv is not None or not (backend == "ptx" and cfg.stream_k or switch or fused_ab):
             return row, f"not a stream-K member{' nor a split-K or one-pass one' if pdl else ''} ({lib.describe()[:60]})"
         plans = {"lib": lib}
         if fused_ab:
-            fused_variants = {"programmatic": fused_programmatic_patches} if fused else {}
-            if fused_exit:
-                fused_variants["programmatic_exit"] = fused_exit_patches
+            fused_variants = {"plain": fused_plain_patches, "wait_trigger": fused_wait_trigger_patches}
             for name, patches in fused_variants.items():
                 plans[name] = patched_plan(m, n, k, operands, patches(), cfg, backend)
             if len({plans[name].kernel.artifact.cubin for name in ("lib", *fused_variants)}) < 1 + len(fused_variants):
@@ -200,7 +197,7 @@ def run(argv):
     over_shapes(argv, SHAPES, "streamk_iters_ab.json", one)
 
 
-main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [fused_exit=1] [graph=1] [LAYOUT:]MxNxK ...")
+main = program(run, "[iters=A,B] [two=1] [pdl=1 iters= [after=1] [mid=1] [partial=1]] [fused=1] [graph=1] [LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys

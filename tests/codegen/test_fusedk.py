@@ -29,24 +29,25 @@ def test_fused_members_emit_one_launch_within_shared_memory(name):
     assert g.block[0] == (cfg.bm // cfg.tm) * (cfg.bn // cfg.tn)
 
 
-def test_programmatic_form_waits_first_and_compiles(monkeypatch):
-    """emit_fusedk.PROGRAMMATIC (off: the fused kernels are launched plainly, not yet measured programmatic): when on,
-    the kernel's geometry says so and its first lines are the wait, then the trigger, before anything touches memory
-    (the split counters included), and it compiles for sm_90 without spills; when off, neither line."""
+def test_fused_kernel_is_programmatic_waits_first_and_never_triggers(monkeypatch):
+    """The fused kernel is launched programmatic (emit_fusedk.PROGRAMMATIC, session 40): its geometry says so and its
+    first line is the wait, before anything touches memory (the split counters included); it has no trigger of its
+    own (emit_fusedk.ENTRY: the next call is scheduled as its blocks exit) and compiles for sm_90 without spills.
+    With PROGRAMMATIC off, neither line and a plain launch."""
     from regtile.codegen import emit_fusedk
     cfg = FAMILY["fused-32x32"].config.replace(split_k=8)
-    plain = emit(cfg, "fusedk")
-    assert not plain.geometry.programmatic and "griddepcontrol" not in plain.text
-    monkeypatch.setattr(emit_fusedk, "PROGRAMMATIC", True)
     src = emit(cfg, "fusedk")
     body = src.text[src.text.index(f"{src.name}("):]
     body = body[body.index("{") + 1:]
-    wait, trigger = body.index("griddepcontrol.wait"), body.index("griddepcontrol.launch_dependents")
-    assert src.geometry.programmatic and wait < trigger < body.index("smem[]")
+    wait = body.index("griddepcontrol.wait")
+    assert src.geometry.programmatic and wait < body.index("smem[]")
     before = body[:body.rindex("\n", 0, wait)]  # nothing before the wait's line but its #if
     assert all(not ln.strip() or ln.strip().startswith("#") for ln in before.splitlines()), before
-    assert body.count("griddepcontrol") == 2
+    assert body.count("griddepcontrol") == 1 and "launch_dependents" not in src.text
     compile_config(cfg, "sm_90", backend="fusedk")  # SpillError or a compile error fails it
+    monkeypatch.setattr(emit_fusedk, "PROGRAMMATIC", False)
+    plain = emit(cfg, "fusedk")
+    assert not plain.geometry.programmatic and "griddepcontrol" not in plain.text
 
 
 def test_split_kernel_sums_in_split_order_and_zeroes_its_counter():

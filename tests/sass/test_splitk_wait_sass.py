@@ -1,5 +1,5 @@
-"""The CUDA C split-K partial kernel, launched programmatic since session 39 (codegen/splitk.partial_pdl), read from
-the real sm_90 cubin: one griddepcontrol.wait (ACQBULK), and no global access - load, store, atomic, cp.async - ahead
+"""The CUDA C split-K partial kernel, launched programmatic since session 39 (codegen/splitk.partial_pdl), and the fused
+split-K kernel, since session 40 (codegen/emit_fusedk.ENTRY), read from the real sm_90 cubin: one griddepcontrol.wait (ACQBULK), and no global access - load, store, atomic, cp.async - ahead
 of it.  The text puts the wait first; ptxas is what could move a read-only load above it (it did in session 22, with a
 few-vector kernel's __ldg: docs/architecture.md), and the kernel before may still be writing what this one reads (A,
 B) or reading what it overwrites (the previous call's reduce reads the workspace W)."""
@@ -26,3 +26,18 @@ def test_the_partial_kernel_touches_no_global_memory_before_its_wait(member, lay
     assert len(waits) == 1, [i.text for i in ins if i.base == "ACQBULK"]
     assert not [i.text for i in ins[:waits[0]] if i.base in GLOBAL]
     assert any(i.base == "LDG" for i in ins[waits[0]:])  # the check reads the instructions it means to
+
+
+@pytest.mark.parametrize("member, layout", tiered(
+    [(m, lay) for m in ("fused-32x32", "fused-128x16") for lay in ("NN", "TN", "NT", "TT")],
+    fast={("fused-128x16", "NN")}))
+def test_the_fused_kernel_touches_no_global_memory_before_its_wait(member, layout):
+    """The fused split-K kernel, programmatic since session 40 (codegen/emit_fusedk.ENTRY): the same reading.  The call
+    before may be the previous call's fused kernel, whose last splits still read and zero the counters and W."""
+    cfg = with_layout(FAMILY[member].config.replace(split_k=8), layout[0] == "T", layout[1] == "T")
+    src = emit(cfg, "fusedk")
+    ins = function_of(compile_source(src, "sm_90").cubin, src.name)[1].instructions
+    waits = [j for j, i in enumerate(ins) if i.base == "ACQBULK"]
+    assert len(waits) == 1, [i.text for i in ins if i.base == "ACQBULK"]
+    assert not [i.text for i in ins[:waits[0]] if i.base in GLOBAL]
+    assert any(i.base in ("LDG", "LDGSTS") for i in ins[waits[0]:])
