@@ -358,7 +358,8 @@ def fitting_row(row: dict) -> bool:
     return str(row.get("group", "")).split("-")[0] == FIT_GROUP
 
 
-def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0) -> dict:
+def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0,
+              model_raw: Optional[dict] = None, model_source: str = "") -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
     time over the fastest one's (members since removed from the family left out).  With
     `sticky` > 0 a shape of `previous` (the table's entries before) keeps its member where that
@@ -366,7 +367,10 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     (session 8: 42 of 123 entries changed in a refit, and the sweep of the new table ran 0.4%
     slower over those shapes), so only a clear gain moves an entry.  Not where the kept member is
     slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
-    wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS)."""
+    wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS).  `model_raw` (runs named
+    `model_source`): the runs whose suite rows fit the model, where not `raw`'s (session 40: the suite timed again
+    moved the model's throughputs 1-31% and 47 of the 192 held-out picks, 1.7% -> 2.5% over the fastest member by
+    session 30's held-out candidates; the entries were taken, the model kept)."""
     from ..codegen.heuristic_fit import fit_model, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
@@ -386,7 +390,8 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     # The model is fitted on the suite's rows only: its form prices full SMs, and fitted with the small-problem
     # grid's rows too (session 16) it picked tall-128x64-k16 for held-out 12544x64x147, 1.89x the fastest member
     # (lab/experiments/grid_refit_eval.py).  The grids' shapes are table entries alone.
-    tflops, fixed = fit_model([r for r in raw["rows"] if not fitting_row(r)], raw.get("sm_count") or 132)
+    model_raw = raw if model_raw is None else model_raw
+    tflops, fixed = fit_model([r for r in model_raw["rows"] if not fitting_row(r)], model_raw.get("sm_count") or 132)
     return {"about": "codegen/heuristic.py's decision table: per shape of the suite (benchmarks/shapes.json) and of "
                      "the fitting grids (benchmarks/shapes-fit-*.json), each "
                      "candidate member's time over the fastest one's, measured by "
@@ -394,7 +399,7 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
                      "the model's per-member throughput fitted on the suite's rows of the same runs, model_fixed_us: "
                      "the fixed cost a launch of the members fitted with one (heuristic_fit.fit_model)",
             "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
-            **({"sticky": sticky} if sticky else {}),
+            **({"sticky": sticky} if sticky else {}), **({"model_source": model_source} if model_source else {}),
             "model_tflops": tflops, "model_fixed_us": fixed, "entries": entries}
 
 
@@ -540,6 +545,9 @@ def main(argv=None) -> int:
     p.add_argument("--sticky", type=float, default=0.0, metavar="FRACTION",
                    help="--fit: a shape keeps the member the table had where it is within FRACTION of the "
                         "fastest in the runs (e.g. 0.03; default 0: the fastest)")
+    p.add_argument("--model-from", metavar="RAW_JSON", nargs="+", default=None,
+                   help="--fit: fit the model on these runs' suite rows instead of --fit's (a later run's shapes "
+                        "replace an earlier one's; the table names them in model_source)")
     p.add_argument("--layout", default="NN", choices=LAYOUTS,
                    help="the library sweep's layout, op(A) op(B) against cuBLAS's (default NN; T: the operand "
                         "stored transposed; output docs/data/shape-sweep-LAYOUT.json unless --json)")
@@ -557,7 +565,12 @@ def main(argv=None) -> int:
             previous = load_json(path)["entries"]
         # the runs by name as docs/data's readers take them (open_text: foo.json reads foo.json.gz too)
         source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in args.fit)
-        table = fit_table(merge_runs(raws), source=source, previous=previous, sticky=args.sticky)
+        model_raw, model_source = None, ""
+        if args.model_from:
+            model_raw = merge_runs([load_json(path) for path in args.model_from])
+            model_source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in args.model_from)
+        table = fit_table(merge_runs(raws), source=source, previous=previous, sticky=args.sticky,
+                          model_raw=model_raw, model_source=model_source)
         with open(path, "w") as f:
             f.write(json.dumps({k: v for k, v in table.items() if k != "entries"}, indent=1)[:-2])
             f.write(',\n "entries": [\n' + ",\n".join(json.dumps(e) for e in table["entries"]) + "\n ]\n}\n")

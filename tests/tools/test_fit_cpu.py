@@ -53,19 +53,37 @@ def test_sticky_cli_reads_the_table_it_rewrites(tmp_path, capsys):
     assert _best(json.loads(table.read_text()))[(1024, 1024, 1024)] == "sq-64x64"
 
 
+def test_model_from_fits_the_model_on_other_runs_and_names_them(tmp_path):
+    """--model-from: the entries from --fit's runs, the model from these runs' suite rows (the table names them)."""
+    raw, other, table = tmp_path / "raw.json", tmp_path / "other.json", tmp_path / "table.json"
+    raw.write_text(json.dumps(RUN))
+    slower = {"rows": [_row(1024, 1024, 1024, wide_64x128=100.0, sq_64x64=102.0),
+                       _row(2000, 2000, 2000, wide_128x256=600.0, sq_64x64=900.0)]}
+    other.write_text(json.dumps(slower))
+    assert main(["--fit", str(raw), "--table", str(table), "--model-from", str(other)]) == 0
+    got, own = json.loads(table.read_text()), fit_table(RUN)
+    assert _best(got) == _best(own) and got["model_source"] == "other.json"
+    assert got["model_tflops"] == fit_table(slower)["model_tflops"] != own["model_tflops"]
+    assert "model_source" not in own
+
+
 def test_the_committed_table_is_what_fit_gives_from_its_sources():
-    """codegen/heuristic_table.json regenerated from the candidates runs it names (docs/data), sticky to itself:
-    the same entries and the same model (throughputs, and the fused members' fixed costs)."""
+    """codegen/heuristic_table.json regenerated from the candidates runs it names (docs/data), sticky to itself, its
+    model from the runs model_source names where it names them: the same entries and the same model (throughputs,
+    and the fused members' fixed costs)."""
     import os
     from regtile.codegen.heuristic import TABLE_PATH
     from regtile.tools.datafiles import load_json
     with open(TABLE_PATH) as f:
         committed = json.load(f)
     data = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data")
-    raws = [load_json(os.path.join(data, name)) for name in committed["source"].split(", ")]  # NAME or NAME.gz
-    again = fit_table(merge_runs(raws), committed["source"], committed["entries"], committed["sticky"])
-    for key in ("entries", "model_tflops", "model_fixed_us"):
-        assert again[key] == committed[key], key
+    def runs(names):
+        return merge_runs([load_json(os.path.join(data, name)) for name in names.split(", ")])  # NAME or NAME.gz
+    model_source = committed.get("model_source", "")  # the runs the model was fitted on, where not `source`
+    again = fit_table(runs(committed["source"]), committed["source"], committed["entries"], committed["sticky"],
+                      model_raw=runs(model_source) if model_source else None, model_source=model_source)
+    for key in ("entries", "model_tflops", "model_fixed_us", "model_source"):
+        assert again.get(key) == committed.get(key), key
 
 
 def test_the_fused_members_fixed_cost_is_fitted_with_their_throughput():
