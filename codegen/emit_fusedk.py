@@ -54,13 +54,13 @@ BACKEND = "fusedk"
 FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
 # The fused kernel is a programmatic dependent of the kernel before it: its first line is the wait (ENTRY), and it
 # has no trigger of its own, so the next call is scheduled as its blocks exit.  Measured (H200, session 40,
-# docs/data/session40; lab/experiments/streamk_iters_ab.py fused=1 fused_exit=1, 22 fused plans of the suites and
-# held-out sets in four layouts): against the plain launch 5.2% faster back to back (20 of 22 by more than 1%, none
-# slower by more) and 0.9% in CUDA graphs (none slower by more than 0.6%).  With the trigger right after the wait
-# (kernel.PDL_ENTRY, as the split-K partial kernel has it) the NN 128x16 / 128x32 members ran 10-30% slower in both
-# timings (8192x16x8192 81 -> 104 us), the NT ones 1-4% faster: the next call's blocks, scheduled early, take the
-# free block slots beside the running call's (the NN forms fit four blocks an SM, the NT ones two) - a reading of the
-# timings, not profiled.
+# docs/data/session40/d_ea44d3f; lab/experiments/streamk_iters_ab.py, whose fused=1 now times the two other forms;
+# 22 fused plans of the suites and held-out sets in four layouts): against the plain launch 5.2% faster back to back
+# (20 of 22 by more than 1%, none slower by more) and 0.9% in CUDA graphs (none slower by more than 0.6%).  With the
+# trigger right after the wait (kernel.PDL_ENTRY, as the split-K partial kernel has it) the NN 128x16 / 128x32 members
+# ran 12-53% slower (8192x16x8192 81 -> 104 us back to back), the NT ones mostly 1-7% faster: the next call's blocks,
+# scheduled early, take the block slots left free beside the running call's (the NN forms hold 125-147 registers a
+# thread, the NT ones 232-238) - a reading of the timings, not profiled.
 PROGRAMMATIC = True
 ENTRY = PDL_WAIT
 A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s in distinct banks

@@ -115,7 +115,7 @@ def fused_plain_patches():
 def fused_wait_trigger_patches():
     """The fused split-K kernel programmatic with the trigger right after its wait (kernel.PDL_ENTRY), where the
     library's has none (emit_fusedk.ENTRY: the next call scheduled as its blocks exit).  Session 40 (a_a258874,
-    d_ea44d3f, where it was "programmatic"): the NN 128x16 / 128x32 members 10-30% slower than launched plainly."""
+    d_ea44d3f, where it was "programmatic"): the NN 128x16 / 128x32 members 12-53% slower than launched plainly."""
     from regtile.codegen import emit_fusedk, kernel
     return ((emit_fusedk, "ENTRY", kernel.PDL_ENTRY),)
 

@@ -1,8 +1,9 @@
 """The CUDA C split-K partial kernel, launched programmatic since session 39 (codegen/splitk.partial_pdl), and the fused
-split-K kernel, since session 40 (codegen/emit_fusedk.ENTRY), read from the real sm_90 cubin: one griddepcontrol.wait (ACQBULK), and no global access - load, store, atomic, cp.async - ahead
-of it.  The text puts the wait first; ptxas is what could move a read-only load above it (it did in session 22, with a
-few-vector kernel's __ldg: docs/architecture.md), and the kernel before may still be writing what this one reads (A,
-B) or reading what it overwrites (the previous call's reduce reads the workspace W)."""
+split-K kernel, since session 40 (codegen/emit_fusedk.ENTRY), read from the real sm_90 cubin: one griddepcontrol.wait
+(ACQBULK), and no global access - load, store, atomic, cp.async - ahead of it.  The text puts the wait first; ptxas is
+what could move a read-only load above it (it did in session 22, with a few-vector kernel's __ldg:
+docs/architecture.md), and the kernel before may still be writing what this one reads (A, B) or reading what it
+overwrites (the previous call's reduce reads the workspace W)."""
 import pytest
 
 from regtile.codegen.emit import emit
