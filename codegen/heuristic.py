@@ -36,7 +36,7 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import MAX_SPLIT_K, SgemmConfig
-from .layout_choice import demoted_in_layout, fused_stand_in
+from .layout_choice import demoted_in_layout, fused_stand_in, ring_stand_in
 from .layouts import with_layout
 from .presets import FAMILY, get_member
 from .streamk import MIN_ITERS, fixup_children
@@ -473,7 +473,8 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
 
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
                     trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
-    """(member, "table", "model" or "stand-in", the candidates): in a transposed layout or without fused members
+    """(member, "table", "model" or "stand-in", the candidates): in TN a small fused pick's stand-in on TN's ring
+    (ring_stand_in); in a transposed layout or without fused members
     (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`), else the unfused members' best
     where none fits; else the table's neighbours (of
     the rows' class) carried to the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes
@@ -483,6 +484,10 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
     if trans_a or trans_b or not fused:
         pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
+        ring = ring_stand_in(pick, m, n, k, sm_count, trans_a, trans_b,
+                             rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned)
+        if fused and ring in names:  # TN's ring runs the one-pass member faster than a small fused pick
+            return ring, "stand-in", names
         stand_in = fused_stand_in(pick, trans_a)
         if stand_in is not None:  # a skinny-n fused pick: its stand-in where it fits, else the unfused choice
             names = [nm for nm in names if get_member(nm).backend != FUSED]

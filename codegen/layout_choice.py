@@ -1,5 +1,6 @@
 """What a transposed layout changes in the heuristic's choice (codegen/heuristic.py _member_and_why): the members it
-demotes (their layout form runs fewer blocks an SM) and the stand-ins of row-major skinny-n fused picks.  The table and
+demotes (their layout form runs fewer blocks an SM), the stand-ins of row-major skinny-n fused picks and, in TN, of a
+small fused pick where TN's ring runs the one-pass member.  The table and
 the model are fitted on row-major A and B; these are the layout's measured exceptions.  Pure: codegen only."""
 from __future__ import annotations
 
@@ -47,6 +48,36 @@ def demoted_in_layout(name: str, trans_a: bool, trans_b: bool) -> bool:
 # at split 16, docs/data/session34/b_a6a190e).
 FUSED_STAND_IN = {"fused-128x32": "skinny-n32", "fused-128x32-f1": "skinny-n32", "fused-256x32": "skinny-n32-256"}
 FUSED_STAND_IN_A_T = {**{pick: "skinny-n32-256" for pick in FUSED_STAND_IN}, "fused-128x16": "skinny-n16-k32"}
+
+
+# In TN (A^T, B row-major) the small 4x4 PTX members run the cp.async ring (operand_forms.for_ring), which the NN table
+# does not see, and a fused-32x32-k8 pick gives way to plain-32x32 where its 32x32 tiles fill a wave (at least one an
+# SM: no split needed), K is short (RING_STAND_IN_MAX_K, the longest measured) and N not skinny (RING_STAND_IN_MIN_N,
+# the narrowest measured: n = 32's picks, fused or not, were not timed against it), on aligned rows (the ring's form).
+# Every member timed in TN as regtile.sgemm runs it (H200): on the six such TN shapes measured, the fused pick ran
+# 1.15-1.29x the fastest member, plain-32x32 1.00-1.09x (geometric means 1.20 / 1.02) -
+# - session 38's probe shapes (docs/data/session38/a_fe7883a: trigger and launches then as in session 38):
+#   192x1024x384, 1536x128x384, 3072x64x384, 2048x96x384 (plain-32x32 1.011, 1.008, 1.001, 1.000; fused 1.148-1.197);
+# - session 40's held-out shapes (docs/data/session40/f_532b1c1, found before the rule): 3136x64x576 plain-32x32
+#   12.3 us against the fused pick's 14.4 (cuBLAS's TN 14.6), 196x1152x384 9.3 against 11.0 (11.3).
+# plain-32x64 was faster still on four of the six but 2.19x the fastest on 2048x96x384 (n = 96: its 64-wide tiles).
+# TT has no ring (the fused pick ran 1.5% behind the fastest on 196x1152x384 TT) and keeps its pick.
+RING_STAND_IN = {"fused-32x32-k8": "plain-32x32"}
+RING_STAND_IN_MAX_K = 576
+RING_STAND_IN_MIN_N = 64
+
+
+def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: bool, trans_b: bool,
+                  aligned: bool) -> Optional[str]:
+    """The member that runs the row-major pick `pick` in TN on TN's cp.async ring (RING_STAND_IN), or None: not such
+    a pick, not TN, rows not aligned, K above RING_STAND_IN_MAX_K, N below RING_STAND_IN_MIN_N, or fewer of the
+    stand-in's tiles than SMs."""
+    stand_in = RING_STAND_IN.get(pick)
+    if (stand_in is None or not trans_a or trans_b or not aligned or k > RING_STAND_IN_MAX_K
+            or n < RING_STAND_IN_MIN_N):
+        return None
+    cfg = get_member(stand_in).config
+    return stand_in if -(-m // cfg.bm) * -(-n // cfg.bn) >= sm_count else None
 
 
 def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:

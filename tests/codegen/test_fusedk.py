@@ -116,8 +116,9 @@ def test_split_respects_the_members_cap():
 def test_transposed_layouts_run_the_fused_pick_but_a_skinny_n_ones_stand_in():
     """regtile.sgemm runs a fused pick in every layout, in the layout's form (session 33: A^T and B^T by float4),
     except a skinny-n fused pick (layout_choice.FUSED_STAND_IN), which a stream-K skinny-n member runs there, or where
-    none holds n whole the unfused members' best."""
-    for m, n, k in ((196, 1152, 384), (8192, 32, 384), (768, 256, 512)):
+    none holds n whole the unfused members' best (and in TN a short-K fused-32x32-k8 pick whose one-pass member fills
+    a wave: layout_choice.ring_stand_in, tested in test_heuristic.py; 2048x96x1024's K is above its bound)."""
+    for m, n, k in ((2048, 96, 1024), (8192, 32, 384), (768, 256, 512)):
         nn_cfg, nn_backend = heuristic.choose_kernel(m, n, k, "sm_90", 132)
         assert nn_backend == "fusedk" and layout_choice.fused_stand_in(
             heuristic.choose_member(m, n, k, 132), False) is None

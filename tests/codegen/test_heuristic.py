@@ -376,6 +376,29 @@ def test_a_skinny_fused_pick_runs_a_stream_k_skinny_member_in_transposed_layouts
     assert layout_choice.fused_stand_in("fused-32x32-k8", False) is None and layout_choice.fused_stand_in("sq-64x64", True) is None
 
 
+def test_tn_runs_a_small_fused_pick_as_the_one_pass_member_on_its_ring():
+    """Session 40 (layout_choice.ring_stand_in): in TN, with aligned rows, a fused-32x32-k8 pick gives way to
+    plain-32x32, which TN's cp.async ring runs (6 TN shapes: 1.02x the fastest member against the fused pick's 1.20x),
+    where K <= RING_STAND_IN_MAX_K, N >= RING_STAND_IN_MIN_N and its 32x32 tiles are at least one an SM; NN, NT and TT
+    keep the fused pick, and so does TN with long K, too few tiles, skinny N or unaligned rows."""
+    from regtile.codegen.operand_forms import RING_TN_STAGES, for_operands
+    for m, n, k in ((196, 1152, 384), (3136, 64, 576), (2048, 96, 384)):
+        assert h.choose_member(m, n, k, 132) == "fused-32x32-k8"
+        assert h.describe_choice(m, n, k, "sm_90", 132, trans_a=True)["by"] == "stand-in"
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, True, False)
+        lda, ldb, ldc = h.leading_dims(m, n, k, True, False)
+        ring = for_operands(cfg, backend, lda, ldb, m, n, ldc, k)
+        assert backend == "ptx" and (cfg.bm, cfg.bn) == (32, 32) and ring.stages == RING_TN_STAGES
+        for ta, tb in ((False, False), (False, True), (True, True)):
+            assert h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)[1] == "fusedk"
+    for m, n, k in ((2048, 96, 1024), (2048, 64, 384), (8192, 32, 384)):  # K above its bound; 128 tiles; n 32
+        assert h.choose_member(m, n, k, 132) == "fused-32x32-k8"
+        assert h.choose_kernel(m, n, k, "sm_90", 132, True, False)[1] == "fusedk"
+    assert layout_choice.ring_stand_in("fused-32x32-k8", 196, 1152, 384, 132, True, False, False) is None  # unaligned
+    assert layout_choice.ring_stand_in("fused-32x32-k8", 196, 1152, 384, 132, True, False, True) == "plain-32x32"
+    assert layout_choice.ring_stand_in("fused-32x32", 196, 1152, 384, 132, True, False, True) is None
+
+
 def test_fused_128x16_splits_within_one_wave_and_holds_n_of_9_to_16():
     """Session 34: fused-128x16's split is the most (any count) whose blocks stay within two an SM, each split >= 4
     k-tiles, <= 32 (split_for within=True), not the fewest powers of two that fill the SMs (2048x16x32768: 32 splits,
