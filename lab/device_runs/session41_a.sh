@@ -2,8 +2,7 @@
 # Prepared in session 40, not run there (its device time was spent): the TN ring stand-in (layout_choice.
 # ring_stand_in, 774bdfb) through regtile.sgemm - its two held-out shapes member by member again (layout_candidates
 # fused=1: the plan against the fused pick and every member), the held-out sets in TN and NT and the suite in TN
-# with session 40's changes (the fused kernels programmatic, the table's suite rows), then the layout and heuristic
-# GPU tests.
+# with session 40's changes (the fused kernels programmatic, the table's suite rows).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s41
 lab_ab layout_candidates ${L_S:-150} fused=1 budget=$(( ${L_S:-150} - 30 )) TN:3136x64x576 TN:196x1152x384 \
