@@ -23,7 +23,10 @@ second launch and a workspace round trip, and its copies go per float when rows 
   thread 0's release / acquire RMW: session 34 measured it 0.1-6.3% faster than __threadfence around the
   arrival on 10 of 12 split shapes, the same on the other two, docs/data/session34/k_741add2); the last of the S
   blocks to arrive sums the S partials in split order (deterministic, no float atomics), writes C and
-  zeroes the counter, so repeated launches and CUDA-graph replays find it at 0.
+  zeroes the counter, so repeated launches and CUDA-graph replays find it at 0;
+- on sm_90 is launched as a programmatic dependent of the kernel before it (session 40): its first line waits for
+  that kernel (griddepcontrol.wait, before any global access: the call before may still be summing W and zeroing
+  the counters), and it lets the next call in only as its blocks exit (PROGRAMMATIC, ENTRY below).
 
 The ring's depth derives from the tile's shared memory (`depth`), and the last split sums its
 partials with the splits unrolled by 8, chunk after chunk.  (Session 4 measured both as config
@@ -59,8 +62,8 @@ FUSEDK_PARAMS = SGEMM_PARAMS + (("W", "float*"), ("counters", "int*"))
 # (20 of 22 by more than 1%, none slower by more) and 0.9% in CUDA graphs (none slower by more than 0.6%).  With the
 # trigger right after the wait (kernel.PDL_ENTRY, as the split-K partial kernel has it) the NN 128x16 / 128x32 members
 # ran 12-53% slower (8192x16x8192 81 -> 104 us back to back), the NT ones mostly 1-7% faster: the next call's blocks,
-# scheduled early, take the block slots left free beside the running call's (the NN forms hold 125-147 registers a
-# thread, the NT ones 232-238) - a reading of the timings, not profiled.
+# scheduled early, take the block slots left free beside the running call's (the NN 128x16 / 128x32 forms hold
+# 121-157 registers a thread, the NT 128x16 ones 230-232) - a reading of the timings, not profiled.
 PROGRAMMATIC = True
 ENTRY = PDL_WAIT
 A_PAD = 4  # As rows BK + 4 floats apart: lanes on consecutive rows read float4s in distinct banks

@@ -43,7 +43,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUITE_PATH = os.path.join(REPO, "benchmarks", "shapes.json")
-SWEEP_JSON = os.path.join(REPO, "docs", "data", "shape-sweep.json")
+DATA = os.path.join(REPO, "docs", "data")
+SWEEP_JSON = os.path.join(DATA, "shape-sweep.json")
 TARGET_MS = 2.0  # GPU time of one timed batch, at most MAX_BATCH launches
 MAX_BATCH = 40
 HOST_US_PER_LAUNCH = 40e-6  # the GPU sleeps this long per queued launch (host enqueue cost, generous)
@@ -358,6 +359,12 @@ def fitting_row(row: dict) -> bool:
     return str(row.get("group", "")).split("-")[0] == FIT_GROUP
 
 
+def model_runs(table: dict) -> List[str]:
+    """The names (under docs/data) of the runs whose suite rows a table's model was fitted on: its model_source where
+    it names them (session 40: the entries refitted, the model kept), else its source."""
+    return [name.strip() for name in (table.get("model_source") or table["source"]).split(",") if name.strip()]
+
+
 def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky: float = 0.0,
               model_raw: Optional[dict] = None, model_source: str = "") -> dict:
     """heuristic_table.json's content from a candidates run: per shape, each correct member's
@@ -369,8 +376,8 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
     slower than cuBLAS in this run: there the fastest is taken (session 12: 8191x8193x1025 kept
     wide-128x256-noedge at 1.0235 x sq-128x128-edges' time, both below cuBLAS).  `model_raw` (runs named
     `model_source`): the runs whose suite rows fit the model, where not `raw`'s (session 40: the suite timed again
-    moved the model's throughputs 1-31% and 47 of the 192 held-out picks, 1.7% -> 2.5% over the fastest member by
-    session 30's held-out candidates; the entries were taken, the model kept)."""
+    moved the model's throughputs by up to 35% and 49 of 165 held-out picks, 1.62% -> 2.46% over the fastest member by
+    session 30's held-out candidates, lab/experiments/table_pick_eval.py; the entries were taken, the model kept)."""
     from ..codegen.heuristic_fit import fit_model, timed_members
     before = {(e["m"], e["n"], e["k"]): e["best"] for e in previous}
     entries = []
@@ -396,7 +403,8 @@ def fit_table(raw: dict, source: str = "", previous: Sequence[dict] = (), sticky
                      "the fitting grids (benchmarks/shapes-fit-*.json), each "
                      "candidate member's time over the fastest one's, measured by "
                      "`python3 -m regtile.tools.shape_sweep --candidates` and fitted by `--fit`; model_tflops: "
-                     "the model's per-member throughput fitted on the suite's rows of the same runs, model_fixed_us: "
+                     "the model's per-member throughput fitted on the suite's rows of the same runs (of the runs "
+                     "model_source names, where it names them), model_fixed_us: "
                      "the fixed cost a launch of the members fitted with one (heuristic_fit.fit_model)",
             "device": raw.get("device"), "sm_count": raw.get("sm_count"), "source": source,
             **({"sticky": sticky} if sticky else {}), **({"model_source": model_source} if model_source else {}),
@@ -547,7 +555,10 @@ def main(argv=None) -> int:
                         "fastest in the runs (e.g. 0.03; default 0: the fastest)")
     p.add_argument("--model-from", metavar="RAW_JSON", nargs="+", default=None,
                    help="--fit: fit the model on these runs' suite rows instead of --fit's (a later run's shapes "
-                        "replace an earlier one's; the table names them in model_source)")
+                        "replace an earlier one's; the table names them in model_source).  Default: the runs the "
+                        "rewritten table's model_source names, where it names them")
+    p.add_argument("--refit-model", action="store_true",
+                   help="--fit: fit the model on --fit's runs even where the rewritten table names a model_source")
     p.add_argument("--layout", default="NN", choices=LAYOUTS,
                    help="the library sweep's layout, op(A) op(B) against cuBLAS's (default NN; T: the operand "
                         "stored transposed; output docs/data/shape-sweep-LAYOUT.json unless --json)")
@@ -560,15 +571,18 @@ def main(argv=None) -> int:
         from .datafiles import load_json
         raws = [load_json(path) for path in args.fit]  # a docs/data run may be stored as RAW.json.gz
         path = args.table or TABLE_PATH
-        previous = ()
-        if args.sticky:
-            previous = load_json(path)["entries"]
+        before = load_json(path) if os.path.exists(path) else {}
+        previous = before.get("entries", ()) if args.sticky else ()
+        model_from = args.model_from
+        if model_from is None and before.get("model_source") and not args.refit_model:
+            model_from = [os.path.join(DATA, name) for name in model_runs(before)]
+            print(f"the model from the table's model_source ({len(model_from)} runs; --refit-model refits it)")
         # the runs by name as docs/data's readers take them (open_text: foo.json reads foo.json.gz too)
         source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in args.fit)
         model_raw, model_source = None, ""
-        if args.model_from:
-            model_raw = merge_runs([load_json(path) for path in args.model_from])
-            model_source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in args.model_from)
+        if model_from:
+            model_raw = merge_runs([load_json(path) for path in model_from])
+            model_source = ", ".join(os.path.basename(p).removesuffix(".gz") for p in model_from)
         table = fit_table(merge_runs(raws), source=source, previous=previous, sticky=args.sticky,
                           model_raw=model_raw, model_source=model_source)
         with open(path, "w") as f:

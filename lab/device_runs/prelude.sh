@@ -25,16 +25,14 @@ candidates() {
 
 # candidates_and_refit SUITE RAW SECONDS [STICKY]: candidates (above), then refit codegen/heuristic_table.json
 # over the table's own sources with RAW last (its shapes replace theirs; with STICKY, e.g. 0.03, an entry keeps
-# its member where that is within STICKY of the fastest) and copy it to $OUT.  The model is fitted on the runs the
-# table's model_source names where it names them (session 40), else on the same runs.
+# its member where that is within STICKY of the fastest) and copy it to $OUT.  The model stays fitted on the runs
+# the table's model_source names where it names them (session 40: --fit's default; --refit-model would refit it).
 candidates_and_refit() {
     candidates $1 $2 $3
-    python3 -m regtile.tools.shape_sweep --fit $(_table_runs source) $2 ${4:+--sticky $4} \
-        $(m=$(_table_runs model_source); [ -n "$m" ] && echo --model-from $m) && cp codegen/heuristic_table.json $OUT/
+    python3 -m regtile.tools.shape_sweep --fit $(python3 -c "import json; print(' '.join('docs/data/' + s for s in
+        json.load(open('codegen/heuristic_table.json'))['source'].split(', ')))") $2 ${4:+--sticky $4} \
+        && cp codegen/heuristic_table.json $OUT/
 }
-# _table_runs KEY: the docs/data paths of the runs codegen/heuristic_table.json names under KEY (none: empty).
-_table_runs() { python3 -c "import json; v = json.load(open('codegen/heuristic_table.json')).get('$1');
-print(' '.join('docs/data/' + s for s in v.split(', ')) if v else '')"; }
 
 # gpu_suite SECONDS: the whole GPU suite (12 workers) into $OUT/pytest_gpu.log; prints its failures and count.
 gpu_suite() {

@@ -1,5 +1,7 @@
 #!/bin/bash
-# Prepared in session 39, not run there (its device time was spent): the fused split-K kernels launched programmatic
+# Run in session 40 at a258874 only (then emit_fusedk.PROGRAMMATIC was off; since c3b7fda streamk_iters_ab fused=1
+# times other variants).  Prepared in session 39, not run there (its device time was spent): the fused split-K
+# kernels launched programmatic
 # (codegen/emit_fusedk.PROGRAMMATIC, off in the library; streamk_iters_ab fused=1) against the plan (launched plainly),
 # on the 22 suite and held-out shapes (four layouts) whose plan runs a fused member, back to back and in CUDA graphs.
 # Session 39 found the split-K partial kernel 8.9% faster back to back launched programmatic (j_5ba4120).

@@ -27,7 +27,7 @@ def _load(path):
 def refitted(grid_path):
     """The table's entries refitted with the grid's rows (tools/shape_sweep.fit_table over the table's sources)."""
     from regtile.codegen import heuristic as h
-    from regtile.tools.shape_sweep import fit_table, merge_runs
+    from regtile.tools.shape_sweep import fit_table, merge_runs, model_runs
     data = h._table_data(h.TABLE_PATH)
     grid_name = os.path.basename(grid_path).removesuffix(".gz")  # the table's sources name foo.json, stored foo.json.gz
     names = [s.strip() for s in data["source"].split(",") if s.strip() != grid_name]
@@ -35,7 +35,10 @@ def refitted(grid_path):
     grid = _load(grid_path)
     held = {(r["m"], r["n"], r["k"]) for src in sources for r in src["rows"]}  # shapes the other runs time
     grid = dict(grid, rows=[r for r in grid["rows"] if (r["m"], r["n"], r["k"]) not in held])
-    table = fit_table(merge_runs(sources + [grid]), previous=data["entries"], sticky=data.get("sticky", 0.03))
+    model = data.get("model_source")  # the runs the model was fitted on, where not the sources (session 40)
+    table = fit_table(merge_runs(sources + [grid]), previous=data["entries"], sticky=data.get("sticky", 0.03),
+                      model_raw=merge_runs([_load(os.path.join("docs/data", s)) for s in model_runs(data)])
+                      if model else None, model_source=model or "")
     assert table["model_tflops"] == data["model_tflops"], "the grid moved the model: its rows are not fitting rows"
     return tuple(dict(e, log2=(math.log2(e["m"]), math.log2(e["n"]), math.log2(e["k"])),
                       aligned=h.rows_aligned(e["m"], e["n"], e["k"])) for e in table["entries"] if e.get("rel")), grid

@@ -62,14 +62,17 @@ def _judge(h, rows, table, model, sm_count=132):
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.tools.datafiles import load_json
-    from regtile.tools.shape_sweep import fit_table, merge_runs
+    from regtile.tools.shape_sweep import fit_table, merge_runs, model_runs
     data = h._table_data()
     committed, model0 = data["entries"], (data["model_tflops"], data.get("model_fixed_us", {}))
     raws = [load_json(os.path.join("docs/data", name)) for name in data["source"].split(", ")]
+    model_raws = [load_json(os.path.join("docs/data", name)) for name in model_runs(data)]  # the model's runs
     h1, h2 = _sets(argv[0] if argv else DEFAULT)
     for fit_name, fit_rows, judge_name, judge_rows in (("held-out 1", h1, "held-out 2", h2),
                                                         ("held-out 2", h2, "held-out 1", h1)):
-        table = fit_table(merge_runs(raws + [{"rows": fit_rows, "sm_count": 132}]), previous=committed, sticky=0.03)
+        fit = {"rows": fit_rows, "sm_count": 132}
+        table = fit_table(merge_runs(raws + [fit]), previous=committed, sticky=0.03,
+                          model_raw=merge_runs(model_raws + [fit]))
         variants = {"committed": (committed, model0),
                     "refit": (table["entries"], (table["model_tflops"], table["model_fixed_us"])),
                     "keep-model": (table["entries"], model0)}

@@ -26,7 +26,9 @@ by a release / acquire RMW between two barriers instead of __threadfence around 
 passed with at 741add2, 367 of 367; docs/data/session34/k_741add2).  Session 39 retook the 26 CUDA C split-K
 digests for the partial kernel's griddepcontrol.wait ahead of its trigger (codegen/splitk.partial_pdl: the partial
 kernel launched programmatic; the texts the split-K and PDL GPU tests passed with at 5ba4120, 138 of 138,
-docs/data/session39/j_5ba4120)."""
+docs/data/session39/j_5ba4120).  Session 40 retook the 55 fused (fusedk) digests for the fused kernel's
+griddepcontrol.wait at its entry (codegen/emit_fusedk.ENTRY: launched programmatic; the texts the fused, PDL, split-K
+and API GPU tests passed with at c3b7fda, 603 of 603, docs/data/session40/e_c3b7fda)."""
 import json
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """Programmatic dependent launch (codegen/kernel.PDL_WAIT, runtime/driver.programmatic_config) on
 the GPU, switched on as REGTILE_PDL=1 would: the dependent kernels (split-K's reduce, a split GEMV's
-reduce, a few-vector GEMV's kernel after its staging, and its reduce) go through cuLaunchKernelEx,
+reduce, a few-vector GEMV's kernel after its staging, and its reduce; the fused split-K kernel after the GEMM that
+wrote its operand) go through cuLaunchKernelEx,
 and the results match float64 - on a stream, and captured in a CUDA graph and replayed.  Each test
 uses a fresh stream: a plan packs its launches once a stream, with the switch as it is then.
 Outputs NaN-poisoned first; fresh random data."""
@@ -83,6 +84,33 @@ def test_sgemv_split_reduce(programmatic, m, n, trans):
     assert programmatic, "no launch of this plan went through cuLaunchKernelEx"
     ref = 0.5 * ((A.double().t() if trans else A.double()) @ x.double()) - 2.0 * y0.double()
     assert _err(y, ref) <= 1e-5
+
+
+# Fused split-K plans (session 40: programmatic, waiting first, no trigger): the table's picks for these shapes
+# (fused-128x16, fused-32x32-k8), checked before the test relies on them
+FUSED = [(4096, 16, 4096), (3136, 64, 576)]
+
+
+@pytest.mark.parametrize("m, n, k", FUSED)
+def test_fused_plan_waits_for_the_kernel_that_wrote_its_operand(programmatic, m, n, k):
+    """The fused kernel reads A right after the GEMM that wrote it on the same stream (X = P Q, X NaN-poisoned
+    first): a read ahead of its griddepcontrol.wait would see NaN or stale values.  Then again at once: the second
+    call's split counters and workspace follow the first call's."""
+    dev = driver.device()
+    assert heuristic.choose_kernel(m, n, k, dev.arch, dev.sm_count)[1] == "fusedk", "no longer a fused pick"
+    P, Q, B = torch.randn(m, 64, device="cuda"), torch.randn(64, k, device="cuda"), torch.randn(k, n, device="cuda")
+    X = torch.full((m, k), float("nan"), device="cuda")
+    C1, C2 = (torch.full((m, n), float("nan"), device="cuda") for _ in range(2))
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        regtile.sgemm(P, Q, X)
+        regtile.sgemm(X, B, C1)
+        regtile.sgemm(X, B, C2, alpha=-0.5)
+    s.synchronize()
+    assert programmatic, "no launch went through cuLaunchKernelEx"
+    ref = X.double() @ B.double()
+    assert int(torch.isnan(C1).sum()) == 0 and int(torch.isnan(C2).sum()) == 0
+    assert _err(C1, ref) <= 1e-5 and _err(C2, -0.5 * ref) <= 1e-5
 
 
 @pytest.mark.parametrize("member, m, n, k", [GEMMS[0], GEMMS[3], GEMMS[6]])

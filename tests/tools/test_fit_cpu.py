@@ -67,6 +67,25 @@ def test_model_from_fits_the_model_on_other_runs_and_names_them(tmp_path):
     assert "model_source" not in own
 
 
+def test_a_refit_keeps_the_model_source_the_table_names_unless_told(tmp_path, monkeypatch, capsys):
+    """--fit rewriting a table that names a model_source fits the model on those runs (under docs/data) by default,
+    and on --fit's own runs with --refit-model."""
+    from regtile.tools import shape_sweep
+    monkeypatch.setattr(shape_sweep, "DATA", str(tmp_path))
+    raw, other, table = tmp_path / "raw.json", tmp_path / "other.json", tmp_path / "table.json"
+    raw.write_text(json.dumps(RUN))
+    slower = {"rows": [_row(1024, 1024, 1024, wide_64x128=100.0, sq_64x64=102.0),
+                       _row(2000, 2000, 2000, wide_128x256=600.0, sq_64x64=900.0)]}
+    other.write_text(json.dumps(slower))
+    table.write_text(json.dumps({"entries": BEFORE, "source": "raw.json", "model_source": "other.json"}))
+    assert main(["--fit", str(raw), "--table", str(table), "--sticky", "0.03"]) == 0
+    got = json.loads(table.read_text())
+    assert got["model_source"] == "other.json" and got["model_tflops"] == fit_table(slower)["model_tflops"]
+    assert main(["--fit", str(raw), "--table", str(table), "--refit-model"]) == 0
+    got = json.loads(table.read_text())
+    assert "model_source" not in got and got["model_tflops"] == fit_table(RUN)["model_tflops"]
+
+
 def test_the_committed_table_is_what_fit_gives_from_its_sources():
     """codegen/heuristic_table.json regenerated from the candidates runs it names (docs/data), sticky to itself, its
     model from the runs model_source names where it names them: the same entries and the same model (throughputs,
