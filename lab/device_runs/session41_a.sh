@@ -3,7 +3,7 @@
 # ring_stand_in, 774bdfb) through regtile.sgemm - its two held-out shapes member by member again (layout_candidates
 # fused=1: the plan against the fused pick and every member), the held-out sets in TN and NT and the suite in TN
 # with session 40's changes (the fused kernels programmatic, the table's suite rows); first the PDL, fused and
-# heuristic GPU tests (tests/gpu/test_pdl_gpu.py's fused test was written in session 40 and not run there).
+# layout GPU tests (tests/gpu/test_pdl_gpu.py's fused test was written in session 40 and not run there).
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s41
 gpu_tests ${T_S:-150} "" tests/gpu/test_pdl_gpu.py tests/gpu/test_fusedk_gpu.py tests/gpu/test_layouts_gpu.py
