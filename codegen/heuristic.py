@@ -465,7 +465,8 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
                   aligned: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
     (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, run a skinny-n fused pick's
-    stand-in and leave out the members the layout demotes (demoted_in_layout); `fused`: whether the fused members
+    stand-in (and in TN a small fused pick's on TN's ring: ring_stand_in) and leave out the members the layout demotes
+    (demoted_in_layout); `fused`: whether the fused members
     are candidates (False: the unfused choice; for a skinny-n fused pick with a stand-in in the layout, fused_stand_in,
     that stand-in)."""
     return _member_and_why(m, n, k, sm_count, fused, aligned, trans_a, trans_b)[0]
@@ -526,7 +527,8 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
     table / model picks (fitted on row-major A and B; the layout changes the member only where it runs a skinny-n
-    fused pick's stand-in (fused_stand_in) or demotes one (demoted_in_layout; not for batches); the rows' alignment does,
+    fused pick's stand-in (fused_stand_in), in TN a small fused pick's on TN's ring (ring_stand_in), or demotes one
+    (demoted_in_layout; not for batches); the rows' alignment does,
     `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:
         return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)

@@ -51,9 +51,10 @@ FUSED_STAND_IN_A_T = {**{pick: "skinny-n32-256" for pick in FUSED_STAND_IN}, "fu
 
 
 # In TN (A^T, B row-major) the small 4x4 PTX members run the cp.async ring (operand_forms.for_ring), which the NN table
-# does not see, and a fused-32x32-k8 pick gives way to plain-32x32 where its 32x32 tiles fill a wave (at least one an
-# SM: no split needed), K is short (RING_STAND_IN_MAX_K, the longest measured) and N not skinny (RING_STAND_IN_MIN_N,
-# the narrowest measured: n = 32's picks, fused or not, were not timed against it), on aligned rows (the ring's form).
+# does not see, and a fused-32x32-k8 pick gives way to plain-32x32 within the range measured: its 32x32 tiles fill a
+# wave (at least one an SM: no split needed, and at least RING_STAND_IN_MIN_TILES), K of RING_STAND_IN_MIN_K to
+# RING_STAND_IN_MAX_K (the ring's 24-36 k-tiles of 16: for_ring takes more than 16) and N not skinny
+# (RING_STAND_IN_MIN_N: n = 32's picks, fused or not, were not timed against it), on aligned rows (the ring's form).
 # Every member timed in TN as regtile.sgemm runs it (H200): on the six such TN shapes measured, the fused pick ran
 # 1.15-1.29x the fastest member, plain-32x32 1.00-1.09x (geometric means 1.20 / 1.02) -
 # - session 38's probe shapes (docs/data/session38/a_fe7883a: trigger and launches then as in session 38):
@@ -63,21 +64,22 @@ FUSED_STAND_IN_A_T = {**{pick: "skinny-n32-256" for pick in FUSED_STAND_IN}, "fu
 # plain-32x64 was faster still on four of the six but 2.19x the fastest on 2048x96x384 (n = 96: its 64-wide tiles).
 # TT has no ring (the fused pick ran 1.5% behind the fastest on 196x1152x384 TT) and keeps its pick.
 RING_STAND_IN = {"fused-32x32-k8": "plain-32x32"}
-RING_STAND_IN_MAX_K = 576
+RING_STAND_IN_MIN_K, RING_STAND_IN_MAX_K = 384, 576
 RING_STAND_IN_MIN_N = 64
+RING_STAND_IN_MIN_TILES = 192
 
 
 def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: bool, trans_b: bool,
                   aligned: bool) -> Optional[str]:
     """The member that runs the row-major pick `pick` in TN on TN's cp.async ring (RING_STAND_IN), or None: not such
-    a pick, not TN, rows not aligned, K above RING_STAND_IN_MAX_K, N below RING_STAND_IN_MIN_N, or fewer of the
-    stand-in's tiles than SMs."""
+    a pick, not TN, rows not aligned, K outside RING_STAND_IN_MIN_K..MAX_K, N below RING_STAND_IN_MIN_N, or fewer of
+    the stand-in's tiles than SMs or than RING_STAND_IN_MIN_TILES."""
     stand_in = RING_STAND_IN.get(pick)
-    if (stand_in is None or not trans_a or trans_b or not aligned or k > RING_STAND_IN_MAX_K
+    if (stand_in is None or not trans_a or trans_b or not aligned or not RING_STAND_IN_MIN_K <= k <= RING_STAND_IN_MAX_K
             or n < RING_STAND_IN_MIN_N):
         return None
     cfg = get_member(stand_in).config
-    return stand_in if -(-m // cfg.bm) * -(-n // cfg.bn) >= sm_count else None
+    return stand_in if -(-m // cfg.bm) * -(-n // cfg.bn) >= max(sm_count, RING_STAND_IN_MIN_TILES) else None
 
 
 def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:

@@ -555,8 +555,8 @@ def main(argv=None) -> int:
                         "fastest in the runs (e.g. 0.03; default 0: the fastest)")
     p.add_argument("--model-from", metavar="RAW_JSON", nargs="+", default=None,
                    help="--fit: fit the model on these runs' suite rows instead of --fit's (a later run's shapes "
-                        "replace an earlier one's; the table names them in model_source).  Default: the runs the "
-                        "rewritten table's model_source names, where it names them")
+                        "replace an earlier one's; the table names them in model_source, by file name).  Default: the "
+                        "runs the rewritten table's model_source names, where it names them, read from docs/data")
     p.add_argument("--refit-model", action="store_true",
                    help="--fit: fit the model on --fit's runs even where the rewritten table names a model_source")
     p.add_argument("--layout", default="NN", choices=LAYOUTS,
@@ -571,6 +571,10 @@ def main(argv=None) -> int:
         from .datafiles import load_json
         raws = [load_json(path) for path in args.fit]  # a docs/data run may be stored as RAW.json.gz
         path = args.table or TABLE_PATH
+        if args.model_from and args.refit_model:
+            p.error("--model-from and --refit-model: give one (the model from those runs, or from --fit's)")
+        if args.sticky and not os.path.exists(path):
+            p.error(f"--sticky {args.sticky}: keeps the members of the table it rewrites, and {path} does not exist")
         before = load_json(path) if os.path.exists(path) else {}
         previous = before.get("entries", ()) if args.sticky else ()
         model_from = args.model_from

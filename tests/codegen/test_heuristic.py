@@ -379,8 +379,9 @@ def test_a_skinny_fused_pick_runs_a_stream_k_skinny_member_in_transposed_layouts
 def test_tn_runs_a_small_fused_pick_as_the_one_pass_member_on_its_ring():
     """Session 40 (layout_choice.ring_stand_in): in TN, with aligned rows, a fused-32x32-k8 pick gives way to
     plain-32x32, which TN's cp.async ring runs (6 TN shapes: 1.02x the fastest member against the fused pick's 1.20x),
-    where K <= RING_STAND_IN_MAX_K, N >= RING_STAND_IN_MIN_N and its 32x32 tiles are at least one an SM; NN, NT and TT
-    keep the fused pick, and so does TN with long K, too few tiles, skinny N or unaligned rows."""
+    where K is RING_STAND_IN_MIN_K..MAX_K, N >= RING_STAND_IN_MIN_N and its 32x32 tiles at least one an SM and
+    RING_STAND_IN_MIN_TILES; NN, NT and TT keep the fused pick, and so does TN outside those bounds or on unaligned
+    rows."""
     from regtile.codegen.operand_forms import RING_TN_STAGES, for_operands
     for m, n, k in ((196, 1152, 384), (3136, 64, 576), (2048, 96, 384)):
         assert h.choose_member(m, n, k, 132) == "fused-32x32-k8"
@@ -391,9 +392,12 @@ def test_tn_runs_a_small_fused_pick_as_the_one_pass_member_on_its_ring():
         assert backend == "ptx" and (cfg.bm, cfg.bn) == (32, 32) and ring.stages == RING_TN_STAGES
         for ta, tb in ((False, False), (False, True), (True, True)):
             assert h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)[1] == "fusedk"
-    for m, n, k in ((2048, 96, 1024), (2048, 64, 384), (8192, 32, 384)):  # K above its bound; 128 tiles; n 32
+    for m, n, k in ((2048, 96, 1024), (2048, 64, 384), (8192, 32, 384), (1536, 96, 384), (2048, 96, 320)):
+        # K above its bound; 128 tiles; n 32; 144 tiles (below 192, the fewest measured); K below its bound
         assert h.choose_member(m, n, k, 132) == "fused-32x32-k8"
         assert h.choose_kernel(m, n, k, "sm_90", 132, True, False)[1] == "fusedk"
+    # the caller's rows: unaligned ones keep the fused pick (the ring's float copies were not measured)
+    assert h.choose_kernel(3072, 64, 384, "sm_90", 132, True, False, aligned=False)[1] == "fusedk"
     assert layout_choice.ring_stand_in("fused-32x32-k8", 196, 1152, 384, 132, True, False, False) is None  # unaligned
     assert layout_choice.ring_stand_in("fused-32x32-k8", 196, 1152, 384, 132, True, False, True) == "plain-32x32"
     assert layout_choice.ring_stand_in("fused-32x32", 196, 1152, 384, 132, True, False, True) is None

@@ -3,6 +3,8 @@ fastest member per shape, a later run's rows replacing an earlier one's, and the
 keeps a table's member unless the new run times it clearly slower."""
 import json
 
+import pytest
+
 from regtile.tools.shape_sweep import fit_table, main, merge_runs
 
 
@@ -84,6 +86,11 @@ def test_a_refit_keeps_the_model_source_the_table_names_unless_told(tmp_path, mo
     assert main(["--fit", str(raw), "--table", str(table), "--refit-model"]) == 0
     got = json.loads(table.read_text())
     assert "model_source" not in got and got["model_tflops"] == fit_table(RUN)["model_tflops"]
+    for bad in (["--model-from", str(other), "--refit-model"], ["--table", str(tmp_path / "none.json"), "--sticky",
+                                                                  "0.03"]):
+        with pytest.raises(SystemExit):
+            main(["--fit", str(raw), *(bad if "--table" in bad else ["--table", str(table), *bad])])
+    assert "--refit-model" in capsys.readouterr().err
 
 
 def test_the_committed_table_is_what_fit_gives_from_its_sources():
