@@ -45,7 +45,6 @@ than the unfused members on NT; A^T was refused.)  The lean copies read each for
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 
 from .config import ConfigError, SgemmConfig
@@ -135,7 +134,8 @@ def kernel_name(cfg: SgemmConfig) -> str:
 
 def geometry(cfg: SgemmConfig) -> LaunchGeometry:
     return LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.bm, tile_n=cfg.bn,
-                          dynamic_smem_bytes=depth(cfg) * stage_bytes(cfg), splits=cfg.split_k)
+                          dynamic_smem_bytes=depth(cfg) * stage_bytes(cfg), splits=cfg.split_k,
+                          programmatic=PROGRAMMATIC)
 
 
 def _iters(total: int, threads: int):
@@ -187,7 +187,7 @@ def spread(cfg: SgemmConfig, threads: int, steps: int = 0):
 
 def emit_sgemm_fusedk(cfg: SgemmConfig) -> KernelSource:
     check(cfg)
-    geo = dataclasses.replace(geometry(cfg), programmatic=PROGRAMMATIC)
+    geo = geometry(cfg)
     threads = geo.block[0]
     name = kernel_name(cfg)
     d = depth(cfg)

@@ -1,4 +1,4 @@
-"""Fitting the heuristic's model and table from candidates runs (tools/shape_sweep.py --fit): which members a run
+"""Fitting the heuristic's model and table from candidates runs (tools/table_fit.py, `shape_sweep --fit`): which members a run
 timed (timed_members) and the model's per-member throughputs and fixed costs (fit_model), which
 codegen/heuristic.model_time reads back from the table.  Pure (stdlib and codegen only); the CPU side of a refit,
 not of a choice."""

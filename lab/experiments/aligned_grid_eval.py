@@ -25,9 +25,9 @@ def _load(path):
 
 
 def refitted(grid_path):
-    """The table's entries refitted with the grid's rows (tools/shape_sweep.fit_table over the table's sources)."""
+    """The table's entries refitted with the grid's rows (tools/table_fit.fit_table over the table's sources)."""
     from regtile.codegen import heuristic as h
-    from regtile.tools.shape_sweep import fit_table, merge_runs, model_runs
+    from regtile.tools.table_fit import fit_table, merge_runs, model_runs
     data = h._table_data(h.TABLE_PATH)
     grid_name = os.path.basename(grid_path).removesuffix(".gz")  # the table's sources name foo.json, stored foo.json.gz
     names = [s.strip() for s in data["source"].split(",") if s.strip() != grid_name]

@@ -13,7 +13,7 @@ heuristic.KTILE_FLOOR_US (0.3 us as committed; 0, the model until session 16's l
 neighbours' ratios as measured, not carried to the shape by the model (table_choice's transfer_sms 0); transfer=fixup:
 carried with stream-K's fix-up (heuristic.TRANSFER_FIXUP, as until session 17).
 
-Variants, each fitted by tools/shape_sweep.fit_table (the entries on every row, the model on the suite's rows
+Variants, each fitted by tools/table_fit.fit_table (the entries on every row, the model on the suite's rows
 alone; sticky 0.03 to the committed table, as the committed table was refitted) from the runs named, a later
 run's shapes replacing an earlier one's as `shape_sweep --fit` merges them:
   session 15            the suite's runs until session 15 (the table's sources at 94dc5bc), session 15's family
@@ -84,7 +84,7 @@ def _session(run: str) -> int:
 def table_for(paths):
     """The table fitted on `paths` (sticky 0.03 to the committed table)."""
     from regtile.codegen import heuristic as h
-    from regtile.tools.shape_sweep import fit_table, merge_runs
+    from regtile.tools.table_fit import fit_table, merge_runs
     return fit_table(merge_runs([_load(p) for p in paths]), previous=h._table_data()["entries"], sticky=0.03)
 
 

@@ -20,7 +20,7 @@ from lab.experiments.model_fit_eval import leave_one_out
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.codegen import heuristic_fit as hf
-    from regtile.tools.shape_sweep import merge_runs, model_runs
+    from regtile.tools.table_fit import merge_runs, model_runs
     lats = [float(x) for x in (take_option(argv, "lat") or "0,0.1,0.15,0.2,0.3,0.4,0.5").split(",")]
     rows = merge_runs([_load("docs/data/" + s) for s in model_runs(h._table_data())])["rows"]  # the model's runs
     sets = {label: _load(path)["rows"] for label, path in HELD_OUT.items()}

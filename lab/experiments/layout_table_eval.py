@@ -37,7 +37,7 @@ def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.codegen import heuristic_fit as hf
     from regtile.tools.datafiles import load_json
-    from regtile.tools.shape_sweep import fit_table
+    from regtile.tools.table_fit import fit_table
     rows = load_json(argv[0] if argv else RUN)["rows"]
     table = h.load_table()
     for layout in ("NT", "TN"):

@@ -37,11 +37,11 @@ LAT_US = [x * 0.025 for x in range(0, 121)]       # 0 .. 3 us a k-tile for a blo
 
 def suite_rows():
     """The suite's rows the committed table's model was fitted on (its `model_source` runs where it names them, else
-    its `source` runs: shape_sweep.model_runs; merged as `--fit` merges them, the fitting grids' rows left out as
+    its `source` runs: table_fit.model_runs; merged as `--fit` merges them, the fitting grids' rows left out as
     `--fit` leaves them out of the model)."""
     from regtile.codegen import heuristic as h
     from regtile.tools.datafiles import load_json
-    from regtile.tools.shape_sweep import fitting_row, merge_runs, model_runs
+    from regtile.tools.table_fit import fitting_row, merge_runs, model_runs
     raws = [load_json(os.path.join("docs", "data", name)) for name in model_runs(h._table_data())]
     return [r for r in merge_runs(raws)["rows"] if not fitting_row(r)]
 
@@ -227,7 +227,7 @@ def leave_one_out(fn, sm_count=132):
 
 
 def run(argv):
-    from regtile.tools.shape_sweep import merge_runs
+    from regtile.tools.table_fit import merge_runs
     forms = (take_option(argv, "forms") or ",".join(FORMS)).split(",")
     cross = take_option(argv, "cross") == "1"
     rows = suite_rows()

@@ -47,7 +47,7 @@ def judged(h, rows, table=None, loo=False, sm_count=132):
 
 def run(argv):
     from regtile.codegen import heuristic as h
-    from regtile.tools.shape_sweep import fit_table
+    from regtile.tools.table_fit import fit_table
     grids = [_load(p) for p in argv[0].split(",")]
     held = [(p, _load(p)["rows"]) for p in argv[1:]]
     grid = {"rows": [r for g in grids for r in g["rows"]]}

@@ -11,7 +11,7 @@ tests/codegen/test_heuristic.py judges held-out picks), and each line counts the
 candidate took a member added since.
 
 Variants of the refit:
-  refit        tools/shape_sweep.fit_table as it is (every entry's fastest member; the model refit)
+  refit        tools/table_fit.fit_table as it is (every entry's fastest member; the model refit)
   keep-model   the same entries, the committed table's model (throughputs and fixed costs) kept
 (Choosing a new entry's `best` otherwise changes nothing here: a shape off the table is scored on its
 neighbours' ratios, `rel`, and `best` counts only for a shape of the table itself.)
@@ -62,7 +62,7 @@ def _judge(h, rows, table, model, sm_count=132):
 def run(argv):
     from regtile.codegen import heuristic as h
     from regtile.tools.datafiles import load_json
-    from regtile.tools.shape_sweep import fit_table, merge_runs, model_runs
+    from regtile.tools.table_fit import fit_table, merge_runs, model_runs
     data = h._table_data()
     committed, model0 = data["entries"], (data["model_tflops"], data.get("model_fixed_us", {}))
     raws = [load_json(os.path.join("docs/data", name)) for name in data["source"].split(", ")]

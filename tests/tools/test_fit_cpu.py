@@ -1,11 +1,12 @@
-"""The decision table's fit (tools/shape_sweep.py --fit) on made-up candidates rows, no GPU: the
+"""The decision table's fit (tools/table_fit.py, shape_sweep.py --fit) on made-up candidates rows, no GPU: the
 fastest member per shape, a later run's rows replacing an earlier one's, and the sticky refit that
 keeps a table's member unless the new run times it clearly slower."""
 import json
 
 import pytest
 
-from regtile.tools.shape_sweep import fit_table, main, merge_runs
+from regtile.tools.shape_sweep import main
+from regtile.tools.table_fit import fit_table, merge_runs
 
 
 def _row(m, n, k, **us):
@@ -72,8 +73,8 @@ def test_model_from_fits_the_model_on_other_runs_and_names_them(tmp_path):
 def test_a_refit_keeps_the_model_source_the_table_names_unless_told(tmp_path, monkeypatch, capsys):
     """--fit rewriting a table that names a model_source fits the model on those runs (under docs/data) by default,
     and on --fit's own runs with --refit-model."""
-    from regtile.tools import shape_sweep
-    monkeypatch.setattr(shape_sweep, "DATA", str(tmp_path))
+    from regtile.tools import table_fit
+    monkeypatch.setattr(table_fit, "DATA", str(tmp_path))
     raw, other, table = tmp_path / "raw.json", tmp_path / "other.json", tmp_path / "table.json"
     raw.write_text(json.dumps(RUN))
     slower = {"rows": [_row(1024, 1024, 1024, wide_64x128=100.0, sq_64x64=102.0),
@@ -145,7 +146,7 @@ def test_the_model_is_fitted_on_the_suite_rows_alone():
 def test_merged_runs_name_every_device_whose_rows_they_keep():
     """The table mixes devices since session 29 (the H100's runs, the H200's ragged grids): its `device` names each
     device with a row kept, in order, and none whose rows a later run replaced."""
-    from regtile.tools.shape_sweep import merge_runs
+    from regtile.tools.table_fit import merge_runs
     row = {"m": 64, "n": 64, "k": 64, "cublas_us": 1.0, "kernels": {}}
     h100 = {"device": "H100", "rows": [row, dict(row, m=128)]}
     h200 = {"device": "H200", "rows": [dict(row, k=65)]}

@@ -85,8 +85,8 @@ def test_the_aligned_partners_are_the_ragged_points_before_their_moves():
 def test_the_aligned_grid_is_the_partners_apart_from_the_suite_and_the_held_out_sets():
     """benchmarks/shapes-fit-aligned.json (session 30): the aligned partners at least 0.5 (log2, L1) from every suite
     and held-out shape, so that both judge the table out of sample; group "fit-aligned", a fitting grid's (its rows stay
-    out of the model's fit: tools/shape_sweep.fitting_row)."""
-    from regtile.tools.shape_sweep import fitting_row
+    out of the model's fit: tools/table_fit.fitting_row)."""
+    from regtile.tools.table_fit import fitting_row
     rows = SHAPES.aligned_grid()
     grid = {(r["m"], r["n"], r["k"]) for r in rows}
     assert len(grid) == len(rows) >= 400 and grid < _shapes("shapes-pair-aligned.json")
