@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -183,15 +184,21 @@ _DISASSEMBLED: "collections.OrderedDict[bytes, str]" = collections.OrderedDict()
 _DISASSEMBLED_MAX = 64  # nvdisasm takes about half a second a kernel: do not ask twice for one cubin
 
 
+_DISASSEMBLED_LOCK = threading.Lock()  # the SASS stage rewrites a module's kernels in threads (runtime/sass_stage.py)
+
+
 def disassemble(cubin: bytes) -> str:
     key = hashlib.sha256(cubin).digest()
-    text = _DISASSEMBLED.get(key)
-    if text is None:
-        text = _DISASSEMBLED[key] = _nvdisasm(cubin)
+    with _DISASSEMBLED_LOCK:
+        text = _DISASSEMBLED.get(key)
+        if text is not None:
+            _DISASSEMBLED.move_to_end(key)
+            return text
+    text = _nvdisasm(cubin)  # outside the lock: the threads' nvdisasm runs overlap
+    with _DISASSEMBLED_LOCK:
+        _DISASSEMBLED[key] = text
         while len(_DISASSEMBLED) > _DISASSEMBLED_MAX:
             _DISASSEMBLED.popitem(last=False)
-    else:
-        _DISASSEMBLED.move_to_end(key)
     return text
 
 

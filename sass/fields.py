@@ -27,6 +27,7 @@ other opcode that names a register is refused with that instruction.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -126,7 +127,22 @@ def width(ins: Instruction, operand: str, bit: int, index: int = -1) -> int:
 
 
 def locate(ins: Instruction) -> Tuple[RegField, ...]:
-    """The register fields of `ins`, matched to the operands nvdisasm printed."""
+    """The register fields of `ins`, matched to the operands nvdisasm printed.  Remembered by the instruction's form
+    (opcode, operands, encoding; not its offset): the pass locates every instruction of a kernel after each of its
+    reorderings (sass/bank_pass.py's plan), the same instructions at new offsets.  A refusal is not remembered, so
+    its message names the instruction at hand."""
+    try:
+        return _located(ins.opcode, ins.operands, ins.lo, ins.hi)
+    except UnknownForm:
+        return _locate(ins)  # raises again, naming `ins`
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _located(opcode: str, operands: Tuple[str, ...], lo: int, hi: int) -> Tuple[RegField, ...]:
+    return _locate(Instruction(0, "", opcode, operands, lo, hi, opcode))
+
+
+def _locate(ins: Instruction) -> Tuple[RegField, ...]:
     occurrences: List[Tuple[int, int, str]] = []  # (operand index, register, operand text)
     for k, op in enumerate(ins.operands):
         regs = text_registers(op)
