@@ -12,6 +12,7 @@ import base64
 import dataclasses
 import hashlib
 import json
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Sequence, Tuple
 
@@ -36,14 +37,21 @@ SPREAD_STORES = True
 HOIST_BARRIER = True
 
 
+# This module's own code is in the key too: _run decides the bytes of a module of two kernels (side by side since
+# session 41).
+with open(__file__, "rb") as _f:
+    STAGE_CODE = hashlib.sha256(_f.read()).hexdigest()[:16]
+
+
 def sass_pass_inputs(arch: str, kernels: Tuple[str, ...], cubin_sha256: str) -> dict:
     """A pass result depends on the cubin it read, the kernels it rewrote, the pass's
-    version and code, its planning model and the bank model its analysis scores with."""
+    version and code, this stage's code, its planning model and the bank model its analysis scores with."""
     try:
         model = dataclasses.asdict(reg_banks.arch_model(arch))
     except ValueError:
         model = None
     return {"stage": STAGE, "pass_version": bank_pass.PASS_VERSION, "pass_code": bank_pass.code_digest(),
+            "stage_code": STAGE_CODE,
             "planning_model": bank_pass.PASS_BANK_MODEL, "bank_model": model, "arch": arch,
             **{step: False for step, on in _steps().items() if not on},
             "kernels": list(kernels), "source_sha256": cubin_sha256}
@@ -55,22 +63,28 @@ def _steps() -> dict:
             "spread_stores": SPREAD_STORES, "hoist_barrier": HOIST_BARRIER}
 
 
-def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict):
+def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict, side_by_side: bool = True):
     """(rewritten cubin, report): the main kernel and the others of the module (a stream-K module's work-list kernel),
     whose reports go into report.others.
 
-    A kernel's pass reads and writes its own code only, section .text.<kernel> (the register count and the other
-    sections stay ptxas's), so the kernels are rewritten side by side from ptxas's cubin, one thread each: most of a
-    pass is waiting on nvdisasm, once a step, and those runs overlap (the 4096^3 plan's two kernels: 7.2-8.4 -> 4.8-6.1
-    s on this project's 2-core CPU machine, three runs each; the family's 28 SASS-pass configs in four layouts 201 ->
-    146 s with fields.locate's memo, the same cubins and reports).  The module's cubin takes each kernel's section from
-    that kernel's pass: the bytes of rewriting them one after the other, as long as no pass changed a byte outside its
-    own section.  That is checked; where one did, the kernels are rewritten one after the other instead."""
-    if len(kernels) > 1:
+    A kernel's pass rewrites its own code only, section .text.<kernel>; what it reads besides - the register count
+    (.nv.info, which the pass leaves as ptxas set it) and nvdisasm's text of the whole cubin, where the other kernel's
+    bytes change no instruction of this one, only its labels' numbers (.L_x_N counts across the file; the pass uses
+    labels as names of offsets) - does not depend on the other kernel's rewrite.  So the kernels are rewritten side by
+    side from ptxas's cubin, one thread each: most of a pass is waiting on nvdisasm, once a step, and those runs
+    overlap (the 4096^3 plan's two kernels: 7.2-8.4 -> 4.8-6.1 s on this project's 2-core CPU machine, 8.8 -> 6.1 s on
+    the H200 machine's 16 cores; the family's 28 SASS-pass configs in four layouts 201 -> 146 s with fields.locate's
+    memo, the same cubins and reports: tests/runtime/test_sass_stage.py checks one module).  The module's cubin takes
+    each kernel's section from that kernel's pass.  That no pass wrote outside its own section is checked; where one
+    did (a bug: a warning says so), the kernels are rewritten one after the other (side_by_side=False: always)."""
+    passes = []
+    if side_by_side and len(kernels) > 1:
         with ThreadPoolExecutor(len(kernels)) as pool:
             passes = list(pool.map(lambda name: bank_pass.run_pass(cubin, name, arch, **steps), kernels))
         sections = [cubin_info.text_section(cubin, name) for name in kernels]
-        if all(_only_within(cubin, out, off, size) for (out, _), (off, size) in zip(passes, sections)):
+        stray = [name for name, (out, _), (off, size) in zip(kernels, passes, sections)
+                 if not _only_within(cubin, out, off, size)]
+        if not stray:
             merged = bytearray(cubin)
             for (out, _), (off, size) in zip(passes, sections):
                 merged[off:off + size] = out[off:off + size]
@@ -78,7 +92,10 @@ def _run(cubin: bytes, kernels: Sequence[str], arch: str, steps: dict):
             for name, (_, rep) in zip(kernels[1:], passes[1:]):
                 report.others[name] = rep.to_dict()
             return bytes(merged), report
-    cubin, report = bank_pass.run_pass(cubin, kernels[0], arch, **steps)
+        warnings.warn(f"the SASS pass of {', '.join(stray)} changed bytes outside its kernel's .text section; the "
+                      f"module's kernels are rewritten one after the other instead", RuntimeWarning)
+    # one after the other: kernel 0's pass on ptxas's cubin is the first step, done above if the threads ran
+    cubin, report = passes[0] if passes else bank_pass.run_pass(cubin, kernels[0], arch, **steps)
     for other in kernels[1:]:
         cubin, rep = bank_pass.run_pass(cubin, other, arch, **steps)
         report.others[other] = rep.to_dict()
@@ -113,7 +130,7 @@ def _rebuild(inputs: dict, rebuild: dict) -> _cache.Entry:
 
 def _stale(inputs: dict) -> Optional[str]:
     now = sass_pass_inputs(inputs.get("arch", ""), tuple(inputs.get("kernels", ())), "")
-    for k in ("pass_version", "pass_code", "bank_model", "planning_model"):
+    for k in ("pass_version", "pass_code", "stage_code", "bank_model", "planning_model"):
         if inputs.get(k) != now[k]:
             return f"{k} differs from this install's SASS pass"
     return None

@@ -6,7 +6,7 @@ heuristic.neighbours_choice, ratios carried by the model), against the choice re
 member's unfused stand-in in a transposed layout).  Judged as the other evaluations: the pick's time over the shape's
 fastest member (geometric mean) and the picks at >= cuBLAS.
 
-  python3 -m lab.experiments.layout_table_eval [RUN.json[.gz]]  (the NT and TN rows it holds)
+  python3 -m lab.experiments.layout_table_eval [RUN.json[.gz]]   (its NT and TN rows)
 
 Measured (session 30): NT 1.0% over the fastest with the NN choice, 2.2-2.7% with the layout's entries at every
 EXTRA; TN 1.0% against 2.1-3.3%.  The shape's own NN measurement carries to its NT and TN better than the layout's

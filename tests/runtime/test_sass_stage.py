@@ -1,12 +1,12 @@
 """The SASS stage on a module of two kernels (runtime/sass_stage._run): a stream-K module's kernel and its work-list
 kernel are rewritten side by side from ptxas's cubin, each pass's own section taken into the module's cubin.  The
-bytes must be those of rewriting them one after the other, and a pass that changed anything outside its section sends
-the stage back to one after the other.  No GPU: real cubins from NVRTC / nvJitLink and nvdisasm."""
+bytes and reports must be those of rewriting them one after the other, and a pass that changed anything outside its
+section sends the stage back to one after the other.  No GPU: real cubins from NVRTC / nvJitLink and nvdisasm."""
 import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.presets import get_member
-from regtile.runtime import cubin_info, sass_pass, sass_stage
+from regtile.runtime import cubin_info, sass_stage
 from regtile.runtime.compiler import compile_source
 
 
@@ -19,17 +19,16 @@ def module():
     return art.cubin, (art.name, art.source.ranges.name)
 
 
-def _one_after_the_other(run_pass, cubin, kernels):
-    for name in kernels:
-        cubin, _ = run_pass(cubin, name, "sm_90", **sass_stage._steps())
-    return cubin
+def _one_after_the_other(cubin, kernels):
+    return sass_stage._run(cubin, kernels, "sm_90", sass_stage._steps(), side_by_side=False)
 
 
-def test_kernels_rewritten_side_by_side_give_the_bytes_of_one_after_the_other(module):
+def test_kernels_rewritten_side_by_side_give_the_bytes_and_reports_of_one_after_the_other(module):
     cubin, kernels = module
     merged, report = sass_stage._run(cubin, kernels, "sm_90", sass_stage._steps())
-    assert merged == _one_after_the_other(sass_pass.run_pass, cubin, kernels)
-    assert merged != cubin and list(report.others) == [kernels[1]]
+    sequential, sequential_report = _one_after_the_other(cubin, kernels)
+    assert merged == sequential
+    assert report.to_dict() == sequential_report.to_dict() and list(report.others) == [kernels[1]]
     for name in kernels:  # each kernel's section rewritten
         off, size = cubin_info.text_section(cubin, name)
         assert merged[off:off + size] != cubin[off:off + size], name
@@ -43,26 +42,32 @@ class _Report:
         return {}
 
 
-@pytest.mark.parametrize("outside", [False, True])
-def test_a_pass_that_writes_outside_its_section_sends_the_stage_one_after_the_other(module, monkeypatch, outside):
-    """A stand-in pass flips its section's first byte and, for the work-list kernel with `outside`, one byte of the
-    ELF header: the stage's bytes are the stand-in's applied one after the other either way (side by side they would
-    lose the header byte)."""
+@pytest.mark.parametrize("stray", [None, "ELF header", "last byte", "the other kernel's section"])
+def test_a_pass_that_writes_outside_its_section_sends_the_stage_one_after_the_other(module, monkeypatch, stray):
+    """A stand-in pass flips its section's first byte; the work-list kernel's also flips one byte outside its section
+    (`stray`): the stage's bytes are the stand-in's applied one after the other either way, side by side they would
+    have lost that byte."""
     cubin, kernels = module
+    where = {None: None, "ELF header": 9, "last byte": len(cubin) - 1,  # e_ident's padding; the file's end
+             "the other kernel's section": cubin_info.text_section(cubin, kernels[0])[0] + 1}[stray]
     calls = []
 
     def fake_pass(data, name, arch, **steps):
         calls.append(name)
         out = bytearray(data)
-        off, _ = cubin_info.text_section(data, name)
-        out[off] ^= 0xFF
-        if outside and name == kernels[1]:
-            out[9] ^= 0xFF  # e_ident padding: outside every section
+        out[cubin_info.text_section(data, name)[0]] ^= 0xFF
+        if where is not None and name == kernels[1]:
+            out[where] ^= 0xFF
         return bytes(out), _Report()
 
     monkeypatch.setattr(sass_stage.bank_pass, "run_pass", fake_pass)
-    merged, _ = sass_stage._run(cubin, kernels, "sm_90", sass_stage._steps())
-    assert merged == _one_after_the_other(fake_pass, cubin, kernels)
-    assert (merged[9] != cubin[9]) == outside
-    # side by side, then (only where a pass wrote outside its section) one after the other, then the check above
-    assert len(calls) == (3 if outside else 2) * len(kernels)
+    if where is None:
+        merged, _ = sass_stage._run(cubin, kernels, "sm_90", sass_stage._steps())
+    else:
+        with pytest.warns(RuntimeWarning, match=f"SASS pass of {kernels[1]} changed bytes outside"):
+            merged, _ = sass_stage._run(cubin, kernels, "sm_90", sass_stage._steps())
+        assert merged[where] != cubin[where]
+    assert merged == _one_after_the_other(cubin, kernels)[0]
+    # side by side (2), then, only after a stray write, the work-list kernel again on kernel 0's result (1); the
+    # check's own one after the other (2)
+    assert len(calls) == (4 if where is None else 5)

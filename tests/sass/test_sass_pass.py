@@ -201,10 +201,12 @@ def test_pass_never_splits_an_imad_hi_pair(passed):
 
 
 def test_instruction_the_pass_does_not_know_is_named():
+    """By its offset and text, each time: locate remembers instruction forms, not refusals."""
     from regtile.runtime.sass import _make_instruction
-    ins = _make_instruction(0x40, "DFMA R2, R4, R6, R8", 0, 0)
-    with pytest.raises(sass_fields.UnknownForm, match="DFMA"):
-        sass_fields.locate(ins)
+    for offset in (0x40, 0x120):
+        ins = _make_instruction(offset, "@P1 DFMA R2, R4, R6, R8", 0, 0)
+        with pytest.raises(sass_fields.UnknownForm, match=rf"/\*{offset:04x}\*/ @P1 DFMA R2, R4, R6, R8: "):
+            sass_fields.locate(ins)
 
 
 def test_other_archs_are_refused_with_the_reason():
