@@ -75,11 +75,14 @@ RING_STAND_IN_MIN_TILES = 192
 # on A^T, TN and TT, which reads 1 KB of each of A^T's rows a k): the NN table's pick there, 1.2-1.8x cuBLAS's NN on
 # those shapes, loses in every transposed layout.  Every member timed (H200, docs/data/session41/f_deb5f3f and
 # g_2f16bb6): on the held-out sets' four such shapes, 10240x28x2560, 13824x24x5120, 16384x30x4096 and 18944x20x3584,
-# in TN, NT and TT (12 shape-layouts), the stand-in was the fastest member on all 12, 3-27% ahead of the pick
-# (TT 18944x20x3584 102.6 us against 129.4, cuBLAS's TT 122.7; NT 16384x30x4096 130.7 / 152.4 / 147.5; TN 10240x28x2560
-# 46.9 / 48.5 / 58.0).  At K of 96-256 (session 41's TN probe, b_8a7f384: 11 shapes of m 8192-16384) the pick was
-# fastest and skinny-n32-256 1.4-2.2x slower; K from 256 to 2560 was not timed, so the rule starts at the shortest K
-# measured, SKINNY_STAND_IN_MIN_K, as m at SKINNY_STAND_IN_MIN_M.
+# in TN, NT and TT (12 shape-layouts), the stand-in was the fastest member on all 12, the plan 1.03-1.27x its time
+# (TT 18944x20x3584 102.6 us against 129.2, cuBLAS's TT 122.7; NT 16384x30x4096 130.7 / 152.4 / 147.5; TN 10240x28x2560
+# 46.9 / 48.5 / 58.0; C's unaligned rows, n = 30, included; unaligned A or B rows not timed).  At K of 96-256 with m of
+# 8192-16384 (session 41's TN probe, b_8a7f384: 11 shapes) the pick was fastest and skinny-n32-256 1.4-2.2x slower,
+# but at 65536x32x256 skinny-n32-256 ran 27.7 us against the pick's 33.6: where the stand-in starts to win depends on
+# more than K.  This pick was not timed against it at K of 256-2560 (session 33 timed the two at K = 384 on fused
+# picks' shapes: skinny-n32 ahead in NT, the pick in TN), so the rule starts at the shortest K measured,
+# SKINNY_STAND_IN_MIN_K, as m at SKINNY_STAND_IN_MIN_M.
 SKINNY_STAND_IN_PICKS = ("tall-64x32-k32",)
 SKINNY_STAND_IN_MIN_K = 2560
 SKINNY_STAND_IN_MIN_M = 10240
