@@ -185,21 +185,35 @@ _DISASSEMBLED_MAX = 64  # nvdisasm takes about half a second a kernel: do not as
 
 
 _DISASSEMBLED_LOCK = threading.Lock()  # the SASS stage rewrites a module's kernels in threads (runtime/sass_stage.py)
+_IN_FLIGHT: Dict[bytes, threading.Event] = {}  # cubins being disassembled: a second thread waits for the first's text
 
 
 def disassemble(cubin: bytes) -> str:
+    """nvdisasm's text of the cubin, remembered for the last _DISASSEMBLED_MAX cubins.  Threads asking for one cubin
+    at once (the SASS stage's two passes start on the same cubin) run nvdisasm once; different cubins' runs overlap."""
     key = hashlib.sha256(cubin).digest()
-    with _DISASSEMBLED_LOCK:
-        text = _DISASSEMBLED.get(key)
-        if text is not None:
-            _DISASSEMBLED.move_to_end(key)
-            return text
-    text = _nvdisasm(cubin)  # outside the lock: the threads' nvdisasm runs overlap
-    with _DISASSEMBLED_LOCK:
-        _DISASSEMBLED[key] = text
-        while len(_DISASSEMBLED) > _DISASSEMBLED_MAX:
-            _DISASSEMBLED.popitem(last=False)
-    return text
+    while True:
+        with _DISASSEMBLED_LOCK:
+            text = _DISASSEMBLED.get(key)
+            if text is not None:
+                _DISASSEMBLED.move_to_end(key)
+                return text
+            running = _IN_FLIGHT.get(key)
+            if running is None:
+                running = _IN_FLIGHT[key] = threading.Event()
+                break
+        running.wait()  # then the text is remembered, or that run failed and this thread runs nvdisasm itself
+    try:
+        text = _nvdisasm(cubin)  # outside the lock
+        with _DISASSEMBLED_LOCK:
+            _DISASSEMBLED[key] = text
+            while len(_DISASSEMBLED) > _DISASSEMBLED_MAX:
+                _DISASSEMBLED.popitem(last=False)
+        return text
+    finally:
+        with _DISASSEMBLED_LOCK:
+            del _IN_FLIGHT[key]
+        running.set()
 
 
 def _nvdisasm(cubin: bytes) -> str:
