@@ -96,7 +96,7 @@ def skinny_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: b
     if (pick not in SKINNY_STAND_IN_PICKS or not (trans_a or trans_b) or n > SKINNY_STAND_IN_MAX_N
             or k < SKINNY_STAND_IN_MIN_K or m < SKINNY_STAND_IN_MIN_M):
         return None
-    return "skinny-n32-256" if trans_a else "skinny-n32"
+    return fused_stand_in("fused-128x32", trans_a)  # the layout's stand-in of a 128 x 32 skinny-n fused pick
 
 
 def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: bool, trans_b: bool,

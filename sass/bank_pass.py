@@ -54,6 +54,7 @@ the registers ptxas used (the count is that + 2 reserved).  The rewritten cubin'
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 from collections import defaultdict, deque
 from dataclasses import dataclass
@@ -563,9 +564,11 @@ def _verify(old: SassFunction, new: Optional[SassFunction], expected) -> None:
                                   f"expected operands {', '.join(ops)} with .reuse on {sorted(flagged)}")
 
 
+@functools.lru_cache(maxsize=None)
 def code_digest() -> str:
     """A digest of the pass's own modules, so that a changed pass never meets a cached
-    result of the old one (runtime/sass_stage.py keys its cache with it)."""
+    result of the old one (runtime/sass_stage.py keys its cache with it).  Read once a process, as
+    sass_stage.STAGE_CODE: every compile with the pass asks for it."""
     import pathlib
     h = hashlib.sha256()
     here = pathlib.Path(__file__).parent

@@ -32,7 +32,7 @@ def test_one_cubin_asked_by_two_threads_at_once_is_disassembled_once(monkeypatch
 
     def slow_nvdisasm(cubin):
         calls.append(cubin)
-        time.sleep(0.3)  # long enough for the second thread to ask while the first runs
+        time.sleep(0.15)  # long enough for the second thread to ask while the first runs
         return f"text of {len(cubin)} bytes"
     monkeypatch.setattr(disasm, "_nvdisasm", slow_nvdisasm)
     cubin = b"one cubin, %f" % time.time()
@@ -47,7 +47,7 @@ def test_a_failed_run_leaves_the_waiting_thread_to_run_its_own(monkeypatch):
 
     def fails_first(cubin):
         calls.append(cubin)
-        time.sleep(0.3)
+        time.sleep(0.15)
         if len(calls) == 1:
             raise SassError("nvdisasm failed (1): stand-in")
         return "text"

@@ -336,18 +336,18 @@ def test_register_count_can_be_raised_in_the_cubin():
         cubin_info.set_register_count(art.cubin, "no_such_kernel", 200)
 
 
-def test_disassembly_without_dataflow_analysis_prints_what_nvdisasm_prints_with_it(passed):
+@pytest.mark.parametrize("backend", tiered(["ptx", "cuda"], fast={"ptx"}))
+def test_disassembly_without_dataflow_analysis_prints_what_nvdisasm_prints_with_it(passed, backend):
     """sass/disasm.NVDISASM_FAST (-ndf, session 40): the text the pass parses and checks is nvdisasm's full one, here on
-    the rewritten cubin and ptxas's of the z-order preset on both backends (a difference fails: drop the flag)."""
+    the rewritten cubin and ptxas's of the z-order preset on each backend (a difference fails: drop the flag)."""
     import subprocess
     import tempfile
     from regtile.runtime.sass import disassemble
     from regtile.sass.disasm import find_tool
-    for backend in ("cuda", "ptx"):
-        art = passed("zorder", backend)
-        for cubin in (art.cubin, art.cubin_before_pass):
-            with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-                f.write(cubin)
-                f.flush()
-                full = subprocess.run([find_tool("nvdisasm"), "-c", "-hex", f.name], capture_output=True, text=True)
-            assert full.returncode == 0 and disassemble(cubin) == full.stdout
+    art = passed("zorder", backend)
+    for cubin in (art.cubin, art.cubin_before_pass):
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(cubin)
+            f.flush()
+            full = subprocess.run([find_tool("nvdisasm"), "-c", "-hex", f.name], capture_output=True, text=True)
+        assert full.returncode == 0 and disassemble(cubin) == full.stdout
