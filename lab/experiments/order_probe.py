@@ -9,7 +9,8 @@ shape_sweep.time_interleaved in several line-ups, 11 rounds each:
 then each side's kernels' own durations (torch.profiler, CUPTI) over a batch behind cuBLAS's and behind its own:
 batch time above kernel time is time between the kernels.  Writes order_probe.json under $OUT.
 
-    python3 -m lab.experiments.order_probe [members=sq-32x32,plain-32x64] [LAYOUT:MxNxK ...]   (default NT:512x512x512)
+    python3 -m lab.experiments.order_probe [members=sq-32x32,plain-32x64] [seed=N] [LAYOUT:MxNxK ...]
+        (default NT:512x512x512; seed: the ShapeBench's, as shape_sweep seeds a shape by its index)
 """
 import statistics
 
@@ -27,11 +28,12 @@ def run(argv):
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch, time_interleaved
     from lab.experiments import layout_spec
     members = [m for m in (take_option(argv, "members") or "sq-32x32").split(",") if m]
+    seed = int(take_option(argv, "seed") or 0)
     torch = _setup_torch()
     rows = []
     for spec in argv or ["NT:512x512x512"]:
         layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
-        bench = ShapeBench(torch, m, n, k, layout=layout)
+        bench = ShapeBench(torch, m, n, k, seed=seed, layout=layout)
         plan = GemmPlan(m, n, k, ta, tb, lda, ldb, n)
         again = GemmPlan(m, n, k, ta, tb, lda, ldb, n, config=plan.config, backend=plan.backend)
         others = {name: GemmPlan(m, n, k, ta, tb, lda, ldb, n, config=cfg, backend=be)
