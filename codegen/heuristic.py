@@ -465,7 +465,7 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
                   aligned: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
     (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, run a skinny-n fused pick's
-    stand-in (a tall skinny-n shape's tall-64x32-k32 pick at long K too: skinny_stand_in; and in TN a small fused
+    stand-in (a tall skinny-n shape's pick where A is big too: skinny_stand_in; and in TN a small fused
     pick's on TN's ring: ring_stand_in) and leave out the members the layout demotes
     (demoted_in_layout); `fused`: whether the fused members
     are candidates (False: the unfused choice; for a skinny-n fused pick with a stand-in in the layout, fused_stand_in,
@@ -476,7 +476,7 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
 def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, aligned: Optional[bool] = None,
                     trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
     """(member, "table", "model" or "stand-in", the candidates): in TN a small fused pick's stand-in on TN's ring
-    (ring_stand_in); in a transposed layout, a tall skinny-n shape's tall-64x32-k32 pick at long K gives way to the
+    (ring_stand_in); in a transposed layout, a tall skinny-n shape's pick where A is big gives way to the
     layout's skinny-n member (skinny_stand_in); in a transposed layout or without fused members
     (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`), else the unfused members' best
     where none fits; else the table's neighbours (of
@@ -492,7 +492,7 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
         if fused and ring in names:  # TN's ring runs the one-pass member faster than a small fused pick
             return ring, "stand-in", names
         skinny = skinny_stand_in(pick, m, n, k, trans_a, trans_b)
-        if skinny in names:  # a tall skinny-n shape's pick at long K: the layout's skinny-n member is faster
+        if skinny in names:  # a tall skinny-n shape with a big A: the layout's skinny-n member is faster
             return skinny, "stand-in", names
         stand_in = fused_stand_in(pick, trans_a)
         if stand_in is not None:  # a skinny-n fused pick: its stand-in where it fits, else the unfused choice
@@ -532,7 +532,7 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
     table / model picks (fitted on row-major A and B; the layout changes the member only where it runs a skinny-n
-    fused pick's stand-in (fused_stand_in) or a tall skinny-n shape's at long K (skinny_stand_in), in TN a small
+    fused pick's stand-in (fused_stand_in) or a tall skinny-n shape's where A is big (skinny_stand_in), in TN a small
     fused pick's on TN's ring (ring_stand_in), or demotes one
     (demoted_in_layout; not for batches); the rows' alignment does,
     `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""

@@ -70,31 +70,37 @@ RING_STAND_IN_MIN_N = 64
 RING_STAND_IN_MIN_TILES = 192
 
 
-# In a transposed layout a tall-64x32-k32 pick on a tall skinny-n shape with a long K runs the layout's skinny-n
-# member, the one that stands in for skinny-n fused picks (FUSED_STAND_IN: skinny-n32 on B^T only, NT; skinny-n32-256
-# on A^T, TN and TT, which reads 1 KB of each of A^T's rows a k): the NN table's pick there, 1.2-1.8x cuBLAS's NN on
-# those shapes, loses in every transposed layout.  Every member timed (H200, docs/data/session41/f_deb5f3f and
-# g_2f16bb6): on the held-out sets' four such shapes, 10240x28x2560, 13824x24x5120, 16384x30x4096 and 18944x20x3584,
-# in TN, NT and TT (12 shape-layouts), the stand-in was the fastest member on all 12, the plan 1.03-1.27x its time
-# (TT 18944x20x3584 102.6 us against 129.2, cuBLAS's TT 122.7; NT 16384x30x4096 130.7 / 152.4 / 147.5; TN 10240x28x2560
-# 46.9 / 48.5 / 58.0; C's unaligned rows, n = 30, included; unaligned A or B rows not timed).  At K of 96-256 with m of
-# 8192-16384 (session 41's TN probe, b_8a7f384: 11 shapes) the pick was fastest and skinny-n32-256 1.4-2.2x slower,
-# but at 65536x32x256 skinny-n32-256 ran 27.7 us against the pick's 33.6: where the stand-in starts to win depends on
-# more than K.  This pick was not timed against it at K of 256-2560 (session 33 timed the two at K = 384 on fused
-# picks' shapes: skinny-n32 ahead in NT, the pick in TN), so the rule starts at the shortest K measured,
-# SKINNY_STAND_IN_MIN_K, as m at SKINNY_STAND_IN_MIN_M.
-SKINNY_STAND_IN_PICKS = ("tall-64x32-k32",)
-SKINNY_STAND_IN_MIN_K = 2560
-SKINNY_STAND_IN_MIN_M = 10240
-SKINNY_STAND_IN_MAX_N = 32  # the stand-ins' block tiles hold n whole
+# In a transposed layout a tall skinny-n shape (n of 20-32) whose A is big runs the layout's skinny-n member, the one
+# that stands in for skinny-n fused picks (FUSED_STAND_IN: skinny-n32 on B^T only, NT; skinny-n32-256 on A^T, TN and
+# TT, which reads 1 KB of each of A^T's rows a k), in place of the NN table's tall-64x32, tall-64x32-k32 or
+# splitk-128x32 pick: the memory-bound member streams A once where the NN pick, fastest in NN, is not in the layout.
+# Every member timed (H200):
+# - session 41 (docs/data/session41/f_deb5f3f, g_2f16bb6): on the held-out sets' 10240x28x2560, 13824x24x5120,
+#   16384x30x4096 and 18944x20x3584 in TN, NT and TT the stand-in was the fastest member on all 12, the pick 1.03-1.27x
+#   its time; on 11 TN shapes with 3-13 MB of A (K of 96-256, m of 8192-16384; b_8a7f384) the pick was fastest, the
+#   stand-in 1.4-2.2x slower.
+# - session 42 (docs/data/session42/a_2699e08, b_32b1a3b): 18 shapes with 16-72 MiB of A (m of 4096-65536, K of
+#   256-4096), in the three layouts.  In NT and TT the stand-in ran at 0.79-0.97x the pick's time on every shape with at
+#   least 36 MiB of A (22 shape-layouts, m of 4096 up), 0.94-1.06x at 32 MiB and up to 1.37x below.  In TN (A^T read
+#   through TN's ring by the pick) it won from 48 MiB with m of 10240 up (0.83-0.98x, five shapes), lost at m of
+#   4096-8192 with 48-64 MiB (1.007-1.044x) and was mixed below 48 MiB (0.97-1.05x).
+# The rule takes those bounds (SKINNY_STAND_IN_MIN_ELEMS: m k, A's floats), n from the smallest measured (20) to what
+# the stand-ins' block tiles hold whole (32); unaligned A or B rows were not timed (the rule takes them).
+SKINNY_STAND_IN_PICKS = ("tall-64x32-k32", "tall-64x32", "splitk-128x32")
+SKINNY_STAND_IN_MIN_N, SKINNY_STAND_IN_MAX_N = 20, 32
+# (min m, min m k) by whether A is read transposed alone (TN); NT and TT
+SKINNY_STAND_IN_MIN_ELEMS = {True: (10240, 12 << 20), False: (4096, 9 << 20)}
 
 
 def skinny_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Optional[str]:
     """The member that runs the row-major pick `pick` on a tall skinny-n shape in a transposed layout (the layout's
-    skinny-n stand-in, as fused_stand_in's), or None: not such a pick, NN, N above SKINNY_STAND_IN_MAX_N, or M or K
-    below SKINNY_STAND_IN_MIN_M / MIN_K."""
-    if (pick not in SKINNY_STAND_IN_PICKS or not (trans_a or trans_b) or n > SKINNY_STAND_IN_MAX_N
-            or k < SKINNY_STAND_IN_MIN_K or m < SKINNY_STAND_IN_MIN_M):
+    skinny-n stand-in, as fused_stand_in's), or None: not such a pick, NN, N outside SKINNY_STAND_IN_MIN_N..MAX_N, or
+    m or A's floats (m k) below the layout's SKINNY_STAND_IN_MIN_ELEMS."""
+    if pick not in SKINNY_STAND_IN_PICKS or not (trans_a or trans_b) or not (
+            SKINNY_STAND_IN_MIN_N <= n <= SKINNY_STAND_IN_MAX_N):
+        return None
+    min_m, min_elems = SKINNY_STAND_IN_MIN_ELEMS[trans_a and not trans_b]
+    if m < min_m or m * k < min_elems:
         return None
     return fused_stand_in("fused-128x32", trans_a)  # the layout's stand-in of a 128 x 32 skinny-n fused pick
 

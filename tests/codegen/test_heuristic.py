@@ -446,28 +446,43 @@ def test_members_the_layout_demotes_are_no_candidates_there():
         assert "sq-128x128" in tn["candidates"]
 
 
-def test_transposed_layouts_run_a_tall_skinny_n_pick_at_long_k_as_the_skinny_n_member():
-    """Session 41 (layout_choice.skinny_stand_in): on the held-out sets' tall skinny-n shapes the NN table's
-    tall-64x32-k32 pick gives way, in TN, NT and TT, to the layout's skinny-n member (skinny-n32-256 on A^T,
-    skinny-n32 on B^T only), the fastest of every member on all 12 shape-layouts timed; NN keeps the pick, and so do
-    the layouts at K below SKINNY_STAND_IN_MIN_K (K of 96-256 with m of 8192-16384: the pick was fastest there) or m
-    below SKINNY_STAND_IN_MIN_M."""
+def test_transposed_layouts_run_a_tall_skinny_n_pick_with_a_big_a_as_the_skinny_n_member():
+    """Sessions 41-42 (layout_choice.skinny_stand_in): on tall skinny-n shapes with a big A the NN table's
+    tall-64x32, tall-64x32-k32 or splitk-128x32 pick gives way, in TN, NT and TT, to the layout's skinny-n member
+    (skinny-n32-256 on A^T, skinny-n32 on B^T only): the fastest of every member timed there (session 41's held-out
+    shapes, session 42's probe from 36 MiB of A in NT / TT, from 48 MiB with m of 10240 up in TN).  NN keeps the pick,
+    and so do the layouts below those bounds, where the pick measured as fast or faster."""
     from regtile.codegen.presets import get_member
     layouts = {(False, True): "skinny-n32", (True, False): "skinny-n32-256", (True, True): "skinny-n32-256"}
-    for m, n, k in ((18944, 20, 3584), (10240, 28, 2560), (16384, 30, 4096), (13824, 24, 5120)):
-        assert h.choose_member(m, n, k, 132) == "tall-64x32-k32"
+    everywhere = ((18944, 20, 3584), (10240, 28, 2560), (16384, 30, 4096), (13824, 24, 5120), (16384, 24, 1024),
+                  (12288, 28, 1536), (65536, 32, 256), (49152, 32, 256), (16384, 32, 768))
+    for m, n, k in everywhere:
+        assert h.choose_member(m, n, k, 132) in layout_choice.SKINNY_STAND_IN_PICKS, (m, n, k)
         for (ta, tb), member in layouts.items():
             d = h.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)
             assert (d["member"], d["by"]) == (member, "stand-in"), (m, n, k, ta, tb, d)
             cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb)
             want = get_member(member).config
             assert backend == "ptx" and (cfg.bm, cfg.bn, cfg.bk) == (want.bm, want.bn, want.bk)
-    # K below the bound (K of 128-192: the pick measured fastest; 2048: not timed), m below it: the pick stays
-    for m, n, k in ((12288, 32, 128), (16384, 32, 192), (12544, 32, 144), (16384, 30, 2048), (9216, 28, 2560)):
-        assert h.choose_member(m, n, k, 132) == "tall-64x32-k32"
+    # NT and TT only: 36-64 MiB of A with m of 4096-8192 (TN: the pick 1.007-1.044x faster), 36-40 MiB (TN: mixed)
+    for m, n, k in ((4096, 32, 4096), (8192, 32, 2048), (6144, 32, 2048), (12288, 32, 768), (10240, 24, 1024)):
+        pick = h.choose_member(m, n, k, 132)
+        assert pick in layout_choice.SKINNY_STAND_IN_PICKS, (m, n, k)
+        assert h.choose_member(m, n, k, 132, trans_a=True, trans_b=False) == pick, (m, n, k)
+        for ta, tb in ((False, True), (True, True)):
+            assert h.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb) == layouts[ta, tb], (m, n, k, ta, tb)
+    # below the bounds (up to 32 MiB of A: the pick as fast or up to 1.44x faster), the pick stays in every layout
+    for m, n, k in ((12288, 32, 128), (16384, 32, 192), (12544, 32, 144), (16384, 32, 256), (24576, 32, 256),
+                    (32768, 32, 256), (16384, 32, 384), (8192, 32, 1024)):
+        pick = h.choose_member(m, n, k, 132)
+        assert pick in layout_choice.SKINNY_STAND_IN_PICKS, (m, n, k)
         for ta, tb in layouts:
-            assert h.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb) == "tall-64x32-k32"
-    assert layout_choice.skinny_stand_in("tall-64x32-k32", 18944, 20, 3584, False, False) is None  # NN
-    assert layout_choice.skinny_stand_in("tall-64x32-k32", 8192, 20, 3584, True, True) is None  # m below the bound
+            assert h.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb) == pick, (m, n, k, ta, tb)
+    big = (18944, 20, 3584)
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", *big, False, False) is None  # NN
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", 2048, 20, 8192, True, True) is None  # m below the bound
     assert layout_choice.skinny_stand_in("tall-64x32-k32", 18944, 40, 3584, True, True) is None  # n above 32
-    assert layout_choice.skinny_stand_in("tall-64x32", 18944, 20, 3584, True, True) is None  # another pick
+    assert layout_choice.skinny_stand_in("tall-64x32-k32", 18944, 16, 3584, True, True) is None  # n below 20
+    assert layout_choice.skinny_stand_in("fused-128x32", *big, True, True) is None  # another pick
+    assert layout_choice.skinny_stand_in("tall-64x32", 8192, 24, 2048, True, False) is None  # TN: m below 10240
+    assert layout_choice.skinny_stand_in("tall-64x32", 8192, 24, 2048, False, True) == "skinny-n32"  # NT: m of 4096 up

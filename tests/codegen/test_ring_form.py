@@ -21,12 +21,13 @@ def _plan_config(m, n, k, layout):
     return member, member_for_shape(member, m, n, k, 132, ta, tb)[0]
 
 
-@pytest.mark.parametrize("m, n, k", [(512, 512, 512), (127, 511, 257), (16384, 30, 2048), (49, 1280, 320)])
+@pytest.mark.parametrize("m, n, k", [(512, 512, 512), (127, 511, 257), (8192, 30, 1024), (49, 1280, 320)])
 def test_tn_small_members_take_the_ring(m, n, k):
     """Suite and held-out shapes measured faster with the ring (docs/data/session37/b_508dc83): the same member in
     every layout, the ring in TN alone (A's transposed copy in NN / NT is a 4-byte cp.async a float: slower).
-    16384x30x2048 stands for session 37's 16384x30x4096, which since session 41 runs the skinny-n stand-in in the
-    transposed layouts (layout_choice.skinny_stand_in: K >= 2560)."""
+    8192x30x1024 (tall-64x32, C's rows staged) stands for session 37's 16384x30x4096 (tall-64x32-k32), which since
+    session 41 runs the skinny-n stand-in in the transposed layouts (layout_choice.skinny_stand_in: since session 42
+    from 48 MiB of A in TN, which took 16384x30x2048 as well)."""
     member, tn = _plan_config(m, n, k, "TN")
     assert tn.stages == RING_TN_STAGES and not tn.hoist_head and not tn.sass_pass, member
     assert tn.tm * tn.tn == 16 and max(tn.bm, tn.bn) <= 64

@@ -72,9 +72,9 @@ def test_blas_trans_flags(transa, transb):
 
 # TN's small 4x4 members run the cp.async ring of four stages where K holds more than 16 k-tiles (operand_forms.for_ring,
 # session 37): aligned rows (16-byte cp.asyncs), unaligned A^T and B (the float copies' 4-byte ones), ragged edges, C's
-# unaligned rows staged (16384x30x2048; 16384x30x4096 was the case until session 41's skinny-n stand-in took it:
-# layout_choice.skinny_stand_in, K >= 2560).
-TN_RING = [(512, 512, 512), (127, 511, 257), (49, 1280, 320), (333, 777, 999), (1000, 90, 1025), (16384, 30, 2048)]
+# unaligned rows staged (8192x30x1024; 16384x30x4096 was the case until session 41's skinny-n stand-in took it, and
+# 16384x30x2048 until session 42's: layout_choice.skinny_stand_in, from 48 MiB of A in TN).
+TN_RING = [(512, 512, 512), (127, 511, 257), (49, 1280, 320), (333, 777, 999), (1000, 90, 1025), (8192, 30, 1024)]
 
 
 @pytest.mark.parametrize("m, n, k", TN_RING)
@@ -93,11 +93,13 @@ def test_tn_ring_plans(m, n, k):
     assert _within_terms(C, A.t().double(), B.double())
 
 
-@pytest.mark.parametrize("ta, tb", [(False, True), (True, False), (True, True)])
-def test_a_tall_skinny_n_shape_at_long_k_runs_the_skinny_n_stand_in(ta, tb):
-    """Session 41 (layout_choice.skinny_stand_in): in NT, TN and TT a tall skinny-n shape at long K runs the layout's
-    skinny-n member (skinny-n32 on B^T only, skinny-n32-256 on A^T) through regtile.sgemm, every element right."""
-    m, n, k = 10240, 28, 2560
+@pytest.mark.parametrize("ta, tb, m, n, k", [
+    (False, True, 10240, 28, 2560), (True, False, 10240, 28, 2560), (True, True, 10240, 28, 2560),
+    (False, True, 6144, 30, 1537), (True, True, 6144, 30, 1537), (True, False, 16384, 21, 769)])
+def test_a_tall_skinny_n_shape_with_a_big_a_runs_the_skinny_n_stand_in(ta, tb, m, n, k):
+    """Sessions 41-42 (layout_choice.skinny_stand_in): in NT, TN and TT a tall skinny-n shape with a big A runs the
+    layout's skinny-n member (skinny-n32 on B^T only, skinny-n32-256 on A^T) through regtile.sgemm, every element
+    right: long K, and session 42's bounds with unaligned rows (K of 1537 and 769, n of 30 and 21)."""
     plan = plans.GemmPlan(m, n, k, ta, tb, m if ta else k, k if tb else n, n)
     assert (plan.config.bm, plan.config.bn) == ((256, 32) if ta else (128, 32)), plan.describe()
     A = torch.randn(k, m, device="cuda") if ta else torch.randn(m, k, device="cuda")
