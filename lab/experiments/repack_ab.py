@@ -8,7 +8,7 @@ Session 14 added the paddings (pads=c4,c4+4,c32: the leading dimension rounded u
 32) and the aligned plan timed alone on the copies; session 26 a4 / b4 (A's or B's rows alone, to 4 floats) and
 PAD-old (the plan's kernel without operand_forms.for_vector_edges).
 
-    python3 -m lab.experiments.repack_ab [pads=c4,...] [MxNxK ...]
+    python3 -m lab.experiments.repack_ab [pads=c4,...] [[LAYOUT:]MxNxK ...]   (session 42: NT, TN, TT too)
 """
 from . import check_and_time_interleaved, over_shapes, program, take_option
 
@@ -26,30 +26,35 @@ ONLY = {"a4": "A", "b4": "B"}
 def one(torch, bench, m, n, k, pads=("c4",)):
     """The plan as committed, then for each padding of the leading dimensions (PADS) the copies and the plan
     for the padded rows ("repacked NAME"), that plan alone on the copies ("aligned NAME": what the copies buy)
-    and the copies alone ("copies NAME")."""
+    and the copies alone ("copies NAME").  In any layout (session 42): A's stored rows are K long, or M long where
+    op(A) = A^T; B's N long, or K long where op(B) = B^T."""
     from regtile.runtime.plans import GemmPlan
-    plan = GemmPlan(m, n, k, False, False, k, n, n)
+    ta, tb = bench.trans_a, bench.trans_b
+    plan = GemmPlan(m, n, k, ta, tb, bench.lda, bench.ldb, n)
     a, b, c = bench.a, bench.b, bench.c
     fns = {"cublas": bench.cublas(), "library": bench.library(plan)}
-    checked, row = ["library"], {"m": m, "n": n, "k": k, "library": plan.describe(), "aligned": {}}
+    checked, row = ["library"], {"m": m, "n": n, "k": k, "layout": ("T" if ta else "N") + ("T" if tb else "N"),
+                                 "library": plan.describe(), "aligned": {}}
+    rows_a, len_a = (k, m) if ta else (m, k)  # A as stored: rows_a rows of len_a floats
+    rows_b, len_b = (n, k) if tb else (k, n)
     for pad in pads:
         base, old = pad.removesuffix("-old"), pad.endswith("-old")
         rule, only = (PADS["c4"], ONLY[base]) if base in ONLY else (PADS[base], None)
-        lda = rule(k) if k % 4 and only in (None, "A") else k
-        ldb = rule(n) if n % 4 and only in (None, "B") else n
-        aligned = GemmPlan(m, n, k, False, False, lda, ldb, n)
+        lda = rule(len_a) if len_a % 4 and only in (None, "A") else len_a
+        ldb = rule(len_b) if len_b % 4 and only in (None, "B") else len_b
+        aligned = GemmPlan(m, n, k, ta, tb, lda, ldb, n)
         if old and aligned.gemv is None:
-            aligned = GemmPlan(m, n, k, False, False, lda, ldb, n, config=aligned.config.replace(edge_vector_path=False),
+            aligned = GemmPlan(m, n, k, ta, tb, lda, ldb, n, config=aligned.config.replace(edge_vector_path=False),
                                backend=aligned.backend)
         row["aligned"][pad] = f"lda {lda} ldb {ldb}: {aligned.describe()}"
-        ap = [torch.zeros(m, lda, device="cuda") for _ in range(bench.sets)] if lda != k else None
-        bp = [torch.zeros(k, ldb, device="cuda") for _ in range(bench.sets)] if ldb != n else None
+        ap = [torch.zeros(rows_a, lda, device="cuda") for _ in range(bench.sets)] if lda != len_a else None
+        bp = [torch.zeros(rows_b, ldb, device="cuda") for _ in range(bench.sets)] if ldb != len_b else None
 
         def repack(i, ap=ap, bp=bp):
             if ap is not None:
-                ap[i][:, :k].copy_(a[i])
+                ap[i][:, :len_a].copy_(a[i])
             if bp is not None:
-                bp[i][:, :n].copy_(b[i])
+                bp[i][:, :len_b].copy_(b[i])
 
         def aligned_only(i, ap=ap, bp=bp, aligned=aligned):
             aligned.launch((ap[i] if ap is not None else a[i]).data_ptr(),
@@ -75,7 +80,7 @@ def run(argv):
     over_shapes(argv, DEFAULT, "repack_ab.json", lambda *a: one(*a, pads=pads))
 
 
-main = program(run, "[MxNxK ...]")
+main = program(run, "[LAYOUT:]MxNxK ...")
 
 if __name__ == "__main__":
     import sys
