@@ -15,9 +15,10 @@ from .emit_fewvec import emit_fewvec_cuda
 from .emit_sgemv import emit_sgemv_cuda
 from .fewvec_config import FewVecConfig, FewVecNConfig, FewVecTConfig
 from .kernel import KernelSource
+from .repack import PackConfig
 from .sgemv_config import SgemvConfig, SgemvTConfig
 
-AnyConfig = Union[SgemmConfig, SgemvConfig, SgemvTConfig, FewVecNConfig, FewVecTConfig]
+AnyConfig = Union[SgemmConfig, SgemvConfig, SgemvTConfig, FewVecNConfig, FewVecTConfig, PackConfig]
 
 
 def emit_cuda(cfg: AnyConfig) -> KernelSource:
@@ -27,6 +28,9 @@ def emit_cuda(cfg: AnyConfig) -> KernelSource:
         return emit_sgemv_cuda(cfg)
     if isinstance(cfg, FewVecConfig):
         return emit_fewvec_cuda(cfg)
+    if isinstance(cfg, PackConfig):
+        from .emit_pack import emit_pack_cuda
+        return emit_pack_cuda(cfg)
     raise TypeError(f"no emitter for {type(cfg).__name__}")
 
 

@@ -33,12 +33,18 @@ from __future__ import annotations
 import threading
 from typing import Dict, List, Optional, Tuple
 
+from ..codegen.repack import PackConfig, repack_for
 from . import driver, plan_store
 from .plan_store import PlanCache
 from .errors import InputError, LaunchError
 from .sgemm_launch import SgemmLaunch, workspace_bytes
 
 _DYNAMIC = {"A": 0, "B": 1, "C": 2, "alpha": 3, "beta": 4}  # the per-call fields (PackedLaunch)
+
+
+def _aligned(nbytes: int) -> int:
+    """`nbytes` rounded up to 256: each part of a workspace starts aligned for float4 (and cache lines)."""
+    return -(-nbytes // 256) * 256
 
 
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
@@ -75,6 +81,7 @@ class GemmPlan:
                  backend: Optional[str] = None, arch: Optional[str] = None):
         from ..codegen.config import ConfigError
         from .choice import _arch_of_device, choose_sgemm_kernel
+        from .compiler import compile_config
         self.m, self.n, self.k = m, n, k
         self.trans_a, self.trans_b = bool(trans_a), bool(trans_b)
         self.lda, self.ldb, self.ldc = lda, ldb, ldc
@@ -96,7 +103,14 @@ class GemmPlan:
             if self.gemv is not None:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
+        self.repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM
+        self.pack_kernel = None
         if config is None:
+            # NT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
+            self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch)
+            if self.repack is not None:
+                self.pack_kernel = driver.load(compile_config(PackConfig(), arch))
+                lda, ldb = self.repack.leading_dims(lda, ldb)
             # the chooser generates its member for the layouts and the batch (codegen/layouts.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
             # and the leading dimensions (operand_forms.for_operands: the unaligned rows' copies, C's rows staged
@@ -138,11 +152,32 @@ class GemmPlan:
         own = f"{self.m}x{self.n}x{self.k} {ops}{b}: {self.kernel.label} ({self.backend})"
         if self.spilled is not None:
             own += " without its register cap (ptxas spilled under it)"
+        if self.repack is not None:
+            own += f", {self.repack.describe()}"
         return own
 
-    def _launch_sets(self, workspace: int) -> List[SgemmLaunch]:
-        return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, 0, self.lda, 0, self.ldb, 0.0, 0, self.ldc,
+    def _launch_sets(self, workspace: int, a: int = 0, b: int = 0) -> List[SgemmLaunch]:
+        """The GEMM's launches; `a` / `b`: a repacked operand's copy (its pointer fixed), else 0 (the call's)."""
+        lda, ldb = self.repack.leading_dims(self.lda, self.ldb) if self.repack else (self.lda, self.ldb)
+        return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, a, lda, b, ldb, 0.0, 0, self.ldc,
                             workspace=workspace, batch=self.batch, strides=self.strides)]
+
+    def _copies_and_gemm(self, ws, gemm_bytes: int) -> Tuple[list, List[SgemmLaunch]]:
+        """A repacking plan's launches: each operand's copy into the workspace past the GEMM's own bytes, then the
+        GEMM reading the copies (their pointers packed once; the call's A and B feed the copies)."""
+        r, cfg, at = self.repack, PackConfig(), ws.ptr + _aligned(gemm_bytes)
+        copies, launches = {}, []
+        for name, op in (("A", r.a), ("B", r.b)):
+            if op is None:
+                continue
+            copies[name] = at
+            launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(cfg),
+                                                (0, at, op.rows, op.length, op.ld, op.padded_ld), {"S": _DYNAMIC[name]}))
+            at += _aligned(4 * op.floats)
+        sets = self._launch_sets(ws.ptr if gemm_bytes else 0, copies.get("A", 0), copies.get("B", 0))
+        dynamic = {p: i for p, i in _DYNAMIC.items() if p not in copies}
+        launches += [driver.PackedLaunch(kk, grid, args, dynamic) for s in sets for kk, grid, args in s.calls]
+        return launches, sets
 
     def _bind(self, stream: int) -> _Bound:
         """The stream's workspace and work lists (allocated once per plan and stream)."""
@@ -153,15 +188,21 @@ class GemmPlan:
             with driver.outside_capture(stream) as capturing:
                 try:
                     nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
-                    ws = driver.DeviceBuffer(nbytes) if nbytes else None
-                    sets = self._launch_sets(ws.ptr if ws else 0)
+                    if self.repack is not None:
+                        ws = driver.DeviceBuffer(_aligned(nbytes) + sum(
+                            _aligned(4 * op.floats) for op in (self.repack.a, self.repack.b) if op))
+                        launches, sets = self._copies_and_gemm(ws, nbytes)
+                    else:
+                        ws = driver.DeviceBuffer(nbytes) if nbytes else None
+                        sets = self._launch_sets(ws.ptr if ws else 0)
+                        launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets
+                                    for kk, grid, args in s.calls]
                 except Exception as e:
                     if capturing:
                         raise LaunchError(f"regtile {self.describe()}: the first call on a stream allocates its "
                                           f"workspace, which failed during CUDA graph capture ({e}); call once "
                                           f"on this stream before capturing (warm-up)") from e
                     raise
-            launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets for kk, grid, args in s.calls]
             device_state = ws is not None or any(s.work_lists for s in sets)
             # a plan already pinned keeps every stream's state: its new streams need not ask
             watch = device_state and not plan_store.is_pinned(self)

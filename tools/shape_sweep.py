@@ -362,6 +362,16 @@ def gemv_routed(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = F
     return m == 1 or n == 1 or route(m, n, k, trans_a, lda, trans_b, ldb) is not None
 
 
+def _gemm_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[int, int]:
+    """The (lda, ldb) the plan's GEMM runs with on packed operands: the padded copies' where it repacks them
+    (codegen/repack.py)."""
+    from ..codegen.heuristic import leading_dims
+    from ..codegen.repack import repack_for
+    lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)
+    repack = repack_for(m, n, k, trans_a, trans_b, lda, ldb)
+    return repack.leading_dims(lda, ldb) if repack else (lda, ldb)
+
+
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,
                   workers: int = 16, layout: str = "NN") -> List[dict]:
     from ..runtime import driver
@@ -372,7 +382,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
     dev = driver.device()
     # compile ahead, in parallel, the SGEMM kernels the plans below will load (GemmPlan's choice)
     trans_a, trans_b = layout[0] == "T", layout[1] == "T"
-    ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch, trans_a, trans_b) for s in suite
+    ahead = [choose_sgemm_kernel(s["m"], s["n"], s["k"], dev.arch, trans_a, trans_b, 0,
+                                 *_gemm_leading_dims(s["m"], s["n"], s["k"], trans_a, trans_b)) for s in suite
              if not gemv_routed(s["m"], s["n"], s["k"], trans_a, trans_b)]
     errs = compile_all(ahead, dev.arch, workers)
     _progress(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s")
@@ -399,7 +410,8 @@ def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget
                "kernel": (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None
                           else _label(plan.spilled or plan.config, plan.backend, m, n, k, dev.arch, dev.sm_count,
                                       trans_a, trans_b)
-                          + (" +register cap lifted" if plan.spilled is not None else "")),
+                          + (" +register cap lifted" if plan.spilled is not None else "")
+                          + (" +repacked" if getattr(plan, "repack", None) is not None else "")),
                "group": s.get("group", ""), "ok": ok, "rel_err": err,
                "regtile_rounds": [round(t, 3) for t in times["regtile"]],
                "cublas_rounds": [round(t, 3) for t in times["cublas"]],

@@ -1,0 +1,88 @@
+"""Repacking: where regtile.sgemm's plan copies operands whose rows are not 16-byte aligned into padded rows first,
+and runs the GEMM for the padded leading dimensions (runtime/plans.GemmPlan launches the copies, templates/
+pack_rows.cu.j2's kernel, then the GEMM).  Pure: the rule, the copies' shapes and the copy kernel's config.
+
+Measured (H200, session 42, docs/data/session42/f_8358846 and g_ebbca21): in NT both operands' rows run along K, and
+with K % 4 != 0 every member copies them a float at a time (operand_forms.for_rows), 5-15% slower than on aligned rows,
+where cuBLAS's NT kernels are faster than its NN one.  On 11 such NT shapes below cuBLAS the GEMM on padded copies
+(rows rounded up to 4 floats, plus 4: a leading dimension of a power of two had a cliff, session 14) ran 4-12%
+faster than the plan on the unaligned rows; torch's strided copies (18-100 us, about 2.65 TB/s read + written) took
+most of that back (repack_ab: 7 of 11 faster, none at cuBLAS), the copy kernel here runs 1.35-1.43x faster (7.2 against
+9.2 us for 2049x1025, 33.8 against 48.3 for 4001x4007: pack_copy_speed).  The copies cost 4 (m + n) K bytes read and
+written against a GEMM of 2 m n K flops, so they pay where m n / (m + n) is large: on the eight shapes where it is at
+least REPACK_MIN_HARMONIC (1000; 1024 at 2049x2047x1025 to 4096 at 8191x8193x1025) the aligned GEMM's time plus the
+copy kernel's came to 0.91-0.999x cuBLAS against 0.85-0.94x on the unaligned rows; the three below (818, 833, 481) ran
+slower repacked.  TT (A^T's rows along M) gained on five of six shapes and lost 3% on 2047x4097x1023 (m n / (m + n)
+1365); TN's unaligned rows run TN's ring and lost repacked (2049x2047x1025, 8191x8193x1025): both left as they are.
+The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream (68 MB at 8191x8193x1025)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from .config import ConfigError
+
+REPACK_MIN_HARMONIC = 1000  # m n / (m + n) at least this (see above)
+PACK_MAX_GRID_Y = 65535  # gridDim.y's limit: the copy kernel strides over rows beyond it
+
+
+def padded(length: int) -> int:
+    """A copy's leading dimension for rows `length` floats long: rounded up to 4 floats, plus 4."""
+    return -(-length // 4) * 4 + 4
+
+
+@dataclass(frozen=True)
+class PackConfig:
+    """The copy kernel (templates/pack_rows.cu.j2): a block of `threads` covers 4 * threads floats of one padded row,
+    a thread one float4 (its source read a float at a time, the padding written as zeros)."""
+    threads: int = 128
+
+    def __post_init__(self):
+        if self.threads % 32 or not 32 <= self.threads <= 1024:
+            raise ConfigError(f"threads={self.threads}: a multiple of 32 from 32 to 1024")
+
+    def describe(self) -> str:
+        return f"pack rows: {self.threads} threads a block, a padded float4 a thread"
+
+
+@dataclass(frozen=True)
+class OperandCopy:
+    """One operand as stored (`rows` rows of `length` floats, leading dimension `ld`) and its copy's `padded_ld`."""
+    rows: int
+    length: int
+    ld: int
+    padded_ld: int
+
+    @property
+    def floats(self) -> int:
+        return self.rows * self.padded_ld
+
+    def grid(self, cfg: PackConfig) -> Tuple[int, int, int]:
+        return -(-self.padded_ld // (4 * cfg.threads)), min(self.rows, PACK_MAX_GRID_Y), 1
+
+
+@dataclass(frozen=True)
+class Repack:
+    """The copies a plan makes before its GEMM: A's and B's (None: that operand is read in place)."""
+    a: Optional[OperandCopy]
+    b: Optional[OperandCopy]
+
+    def leading_dims(self, lda: int, ldb: int) -> Tuple[int, int]:
+        """The GEMM's (lda, ldb): the copies' where copied."""
+        return (self.a.padded_ld if self.a else lda), (self.b.padded_ld if self.b else ldb)
+
+    def describe(self) -> str:
+        names = " and ".join(name for name, c in (("A", self.a), ("B", self.b)) if c)
+        lds = ", ".join(f"{name} {c.ld} -> {c.padded_ld}" for name, c in (("lda", self.a), ("ldb", self.b)) if c)
+        return f"{names} repacked into padded rows first ({lds})"
+
+
+def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int,
+               batch: int = 0) -> Optional[Repack]:
+    """The copies regtile.sgemm's plan makes before the GEMM, or None: not NT, a batch, either operand's rows aligned
+    (lda or ldb a multiple of 4 floats), or m n / (m + n) below REPACK_MIN_HARMONIC."""
+    if batch or trans_a or not trans_b or lda % 4 == 0 or ldb % 4 == 0 or k < 1:
+        return None
+    if m * n < REPACK_MIN_HARMONIC * (m + n):
+        return None
+    return Repack(OperandCopy(m, k, lda, padded(k)), OperandCopy(n, k, ldb, padded(k)))
