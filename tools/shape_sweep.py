@@ -336,14 +336,14 @@ def _candidate_times(torch, driver, dev, m, n, k, cands, errs, loaded, row, roun
 
 def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: bool = False) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg` on packed operands in the
-    layout, or "tuned ..." where it is not the member the heuristic gives (with_layout and for_operands applied
+    layout (a repacking plan's GEMM on its copies), or "tuned ..." where it is not the member the heuristic gives (with_layout and for_operands applied
     alike, as heuristic.choose_kernel chooses)."""
     from ..codegen import heuristic, layouts, operand_forms
-    aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b)
+    lda, ldb = _gemm_leading_dims(m, n, k, trans_a, trans_b)  # a repacking plan's GEMM: the padded copies'
+    aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b, lda, ldb)
     d = heuristic.describe_choice(m, n, k, arch, sms, aligned, trans_a=trans_a, trans_b=trans_b)
     mcfg, mbe = heuristic.member_config(d["member"], m, n, k, sms)
     laid = layouts.with_layout(mcfg, trans_a, trans_b)
-    lda, ldb, _ = heuristic.leading_dims(m, n, k, trans_a, trans_b)
     if (operand_forms.for_operands(laid, mbe, lda, ldb, m, n, k=k), mbe) != (cfg, backend):
         return f"tuned {cfg.bm}x{cfg.bn}x{cfg.bk} {cfg.tm}x{cfg.tn} ({backend})"
     split = f" split-K {cfg.split_k}" if cfg.split_k > 1 else ""

@@ -65,15 +65,18 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
     layout is named, with how it was chosen."""
     from regtile.codegen import heuristic as h
     from regtile.codegen.operand_forms import for_operands
-    from regtile.tools.shape_sweep import _label, gemv_routed, load_suite
+    from regtile.tools.shape_sweep import _gemm_leading_dims, _label, gemv_routed, load_suite
     ta, tb = layout[0] == "T", layout[1] == "T"
-    labelled = 0
+    labelled = repacked = 0
     for s in load_suite():
         m, n, k = s["m"], s["n"], s["k"]
         if gemv_routed(m, n, k, ta, tb):
             continue
-        lda, ldb, ldc = h.leading_dims(m, n, k, ta, tb)
-        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb, aligned=h.rows_aligned(m, n, k, ta, tb))
+        ldc = n
+        lda, ldb = _gemm_leading_dims(m, n, k, ta, tb)  # a repacking plan's GEMM runs on the padded copies
+        repacked += (lda, ldb) != h.leading_dims(m, n, k, ta, tb)[:2]
+        cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, ta, tb,
+                                       aligned=h.rows_aligned(m, n, k, ta, tb, lda, ldb))
         label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, ta, tb)
         assert not label.startswith("tuned"), (m, n, k, label)
         labelled += 1
@@ -81,6 +84,7 @@ def test_the_sweep_labels_each_layout_s_plan_by_its_member(layout):
             stand_in = h.describe_choice(m, n, k, "sm_90", 132, trans_a=ta, trans_b=tb)
             assert label.startswith(stand_in["member"]) and f"({stand_in['by']})" in label, label
     assert labelled >= 92
+    assert repacked == (5 if layout == "NT" else 0)  # codegen/repack.py: NT's unaligned-K shapes of the suite
     # a fused pick runs itself in every layout (session 33), its lean copies as for_operands gives them for K; but in
     # TN a short-K fused-32x32-k8 pick of a wave of tiles or more, whose stand-in runs TN's ring (session 40)
     for m, n, k in ((196, 1152, 384), (64, 128, 16384), (3136, 64, 576)):
@@ -125,7 +129,9 @@ def test_the_label_names_the_unaligned_form_and_its_register_cap():
         assert label.startswith("wide-64x128-k16") and form in label, label
         assert ("+168 registers" in label) == (ta or tb), label
     # NT's choice where the row-major one is sq-128x128 (demoted on B^T): labelled by the member that runs, not "tuned"
-    m, n, k = 1919, 2929, 3939
+    # (1919x2929x3939 until session 42 repacked it: codegen/repack.py)
+    m, n, k = 1531, 2039, 1021
+    assert h.choose_member(m, n, k, 132, aligned=False) == "sq-128x128"
     cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, False, True)
     lda, ldb, ldc = h.leading_dims(m, n, k, False, True)
     label = _label(for_operands(cfg, backend, lda, ldb, m, n, ldc, k), backend, m, n, k, "sm_90", 132, False, True)
