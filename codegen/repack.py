@@ -2,19 +2,22 @@
 and runs the GEMM for the padded leading dimensions (runtime/plans.GemmPlan launches the copies, templates/
 pack_rows.cu.j2's kernel, then the GEMM).  Pure: the rule, the copies' shapes and the copy kernel's config.
 
-Measured (H200, session 42, docs/data/session42/f_8358846 and g_ebbca21): in NT both operands' rows run along K, and
-with K % 4 != 0 every member copies them a float at a time (operand_forms.for_rows), 5-15% slower than on aligned rows,
-where cuBLAS's NT kernels are faster than its NN one.  On 11 such NT shapes below cuBLAS the GEMM on padded copies
-(rows rounded up to 4 floats, plus 4: a leading dimension of a power of two had a cliff, session 14) ran 4-12%
-faster than the plan on the unaligned rows; torch's strided copies (18-100 us, about 2.65 TB/s read + written) took
-most of that back (repack_ab: 7 of 11 faster, none at cuBLAS), the copy kernel here runs 1.35-1.43x faster (7.2 against
-9.2 us for 2049x1025, 33.8 against 48.3 for 4001x4007: pack_copy_speed).  The copies cost 4 (m + n) K bytes read and
-written against a GEMM of 2 m n K flops, so they pay where m n / (m + n) is large: on the eight shapes where it is at
-least REPACK_MIN_HARMONIC (1000; 1024 at 2049x2047x1025 to 4096 at 8191x8193x1025) the aligned GEMM's time plus the
-copy kernel's came to 0.91-0.999x cuBLAS against 0.85-0.94x on the unaligned rows; the three below (818, 833, 481) ran
-slower repacked.  TT (A^T's rows along M) gained on five of six shapes and lost 3% on 2047x4097x1023 (m n / (m + n)
-1365); TN's unaligned rows run TN's ring and lost repacked (2049x2047x1025, 8191x8193x1025): both left as they are.
-The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream (68 MB at 8191x8193x1025)."""
+Measured (H200, session 42, docs/data/session42): in NT both operands' rows run along K, and with K % 4 != 0 every
+member copies them a float at a time (operand_forms.for_rows), 5-15% slower than on aligned rows, where cuBLAS's NT
+kernels are faster than its NN one.  On 11 such NT shapes below cuBLAS the GEMM on padded copies (rows rounded up to
+4 floats, plus 4: a power-of-two leading dimension had a cliff, session 14) ran 4-12% faster than the plan on the
+unaligned rows, and torch's strided copies (18-100 us, about 2.65 TB/s read + written) took most of that back
+(f_8358846: 7 of 11 faster, none at cuBLAS); the copy kernel here ran 1.35-1.43x faster than torch's (g_ebbca21,
+pack_copy_speed: 33.8 against 48.3 us for 4001x4007).  The copies move 8 (m + n) K bytes against 2 m n K flops, so
+they pay where m n / (m + n) is large: the three shapes below 1000 (481-833) ran slower repacked, and TT (A^T's rows
+along M) lost on 2047x4097x1023 (1365) and TN (its ring) on both shapes tried: NT only.  Through regtile.sgemm
+(h_b1760f2, us, x cuBLAS's NT in the same run, against the plans on the unaligned rows in session 41 / 42's sweeps),
+all 12 suite and held-out shapes the rule takes ran faster: 2049x2047x1025 214.6 -> 198.8 (0.850 -> 0.917),
+4099x4093x4091 2923.6 -> 2724.7 (0.922 -> 0.964), 8191x8193x1025 2964.6 -> 2776.8 (0.959 -> 0.999), 6143x2047x3071
+1705.0 -> 1556.8 (0.924 -> 0.977), 4097^3 2989.8 -> 2799.1 (1.121 -> 1.169); held-out 4001x4003x4007 0.888 -> 0.980,
+4095^3 0.964 -> 1.007, 1919x2929x3939 0.926 -> 1.003, 2999x7001x211 0.986 -> 1.022, 3333x2222x1111 0.911 -> 0.942,
+2047x4097x1023 0.912 -> 0.942, 1234x5678x910 1.111 -> 1.141.  The workspace holds both copies, 4 (m + n) (K + 4..7)
+bytes a stream (68 MB at 8191x8193x1025)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

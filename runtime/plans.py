@@ -76,6 +76,9 @@ class GemmPlan:
     op(A) m x k (trans_a: stored column-major, lda), op(B) k x n (trans_b), `batch` > 0
     problems `strides` (elements; 0 broadcasts) apart.  Built once; call launch() per GEMM."""
 
+    repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM (NT's unaligned K)
+    pack_kernel = None  # the copies' kernel (codegen/emit_pack.py), loaded where the plan repacks
+
     def __init__(self, m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, ldc: int,
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
                  backend: Optional[str] = None, arch: Optional[str] = None):
@@ -103,8 +106,6 @@ class GemmPlan:
             if self.gemv is not None:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
-        self.repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM
-        self.pack_kernel = None
         if config is None:
             # NT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
             self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch)
