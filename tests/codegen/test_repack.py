@@ -76,7 +76,8 @@ def test_the_copy_kernel_text():
     assert "r += gridDim.y" in src.text
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
+@pytest.mark.parametrize("arch", [pytest.param(a, marks=pytest.mark.slow) for a in ("sm_80", "sm_86", "sm_89")]
+                         + ["sm_90"])
 def test_the_copy_kernel_compiles_without_spills(arch):
     from regtile.runtime.compiler import compile_config
     art = compile_config(PackConfig(), arch)
