@@ -17,7 +17,8 @@ all 12 suite and held-out shapes the rule takes ran faster: 2049x2047x1025 214.6
 1705.0 -> 1556.8 (0.924 -> 0.977), 4097^3 2989.8 -> 2799.1 (1.121 -> 1.169); held-out 4001x4003x4007 0.888 -> 0.980,
 4095^3 0.964 -> 1.007, 1919x2929x3939 0.926 -> 1.003, 2999x7001x211 0.986 -> 1.022, 3333x2222x1111 0.911 -> 0.942,
 2047x4097x1023 0.912 -> 0.942, 1234x5678x910 1.111 -> 1.141.  The workspace holds both copies, 4 (m + n) (K + 4..7)
-bytes a stream (68 MB at 8191x8193x1025)."""
+bytes a stream (68 MB at 8191x8193x1025; at most REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in
+place."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ from typing import Optional, Tuple
 from .config import ConfigError
 
 REPACK_MIN_HARMONIC = 1000  # m n / (m + n) at least this (see above)
+# The copies' workspace, a stream, at most (both operands: 128 MB at the largest shape measured, 4001x4003x4007): the
+# plan holds it for its life, outside torch's allocator, so a shape whose copies would take more runs in place.
+REPACK_MAX_BYTES = 256 << 20
 PACK_MAX_GRID_Y = 65535  # gridDim.y's limit: the copy kernel strides over rows beyond it
 
 
@@ -80,12 +84,20 @@ class Repack:
         return f"{names} repacked into padded rows first ({lds})"
 
 
-def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int,
-               batch: int = 0) -> Optional[Repack]:
-    """The copies regtile.sgemm's plan makes before the GEMM, or None: not NT, a batch, either operand's rows aligned
-    (lda or ldb a multiple of 4 floats), or m n / (m + n) below REPACK_MIN_HARMONIC."""
-    if batch or trans_a or not trans_b or lda % 4 == 0 or ldb % 4 == 0 or k < 1:
+def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
+               arch: str = "sm_90") -> Optional[Repack]:
+    """The copies regtile.sgemm's plan makes before the GEMM, or None: not sm_90 (measured there only), not NT, a
+    batch, either operand's rows aligned (lda or ldb a multiple of 4 floats), m n / (m + n) below REPACK_MIN_HARMONIC,
+    or copies of more than REPACK_MAX_BYTES."""
+    if arch != "sm_90" or batch or trans_a or not trans_b or lda % 4 == 0 or ldb % 4 == 0 or k < 1:
         return None
-    if m * n < REPACK_MIN_HARMONIC * (m + n):
+    if m * n < REPACK_MIN_HARMONIC * (m + n) or 4 * (m + n) * padded(k) > REPACK_MAX_BYTES:
         return None
     return Repack(OperandCopy(m, k, lda, padded(k)), OperandCopy(n, k, ldb, padded(k)))
+
+
+def gemm_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
+                      arch: str = "sm_90") -> Tuple[int, int]:
+    """The (lda, ldb) the plan's GEMM runs with: the padded copies' where it repacks (repack_for), else the caller's."""
+    repack = repack_for(m, n, k, trans_a, trans_b, lda, ldb, batch, arch)
+    return repack.leading_dims(lda, ldb) if repack else (lda, ldb)

@@ -26,7 +26,10 @@ launched during a capture is pinned for the life of the process (`plan_store.cap
 evicting it from regtile.sgemm's cache, or dropping a regtile.Gemm, then frees nothing a
 graph still uses.  Until a plan is pinned, its calls ask the driver whether the stream is
 capturing (cuStreamIsCapturing, about a microsecond); plans without device state
-(no split-K, stream-K or work list) never ask: a graph keeps their kernel's parameters.
+(no split-K, stream-K, work list or repacked operands' copies) never ask: a graph keeps their kernel's parameters.
+
+A repacking plan (codegen/repack.py: NT with both operands' rows unaligned along K) launches two copy kernels
+before its GEMM, the call's A and B into padded rows of its per-stream workspace, and the GEMM reads the copies.
 """
 from __future__ import annotations
 
@@ -78,6 +81,7 @@ class GemmPlan:
 
     repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM (NT's unaligned K)
     pack_kernel = None  # the copies' kernel (codegen/emit_pack.py), loaded where the plan repacks
+    pack_config = PackConfig()  # ... compiled from this config (its grid: repack.OperandCopy.grid)
 
     def __init__(self, m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, ldc: int,
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
@@ -108,9 +112,9 @@ class GemmPlan:
                 return
         if config is None:
             # NT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
-            self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch)
+            self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch, arch)
             if self.repack is not None:
-                self.pack_kernel = driver.load(compile_config(PackConfig(), arch))
+                self.pack_kernel = driver.load(compile_config(self.pack_config, arch))
                 lda, ldb = self.repack.leading_dims(lda, ldb)
             # the chooser generates its member for the layouts and the batch (codegen/layouts.py
             # with_layout: pad_b=4 for B^T; min_blocks=1 where the register rule refuses B^T at 2)
@@ -166,14 +170,14 @@ class GemmPlan:
     def _copies_and_gemm(self, ws, gemm_bytes: int) -> Tuple[list, List[SgemmLaunch]]:
         """A repacking plan's launches: each operand's copy into the workspace past the GEMM's own bytes, then the
         GEMM reading the copies (their pointers packed once; the call's A and B feed the copies)."""
-        r, cfg, at = self.repack, PackConfig(), ws.ptr + _aligned(gemm_bytes)
+        r, cfg, at = self.repack, self.pack_config, ws.ptr + _aligned(gemm_bytes)
         copies, launches = {}, []
         for name, op in (("A", r.a), ("B", r.b)):
             if op is None:
                 continue
             copies[name] = at
-            launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(cfg),
-                                                (0, at, op.rows, op.length, op.ld, op.padded_ld), {"S": _DYNAMIC[name]}))
+            args = (0, at, op.rows, op.length, op.ld, op.padded_ld)
+            launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(cfg), args, {"S": _DYNAMIC[name]}))
             at += _aligned(4 * op.floats)
         sets = self._launch_sets(ws.ptr if gemm_bytes else 0, copies.get("A", 0), copies.get("B", 0))
         dynamic = {p: i for p, i in _DYNAMIC.items() if p not in copies}

@@ -336,8 +336,8 @@ def _candidate_times(torch, driver, dev, m, n, k, cands, errs, loaded, row, roun
 
 def _label(cfg, backend, m, n, k, arch, sms, trans_a: bool = False, trans_b: bool = False) -> str:
     """The family member (and how the heuristic chose it) of a plan's SGEMM kernel `cfg` on packed operands in the
-    layout (a repacking plan's GEMM on its copies), or "tuned ..." where it is not the member the heuristic gives (with_layout and for_operands applied
-    alike, as heuristic.choose_kernel chooses)."""
+    layout (a repacking plan's: its GEMM's, on the copies), or "tuned ..." where it is not the member the heuristic
+    gives (with_layout and for_operands applied alike, as heuristic.choose_kernel chooses)."""
     from ..codegen import heuristic, layouts, operand_forms
     lda, ldb = _gemm_leading_dims(m, n, k, trans_a, trans_b)  # a repacking plan's GEMM: the padded copies'
     aligned = heuristic.rows_aligned(m, n, k, trans_a, trans_b, lda, ldb)
@@ -363,13 +363,12 @@ def gemv_routed(m: int, n: int, k: int, trans_a: bool = False, trans_b: bool = F
 
 
 def _gemm_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[int, int]:
-    """The (lda, ldb) the plan's GEMM runs with on packed operands: the padded copies' where it repacks them
-    (codegen/repack.py)."""
+    """The (lda, ldb) the plan's GEMM runs with on packed operands (repack.gemm_leading_dims: the padded copies' where
+    it repacks them; the sweeps time sm_90)."""
     from ..codegen.heuristic import leading_dims
-    from ..codegen.repack import repack_for
+    from ..codegen.repack import gemm_leading_dims
     lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)
-    repack = repack_for(m, n, k, trans_a, trans_b, lda, ldb)
-    return repack.leading_dims(lda, ldb) if repack else (lda, ldb)
+    return gemm_leading_dims(m, n, k, trans_a, trans_b, lda, ldb)
 
 
 def sweep_library(suite: Sequence[dict], json_path: str, rounds: int = 5, budget_s: float = 1e9,

@@ -5,8 +5,8 @@ import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.heuristic import leading_dims
-from regtile.codegen.repack import (PACK_MAX_GRID_Y, REPACK_MIN_HARMONIC, OperandCopy, PackConfig, padded,
-                                    repack_for)
+from regtile.codegen.repack import (PACK_MAX_GRID_Y, REPACK_MAX_BYTES, REPACK_MIN_HARMONIC, OperandCopy, PackConfig,
+                                    gemm_leading_dims, padded, repack_for)
 from regtile.errors import ConfigError
 
 
@@ -37,11 +37,19 @@ def test_other_nt_shapes_are_read_in_place(m, n, k, why):
     assert _packed(m, n, k, "NT") is None, why
 
 
-def test_the_rule_needs_both_rows_unaligned_and_no_batch():
+def test_the_rule_needs_both_rows_unaligned_no_batch_sm_90_and_a_bounded_workspace():
     assert repack_for(4001, 4003, 4007, False, True, 4008, 4007) is None  # A's rows aligned
     assert repack_for(4001, 4003, 4007, False, True, 4007, 4012) is None  # B's
-    assert repack_for(4001, 4003, 4007, False, True, 4009, 4011) is not None  # strided, both unaligned
+    strided = repack_for(4001, 4003, 4007, False, True, 4009, 4011)  # strided views, both unaligned
+    assert strided.a == OperandCopy(4001, 4007, 4009, 4012) and strided.b == OperandCopy(4003, 4007, 4011, 4012)
+    assert gemm_leading_dims(4001, 4003, 4007, False, True, 4009, 4011) == (4012, 4012)
+    assert gemm_leading_dims(1111, 3333, 2222, False, True, 2222, 2222) == (2222, 2222)  # in place
     assert repack_for(4001, 4003, 4007, False, True, 4007, 4007, batch=4) is None
+    assert repack_for(4001, 4003, 4007, False, True, 4007, 4007, arch="sm_80") is None  # measured on sm_90 only
+    # the copies' workspace: 128 MB at 4001x4003x4007 (the largest measured); beyond REPACK_MAX_BYTES in place
+    assert 4 * (4001 + 4003) * padded(4007) <= REPACK_MAX_BYTES
+    assert repack_for(8191, 8193, 4095, False, True, 4095, 4095) is None
+    assert 4 * (8191 + 8193) * padded(4095) > REPACK_MAX_BYTES
 
 
 def test_padded_rows_round_up_to_four_floats_plus_four():

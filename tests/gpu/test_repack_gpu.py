@@ -60,6 +60,8 @@ def test_two_streams_copy_into_their_own_workspaces():
     pairs = [(torch.randn(M, K, device="cuda"), torch.randn(N, K, device="cuda")) for _ in range(2)]
     outs = [torch.full((M, N), float("nan"), device="cuda") for _ in range(2)]
     streams = [torch.cuda.Stream() for _ in range(2)]
+    for s in streams:  # the operands and the NaN fill were written on the current stream
+        s.wait_stream(torch.cuda.current_stream())
     for _ in range(3):
         for (A, Bt), C, s in zip(pairs, outs, streams):
             with torch.cuda.stream(s):

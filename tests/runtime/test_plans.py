@@ -631,38 +631,39 @@ def test_the_cap_is_lifted_a_step_at_a_time_and_a_spill_without_one_is_raised(fa
 
 def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(monkeypatch):
     """codegen/repack.py's plan (session 42): per stream one workspace holds the GEMM's own bytes, then A's copy, then
-    B's (each 256-byte aligned); the copy launches come first, each fed the call's operand (S), and the GEMM's launches
-    read the copies (A and B packed as the copies' pointers, no longer per-call fields) with the padded leading
-    dimensions."""
+    B's (each 256-byte aligned); the copy launches come first, each fed the call's operand (S) with its own leading
+    dimension, and the GEMM (runtime/sgemm_launch.SgemmLaunch, as the plan builds it) reads the copies: A and B packed
+    as the copies' pointers with the padded leading dimensions, no longer per-call fields."""
     from types import SimpleNamespace
     from regtile.codegen.repack import repack_for
-    made = []
+    made, gemms = [], []
     monkeypatch.setattr(plans.driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x100000, nbytes=nbytes))
     monkeypatch.setattr(plans.driver, "PackedLaunch",
                         lambda kernel, grid, args, dynamic: made.append((kernel, grid, args, dynamic)) or
                         (lambda values, stream: None))
     monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 1000)
-    m, n, k = 2049, 2047, 1025
+
+    def sgemm_launch(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace=0, batch=0, strides=()):
+        gemms.append(dict(a=a, lda=lda, b=b, ldb=ldb, ldc=ldc, workspace=workspace))
+        return SimpleNamespace(calls=[(kernel, (8, 33, 1), (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))],
+                               work_lists=[])
+    monkeypatch.setattr(plans, "SgemmLaunch", sgemm_launch)
+    m, n, k, lda, ldb = 2049, 2047, 1025, 1027, 1029  # strided views, both unaligned
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.pack_kernel = None, threading.Lock(), {}, "gemm", "pack"
-    plan.m, plan.n, plan.k, plan.lda, plan.ldb, plan.ldc = m, n, k, k, k, n
-    plan.repack = repack_for(m, n, k, False, True, k, k)
-    seen = {}
-
-    def launch_sets(ws, a=0, b=0):
-        lda, ldb = plan.repack.leading_dims(plan.lda, plan.ldb)
-        seen.update(ws=ws, a=a, b=b, lda=lda, ldb=ldb)
-        return [SimpleNamespace(calls=[("gemm", (8, 33, 1), (m, n, k, 0.0, a, lda, b, ldb, 0.0, 0, n))], work_lists=[])]
-    plan._launch_sets = launch_sets
+    plan.m, plan.n, plan.k, plan.lda, plan.ldb, plan.ldc = m, n, k, lda, ldb, n
+    plan.batch, plan.strides = 0, (0, 0, 0)
+    plan.repack = repack_for(m, n, k, False, True, lda, ldb)
+    assert plan.repack.a.ld == lda and plan.repack.b.ld == ldb
     bound = plan._bind(0)
     ws = bound.keep[0]
     a_copy = 0x100000 + 1024  # past the GEMM's 1000 bytes, rounded up to 256
     b_copy = a_copy + -(-4 * m * 1032 // 256) * 256
     assert ws.nbytes == b_copy - 0x100000 + -(-4 * n * 1032 // 256) * 256
-    assert seen == {"ws": 0x100000, "a": a_copy, "b": b_copy, "lda": 1032, "ldb": 1032}
+    assert gemms == [dict(a=a_copy, lda=1032, b=b_copy, ldb=1032, ldc=n, workspace=0x100000)]
     (k1, g1, a1, d1), (k2, g2, a2, d2), (k3, _, a3, d3) = made
-    assert (k1, a1, d1) == ("pack", (0, a_copy, m, k, k, 1032), {"S": 0})
-    assert (k2, a2, d2) == ("pack", (0, b_copy, n, k, k, 1032), {"S": 1})
+    assert (k1, a1, d1) == ("pack", (0, a_copy, m, k, lda, 1032), {"S": 0})
+    assert (k2, a2, d2) == ("pack", (0, b_copy, n, k, ldb, 1032), {"S": 1})
     assert g1 == (3, m, 1) and g2 == (3, n, 1)  # 1032 floats a row: three blocks of 512
-    assert k3 == "gemm" and a3[4] == a_copy and a3[6] == b_copy and d3 == {"C": 2, "alpha": 3, "beta": 4}
+    assert k3 == "gemm" and a3[4:8] == (a_copy, 1032, b_copy, 1032) and d3 == {"C": 2, "alpha": 3, "beta": 4}
     assert bound.watch_capture  # a graph would point into the copies: the plan is pinned on capture
