@@ -167,25 +167,22 @@ class GemmPlan:
         return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, a, lda, b, ldb, 0.0, 0, self.ldc,
                             workspace=workspace, batch=self.batch, strides=self.strides)]
 
-    def _copies_and_gemm(self, ws, gemm_bytes: int) -> Tuple[list, List[SgemmLaunch]]:
-        """A repacking plan's launches: each operand's copy into the workspace past the GEMM's own bytes, then the
-        GEMM reading the copies (their pointers packed once; the call's A and B feed the copies)."""
-        r, cfg, at = self.repack, self.pack_config, ws.ptr + _aligned(gemm_bytes)
-        copies, launches = {}, []
-        for name, op in (("A", r.a), ("B", r.b)):
-            if op is None:
-                continue
-            copies[name] = at
-            args = (0, at, op.rows, op.length, op.ld, op.padded_ld)
-            launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(cfg), args, {"S": _DYNAMIC[name]}))
-            at += _aligned(4 * op.floats)
-        sets = self._launch_sets(ws.ptr if gemm_bytes else 0, copies.get("A", 0), copies.get("B", 0))
-        dynamic = {p: i for p, i in _DYNAMIC.items() if p not in copies}
-        launches += [driver.PackedLaunch(kk, grid, args, dynamic) for s in sets for kk, grid, args in s.calls]
-        return launches, sets
+    def _copies(self, at: int) -> Tuple[list, Dict[str, int]]:
+        """A repacking plan's copy launches into its workspace from `at` on, each fed the call's operand, and
+        {"A" / "B": its copy's pointer} (256-byte aligned each)."""
+        launches, copies = [], {}
+        for name, op in (("A", self.repack.a), ("B", self.repack.b)):
+            if op is not None:
+                copies[name] = at
+                args = (0, at, op.rows, op.length, op.ld, op.padded_ld)
+                launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(self.pack_config), args,
+                                                    {"S": _DYNAMIC[name]}))
+                at += _aligned(4 * op.floats)
+        return launches, copies
 
     def _bind(self, stream: int) -> _Bound:
-        """The stream's workspace and work lists (allocated once per plan and stream)."""
+        """The stream's workspace and work lists (allocated once per plan and stream): one buffer holds the GEMM's
+        workspace, then a repacking plan's copies, whose launches come first."""
         with self._lock:
             bound = self._bound.get(stream)
             if bound is not None:
@@ -193,15 +190,15 @@ class GemmPlan:
             with driver.outside_capture(stream) as capturing:
                 try:
                     nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
-                    if self.repack is not None:
-                        ws = driver.DeviceBuffer(_aligned(nbytes) + sum(
-                            _aligned(4 * op.floats) for op in (self.repack.a, self.repack.b) if op))
-                        launches, sets = self._copies_and_gemm(ws, nbytes)
-                    else:
-                        ws = driver.DeviceBuffer(nbytes) if nbytes else None
-                        sets = self._launch_sets(ws.ptr if ws else 0)
-                        launches = [driver.PackedLaunch(kk, grid, args, _DYNAMIC) for s in sets
-                                    for kk, grid, args in s.calls]
+                    ops = (self.repack.a, self.repack.b) if self.repack is not None else ()
+                    copy_bytes = sum(_aligned(4 * op.floats) for op in ops if op)
+                    total = _aligned(nbytes) + copy_bytes if copy_bytes else nbytes
+                    ws = driver.DeviceBuffer(total) if total else None
+                    launches, copies = self._copies(ws.ptr + _aligned(nbytes)) if copy_bytes else ([], {})
+                    sets = self._launch_sets(ws.ptr if nbytes else 0, **{op.lower(): at for op, at in copies.items()})
+                    dynamic = {p: i for p, i in _DYNAMIC.items() if p not in copies}  # the copies: packed once
+                    launches += [driver.PackedLaunch(kk, grid, args, dynamic)
+                                 for s in sets for kk, grid, args in s.calls]
                 except Exception as e:
                     if capturing:
                         raise LaunchError(f"regtile {self.describe()}: the first call on a stream allocates its "
