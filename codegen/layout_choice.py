@@ -84,22 +84,22 @@ RING_STAND_IN_MIN_TILES = 192
 #   least 36 MiB of A (22 shape-layouts, m of 4096 up), 0.94-1.06x at 32 MiB and up to 1.37x below.  In TN (A^T read
 #   through TN's ring by the pick) it won from 48 MiB with m of 10240 up (0.83-0.98x, five shapes), lost at m of
 #   4096-8192 with 48-64 MiB (1.007-1.044x) and was mixed below 48 MiB (0.97-1.05x).
-# The rule takes those bounds (SKINNY_STAND_IN_MIN_ELEMS: m k, A's floats), n from the smallest measured (20) to what
-# the stand-ins' block tiles hold whole (32); unaligned A or B rows were not timed (the rule takes them).
+# The rule takes those bounds (SKINNY_STAND_IN_MIN_TN / _NT_TT: m and m k, A's floats), n from the smallest measured
+# (20) to what the stand-ins' block tiles hold whole (32); unaligned A or B rows were not timed (the rule takes them).
 SKINNY_STAND_IN_PICKS = ("tall-64x32-k32", "tall-64x32", "splitk-128x32")
 SKINNY_STAND_IN_MIN_N, SKINNY_STAND_IN_MAX_N = 20, 32
-# (min m, min m k) by whether A is read transposed alone (TN); NT and TT
-SKINNY_STAND_IN_MIN_ELEMS = {True: (10240, 12 << 20), False: (4096, 9 << 20)}
+SKINNY_STAND_IN_MIN_TN = (10240, 12 << 20)  # (m, m k) at least, where A alone is transposed (48 MiB of A)
+SKINNY_STAND_IN_MIN_NT_TT = (4096, 9 << 20)  # ... in NT and TT (36 MiB)
 
 
 def skinny_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Optional[str]:
     """The member that runs the row-major pick `pick` on a tall skinny-n shape in a transposed layout (the layout's
     skinny-n stand-in, as fused_stand_in's), or None: not such a pick, NN, N outside SKINNY_STAND_IN_MIN_N..MAX_N, or
-    m or A's floats (m k) below the layout's SKINNY_STAND_IN_MIN_ELEMS."""
+    m or A's floats (m k) below the layout's bound (SKINNY_STAND_IN_MIN_TN, _NT_TT)."""
     if pick not in SKINNY_STAND_IN_PICKS or not (trans_a or trans_b) or not (
             SKINNY_STAND_IN_MIN_N <= n <= SKINNY_STAND_IN_MAX_N):
         return None
-    min_m, min_elems = SKINNY_STAND_IN_MIN_ELEMS[trans_a and not trans_b]
+    min_m, min_elems = SKINNY_STAND_IN_MIN_TN if trans_a and not trans_b else SKINNY_STAND_IN_MIN_NT_TT
     if m < min_m or m * k < min_elems:
         return None
     return fused_stand_in("fused-128x32", trans_a)  # the layout's stand-in of a 128 x 32 skinny-n fused pick
