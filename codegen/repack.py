@@ -30,6 +30,9 @@ REPACK_MIN_HARMONIC = 1000  # m n / (m + n) at least this (see above)
 # The copies' workspace, a stream, at most (both operands: 128 MB at the largest shape measured, 4001x4003x4007): the
 # plan holds it for its life, outside torch's allocator, so a shape whose copies would take more runs in place.
 REPACK_MAX_BYTES = 256 << 20
+# Which operands a layout copies ("A", "B" or both), each only where its stored rows are unaligned; a layout not named
+# runs in place.  All the named operands' rows must be unaligned for the plan to repack (NT: measured with both).
+REPACK_OPERANDS = {"NT": "AB"}
 PACK_MAX_GRID_Y = 65535  # gridDim.y's limit: the copy kernel strides over rows beyond it
 
 
@@ -84,16 +87,27 @@ class Repack:
         return f"{names} repacked into padded rows first ({lds})"
 
 
+def stored_rows(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+    """((rows, length) of A as stored, (rows, length) of B): A's rows run along K, or along M where op(A) = A^T; B's
+    along N, or along K where op(B) = B^T."""
+    return ((k, m) if trans_a else (m, k)), ((n, k) if trans_b else (k, n))
+
+
 def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
                arch: str = "sm_90") -> Optional[Repack]:
-    """The copies regtile.sgemm's plan makes before the GEMM, or None: not sm_90 (measured there only), not NT, a
-    batch, either operand's rows aligned (lda or ldb a multiple of 4 floats), m n / (m + n) below REPACK_MIN_HARMONIC,
-    or copies of more than REPACK_MAX_BYTES."""
-    if arch != "sm_90" or batch or trans_a or not trans_b or lda % 4 == 0 or ldb % 4 == 0 or k < 1:
+    """The copies regtile.sgemm's plan makes before the GEMM, or None: not sm_90 (measured there only), a layout
+    REPACK_OPERANDS does not name, a batch, one of the named operands' rows aligned (its leading dimension a multiple
+    of 4 floats), m n / (m + n) below REPACK_MIN_HARMONIC, or copies of more than REPACK_MAX_BYTES."""
+    which = REPACK_OPERANDS.get(("T" if trans_a else "N") + ("T" if trans_b else "N"), "")
+    if arch != "sm_90" or batch or not which or k < 1 or m * n < REPACK_MIN_HARMONIC * (m + n):
         return None
-    if m * n < REPACK_MIN_HARMONIC * (m + n) or 4 * (m + n) * padded(k) > REPACK_MAX_BYTES:
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, trans_a, trans_b)
+    a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in which else None
+    b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in which else None
+    copies = [c for c in (a, b) if c is not None]
+    if any(c.ld % 4 == 0 for c in copies) or 4 * sum(c.floats for c in copies) > REPACK_MAX_BYTES:
         return None
-    return Repack(OperandCopy(m, k, lda, padded(k)), OperandCopy(n, k, ldb, padded(k)))
+    return Repack(a, b)
 
 
 def gemm_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
