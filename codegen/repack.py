@@ -9,16 +9,24 @@ kernels are faster than its NN one.  On 11 such NT shapes below cuBLAS the GEMM 
 unaligned rows, and torch's strided copies (18-100 us, about 2.65 TB/s read + written) took most of that back
 (f_8358846: 7 of 11 faster, none at cuBLAS); the copy kernel here ran 1.35-1.43x faster than torch's (g_ebbca21,
 pack_copy_speed: 33.8 against 48.3 us for 4001x4007).  The copies move 8 (m + n) K bytes against 2 m n K flops, so
-they pay where m n / (m + n) is large: the three shapes below 1000 (481-833) ran slower repacked, and TT (A^T's rows
-along M) lost on 2047x4097x1023 (1365) and TN (its ring) on both shapes tried: NT only.  Through regtile.sgemm
-(h_b1760f2, us, x cuBLAS's NT in the same run, against the plans on the unaligned rows in session 41 / 42's sweeps),
-all 12 suite and held-out shapes the rule takes ran faster: 2049x2047x1025 214.6 -> 198.8 (0.850 -> 0.917),
-4099x4093x4091 2923.6 -> 2724.7 (0.922 -> 0.964), 8191x8193x1025 2964.6 -> 2776.8 (0.959 -> 0.999), 6143x2047x3071
-1705.0 -> 1556.8 (0.924 -> 0.977), 4097^3 2989.8 -> 2799.1 (1.121 -> 1.169); held-out 4001x4003x4007 0.888 -> 0.980,
-4095^3 0.964 -> 1.007, 1919x2929x3939 0.926 -> 1.003, 2999x7001x211 0.986 -> 1.022, 3333x2222x1111 0.911 -> 0.942,
-2047x4097x1023 0.912 -> 0.942, 1234x5678x910 1.111 -> 1.141.  The workspace holds both copies, 4 (m + n) (K + 4..7)
-bytes a stream (68 MB at 8191x8193x1025; at most REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in
-place."""
+they pay where m n / (m + n) is large: the three shapes below 1000 (481-833) ran slower repacked.  Through
+regtile.sgemm (h_b1760f2, us, x cuBLAS's NT in the same run, against the plans on the unaligned rows in session 41 /
+42's sweeps), all 12 suite and held-out shapes the rule takes ran faster: 2049x2047x1025 214.6 -> 198.8 (0.850 ->
+0.917), 4099x4093x4091 2923.6 -> 2724.7 (0.922 -> 0.964), 8191x8193x1025 2964.6 -> 2776.8 (0.959 -> 0.999),
+6143x2047x3071 1705.0 -> 1556.8 (0.924 -> 0.977), 4097^3 2989.8 -> 2799.1 (1.121 -> 1.169); held-out 4001x4003x4007
+0.888 -> 0.980, 4095^3 0.964 -> 1.007, 1919x2929x3939 0.926 -> 1.003, 2999x7001x211 0.986 -> 1.022, 3333x2222x1111
+0.911 -> 0.942, 2047x4097x1023 0.912 -> 0.942, 1234x5678x910 1.111 -> 1.141.
+
+Session 43 (docs/data/session43/a_0eb71e7, lab/experiments/repack_rule_ab: the plan with this copy kernel against the
+plan in place, in one run): TT (A^T's rows along M, B^T's along K) on its 12 suite and held-out shapes with both rows
+unaligned and m n / (m + n) >= 1000, copying both ran 3.8-6.9% faster on 11 (2049x2047x1025 0.888 -> 0.924x cuBLAS,
+4001x4003x4007 0.969 -> 1.035, 4099x4093x4091 0.968 -> 1.014, 6143x2047x3071 0.984 -> 1.039, 3333x2222x1111 0.940 ->
+1.004) and 0.9% slower on 2047x4097x1023; copying B^T alone gained less on all but 6143x2047x3071.  Below 1000 it was
+mixed (1111x3333x2222 +5.8%, 1023x4095x2047 -1.1%, 999^3 -4.9%).  NN: both copied ran 0.9-4.9% faster on the four
+shapes tried (A alone slower on three: B's N-long rows count too).  TN (its ring): 1.8% faster on 2049x2047x1025, 2.2% and
+4.7% slower on 8191x8193x1025 and 6143x2047x3071 (session 42 with torch's copies: slower on both): it runs in place.
+The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream in NT (68 MB at 8191x8193x1025; at most
+REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in place."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +39,8 @@ REPACK_MIN_HARMONIC = 1000  # m n / (m + n) at least this (see above)
 # plan holds it for its life, outside torch's allocator, so a shape whose copies would take more runs in place.
 REPACK_MAX_BYTES = 256 << 20
 # Which operands a layout copies ("A", "B" or both), each only where its stored rows are unaligned; a layout not named
-# runs in place.  All the named operands' rows must be unaligned for the plan to repack (NT: measured with both).
-REPACK_OPERANDS = {"NT": "AB"}
+# runs in place.  All the named operands' rows must be unaligned for the plan to repack (measured with both).
+REPACK_OPERANDS = {"NN": "AB", "NT": "AB", "TT": "AB"}
 PACK_MAX_GRID_Y = 65535  # gridDim.y's limit: the copy kernel strides over rows beyond it
 
 

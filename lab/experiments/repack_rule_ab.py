@@ -6,7 +6,7 @@ interleaved kernel against kernel on tools/shape_sweep's ShapeBench.  "lib": the
 timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the plan's own copy kernel.  Writes
 repack_rule_ab.json under $OUT.
 
-    python3 -m lab.experiments.repack_rule_ab [rules=AB,B] [LAYOUT:]MxNxK ...
+    python3 -m lab.experiments.repack_rule_ab [rules=AB,B | rules=none] [LAYOUT:]MxNxK ...   (none: lib and inplace)
 """
 from . import checked_row, over_shapes, patched_plan, program, take_option
 
@@ -31,7 +31,7 @@ def one(torch, bench, m, n, k, rules=("AB",)):
 
 
 def run(argv):
-    rules = tuple((take_option(argv, "rules") or "AB").split(","))
+    rules = tuple(r for r in (take_option(argv, "rules") or "AB").split(",") if r != "none")
     over_shapes(argv, DEFAULT, "repack_rule_ab.json", lambda *a: one(*a, rules=rules))
 
 

@@ -1,12 +1,12 @@
-"""Repacking (codegen/repack.py, session 42): where regtile.sgemm's plan copies NT operands with unaligned rows into
-padded rows before the GEMM, the copies' shapes and grid, and the copy kernel (codegen/emit_pack.py) compiled for
+"""Repacking (codegen/repack.py, sessions 42-43): where regtile.sgemm's plan copies operands with unaligned rows into
+padded rows before the GEMM (NT, TT and NN), the copies' shapes and grid, and the copy kernel (codegen/emit_pack.py) compiled for
 every arch regtile builds.  CPU only; tests/gpu/test_repack_gpu.py runs the plans."""
 import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.heuristic import leading_dims
 from regtile.codegen.repack import (PACK_MAX_GRID_Y, REPACK_MAX_BYTES, REPACK_MIN_HARMONIC, OperandCopy, PackConfig,
-                                    gemm_leading_dims, padded, repack_for)
+                                    gemm_leading_dims, padded, repack_for, stored_rows)
 from regtile.errors import ConfigError
 
 
@@ -16,18 +16,44 @@ def _packed(m, n, k, layout):
     return repack_for(m, n, k, ta, tb, lda, ldb)
 
 
-# session 42's NT shapes below cuBLAS on unaligned rows (docs/data/session42/f_8358846): m n / (m + n) of 1024-4096
-# repacked, 481-833 not (slower repacked)
-@pytest.mark.parametrize("m, n, k", [(2049, 2047, 1025), (3333, 2222, 1111), (2047, 4097, 1023), (1919, 2929, 3939),
-                                     (6143, 2047, 3071), (4001, 4003, 4007), (4099, 4093, 4091), (8191, 8193, 1025)])
-def test_nt_shapes_with_unaligned_k_and_large_m_and_n_are_repacked(m, n, k):
-    r = _packed(m, n, k, "NT")
+# the suite's and held-out sets' shapes with m n / (m + n) of 1024-4096 whose rows are unaligned in NT, TT and NN
+# (session 42's NT shapes below cuBLAS, docs/data/session42/f_8358846; session 43's TT and NN, session43/a_0eb71e7):
+# repacked; TN (its ring) runs in place
+LARGE_UNALIGNED = [(2049, 2047, 1025), (3333, 2222, 1111), (2047, 4097, 1023), (1919, 2929, 3939), (6143, 2047, 3071),
+                   (4001, 4003, 4007), (4099, 4093, 4091), (8191, 8193, 1025)]
+
+
+@pytest.mark.parametrize("m, n, k", LARGE_UNALIGNED)
+@pytest.mark.parametrize("layout", ["NT", "TT", "NN"])
+def test_large_shapes_with_both_operands_rows_unaligned_are_repacked(m, n, k, layout):
+    r = _packed(m, n, k, layout)
     assert r is not None and m * n >= REPACK_MIN_HARMONIC * (m + n)
-    assert r.a == OperandCopy(m, k, k, padded(k)) and r.b == OperandCopy(n, k, k, padded(k))
-    assert r.leading_dims(k, k) == (padded(k), padded(k))
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, layout[0] == "T", layout[1] == "T")
+    assert r.a == OperandCopy(rows_a, len_a, len_a, padded(len_a)) and r.b == OperandCopy(rows_b, len_b, len_b,
+                                                                                            padded(len_b))
+    assert r.leading_dims(len_a, len_b) == (padded(len_a), padded(len_b))
     assert "A and B repacked into padded rows first" in r.describe()
-    for layout in ("NN", "TN", "TT"):  # TN runs its ring, TT lost on one of six, NN measured slower (sessions 6-26)
-        assert _packed(m, n, k, layout) is None, layout
+
+
+@pytest.mark.parametrize("m, n, k", LARGE_UNALIGNED)
+def test_tn_runs_in_place(m, n, k):
+    """TN reads its unaligned rows through its ring; copies were slower on two of three shapes (session 43)."""
+    assert _packed(m, n, k, "TN") is None
+
+
+def test_the_stored_rows_of_each_layout():
+    """A's rows run along K (NN, NT) or M (A^T); B's along N (NN, TN) or K (B^T)."""
+    assert stored_rows(2, 3, 5, False, False) == ((2, 5), (5, 3))
+    assert stored_rows(2, 3, 5, False, True) == ((2, 5), (3, 5))
+    assert stored_rows(2, 3, 5, True, False) == ((5, 2), (5, 3))
+    assert stored_rows(2, 3, 5, True, True) == ((5, 2), (3, 5))
+
+
+def test_tt_and_nn_need_both_rows_unaligned():
+    assert _packed(4000, 4003, 4007, "TT") is None  # A^T's rows (along M) aligned
+    assert _packed(4001, 4003, 4008, "TT") is None  # B^T's (along K)
+    assert _packed(4001, 4004, 4007, "NN") is None  # B's (along N)
+    assert _packed(4001, 4003, 4008, "NN") is None  # A's (along K)
 
 
 @pytest.mark.parametrize("m, n, k, why", [

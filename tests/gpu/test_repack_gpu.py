@@ -1,11 +1,11 @@
-"""Repacked NT plans on the GPU (codegen/repack.py, session 42): both operands' rows unaligned along K, copied into
-padded rows by the plan's copy kernel before the GEMM.  float64 references on fresh random data, C NaN-poisoned;
-strided operands, alpha / beta, a second call on new data and a CUDA graph's replays (the copies are launches of
-the graph)."""
+"""Repacked plans on the GPU (codegen/repack.py, sessions 42-43): both operands' rows unaligned (NT, TT, NN), copied
+into padded rows by the plan's copy kernel before the GEMM.  float64 references on fresh random data, C
+NaN-poisoned; strided operands, alpha / beta, a second call on new data and a CUDA graph's replays (the copies are
+launches of the graph)."""
 import pytest
 
 import regtile
-from regtile.codegen.repack import padded
+from regtile.codegen.repack import padded, stored_rows
 from regtile.runtime import plans
 
 pytestmark = pytest.mark.gpu
@@ -16,8 +16,9 @@ torch.backends.cuda.matmul.allow_tf32 = False
 M, N, K = 2049, 2047, 1025  # m n / (m + n) = 1024: repacked
 
 
-def _check(C, A, Bt, alpha=1.0, beta=0.0, C0=None):
-    ref = alpha * (A.double() @ Bt.double().t())
+def _check(C, opA, opB, alpha=1.0, beta=0.0, C0=None):
+    """C against alpha op(A) op(B) + beta C0 in float64 (opA, opB: the m x k and k x n views)."""
+    ref = alpha * (opA.double() @ opB.double())
     if C0 is not None:
         ref = ref + beta * C0.double()
     assert not torch.isnan(C).any(), "an element of C was not written"
@@ -30,23 +31,29 @@ def _operand(rows, cols, ld):
     return torch.randn(rows, ld, device="cuda")[:, :cols]
 
 
-@pytest.mark.parametrize("lda, ldb", [(K, K), (K + 2, K + 6)])
-def test_nt_with_unaligned_rows_runs_on_padded_copies(lda, ldb):
-    plan = plans.GemmPlan(M, N, K, False, True, lda, ldb, N)
-    assert plan.repack is not None and plan.repack.leading_dims(lda, ldb) == (padded(K), padded(K)), plan.describe()
+@pytest.mark.parametrize("layout", ["NT", "TT", "NN"])
+@pytest.mark.parametrize("pad_a, pad_b", [(0, 0), (2, 6)])
+def test_unaligned_rows_run_on_padded_copies(layout, pad_a, pad_b):
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, ta, tb)
+    lda, ldb = len_a + pad_a, len_b + pad_b
+    plan = plans.GemmPlan(M, N, K, ta, tb, lda, ldb, N)
+    assert plan.repack is not None, plan.describe()
+    assert plan.repack.leading_dims(lda, ldb) == (padded(len_a), padded(len_b)), plan.describe()
     assert "repacked into padded rows first" in plan.describe()
-    A, Bt = _operand(M, K, lda), _operand(N, K, ldb)
+    A, B = _operand(rows_a, len_a, lda), _operand(rows_b, len_b, ldb)  # as stored
+    opA, opB = (A.t() if ta else A), (B.t() if tb else B)
     C0 = torch.randn(M, N, device="cuda")
     C = C0.clone()
-    regtile.sgemm(A, Bt, C, alpha=0.75, beta=-0.5, transb=True)
+    regtile.sgemm(A, B, C, alpha=0.75, beta=-0.5, transa=ta, transb=tb)
     torch.cuda.synchronize()
-    _check(C, A, Bt, 0.75, -0.5, C0)
-    A.copy_(torch.randn(M, K, device="cuda"))  # new data, the same plan: the copies run again
-    Bt.copy_(torch.randn(N, K, device="cuda"))
+    _check(C, opA, opB, 0.75, -0.5, C0)
+    A.copy_(torch.randn(rows_a, len_a, device="cuda"))  # new data, the same plan: the copies run again
+    B.copy_(torch.randn(rows_b, len_b, device="cuda"))
     C = torch.full((M, N), float("nan"), device="cuda")
-    regtile.sgemm(A, Bt, C, transb=True)
+    regtile.sgemm(opA, opB, C)  # the transposed views: the same plan
     torch.cuda.synchronize()
-    _check(C, A, Bt)
+    _check(C, opA, opB)
 
 
 def test_a_repacked_plan_in_a_cuda_graph():
@@ -68,4 +75,29 @@ def test_two_streams_copy_into_their_own_workspaces():
                 regtile.sgemm(A, Bt, C, transb=True)
     torch.cuda.synchronize()
     for (A, Bt), C in zip(pairs, outs):
-        _check(C, A, Bt)
+        _check(C, A, Bt.t())
+
+
+@pytest.mark.parametrize("layout", ["NT", "TT"])
+def test_a_column_major_c(layout):
+    """C column-major: the library runs C^T = op(B)^T op(A)^T (NT stays NT, TT becomes NN), repacked the same."""
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, ta, tb)
+    A, B = torch.randn(rows_a, len_a, device="cuda"), torch.randn(rows_b, len_b, device="cuda")
+    opA, opB = (A.t() if ta else A), (B.t() if tb else B)
+    C = torch.full((N, M), float("nan"), device="cuda").t()
+    regtile.sgemm(opA, opB, C)
+    torch.cuda.synchronize()
+    _check(C, opA, opB)
+
+
+def test_rows_beyond_the_copy_grids_y_limit():
+    """A's 70001 rows: the copy kernel's grid stops at 65535 rows and its blocks stride over the rest."""
+    m, n, k = 70001, 1027, 13  # m n / (m + n) = 1012
+    plan = plans.GemmPlan(m, n, k, False, True, k, k, n)
+    assert plan.repack is not None and plan.repack.a.rows == m, plan.describe()
+    A, Bt = torch.randn(m, k, device="cuda"), torch.randn(n, k, device="cuda")
+    C = torch.full((m, n), float("nan"), device="cuda")
+    regtile.sgemm(A, Bt.t(), C)
+    torch.cuda.synchronize()
+    _check(C, A, Bt.t())
