@@ -268,11 +268,12 @@ def for_operands(cfg: SgemmConfig, backend: str, lda: int, ldb: int, m: int, n: 
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int, trans_a: bool = False,
-                     trans_b: bool = False) -> Tuple[SgemmConfig, str]:
+                     trans_b: bool = False, lda: int = 0, ldb: int = 0) -> Tuple[SgemmConfig, str]:
     """(config, backend) of family member `name` for M x N x K with packed operands in the layout (row-major: lda =
-    K, ldb = ldc = N; heuristic.leading_dims): its split for the shape (heuristic.member_config), generated for the
-    layout (layouts.with_layout) and those operands (for_operands), as regtile.sgemm builds a plan's kernel; what the
-    sweeps time and label as the member."""
+    K, ldb = ldc = N; heuristic.leading_dims), or `lda` / `ldb` where given: its split for the shape
+    (heuristic.member_config), generated for the layout (layouts.with_layout) and those operands (for_operands), as
+    regtile.sgemm builds a plan's kernel; what the sweeps time and label as the member."""
     cfg, backend = member_config(name, m, n, k, sm_count)
-    lda, ldb, _ = leading_dims(m, n, k, trans_a, trans_b)
+    packed_a, packed_b, _ = leading_dims(m, n, k, trans_a, trans_b)
+    lda, ldb = lda or packed_a, ldb or packed_b
     return for_operands(with_layout(cfg, trans_a, trans_b), backend, lda, ldb, m, n, k=k), backend

@@ -83,22 +83,28 @@ def config_key(cfg, backend) -> tuple:
 # ---- one shape's operands and its timing ----------------------------------------------------
 class ShapeBench:
     """Rotating sets of random A, B and a C each, as torch tensors on the GPU; `layout` (LAYOUTS) stores A as K x M
-    where op(A) = A^T and B as N x K where op(B) = B^T, packed (lda, ldb)."""
+    where op(A) = A^T and B as N x K where op(B) = B^T, packed (lda, ldb), or with `padded_rows` views of rows padded
+    as a repacking plan's copies (lda, ldb: repack.padded of the packed ones; lab/experiments/layout_candidates)."""
 
-    def __init__(self, torch, m: int, n: int, k: int, seed: int = 0, layout: str = "NN"):
+    def __init__(self, torch, m: int, n: int, k: int, seed: int = 0, layout: str = "NN", padded_rows: bool = False):
         if layout not in LAYOUTS:
             raise ValueError(f"layout {layout!r}: one of {', '.join(LAYOUTS)}")
         self.torch, self.m, self.n, self.k = torch, m, n, k
         self.trans_a, self.trans_b = layout[0] == "T", layout[1] == "T"
         self.lda, self.ldb = (m if self.trans_a else k), (k if self.trans_b else n)
+        if padded_rows:  # each operand a view of rows padded as a repacking plan's copies are (codegen/repack.padded)
+            from ..codegen.repack import padded
+            self.lda, self.ldb = padded(self.lda), padded(self.ldb)
         from ..runtime.bench import rotation_sets
         # 50 MB of L2 on the H100, 60 MB on the H200
         self.sets = rotation_sets(traffic_bytes(m, n, k), torch.cuda.get_device_properties(0).L2_cache_size)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
         a_shape, b_shape = ((k, m) if self.trans_a else (m, k)), ((n, k) if self.trans_b else (k, n))
-        self.a = [torch.randn(*a_shape, device="cuda", generator=g) for _ in range(self.sets)]
-        self.b = [torch.randn(*b_shape, device="cuda", generator=g) for _ in range(self.sets)]
+        self.a = [torch.randn(a_shape[0], self.lda, device="cuda", generator=g)[:, :a_shape[1]]
+                  for _ in range(self.sets)]
+        self.b = [torch.randn(b_shape[0], self.ldb, device="cuda", generator=g)[:, :b_shape[1]]
+                  for _ in range(self.sets)]
         self.c = [torch.empty(m, n, device="cuda") for _ in range(self.sets)]
         self._ref = None
         self._ws = []  # every workspace handed out (regtile), alive until close

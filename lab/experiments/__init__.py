@@ -249,10 +249,10 @@ def registers(art):
 
 
 def member_for_shape(name: str, m: int, n: int, k: int, sm_count: int = 132, trans_a: bool = False,
-                     trans_b: bool = False):
-    """operand_forms.member_for_shape at the H100's 132 SMs by default."""
+                     trans_b: bool = False, lda: int = 0, ldb: int = 0):
+    """operand_forms.member_for_shape at the H100's 132 SMs by default (lda / ldb: the packed operands' where 0)."""
     from regtile.codegen.operand_forms import member_for_shape as for_shape
-    return for_shape(name, m, n, k, sm_count, trans_a, trans_b)
+    return for_shape(name, m, n, k, sm_count, trans_a, trans_b, lda, ldb)
 
 
 def time_plans(torch, bench, plans, row: dict, label: str):

@@ -16,6 +16,8 @@ layout, and regtile.sgemm's plan's time ("lib_us").
       (every shape of the suite that regtile.sgemm does not route to a GEMV in the layout, smallest first.  Until
       the review after g_14ba623 it left out the shapes the NN route sends to a few-vector GEMV, which NT with m of
       2-16 and TN with n of 2-16 run on family members: 22 shape-layouts not timed there)
+  padded=1: the operands as views of rows padded as a repacking plan's copies (codegen/repack.padded), every member
+      generated for those leading dimensions: the GEMM a repacking plan runs, without its copies (session 43)
 """
 import time
 
@@ -38,6 +40,7 @@ def run(argv):
     t0 = time.time()
     suite, layouts, budget = take_option(argv, "suite"), take_option(argv, "layouts"), take_option(argv, "budget")
     fused = take_option(argv, "fused") == "1"
+    pad = take_option(argv, "padded") == "1"
     only = take_option(argv, "members")
     only = set(only.split(",")) if only else None
     vary = [parse(v) for v in (take_option(argv, "vary") or "").split("|") if v]
@@ -57,11 +60,14 @@ def run(argv):
     jobs = []
     for spec in specs:
         layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
+        if pad:
+            from regtile.codegen.repack import padded
+            lda, ldb = padded(lda), padded(ldb)
         members = {}
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=fused):
             if only and name not in only:
                 continue
-            cfg, be = members[name] = member_for_shape(name, m, n, k, dev.sm_count, ta, tb)
+            cfg, be = members[name] = member_for_shape(name, m, n, k, dev.sm_count, ta, tb, lda, ldb)
             for label, fields in vary:
                 try:
                     var = cfg.replace(**fields)
@@ -78,7 +84,7 @@ def run(argv):
         if budget and time.time() - t0 > float(budget):
             print(f"time budget of {budget} s reached: {len(jobs) - len(rows)} shapes left out", flush=True)
             break
-        bench = ShapeBench(torch, m, n, k, layout=layout)
+        bench = ShapeBench(torch, m, n, k, layout=layout, padded_rows=pad)
         try:
             check, us, plans = time_members(torch, bench, members, spec)  # a member that cannot run there: named
         finally:
@@ -88,7 +94,8 @@ def run(argv):
         rows.append({"layout": layout, "m": m, "n": n, "k": k, "group": groups.get((m, n, k), "spec"),
                      "cublas_us": us["cublas"], "lib_us": us["lib"],
                      "lib_member": h.describe_choice(m, n, k, dev.arch, dev.sm_count,
-                                                     h.rows_aligned(m, n, k, bench.trans_a, bench.trans_b),
+                                                     h.rows_aligned(m, n, k, bench.trans_a, bench.trans_b,
+                                                                    bench.lda, bench.ldb),
                                                      trans_a=bench.trans_a, trans_b=bench.trans_b),
                      "kernels": {nm: dict(check[nm], us=us[nm]) for nm in members if nm in us}})
         write_out("layout_candidates.json", {"device": dev.name, "sm_count": dev.sm_count, "rows": rows})
