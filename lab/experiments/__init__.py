@@ -216,13 +216,13 @@ def check_view(torch, fn, c, rows: int, cols: int, ref) -> dict:
     return {"ok": unwritten == 0 and err <= 1e-5 and kept, "rel_err": err, "unwritten": unwritten}
 
 
-def checked_row(torch, bench, fns, row: dict):
-    """The per-shape A/Bs' last step: every variant of `fns` but "cublas" checked against float64, all timed
-    interleaved; `row` gets the checks and times.  -> (row, the versus line)."""
-    checked = tuple(name for name in fns if name != "cublas")
+def checked_row(torch, bench, fns, row: dict, unchecked=()):
+    """The per-shape A/Bs' last step: every variant of `fns` but "cublas" (and `unchecked`: parts of a variant)
+    checked against float64, all timed interleaved; `row` gets the checks and times.  -> (row, the versus line)."""
+    checked = tuple(name for name in fns if name != "cublas" and name not in unchecked)
     check, us = check_and_time_interleaved(torch, bench, fns, checked)
     row.update(check=check, us=us)
-    return row, versus(us, check, checked)
+    return row, versus(us, check, [name for name in fns if name != "cublas"])
 
 
 def versus(us, check, names) -> str:

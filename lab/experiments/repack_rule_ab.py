@@ -3,17 +3,31 @@ with each rule of `rules=` (which stored operands the plan copies into padded ro
 kernel before its GEMM: AB, A or B, each only where its rows are unaligned; REPACK_MIN_HARMONIC off), the plan that
 reads every operand in place ("inplace") and cuBLAS, every plan checked against float64 (C NaN-poisoned), then timed
 interleaved kernel against kernel on tools/shape_sweep's ShapeBench.  "lib": the plan as committed.  Session 42
-timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the plan's own copy kernel.  Writes
-repack_rule_ab.json under $OUT.
+timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the plan's own copy kernel.  With parts=1,
+where "lib" repacks, its copies alone ("lib copies") and its GEMM alone on the copies ("lib gemm"; both unchecked):
+what the launches between them cost is the rest.  Writes repack_rule_ab.json under $OUT.
 
-    python3 -m lab.experiments.repack_rule_ab [rules=AB,B | rules=none] [LAYOUT:]MxNxK ...   (none: lib and inplace)
+    python3 -m lab.experiments.repack_rule_ab [rules=AB,B | rules=none] [parts=1] [LAYOUT:]MxNxK ...
+    (rules=none: lib and inplace only)
 """
 from . import checked_row, over_shapes, patched_plan, program, take_option
 
 DEFAULT = ["TT:2049x2047x1025", "TT:4001x4003x4007", "NN:2049x2047x1025"]
 
 
-def one(torch, bench, m, n, k, rules=("AB",)):
+def parts_of(plan, bench):
+    """{"lib copies", "lib gemm"}: fn(i) launching a repacking plan's copies alone, or its GEMM alone, on set i (the
+    plan's launches on the default stream: the copies first, GemmPlan._bind)."""
+    launches = plan._bind(0).launches
+    ncopies = sum(op is not None for op in (plan.repack.a, plan.repack.b))
+    a, b, c = bench.a, bench.b, bench.c
+
+    def run(part):
+        return lambda i: [launch((a[i].data_ptr(), b[i].data_ptr(), c[i].data_ptr(), 1.0, 0.0), 0) for launch in part]
+    return {"lib copies": run(launches[:ncopies]), "lib gemm": run(launches[ncopies:])}
+
+
+def one(torch, bench, m, n, k, rules=("AB",), parts=False):
     from regtile.codegen import repack
     from regtile.runtime.plans import GemmPlan
     layout = ("T" if bench.trans_a else "N") + ("T" if bench.trans_b else "N")
@@ -27,12 +41,15 @@ def one(torch, bench, m, n, k, rules=("AB",)):
             plans[f"copy {rule}"] = plan
     row = {"m": m, "n": n, "k": k, "layout": layout, "plans": {name: p.describe() for name, p in plans.items()}}
     fns = dict(cublas=bench.cublas(), **{name: bench.library(p) for name, p in plans.items()})
-    return checked_row(torch, bench, fns, row)
+    if parts and plans["lib"].repack is not None:
+        fns.update(parts_of(plans["lib"], bench))
+    return checked_row(torch, bench, fns, row, unchecked=("lib copies", "lib gemm"))
 
 
 def run(argv):
     rules = tuple(r for r in (take_option(argv, "rules") or "AB").split(",") if r != "none")
-    over_shapes(argv, DEFAULT, "repack_rule_ab.json", lambda *a: one(*a, rules=rules))
+    parts = take_option(argv, "parts") == "1"
+    over_shapes(argv, DEFAULT, "repack_rule_ab.json", lambda *a: one(*a, rules=rules, parts=parts))
 
 
 main = program(run, "[LAYOUT:]MxNxK ...")
