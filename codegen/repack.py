@@ -41,7 +41,6 @@ REPACK_MAX_BYTES = 256 << 20
 # Which operands a layout copies ("A", "B" or both), each only where its stored rows are unaligned; a layout not named
 # runs in place.  All the named operands' rows must be unaligned for the plan to repack (measured with both).
 REPACK_OPERANDS = {"NN": "AB", "NT": "AB", "TT": "AB"}
-PACK_MAX_GRID_Y = 65535  # gridDim.y's limit: the copy kernel strides over rows beyond it
 
 
 def padded(length: int) -> int:
@@ -51,8 +50,8 @@ def padded(length: int) -> int:
 
 @dataclass(frozen=True)
 class PackConfig:
-    """The copy kernel (templates/pack_rows.cu.j2): a block of `threads` covers 4 * threads floats of one padded row,
-    a thread one float4 (its source read a float at a time, the padding written as zeros)."""
+    """The copy kernel (templates/pack_rows.cu.j2): one launch copies both operands, a block 4 * `threads` floats of
+    one padded row, a thread one float4 (its source read a float at a time, the padding written as zeros)."""
     threads: int = 128
 
     def __post_init__(self):
@@ -75,8 +74,9 @@ class OperandCopy:
     def floats(self) -> int:
         return self.rows * self.padded_ld
 
-    def grid(self, cfg: PackConfig) -> Tuple[int, int, int]:
-        return -(-self.padded_ld // (4 * cfg.threads)), min(self.rows, PACK_MAX_GRID_Y), 1
+    def chunks(self, cfg: PackConfig) -> int:
+        """The copy kernel's blocks a row."""
+        return -(-self.padded_ld // (4 * cfg.threads))
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,19 @@ class Repack:
     def leading_dims(self, lda: int, ldb: int) -> Tuple[int, int]:
         """The GEMM's (lda, ldb): the copies' where copied."""
         return (self.a.padded_ld if self.a else lda), (self.b.padded_ld if self.b else ldb)
+
+    def grid(self, cfg: PackConfig) -> Tuple[int, int, int]:
+        """The copy kernel's grid: a block for each chunk of each copied row, A's first."""
+        return sum(op.rows * op.chunks(cfg) for op in (self.a, self.b) if op), 1, 1
+
+    def args(self, cfg: PackConfig, dst_a: int, dst_b: int) -> tuple:
+        """The copy kernel's arguments (codegen/emit_pack.PACK_PARAMS) with the copies at dst_a / dst_b (device
+        pointers) and the operands' pointers 0 (per call: the plan's launch fills SA / SB); an operand not copied
+        has no rows."""
+        args = ()
+        for op, dst in ((self.a, dst_a), (self.b, dst_b)):
+            args += (0, dst, op.rows, op.length, op.ld, op.padded_ld, op.chunks(cfg)) if op else (0, 0, 0, 0, 0, 4, 1)
+        return args
 
     def describe(self) -> str:
         names = " and ".join(name for name, c in (("A", self.a), ("B", self.b)) if c)

@@ -28,8 +28,8 @@ graph still uses.  Until a plan is pinned, its calls ask the driver whether the 
 capturing (cuStreamIsCapturing, about a microsecond); plans without device state
 (no split-K, stream-K, work list or repacked operands' copies) never ask: a graph keeps their kernel's parameters.
 
-A repacking plan (codegen/repack.py: NT with both operands' rows unaligned along K) launches two copy kernels
-before its GEMM, the call's A and B into padded rows of its per-stream workspace, and the GEMM reads the copies.
+A repacking plan (codegen/repack.py: NN, NT or TT with both operands' rows unaligned) launches a copy kernel before
+its GEMM, the call's A and B into padded rows of its per-stream workspace, and the GEMM reads the copies.
 """
 from __future__ import annotations
 
@@ -79,9 +79,9 @@ class GemmPlan:
     op(A) m x k (trans_a: stored column-major, lda), op(B) k x n (trans_b), `batch` > 0
     problems `strides` (elements; 0 broadcasts) apart.  Built once; call launch() per GEMM."""
 
-    repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM (NT's unaligned K)
+    repack = None  # codegen/repack.Repack: the operands copied into padded rows before the GEMM (unaligned rows)
     pack_kernel = None  # the copies' kernel (codegen/emit_pack.py), loaded where the plan repacks
-    pack_config = PackConfig()  # ... compiled from this config (its grid: repack.OperandCopy.grid)
+    pack_config = PackConfig()  # ... compiled from this config (its grid: repack.Repack.grid)
 
     def __init__(self, m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, ldc: int,
                  batch: int = 0, strides: Tuple[int, int, int] = (0, 0, 0), config=None,
@@ -111,7 +111,7 @@ class GemmPlan:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
         if config is None:
-            # NT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
+            # NN, NT or TT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
             self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch, arch)
             if self.repack is not None:
                 self.pack_kernel = driver.load(compile_config(self.pack_config, arch))
@@ -168,17 +168,17 @@ class GemmPlan:
                             workspace=workspace, batch=self.batch, strides=self.strides)]
 
     def _copies(self, at: int) -> Tuple[list, Dict[str, int]]:
-        """A repacking plan's copy launches into its workspace from `at` on, each fed the call's operand, and
-        {"A" / "B": its copy's pointer} (256-byte aligned each)."""
-        launches, copies = [], {}
+        """A repacking plan's copy launch (one for both operands) into its workspace from `at` on, fed the call's
+        operands, and {"A" / "B": its copy's pointer} (256-byte aligned each)."""
+        copies = {}
         for name, op in (("A", self.repack.a), ("B", self.repack.b)):
             if op is not None:
                 copies[name] = at
-                args = (0, at, op.rows, op.length, op.ld, op.padded_ld)
-                launches.append(driver.PackedLaunch(self.pack_kernel, op.grid(self.pack_config), args,
-                                                    {"S": _DYNAMIC[name]}))
                 at += _aligned(4 * op.floats)
-        return launches, copies
+        args = self.repack.args(self.pack_config, copies.get("A", 0), copies.get("B", 0))
+        launch = driver.PackedLaunch(self.pack_kernel, self.repack.grid(self.pack_config), args,
+                                     {"S" + name: _DYNAMIC[name] for name in copies})
+        return [launch], copies
 
     def _bind(self, stream: int) -> _Bound:
         """The stream's workspace and work lists (allocated once per plan and stream): one buffer holds the GEMM's

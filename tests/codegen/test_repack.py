@@ -5,7 +5,7 @@ import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.heuristic import leading_dims
-from regtile.codegen.repack import (PACK_MAX_GRID_Y, REPACK_MAX_BYTES, REPACK_MIN_HARMONIC, OperandCopy, PackConfig,
+from regtile.codegen.repack import (REPACK_MAX_BYTES, REPACK_MIN_HARMONIC, OperandCopy, PackConfig, Repack,
                                     gemm_leading_dims, padded, repack_for, stored_rows)
 from regtile.errors import ConfigError
 
@@ -85,13 +85,26 @@ def test_padded_rows_round_up_to_four_floats_plus_four():
 
 
 @pytest.mark.parametrize("rows, length", [(1, 1), (2049, 1025), (70000, 3), (5, 4097)])
-def test_the_copy_grid_covers_every_padded_float(rows, length):
+def test_the_copy_grid_covers_every_padded_float_of_both_operands(rows, length):
+    """One launch, a block a chunk of 4 * threads floats of a padded row: A's rows' chunks first, then B's."""
     cfg = PackConfig()
-    op = OperandCopy(rows, length, length, padded(length))
-    gx, gy, gz = op.grid(cfg)
-    assert gz == 1 and gy == min(rows, PACK_MAX_GRID_Y)  # the kernel strides over rows beyond gridDim.y
-    assert (gx - 1) * 4 * cfg.threads < op.padded_ld <= gx * 4 * cfg.threads
-    assert op.floats == rows * op.padded_ld
+    a = OperandCopy(rows, length, length, padded(length))
+    b = OperandCopy(7, 2 * length + 1, 2 * length + 3, padded(2 * length + 1))
+    for op in (a, b):
+        assert (op.chunks(cfg) - 1) * 4 * cfg.threads < op.padded_ld <= op.chunks(cfg) * 4 * cfg.threads
+    assert a.floats == rows * a.padded_ld
+    assert Repack(a, b).grid(cfg) == (rows * a.chunks(cfg) + 7 * b.chunks(cfg), 1, 1)
+    assert Repack(a, None).grid(cfg) == (rows * a.chunks(cfg), 1, 1)
+    assert Repack(None, b).grid(cfg) == (7 * b.chunks(cfg), 1, 1)
+
+
+def test_the_copy_arguments_name_each_operand_and_none_rows_for_one_not_copied():
+    cfg = PackConfig()
+    a, b = OperandCopy(10, 1025, 1027, 1032), OperandCopy(20, 2049, 2049, 2056)
+    assert Repack(a, b).args(cfg, 0x1000, 0x2000) == (0, 0x1000, 10, 1025, 1027, 1032, 3,
+                                                      0, 0x2000, 20, 2049, 2049, 2056, 5)
+    assert Repack(a, None).args(cfg, 0x1000, 0)[7:] == (0, 0, 0, 0, 0, 4, 1)  # no rows: no block reads B
+    assert Repack(None, b).args(cfg, 0, 0x2000)[:7] == (0, 0, 0, 0, 0, 4, 1)
 
 
 def test_pack_config_validates_threads():
@@ -104,10 +117,11 @@ def test_pack_config_validates_threads():
 def test_the_copy_kernel_text():
     src = emit(PackConfig())
     assert src.name == "regtile_pack_rows_t128" and src.language == "cuda"
-    assert [p for p, _ in src.params] == ["S", "D", "rows", "len", "lds", "ldd"]
-    assert not src.geometry.programmatic  # plain: it waits for whatever wrote the operand, in stream order
+    assert [p for p, _ in src.params] == ["SA", "DA", "rows_a", "len_a", "lds_a", "ldd_a", "chunks_a",
+                                          "SB", "DB", "rows_b", "len_b", "lds_b", "ldd_b", "chunks_b"]
+    assert not src.geometry.programmatic  # plain: it waits for whatever wrote the operands, in stream order
+    assert "if (b >= rows_a * chunks_a) {" in src.text  # A's blocks first, then B's
     assert "reinterpret_cast<float4*>(D + (long long)r * ldd + c) = v;" in src.text
-    assert "r += gridDim.y" in src.text
 
 
 @pytest.mark.parametrize("arch", [pytest.param(a, marks=pytest.mark.slow) for a in ("sm_80", "sm_86", "sm_89")]

@@ -92,7 +92,8 @@ def test_a_column_major_c(layout):
 
 
 def test_rows_beyond_the_copy_grids_y_limit():
-    """A's 70001 rows: the copy kernel's grid stops at 65535 rows and its blocks stride over the rest."""
+    """A's 70001 rows, more than a grid's y could count (session 42's kernel strode over them; since session 43 the
+    copy's blocks are one 1-D grid over both operands' rows)."""
     m, n, k = 70001, 1027, 13  # m n / (m + n) = 1012
     plan = plans.GemmPlan(m, n, k, False, True, k, k, n)
     assert plan.repack is not None and plan.repack.a.rows == m, plan.describe()
@@ -101,3 +102,19 @@ def test_rows_beyond_the_copy_grids_y_limit():
     regtile.sgemm(A, Bt.t(), C)
     torch.cuda.synchronize()
     _check(C, A, Bt.t())
+
+
+@pytest.mark.parametrize("which", ["A", "B"])
+def test_one_operand_copied_the_other_read_in_place(which, monkeypatch):
+    """The rule's table may name one operand (codegen/repack.REPACK_OPERANDS): the copy kernel then has no rows for the
+    other, and the GEMM reads that one in place, unaligned."""
+    from regtile.codegen import repack
+    monkeypatch.setattr(repack, "REPACK_OPERANDS", {"TT": which})
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, True, True)
+    plan = plans.GemmPlan(M, N, K, True, True, len_a, len_b, N)
+    assert (plan.repack.a is not None, plan.repack.b is not None) == (which == "A", which == "B"), plan.describe()
+    A, B = torch.randn(rows_a, len_a, device="cuda"), torch.randn(rows_b, len_b, device="cuda")
+    C = torch.full((M, N), float("nan"), device="cuda")
+    plan.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), 1.0, 0.0, torch.cuda.current_stream().cuda_stream)
+    torch.cuda.synchronize()
+    _check(C, A.t(), B.t())

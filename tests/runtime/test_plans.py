@@ -631,8 +631,8 @@ def test_the_cap_is_lifted_a_step_at_a_time_and_a_spill_without_one_is_raised(fa
 
 def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(monkeypatch):
     """codegen/repack.py's plan (session 42): per stream one workspace holds the GEMM's own bytes, then A's copy, then
-    B's (each 256-byte aligned); the copy launches come first, each fed the call's operand (S) with its own leading
-    dimension, and the GEMM (runtime/sgemm_launch.SgemmLaunch, as the plan builds it) reads the copies: A and B packed
+    B's (each 256-byte aligned); the copy launch comes first (one for both since session 43), fed the call's operands
+    (SA, SB) with their own leading dimensions, and the GEMM (runtime/sgemm_launch.SgemmLaunch, as the plan builds it) reads the copies: A and B packed
     as the copies' pointers with the padded leading dimensions, no longer per-call fields."""
     from types import SimpleNamespace
     from regtile.codegen.repack import repack_for
@@ -661,9 +661,9 @@ def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(
     b_copy = a_copy + -(-4 * m * 1032 // 256) * 256
     assert ws.nbytes == b_copy - 0x100000 + -(-4 * n * 1032 // 256) * 256
     assert gemms == [dict(a=a_copy, lda=1032, b=b_copy, ldb=1032, ldc=n, workspace=0x100000)]
-    (k1, g1, a1, d1), (k2, g2, a2, d2), (k3, _, a3, d3) = made
-    assert (k1, a1, d1) == ("pack", (0, a_copy, m, k, lda, 1032), {"S": 0})
-    assert (k2, a2, d2) == ("pack", (0, b_copy, n, k, ldb, 1032), {"S": 1})
-    assert g1 == (3, m, 1) and g2 == (3, n, 1)  # 1032 floats a row: three blocks of 512
+    (k1, g1, a1, d1), (k3, _, a3, d3) = made  # one copy launch for both operands, then the GEMM
+    assert (k1, d1) == ("pack", {"SA": 0, "SB": 1})
+    assert a1 == (0, a_copy, m, k, lda, 1032, 3, 0, b_copy, n, k, ldb, 1032, 3)  # 1032 floats a row: 3 blocks of 512
+    assert g1 == (3 * m + 3 * n, 1, 1)
     assert k3 == "gemm" and a3[4:8] == (a_copy, 1032, b_copy, 1032) and d3 == {"C": 2, "alpha": 3, "beta": 4}
     assert bound.watch_capture  # a graph would point into the copies: the plan is pinned on capture
