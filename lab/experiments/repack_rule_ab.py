@@ -19,7 +19,9 @@ def parts_of(plan, bench):
     """{"lib copies", "lib gemm"}: fn(i) launching a repacking plan's copies alone, or its GEMM alone, on set i (the
     plan's launches on the default stream: the copies first, GemmPlan._bind)."""
     launches = plan._bind(0).launches
-    ncopies = sum(op is not None for op in (plan.repack.a, plan.repack.b))
+    # the copy kernel's launches (one since 3f1e72b; session 43's e_3f1e72b counted one an operand, so its "lib
+    # copies" ran the copy and the GEMM, its "lib gemm" nothing)
+    ncopies = sum(launch.kernel is plan.pack_kernel for launch in launches)
     a, b, c = bench.a, bench.b, bench.c
 
     def run(part):
