@@ -1,30 +1,27 @@
 """Repacking: where regtile.sgemm's plan copies operands whose rows are not 16-byte aligned into padded rows first,
-and runs the GEMM for the padded leading dimensions (runtime/plans.GemmPlan launches the copies, templates/
-pack_rows.cu.j2's kernel, then the GEMM).  Pure: the rule, the copies' shapes and the copy kernel's config.
+and runs the GEMM for the padded leading dimensions (runtime/plans.GemmPlan launches the copy kernel, templates/
+pack_rows.cu.j2, then the GEMM).  Pure: the rule, the copies' shapes and the copy kernel's config.
 
-Measured (H200, session 42, docs/data/session42): in NT both operands' rows run along K, and with K % 4 != 0 every
-member copies them a float at a time (operand_forms.for_rows), 5-15% slower than on aligned rows, where cuBLAS's NT
-kernels are faster than its NN one.  On 11 such NT shapes below cuBLAS the GEMM on padded copies (rows rounded up to
-4 floats, plus 4: a power-of-two leading dimension had a cliff, session 14) ran 4-12% faster than the plan on the
-unaligned rows, and torch's strided copies (18-100 us, about 2.65 TB/s read + written) took most of that back
-(f_8358846: 7 of 11 faster, none at cuBLAS); the copy kernel here ran 1.35-1.43x faster than torch's (g_ebbca21,
-pack_copy_speed: 33.8 against 48.3 us for 4001x4007).  The copies move 8 (m + n) K bytes against 2 m n K flops, so
-they pay where m n / (m + n) is large: the three shapes below 1000 (481-833) ran slower repacked.  Through
-regtile.sgemm (h_b1760f2, us, x cuBLAS's NT in the same run, against the plans on the unaligned rows in session 41 /
-42's sweeps), all 12 suite and held-out shapes the rule takes ran faster: 2049x2047x1025 214.6 -> 198.8 (0.850 ->
-0.917), 4099x4093x4091 2923.6 -> 2724.7 (0.922 -> 0.964), 8191x8193x1025 2964.6 -> 2776.8 (0.959 -> 0.999),
-6143x2047x3071 1705.0 -> 1556.8 (0.924 -> 0.977), 4097^3 2989.8 -> 2799.1 (1.121 -> 1.169); held-out 4001x4003x4007
-0.888 -> 0.980, 4095^3 0.964 -> 1.007, 1919x2929x3939 0.926 -> 1.003, 2999x7001x211 0.986 -> 1.022, 3333x2222x1111
-0.911 -> 0.942, 2047x4097x1023 0.912 -> 0.942, 1234x5678x910 1.111 -> 1.141.
+Why (H200, docs/shapes.md "Where it stands (session 43)" and docs/shapes-history.md, session 42): with rows not 16-byte
+aligned every member reads the operands a float at a time (operand_forms.for_rows), 4-12% slower than the same GEMM on
+aligned rows; worst where both operands' rows run along K (NT: A and B^T; TT's B^T), where cuBLAS's kernels are faster
+than its NN one.  The copies move 8 (m + n) K bytes against the GEMM's 2 m n K flops, so they pay where
+m n / (m + n) is large.  Padded: rows rounded up to 4 floats, plus 4 (a power-of-two leading dimension had a cliff,
+session 14).
 
-Session 43 (docs/data/session43/a_0eb71e7, lab/experiments/repack_rule_ab: the plan with this copy kernel against the
-plan in place, in one run): TT (A^T's rows along M, B^T's along K) on its 12 suite and held-out shapes with both rows
-unaligned and m n / (m + n) >= 1000, copying both ran 3.8-6.9% faster on 11 (2049x2047x1025 0.888 -> 0.924x cuBLAS,
-4001x4003x4007 0.969 -> 1.035, 4099x4093x4091 0.968 -> 1.014, 6143x2047x3071 0.984 -> 1.039, 3333x2222x1111 0.940 ->
-1.004) and 0.9% slower on 2047x4097x1023; copying B^T alone gained less on all but 6143x2047x3071.  Below 1000 it was
-mixed (1111x3333x2222 +5.8%, 1023x4095x2047 -1.1%, 999^3 -4.9%).  NN: both copied ran 0.9-4.9% faster on the four
-shapes tried (A alone slower on three: B's N-long rows count too).  TN (its ring): 1.8% faster on 2049x2047x1025, 2.2% and
-4.7% slower on 8191x8193x1025 and 6143x2047x3071 (session 42 with torch's copies: slower on both): it runs in place.
+Measured, the plan against the same plan in place (lab/experiments/repack_rule_ab, docs/data/session42-43):
+- NT (session 42, h_b1760f2): the 12 suite and held-out shapes of m n / (m + n) >= 1000 all faster, 2049x2047x1025
+  0.850 -> 0.917x cuBLAS, 4001x4003x4007 0.888 -> 0.980; torch's copies took most of the gain back (f_8358846), this
+  kernel runs 1.35-1.43x faster than torch's copy (g_ebbca21).
+- TT (session 43, a_0eb71e7): 11 of its 12 such shapes 3.8-6.9% faster (2049x2047x1025 0.888 -> 0.924x, 4099x4093x4091
+  0.968 -> 1.014), 2047x4097x1023 0.9% slower; B^T alone gained less.
+- NN (a, b_6c5f2d8): 11 of 12 such shapes 0.9-4.9% faster (1234x5678x910 0.8% slower); A alone was slower than both.
+- One copy launch for both operands (e_3f1e72b) in place of one an operand: 2049x2047x1025's copies 13.1 -> 10.4 us
+  (f_9be9b3f), the plans 2-3 us faster on the small shapes.
+- Below 1000 with it (f): NT and TT on 24 shape-layouts of 706-968 (the held-out sets' four, eight of the ragged
+  fitting grids'), 22 faster by 0.9-7.4%, two slower by under 1%: their bound is 700.  NN there (d_118489a, two launches)
+  lost on two of four (3.0%, 4.6%): 1000.  TT 999^3 (500) lost 4.9% (a).
+- TN (its cp.async ring, session 37) lost on two of three shapes (2.2%, 4.7%; a): it runs in place.
 The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream in NT (68 MB at 8191x8193x1025; at most
 REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in place."""
 from __future__ import annotations
@@ -34,13 +31,23 @@ from typing import Optional, Tuple
 
 from .config import ConfigError
 
-REPACK_MIN_HARMONIC = 1000  # m n / (m + n) at least this (see above)
 # The copies' workspace, a stream, at most (both operands: 128 MB at the largest shape measured, 4001x4003x4007): the
 # plan holds it for its life, outside torch's allocator, so a shape whose copies would take more runs in place.
 REPACK_MAX_BYTES = 256 << 20
-# Which operands a layout copies ("A", "B" or both), each only where its stored rows are unaligned; a layout not named
-# runs in place.  All the named operands' rows must be unaligned for the plan to repack (measured with both).
-REPACK_OPERANDS = {"NN": "AB", "NT": "AB", "TT": "AB"}
+
+
+@dataclass(frozen=True)
+class RepackRule:
+    """Where a layout repacks: the stored operands it copies ("A", "B" or "AB"; all of them must have unaligned rows,
+    the rule was measured with both), from m n / (m + n) of `min_harmonic` up (the copies move 8 (m + n) K bytes
+    against 2 m n K flops)."""
+    operands: str
+    min_harmonic: int
+
+
+# A layout not named runs in place (TN: its ring).  NN's bound is higher: there the unaligned kernels lose less to the
+# aligned ones than in NT and TT, where B^T's K-long rows are read a float at a time (session 43, above).
+REPACK_RULES = {"NN": RepackRule("AB", 1000), "NT": RepackRule("AB", 700), "TT": RepackRule("AB", 700)}
 
 
 def padded(length: int) -> int:
@@ -117,14 +124,14 @@ def stored_rows(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[T
 def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
                arch: str = "sm_90") -> Optional[Repack]:
     """The copies regtile.sgemm's plan makes before the GEMM, or None: not sm_90 (measured there only), a layout
-    REPACK_OPERANDS does not name, a batch, one of the named operands' rows aligned (its leading dimension a multiple
-    of 4 floats), m n / (m + n) below REPACK_MIN_HARMONIC, or copies of more than REPACK_MAX_BYTES."""
-    which = REPACK_OPERANDS.get(("T" if trans_a else "N") + ("T" if trans_b else "N"), "")
-    if arch != "sm_90" or batch or not which or k < 1 or m * n < REPACK_MIN_HARMONIC * (m + n):
+    REPACK_RULES does not name, a batch, m n / (m + n) below the rule's bound, one of the rule's operands' rows
+    aligned (its leading dimension a multiple of 4 floats), or copies of more than REPACK_MAX_BYTES."""
+    rule = REPACK_RULES.get(("T" if trans_a else "N") + ("T" if trans_b else "N"))
+    if arch != "sm_90" or batch or rule is None or k < 1 or m * n < rule.min_harmonic * (m + n):
         return None
     (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, trans_a, trans_b)
-    a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in which else None
-    b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in which else None
+    a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in rule.operands else None
+    b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in rule.operands else None
     copies = [c for c in (a, b) if c is not None]
     if any(c.ld % 4 == 0 for c in copies) or 4 * sum(c.floats for c in copies) > REPACK_MAX_BYTES:
         return None

@@ -1,6 +1,7 @@
 """Repacking rules through regtile.sgemm's plan (codegen/repack.py, session 43): for each [LAYOUT:]MxNxK the plan
 with each rule of `rules=` (which stored operands the plan copies into padded rows with templates/pack_rows.cu.j2's
-kernel before its GEMM: AB, A or B, each only where its rows are unaligned; REPACK_MIN_HARMONIC off), the plan that
+kernel before its GEMM: AB, A or B, each only where its rows are unaligned; whatever m n / (m + n): a RepackRule
+with min_harmonic 0), the plan that
 reads every operand in place ("inplace") and cuBLAS, every plan checked against float64 (C NaN-poisoned), then timed
 interleaved kernel against kernel on tools/shape_sweep's ShapeBench.  "lib": the plan as committed.  Session 42
 timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the plan's own copy kernel.  With parts=1,
@@ -35,10 +36,10 @@ def one(torch, bench, m, n, k, rules=("AB",), parts=False):
     layout = ("T" if bench.trans_a else "N") + ("T" if bench.trans_b else "N")
     ops = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
     plans = {"lib": GemmPlan(m, n, k, *ops)}
-    plans["inplace"] = patched_plan(m, n, k, ops, [(repack, "REPACK_OPERANDS", {})])
+    # session 43's a-d patched REPACK_OPERANDS / REPACK_MIN_HARMONIC, since f one table of RepackRule's
+    plans["inplace"] = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {})])
     for rule in rules:
-        plan = patched_plan(m, n, k, ops, [(repack, "REPACK_OPERANDS", {layout: rule}),
-                                           (repack, "REPACK_MIN_HARMONIC", 0)])
+        plan = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {layout: repack.RepackRule(rule, 0)})])
         if plan.repack is not None:  # the rule's operands' rows all unaligned
             plans[f"copy {rule}"] = plan
     row = {"m": m, "n": n, "k": k, "layout": layout, "plans": {name: p.describe() for name, p in plans.items()}}

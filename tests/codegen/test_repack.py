@@ -1,12 +1,12 @@
 """Repacking (codegen/repack.py, sessions 42-43): where regtile.sgemm's plan copies operands with unaligned rows into
-padded rows before the GEMM (NT, TT and NN), the copies' shapes and grid, and the copy kernel (codegen/emit_pack.py) compiled for
-every arch regtile builds.  CPU only; tests/gpu/test_repack_gpu.py runs the plans."""
+padded rows before the GEMM (NT, TT and NN), the copies' shapes and grid, and the copy kernel (codegen/emit_pack.py)
+compiled for every arch regtile builds.  CPU only; tests/gpu/test_repack_gpu.py runs the plans."""
 import pytest
 
 from regtile.codegen.emit import emit
 from regtile.codegen.heuristic import leading_dims
-from regtile.codegen.repack import (REPACK_MAX_BYTES, REPACK_MIN_HARMONIC, OperandCopy, PackConfig, Repack,
-                                    gemm_leading_dims, padded, repack_for, stored_rows)
+from regtile.codegen.repack import (REPACK_MAX_BYTES, REPACK_RULES, OperandCopy, PackConfig, Repack, gemm_leading_dims,
+                                    padded, repack_for, stored_rows)
 from regtile.errors import ConfigError
 
 
@@ -27,7 +27,7 @@ LARGE_UNALIGNED = [(2049, 2047, 1025), (3333, 2222, 1111), (2047, 4097, 1023), (
 @pytest.mark.parametrize("layout", ["NT", "TT", "NN"])
 def test_large_shapes_with_both_operands_rows_unaligned_are_repacked(m, n, k, layout):
     r = _packed(m, n, k, layout)
-    assert r is not None and m * n >= REPACK_MIN_HARMONIC * (m + n)
+    assert r is not None and m * n >= REPACK_RULES[layout].min_harmonic * (m + n)
     (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, layout[0] == "T", layout[1] == "T")
     assert r.a == OperandCopy(rows_a, len_a, len_a, padded(len_a)) and r.b == OperandCopy(rows_b, len_b, len_b,
                                                                                             padded(len_b))
@@ -56,11 +56,25 @@ def test_tt_and_nn_need_both_rows_unaligned():
     assert _packed(4001, 4003, 4008, "NN") is None  # A's (along K)
 
 
+# session 43's f_9be9b3f: with m n / (m + n) of 706-968 NT and TT ran 22 of 24 shape-layouts faster repacked (the
+# held-out sets' four here, eight of the ragged fitting grids'); NN lost on two of four there (d_118489a)
+BELOW_1000 = [(1111, 3333, 2222), (1023, 4095, 2047), (1531, 2039, 1021), (777, 7777, 777), (4343, 1090, 2174),
+              (12287, 770, 770)]
+
+
+@pytest.mark.parametrize("m, n, k", BELOW_1000)
+def test_nt_and_tt_repack_from_700_nn_from_1000(m, n, k):
+    assert 700 <= m * n / (m + n) < 1000
+    assert _packed(m, n, k, "NT") is not None and _packed(m, n, k, "TT") is not None
+    assert _packed(m, n, k, "NN") is None
+
+
 @pytest.mark.parametrize("m, n, k, why", [
-    (1111, 3333, 2222, "m n / (m + n) 833"), (1023, 4095, 2047, "818"), (8191, 511, 2047, "481"),
+    (999, 999, 999, "m n / (m + n) 500: TT lost 4.9%"), (8191, 511, 2047, "481"), (1009, 1013, 1019, "505"),
     (2048, 2048, 1024, "rows aligned"), (129, 4097, 513, "small m")])
-def test_other_nt_shapes_are_read_in_place(m, n, k, why):
-    assert _packed(m, n, k, "NT") is None, why
+@pytest.mark.parametrize("layout", ["NT", "TT"])
+def test_other_shapes_are_read_in_place(m, n, k, why, layout):
+    assert _packed(m, n, k, layout) is None, why
 
 
 def test_the_rule_needs_both_rows_unaligned_no_batch_sm_90_and_a_bounded_workspace():
@@ -69,7 +83,7 @@ def test_the_rule_needs_both_rows_unaligned_no_batch_sm_90_and_a_bounded_workspa
     strided = repack_for(4001, 4003, 4007, False, True, 4009, 4011)  # strided views, both unaligned
     assert strided.a == OperandCopy(4001, 4007, 4009, 4012) and strided.b == OperandCopy(4003, 4007, 4011, 4012)
     assert gemm_leading_dims(4001, 4003, 4007, False, True, 4009, 4011) == (4012, 4012)
-    assert gemm_leading_dims(1111, 3333, 2222, False, True, 2222, 2222) == (2222, 2222)  # in place
+    assert gemm_leading_dims(999, 999, 999, False, True, 999, 999) == (999, 999)  # in place
     assert repack_for(4001, 4003, 4007, False, True, 4007, 4007, batch=4) is None
     assert repack_for(4001, 4003, 4007, False, True, 4007, 4007, arch="sm_80") is None  # measured on sm_90 only
     # the copies' workspace: 128 MB at 4001x4003x4007 (the largest measured); beyond REPACK_MAX_BYTES in place

@@ -106,10 +106,10 @@ def test_rows_beyond_the_copy_grids_y_limit():
 
 @pytest.mark.parametrize("which", ["A", "B"])
 def test_one_operand_copied_the_other_read_in_place(which, monkeypatch):
-    """The rule's table may name one operand (codegen/repack.REPACK_OPERANDS): the copy kernel then has no rows for the
+    """A rule may name one operand (codegen/repack.REPACK_RULES): the copy kernel then has no rows for the
     other, and the GEMM reads that one in place, unaligned."""
     from regtile.codegen import repack
-    monkeypatch.setattr(repack, "REPACK_OPERANDS", {"TT": which})
+    monkeypatch.setattr(repack, "REPACK_RULES", {"TT": repack.RepackRule(which, 1000)})
     (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, True, True)
     plan = plans.GemmPlan(M, N, K, True, True, len_a, len_b, N)
     assert (plan.repack.a is not None, plan.repack.b is not None) == (which == "A", which == "B"), plan.describe()
