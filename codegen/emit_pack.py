@@ -6,7 +6,7 @@ from .repack import PackConfig
 from .templates import render
 
 # Each operand's copy: S the operand as stored (a per-call pointer), D its padded copy in the plan's workspace, its rows,
-# their length and leading dimensions, and the blocks a row takes (repack.OperandCopy.args)
+# their length and leading dimensions, and the blocks a row takes (repack.Repack.args)
 PACK_PARAMS = tuple(param for op in ("a", "b") for param in (
     (f"S{op.upper()}", "const float*"), (f"D{op.upper()}", "float*"), (f"rows_{op}", "int"), (f"len_{op}", "int"),
     (f"lds_{op}", "int"), (f"ldd_{op}", "int"), (f"chunks_{op}", "int")))

@@ -6,8 +6,9 @@ Why (H200, docs/shapes.md "Where it stands (session 43)" and docs/shapes-history
 aligned every member reads the operands a float at a time (operand_forms.for_rows), 4-12% slower than the same GEMM on
 aligned rows; worst where both operands' rows run along K (NT: A and B^T; TT's B^T), where cuBLAS's kernels are faster
 than its NN one.  The copies move 8 (m + n) K bytes against the GEMM's 2 m n K flops, so they pay where
-m n / (m + n) is large.  Padded: rows rounded up to 4 floats, plus 4 (a power-of-two leading dimension had a cliff,
-session 14).
+m n / (m + n) is large.  Padded: rows rounded up to 4 floats, plus 4 (the padding sessions 14 and 42 timed; it is
+not chosen to avoid powers of two: K of 4089-4092 lands on 4096, and NT 4099x4093x4091's GEMM ran on such copies at
+2659.5 us against 2930.5 in place, d_118489a / f_9be9b3f).
 
 Measured, the plan against the same plan in place (lab/experiments/repack_rule_ab, docs/data/session42-43):
 - NT (session 42, h_b1760f2): the 12 suite and held-out shapes of m n / (m + n) >= 1000 all faster, 2049x2047x1025
@@ -21,7 +22,7 @@ Measured, the plan against the same plan in place (lab/experiments/repack_rule_a
 - Below 1000 with it (f): NT and TT on 24 shape-layouts of 706-968 (the held-out sets' four, eight of the ragged
   fitting grids'), 22 faster by 0.9-7.4%, two slower by under 1%: their bound is 700.  NN there (d_118489a, two launches)
   lost on two of four (3.0%, 4.6%): 1000.  TT 999^3 (500) lost 4.9% (a).
-- TN (its cp.async ring, session 37) lost on two of three shapes (2.2%, 4.7%; a): it runs in place.
+- TN (its cp.async ring, session 37) lost on two of three shapes (2.3%, 4.7%; a): it runs in place.
 The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream in NT (68 MB at 8191x8193x1025; at most
 REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in place."""
 from __future__ import annotations
@@ -31,8 +32,9 @@ from typing import Optional, Tuple
 
 from .config import ConfigError
 
-# The copies' workspace, a stream, at most (both operands: 128 MB at the largest shape measured, 4001x4003x4007): the
-# plan holds it for its life, outside torch's allocator, so a shape whose copies would take more runs in place.
+# The copies' workspace, a stream, at most (both operands: 134 MB at the largest shapes measured, 4097^3 and
+# 4099x4093x4091): the plan holds it for its life, outside torch's allocator, so a shape whose copies would take more
+# runs in place.
 REPACK_MAX_BYTES = 256 << 20
 
 

@@ -8,7 +8,8 @@ Imported on demand (regtile.torch), so regtile installs and runs without torch. 
 is a torch.library custom op: torch.compile treats it as one opaque node (its fake
 implementation gives the output's shape), so a compiled model calls it without a graph
 break.  The backward is two GEMMs on transposed views, dA = dC B^T and dB = A^T dC, which
-regtile runs in place (op(A), op(B) = T are generated into the kernel, no copies).
+regtile runs in place (op(A), op(B) = T are generated into the kernel), except where
+regtile.sgemm's plan repacks operands with unaligned rows first (codegen/repack.py).
 """
 from __future__ import annotations
 

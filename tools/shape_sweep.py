@@ -84,7 +84,8 @@ def config_key(cfg, backend) -> tuple:
 class ShapeBench:
     """Rotating sets of random A, B and a C each, as torch tensors on the GPU; `layout` (LAYOUTS) stores A as K x M
     where op(A) = A^T and B as N x K where op(B) = B^T, packed (lda, ldb), or with `padded_rows` views of rows padded
-    as a repacking plan's copies (lda, ldb: repack.padded of the packed ones; lab/experiments/layout_candidates)."""
+    as a repacking plan's copies (lda, ldb: repack.padded of the packed ones, aligned ones too, which a plan would not
+    copy; lab/experiments/layout_candidates)."""
 
     def __init__(self, torch, m: int, n: int, k: int, seed: int = 0, layout: str = "NN", padded_rows: bool = False):
         if layout not in LAYOUTS:
@@ -157,8 +158,8 @@ class ShapeBench:
                 self._ws.append(self.torch.empty(nbytes, dtype=self.torch.uint8, device="cuda"))
             ws = self._ws[-1].data_ptr()
         c, ldc = (self.c, n) if c is None else (c, ldc)
-        launches = [SgemmLaunch(kernel, m, n, k, 1.0, self.a[i].data_ptr(), k, self.b[i].data_ptr(), n, 0.0,
-                                c[i].data_ptr(), ldc, ws) for i in range(self.sets)]
+        launches = [SgemmLaunch(kernel, m, n, k, 1.0, self.a[i].data_ptr(), self.lda, self.b[i].data_ptr(), self.ldb,
+                                0.0, c[i].data_ptr(), ldc, ws) for i in range(self.sets)]
         return lambda i: launches[i](0)
 
     def library(self, plan) -> Callable[[int], None]:

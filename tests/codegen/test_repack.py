@@ -1,6 +1,7 @@
 """Repacking (codegen/repack.py, sessions 42-43): where regtile.sgemm's plan copies operands with unaligned rows into
 padded rows before the GEMM (NT, TT and NN), the copies' shapes and grid, and the copy kernel (codegen/emit_pack.py)
 compiled for every arch regtile builds.  CPU only; tests/gpu/test_repack_gpu.py runs the plans."""
+import ptx_sim
 import pytest
 
 from regtile.codegen.emit import emit
@@ -93,23 +94,70 @@ def test_the_rule_needs_both_rows_unaligned_no_batch_sm_90_and_a_bounded_workspa
 
 
 def test_padded_rows_round_up_to_four_floats_plus_four():
-    """Plus 4: a padded leading dimension is never the unpadded one's power of two (4095 -> 4100, not 4096; a
-    power-of-two leading dimension had a cliff, session 14)."""
-    assert [padded(v) for v in (1, 4, 1025, 4095, 4096)] == [8, 8, 1032, 4100, 4100]
+    """Rounded up to 4 floats, plus 4: 4091 lands on 4096 (not avoided: NT 4099x4093x4091's GEMM ran fast on such
+    copies, session 43)."""
+    assert [padded(v) for v in (1, 4, 1025, 4091, 4095, 4096)] == [8, 8, 1032, 4096, 4100, 4100]
 
 
-@pytest.mark.parametrize("rows, length", [(1, 1), (2049, 1025), (70000, 3), (5, 4097)])
-def test_the_copy_grid_covers_every_padded_float_of_both_operands(rows, length):
-    """One launch, a block a chunk of 4 * threads floats of a padded row: A's rows' chunks first, then B's."""
+@pytest.mark.parametrize("layout, bound", [("NT", 700), ("TT", 700), ("NN", 1000)])
+def test_the_bounds(layout, bound):
+    """Squares m = n = 2 bound +- 1 (odd: every operand's rows unaligned, K too): m n / (m + n) = bound +- 0.5."""
+    above, below = 2 * bound + 1, 2 * bound - 1
+    assert _packed(above, above, 1025, layout) is not None
+    assert _packed(below, below, 1025, layout) is None
+
+
+def _simulated_copies(cfg, repack, seed=0):
+    """The copy kernel as NVRTC compiles it for sm_90, run on the CPU (tests/codegen/ptx_sim: every global access
+    bounds-checked against its buffer) with repack.args / grid: each copied operand's source holds exactly its rows
+    ((rows - 1) ld + length floats), its destination exactly rows x padded_ld NaNs first.  -> {name: (copy as
+    written, copy expected)}."""
+    import numpy as np
+    from regtile.runtime.compiler import compile_config
+    art = compile_config(cfg, "sm_90")
+    ptx = art.ptx if isinstance(art.ptx, str) else art.ptx.decode()
+    rng = np.random.default_rng(seed)
+    bufs, src, dst, expected = [], {}, {}, {}
+    for i, (name, op) in enumerate((("A", repack.a), ("B", repack.b))):
+        if op is None:
+            continue
+        s = rng.standard_normal((op.rows - 1) * op.ld + op.length).astype(np.float32)
+        d = np.full(op.floats, np.nan, np.float32)
+        src[name], dst[name] = 0x10000000 * (2 * i + 1), 0x10000000 * (2 * i + 2)
+        bufs += [ptx_sim.Buffer("S" + name, src[name], s), ptx_sim.Buffer("D" + name, dst[name], d)]
+        want = np.zeros((op.rows, op.padded_ld), np.float32)
+        for r in range(op.rows):
+            want[r, :op.length] = s[r * op.ld:r * op.ld + op.length]
+        expected[name] = (d, want)
+    args = list(repack.args(cfg, dst.get("A", 0), dst.get("B", 0)))
+    args[0], args[7] = src.get("A", 0), src.get("B", 0)  # the per-call fields SA / SB
+    ptx_sim.Sim(ptx, 0).run(repack.grid(cfg), (cfg.threads, 1, 1), {str(i): v for i, v in enumerate(args)}, bufs)
+    return {name: (d.reshape(want.shape), want) for name, (d, want) in expected.items()}
+
+
+@pytest.mark.parametrize("a, b", [
+    ((5, 37, 39), (3, 130, 133)),  # both copied, strided sources (ld > length), rows of one and several chunks
+    ((7, 1, 1), None), (None, (4, 61, 61)),  # one operand copied: the other has no rows, its pointers stay 0
+    ((2, 253, 255), (1, 3, 3)),  # a padded row ending exactly at a chunk's end (256 floats, 32 threads)
+])
+def test_the_copy_kernel_writes_every_padded_float_and_reads_only_the_rows(a, b):
+    """The compiled kernel, its grid and arguments together: every float of each padded copy written (the source's
+    row, then zeros), nothing read or written outside the operands' rows and their copies, A's blocks then B's."""
+    cfg = PackConfig(threads=32)
+    ops = [OperandCopy(rows, length, ld, padded(length)) if spec else None
+           for spec in (a, b) for rows, length, ld in [spec or (0, 0, 0)]]
+    for name, (got, want) in _simulated_copies(cfg, Repack(*ops)).items():
+        assert (got == want).all(), name
+
+
+def test_the_copy_grid_counts_each_operands_row_chunks():
     cfg = PackConfig()
-    a = OperandCopy(rows, length, length, padded(length))
-    b = OperandCopy(7, 2 * length + 1, 2 * length + 3, padded(2 * length + 1))
+    a = OperandCopy(70000, 3, 3, padded(3))  # more rows than a grid's y could count: the grid is 1-D
+    b = OperandCopy(7, 2049, 2051, padded(2049))
     for op in (a, b):
         assert (op.chunks(cfg) - 1) * 4 * cfg.threads < op.padded_ld <= op.chunks(cfg) * 4 * cfg.threads
-    assert a.floats == rows * a.padded_ld
-    assert Repack(a, b).grid(cfg) == (rows * a.chunks(cfg) + 7 * b.chunks(cfg), 1, 1)
-    assert Repack(a, None).grid(cfg) == (rows * a.chunks(cfg), 1, 1)
-    assert Repack(None, b).grid(cfg) == (7 * b.chunks(cfg), 1, 1)
+    assert Repack(a, b).grid(cfg) == (70000 * a.chunks(cfg) + 7 * b.chunks(cfg), 1, 1)
+    assert Repack(a, None).grid(cfg) == (70000, 1, 1) and Repack(None, b).grid(cfg) == (7 * 5, 1, 1)
 
 
 def test_the_copy_arguments_name_each_operand_and_none_rows_for_one_not_copied():

@@ -82,6 +82,8 @@ def test_two_streams_copy_into_their_own_workspaces():
 def test_a_column_major_c(layout):
     """C column-major: the library runs C^T = op(B)^T op(A)^T (NT stays NT, TT becomes NN), repacked the same."""
     ta, tb = layout[0] == "T", layout[1] == "T"
+    swapped = plans.GemmPlan(N, M, K, False, layout == "NT", K, K if layout == "NT" else M, M)  # C^T's problem
+    assert swapped.repack is not None, swapped.describe()
     (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, ta, tb)
     A, B = torch.randn(rows_a, len_a, device="cuda"), torch.randn(rows_b, len_b, device="cuda")
     opA, opB = (A.t() if ta else A), (B.t() if tb else B)
@@ -91,7 +93,7 @@ def test_a_column_major_c(layout):
     _check(C, opA, opB)
 
 
-def test_rows_beyond_the_copy_grids_y_limit():
+def test_more_rows_than_a_grids_y_could_count():
     """A's 70001 rows, more than a grid's y could count (session 42's kernel strode over them; since session 43 the
     copy's blocks are one 1-D grid over both operands' rows)."""
     m, n, k = 70001, 1027, 13  # m n / (m + n) = 1012

@@ -629,13 +629,10 @@ def test_the_cap_is_lifted_a_step_at_a_time_and_a_spill_without_one_is_raised(fa
     assert built == [(1, 128), (1, 0)]
 
 
-def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(monkeypatch):
-    """codegen/repack.py's plan (session 42): per stream one workspace holds the GEMM's own bytes, then A's copy, then
-    B's (each 256-byte aligned); the copy launch comes first (one for both since session 43), fed the call's operands
-    (SA, SB) with their own leading dimensions, and the GEMM (runtime/sgemm_launch.SgemmLaunch, as the plan builds it) reads the copies: A and B packed
-    as the copies' pointers with the padded leading dimensions, no longer per-call fields."""
+def _bind_repacking_plan(monkeypatch, m, n, k, lda, ldb, repack):
+    """A GemmPlan of NT m x n x k with `repack` (codegen/repack.Repack), bound to stream 0 with the driver faked: ->
+    (the bound launches, [(kernel, grid, args, dynamic)] of each PackedLaunch made, [the GEMM's SgemmLaunch fields])."""
     from types import SimpleNamespace
-    from regtile.codegen.repack import repack_for
     made, gemms = [], []
     monkeypatch.setattr(plans.driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x100000, nbytes=nbytes))
     monkeypatch.setattr(plans.driver, "PackedLaunch",
@@ -648,14 +645,25 @@ def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(
         return SimpleNamespace(calls=[(kernel, (8, 33, 1), (m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))],
                                work_lists=[])
     monkeypatch.setattr(plans, "SgemmLaunch", sgemm_launch)
-    m, n, k, lda, ldb = 2049, 2047, 1025, 1027, 1029  # strided views, both unaligned
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.pack_kernel = None, threading.Lock(), {}, "gemm", "pack"
     plan.m, plan.n, plan.k, plan.lda, plan.ldb, plan.ldc = m, n, k, lda, ldb, n
     plan.batch, plan.strides = 0, (0, 0, 0)
-    plan.repack = repack_for(m, n, k, False, True, lda, ldb)
-    assert plan.repack.a.ld == lda and plan.repack.b.ld == ldb
-    bound = plan._bind(0)
+    plan.repack = repack
+    return plan._bind(0), made, gemms
+
+
+def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(monkeypatch):
+    """codegen/repack.py's plan (session 42): per stream one workspace holds the GEMM's own bytes, then A's copy, then
+    B's (each 256-byte aligned); the copy launch comes first (one for both since session 43), fed the call's operands
+    (SA, SB) with their own leading dimensions, and the GEMM (runtime/sgemm_launch.SgemmLaunch, as the plan builds
+    it) reads the copies: A and B packed as the copies' pointers with the padded leading dimensions, no longer
+    per-call fields."""
+    from regtile.codegen.repack import repack_for
+    m, n, k, lda, ldb = 2049, 2047, 1025, 1027, 1029  # strided views, both unaligned
+    repack = repack_for(m, n, k, False, True, lda, ldb)
+    assert repack.a.ld == lda and repack.b.ld == ldb
+    bound, made, gemms = _bind_repacking_plan(monkeypatch, m, n, k, lda, ldb, repack)
     ws = bound.keep[0]
     a_copy = 0x100000 + 1024  # past the GEMM's 1000 bytes, rounded up to 256
     b_copy = a_copy + -(-4 * m * 1032 // 256) * 256
@@ -667,3 +675,21 @@ def test_a_repacking_plan_copies_both_operands_then_runs_the_gemm_on_the_copies(
     assert g1 == (3 * m + 3 * n, 1, 1)
     assert k3 == "gemm" and a3[4:8] == (a_copy, 1032, b_copy, 1032) and d3 == {"C": 2, "alpha": 3, "beta": 4}
     assert bound.watch_capture  # a graph would point into the copies: the plan is pinned on capture
+
+
+def test_a_plan_copying_one_operand_keeps_the_other_a_per_call_field(monkeypatch):
+    """A rule naming A alone (codegen/repack.RepackRule("A", ...)): the workspace holds A's copy only, the copy launch
+    has no rows of B and takes only SA per call, and the GEMM reads A's copy and the call's B (still per call)."""
+    from regtile.codegen import repack as rp
+    m, n, k, lda, ldb = 2049, 2047, 1025, 1025, 1025
+    monkeypatch.setattr(rp, "REPACK_RULES", {"NT": rp.RepackRule("A", 0)})
+    repack = rp.repack_for(m, n, k, False, True, lda, ldb)
+    assert repack.a is not None and repack.b is None
+    bound, made, gemms = _bind_repacking_plan(monkeypatch, m, n, k, lda, ldb, repack)
+    a_copy = 0x100000 + 1024
+    assert bound.keep[0].nbytes == a_copy - 0x100000 + -(-4 * m * 1032 // 256) * 256
+    assert gemms == [dict(a=a_copy, lda=1032, b=0, ldb=ldb, ldc=n, workspace=0x100000)]
+    (k1, g1, a1, d1), (k3, _, a3, d3) = made
+    assert (k1, d1, g1) == ("pack", {"SA": 0}, (3 * m, 1, 1))
+    assert a1 == (0, a_copy, m, k, lda, 1032, 3, 0, 0, 0, 0, 0, 4, 1)
+    assert k3 == "gemm" and d3 == {"B": 1, "C": 2, "alpha": 3, "beta": 4}
