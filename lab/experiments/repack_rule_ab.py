@@ -8,8 +8,9 @@ timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the pl
 where "lib" repacks, its copies alone ("lib copies") and its GEMM alone on the copies ("lib gemm"; both unchecked):
 what the launches between them cost is the rest.  Writes repack_rule_ab.json under $OUT.
 
-    python3 -m lab.experiments.repack_rule_ab [rules=AB,B | rules=none] [parts=1] [LAYOUT:]MxNxK ...
-    (rules=none: lib and inplace only)
+    python3 -m lab.experiments.repack_rule_ab [rules=AB,B | rules=none] [parts=1] [plus=8] [LAYOUT:]MxNxK ...
+    (rules=none: lib and inplace only; plus=P: the rules' copies padded to K rounded up to 4 plus P, not 4 - does a
+    leading dimension of 4096, where 4089-4092 land, cost anything?)
 """
 from . import checked_row, over_shapes, patched_plan, program, take_option
 
@@ -30,7 +31,7 @@ def parts_of(plan, bench):
     return {"lib copies": run(launches[:ncopies]), "lib gemm": run(launches[ncopies:])}
 
 
-def one(torch, bench, m, n, k, rules=("AB",), parts=False):
+def one(torch, bench, m, n, k, rules=("AB",), parts=False, plus=4):
     from regtile.codegen import repack
     from regtile.runtime.plans import GemmPlan
     layout = ("T" if bench.trans_a else "N") + ("T" if bench.trans_b else "N")
@@ -39,7 +40,8 @@ def one(torch, bench, m, n, k, rules=("AB",), parts=False):
     # session 43's a-d patched REPACK_OPERANDS / REPACK_MIN_HARMONIC, since f one table of RepackRule's
     plans["inplace"] = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {})])
     for rule in rules:
-        plan = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {layout: repack.RepackRule(rule, 0)})])
+        padding = [] if plus == 4 else [(repack, "padded", lambda length: -(-length // 4) * 4 + plus)]
+        plan = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {layout: repack.RepackRule(rule, 0)})] + padding)
         if plan.repack is not None:  # the rule's operands' rows all unaligned
             plans[f"copy {rule}"] = plan
     row = {"m": m, "n": n, "k": k, "layout": layout, "plans": {name: p.describe() for name, p in plans.items()}}
@@ -52,7 +54,8 @@ def one(torch, bench, m, n, k, rules=("AB",), parts=False):
 def run(argv):
     rules = tuple(r for r in (take_option(argv, "rules") or "AB").split(",") if r != "none")
     parts = take_option(argv, "parts") == "1"
-    over_shapes(argv, DEFAULT, "repack_rule_ab.json", lambda *a: one(*a, rules=rules, parts=parts))
+    plus = int(take_option(argv, "plus") or 4)
+    over_shapes(argv, DEFAULT, "repack_rule_ab.json", lambda *a: one(*a, rules=rules, parts=parts, plus=plus))
 
 
 main = program(run, "[LAYOUT:]MxNxK ...")
