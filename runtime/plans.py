@@ -167,18 +167,21 @@ class GemmPlan:
         return [SgemmLaunch(self.kernel, self.m, self.n, self.k, 0.0, a, lda, b, ldb, 0.0, 0, self.ldc,
                             workspace=workspace, batch=self.batch, strides=self.strides)]
 
-    def _copies(self, at: int) -> Tuple[list, Dict[str, int]]:
-        """A repacking plan's copy launch (one for both operands) into its workspace from `at` on, fed the call's
-        operands, and {"A" / "B": its copy's pointer} (256-byte aligned each)."""
-        copies = {}
-        for name, op in (("A", self.repack.a), ("B", self.repack.b)):
+    def _copy_offsets(self) -> Tuple[Dict[str, int], int]:
+        """A repacking plan's copies in its workspace: ({"A" / "B": offset of its copy, 256-byte aligned}, their
+        bytes); ({}, 0) for a plan that reads its operands in place."""
+        offsets, at = {}, 0
+        for name, op in (("A", self.repack.a), ("B", self.repack.b)) if self.repack is not None else ():
             if op is not None:
-                copies[name] = at
+                offsets[name] = at
                 at += _aligned(4 * op.floats)
+        return offsets, at
+
+    def _copy_launch(self, copies: Dict[str, int]) -> driver.PackedLaunch:
+        """The copy kernel's launch into `copies` ({"A" / "B": its copy's pointer}), fed the call's operands."""
         args = self.repack.args(self.pack_config, copies.get("A", 0), copies.get("B", 0))
-        launch = driver.PackedLaunch(self.pack_kernel, self.repack.grid(self.pack_config), args,
-                                     {"S" + name: _DYNAMIC[name] for name in copies})
-        return [launch], copies
+        return driver.PackedLaunch(self.pack_kernel, self.repack.grid(self.pack_config), args,
+                                   {"S" + name: _DYNAMIC[name] for name in copies})
 
     def _bind(self, stream: int) -> _Bound:
         """The stream's workspace and work lists (allocated once per plan and stream): one buffer holds the GEMM's
@@ -190,11 +193,11 @@ class GemmPlan:
             with driver.outside_capture(stream) as capturing:
                 try:
                     nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
-                    ops = (self.repack.a, self.repack.b) if self.repack is not None else ()
-                    copy_bytes = sum(_aligned(4 * op.floats) for op in ops if op)
+                    offsets, copy_bytes = self._copy_offsets()
                     total = _aligned(nbytes) + copy_bytes if copy_bytes else nbytes
                     ws = driver.DeviceBuffer(total) if total else None
-                    launches, copies = self._copies(ws.ptr + _aligned(nbytes)) if copy_bytes else ([], {})
+                    copies = {name: ws.ptr + _aligned(nbytes) + off for name, off in offsets.items()}
+                    launches = [self._copy_launch(copies)] if copies else []
                     sets = self._launch_sets(ws.ptr if nbytes else 0, **{op.lower(): at for op, at in copies.items()})
                     dynamic = {p: i for p, i in _DYNAMIC.items() if p not in copies}  # the copies: packed once
                     launches += [driver.PackedLaunch(kk, grid, args, dynamic)

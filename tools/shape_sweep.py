@@ -90,18 +90,16 @@ class ShapeBench:
     def __init__(self, torch, m: int, n: int, k: int, seed: int = 0, layout: str = "NN", padded_rows: bool = False):
         if layout not in LAYOUTS:
             raise ValueError(f"layout {layout!r}: one of {', '.join(LAYOUTS)}")
+        from ..codegen.repack import stored_rows
         self.torch, self.m, self.n, self.k = torch, m, n, k
         self.trans_a, self.trans_b = layout[0] == "T", layout[1] == "T"
-        self.lda, self.ldb = (m if self.trans_a else k), (k if self.trans_b else n)
-        if padded_rows:  # each operand a view of rows padded as a repacking plan's copies are (codegen/repack.padded)
-            from ..codegen.repack import padded
-            self.lda, self.ldb = padded(self.lda), padded(self.ldb)
+        self.lda, self.ldb = bench_leading_dims(m, n, k, self.trans_a, self.trans_b, padded_rows)
         from ..runtime.bench import rotation_sets
         # 50 MB of L2 on the H100, 60 MB on the H200
         self.sets = rotation_sets(traffic_bytes(m, n, k), torch.cuda.get_device_properties(0).L2_cache_size)
         g = torch.Generator(device="cuda")
         g.manual_seed(seed)
-        a_shape, b_shape = ((k, m) if self.trans_a else (m, k)), ((n, k) if self.trans_b else (k, n))
+        a_shape, b_shape = stored_rows(m, n, k, self.trans_a, self.trans_b)  # (rows, length) as stored
         self.a = [torch.randn(a_shape[0], self.lda, device="cuda", generator=g)[:, :a_shape[1]]
                   for _ in range(self.sets)]
         self.b = [torch.randn(b_shape[0], self.ldb, device="cuda", generator=g)[:, :b_shape[1]]
@@ -172,6 +170,15 @@ class ShapeBench:
         self.a = self.b = self.c = []
         self._ref = None
         self._ws = []
+
+
+def bench_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool,
+                       padded_rows: bool = False) -> Tuple[int, int]:
+    """(lda, ldb) of a ShapeBench's operands: packed (their stored rows' lengths, repack.stored_rows), or with
+    `padded_rows` padded as a repacking plan's copies are (repack.padded)."""
+    from ..codegen.repack import padded, stored_rows
+    (_, len_a), (_, len_b) = stored_rows(m, n, k, trans_a, trans_b)
+    return (padded(len_a), padded(len_b)) if padded_rows else (len_a, len_b)
 
 
 def time_interleaved(torch, fns: Dict[str, Callable[[int], None]], sets: int, rounds: int) -> Dict[str, List[float]]:

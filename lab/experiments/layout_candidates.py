@@ -34,7 +34,7 @@ def run(argv):
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
     from regtile.tools.shape_sweep import ShapeBench, _setup_torch
-    from regtile.tools.shape_sweep import gemv_routed
+    from regtile.tools.shape_sweep import bench_leading_dims, gemv_routed
     from regtile.tools.datafiles import load_json
     from lab.experiments.variants_ab import parse
     t0 = time.time()
@@ -61,8 +61,7 @@ def run(argv):
     for spec in specs:
         layout, m, n, k, ta, tb, lda, ldb = layout_spec(spec)
         if pad:
-            from regtile.codegen.repack import padded
-            lda, ldb = padded(lda), padded(ldb)
+            lda, ldb = bench_leading_dims(m, n, k, ta, tb, padded_rows=True)  # as ShapeBench(padded_rows=True)
         members = {}
         for name in h.candidate_names(m, n, k, dev.sm_count, fused=fused):
             if only and name not in only:

@@ -28,6 +28,7 @@ def one(torch, bench, m, n, k, pads=("c4",)):
     for the padded rows ("repacked NAME"), that plan alone on the copies ("aligned NAME": what the copies buy)
     and the copies alone ("copies NAME").  In any layout (session 42): A's stored rows are K long, or M long where
     op(A) = A^T; B's N long, or K long where op(B) = B^T."""
+    from regtile.codegen.repack import stored_rows
     from regtile.runtime.plans import GemmPlan
     ta, tb = bench.trans_a, bench.trans_b
     plan = GemmPlan(m, n, k, ta, tb, bench.lda, bench.ldb, n)
@@ -35,8 +36,7 @@ def one(torch, bench, m, n, k, pads=("c4",)):
     fns = {"cublas": bench.cublas(), "library": bench.library(plan)}
     checked, row = ["library"], {"m": m, "n": n, "k": k, "layout": ("T" if ta else "N") + ("T" if tb else "N"),
                                  "library": plan.describe(), "aligned": {}}
-    rows_a, len_a = (k, m) if ta else (m, k)  # A as stored: rows_a rows of len_a floats
-    rows_b, len_b = (n, k) if tb else (k, n)
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, ta, tb)  # as stored: rows of len floats
     for pad in pads:
         base, old = pad.removesuffix("-old"), pad.endswith("-old")
         rule, only = (PADS["c4"], ONLY[base]) if base in ONLY else (PADS[base], None)

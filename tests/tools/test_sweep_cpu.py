@@ -155,3 +155,17 @@ def test_the_few_vector_route_depends_on_the_layout():
     assert not gemv_routed(4, 1024, 1024) and gemv_routed(4, 1024, 1024, False, True)
     assert gemv_routed(1024, 4, 1024) and not gemv_routed(1024, 4, 1024, True, False)
     assert all(gemv_routed(1, 4096, 4096, ta, tb) for ta, tb in layouts)
+
+
+@pytest.mark.parametrize("layout", ["NN", "NT", "TN", "TT"])
+def test_the_bench_leading_dims_packed_and_padded(layout):
+    """ShapeBench's operands (tools/shape_sweep.bench_leading_dims): packed as regtile.sgemm sees packed operands
+    (heuristic.leading_dims), or padded as a repacking plan's copies (repack.padded)."""
+    from regtile.codegen.heuristic import leading_dims
+    from regtile.codegen.repack import padded
+    from regtile.tools.shape_sweep import bench_leading_dims
+    ta, tb = layout[0] == "T", layout[1] == "T"
+    m, n, k = 7, 9, 13
+    lda, ldb, _ = leading_dims(m, n, k, ta, tb)
+    assert bench_leading_dims(m, n, k, ta, tb) == (lda, ldb)
+    assert bench_leading_dims(m, n, k, ta, tb, padded_rows=True) == (padded(lda), padded(ldb))
