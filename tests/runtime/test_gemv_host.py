@@ -75,7 +75,8 @@ def test_strided_and_backwards_vectors(monkeypatch, tmp_path_factory, m, n, op, 
     _run(monkeypatch, tmp_path_factory, m, n, op, cfg, 3, incx=incx, incy=incy)
 
 
-@pytest.mark.parametrize("m, n, op", [(7, 5000, "N"), (2000, 16, "T")])
+# op N's case in the slow tier (a host compile, 3.5 s): test_rule_config_and_splits runs op N's kernels in the fast one
+@pytest.mark.parametrize("m, n, op", tiered([(7, 5000, "N"), (2000, 16, "T")], fast={(2000, 16, "T")}))
 def test_beta_zero_ignores_y_and_one_launch_finish(monkeypatch, tmp_path_factory, m, n, op):
     """beta == 0 with y NaN, through the reduce kernel and through the one-launch finish
     (fused_reduce: each block counts its arrival, the last of a column sums the partials)."""
