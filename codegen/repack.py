@@ -23,6 +23,11 @@ Measured, the plan against the same plan in place (lab/experiments/repack_rule_a
   fitting grids'), 22 faster by 0.9-7.4%, two slower by under 1%: their bound is 700.  NN there (d_118489a, two launches)
   lost on two of four (3.0%, 4.6%): 1000.  TT 999^3 (500) lost 4.9% (a).
 - TN (its cp.async ring, session 37) lost on two of three shapes (2.3%, 4.7%; a): it runs in place.
+- One operand alone (session 44, c_049e690; 28 shape-layouts of the held-out sets and the ragged fitting grids under
+  the bounds above): copying B^T alone costs 1/m of the GEMM (both: 1/h).  TT and NT with m >= 3000: 7 of 9 faster by
+  0.8-5.0% (NT 8191x511x2047 0.954 -> 0.994x cuBLAS, TT 8687x547x8689 1.041 -> 1.094), NT 6143x193x3075 the same, NT
+  4343x274x2174 0.7% slower; at m 2171 NT lost 1.6%.  NN's B alone was mixed (-5.3% to +1.8%), A alone (n >= 3000)
+  never faster by more than 0.1%: NN copies both or nothing.
 The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream in NT (68 MB at 8191x8193x1025; at most
 REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in place."""
 from __future__ import annotations
@@ -36,20 +41,35 @@ from .config import ConfigError
 # 4099x4093x4091): the plan holds it for its life, outside torch's allocator, so a shape whose copies would take more
 # runs in place.
 REPACK_MAX_BYTES = 256 << 20
+# The GEMM's multiply-adds, at least, for any copy: the copy launch costs a few microseconds whatever it moves
+# (2049x2047x1025's one launch 10.4 us for 33.7 MB, session 43), so a GEMM of tens of microseconds cannot win them
+# back.  The smallest measured gaining: TT 4096x1024x479 (2.0e9, 87 us; B alone 0.8% faster, session 44).
+REPACK_MIN_MACS = 2_000_000_000
 
 
 @dataclass(frozen=True)
 class RepackRule:
-    """Where a layout repacks: the stored operands it copies ("A", "B" or "AB"; all of them must have unaligned rows,
-    the rule was measured with both), from m n / (m + n) of `min_harmonic` up (the copies move 8 (m + n) K bytes
-    against 2 m n K flops)."""
+    """One way a layout repacks: the stored operands it copies ("A", "B" or "AB"; all of them must have unaligned
+    rows), where the GEMM does at least `min_work` multiply-adds a copied float: m n K / ((m [A] + n [B]) K), which is
+    m n / (m + n) for both operands, m for B alone, n for A alone (the copies' bytes against the GEMM's flops)."""
     operands: str
-    min_harmonic: int
+    min_work: int
+
+    def __post_init__(self):
+        if self.operands not in ("A", "B", "AB"):
+            raise ConfigError(f"operands={self.operands!r}: the stored operands a rule copies, \"A\", \"B\" or \"AB\"")
+
+    def work(self, m: int, n: int) -> float:
+        """The GEMM's multiply-adds a float this rule copies, for M x N (x K: K cancels)."""
+        return m * n / ((m if "A" in self.operands else 0) + (n if "B" in self.operands else 0))
 
 
-# A layout not named runs in place (TN: its ring).  NN's bound is higher: there the unaligned kernels lose less to the
-# aligned ones than in NT and TT, where B^T's K-long rows are read a float at a time (session 43, above).
-REPACK_RULES = {"NN": RepackRule("AB", 1000), "NT": RepackRule("AB", 700), "TT": RepackRule("AB", 700)}
+# A layout's rules, tried in order; a layout not named runs in place (TN: its ring).  NN's bound is higher: there the
+# unaligned kernels lose less to the aligned ones than in NT and TT, where B^T's K-long rows are read a float at a time
+# (session 43, above).  NT and TT copy B^T alone where both cannot (session 44, c_049e690: B alone, m >= 3000).
+REPACK_RULES = {"NN": (RepackRule("AB", 1000),),
+                "NT": (RepackRule("AB", 700), RepackRule("B", 3000)),
+                "TT": (RepackRule("AB", 700), RepackRule("B", 3000))}
 
 
 def padded(length: int) -> int:
@@ -125,19 +145,23 @@ def stored_rows(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[T
 
 def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
                arch: str = "sm_90") -> Optional[Repack]:
-    """The copies regtile.sgemm's plan makes before the GEMM, or None: not sm_90 (measured there only), a layout
-    REPACK_RULES does not name, a batch, m n / (m + n) below the rule's bound, one of the rule's operands' rows
-    aligned (its leading dimension a multiple of 4 floats), or copies of more than REPACK_MAX_BYTES."""
-    rule = REPACK_RULES.get(("T" if trans_a else "N") + ("T" if trans_b else "N"))
-    if arch != "sm_90" or batch or rule is None or k < 1 or m * n < rule.min_harmonic * (m + n):
+    """The copies regtile.sgemm's plan makes before the GEMM: those of the layout's first rule (REPACK_RULES) that
+    applies, or None.  None where: not sm_90 (measured there only), a batch, fewer than REPACK_MIN_MACS multiply-adds, a
+    layout REPACK_RULES does not name; a rule does not apply where the GEMM's multiply-adds a copied float are below its bound, one of its operands'
+    rows are aligned (a leading dimension that is a multiple of 4 floats) or its copies take more than
+    REPACK_MAX_BYTES."""
+    if arch != "sm_90" or batch or k < 1 or m * n * k < REPACK_MIN_MACS:
         return None
     (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, trans_a, trans_b)
-    a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in rule.operands else None
-    b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in rule.operands else None
-    copies = [c for c in (a, b) if c is not None]
-    if any(c.ld % 4 == 0 for c in copies) or 4 * sum(c.floats for c in copies) > REPACK_MAX_BYTES:
-        return None
-    return Repack(a, b)
+    for rule in REPACK_RULES.get(("T" if trans_a else "N") + ("T" if trans_b else "N"), ()):
+        if rule.work(m, n) < rule.min_work:
+            continue
+        a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in rule.operands else None
+        b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in rule.operands else None
+        copies = [c for c in (a, b) if c is not None]
+        if all(c.ld % 4 for c in copies) and 4 * sum(c.floats for c in copies) <= REPACK_MAX_BYTES:
+            return Repack(a, b)
+    return None
 
 
 def gemm_leading_dims(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,

@@ -111,7 +111,7 @@ def test_one_operand_copied_the_other_read_in_place(which, monkeypatch):
     """A rule may name one operand (codegen/repack.REPACK_RULES): the copy kernel then has no rows for the
     other, and the GEMM reads that one in place, unaligned."""
     from regtile.codegen import repack
-    monkeypatch.setattr(repack, "REPACK_RULES", {"TT": repack.RepackRule(which, 1000)})
+    monkeypatch.setattr(repack, "REPACK_RULES", {"TT": (repack.RepackRule(which, 0),)})
     (rows_a, len_a), (rows_b, len_b) = stored_rows(M, N, K, True, True)
     plan = plans.GemmPlan(M, N, K, True, True, len_a, len_b, N)
     assert (plan.repack.a is not None, plan.repack.b is not None) == (which == "A", which == "B"), plan.describe()
@@ -120,3 +120,22 @@ def test_one_operand_copied_the_other_read_in_place(which, monkeypatch):
     plan.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), 1.0, 0.0, torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
     _check(C, A.t(), B.t())
+
+
+@pytest.mark.parametrize("layout", ["NT", "TT"])
+def test_b_alone_where_m_is_large(layout):
+    """The committed rule of B^T alone (m >= 3000, m n / (m + n) under 700; session 44) through regtile.sgemm: the plan
+    copies B^T, reads A (unaligned in NT) in place, alpha / beta on a strided B."""
+    m, n, k = 3001, 700, 1023
+    ta = layout[0] == "T"
+    (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, ta, True)
+    plan = plans.GemmPlan(m, n, k, ta, True, len_a, len_b + 2, n)
+    assert plan.repack is not None and plan.repack.a is None and plan.repack.b is not None, plan.describe()
+    assert plan.repack.leading_dims(len_a, len_b + 2) == (len_a, padded(len_b))
+    A, B = _operand(rows_a, len_a, len_a), _operand(rows_b, len_b, len_b + 2)
+    opA, opB = (A.t() if ta else A), B.t()
+    C0 = torch.randn(m, n, device="cuda")
+    C = C0.clone()
+    regtile.sgemm(opA, opB, C, alpha=1.5, beta=0.25)
+    torch.cuda.synchronize()
+    _check(C, opA, opB, 1.5, 0.25, C0)

@@ -682,7 +682,7 @@ def test_a_plan_copying_one_operand_keeps_the_other_a_per_call_field(monkeypatch
     has no rows of B and takes only SA per call, and the GEMM reads A's copy and the call's B (still per call)."""
     from regtile.codegen import repack as rp
     m, n, k, lda, ldb = 2049, 2047, 1025, 1025, 1025
-    monkeypatch.setattr(rp, "REPACK_RULES", {"NT": rp.RepackRule("A", 0)})
+    monkeypatch.setattr(rp, "REPACK_RULES", {"NT": (rp.RepackRule("A", 0),)})
     repack = rp.repack_for(m, n, k, False, True, lda, ldb)
     assert repack.a is not None and repack.b is None
     bound, made, gemms = _bind_repacking_plan(monkeypatch, m, n, k, lda, ldb, repack)
