@@ -1,7 +1,7 @@
 """Repacking rules through regtile.sgemm's plan (codegen/repack.py, session 43): for each [LAYOUT:]MxNxK the plan
 with each rule of `rules=` (which stored operands the plan copies into padded rows with templates/pack_rows.cu.j2's
 kernel before its GEMM: AB, A or B, where all of the rule's operands have unaligned rows, else none; whatever
-m n / (m + n): a RepackRule with min_work 0), the plan that
+m n / (m + n) and the GEMM's size: a RepackRule with min_work 0, REPACK_MIN_MACS 0), the plan that
 reads every operand in place ("inplace") and cuBLAS, every plan checked against float64 (C NaN-poisoned), then timed
 interleaved kernel against kernel on tools/shape_sweep's ShapeBench.  "lib": the plan as committed.  Session 42
 timed TT / TN with torch's copies only (repack_ab, f_8358846); this times the plan's own copy kernel.  With parts=1,
@@ -41,7 +41,8 @@ def one(torch, bench, m, n, k, rules=("AB",), parts=False, plus=4):
     plans["inplace"] = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {})])
     for rule in rules:
         padding = [] if plus == 4 else [(repack, "padded", lambda length: -(-length // 4) * 4 + plus)]
-        plan = patched_plan(m, n, k, ops, [(repack, "REPACK_RULES", {layout: (repack.RepackRule(rule, 0),)})] + padding)
+        forced = [(repack, "REPACK_RULES", {layout: (repack.RepackRule(rule, 0),)}), (repack, "REPACK_MIN_MACS", 0)]
+        plan = patched_plan(m, n, k, ops, forced + padding)
         if plan.repack is not None:  # the rule's operands' rows all unaligned
             plans[f"copy {rule}"] = plan
     row = {"m": m, "n": n, "k": k, "layout": layout, "plans": {name: p.describe() for name, p in plans.items()}}
