@@ -42,9 +42,11 @@ from .config import ConfigError
 # runs in place.
 REPACK_MAX_BYTES = 256 << 20
 # The GEMM's multiply-adds, at least, for any copy: the copy launch costs a few microseconds whatever it moves
-# (2049x2047x1025's one launch 10.4 us for 33.7 MB, session 43), so a GEMM of tens of microseconds cannot win them
-# back.  The smallest measured gaining: TT 4096x1024x479 (2.0e9, 87 us; B alone 0.8% faster, session 44).
-REPACK_MIN_MACS = 2_000_000_000
+# (2049x2047x1025's one launch 10.4 us for 33.7 MB, session 43), which a GEMM of a few tens of microseconds does not win
+# back.  Measured with the copies forced (session 44, e_3e64893): NT 12544x64x147 (1.2e8 multiply-adds, 11.7 us) 46%
+# slower copying both, NT 1087x2173x71 (1.7e8) 19%, NT 2171x2175x137 (6.5e8, 48 us) 1.4%; TT 6143x1538x98 (9.3e8, 74 us)
+# 4.7% faster, NT 1535x1539x769 (1.8e9) 1.6%, TT 4343x70x4347 (1.3e9, B alone) 0.5%.
+REPACK_MIN_MACS = 800_000_000
 
 
 @dataclass(frozen=True)

@@ -228,13 +228,21 @@ def test_b_alone_needs_its_layout_m_and_unaligned_rows(layout, m, n, k, why):
 
 
 @pytest.mark.parametrize("layout, m, n, k", [("NT", 12544, 64, 147), ("TT", 12544, 64, 147), ("NT", 1087, 2173, 71),
-                                             ("NN", 2171, 2174, 70), ("TT", 4096, 1000, 479)])
+                                             ("NT", 2171, 2175, 137), ("NN", 2171, 2174, 70), ("TT", 4096, 400, 479)])
 def test_no_copies_for_a_gemm_below_the_floor(layout, m, n, k):
-    """A GEMM of fewer than REPACK_MIN_MACS multiply-adds (12544x64x147: 11.5 us) cannot win back a copy launch; the
-    same shape with K 50 times longer can."""
+    """A GEMM of fewer than REPACK_MIN_MACS multiply-adds does not win back a copy launch (session 44, e_3e64893:
+    forced, NT 12544x64x147 46% slower, 1087x2173x71 19%, 2171x2175x137 1.4%); the same shape with K 50 times longer
+    copies."""
     from regtile.codegen.repack import REPACK_MIN_MACS
     assert m * n * k < REPACK_MIN_MACS and _packed(m, n, k, layout) is None
     assert _packed(m, n, 50 * k + (k % 2 == 0), layout) is not None
+
+
+@pytest.mark.parametrize("layout, m, n, k", [("TT", 6143, 1538, 98), ("NT", 1535, 1539, 769), ("TT", 4343, 70, 4347)])
+def test_gemms_from_the_floor_up_copy(layout, m, n, k):
+    """Just above REPACK_MIN_MACS (9.3e8-1.8e9 multiply-adds) the copies ran 0.5-4.7% faster (e_3e64893)."""
+    from regtile.codegen.repack import REPACK_MIN_MACS
+    assert REPACK_MIN_MACS <= m * n * k < 2 * 10 ** 9 and _packed(m, n, k, layout) is not None
 
 
 @pytest.mark.parametrize("operands, work", [("AB", 2049 * 2047 / (2049 + 2047)), ("A", 2047), ("B", 2049)])

@@ -96,7 +96,7 @@ def test_a_column_major_c(layout):
 def test_more_rows_than_a_grids_y_could_count():
     """A's 70001 rows, more than a grid's y could count (session 42's kernel strode over them; since session 43 the
     copy's blocks are one 1-D grid over both operands' rows)."""
-    m, n, k = 70001, 1027, 29  # m n / (m + n) = 1012; 2.08e9 multiply-adds, over REPACK_MIN_MACS
+    m, n, k = 70001, 1027, 29  # m n / (m + n) = 1012; 2.1e9 multiply-adds, over REPACK_MIN_MACS
     plan = plans.GemmPlan(m, n, k, False, True, k, k, n)
     assert plan.repack is not None and plan.repack.a.rows == m, plan.describe()
     A, Bt = torch.randn(m, k, device="cuda"), torch.randn(n, k, device="cuda")
