@@ -20,15 +20,15 @@ Measured, the plan against the same plan in place (lab/experiments/repack_rule_a
 - One copy launch for both operands (e_3f1e72b) in place of one an operand: 2049x2047x1025's copies 13.1 -> 10.4 us
   (f_9be9b3f), the plans 2-3 us faster on the small shapes.
 - Below 1000 with it (f): NT and TT on 24 shape-layouts of 706-968 (the held-out sets' four, eight of the ragged
-  fitting grids'), 22 faster by 0.9-7.4%, two slower by under 1%: their bound is 700.  NN there (d_118489a, two launches)
-  lost on two of four (3.0%, 4.6%): 1000.  TT 999^3 (500) lost 4.9% (a).
+  fitting grids'), 22 faster by 0.9-7.4%, two slower by under 1%: their bound is 700.  NN there (d_118489a, two
+  launches) lost on two of four (3.0%, 4.6%): 1000.  TT 999^3 (500) lost 4.9% (a).
 - TN (its cp.async ring, session 37) lost on two of three shapes (2.3%, 4.7%; a): it runs in place.
 - One operand alone (session 44, c_049e690; 28 shape-layouts of the held-out sets and the ragged fitting grids under
   the bounds above): copying B^T alone costs 1/m of the GEMM (both: 1/h).  TT and NT with m >= 3000: 7 of 9 faster by
   0.8-5.0% (NT 8191x511x2047 0.954 -> 0.994x cuBLAS, TT 8687x547x8689 1.041 -> 1.094), NT 6143x193x3075 the same, NT
-  4343x274x2174 0.7% slower; at m 2171 NT lost 1.6%.  NN's B alone was mixed (-5.3% to +1.8%), A alone (n >= 3000)
-  never faster by more than 0.1%: NN copies both or nothing.
-The workspace holds both copies, 4 (m + n) (K + 4..7) bytes a stream in NT (68 MB at 8191x8193x1025; at most
+  4343x274x2174 0.7% slower (n under 500: not taken); at m 2171 NT lost 1.6%.  NN's B alone was mixed (-5.3% to
+  +1.8%), A alone (n >= 3000, eight shape-layouts) at most 0.5% faster and up to 1.2% slower: NN copies both or nothing.
+The workspace holds the copies, 4 (m + n) (K + 4..7) bytes a stream for both in NT (68 MB at 8191x8193x1025; at most
 REPACK_MAX_BYTES).  Measured on sm_90 only: other archs run in place."""
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ class RepackRule:
     m n / (m + n) for both operands, m for B alone, n for A alone (the copies' bytes against the GEMM's flops)."""
     operands: str
     min_work: int
+    min_n: int = 0  # N at least (B^T alone: NT's n of 193 and 274, TT's 70, at most 0.5%; every gain had n >= 511)
 
     def __post_init__(self):
         if self.operands not in ("A", "B", "AB"):
@@ -68,10 +69,11 @@ class RepackRule:
 
 # A layout's rules, tried in order; a layout not named runs in place (TN: its ring).  NN's bound is higher: there the
 # unaligned kernels lose less to the aligned ones than in NT and TT, where B^T's K-long rows are read a float at a time
-# (session 43, above).  NT and TT copy B^T alone where both cannot (session 44, c_049e690: B alone, m >= 3000).
+# (session 43, above).  NT and TT copy B^T alone where both cannot (session 44, c_049e690: B alone, m >= 3000 and
+# n >= 500).
 REPACK_RULES = {"NN": (RepackRule("AB", 1000),),
-                "NT": (RepackRule("AB", 700), RepackRule("B", 3000)),
-                "TT": (RepackRule("AB", 700), RepackRule("B", 3000))}
+                "NT": (RepackRule("AB", 700), RepackRule("B", 3000, min_n=500)),
+                "TT": (RepackRule("AB", 700), RepackRule("B", 3000, min_n=500))}
 
 
 def padded(length: int) -> int:
@@ -148,15 +150,15 @@ def stored_rows(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[T
 def repack_for(m: int, n: int, k: int, trans_a: bool, trans_b: bool, lda: int, ldb: int, batch: int = 0,
                arch: str = "sm_90") -> Optional[Repack]:
     """The copies regtile.sgemm's plan makes before the GEMM: those of the layout's first rule (REPACK_RULES) that
-    applies, or None.  None where: not sm_90 (measured there only), a batch, fewer than REPACK_MIN_MACS multiply-adds, a
-    layout REPACK_RULES does not name; a rule does not apply where the GEMM's multiply-adds a copied float are below its bound, one of its operands'
-    rows are aligned (a leading dimension that is a multiple of 4 floats) or its copies take more than
-    REPACK_MAX_BYTES."""
-    if arch != "sm_90" or batch or k < 1 or m * n * k < REPACK_MIN_MACS:
+    applies, or None.  None where: not sm_90 (measured there only), a batch, fewer than REPACK_MIN_MACS
+    multiply-adds, a layout REPACK_RULES does not name.  A rule does not apply where N is under its min_n, the GEMM's
+    multiply-adds a copied float are under its min_work, one of its operands' rows are aligned (a leading dimension
+    that is a multiple of 4 floats) or its copies take more than REPACK_MAX_BYTES."""
+    if arch != "sm_90" or batch or min(m, n, k) < 1 or m * n * k < REPACK_MIN_MACS:
         return None
     (rows_a, len_a), (rows_b, len_b) = stored_rows(m, n, k, trans_a, trans_b)
     for rule in REPACK_RULES.get(("T" if trans_a else "N") + ("T" if trans_b else "N"), ()):
-        if rule.work(m, n) < rule.min_work:
+        if n < rule.min_n or rule.work(m, n) < rule.min_work:
             continue
         a = OperandCopy(rows_a, len_a, lda, padded(len_a)) if "A" in rule.operands else None
         b = OperandCopy(rows_b, len_b, ldb, padded(len_b)) if "B" in rule.operands else None

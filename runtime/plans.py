@@ -28,8 +28,9 @@ graph still uses.  Until a plan is pinned, its calls ask the driver whether the 
 capturing (cuStreamIsCapturing, about a microsecond); plans without device state
 (no split-K, stream-K, work list or repacked operands' copies) never ask: a graph keeps their kernel's parameters.
 
-A repacking plan (codegen/repack.py: NN, NT or TT with both operands' rows unaligned) launches a copy kernel before
-its GEMM, the call's A and B into padded rows of its per-stream workspace, and the GEMM reads the copies.
+A repacking plan (codegen/repack.py: NN, NT or TT with both operands' rows unaligned, or in NT and TT B^T's alone)
+launches a copy kernel before its GEMM, the call's A and B (or B alone) into padded rows of its per-stream workspace,
+and the GEMM reads the copies.
 """
 from __future__ import annotations
 
@@ -111,7 +112,8 @@ class GemmPlan:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return
         if config is None:
-            # NN, NT or TT with both operands' rows unaligned and m n / (m + n) large: the GEMM runs on padded copies
+            # NN, NT or TT with both operands' rows unaligned and m n / (m + n) large, or NT / TT with B^T's unaligned
+            # and m large: the GEMM runs on padded copies (codegen/repack.REPACK_RULES)
             self.repack = repack_for(m, n, k, self.trans_a, self.trans_b, lda, ldb, batch, arch)
             if self.repack is not None:
                 self.pack_kernel = driver.load(compile_config(self.pack_config, arch))

@@ -1,5 +1,5 @@
-"""Repacked plans on the GPU (codegen/repack.py, sessions 42-43): both operands' rows unaligned (NT, TT, NN), copied
-into padded rows by the plan's copy kernel before the GEMM.  float64 references on fresh random data, C
+"""Repacked plans on the GPU (codegen/repack.py, sessions 42-44): both operands' rows unaligned (NT, TT, NN), or B^T's
+alone where m is large (NT, TT), copied into padded rows by the plan's copy kernel before the GEMM.  float64 references on fresh random data, C
 NaN-poisoned; strided operands, alpha / beta, a second call on new data and a CUDA graph's replays (the copies are
 launches of the graph)."""
 import pytest
