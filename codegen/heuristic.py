@@ -36,7 +36,7 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .config import MAX_SPLIT_K, SgemmConfig
-from .layout_choice import demoted_in_layout, fused_stand_in, ring_stand_in, skinny_stand_in
+from .layout_choice import demoted_in_layout, fused_stand_in, ring_stand_in, skinny_stand_in, tt_narrow_stand_in
 from .layouts import with_layout
 from .presets import FAMILY, get_member
 from .streamk import MIN_ITERS, fixup_children
@@ -477,7 +477,8 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
                     trans_a: bool = False, trans_b: bool = False) -> Tuple[str, str, List[str]]:
     """(member, "table", "model" or "stand-in", the candidates): in TN a small fused pick's stand-in on TN's ring
     (ring_stand_in); in a transposed layout, a tall skinny-n shape's pick where A is big gives way to the
-    layout's skinny-n member (skinny_stand_in); in a transposed layout or without fused members
+    layout's skinny-n member (skinny_stand_in); in TT, wide-64x128-k16 at n = 128 gives way to tall-128x64-k16
+    (tt_narrow_stand_in); in a transposed layout or without fused members
     (fused=False), a skinny-n fused pick's stand-in (fused_stand_in, by `trans_a`), else the unfused members' best
     where none fits; else the table's neighbours (of
     the rows' class) carried to the shape by the model (table_choice's `transfer_sms`; measured on 67 held-out shapes
@@ -485,10 +486,10 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     geometric mean, against 3.0% without), else the model's pick; in a transposed layout, among the members it does
     not demote."""
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
+    rows_ok = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned
     if trans_a or trans_b or not fused:
         pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
-        ring = ring_stand_in(pick, m, n, k, sm_count, trans_a, trans_b,
-                             rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned)
+        ring = ring_stand_in(pick, m, n, k, sm_count, trans_a, trans_b, rows_ok)
         if fused and ring in names:  # TN's ring runs the one-pass member faster than a small fused pick
             return ring, "stand-in", names
         skinny = skinny_stand_in(pick, m, n, k, trans_a, trans_b)
@@ -499,7 +500,11 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
             names = [nm for nm in names if get_member(nm).backend != FUSED]
             if stand_in in names:
                 return stand_in, "stand-in", names
-    return (*choice_among(names, m, n, k, sm_count, aligned=aligned), names)
+    chosen, why = choice_among(names, m, n, k, sm_count, aligned=aligned)
+    narrow = tt_narrow_stand_in(chosen, m, n, k, trans_a, trans_b, rows_ok)
+    if narrow in names:  # TT at n = 128: tall-128x64-k16 runs the k16 pick's shapes faster
+        return narrow, "stand-in", names
+    return chosen, why, names
 
 
 def choice_among(names: Sequence[str], m: int, n: int, k: int, sm_count: int, table: Optional[Sequence[dict]] = None,

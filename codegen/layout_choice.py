@@ -1,7 +1,7 @@
 """What a transposed layout changes in the heuristic's choice (codegen/heuristic.py _member_and_why): the members it
 demotes (their layout form runs fewer blocks an SM), the stand-ins of row-major skinny-n fused picks and of the
-tall skinny-n shapes' tall-64x32-k32 pick at long K and, in TN, of a small fused pick where TN's ring runs the
-one-pass member.  The table and
+tall skinny-n shapes' tall-64x32-k32 pick at long K, in TN of a small fused pick where TN's ring runs the
+one-pass member and, in TT, of wide-64x128-k16 at n = 128.  The table and
 the model are fitted on row-major A and B; these are the layout's measured exceptions.  Pure: codegen only."""
 from __future__ import annotations
 
@@ -116,6 +116,29 @@ def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: boo
         return None
     cfg = get_member(stand_in).config
     return stand_in if -(-m // cfg.bm) * -(-n // cfg.bn) >= max(sm_count, RING_STAND_IN_MIN_TILES) else None
+
+
+# In TT the table's wide-64x128-k16 pick at n = 128 (one tile column) gives way to tall-128x64-k16 (two, no padding):
+# measured (H200, session 44, docs/data/session44/h_f397433, four members on five TT shapes of n = 128, m of 2048-16384,
+# K of 2048-14336, aligned rows) tall-128x64-k16 ran 1.0-1.3% faster than the pick on all five (8192x128x8192 349.2 ->
+# 344.8 us, 4096x128x4096 95.2 -> 94.0, 4096x128x14336 306.6 -> 303.6); tall-256x128 won on the two largest by 0.5-0.8%
+# more and lost 5-6% at m of 2048-4096.  In NT the same pick ran 1.007-1.088x cuBLAS there (session 44's sweeps); NN and
+# TN were not timed so.  Unaligned rows (C's too) and shapes outside these bounds keep the pick; so does n of 65-127,
+# where the stand-in's second tile column is part padding (not timed).
+TT_NARROW_STAND_IN = {"wide-64x128-k16": "tall-128x64-k16"}
+TT_NARROW_N = (128, 128)
+TT_NARROW_MIN_M = TT_NARROW_MIN_K = 2048
+
+
+def tt_narrow_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: bool,
+                       aligned: bool) -> Optional[str]:
+    """The member that runs the row-major pick `pick` in TT at n = 128 (TT_NARROW_STAND_IN), or None: not such a pick,
+    not TT, rows not aligned, n outside TT_NARROW_N, m or K below their bounds."""
+    stand_in = TT_NARROW_STAND_IN.get(pick)
+    if (stand_in is None or not (trans_a and trans_b) or not aligned or not TT_NARROW_N[0] <= n <= TT_NARROW_N[1]
+            or m < TT_NARROW_MIN_M or k < TT_NARROW_MIN_K):
+        return None
+    return stand_in
 
 
 def fused_stand_in(pick: str, trans_a: bool) -> Optional[str]:

@@ -446,6 +446,39 @@ def test_members_the_layout_demotes_are_no_candidates_there():
         assert "sq-128x128" in tn["candidates"]
 
 
+@pytest.mark.parametrize("m, n, k", [(8192, 128, 8192), (4096, 128, 4096), (4096, 128, 14336), (2048, 128, 8192),
+                                     (16384, 128, 2048)])
+def test_tt_runs_the_k16_pick_at_n_128_as_tall_128x64_k16(m, n, k):
+    """Session 44 (layout_choice.tt_narrow_stand_in, docs/data/session44/h_f397433): on these five TT shapes
+    tall-128x64-k16 ran 1.0-1.3% faster than the table's wide-64x128-k16.  The other layouts keep the pick (NT's ran
+    1.007-1.088x cuBLAS there)."""
+    from regtile.codegen.presets import get_member
+    assert h.choose_member(m, n, k, 132) == "wide-64x128-k16"
+    d = h.describe_choice(m, n, k, "sm_90", 132, trans_a=True, trans_b=True)
+    assert (d["member"], d["by"]) == ("tall-128x64-k16", "stand-in"), d
+    cfg, backend = h.choose_kernel(m, n, k, "sm_90", 132, True, True)
+    want = get_member("tall-128x64-k16").config
+    assert backend == "ptx" and (cfg.bm, cfg.bn, cfg.bk) == (want.bm, want.bn, want.bk)
+    for ta, tb in ((False, False), (False, True), (True, False)):
+        assert h.choose_member(m, n, k, 132, trans_a=ta, trans_b=tb) == "wide-64x128-k16", (ta, tb)
+
+
+def test_tt_narrow_stand_in_bounds():
+    """Outside what was measured the pick stays: n other than 128, m or K under 2048, unaligned rows, another pick,
+    another layout."""
+    stand_in = layout_choice.tt_narrow_stand_in
+    assert stand_in("wide-64x128-k16", 2048, 128, 2048, True, True, True) == "tall-128x64-k16"  # on the bounds
+    assert stand_in("wide-64x128-k16", 2047, 128, 8192, True, True, True) is None  # m
+    assert stand_in("wide-64x128-k16", 8192, 128, 2047, True, True, True) is None  # K
+    assert stand_in("wide-64x128-k16", 8192, 127, 8192, True, True, True) is None  # n below 128
+    assert stand_in("wide-64x128-k16", 8192, 129, 8192, True, True, True) is None  # n above
+    assert stand_in("wide-64x128-k16", 8192, 128, 8192, True, True, False) is None  # rows not aligned
+    assert stand_in("sq-128x128", 8192, 128, 8192, True, True, True) is None  # another pick
+    assert stand_in("wide-64x128-k16", 8192, 128, 8192, False, True, True) is None  # NT
+    assert stand_in("wide-64x128-k16", 8192, 128, 8192, True, False, True) is None  # TN
+    assert h.choose_member(4096, 128, 4095, 132, trans_a=True, trans_b=True) == "wide-64x128-k16"  # B^T's rows unaligned
+
+
 def test_transposed_layouts_run_a_tall_skinny_n_pick_with_a_big_a_as_the_skinny_n_member():
     """Sessions 41-42 (layout_choice.skinny_stand_in): on tall skinny-n shapes with a big A the NN table's
     tall-64x32, tall-64x32-k32 or splitk-128x32 pick gives way, in TN, NT and TT, to the layout's skinny-n member
