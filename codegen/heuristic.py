@@ -465,8 +465,9 @@ def choose_member(m: int, n: int, k: int, sm_count: int, fused: bool = True,
                   aligned: Optional[bool] = None, trans_a: bool = False, trans_b: bool = False) -> str:
     """The table's member for M x N x K, else the model's (_member_and_why); `aligned`: the rows' class
     (rows_aligned; None: packed row-major operands); `trans_a` / `trans_b`, the layout, run a skinny-n fused pick's
-    stand-in (a tall skinny-n shape's pick where A is big too: skinny_stand_in; and in TN a small fused
-    pick's on TN's ring: ring_stand_in) and leave out the members the layout demotes
+    stand-in (a tall skinny-n shape's pick where A is big too: skinny_stand_in; in TN a small fused
+    pick's on TN's ring: ring_stand_in; in TT wide-64x128-k16's at n = 128: tt_narrow_stand_in) and leave out the
+    members the layout demotes
     (demoted_in_layout); `fused`: whether the fused members
     are candidates (False: the unfused choice; for a skinny-n fused pick with a stand-in in the layout, fused_stand_in,
     that stand-in)."""
@@ -487,6 +488,7 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     not demote."""
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
     rows_ok = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned
+    pick = None  # the row-major pick, in a transposed layout or without fused members
     if trans_a or trans_b or not fused:
         pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
         ring = ring_stand_in(pick, m, n, k, sm_count, trans_a, trans_b, rows_ok)
@@ -502,8 +504,8 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
                 return stand_in, "stand-in", names
     chosen, why = choice_among(names, m, n, k, sm_count, aligned=aligned)
     narrow = tt_narrow_stand_in(chosen, m, n, k, trans_a, trans_b, rows_ok)
-    if narrow in names:  # TT at n = 128: tall-128x64-k16 runs the k16 pick's shapes faster
-        return narrow, "stand-in", names
+    if narrow in names and pick == chosen:  # TT at n = 128: tall-128x64-k16 runs the k16 pick's shapes faster (where
+        return narrow, "stand-in", names    # the row-major pick is that member too: as measured)
     return chosen, why, names
 
 
@@ -538,7 +540,7 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
     (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
     table / model picks (fitted on row-major A and B; the layout changes the member only where it runs a skinny-n
     fused pick's stand-in (fused_stand_in) or a tall skinny-n shape's where A is big (skinny_stand_in), in TN a small
-    fused pick's on TN's ring (ring_stand_in), or demotes one
+    fused pick's on TN's ring (ring_stand_in), in TT wide-64x128-k16's at n = 128 (tt_narrow_stand_in), or demotes one
     (demoted_in_layout; not for batches); the rows' alignment does,
     `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
     if batch > 1:

@@ -121,10 +121,11 @@ def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: boo
 # In TT the table's wide-64x128-k16 pick at n = 128 (one tile column) gives way to tall-128x64-k16 (two, no padding):
 # measured (H200, session 44, docs/data/session44/h_f397433, four members on five TT shapes of n = 128, m of 2048-16384,
 # K of 2048-14336, aligned rows) tall-128x64-k16 ran 1.0-1.3% faster than the pick on all five (8192x128x8192 349.2 ->
-# 344.8 us, 4096x128x4096 95.2 -> 94.0, 4096x128x14336 306.6 -> 303.6); tall-256x128 won on the two largest by 0.5-0.8%
-# more and lost 5-6% at m of 2048-4096.  In NT the same pick ran 1.007-1.088x cuBLAS there (session 44's sweeps); NN and
-# TN were not timed so.  Unaligned rows (C's too) and shapes outside these bounds keep the pick; so does n of 65-127,
-# where the stand-in's second tile column is part padding (not timed).
+# 344.8 us, 4096x128x4096 95.2 -> 94.0, 4096x128x14336 306.6 -> 303.6); tall-256x128 won on the two largest by 0.5-1.1%
+# more and ran 4.5% / 6.1% slower than the pick at 4096x128x4096 / 2048x128x8192.  In NT the same pick ran 1.007-1.088x
+# cuBLAS there (session 44's sweeps); NN and TN were not timed so.  Unaligned rows (C's too) and shapes outside these
+# bounds keep the pick; so does n of 65-127, where the stand-in's second tile column is part padding, and a TT choice of
+# wide-64x128-k16 where the row-major pick was another member the layout demotes (not timed).
 TT_NARROW_STAND_IN = {"wide-64x128-k16": "tall-128x64-k16"}
 TT_NARROW_N = (128, 128)
 TT_NARROW_MIN_M = TT_NARROW_MIN_K = 2048

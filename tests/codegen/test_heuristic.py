@@ -476,7 +476,12 @@ def test_tt_narrow_stand_in_bounds():
     assert stand_in("sq-128x128", 8192, 128, 8192, True, True, True) is None  # another pick
     assert stand_in("wide-64x128-k16", 8192, 128, 8192, False, True, True) is None  # NT
     assert stand_in("wide-64x128-k16", 8192, 128, 8192, True, False, True) is None  # TN
-    assert h.choose_member(4096, 128, 4095, 132, trans_a=True, trans_b=True) == "wide-64x128-k16"  # B^T's rows unaligned
+    # B^T's rows unaligned
+    assert h.choose_member(4096, 128, 4095, 132, trans_a=True, trans_b=True) == "wide-64x128-k16"
+    assert h.choose_member(4095, 128, 4096, 132, trans_a=True, trans_b=True) == "wide-64x128-k16"  # A^T's
+    # TT demotes the row-major pick sq-128x128-edges to wide-64x128-k16 here: not the measured case, no stand-in
+    assert h.choose_member(6144, 128, 6144, 132) == "sq-128x128-edges"
+    assert h.choose_member(6144, 128, 6144, 132, trans_a=True, trans_b=True) == "wide-64x128-k16"
 
 
 def test_transposed_layouts_run_a_tall_skinny_n_pick_with_a_big_a_as_the_skinny_n_member():
