@@ -487,10 +487,10 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
     geometric mean, against 3.0% without), else the model's pick; in a transposed layout, among the members it does
     not demote."""
     names = [nm for nm in candidate_names(m, n, k, sm_count, fused) if not demoted_in_layout(nm, trans_a, trans_b)]
-    rows_ok = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned
-    pick = None  # the row-major pick, in a transposed layout or without fused members
+    pick = rows_ok = None  # the row-major pick and the rows' class, in a transposed layout or without fused members
     if trans_a or trans_b or not fused:
         pick = _member_and_why(m, n, k, sm_count, True, aligned)[0]
+        rows_ok = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else aligned
         ring = ring_stand_in(pick, m, n, k, sm_count, trans_a, trans_b, rows_ok)
         if fused and ring in names:  # TN's ring runs the one-pass member faster than a small fused pick
             return ring, "stand-in", names
@@ -503,8 +503,8 @@ def _member_and_why(m: int, n: int, k: int, sm_count: int, fused: bool = True, a
             if stand_in in names:
                 return stand_in, "stand-in", names
     chosen, why = choice_among(names, m, n, k, sm_count, aligned=aligned)
-    narrow = tt_narrow_stand_in(chosen, m, n, k, trans_a, trans_b, rows_ok)
-    if narrow in names and pick == chosen:  # TT at n = 128: tall-128x64-k16 runs the k16 pick's shapes faster (where
+    narrow = tt_narrow_stand_in(chosen, m, n, k, trans_a, trans_b, rows_ok) if pick == chosen else None
+    if narrow in names:  # TT at n = 128: tall-128x64-k16 runs the k16 pick's shapes faster (where
         return narrow, "stand-in", names    # the row-major pick is that member too: as measured)
     return chosen, why, names
 

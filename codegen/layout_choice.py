@@ -127,16 +127,16 @@ def ring_stand_in(pick: str, m: int, n: int, k: int, sm_count: int, trans_a: boo
 # bounds keep the pick; so does n of 65-127, where the stand-in's second tile column is part padding, and a TT choice of
 # wide-64x128-k16 where the row-major pick was another member the layout demotes (not timed).
 TT_NARROW_STAND_IN = {"wide-64x128-k16": "tall-128x64-k16"}
-TT_NARROW_N = (128, 128)
+TT_NARROW_N = 128  # the only n measured
 TT_NARROW_MIN_M = TT_NARROW_MIN_K = 2048
 
 
 def tt_narrow_stand_in(pick: str, m: int, n: int, k: int, trans_a: bool, trans_b: bool,
                        aligned: bool) -> Optional[str]:
     """The member that runs the row-major pick `pick` in TT at n = 128 (TT_NARROW_STAND_IN), or None: not such a pick,
-    not TT, rows not aligned, n outside TT_NARROW_N, m or K below their bounds."""
+    not TT, rows not aligned, n other than TT_NARROW_N, m or K below their bounds."""
     stand_in = TT_NARROW_STAND_IN.get(pick)
-    if (stand_in is None or not (trans_a and trans_b) or not aligned or not TT_NARROW_N[0] <= n <= TT_NARROW_N[1]
+    if (stand_in is None or not (trans_a and trans_b) or not aligned or n != TT_NARROW_N
             or m < TT_NARROW_MIN_M or k < TT_NARROW_MIN_K):
         return None
     return stand_in

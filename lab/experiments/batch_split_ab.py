@@ -27,7 +27,7 @@ def one(torch, bench, m, n, k, variants):
     ta, tb, lda, ldb = bench.trans_a, bench.trans_b, bench.lda, bench.ldb
     plans = {"lib": GemmPlan(m, n, k, ta, tb, lda, ldb, n)}
     fns = {"cublas": bench.cublas(), "lib": bench.library(plans["lib"])}
-    unchecked, keep = [], []
+    unchecked = []
     row = {"m": m, "n": n, "k": k}
     for spec in variants:
         name, _, s = spec.partition("/")
@@ -49,8 +49,7 @@ def one(torch, bench, m, n, k, variants):
         except Exception as e:  # noqa: BLE001 - a variant that cannot be built is named and left out
             print(f"{spec}: {type(e).__name__}: {e}", flush=True)
             continue
-        ws = torch.empty(s, m, n, device="cuda")
-        keep.append(ws)
+        ws = torch.empty(s, m, n, device="cuda")  # the partials, kept alive by the closures below
         a, b, c = bench.a, bench.b, bench.c
 
         def gemm(i, plan=plan, ws=ws):
