@@ -552,34 +552,19 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
 
 
 # ---- batches (a layout's config: codegen/layouts.with_layout) --------------------------------
-# Batched members (a batched form: no stream-K, split-K or edge split), largest tile first,
-# with the blocks they need to fill the GPU: the first whose tiles pad C by at most MAX_PAD and
-# whose batch x tiles blocks reach `fill` x SMs runs.  Measured (docs/layouts.md, H100, PTX):
-# 64 x 128^3 is fastest on 64x64 tiles (256 blocks; 128x128 makes 64, half the SMs idle),
-# 16 x 512^3 and 8 x 1024x1024x64 on 128x128 (256 / 512 blocks), 128x256 ties there and wins
-# only where its blocks fill the SMs twice over.
-BATCHED_MEMBERS = (("wide-128x256", 2), ("sq-128x128", 1), ("plain-64x64", 0.5), ("plain-32x32", 0))
-
-
 def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int, trans_a: bool = False,
                    trans_b: bool = False) -> Tuple[SgemmConfig, str]:
-    """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry):
-    BATCHED_MEMBERS's rule by the count of blocks, generated batched for the layouts."""
-    mem = get_member(batched_member(m, n, k, batch, sm_count) if arch == "sm_90" else "cuda-zorder")
+    """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry): batched_member's tile,
+    generated batched for the layouts."""
+    mem = get_member(batched_member(m, n, k, batch, sm_count, trans_b) if arch == "sm_90" else "cuda-zorder")
     return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
 
 
-def batched_member(m: int, n: int, k: int, batch: int, sm_count: int) -> str:
-    """The member choose_batched runs (see BATCHED_MEMBERS)."""
-    for name, fill in BATCHED_MEMBERS:
-        c = get_member(name).config
-        if not _pads_ok(m, n, c):
-            continue
-        if name == "wide-128x256" and 2 * batch * m * n * k < HUGE_FLOPS:
-            continue  # ties 128x128 below this size (docs/layouts.md)
-        if batch * _ceil(m, c.bm) * _ceil(n, c.bn) >= fill * sm_count:
-            return name
-    return BATCHED_MEMBERS[-1][0]
+def batched_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> str:
+    """The member choose_batched runs: codegen/batch_choice.py's rule (a batch is never split: the tile whose blocks
+    fill the SMs' slots best, measured on the batched shapes of real workloads)."""
+    from .batch_choice import batch_member
+    return batch_member(m, n, k, batch, sm_count, trans_b)
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,

@@ -23,7 +23,7 @@ def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, tra
                          trans_b: bool = False, batch: int = 0, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
     """(config, backend) when nothing is tuned for the shape: the shape heuristic's family member
     (codegen/heuristic.py: a decision table fitted on the H100 sweep, a model elsewhere, a
-    batched member by the count of blocks for batch > 1; sm_80..89 keep the zorder preset
+    batched member (codegen/batch_choice.py) for batch > 1; sm_80..89 keep the zorder preset
     through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N;
     `aligned`: whether the operands' rows are 16-byte aligned (heuristic.rows_aligned; None: packed operands)."""
     from ..codegen.heuristic import choose_kernel

@@ -112,7 +112,7 @@ def member_configs(e: dict, p, arch: str) -> dict:
     from regtile.codegen.presets import FAMILY
     m, n, k = p.kernel_m, p.kernel_n, p.k
     pads = {name: _pad(m, n, FAMILY[name].config.bm, FAMILY[name].config.bn) for name in MEMBERS}
-    lib = batched_member(m, n, k, p.batch_hint, SMS)
+    lib = batched_member(m, n, k, p.batch_hint, SMS, p.trans_b)
     names = []
     for name in MEMBERS:
         c = FAMILY[name].config
@@ -197,7 +197,7 @@ def run(argv) -> None:
         members = {name: us[name] for name in cands if name in us}
         best = min(members, key=members.get) if members else None
         row = dict(e, lib_us=us["lib"], bmm_us=us["bmm"], x_bmm=round(us["bmm"] / us["lib"], 4),
-                   lib_member=batched_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count),
+                   lib_member=batched_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b),
                    members_us=members, best_member=best,
                    best_x_bmm=round(us["bmm"] / members[best], 4) if best else None,
                    ok=all(c["ok"] for c in check.values()), check=check, retimed=retimed,

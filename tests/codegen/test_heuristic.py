@@ -6,7 +6,6 @@ import os
 import random
 
 import pytest
-from tiers import tiered
 
 from regtile.codegen import heuristic as h
 from regtile.codegen import heuristic_fit as hf
@@ -24,8 +23,8 @@ def test_pure_module_imports_no_runtime():
     """codegen never imports runtime: the heuristic, its fitting, the layouts and the operand forms import the
     standard library and codegen only."""
     import ast
-    from regtile.codegen import operand_forms
-    for module in (h, hf, layouts, layout_choice, operand_forms):
+    from regtile.codegen import batch_choice, operand_forms
+    for module in (h, hf, layouts, layout_choice, operand_forms, batch_choice):
         tree = ast.parse(open(module.__file__).read())
         mods = set()
         for node in ast.walk(tree):
@@ -33,8 +32,8 @@ def test_pure_module_imports_no_runtime():
                 mods |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom):
                 mods.add("." * node.level + (node.module or ""))
-        assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".config", ".edges", ".heuristic",
-                        ".layout_choice", ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
+        assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".batch_choice", ".config",
+                        ".edges", ".heuristic", ".layout_choice", ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
@@ -231,20 +230,6 @@ def test_model_throughputs_are_fitted_for_every_sm_90_member():
     fitted = h.model_tflops()
     assert set(fitted) == set(FAMILY) - {"cuda-zorder"}
     assert fitted["wide-128x256"] > fitted["sq-64x64"] > fitted["plain-32x32"]  # bigger tiles, more FLOP/s
-
-
-@pytest.mark.parametrize("member, layout", tiered(
-    [(m, lay) for m, _ in h.BATCHED_MEMBERS for lay in ("NN", "NT", "TN", "TT")],
-    fast={("sq-128x128", "NN")}))  # the one that spilled batched at min_blocks=2 (2026-11-25)
-def test_batched_members_compile_without_spills_in_every_layout(member, layout):
-    """What choose_batched can return builds spill-free: with_layout's batched form of each
-    member (validation refuses what would spill, and with_layout then drops min_blocks)."""
-    from regtile.codegen.presets import get_member
-    from regtile.runtime.compiler import compile_config
-    m = get_member(member)
-    cfg = layouts.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
-    art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
-    assert cfg.batched and art.resources.spill_free
 
 
 def test_one_table_neighbour_is_left_to_the_model():

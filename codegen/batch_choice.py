@@ -1,0 +1,74 @@
+"""The member a batch of GEMMs runs (heuristic.choose_batched): blockIdx.z is the batch entry, and a batch is never
+split (no split-K, stream-K or edge split), so the choice is a tile, by how its blocks fill the SMs' slots.
+
+Measured (H200, session 45, lab/experiments/batched_sweep.py members=1, docs/data/session45/c_*): the batched forms
+of the family's members on 32 batched shapes of real workloads (benchmarks/shapes-batched.json: attention without a
+fused kernel and its backward, decode attention, mixture-of-experts projections, batches of plain GEMMs) against
+torch.bmm.  The rule before (the largest of 128x256, 128x128, 64x64, 32x32 whose blocks fill the SMs once) ran 12 of
+them at 0.28-0.84x torch.bmm: 128x128 tiles on attention's n = 64 (half of every tile padding), on 77 x 77 outputs,
+on mixture-of-experts shapes whose 128x128 blocks fill the slots badly; 32x32 tiles on decode's m of 1-8.
+
+The rule now, from that run:
+- m <= 16 (decode attention, a few tokens an expert): skinny-m16 (16 x 128 tiles; 1.6-2.4x faster than 32x32 there);
+  n <= 16 the same, skinny-n16.
+- Else the tile of BATCH_TILES that takes least modelled time: the batch's blocks in waves of the SMs' slots (blocks an
+  SM x SMs, as the sm_90 cubins' registers allow), each wave the time of one SM's blocks at the tile's rate and of
+  writing their C tiles; only tiles that pad C's area by at most heuristic.MAX_PAD take part (SMALL_MAX_PAD where the
+  whole batch's C is small: one entry's small C pads as much in every entry).  The rates are the members' on this run's full waves (a
+  k16 tile's 64 x 128 x 16 blocks three an SM fastest on the attention shapes; 128x128 and 128x256 win where their
+  blocks fill the slots in fewer, fuller waves: 16 x 512^3, 8 x 256 x 4096 x 14336).
+"""
+from __future__ import annotations
+
+from typing import Tuple
+
+# m or n at most this: the skinny member of that side
+BATCH_SKINNY = 16
+# (member, blocks an SM with row-major B, with B^T, rate of a full wave in TFLOP/s).  Blocks an SM: the sm_90 cubins'
+# registers (NVRTC 13.0, 65536 an SM): wide-128x256 233 x 256 threads (1), sq-128x128 123-128 x 256 (2; with B^T
+# 134-136: 1, as with_layout's min_blocks=1 there), the k16 tiles 162-164 x 128 (3), plain-64x64 187 x 64 (5),
+# plain-32x64 86-87 x 128 (5), plain-32x32 90-93 x 64 (10).  Rates: the median over the run's shapes of each member's
+# FLOPs of padded tiles a wave's time (lab/experiments/batched_sweep.py fit).
+BATCH_TILES: Tuple[Tuple[str, int, int, float], ...] = (
+    ("wide-128x256", 1, 1, 54.0),
+    ("sq-128x128", 2, 1, 50.0),
+    ("wide-64x128-k16", 3, 3, 57.0),
+    ("tall-128x64-k16", 3, 3, 57.0),
+    ("plain-64x64", 5, 5, 47.0),
+    ("plain-32x64", 5, 5, 34.0),
+    ("plain-32x32", 10, 10, 30.0),
+)
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def batch_time(name: str, m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> float:
+    """Modelled microseconds of BATCH_TILES' member `name` on a batch of M x N x K (the ranking only): the blocks in
+    waves of the SMs' slots, a wave one SM's blocks of BM x BN x K at the tile's rate, and their C tiles written at the
+    SM's share of the copy bandwidth (what keeps big tiles off small K: 384 x 197x197x64 ran 9% faster on 32x32 tiles
+    than on 64x128 ones, 1.29 against 1.69 times C's area)."""
+    from .heuristic import COPY_TBPS
+    from .presets import get_member
+    _, nn_blocks, bt_blocks, rate = next(t for t in BATCH_TILES if t[0] == name)
+    c = get_member(name).config
+    per_sm = bt_blocks if trans_b else nn_blocks
+    blocks = batch * _ceil(m, c.bm) * _ceil(n, c.bn)
+    waves = _ceil(blocks, per_sm * sm_count)
+    c_write_us = 4.0 * sm_count / (COPY_TBPS * 1e6)  # a float of C at one SM's share of the copy bandwidth
+    return waves * per_sm * c.bm * c.bn * (2.0 * k * sm_count / (rate * 1e6) + c_write_us)
+
+
+def batch_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> str:
+    """The member of a batch of `batch` M x N x K GEMMs (the module docstring's rule)."""
+    from .heuristic import MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _pad
+    from .presets import get_member
+    if m <= BATCH_SKINNY:
+        return "skinny-m16"
+    if n <= BATCH_SKINNY:
+        return "skinny-n16"
+    bound = SMALL_MAX_PAD if batch * m * n <= SMALL_MN else MAX_PAD  # the batch's C, not one entry's, is small
+    names = [t[0] for t in BATCH_TILES if _pad(m, n, get_member(t[0]).config.bm, get_member(t[0]).config.bn) <= bound]
+    names = names or ["plain-32x32"]
+    return min(names, key=lambda name: batch_time(name, m, n, k, batch, sm_count, trans_b))

@@ -1,0 +1,84 @@
+"""The batched member (codegen/batch_choice.py): the picks session 45 measured, and the blocks an SM its model
+assumes, read back from the real cubins' registers."""
+import pytest
+from tiers import tiered
+
+from regtile.codegen import batch_choice as bc
+from regtile.codegen import heuristic as h
+from regtile.codegen import layouts
+from regtile.codegen.presets import get_member
+
+SMS = 132
+
+
+@pytest.mark.parametrize("m, n, k, batch, trans_b, want", [
+    # attention values P V (n = 64): the 128x128 tile ran it at 0.45x torch.bmm (half of each tile padding)
+    (128, 64, 128, 384, False, "tall-128x64-k16"),
+    (1024, 64, 1024, 96, False, "tall-128x64-k16"),
+    # attention scores Q K^T: three k16 blocks an SM, in full waves
+    (512, 512, 64, 96, True, "wide-64x128-k16"),
+    (1500, 1500, 64, 48, True, "wide-64x128-k16"),
+    # 77 x 77 outputs: a 64x128 tile pads 2.76x, beyond MAX_PAD once the whole batch's C is not small
+    (77, 77, 64, 512, True, "plain-32x32"),
+    (77, 64, 77, 512, False, "plain-32x64"),
+    # decode (a query a head) and a few tokens an expert: the skinny tile of that side
+    (1, 1024, 128, 256, True, "skinny-m16"),
+    (16, 1408, 2048, 64, True, "skinny-m16"),
+    (1024, 8, 128, 64, False, "skinny-n16"),
+    # 128x256 blocks, one an SM, in fewer and fuller waves than the k16 tiles' (8 x 2 x 16 = 256 blocks: 2 waves of
+    # 132 slots at 97%, against 1024 k16 blocks in 3 waves of 396 at 86%)
+    (256, 4096, 14336, 8, True, "wide-128x256"),
+])
+def test_batched_member_as_measured(m, n, k, batch, trans_b, want):
+    assert bc.batch_member(m, n, k, batch, SMS, trans_b) == want
+    assert h.batched_member(m, n, k, batch, SMS, trans_b) == want
+
+
+def test_the_model_counts_waves_of_slots():
+    """One more block than the slots hold costs a whole wave more; C's padding costs its area."""
+    slots = 3 * SMS  # the k16 tiles: three blocks an SM
+    full = bc.batch_time("wide-64x128-k16", 64, 128, 256, slots, SMS)
+    assert bc.batch_time("wide-64x128-k16", 64, 128, 256, slots + 1, SMS) == pytest.approx(2 * full)
+    assert bc.batch_time("wide-64x128-k16", 33, 65, 256, slots, SMS) == pytest.approx(full)
+    # B^T takes sq-128x128 to one block an SM (with_layout's min_blocks=1): waves of half the slots, so a block past
+    # two an SM costs a third more time there, where two an SM pay a whole wave of two (twice)
+    nn, bt = (bc.batch_time("sq-128x128", 128, 128, 256, 2 * SMS + 1, SMS, trans_b=tb) for tb in (False, True))
+    one = bc.batch_time("sq-128x128", 128, 128, 256, 2 * SMS, SMS)
+    assert (nn, bt) == (pytest.approx(2 * one), pytest.approx(1.5 * one))
+
+
+def _blocks_an_sm(cfg, art) -> int:
+    """Resident blocks an SM on sm_90 by the cubin's registers (allocated 8 at a time, 65536 an SM) and the block's
+    shared memory (228 KB an SM, 1 KB reserved a block)."""
+    regs = -(-art.resources.registers // 8) * 8
+    by_regs = 65536 // (regs * cfg.threads)
+    smem = cfg.smem_bytes + art.resources.static_smem_bytes
+    return min(by_regs, 228 * 1024 // (smem + 1024), 32)
+
+
+@pytest.mark.parametrize("member, trans_b", tiered(
+    [(t[0], tb) for t in bc.BATCH_TILES for tb in (False, True)],
+    fast={("wide-64x128-k16", False), ("sq-128x128", True)}))
+def test_blocks_an_sm_agree_with_the_cubins(member, trans_b):
+    """BATCH_TILES' blocks an SM are what the batched form's sm_90 cubin allows (registers and shared memory):
+    the model's waves are the hardware's."""
+    from regtile.runtime.compiler import compile_config
+    mem = get_member(member)
+    cfg = layouts.with_layout(mem.config, False, trans_b, batched=True)
+    art = compile_config(cfg, "sm_90", backend=mem.backend)
+    _, nn_blocks, bt_blocks, _ = next(t for t in bc.BATCH_TILES if t[0] == member)
+    assert _blocks_an_sm(cfg, art) == (bt_blocks if trans_b else nn_blocks)
+
+
+@pytest.mark.parametrize("member, layout", tiered(
+    [(t[0], lay) for t in bc.BATCH_TILES for lay in ("NN", "NT", "TN", "TT")]
+    + [(s, lay) for s in ("skinny-m16", "skinny-n16") for lay in ("NN", "NT", "TN", "TT")],
+    fast={("sq-128x128", "NN")}))  # the one that spilled batched at min_blocks=2 (2026-11-25)
+def test_batched_members_compile_without_spills_in_every_layout(member, layout):
+    """What choose_batched can return builds spill-free: with_layout's batched form of each
+    member (validation refuses what would spill, and with_layout then drops min_blocks)."""
+    from regtile.runtime.compiler import compile_config
+    m = get_member(member)
+    cfg = layouts.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
+    art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
+    assert cfg.batched and art.resources.spill_free
