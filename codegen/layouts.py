@@ -39,6 +39,7 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     bytes there as NT, codegen/config.register_estimate).  Such a member runs at min_blocks=1,
     its registers then uncapped; any other ConfigError is raised."""
     fields = {"trans_a": bool(trans_a), "trans_b": bool(trans_b)}
+    keep_edges = None
     if batched:
         # without the edge tiles' vector path: the 128x128 member with it spilled batched at
         # min_blocks=2, and at min_blocks=1 ran 16 x 512^3 / 8 x 1024x1024x64 at 0.898 / 0.983x
@@ -47,14 +48,23 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
         # (H100, 2026-11-25, f141e16, lab/experiments/tn_batched_sweep.py), 0.985 / 1.060x
         # against 0.973 / 1.059x through regtile.sgemm (ee43c8b; docs/layouts.md).
         # Nor the edge clamp (session 8): that member at min_blocks=2 spilled 4 bytes batched with it.
+        # Since session 45 every member of one block an SM (all but that one) keeps its edge clamp and vector path
+        # batched (tried first, below):
+        # without them every tile across a ragged edge took the checked loads, and the batched choice's 64-wide tiles
+        # on attention's 257 x 64 / 4096 x 40 outputs (every tile an edge tile) ran 0.56-0.85x torch.bmm (H200,
+        # docs/data/session45/c_6fa0f05).
         fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False,
                       edge_clamp=False)
+        if cfg.edge_clamp and cfg.min_blocks <= 1:
+            keep_edges = {"edge_clamp": True, "edge_vector_path": cfg.edge_vector_path}
     elif (trans_a and not trans_b and cfg.sass_pass and cfg.ffma_order == "zigzag"
           and (cfg.bm, cfg.bn, cfg.tm, cfg.tn) == SWIRL_TN_TILE):
         fields["ffma_order"] = "swirl"
     tries = [fields]
     if trans_b and cfg.pad_b == 0 and cfg.stages and cfg.vec == 4:
         tries.insert(0, dict(fields, pad_b=4))
+    if keep_edges is not None:
+        tries = [dict(f, **keep_edges) for f in tries] + tries
     if cfg.min_blocks > 1:
         tries += [dict(f, min_blocks=1) for f in tries]
     first = None

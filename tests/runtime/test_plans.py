@@ -248,14 +248,17 @@ def test_batched_plans_choose_a_batched_member_for_the_layout(fake_gpu, ta, tb):
 def test_layout_fallback_only_where_the_register_rule_refuses():
     """B^T at min_blocks=2 on 128x128 8x8 is refused (129 registers estimated, cap 128): the chosen
     member runs at min_blocks=1; everywhere else the member keeps its min_blocks; B^T gets pad_b=4.
-    Batched forms drop edge_vector_path (it spilled batched at min_blocks=2) and keep the pass, so
-    the 128x128 member runs there as measured fastest: min_blocks=2 with the pass."""
+    Batched forms of the 128x128 member drop edge_vector_path (it spilled batched at min_blocks=2) and keep the
+    pass, so it runs there as measured fastest: min_blocks=2 with the pass; the others keep their edges."""
     from regtile.codegen.layouts import with_layout
     from regtile.codegen.presets import FAMILY
     sq = FAMILY["sq-128x128"].config
     assert with_layout(sq, False, True).min_blocks == 1 and with_layout(sq, True, False).min_blocks == 2
     b = with_layout(sq, False, False, batched=True)
     assert (b.min_blocks, b.edge_vector_path, b.sass_pass) == (2, False, True)
+    # session 45: a member of one block an SM keeps its edge clamp and vector path batched (ragged tiles unchecked)
+    k16 = with_layout(FAMILY["wide-64x128-k16"].config, False, True, batched=True)
+    assert (k16.edge_clamp, k16.edge_vector_path, k16.min_blocks) == (True, True, 1)
     with pytest.raises(regtile.ConfigError, match="registers"):  # spilled 32 B batched on the H100
         sq.replace(batched=True, stream_k=False)
     for name, mem in FAMILY.items():
