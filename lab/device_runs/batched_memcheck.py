@@ -1,19 +1,50 @@
-"""compute-sanitizer's memcheck on regtile.sgemm's batched choice (session 45): the ragged batched shapes of
-tests/gpu/test_api_gpu.py's test_batched_choice_every_layout in every layout, each checked against float64."""
-import torch
+"""For compute-sanitizer (no torch): regtile's batched choice (codegen/batch_choice.py, session 45: skinny-m16 /
+skinny-n16, the k16 tiles with their edge clamp, 128x256, 64x64, 32x64, 32x32) on regtile's own device buffers, each
+exactly its batch's size - the last entry's last line holds only its own floats, so a read past any bound is an
+error - in every layout, each checked against float64 (C NaN-poisoned first).
 
-import regtile
+    compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py
+"""
+import numpy as np
+
+from regtile.codegen.heuristic import batched_member
+from regtile.runtime import driver
+from regtile.runtime.plans import GemmPlan
 
 SHAPES = [(5, 1, 300, 200), (7, 300, 5, 200), (48, 512, 64, 512), (3, 1000, 1000, 1000), (200, 77, 77, 64),
-          (24, 257, 257, 64), (16, 4096, 40, 77)]
+          (24, 257, 257, 64), (16, 4096, 40, 77), (4, 513, 67, 129)]
+
+
+def run(batch, m, n, k, ta, tb, rng):
+    ar, ac = (k, m) if ta else (m, k)
+    br, bc = (n, k) if tb else (k, n)
+    sa, sb, sc = ar * ac, br * bc, m * n  # packed entries: ld = the stored rows' length
+    A = rng.standard_normal((batch, ar, ac), dtype=np.float32)
+    B = rng.standard_normal((batch, br, bc), dtype=np.float32)
+    c_flat = np.full(batch * sc, np.nan, np.float32)
+    opa = np.swapaxes(A, 1, 2) if ta else A
+    opb = np.swapaxes(B, 1, 2) if tb else B
+    ref = np.matmul(opa.astype(np.float64), opb.astype(np.float64))
+    plan = GemmPlan(m, n, k, ta, tb, ac, bc, n, batch, (sa, sb, sc))
+    with driver.to_device(A.reshape(-1)) as da, driver.to_device(B.reshape(-1)) as db, \
+            driver.to_device(c_flat) as dc:
+        plan.launch(da.ptr, db.ptr, dc.ptr, 1.0, 0.0, 0)
+        driver.synchronize(plan.describe())
+        out = np.empty_like(c_flat)
+        dc.download(out)
+    got = out.reshape(batch, m, n)
+    err = np.linalg.norm(got - ref) / np.linalg.norm(ref) if not np.isnan(got).any() else np.inf
+    return err, plan
+
+
+rng = np.random.default_rng(0)
+bad = 0
 for batch, m, n, k in SHAPES:
     for ta in (False, True):
         for tb in (False, True):
-            A = torch.randn(batch, k, m, device="cuda").transpose(1, 2) if ta else torch.randn(batch, m, k, device="cuda")
-            B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
-            C = torch.full((batch, m, n), float("nan"), device="cuda")
-            regtile.sgemm(A, B, C)
-            ref = torch.matmul(A.double(), B.double())
-            err = (torch.linalg.vector_norm(torch.nan_to_num(C.double() - ref, nan=float("inf")))
-                   / torch.linalg.vector_norm(ref)).item()
-            print(batch, m, n, k, ta, tb, f"{err:.2e}", "ok" if err <= 1e-5 else "WRONG", flush=True)
+            err, plan = run(batch, m, n, k, ta, tb, rng)
+            ok = err <= 1e-5
+            bad += not ok
+            print(batch, m, n, k, ta, tb, batched_member(m, n, k, batch, 132, tb), f"{err:.2e}", "ok" if ok else "WRONG",
+                  flush=True)
+raise SystemExit(1 if bad else 0)
