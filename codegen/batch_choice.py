@@ -14,7 +14,8 @@ The rule now, from that run:
 - Else the tile of BATCH_TILES that takes least modelled time: the batch's blocks in waves of the SMs' slots (blocks an
   SM x SMs, as the sm_90 cubins' registers allow), each wave the time of one SM's blocks at the tile's rate and of
   writing their C tiles; only tiles that pad C's area by at most heuristic.MAX_PAD take part (SMALL_MAX_PAD where the
-  whole batch's C is small: one entry's small C pads as much in every entry).  The rates are the members' on this run's full waves (a
+  whole batch's C is small: one entry's small C pads as much in every entry), and on ragged C only those whose batched
+  form keeps its edge clamp.  The rates are the members' on this run's full waves (a
   k16 tile's 64 x 128 x 16 blocks three an SM fastest on the attention shapes; 128x128 and 128x256 win where their
   blocks fill the slots in fewer, fuller waves: 16 x 512^3, 8 x 256 x 4096 x 14336).
 """
@@ -62,15 +63,60 @@ def batch_time(name: str, m: int, n: int, k: int, batch: int, sm_count: int, tra
     return waves * per_sm * c.bm * c.bn * (2.0 * k_run * sm_count / (rate * 1e6) + c_write_us)
 
 
-def batch_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> str:
-    """The member of a batch of `batch` M x N x K GEMMs (the module docstring's rule)."""
-    from .heuristic import MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _pad
+def _runs(name: str, m: int, n: int, trans_a: bool, trans_b: bool, bound: float) -> bool:
+    """Does BATCH_TILES' member take part on this C: its tile pads C's area by at most `bound`, and where C's tiles
+    are ragged its batched form keeps the edge clamp (sq-128x128 at two blocks an SM has none: every ragged tile
+    there takes the checked loads, 16 x 4096x77x40 ran 37% slower on it than on tall-256x128 with the clamp)."""
+    from .heuristic import _pad
+    from .layouts import with_layout
     from .presets import get_member
+    c = get_member(name).config
+    if _pad(m, n, c.bm, c.bn) > bound:
+        return False
+    return (m % c.bm == 0 and n % c.bn == 0) or with_layout(c, trans_a, trans_b, batched=True).edge_clamp
+
+
+def batch_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False,
+                 trans_a: bool = False) -> str:
+    """The member of a batch of `batch` M x N x K GEMMs (the module docstring's rule)."""
+    from .heuristic import MAX_PAD, SMALL_MAX_PAD, SMALL_MN
     if m <= BATCH_SKINNY:
         return "skinny-m16"
     if n <= BATCH_SKINNY:
         return "skinny-n16"
     bound = SMALL_MAX_PAD if batch * m * n <= SMALL_MN else MAX_PAD  # the batch's C, not one entry's, is small
-    names = [t[0] for t in BATCH_TILES if _pad(m, n, get_member(t[0]).config.bm, get_member(t[0]).config.bn) <= bound]
+    names = [t[0] for t in BATCH_TILES if _runs(t[0], m, n, trans_a, trans_b, bound)]
     names = names or ["plain-32x32"]
     return min(names, key=lambda name: batch_time(name, m, n, k, batch, sm_count, trans_b))
+
+
+# Decode's batches split over K (skinny_split): skinny-m16's tile as the CUDA C split-K kernel, blockIdx.z = entry x
+# splits + split, then a reduce an entry.  A batch of m <= 16 has one row of tiles an entry: 32-256 entries of p V
+# (n = 128, K of 512-4096) made 32-256 blocks, each walking all of K alone (0.44-0.75x torch.bmm, d_930d427).
+SPLIT_FILL_BLOCKS = 4  # blocks an SM the splits aim at (skinny-m16's CUDA C kernel: 64 threads, 208 registers: 4 fit)
+SPLIT_MIN_KTILES = 8  # k-tiles a split at least
+SPLIT_MAX = 32
+
+
+def skinny_split(m: int, n: int, k: int, batch: int, sm_count: int) -> int:
+    """Splits over K for a batch on skinny-m16's tile (m <= BATCH_SKINNY): the fewest, a power of two, whose blocks
+    reach SPLIT_FILL_BLOCKS an SM, each split keeping SPLIT_MIN_KTILES k-tiles; 1 where the entries' blocks do."""
+    from .presets import get_member
+    c = get_member("skinny-m16").config
+    if m > BATCH_SKINNY:
+        return 1
+    blocks = batch * _ceil(n, c.bn)
+    s = 1
+    while (blocks * s < SPLIT_FILL_BLOCKS * sm_count and 2 * s <= SPLIT_MAX
+           and _ceil(k, c.bk) >= SPLIT_MIN_KTILES * 2 * s):
+        s *= 2
+    return s
+
+
+def split_config(split: int, trans_a: bool, trans_b: bool):
+    """(config, backend) of skinny-m16's tile split `split` ways over K, batched, in the layouts: the CUDA C split-K
+    kernel (the PTX backend has no split-K), without the PTX-only stream-K and edge clamp."""
+    from .layouts import with_layout
+    from .presets import get_member
+    tile = get_member("skinny-m16").config.replace(stream_k=False, edge_clamp=False, edge_vector_path=False)
+    return with_layout(tile, trans_a, trans_b, batched=True).replace(split_k=split), "cuda"

@@ -205,10 +205,11 @@ class SgemmConfig:
             raise ConfigError(f"last_col: the last column is summed by the blocks of the last tile column, which "
                               f"split-K's workspace and the edge split's strips do not have (split_k={d.split_k}, "
                               f"edge_split={d.edge_split}): use split_k=1 and edge_split=False, or last_col=False")
-        if t.batched and d.splits:
-            raise ConfigError("batched=True with split_k > 1, stream_k or edge_split: not supported yet (blockIdx.z is "
-                              "the batch index, and the split-K / stream-K work lists and the edge parts are per "
-                              "matrix); use split_k=1, stream_k=False and edge_split=False for batches")
+        if t.batched and (d.stream_k or d.edge_split):
+            raise ConfigError("batched=True with stream_k or edge_split: not supported yet (blockIdx.z is the batch "
+                              "index, and the stream-K work lists and the edge parts are per matrix); use "
+                              "stream_k=False and edge_split=False for batches (split_k > 1 takes a batch: blockIdx.z "
+                              "= entry x split_k + split)")
 
     def replace(self, **changes) -> "SgemmConfig":
         """A copy with flat fields and/or whole parts (tile=, decomposition=, build=) changed."""

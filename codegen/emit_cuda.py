@@ -302,8 +302,8 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
         threads=cfg.threads,
         min_blocks=cfg.min_blocks,
         params=c_params(params),
-        prologue=(splitk.partial_pdl() + splitk.partial_prologue(cfg.bk, cfg.split_k) if split else []) +
-                 (BATCH_PROLOGUE if cfg.batched else []),
+        prologue=(splitk.partial_pdl() + splitk.partial_prologue(cfg.bk, cfg.split_k, cfg.batched) if split
+                  else BATCH_PROLOGUE if cfg.batched else []),
         staged=bool(cfg.stages),
         bm=cfg.bm, bn=cfg.bn, bk=cfg.bk,
         row0=c_expr(mp.thread_origin(cfg, TV.tid)[0]),
@@ -321,7 +321,7 @@ def emit_sgemm_cuda(cfg: SgemmConfig) -> KernelSource:
     if not split:
         return KernelSource(name=name, language="cuda", text=text, geometry=geometry(cfg), params=params,
                             trans_a=cfg.trans_a, trans_b=cfg.trans_b)
-    reduce = splitk.emit_reduce(cfg.split_k)
+    reduce = splitk.emit_reduce(cfg.split_k, cfg.batched)
     geo = dataclasses.replace(geometry(cfg), programmatic=splitk.PARTIAL_PROGRAMMATIC)  # splitk.partial_pdl
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=params, entries=(("reduce", reduce),), trans_a=cfg.trans_a, trans_b=cfg.trans_b)

@@ -555,16 +555,23 @@ def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: boo
 def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int, trans_a: bool = False,
                    trans_b: bool = False) -> Tuple[SgemmConfig, str]:
     """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry): batched_member's tile,
-    generated batched for the layouts."""
-    mem = get_member(batched_member(m, n, k, batch, sm_count, trans_b) if arch == "sm_90" else "cuda-zorder")
+    generated batched for the layouts; skinny-m16's split over K where its entries' blocks are few
+    (batch_choice.skinny_split)."""
+    from .batch_choice import skinny_split, split_config
+    name = batched_member(m, n, k, batch, sm_count, trans_b, trans_a) if arch == "sm_90" else "cuda-zorder"
+    split = skinny_split(m, n, k, batch, sm_count) if name == "skinny-m16" else 1
+    if split > 1:
+        return split_config(split, trans_a, trans_b)
+    mem = get_member(name)
     return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
 
 
-def batched_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> str:
+def batched_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False,
+                   trans_a: bool = False) -> str:
     """The member choose_batched runs: codegen/batch_choice.py's rule (a batch is never split: the tile whose blocks
     fill the SMs' slots best, measured on the batched shapes of real workloads)."""
     from .batch_choice import batch_member
-    return batch_member(m, n, k, batch, sm_count, trans_b)
+    return batch_member(m, n, k, batch, sm_count, trans_b, trans_a)
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,

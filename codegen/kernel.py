@@ -49,6 +49,10 @@ SPLITK_PARAMS: Tuple[Tuple[str, str], ...] = (
 STREAMK_PARAMS: Tuple[Tuple[str, str], ...] = SGEMM_PARAMS + (
     ("items", "const int*"), ("starts", "const int*"), ("flags", "int*"), ("partials", "float*"),
 )
+# A batch split over K (config.batched with split_k > 1): blockIdx.z = entry x split_k + split; the partial kernel
+# takes A's and B's batch strides after its own parameters, the reduce C's (W[z]: entry's partials in split order).
+SPLITK_BATCH_PARAMS: Tuple[Tuple[str, str], ...] = (("stride_a", "long long"), ("stride_b", "long long"))
+SPLITK_REDUCE_BATCH_PARAMS: Tuple[Tuple[str, str], ...] = (("stride_c", "long long"),)
 SPLITK_REDUCE_PARAMS: Tuple[Tuple[str, str], ...] = (
     ("M", "int"), ("N", "int"),
     ("alpha", "float"), ("W", "const float*"),
@@ -155,7 +159,7 @@ class LaunchGeometry:
         if self.whole_rows:
             return (-(-m // self.tile_m), 1, 1)
         if self.batched:
-            return (-(-n // self.tile_n), -(-m // self.tile_m), batch)
+            return (-(-n // self.tile_n), -(-m // self.tile_m), batch * self.splits)
         return (-(-n // self.tile_n), -(-m // self.tile_m), self.splits)
 
     def describe(self) -> str:
@@ -166,7 +170,7 @@ class LaunchGeometry:
         if self.whole_rows:
             return f"(ceil(M/{self.tile_m}), 1, 1)"
         if self.batched:
-            return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), batch)"
+            return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), batch{f' x {self.splits}' if self.splits > 1 else ''})"
         return f"(ceil(N/{self.tile_n}), ceil(M/{self.tile_m}), {self.splits})"
 
     def to_dict(self) -> dict:

@@ -48,14 +48,14 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
         # (H100, 2026-11-25, f141e16, lab/experiments/tn_batched_sweep.py), 0.985 / 1.060x
         # against 0.973 / 1.059x through regtile.sgemm (ee43c8b; docs/layouts.md).
         # Nor the edge clamp (session 8): that member at min_blocks=2 spilled 4 bytes batched with it.
-        # Since session 45 every member of one block an SM (all but that one) keeps its edge clamp and vector path
-        # batched (tried first, below):
+        # Since session 45 every member at one block an SM (all but that one, and it too where B^T's register rule
+        # takes it to one block) keeps its edge clamp and vector path batched (tried first, below):
         # without them every tile across a ragged edge took the checked loads, and the batched choice's 64-wide tiles
         # on attention's 257 x 64 / 4096 x 40 outputs (every tile an edge tile) ran 0.56-0.85x torch.bmm (H200,
         # docs/data/session45/c_6fa0f05).
         fields.update(batched=True, stream_k=False, split_k=1, edge_split=False, edge_vector_path=False,
                       edge_clamp=False)
-        if cfg.edge_clamp and cfg.min_blocks <= 1:
+        if cfg.edge_clamp:
             keep_edges = {"edge_clamp": True, "edge_vector_path": cfg.edge_vector_path}
     elif (trans_a and not trans_b and cfg.sass_pass and cfg.ffma_order == "zigzag"
           and (cfg.bm, cfg.bn, cfg.tm, cfg.tn) == SWIRL_TN_TILE):
@@ -63,10 +63,11 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     tries = [fields]
     if trans_b and cfg.pad_b == 0 and cfg.stages and cfg.vec == 4:
         tries.insert(0, dict(fields, pad_b=4))
-    if keep_edges is not None:
+    if keep_edges is not None and cfg.min_blocks <= 1:
         tries = [dict(f, **keep_edges) for f in tries] + tries
     if cfg.min_blocks > 1:
-        tries += [dict(f, min_blocks=1) for f in tries]
+        # at one block an SM (B^T's register rule) a batched form keeps its edges: it no longer spills with them
+        tries += [dict(f, min_blocks=1, **(keep_edges or {})) for f in tries]
     first = None
     for f in tries:
         changes = {name: v for name, v in f.items() if getattr(cfg, name) != v}

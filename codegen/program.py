@@ -25,7 +25,7 @@ from . import mapping as mp
 from . import splitk
 from .config import RING_STAGES, SgemmConfig
 from .expr import IntLike
-from .kernel import SGEMM_PARAMS, SPLITK_PARAMS, STREAMK_PARAMS, LaunchGeometry, with_batch
+from .kernel import SGEMM_PARAMS, SPLITK_BATCH_PARAMS, SPLITK_PARAMS, STREAMK_PARAMS, LaunchGeometry, with_batch
 from .plan import FloatCopy, GlobalCopy, SgemmPlan, SmemAccess, ThreadVars, make_plan
 
 Offset = Callable[[ThreadVars], IntLike]
@@ -487,8 +487,8 @@ def kernel_program(plan: SgemmPlan, tiles: str = "grid") -> KernelProgram:
     if tiles not in TILES:
         raise ValueError(f"tiles={tiles!r}: one of {TILES}")
     split = cfg.split_k > 1
-    params = SPLITK_PARAMS if split else with_batch(STREAMK_PARAMS if tiles == "items" else SGEMM_PARAMS,
-                                                    cfg.batched)
+    params = (SPLITK_PARAMS + (SPLITK_BATCH_PARAMS if cfg.batched else ()) if split
+              else with_batch(STREAMK_PARAMS if tiles == "items" else SGEMM_PARAMS, cfg.batched))
     loop, out = main_loop(plan), epilogue(plan, "workspace" if split else "C")
     k_range = "split" if split else "item" if tiles == "items" else "all"
     return KernelProgram(plan=plan, tiles=tiles, params=params, k_range=k_range,

@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from .expr import IntLike, Sym, c_expr
-from .kernel import PDL_ENTRY, PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_PARAMS, XYZW, KernelSource, LaunchGeometry, c_params
+from .kernel import (PDL_ENTRY, PDL_TRIGGER, PDL_WAIT, SPLITK_REDUCE_BATCH_PARAMS, SPLITK_REDUCE_PARAMS, XYZW,
+                     KernelSource, LaunchGeometry, c_params)
 from .templates import render
 
 # The reduce kernel: a block sums REDUCE_ELEMENTS consecutive elements of C (row-major M x N)
@@ -86,7 +87,7 @@ def partial_pdl() -> List[str]:
     return list(PDL_ENTRY if PARTIAL_PROGRAMMATIC else PDL_TRIGGER)
 
 
-def partial_prologue(bk: int, split_k: int) -> List[str]:
+def partial_prologue(bk: int, split_k: int, batched: bool = False) -> List[str]:
     """The first lines of the partial kernel: this split's K range, with K rebound to
     its length, so the main loop and its bounds checks are the one-pass kernel's; the
     global copies start at k_begin
@@ -94,9 +95,15 @@ def partial_prologue(bk: int, split_k: int) -> List[str]:
     would be one more 64-bit value live through the loop (spills under the 128-register
     cap of min_blocks=2)."""
     K, z, t = Sym("K_total"), Sym("split"), Sym("k_tiles_total")
+    entry = [f"// a batch split over K: blockIdx.z = entry x {split_k} + split (W[blockIdx.z]: the entry's partials"
+             f" in split order)",
+             f"const int split = blockIdx.z % {split_k};",
+             f"A += (long long)(blockIdx.z / {split_k}) * stride_a;",
+             f"B += (long long)(blockIdx.z / {split_k}) * stride_b;"] if batched else ["const int split = blockIdx.z;"]
     return [
-        f"// split-K: split blockIdx.z of {split_k} takes k-tiles [k_begin/{bk}, k_end/{bk}) of the ceil(K/{bk})",
-        "const int split = blockIdx.z;",
+        f"// split-K: split {'blockIdx.z % ' + str(split_k) if batched else 'blockIdx.z'} of {split_k} takes "
+        f"k-tiles [k_begin/{bk}, k_end/{bk}) of the ceil(K/{bk})",
+        *entry,
         f"const int k_tiles_total = (K_total + {bk} - 1) / {bk};",
         f"const int k_begin = {c_expr(k_begin(K, bk, split_k, z, t))};",
         f"const int k_end = {c_expr(k_begin(K, bk, split_k, z + 1, t))};",
@@ -117,8 +124,8 @@ def partial_store_setup(vec_store: bool) -> List[str]:
 
 
 # ---- the reduce kernel ----------------------------------------------------------------
-def reduce_name(split_k: int) -> str:
-    return f"regtile_splitk_reduce_{split_k}"
+def reduce_name(split_k: int, batched: bool = False) -> str:
+    return f"regtile_splitk_reduce_{split_k}{'_batched' if batched else ''}"
 
 
 def reduce_groups(split_k: int) -> int:
@@ -127,6 +134,7 @@ def reduce_groups(split_k: int) -> int:
 
 
 def reduce_geometry(split_k: int) -> LaunchGeometry:
+    """The reduce's grid: blocks of REDUCE_ELEMENTS along x (a batch's entries along z: the launch's)."""
     return LaunchGeometry(block=(32 * reduce_groups(split_k), 1, 1), tile_m=1, tile_n=REDUCE_ELEMENTS,
                           dynamic_smem_bytes=0, flat_elements=REDUCE_ELEMENTS, programmatic=True)
 
@@ -146,8 +154,11 @@ def _group_sum(split_k: int, load) -> List[str]:
             "}"]
 
 
-def emit_reduce(split_k: int) -> KernelSource:
-    name = reduce_name(split_k)
+def emit_reduce(split_k: int, batched: bool = False) -> KernelSource:
+    """The reduce kernel; `batched`: one entry of a batch a blockIdx.z, its partials W[z x split_k ..] and its C
+    stride_c floats after the entry before (SPLITK_REDUCE_BATCH_PARAMS)."""
+    name = reduce_name(split_k, batched)
+    params = SPLITK_REDUCE_PARAMS + (SPLITK_REDUCE_BATCH_PARAMS if batched else ())
     geo = reduce_geometry(split_k)
     groups = reduce_groups(split_k)
     adds = " ".join(f"s.{c} += p.{c};" for c in XYZW)
@@ -163,8 +174,10 @@ def emit_reduce(split_k: int) -> KernelSource:
         threads=32 * groups,
         groups=groups,
         elements=REDUCE_ELEMENTS,
-        entry=PDL_WAIT,  # launched right after the partial kernel (kernel.PDL_WAIT)
-        params=c_params(SPLITK_REDUCE_PARAMS),
+        entry=list(PDL_WAIT) + ([f"// a batch: entry blockIdx.z, its {split_k} partials and its C",
+                                  f"W += (size_t)blockIdx.z * {split_k} * M * N;",
+                                  "C += (long long)blockIdx.z * stride_c;"] if batched else []),
+        params=c_params(params),
         vector_sum=_group_sum(split_k, "{ const float4 p = __ldcs(reinterpret_cast<const float4*>(W + z * mn + e)); "
                                        + adds + " }"),
         scalar_sum=_group_sum(split_k, "{ const float* const w = W + z * mn + e; "
@@ -173,7 +186,7 @@ def emit_reduce(split_k: int) -> KernelSource:
         xyzw=XYZW,
     )
     text = render("splitk_reduce.cu.j2", **ctx)
-    return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=SPLITK_REDUCE_PARAMS)
+    return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=params)
 
 
 def header_lines(bk: int, split_k: int, reduce: Optional[KernelSource]) -> List[str]:

@@ -53,11 +53,13 @@ def _aligned(nbytes: int) -> int:
 
 def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
     """A given `cfg` generated for these layouts and, batched, as the batched kernel
-    (blockIdx.z = batch entry; split-K, stream-K and the edge split have no batched form).
+    (blockIdx.z = batch entry, times split_k where the config splits K; stream-K and the edge split have no batched
+    form).
     A given config is taken as it is: a refusal (ConfigError) is the caller's to see."""
     from ..codegen.config import Decomposition
     tile = cfg.tile.replace(trans_a=bool(trans_a), trans_b=bool(trans_b), batched=cfg.batched or batched)
-    decomposition = Decomposition() if batched else cfg.decomposition  # a batch is never split
+    # a batch keeps a split over K (each entry's partials, codegen/splitk.py); stream-K and the edge split are per matrix
+    decomposition = Decomposition(split_k=cfg.split_k) if batched else cfg.decomposition
     if tile == cfg.tile and decomposition == cfg.decomposition:
         return cfg
     return cfg.replace(tile=tile, decomposition=decomposition)
@@ -194,7 +196,7 @@ class GemmPlan:
                 return bound
             with driver.outside_capture(stream) as capturing:
                 try:
-                    nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k)
+                    nbytes = workspace_bytes(self.kernel, self.m, self.n, self.k, max(self.batch, 1))
                     offsets, copy_bytes = self._copy_offsets()
                     total = _aligned(nbytes) + copy_bytes if copy_bytes else nbytes
                     ws = driver.DeviceBuffer(total) if total else None

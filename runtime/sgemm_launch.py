@@ -62,16 +62,16 @@ def describe_plans(kernel, m: int, n: int, k: int) -> dict:
     return out
 
 
-def workspace_bytes(kernel, m: int, n: int, k: int = 0) -> int:
+def workspace_bytes(kernel, m: int, n: int, k: int = 0, batch: int = 1) -> int:
     """Bytes of workspace that `kernel` (a LoadedKernel, or a KernelSource when it is not
-    stream-K) needs for M x N x K: split-K partials, or stream-K's partial tiles; 0 for a
-    one-pass kernel.  An edge split's parts run one after the other: the largest."""
+    stream-K) needs for M x N x K: split-K partials (each entry's of a batch split over K), or stream-K's
+    partial tiles; 0 for a one-pass kernel.  An edge split's parts run one after the other: the largest."""
     if getattr(kernel, "edge", None) is not None or getattr(kernel, "source", kernel).geometry.last_col:
         return max(_workspace_one(kk, rows, cols, k) for kk, _, _, rows, cols in _parts(kernel, m, n))
-    return _workspace_one(kernel, m, n, k)
+    return _workspace_one(kernel, m, n, k, batch)
 
 
-def _workspace_one(kernel, m: int, n: int, k: int) -> int:
+def _workspace_one(kernel, m: int, n: int, k: int, batch: int = 1) -> int:
     source = getattr(kernel, "source", kernel)
     if source.params == FUSEDK_PARAMS:  # fused split-K: the partials, W[z] for each split
         return 4 * source.geometry.splits * m * n if source.geometry.splits > 1 else 0
@@ -79,7 +79,7 @@ def _workspace_one(kernel, m: int, n: int, k: int) -> int:
         return stream_k_plan(kernel, m, n, k).workspace_bytes
     if getattr(source, "reduce", None) is None:
         return 0
-    return 4 * source.geometry.splits * m * n
+    return 4 * source.geometry.splits * m * n * (max(batch, 1) if source.geometry.batched else 1)
 
 
 class SgemmLaunch:
@@ -125,13 +125,18 @@ class SgemmLaunch:
                 return
             self._add(kernel, m, n, args)
             return
-        if self._batch is not None:
-            raise LaunchError(f"{kernel.label}: split-K has no batched form")
+        batch, (sa, sb, sc) = self._batch or (1, (0, 0, 0))
         if not workspace:
             raise LaunchError(f"{kernel.label}: split-K needs a workspace of "
-                              f"{workspace_bytes(kernel, m, n, k)} bytes; none was given")
-        self._add(kernel, m, n, (m, n, k, a, lda, b, ldb, workspace))
-        self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
+                              f"{workspace_bytes(kernel, m, n, k, batch)} bytes; none was given")
+        if self._batch is None:
+            self._add(kernel, m, n, (m, n, k, a, lda, b, ldb, workspace))
+            self._add(kernel.reduce, m, n, (m, n, alpha, workspace, beta, c, ldc))
+            return
+        # a batch split over K (codegen/splitk.py): blockIdx.z = entry x splits + split, then one reduce an entry
+        self._step(kernel, kernel.source.geometry.grid(m, n, batch), (m, n, k, a, lda, b, ldb, workspace, sa, sb))
+        rx, ry, _ = kernel.reduce.source.geometry.grid(m, n)
+        self._step(kernel.reduce, (rx, ry, batch), (m, n, alpha, workspace, beta, c, ldc, sc))
 
     def _stream_k(self, kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace):
         """Whole tiles, then the ranges (codegen/streamk.py).  The work list and the slots'

@@ -12,7 +12,8 @@ from regtile.runtime import driver
 from regtile.runtime.plans import GemmPlan
 
 SHAPES = [(5, 1, 300, 200), (7, 300, 5, 200), (48, 512, 64, 512), (3, 1000, 1000, 1000), (200, 77, 77, 64),
-          (24, 257, 257, 64), (16, 4096, 40, 77), (4, 513, 67, 129)]
+          (24, 257, 257, 64), (16, 4096, 40, 77), (4, 513, 67, 129), (16, 1000, 77, 40),
+          (32, 8, 128, 2048), (40, 1, 130, 700)]
 
 
 def run(batch, m, n, k, ta, tb, rng):
@@ -45,6 +46,6 @@ for batch, m, n, k in SHAPES:
             err, plan = run(batch, m, n, k, ta, tb, rng)
             ok = err <= 1e-5
             bad += not ok
-            print(batch, m, n, k, ta, tb, batched_member(m, n, k, batch, 132, tb), f"{err:.2e}", "ok" if ok else "WRONG",
-                  flush=True)
+            print(batch, m, n, k, ta, tb, batched_member(m, n, k, batch, 132, tb, ta), f"split {plan.config.split_k}",
+                  f"{err:.2e}", "ok" if ok else "WRONG", flush=True)
 raise SystemExit(1 if bad else 0)

@@ -112,7 +112,7 @@ def member_configs(e: dict, p, arch: str) -> dict:
     from regtile.codegen.presets import FAMILY
     m, n, k = p.kernel_m, p.kernel_n, p.k
     pads = {name: _pad(m, n, FAMILY[name].config.bm, FAMILY[name].config.bn) for name in MEMBERS}
-    lib = batched_member(m, n, k, p.batch_hint, SMS, p.trans_b)
+    lib = batched_member(m, n, k, p.batch_hint, SMS, p.trans_b, p.trans_a)
     names = []
     for name in MEMBERS:
         c = FAMILY[name].config
@@ -132,6 +132,12 @@ def member_configs(e: dict, p, arch: str) -> dict:
         cfg = with_layout(mem.config, p.trans_a, p.trans_b, batched=True)
         out[name] = (for_operands(cfg, mem.backend, p.lda, p.ldb, m, n, p.ldc, k), mem.backend)
     return out
+
+
+def _packed_lds(e: dict):
+    """(lda, ldb, ldc) of a suite entry's packed operands in its layout."""
+    ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
+    return (e["m"] if ta else e["k"]), (e["k"] if tb else e["n"]), e["n"]
 
 
 def run(argv) -> None:
@@ -156,7 +162,7 @@ def run(argv) -> None:
     for e in suite:
         ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
         m, n, k, batch = e["m"], e["n"], e["k"], e["batch"]
-        lda, ldb = (m if ta else k), (k if tb else n)
+        lda, ldb, _ = _packed_lds(e)
         ahead.append(choose_sgemm_kernel(m, n, k, dev.arch, ta, tb, batch, lda, ldb, n))
 
         class _P:  # the packed operands' kernel problem, for member_configs before any tensor exists
@@ -174,6 +180,8 @@ def run(argv) -> None:
             print(f"budget reached: {len(suite) - idx} shapes left out", file=sys.stderr, flush=True)
             break
         bench = BatchedBench(torch, e, seed=idx)
+        split = choose_sgemm_kernel(e["m"], e["n"], e["k"], dev.arch, e["layout"][0] == "T", e["layout"][1] == "T",
+                                    e["batch"], *_packed_lds(e))[0].split_k
         try:
             p = bench.problem()
             p.batch_hint = p.batch
@@ -197,7 +205,8 @@ def run(argv) -> None:
         members = {name: us[name] for name in cands if name in us}
         best = min(members, key=members.get) if members else None
         row = dict(e, lib_us=us["lib"], bmm_us=us["bmm"], x_bmm=round(us["bmm"] / us["lib"], 4),
-                   lib_member=batched_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b),
+                   lib_member=batched_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b, p.trans_a)
+                   + (f" split {split}" if split > 1 else ""),
                    members_us=members, best_member=best,
                    best_x_bmm=round(us["bmm"] / members[best], 4) if best else None,
                    ok=all(c["ok"] for c in check.values()), check=check, retimed=retimed,

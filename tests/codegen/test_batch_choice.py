@@ -34,6 +34,16 @@ def test_batched_member_as_measured(m, n, k, batch, trans_b, want):
     assert h.batched_member(m, n, k, batch, SMS, trans_b) == want
 
 
+def test_ragged_c_takes_only_tiles_that_keep_their_edge_clamp():
+    """sq-128x128's batched form at two blocks an SM has no edge clamp (row-major B): on a ragged C it takes no part,
+    where with B^T (one block an SM, the clamp kept) it does."""
+    assert not layouts.with_layout(get_member("sq-128x128").config, False, False, batched=True).edge_clamp
+    assert layouts.with_layout(get_member("sq-128x128").config, False, True, batched=True).edge_clamp
+    assert bc.batch_member(4096, 77, 40, 16, SMS, trans_b=True) == "sq-128x128"
+    assert bc.batch_member(4096, 77, 40, 16, SMS, trans_b=False) != "sq-128x128"
+    assert bc.batch_member(4096, 128, 40, 16, SMS, trans_b=False) in {t[0] for t in bc.BATCH_TILES}  # whole tiles
+
+
 def test_the_model_counts_waves_of_slots():
     """One more block than the slots hold costs a whole wave more; C's padding costs its area."""
     slots = 3 * SMS  # the k16 tiles: three blocks an SM
@@ -82,3 +92,44 @@ def test_batched_members_compile_without_spills_in_every_layout(member, layout):
     cfg = layouts.with_layout(m.config, layout[0] == "T", layout[1] == "T", batched=True)
     art = compile_config(cfg, "sm_90", backend=m.backend)  # raises SpillError on a spill
     assert cfg.batched and art.resources.spill_free
+
+
+@pytest.mark.parametrize("m, n, k, batch, want", [
+    (1, 128, 1024, 256, 4),    # 256 blocks of 16 x 128: four splits reach four blocks an SM
+    (8, 128, 4096, 64, 16),
+    (8, 128, 2048, 32, 16),    # 32 would leave 4 k-tiles a split: 16
+    (1, 128, 512, 512, 2),
+    (1, 1024, 128, 256, 1),    # 2048 blocks already (q K^T)
+    (16, 1408, 2048, 64, 1),
+    (1, 300, 200, 5, 1),       # 13 k-tiles: no split keeps 8 a split
+    (17, 128, 4096, 64, 1),    # not a skinny batch
+])
+def test_skinny_split_as_decided(m, n, k, batch, want):
+    assert bc.skinny_split(m, n, k, batch, SMS) == want
+
+
+def test_decode_batches_split_over_k_on_the_cuda_c_kernel():
+    """choose_batched: decode's p V batch (m = 1, K = 1024) runs skinny-m16's tile split 4 ways over K through CUDA C,
+    the partial kernel decoding entry and split from blockIdx.z, one reduce an entry."""
+    from regtile.codegen.emit_cuda import emit_sgemm_cuda
+    from regtile.codegen.kernel import SPLITK_BATCH_PARAMS, SPLITK_REDUCE_BATCH_PARAMS
+    cfg, backend = h.choose_batched(1, 128, 1024, 256, "sm_90", SMS)
+    assert (backend, cfg.bm, cfg.bn, cfg.split_k, cfg.batched, cfg.stream_k) == ("cuda", 16, 128, 4, True, False)
+    src = emit_sgemm_cuda(cfg)
+    assert src.params[-2:] == SPLITK_BATCH_PARAMS
+    assert "const int split = blockIdx.z % 4;" in src.text
+    assert "A += (long long)(blockIdx.z / 4) * stride_a;" in src.text
+    assert "float* const Wz = W + (size_t)blockIdx.z * M * N;" in src.text  # entry x 4 + split
+    (role, reduce), = src.entries
+    assert role == "reduce" and reduce.params[-1:] == SPLITK_REDUCE_BATCH_PARAMS
+    assert "W += (size_t)blockIdx.z * 4 * M * N;" in reduce.text and "C += (long long)blockIdx.z * stride_c;" in reduce.text
+    assert src.geometry.grid(1, 128, 256) == (1, 1, 1024)
+
+
+@pytest.mark.parametrize("ta, tb", tiered([(a, b) for a in (False, True) for b in (False, True)],
+                                          fast={(False, False)}))
+def test_batched_split_compiles_in_every_layout(ta, tb):
+    from regtile.runtime.compiler import compile_config
+    cfg, backend = bc.split_config(8, ta, tb)
+    art = compile_config(cfg, "sm_90", backend=backend)
+    assert art.resources.spill_free and cfg.split_k == 8 and cfg.batched

@@ -445,11 +445,13 @@ def test_gemv_route_through_the_torch_op():
 
 @pytest.mark.parametrize("batch, m, n, k", [(64, 128, 128, 128), (16, 512, 512, 512), (8, 1024, 1024, 64),
                                              (5, 1, 300, 200), (7, 300, 5, 200), (48, 512, 64, 512),
-                                             (3, 1000, 1000, 1000), (200, 77, 77, 64), (24, 257, 257, 64)])
+                                             (3, 1000, 1000, 1000), (200, 77, 77, 64), (24, 257, 257, 64),
+                                             (16, 1000, 77, 40), (32, 8, 128, 2048), (40, 1, 130, 700)])
 @pytest.mark.parametrize("ta, tb", [(False, False), (True, True), (False, True), (True, False)])
 def test_batched_choice_every_layout(batch, m, n, k, ta, tb):
     """The batched member choose_batched picks (codegen/batch_choice.py: skinny-m16 / skinny-n16, the k16 tiles,
-    128x256, 64x64, 32x64 and 32x32 among these shapes, ragged ones too), in every layout, against float64."""
+    128x256, 128x128 (B^T, its edge clamp), 64x64, 32x64 and 32x32 among these shapes, ragged ones too; decode's
+    batches split over K: 32 x 8x128x2048 in 16, 40 x 1x130x700 in 4), in every layout, against float64."""
     A = torch.randn(batch, k, m, device="cuda").transpose(1, 2) if ta else torch.randn(batch, m, k, device="cuda")
     B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
     C = _poison((batch, m, n))

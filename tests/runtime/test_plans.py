@@ -239,7 +239,7 @@ def test_batched_plans_choose_a_batched_member_for_the_layout(fake_gpu, ta, tb):
     (cfg, backend), = fake_gpu
     want, want_backend = heuristic.choose_batched(512, 512, 512, 16, "sm_90", 132, ta, tb)
     assert (cfg, backend) == (want, want_backend)
-    assert cfg.batched and not cfg.stream_k and not cfg.edge_split and cfg.split_k == 1
+    assert cfg.batched and not cfg.stream_k and not cfg.edge_split and cfg.split_k == 1  # 16 x 512^3 fills the SMs
     member = heuristic.get_member(heuristic.batched_member(512, 512, 512, 16, 132, tb)).config
     assert (cfg.trans_a, cfg.trans_b) == (ta, tb) and (cfg.bm, cfg.bn) == (member.bm, member.bn)
     assert cfg.pad_b == (4 if tb else 0)
@@ -259,6 +259,8 @@ def test_layout_fallback_only_where_the_register_rule_refuses():
     # session 45: a member of one block an SM keeps its edge clamp and vector path batched (ragged tiles unchecked)
     k16 = with_layout(FAMILY["wide-64x128-k16"].config, False, True, batched=True)
     assert (k16.edge_clamp, k16.edge_vector_path, k16.min_blocks) == (True, True, 1)
+    bt = with_layout(sq, False, True, batched=True)  # B^T: one block an SM, where the edges no longer spill
+    assert (bt.edge_clamp, bt.min_blocks, b.edge_clamp) == (True, 1, False)
     with pytest.raises(regtile.ConfigError, match="registers"):  # spilled 32 B batched on the H100
         sq.replace(batched=True, stream_k=False)
     for name, mem in FAMILY.items():
@@ -395,10 +397,11 @@ def test_a_pinned_plan_does_not_ask_about_captures_on_its_later_streams(monkeypa
     monkeypatch.setattr(plans.driver, "DeviceBuffer", lambda nbytes: SimpleNamespace(ptr=0x5000, nbytes=nbytes))
     monkeypatch.setattr(plans.driver, "PackedLaunch",
                         lambda kernel, grid, args, dynamic: (lambda values, stream: launched.append(stream)))
-    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 256)
+    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k, batch=1: 256)
     monkeypatch.setattr(plan_store, "captured_plans", [])
     plan = plans.GemmPlan.__new__(plans.GemmPlan)
     plan.gemv, plan._lock, plan._bound, plan.kernel, plan.m, plan.n, plan.k = None, threading.Lock(), {}, None, 8, 8, 8
+    plan.batch = 0
     plan._launch_sets = lambda ws: [SimpleNamespace(calls=[("kernel", (1, 1, 1), ())], work_lists=[])]
     plan.launch(1, 2, 3, 1.0, 0.0, stream=7)  # first call during a capture: bound and pinned
     assert plan_store.captured_plans == [plan] and launched == [7]
@@ -633,7 +636,7 @@ def _bind_repacking_plan(monkeypatch, m, n, k, lda, ldb, repack):
     monkeypatch.setattr(plans.driver, "PackedLaunch",
                         lambda kernel, grid, args, dynamic: made.append((kernel, grid, args, dynamic)) or
                         (lambda values, stream: None))
-    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k: 1000)
+    monkeypatch.setattr(plans, "workspace_bytes", lambda kernel, m, n, k, batch=1: 1000)
 
     def sgemm_launch(kernel, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, workspace=0, batch=0, strides=()):
         gemms.append(dict(a=a, lda=lda, b=b, ldb=ldb, ldc=ldc, workspace=workspace))
