@@ -39,8 +39,14 @@ def test_ragged_c_takes_only_tiles_that_keep_their_edge_clamp():
     where with B^T (one block an SM, the clamp kept) it does."""
     assert not layouts.with_layout(get_member("sq-128x128").config, False, False, batched=True).edge_clamp
     assert layouts.with_layout(get_member("sq-128x128").config, False, True, batched=True).edge_clamp
-    assert bc.batch_member(4096, 77, 40, 16, SMS, trans_b=True) == "sq-128x128"
+    assert bc._runs("sq-128x128", 4096, 77, False, True, h.MAX_PAD)
+    assert not bc._runs("sq-128x128", 4096, 77, False, False, h.MAX_PAD)
+    assert bc._runs("sq-128x128", 4096, 128, False, False, h.MAX_PAD)
     assert bc.batch_member(4096, 77, 40, 16, SMS, trans_b=False) != "sq-128x128"
+    # every pick on a ragged C keeps its clamp
+    for tb in (False, True):
+        pick = get_member(bc.batch_member(4096, 77, 40, 16, SMS, trans_b=tb)).config
+        assert layouts.with_layout(pick, False, tb, batched=True).edge_clamp
     assert bc.batch_member(4096, 128, 40, 16, SMS, trans_b=False) in {t[0] for t in bc.BATCH_TILES}  # whole tiles
 
 

@@ -43,9 +43,10 @@ def test_flags_left_out_of_dict_at_their_defaults():
 
 def test_batched_refusals_name_the_constraint():
     z = get_preset("zorder").config
-    for bad in (dict(split_k=2), dict(stream_k=True), dict(edge_split=True)):
+    for bad in (dict(stream_k=True), dict(edge_split=True)):
         with pytest.raises(ConfigError, match="batched=True"):
             z.replace(batched=True, **bad)
+    assert z.replace(batched=True, split_k=2).split_k == 2  # since session 45: a batch split over K
     with pytest.raises(ConfigError, match="trans_a"):
         z.replace(trans_a=1)
 
