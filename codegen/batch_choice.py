@@ -1,5 +1,6 @@
-"""The member a batch of GEMMs runs (heuristic.choose_batched): blockIdx.z is the batch entry, and a batch is never
-split (no split-K, stream-K or edge split), so the choice is a tile, by how its blocks fill the SMs' slots.
+"""The member a batch of GEMMs runs (heuristic.choose_batched): blockIdx.z is the batch entry, and a batch has no
+stream-K or edge split, so the choice is a tile, by how its blocks fill the SMs' slots; only decode's batches (m <= 16,
+few blocks) split over K (skinny_split, below).
 
 Measured (H200, session 45, lab/experiments/batched_sweep.py members=1, docs/data/session45/c_*): the batched forms
 of the family's members on 32 batched shapes of real workloads (benchmarks/shapes-batched.json: attention without a
@@ -113,7 +114,7 @@ def skinny_split(m: int, n: int, k: int, batch: int, sm_count: int) -> int:
     blocks = batch * _ceil(n, c.bn)
     s = 1
     while (blocks * s < SPLIT_FILL_BLOCKS * sm_count and 2 * s <= SPLIT_MAX
-           and _ceil(k, c.bk) >= SPLIT_MIN_KTILES * 2 * s):
+           and _ceil(k, c.bk) >= SPLIT_MIN_KTILES * 2 * s and batch * 2 * s <= 65535):  # gridDim.z: entry x split
         s *= 2
     return s
 

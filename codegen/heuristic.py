@@ -568,8 +568,8 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 
 def batched_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False,
                    trans_a: bool = False) -> str:
-    """The member choose_batched runs: codegen/batch_choice.py's rule (a batch is never split: the tile whose blocks
-    fill the SMs' slots best, measured on the batched shapes of real workloads)."""
+    """The member choose_batched runs: codegen/batch_choice.py's rule (the tile whose blocks fill the SMs' slots best,
+    measured on the batched shapes of real workloads; choose_batched splits skinny-m16's decode batches over K)."""
     from .batch_choice import batch_member
     return batch_member(m, n, k, batch, sm_count, trans_b, trans_a)
 

@@ -67,7 +67,7 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
         tries = [dict(f, **keep_edges) for f in tries] + tries
     if cfg.min_blocks > 1:
         # at one block an SM (B^T's register rule) a batched form keeps its edges: it no longer spills with them
-        tries += [dict(f, min_blocks=1, **(keep_edges or {})) for f in tries]
+        tries += [dict(f, min_blocks=1, **(keep_edges or {})) for f in tries] + [dict(f, min_blocks=1) for f in tries]
     first = None
     for f in tries:
         changes = {name: v for name, v in f.items() if getattr(cfg, name) != v}

@@ -531,7 +531,7 @@ def header_lines(plan: SgemmPlan, name: str) -> List[str]:
              f"{'= B^T, B stored N x K' if cfg.trans_b else 'row-major'}, C (M x N) row-major; leading dimensions.",
              f"config: {cfg.describe()}",
              f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})"
-             f"{f', {cfg.split_k}' if cfg.split_k > 1 else ', batch' if cfg.batched else ''}), "
+             f"{', batch x ' + str(cfg.split_k) if cfg.split_k > 1 and cfg.batched else f', {cfg.split_k}' if cfg.split_k > 1 else ', batch' if cfg.batched else ''}), "
              f"dynamic shared memory {cfg.smem_bytes} bytes",
              "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
                  f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]
@@ -548,5 +548,5 @@ def header_lines(plan: SgemmPlan, name: str) -> List[str]:
                   f"B fragments {' / '.join(f'{b[0]}..{b[-1]}' for b in r.frag_b)}",
               f"FFMA order per k-slice ({cfg.ffma_order}, (i, j)): {' '.join(f'{i}{j}' for i, j in r.ffma_order)}"]
     if cfg.split_k > 1:
-        lines += splitk.header_lines(cfg.bk, cfg.split_k, None)
+        lines += splitk.header_lines(cfg.bk, cfg.split_k, None, cfg.batched)
     return lines

@@ -19,7 +19,9 @@ the first r splits get q+1 tiles, the others q.  Each range starts at a multiple
 and only the last non-empty one can end at K short of a full tile.  The same function
 gives the numbers (tests) and the kernel's C expression (evaluated on `Sym`s).
 
-Workspace: S * M * N * 4 bytes, allocated by the runtime (runtime/sgemm_launch.py).
+Workspace: S * M * N * 4 bytes (a batch's: that for each entry), allocated by the runtime (runtime/sgemm_launch.py).
+A batch (config.batched) splits each entry: blockIdx.z = entry x S + split, A and B moved to the entry by their batch
+strides, W[blockIdx.z] its partial; the reduce sums entry z's W[z x S ..] into C + z x stride_c.
 """
 from __future__ import annotations
 
@@ -189,9 +191,16 @@ def emit_reduce(split_k: int, batched: bool = False) -> KernelSource:
     return KernelSource(name=name, language="cuda", text=text, geometry=geo, params=params)
 
 
-def header_lines(bk: int, split_k: int, reduce: Optional[KernelSource]) -> List[str]:
+def header_lines(bk: int, split_k: int, reduce: Optional[KernelSource], batched: bool = False) -> List[str]:
     """What the partial kernel's header comment says about the split."""
-    red = reduce.name if reduce is not None else reduce_name(split_k)
+    red = reduce.name if reduce is not None else reduce_name(split_k, batched)
+    if batched:
+        return ["",
+                f"split-K {split_k}, batched: params (M, N, K_total, A, lda, B, ldb, W, stride_a, stride_b); blockIdx.z "
+                f"= entry x {split_k} + split z, A and B moved to the entry, split z takes k-tiles [z*q + min(z, r), "
+                f"(z+1)*q + min(z+1, r)), q, r = divmod(ceil(K/{bk}), {split_k}),",
+                f"and writes its partial tile to W[blockIdx.z] (M x N, ld N); then {red} (below, launched next, "
+                f"blockIdx.z = entry) computes C_entry = alpha * sum_z W[entry x {split_k} + z] + beta * C_entry."]
     return ["",
             f"split-K {split_k}: params (M, N, K_total, A, lda, B, ldb, W); blockIdx.z = split z takes k-tiles "
             f"[z*q + min(z, r), (z+1)*q + min(z+1, r)), q, r = divmod(ceil(K/{bk}), {split_k}),",

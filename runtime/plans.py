@@ -65,6 +65,9 @@ def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
     return cfg.replace(tile=tile, decomposition=decomposition)
 
 
+MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z: a batch's entries (times its splits over K)
+
+
 class _Bound:
     """A plan's launches on one stream: their packed arguments, workspace and work lists."""
     __slots__ = ("launches", "keep", "lock", "watch_capture")
@@ -133,6 +136,12 @@ class GemmPlan:
             except ConfigError as e:
                 raise InputError(f"config cannot run this layout or batch: {e}") from None
             self.backend = backend or "cuda"
+        if batch * max(self.config.split_k, 1) > MAX_GRID_Z:
+            raise InputError(f"batch {batch}{f' x split_k {self.config.split_k}' if self.config.split_k > 1 else ''}: "
+                             f"the batched kernel's grid holds at most {MAX_GRID_Z} along z (blockIdx.z = entry"
+                             f"{' x split_k + split' if self.config.split_k > 1 else ''}); split the batch into "
+                             f"calls of at most {MAX_GRID_Z // max(self.config.split_k, 1)} entries"
+                             f"{' or give split_k=1' if self.config.split_k > 1 else ''}")
         self.kernel = driver.load(self._compile(arch, chosen=config is None))
 
     def _compile(self, arch: str, chosen: bool):

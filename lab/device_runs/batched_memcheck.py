@@ -1,5 +1,6 @@
 """For compute-sanitizer (no torch): regtile's batched choice (codegen/batch_choice.py, session 45: skinny-m16 /
-skinny-n16, the k16 tiles with their edge clamp, 128x256, 64x64, 32x64, 32x32) on regtile's own device buffers, each
+skinny-n16 and its splits over K, the k16 tiles, 128x256, 256x128, 128x128, 64x64, 32x64, 32x32 on ragged C with their
+edge clamp, as these shapes pick them) on regtile's own device buffers, each
 exactly its batch's size - the last entry's last line holds only its own floats, so a read past any bound is an
 error - in every layout, each checked against float64 (C NaN-poisoned first).
 
@@ -13,7 +14,9 @@ from regtile.runtime.plans import GemmPlan
 
 SHAPES = [(5, 1, 300, 200), (7, 300, 5, 200), (48, 512, 64, 512), (3, 1000, 1000, 1000), (200, 77, 77, 64),
           (24, 257, 257, 64), (16, 4096, 40, 77), (4, 513, 67, 129), (16, 1000, 77, 40),
-          (32, 8, 128, 2048), (40, 1, 130, 700)]
+          (32, 8, 128, 2048), (40, 1, 130, 700),
+          # ragged C on tall-256x128, 128x256, the k16 tiles and 32x64 with their edge clamp
+          (4, 2000, 2000, 300), (8, 999, 1001, 129), (6, 1000, 1000, 700), (40, 333, 64, 333), (24, 197, 64, 197)]
 
 
 def run(batch, m, n, k, ta, tb, rng):

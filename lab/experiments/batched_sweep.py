@@ -1,8 +1,9 @@
 """Batched GEMMs of real workloads against torch.bmm (issue 20, session 45).
 
 The shape sweeps time single GEMMs; a batch (3-D operands, blockIdx.z the batch entry) runs one of the family's
-members generated batched (codegen/heuristic.choose_batched: the largest tile of BATCHED_MEMBERS whose batch x tiles
-fill the SMs), and had been timed on three shapes only (issue 19, docs/layouts.md).  This times what regtile.sgemm
+members generated batched (codegen/heuristic.choose_batched: before session 45 the largest of four tiles whose
+batch x tiles fill the SMs, since then codegen/batch_choice.py), and had been timed on three shapes only (issue 19,
+docs/layouts.md).  This times what regtile.sgemm
 runs on the batched shapes of real workloads (benchmarks/shapes-batched.json: attention scores and values without a
 fused kernel, its backward, decode attention with one query a head or a group of them, mixture-of-experts
 projections, batches of plain GEMMs), each in the layout its framework call gives, against torch.bmm of the same
@@ -25,7 +26,7 @@ import time
 from lab.experiments import program, take_option, write_out
 
 SUITE = "benchmarks/shapes-batched.json"
-# the members timed with members=1 (the family's unsplit tiles; a batch is never split; member_configs' rule)
+# the members timed with members=1 (the family's tiles, unsplit; member_configs' rule)
 SMS = 132
 MEMBERS = ("wide-128x256", "tall-256x128", "sq-128x128", "wide-64x256", "tall-256x64", "wide-64x128-k16",
            "tall-128x64-k16", "sq-64x64", "plain-64x64", "sq-64x64-4x8", "wide-32x64", "tall-64x32", "plain-32x64",

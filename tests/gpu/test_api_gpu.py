@@ -460,6 +460,26 @@ def test_batched_choice_every_layout(batch, m, n, k, ta, tb):
     assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
     made = [p for p in plans.plan_cache.values() if (p.m, p.n, p.k, p.batch) == (m, n, k, batch)]
     assert made and all(p.config.batched and not p.config.stream_k for p in made)
+    splits = {(32, 8, 128, 2048): 16, (40, 1, 130, 700): 4}.get((batch, m, n, k), 1)
+    assert all(p.config.split_k == splits for p in made)
+
+
+def test_batched_split_with_beta_a_broadcast_operand_and_a_column_major_c():
+    """Decode's batch split over K (16 splits) where C is read (beta), A is one matrix for every entry (batch stride
+    0) and C is column-major (the problem swapped: op(B)^T op(A)^T), against float64."""
+    batch, m, n, k = 32, 8, 128, 2048
+    A = torch.randn(1, m, k, device="cuda").expand(batch, m, k)
+    B = torch.randn(batch, k, n, device="cuda")
+    C0 = torch.randn(batch, m, n, device="cuda")
+    C = C0.clone()
+    regtile.sgemm(A, B, C, alpha=0.5, beta=0.25)
+    Ct = torch.randn(batch, n, m, device="cuda").transpose(1, 2)  # column-major entries
+    Ct0 = Ct.clone()
+    regtile.sgemm(A, B, Ct, alpha=0.5, beta=0.25)
+    torch.cuda.synchronize()
+    ref = 0.5 * torch.matmul(A.double(), B.double())
+    assert _err(C, ref + 0.25 * C0.double()) <= 1e-5
+    assert _err(Ct, ref + 0.25 * Ct0.double()) <= 1e-5
 
 
 def test_sgemv_cached_torch_path_matches_the_full_path():

@@ -691,3 +691,22 @@ def test_a_plan_copying_one_operand_keeps_the_other_a_per_call_field(monkeypatch
     assert (k1, d1, g1) == ("pack", {"SA": 0}, (3 * m, 1, 1))
     assert a1 == (0, a_copy, m, k, lda, 1032, 3, 0, 0, 0, 0, 0, 4, 1)
     assert k3 == "gemm" and d3 == {"B": 1, "C": 2, "alpha": 3, "beta": 4}
+
+
+def test_a_batch_split_over_k_has_a_workspace_an_entry_and_a_grid_within_z(fake_gpu):
+    """A batched split-K kernel's partials: split_k x M x N floats for every entry; the grid's z (entry x split) stays
+    within CUDA's 65535, or the plan is refused naming the limit."""
+    from types import SimpleNamespace
+    from regtile.codegen.batch_choice import split_config
+    from regtile.codegen.emit_cuda import emit_sgemm_cuda
+    from regtile.runtime.sgemm_launch import workspace_bytes
+    cfg, _ = split_config(4, False, False)
+    src = emit_sgemm_cuda(cfg)
+    loaded = SimpleNamespace(source=src, reduce=src.entries[0][1], edge=None)  # as a LoadedKernel names its entries
+    assert workspace_bytes(loaded, 8, 128, 1024, batch=10) == 4 * 4 * 8 * 128 * 10
+    assert workspace_bytes(loaded, 8, 128, 1024) == 4 * 4 * 8 * 128
+    with pytest.raises(regtile.InputError, match="65535"):
+        plans.GemmPlan(8, 128, 1024, False, False, 1024, 128, 128, 20000, (8 * 1024, 1024 * 128, 8 * 128),
+                       config=cfg, backend="cuda")
+    plans.GemmPlan(8, 128, 1024, False, False, 1024, 128, 128, 16000, (8 * 1024, 1024 * 128, 8 * 128),
+                   config=cfg, backend="cuda")  # 64000 along z
