@@ -1,0 +1,15 @@
+#!/bin/bash
+# Prepared in session 45 for the next session: the whole GPU suite at session 45's last code (its batched changes ran
+# the API, batched, split-K, layout and few-vector GPU tests only), memcheck on the batched choice to its summary (g
+# stopped at 180 s after 64 of 64 correct cases), and both batched sets with every member (members=1) at the last code.
+# Limits add up to 570 s.
+REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
+. lab/device_runs/prelude.sh /tmp/rtc_s46
+gpu_suite ${G_S:-290}
+( timeout ${M_S:-150} compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py ) \
+    > $OUT/memcheck.log 2>&1; echo "memcheck: rc $?"; grep -cE " ok$" $OUT/memcheck.log
+grep -E "WRONG|ERROR SUMMARY" $OUT/memcheck.log | sort | uniq -c | head -5
+lab_ab batched_sweep ${H_S:-65} members=1 suite=benchmarks/shapes-batched-heldout.json
+mv $OUT/batched_sweep.json $OUT/batched_sweep_heldout.json; mv $OUT/batched_sweep.log $OUT/batched_sweep_heldout.log
+lab_ab batched_sweep ${B_S:-65} members=1
+archive session46_a
