@@ -2,7 +2,7 @@
 stream-K or edge split, so the choice is a tile, by how its blocks fill the SMs' slots; only decode's batches (m <= 16,
 few blocks) split over K (skinny_split, below).
 
-Measured (H200, session 45, lab/experiments/batched_sweep.py members=1, docs/data/session45/c_*): the batched forms
+Measured (H200, session 45, lab/experiments/batched_sweep.py members=1, docs/data/session45/b_99c23e3): the batched forms
 of the family's members on 32 batched shapes of real workloads (benchmarks/shapes-batched.json: attention without a
 fused kernel and its backward, decode attention, mixture-of-experts projections, batches of plain GEMMs) against
 torch.bmm.  The rule before (the largest of 128x256, 128x128, 64x64, 32x32 whose blocks fill the SMs once) ran 12 of
@@ -16,9 +16,13 @@ The rule now, from that run:
   SM x SMs, as the sm_90 cubins' registers allow), each wave the time of one SM's blocks at the tile's rate and of
   writing their C tiles; only tiles that pad C's area by at most heuristic.MAX_PAD take part (SMALL_MAX_PAD where the
   whole batch's C is small: one entry's small C pads as much in every entry), and on ragged C only those whose batched
-  form keeps its edge clamp.  The rates are the members' on this run's full waves (a
-  k16 tile's 64 x 128 x 16 blocks three an SM fastest on the attention shapes; 128x128 and 128x256 win where their
-  blocks fill the slots in fewer, fuller waves: 16 x 512^3, 8 x 256 x 4096 x 14336).
+  form keeps its edge clamp.  The rates are fitted on that run (BATCH_TILES): a k16 tile's 64 x 128 x 16 blocks, three
+  an SM, fastest on the attention shapes; 128x128 and 128x256 win where their blocks fill the slots in fewer, fuller
+  waves (16 x 512^3, 8 x 256 x 4096 x 14336).
+- Where m <= 16 leaves fewer than SPLIT_FILL_BLOCKS blocks an SM, K is split (skinny_split, split_config).
+
+The edge clamp on ragged C, K in whole k-tiles and tall-256x128 came from the held-out set's losses
+(benchmarks/shapes-batched-heldout.json; docs/shapes.md "Batches"), which is in sample for them.
 """
 from __future__ import annotations
 
@@ -54,9 +58,8 @@ def _ceil(a: int, b: int) -> int:
 def batch_time(name: str, m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> float:
     """Modelled microseconds of BATCH_TILES' member `name` on a batch of M x N x K (the ranking only): the blocks in
     waves of the SMs' slots, a wave one SM's blocks of BM x BN x K (K in whole k-tiles) at the tile's rate, and their C
-    tiles written at the
-    SM's share of the copy bandwidth (what keeps big tiles off small K: 384 x 197x197x64 ran 9% faster on 32x32 tiles
-    than on 64x128 ones, 1.29 against 1.69 times C's area)."""
+    tiles written at the SM's share of the copy bandwidth (what keeps big tiles off small K: 384 x 197x197x64 ran 9%
+    faster on 32x32 tiles than on 64x128 ones, 1.29 against 1.69 times C's area)."""
     from .heuristic import COPY_TBPS
     from .presets import get_member
     _, nn_blocks, bt_blocks, rate = next(t for t in BATCH_TILES if t[0] == name)
