@@ -1,4 +1,5 @@
-"""The member a batch of GEMMs runs (heuristic.choose_batched): blockIdx.z is the batch entry, and a batch has no
+"""The kernel a batch of GEMMs runs (choose_batched; runtime/choice.py asks it for batch > 1, heuristic.choose_kernel
+for one GEMM): blockIdx.z is the batch entry, and a batch has no
 stream-K or edge split, so the choice is a tile, by how its blocks fill the SMs' slots; only decode's batches (m <= 16,
 few blocks) split over K (skinny_split, below).
 
@@ -28,6 +29,12 @@ from __future__ import annotations
 
 from typing import Tuple
 
+from .config import SgemmConfig
+from .hardware import MAX_GRID_YZ
+from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
+from .layouts import with_layout
+from .presets import get_member
+
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
 # (member, blocks an SM with row-major B, with B^T, rate of a full wave in TFLOP/s).  Blocks an SM: the sm_90 cubins'
@@ -51,17 +58,11 @@ BATCH_TILES: Tuple[Tuple[str, int, int, float], ...] = (
 )
 
 
-def _ceil(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def batch_time(name: str, m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False) -> float:
     """Modelled microseconds of BATCH_TILES' member `name` on a batch of M x N x K (the ranking only): the blocks in
     waves of the SMs' slots, a wave one SM's blocks of BM x BN x K (K in whole k-tiles) at the tile's rate, and their C
     tiles written at the SM's share of the copy bandwidth (what keeps big tiles off small K: 384 x 197x197x64 ran 9%
     faster on 32x32 tiles than on 64x128 ones, 1.29 against 1.69 times C's area)."""
-    from .heuristic import COPY_TBPS
-    from .presets import get_member
     _, nn_blocks, bt_blocks, rate = next(t for t in BATCH_TILES if t[0] == name)
     c = get_member(name).config
     per_sm = bt_blocks if trans_b else nn_blocks
@@ -76,9 +77,6 @@ def _runs(name: str, m: int, n: int, trans_a: bool, trans_b: bool, bound: float)
     """Does BATCH_TILES' member take part on this C: its tile pads C's area by at most `bound`, and where C's tiles
     are ragged its batched form keeps the edge clamp (sq-128x128 at two blocks an SM has none: every ragged tile
     there takes the checked loads, 16 x 4096x77x40 ran 37% slower on it than on tall-256x128 with the clamp)."""
-    from .heuristic import _pad
-    from .layouts import with_layout
-    from .presets import get_member
     c = get_member(name).config
     if _pad(m, n, c.bm, c.bn) > bound:
         return False
@@ -88,7 +86,6 @@ def _runs(name: str, m: int, n: int, trans_a: bool, trans_b: bool, bound: float)
 def batch_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False,
                  trans_a: bool = False) -> str:
     """The member of a batch of `batch` M x N x K GEMMs (the module docstring's rule)."""
-    from .heuristic import MAX_PAD, SMALL_MAX_PAD, SMALL_MN
     if m <= BATCH_SKINNY:
         return "skinny-m16"
     if n <= BATCH_SKINNY:
@@ -110,14 +107,13 @@ SPLIT_MAX = 32
 def skinny_split(m: int, n: int, k: int, batch: int, sm_count: int) -> int:
     """Splits over K for a batch on skinny-m16's tile (m <= BATCH_SKINNY): the fewest, a power of two, whose blocks
     reach SPLIT_FILL_BLOCKS an SM, each split keeping SPLIT_MIN_KTILES k-tiles; 1 where the entries' blocks do."""
-    from .presets import get_member
     c = get_member("skinny-m16").config
     if m > BATCH_SKINNY:
         return 1
     blocks = batch * _ceil(n, c.bn)
     s = 1
     while (blocks * s < SPLIT_FILL_BLOCKS * sm_count and 2 * s <= SPLIT_MAX
-           and _ceil(k, c.bk) >= SPLIT_MIN_KTILES * 2 * s and batch * 2 * s <= 65535):  # gridDim.z: entry x split
+           and _ceil(k, c.bk) >= SPLIT_MIN_KTILES * 2 * s and batch * 2 * s <= MAX_GRID_YZ):  # z: entry x split
         s *= 2
     return s
 
@@ -125,7 +121,19 @@ def skinny_split(m: int, n: int, k: int, batch: int, sm_count: int) -> int:
 def split_config(split: int, trans_a: bool, trans_b: bool):
     """(config, backend) of skinny-m16's tile split `split` ways over K, batched, in the layouts: the CUDA C split-K
     kernel (the PTX backend has no split-K), without the PTX-only stream-K and edge clamp."""
-    from .layouts import with_layout
-    from .presets import get_member
     tile = get_member("skinny-m16").config.replace(stream_k=False, edge_clamp=False, edge_vector_path=False)
     return with_layout(tile, trans_a, trans_b, batched=True).replace(split_k=split), "cuda"
+
+
+def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int, trans_a: bool = False,
+                   trans_b: bool = False) -> Tuple[SgemmConfig, str]:
+    """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry): batch_member's tile,
+    generated batched for the layouts (sm_80..89: the zorder preset); skinny-m16's split over K where its entries'
+    blocks are few (skinny_split)."""
+    m, n, k, batch, sm_count = int(m), int(n), int(max(k, 1)), int(batch), int(sm_count)
+    name = batch_member(m, n, k, batch, sm_count, trans_b, trans_a) if arch == "sm_90" else "cuda-zorder"
+    split = skinny_split(m, n, k, batch, sm_count) if name == "skinny-m16" else 1
+    if split > 1:
+        return split_config(split, trans_a, trans_b)
+    mem = get_member(name)
+    return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend

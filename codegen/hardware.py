@@ -7,6 +7,7 @@ from __future__ import annotations
 
 # CUDA C Programming Guide, "Compute capabilities" table, sm_80..sm_90.
 MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID_YZ = 65535  # gridDim.y and gridDim.z at most (gridDim.x: 2^31 - 1)
 MAX_REGISTERS_PER_THREAD = 255
 REGISTERS_PER_SM = 65536  # 64K 32-bit registers per SM, sm_80..sm_90
 # sm_90: 227 KB of shared memory per block, opt-in above 48 KB (sm_80: 163 KB,

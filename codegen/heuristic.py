@@ -535,43 +535,18 @@ def _choose(m: int, n: int, k: int, arch: str, sm_count: int, aligned: bool, tra
 
 
 def choose_kernel(m: int, n: int, k: int, arch: str, sm_count: int, trans_a: bool = False, trans_b: bool = False,
-                  batch: int = 1, aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
-    """(config, backend) for M x N x K on `arch` with `sm_count` SMs, generated for the layouts
-    (with_layout).  batch > 1: choose_batched (a member with a batched form); else the member the
+                  aligned: Optional[bool] = None) -> Tuple[SgemmConfig, str]:
+    """(config, backend) for one M x N x K GEMM on `arch` with `sm_count` SMs, generated for the layouts
+    (with_layout; a batch's: codegen/batch_choice.choose_batched): the member the
     table / model picks (fitted on row-major A and B; the layout changes the member only where it runs a skinny-n
     fused pick's stand-in (fused_stand_in) or a tall skinny-n shape's where A is big (skinny_stand_in), in TN a small
     fused pick's on TN's ring (ring_stand_in), in TT wide-64x128-k16's at n = 128 (tt_narrow_stand_in), or demotes one
     (demoted_in_layout; not for batches); the rows' alignment does,
     `aligned`: rows_aligned of the operands, None for packed ones in these layouts)."""
-    if batch > 1:
-        return choose_batched(int(m), int(n), int(max(k, 1)), int(batch), arch, int(sm_count), trans_a, trans_b)
     m, n, k, sm_count = int(m), int(n), int(max(k, 1)), int(sm_count)
     aligned = rows_aligned(m, n, k, trans_a, trans_b) if aligned is None else bool(aligned)
     cfg, backend = _choose(m, n, k, arch, sm_count, aligned, bool(trans_a), bool(trans_b))
     return with_layout(cfg, trans_a, trans_b), backend
-
-
-# ---- batches (a layout's config: codegen/layouts.with_layout) --------------------------------
-def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int, trans_a: bool = False,
-                   trans_b: bool = False) -> Tuple[SgemmConfig, str]:
-    """(config, backend) of a batch of `batch` M x N x K GEMMs (blockIdx.z = batch entry): batched_member's tile,
-    generated batched for the layouts; skinny-m16's split over K where its entries' blocks are few
-    (batch_choice.skinny_split)."""
-    from .batch_choice import skinny_split, split_config
-    name = batched_member(m, n, k, batch, sm_count, trans_b, trans_a) if arch == "sm_90" else "cuda-zorder"
-    split = skinny_split(m, n, k, batch, sm_count) if name == "skinny-m16" else 1
-    if split > 1:
-        return split_config(split, trans_a, trans_b)
-    mem = get_member(name)
-    return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
-
-
-def batched_member(m: int, n: int, k: int, batch: int, sm_count: int, trans_b: bool = False,
-                   trans_a: bool = False) -> str:
-    """The member choose_batched runs: codegen/batch_choice.py's rule (the tile whose blocks fill the SMs' slots best,
-    measured on the batched shapes of real workloads; choose_batched splits skinny-m16's decode batches over K)."""
-    from .batch_choice import batch_member
-    return batch_member(m, n, k, batch, sm_count, trans_b, trans_a)
 
 
 def describe_choice(m: int, n: int, k: int, arch: str, sm_count: int, aligned: Optional[bool] = None,

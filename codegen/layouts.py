@@ -60,14 +60,16 @@ def with_layout(cfg: SgemmConfig, trans_a: bool, trans_b: bool, batched: bool = 
     elif (trans_a and not trans_b and cfg.sass_pass and cfg.ffma_order == "zigzag"
           and (cfg.bm, cfg.bn, cfg.tm, cfg.tn) == SWIRL_TN_TILE):
         fields["ffma_order"] = "swirl"
-    tries = [fields]
+    base = [fields]
     if trans_b and cfg.pad_b == 0 and cfg.stages and cfg.vec == 4:
-        tries.insert(0, dict(fields, pad_b=4))
-    if keep_edges is not None and cfg.min_blocks <= 1:
-        tries = [dict(f, **keep_edges) for f in tries] + tries
+        base.insert(0, dict(fields, pad_b=4))
+    edge_forms = [keep_edges, {}] if keep_edges else [{}]  # a batched form: with its edges first
     if cfg.min_blocks > 1:
-        # at one block an SM (B^T's register rule) a batched form keeps its edges: it no longer spills with them
-        tries += [dict(f, min_blocks=1, **(keep_edges or {})) for f in tries] + [dict(f, min_blocks=1) for f in tries]
+        # at its own min_blocks a batched form has no edges (they spilled); at one block an SM (B^T's register rule)
+        # it keeps them: they no longer spill there
+        tries = base + [dict(f, min_blocks=1, **e) for e in edge_forms for f in base]
+    else:
+        tries = [dict(f, **e) for e in edge_forms for f in base]
     first = None
     for f in tries:
         changes = {name: v for name, v in f.items() if getattr(cfg, name) != v}

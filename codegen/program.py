@@ -523,6 +523,8 @@ def header_lines(plan: SgemmPlan, name: str) -> List[str]:
     """The kernel's description: what it computes, its config and launch, the thread mapping,
     the register plan and the FFMA order (each renderer puts it in a comment)."""
     cfg, r = plan.cfg, plan.regs
+    grid_z = (f"batch x {cfg.split_k}" if cfg.batched and cfg.split_k > 1 else "batch" if cfg.batched
+              else str(cfg.split_k) if cfg.split_k > 1 else "")
     lines = [f"regtile SGEMM kernel {name}",
              "C = alpha * A @ B + beta * C; A (M x K), B (K x N), C (M x N) row-major with leading dimensions."
              if not (cfg.trans_a or cfg.trans_b) else
@@ -531,7 +533,7 @@ def header_lines(plan: SgemmPlan, name: str) -> List[str]:
              f"{'= B^T, B stored N x K' if cfg.trans_b else 'row-major'}, C (M x N) row-major; leading dimensions.",
              f"config: {cfg.describe()}",
              f"launch: block ({cfg.threads}, 1, 1), grid (ceil(N/{cfg.bn}), ceil(M/{cfg.bm})"
-             f"{', batch x ' + str(cfg.split_k) if cfg.split_k > 1 and cfg.batched else f', {cfg.split_k}' if cfg.split_k > 1 else ', batch' if cfg.batched else ''}), "
+             f"{', ' + grid_z if grid_z else ''}), "
              f"dynamic shared memory {cfg.smem_bytes} bytes",
              "", f"thread mapping ({cfg.mapping}): lane numbers over one warp's "
                  f"{cfg.lanes_m}x{cfg.lanes_n} grid of thread tiles"]

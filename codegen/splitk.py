@@ -194,15 +194,12 @@ def emit_reduce(split_k: int, batched: bool = False) -> KernelSource:
 def header_lines(bk: int, split_k: int, reduce: Optional[KernelSource], batched: bool = False) -> List[str]:
     """What the partial kernel's header comment says about the split."""
     red = reduce.name if reduce is not None else reduce_name(split_k, batched)
-    if batched:
-        return ["",
-                f"split-K {split_k}, batched: params (M, N, K_total, A, lda, B, ldb, W, stride_a, stride_b); blockIdx.z "
-                f"= entry x {split_k} + split z, A and B moved to the entry, split z takes k-tiles [z*q + min(z, r), "
-                f"(z+1)*q + min(z+1, r)), q, r = divmod(ceil(K/{bk}), {split_k}),",
-                f"and writes its partial tile to W[blockIdx.z] (M x N, ld N); then {red} (below, launched next, "
-                f"blockIdx.z = entry) computes C_entry = alpha * sum_z W[entry x {split_k} + z] + beta * C_entry."]
+    params, z, w, c = (("W, stride_a, stride_b", f"entry x {split_k} + split z (A and B moved to the entry)",
+                        "W[blockIdx.z]", f"C_entry = alpha * sum_z W[entry x {split_k} + z] + beta * C_entry")
+                       if batched else ("W", "split z", "W[z]", "C = alpha * sum_z W[z] + beta * C"))
     return ["",
-            f"split-K {split_k}: params (M, N, K_total, A, lda, B, ldb, W); blockIdx.z = split z takes k-tiles "
+            f"split-K {split_k}{', batched' if batched else ''}: params (M, N, K_total, A, lda, B, ldb, {params}); "
+            f"blockIdx.z = {z} takes k-tiles "
             f"[z*q + min(z, r), (z+1)*q + min(z+1, r)), q, r = divmod(ceil(K/{bk}), {split_k}),",
-            f"and writes its partial tile to W[z] (M x N, ld N; zeros for an empty range); then {red} "
-            f"(below, launched next on the same stream) computes C = alpha * sum_z W[z] + beta * C."]
+            f"and writes its partial tile to {w} (M x N, ld N; zeros for an empty range); then {red} "
+            f"(below, launched next on the same stream) computes {c}."]

@@ -26,8 +26,11 @@ def default_sgemm_kernel(m: int, n: int, arch: str, sms: int, k: int = 4096, tra
     batched member (codegen/batch_choice.py) for batch > 1; sm_80..89 keep the zorder preset
     through CUDA C), generated for the layouts.  `k` defaults for callers that know only M x N;
     `aligned`: whether the operands' rows are 16-byte aligned (heuristic.rows_aligned; None: packed operands)."""
+    if batch > 1:
+        from ..codegen.batch_choice import choose_batched
+        return choose_batched(m, n, max(k, 1), batch, arch, sms, trans_a, trans_b)
     from ..codegen.heuristic import choose_kernel
-    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, batch if batch > 1 else 1, aligned)
+    return choose_kernel(m, n, k, arch, sms, trans_a, trans_b, aligned)
 
 
 _tuned_tables: Dict[str, Dict[str, tuple]] = {}

@@ -19,6 +19,7 @@ from typing import Optional
 from ..codegen.emit_fewvec import partial_count, reduce_inner, staged_floats
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.fewvec_config import FewVecTConfig, fewvec_candidates, fewvec_splits, grid, route
+from ..codegen.hardware import MAX_GRID_YZ
 from ..errors import SpillError
 from . import driver
 from .compiler import compile_config
@@ -44,8 +45,8 @@ class FewVecPlan(PackedPlan):
         self.op = "T" if isinstance(cfg, FewVecTConfig) else "N"
         self.splits = max(1, int(splits))
         self.grid = grid(cfg, rows, cols, self.splits)
-        if self.grid[1] > 65535:
-            raise InputError(f"{rows}x{cols}: {self.splits} splits exceed gridDim.y's 65535")
+        if self.grid[1] > MAX_GRID_YZ:
+            raise InputError(f"{rows}x{cols}: {self.splits} splits exceed gridDim.y's {MAX_GRID_YZ}")
         self.length = rows if self.op == "T" else cols  # each vector's length
         self.staged = staged_floats(cfg, self.length)
         self.count = partial_count(cfg, rows, cols)

@@ -22,6 +22,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
+from ..codegen.hardware import MAX_GRID_YZ
 from ..codegen.emit_sgemv import reduce_outputs_per_block
 from ..codegen.hardware import arch_number
 from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, choose_gemv, splits_for
@@ -72,7 +73,7 @@ class GemvPlan(PackedPlan):
         else:
             self.grid = (-(-n // cfg_geo.tile_n), self.splits, 1)
             self.count = n
-        if self.grid[0] > INT_MAX or self.grid[1] > 65535:
+        if self.grid[0] > INT_MAX or self.grid[1] > MAX_GRID_YZ:
             raise InputError(f"{m}x{n} op {op}: grid {self.grid} exceeds the launch limits")
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         # one launch (config.fused_reduce): the kernel's last block a column sums the partials;

@@ -37,6 +37,7 @@ from __future__ import annotations
 import threading
 from typing import Dict, List, Optional, Tuple
 
+from ..codegen.hardware import MAX_GRID_YZ
 from ..codegen.repack import PackConfig, repack_for
 from . import driver, plan_store
 from .plan_store import PlanCache
@@ -63,9 +64,6 @@ def kernel_config(cfg, trans_a: bool, trans_b: bool, batched: bool):
     if tile == cfg.tile and decomposition == cfg.decomposition:
         return cfg
     return cfg.replace(tile=tile, decomposition=decomposition)
-
-
-MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z: a batch's entries (times its splits over K)
 
 
 class _Bound:
@@ -136,12 +134,11 @@ class GemmPlan:
             except ConfigError as e:
                 raise InputError(f"config cannot run this layout or batch: {e}") from None
             self.backend = backend or "cuda"
-        if batch * max(self.config.split_k, 1) > MAX_GRID_Z:
-            raise InputError(f"batch {batch}{f' x split_k {self.config.split_k}' if self.config.split_k > 1 else ''}: "
-                             f"the batched kernel's grid holds at most {MAX_GRID_Z} along z (blockIdx.z = entry"
-                             f"{' x split_k + split' if self.config.split_k > 1 else ''}); split the batch into "
-                             f"calls of at most {MAX_GRID_Z // max(self.config.split_k, 1)} entries"
-                             f"{' or give split_k=1' if self.config.split_k > 1 else ''}")
+        splits = self.config.split_k
+        if batch * splits > MAX_GRID_YZ:  # blockIdx.z = entry (x split_k + split)
+            raise InputError(f"batch {batch} x split_k {splits}: the batched kernel's grid holds at most {MAX_GRID_YZ} "
+                             f"along z (an entry and its splits a z); split the batch into calls of at most "
+                             f"{MAX_GRID_YZ // splits} entries" + (" or give split_k=1" if splits > 1 else ""))
         self.kernel = driver.load(self._compile(arch, chosen=config is None))
 
     def _compile(self, arch: str, chosen: bool):

@@ -8,7 +8,7 @@ error - in every layout, each checked against float64 (C NaN-poisoned first).
 """
 import numpy as np
 
-from regtile.codegen.heuristic import batched_member
+from regtile.codegen.batch_choice import batch_member
 from regtile.runtime import driver
 from regtile.runtime.plans import GemmPlan
 
@@ -49,6 +49,6 @@ for batch, m, n, k in SHAPES:
             err, plan = run(batch, m, n, k, ta, tb, rng)
             ok = err <= 1e-5
             bad += not ok
-            print(batch, m, n, k, ta, tb, batched_member(m, n, k, batch, 132, tb, ta), f"split {plan.config.split_k}",
+            print(batch, m, n, k, ta, tb, batch_member(m, n, k, batch, 132, tb, ta), f"split {plan.config.split_k}",
                   f"{err:.2e}", "ok" if ok else "WRONG", flush=True)
 raise SystemExit(1 if bad else 0)

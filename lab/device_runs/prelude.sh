@@ -145,3 +145,22 @@ stall_samples() {
     python3 -m lab.experiments.ncu_source_stalls <(zcat $OUT/source_sass.csv.gz) > $OUT/stalls.txt 2>&1; head -40 $OUT/stalls.txt
     archive $name
 }
+
+# batched_memcheck SECONDS: compute-sanitizer's memcheck on the batched choice (lab/device_runs/batched_memcheck.py,
+# exact-size buffers) into $OUT/memcheck.log; prints its rc, the correct cases and its summary.
+batched_memcheck() {
+    ( timeout $1 compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py ) \
+        > $OUT/memcheck.log 2>&1
+    echo "memcheck: rc $?"; grep -cE " ok$" $OUT/memcheck.log
+    grep -E "WRONG|ERROR SUMMARY" $OUT/memcheck.log | sort | uniq -c | head -5
+}
+
+# batched_sets SECONDS_HELD_OUT SECONDS_SUITE [args]: lab/experiments/batched_sweep.py on the held-out batched set
+# ($OUT/batched_sweep_heldout.*), then on the batched suite ($OUT/batched_sweep.*), each with `args` (members=1: every
+# member too).
+batched_sets() {
+    local held=$1 suite=$2; shift 2
+    lab_ab batched_sweep $held "$@" suite=benchmarks/shapes-batched-heldout.json
+    mv $OUT/batched_sweep.json $OUT/batched_sweep_heldout.json; mv $OUT/batched_sweep.log $OUT/batched_sweep_heldout.log
+    lab_ab batched_sweep $suite "$@"
+}

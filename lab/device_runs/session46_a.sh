@@ -6,10 +6,6 @@
 REAL_OUT=${OUT:-.}; export OUT=$REAL_OUT/r; mkdir -p $OUT
 . lab/device_runs/prelude.sh /tmp/rtc_s46
 gpu_suite ${G_S:-290}
-( timeout ${M_S:-150} compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py ) \
-    > $OUT/memcheck.log 2>&1; echo "memcheck: rc $?"; grep -cE " ok$" $OUT/memcheck.log
-grep -E "WRONG|ERROR SUMMARY" $OUT/memcheck.log | sort | uniq -c | head -5
-lab_ab batched_sweep ${H_S:-65} members=1 suite=benchmarks/shapes-batched-heldout.json
-mv $OUT/batched_sweep.json $OUT/batched_sweep_heldout.json; mv $OUT/batched_sweep.log $OUT/batched_sweep_heldout.log
-lab_ab batched_sweep ${B_S:-65} members=1
+batched_memcheck ${M_S:-150}
+batched_sets ${H_S:-65} ${B_S:-65} members=1
 archive session46_a

@@ -1,7 +1,7 @@
 """Batched GEMMs of real workloads against torch.bmm (issue 20, session 45).
 
 The shape sweeps time single GEMMs; a batch (3-D operands, blockIdx.z the batch entry) runs one of the family's
-members generated batched (codegen/heuristic.choose_batched: before session 45 the largest of four tiles whose
+members generated batched (codegen/batch_choice.choose_batched: before session 45 the largest of four tiles whose
 batch x tiles fill the SMs, since then codegen/batch_choice.py), and had been timed on three shapes only (issue 19,
 docs/layouts.md).  This times what regtile.sgemm
 runs on the batched shapes of real workloads (benchmarks/shapes-batched.json: attention scores and values without a
@@ -24,6 +24,7 @@ import sys
 import time
 
 from lab.experiments import program, take_option, write_out
+from regtile.tools.shape_sweep import ShapeBench
 
 SUITE = "benchmarks/shapes-batched.json"
 # the members timed with members=1 (the family's tiles, unsplit; member_configs' rule)
@@ -58,21 +59,13 @@ class BatchedBench:
     def op_b(self, i: int):
         return self.b[i].transpose(1, 2) if self.trans_b else self.b[i]
 
-    def check(self, fn):
-        """(ok, relative error, unwritten elements) of fn(0) against float64."""
-        from regtile.tools.shape_sweep import tolerance
-        torch = self.torch
-        self.c[0].fill_(float("nan"))
-        fn(0)
-        torch.cuda.synchronize()
+    def reference(self):
         if self._ref is None:
-            self._ref = torch.bmm(self.op_a(0).double(), self.op_b(0).double())
-        out = self.c[0]
-        unwritten = int(torch.isnan(out).sum().item())
-        diff = torch.linalg.vector_norm(torch.nan_to_num(out.double() - self._ref, nan=float("inf"))).item()
-        denom = torch.linalg.vector_norm(self._ref).item()
-        err = diff / denom if denom else diff
-        return unwritten == 0 and err <= tolerance(self.k), float(err), unwritten
+            self._ref = self.torch.bmm(self.op_a(0).double(), self.op_b(0).double())
+        return self._ref
+
+    # (ok, relative error, unwritten elements) of fn(0) against float64, C NaN-poisoned: the single GEMMs' check
+    check = ShapeBench.check
 
     def bmm(self):
         a, b, c, bmm = [self.op_a(i) for i in range(self.sets)], [self.op_b(i) for i in range(self.sets)], self.c, \
@@ -101,19 +94,22 @@ class BatchedBench:
         self._ref = None
 
 
-def member_configs(e: dict, p, arch: str) -> dict:
+def member_configs(e: dict) -> dict:
     """{member: (config, backend)} of the members timed on this shape, generated batched for its layout and operands
     (layouts.with_layout, operand_forms.for_operands), as regtile.sgemm generates its batched choice: the skinny
     ones only where that side of C is at most 48; where 64x64 tiles would fill the SMs four times over, the tiles
     smaller than 64x64 only where they pad C by under 0.8 x what the larger ones do; then those that pad C by at most
-    1.5, or 1.35 x the least padding among them, and the one regtile.sgemm runs."""
-    from regtile.codegen.heuristic import _pad, batched_member
+    1.5, or 1.35 x the least padding among them, and the one regtile.sgemm runs.  Packed operands, C row-major."""
+    from regtile.codegen.batch_choice import batch_member
+    from regtile.codegen.heuristic import _pad
     from regtile.codegen.layouts import with_layout
     from regtile.codegen.operand_forms import for_operands
     from regtile.codegen.presets import FAMILY
-    m, n, k = p.kernel_m, p.kernel_n, p.k
+    m, n, k, batch = e["m"], e["n"], e["k"], e["batch"]
+    ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
+    lda, ldb, ldc = _packed_lds(e)
     pads = {name: _pad(m, n, FAMILY[name].config.bm, FAMILY[name].config.bn) for name in MEMBERS}
-    lib = batched_member(m, n, k, p.batch_hint, SMS, p.trans_b, p.trans_a)
+    lib = batch_member(m, n, k, batch, SMS, tb, ta)
     names = []
     for name in MEMBERS:
         c = FAMILY[name].config
@@ -121,7 +117,7 @@ def member_configs(e: dict, p, arch: str) -> dict:
             continue  # a skinny tile where that side of C is not
         names.append(name)
     big = [nm for nm in names if FAMILY[nm].config.bm * FAMILY[nm].config.bn >= 64 * 64]
-    if big and p.batch_hint * -(-m // 64) * -(-n // 64) >= 4 * SMS:  # 64x64 tiles fill the SMs four times over
+    if big and batch * -(-m // 64) * -(-n // 64) >= 4 * SMS:  # 64x64 tiles fill the SMs four times over
         least_big = min(pads[nm] for nm in big)
         names = [nm for nm in names if nm in big or pads[nm] <= 0.8 * least_big or nm == lib]
     least = min(pads[nm] for nm in names)
@@ -130,8 +126,8 @@ def member_configs(e: dict, p, arch: str) -> dict:
         if pads[name] > max(1.35 * least, 1.5) and name != lib:
             continue
         mem = FAMILY[name]
-        cfg = with_layout(mem.config, p.trans_a, p.trans_b, batched=True)
-        out[name] = (for_operands(cfg, mem.backend, p.lda, p.ldb, m, n, p.ldc, k), mem.backend)
+        cfg = with_layout(mem.config, ta, tb, batched=True)
+        out[name] = (for_operands(cfg, mem.backend, lda, ldb, m, n, ldc, k), mem.backend)
     return out
 
 
@@ -148,7 +144,7 @@ def run(argv) -> None:
     budget = float(take_option(argv, "budget") or 1e9)
     import json
     import torch
-    from regtile.codegen.heuristic import batched_member
+    from regtile.codegen.batch_choice import batch_member
     from regtile.runtime import driver
     from regtile.runtime.choice import choose_sgemm_kernel
     from regtile.runtime.plans import GemmPlan
@@ -158,34 +154,24 @@ def run(argv) -> None:
     suite = [e for e in json.load(open(suite_path)) if not only or e["group"] == only]
     dev = driver.device()
     # compile ahead, in parallel: the library's choice and the members of every shape
-    benches_meta = []
-    ahead = []
+    libs, benches_meta, ahead = [], [], []
     for e in suite:
-        ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
-        m, n, k, batch = e["m"], e["n"], e["k"], e["batch"]
-        lda, ldb, _ = _packed_lds(e)
-        ahead.append(choose_sgemm_kernel(m, n, k, dev.arch, ta, tb, batch, lda, ldb, n))
-
-        class _P:  # the packed operands' kernel problem, for member_configs before any tensor exists
-            kernel_m, kernel_n, trans_a, trans_b, ldc, batch_hint = m, n, ta, tb, n, batch
-        _P.k, _P.lda, _P.ldb = k, lda, ldb
-        cands = member_configs(e, _P, dev.arch) if with_members else {}
+        libs.append(choose_sgemm_kernel(e["m"], e["n"], e["k"], dev.arch, e["layout"][0] == "T", e["layout"][1] == "T",
+                                        e["batch"], *_packed_lds(e)))
+        cands = member_configs(e) if with_members else {}
         benches_meta.append(cands)
-        ahead.extend(cands.values())
+        ahead.extend([libs[-1], *cands.values()])
     errs = compile_all(ahead, dev.arch)
     print(f"compiled {len(errs)} configs in {time.time() - t0:.0f} s; "
           f"{sum(v is not None for v in errs.values())} failed", file=sys.stderr, flush=True)
     rows = []
-    for idx, (e, cands) in enumerate(zip(suite, benches_meta)):
+    for idx, (e, cands, (lib_cfg, _)) in enumerate(zip(suite, benches_meta, libs)):
         if time.time() - t0 > budget:
             print(f"budget reached: {len(suite) - idx} shapes left out", file=sys.stderr, flush=True)
             break
         bench = BatchedBench(torch, e, seed=idx)
-        split = choose_sgemm_kernel(e["m"], e["n"], e["k"], dev.arch, e["layout"][0] == "T", e["layout"][1] == "T",
-                                    e["batch"], *_packed_lds(e))[0].split_k
         try:
             p = bench.problem()
-            p.batch_hint = p.batch
             fns = {"bmm": bench.bmm(), "lib": bench.library()}
             for name, (cfg, be) in cands.items():
                 try:
@@ -206,8 +192,8 @@ def run(argv) -> None:
         members = {name: us[name] for name in cands if name in us}
         best = min(members, key=members.get) if members else None
         row = dict(e, lib_us=us["lib"], bmm_us=us["bmm"], x_bmm=round(us["bmm"] / us["lib"], 4),
-                   lib_member=batched_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b, p.trans_a)
-                   + (f" split {split}" if split > 1 else ""),
+                   lib_member=batch_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b, p.trans_a)
+                   + (f" split {lib_cfg.split_k}" if lib_cfg.split_k > 1 else ""),
                    members_us=members, best_member=best,
                    best_x_bmm=round(us["bmm"] / members[best], 4) if best else None,
                    ok=all(c["ok"] for c in check.values()), check=check, retimed=retimed,

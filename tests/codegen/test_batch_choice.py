@@ -31,7 +31,8 @@ SMS = 132
 ])
 def test_batched_member_as_measured(m, n, k, batch, trans_b, want):
     assert bc.batch_member(m, n, k, batch, SMS, trans_b) == want
-    assert h.batched_member(m, n, k, batch, SMS, trans_b) == want
+    cfg, _ = bc.choose_batched(m, n, k, batch, "sm_90", SMS, trans_b=trans_b)  # the kernel a plan builds: that tile
+    assert (cfg.bm, cfg.bn, cfg.batched) == (get_member(want).config.bm, get_member(want).config.bn, True)
 
 
 def test_ragged_c_takes_only_tiles_that_keep_their_edge_clamp():
@@ -119,7 +120,7 @@ def test_decode_batches_split_over_k_on_the_cuda_c_kernel():
     the partial kernel decoding entry and split from blockIdx.z, one reduce an entry."""
     from regtile.codegen.emit_cuda import emit_sgemm_cuda
     from regtile.codegen.kernel import SPLITK_BATCH_PARAMS, SPLITK_REDUCE_BATCH_PARAMS
-    cfg, backend = h.choose_batched(1, 128, 1024, 256, "sm_90", SMS)
+    cfg, backend = bc.choose_batched(1, 128, 1024, 256, "sm_90", SMS)
     assert (backend, cfg.bm, cfg.bn, cfg.split_k, cfg.batched, cfg.stream_k) == ("cuda", 16, 128, 4, True, False)
     src = emit_sgemm_cuda(cfg)
     assert src.params[-2:] == SPLITK_BATCH_PARAMS

@@ -33,7 +33,7 @@ def test_pure_module_imports_no_runtime():
             elif isinstance(node, ast.ImportFrom):
                 mods.add("." * node.level + (node.module or ""))
         assert mods <= {"__future__", "functools", "json", "math", "os", "typing", ".batch_choice", ".config",
-                        ".edges", ".heuristic", ".layout_choice", ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
+                        ".edges", ".hardware", ".heuristic", ".layout_choice", ".layouts", ".mapping", ".presets", ".streamk"}, (module.__name__, mods)
 
 
 def test_table_entries_name_family_members_and_cover_the_suite_and_the_grids():
@@ -155,7 +155,8 @@ def test_fixup_term_prices_the_tree_s_critical_path():
 
 
 def test_layout_flags_pass_through_only_where_the_config_has_them(monkeypatch):
-    cfg, _ = h.choose_kernel(512, 512, 512, "sm_90", 132, trans_a=True, trans_b=True, batch=4)
+    from regtile.codegen.batch_choice import choose_batched
+    cfg, _ = choose_batched(512, 512, 512, 4, "sm_90", 132, trans_a=True, trans_b=True)
     assert cfg == h.choose_kernel(512, 512, 512, "sm_90", 132)[0] or getattr(cfg, "trans_a", True)
 
 

@@ -232,15 +232,15 @@ def test_strided_column_of_b_and_row_of_transposed_a(fake_gpu):
 
 @pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
 def test_batched_plans_choose_a_batched_member_for_the_layout(fake_gpu, ta, tb):
-    from regtile.codegen import heuristic
+    from regtile.codegen import batch_choice, heuristic
     A = Dev((16, 512, 512), strides=(4 * 512 * 512, 4, 4 * 512)) if ta else Dev((16, 512, 512))
     B = Dev((16, 512, 512), strides=(4 * 512 * 512, 4, 4 * 512)) if tb else Dev((16, 512, 512))
     regtile.sgemm(A, B, Dev((16, 512, 512)))
     (cfg, backend), = fake_gpu
-    want, want_backend = heuristic.choose_batched(512, 512, 512, 16, "sm_90", 132, ta, tb)
+    want, want_backend = batch_choice.choose_batched(512, 512, 512, 16, "sm_90", 132, ta, tb)
     assert (cfg, backend) == (want, want_backend)
     assert cfg.batched and not cfg.stream_k and not cfg.edge_split and cfg.split_k == 1  # 16 x 512^3 fills the SMs
-    member = heuristic.get_member(heuristic.batched_member(512, 512, 512, 16, 132, tb)).config
+    member = heuristic.get_member(batch_choice.batch_member(512, 512, 512, 16, 132, tb, ta)).config
     assert (cfg.trans_a, cfg.trans_b) == (ta, tb) and (cfg.bm, cfg.bn) == (member.bm, member.bn)
     assert cfg.pad_b == (4 if tb else 0)
 
