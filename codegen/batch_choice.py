@@ -34,6 +34,7 @@ from .hardware import MAX_GRID_YZ
 from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
 from .layouts import with_layout
 from .presets import get_member
+from .sgemv_config import SgemvTConfig, config_for_width
 
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
@@ -137,3 +138,34 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
         return split_config(split, trans_a, trans_b)
     mem = get_member(name)
     return with_layout(mem.config, trans_a, trans_b, batched=True), mem.backend
+
+
+# ---- batches of GEMVs: m == 1 or n == 1 (decode attention a head) ----------------------------------------------------
+# A batch of m == 1 GEMMs on skinny-m16's tile pads 15 of its 16 rows and walks K one k-tile at a time: decode's p V
+# (256 x 1x128x1024 NN) ran 0.75x torch.bmm split over K, q K^T (256 x 1x1024x128 NT) 0.98x (session 45,
+# docs/data/session45/g_ea40f30).  The SGEMV family's kernels, batched (sgemv_config.BATCHED_DOC), stream each entry's
+# matrix once with float4 loads.
+GEMV_FILL_BLOCKS = 1  # blocks an SM the batch's GEMV blocks make at least, else the GEMM members run it
+
+
+def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
+    """The batched GEMV config of `batch` GEMVs y = op(A) x, A row-major rows x cols (op N: a dot product a row; op T:
+    x^T A, a column strip a block), or None where its blocks would leave SMs without one (GEMV_FILL_BLOCKS: few
+    entries of few rows or columns; the GEMM members split K there)."""
+    if op == "N":
+        cfg = config_for_width(cols).replace(batched=True)
+        blocks = _ceil(rows, cfg.rows_per_block)
+    else:
+        vec = 4 if cols >= 4 else 1
+        tx = 1
+        while tx < 32 and tx * vec < cols:
+            tx *= 2
+        ty = 256 // tx
+        while ty > 1 and ty // 2 >= rows:
+            ty //= 2
+        unroll = 8 if rows >= 8 * ty else 4 if rows >= 4 * ty else 1
+        cfg = SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll, batched=True)
+        blocks = _ceil(cols, cfg.strip)
+    if batch * blocks < GEMV_FILL_BLOCKS * sm_count or batch > MAX_GRID_YZ:
+        return None
+    return cfg

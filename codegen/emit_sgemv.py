@@ -52,11 +52,28 @@ GEMV_ENTRY = pdl_trigger_if(f"(long long)M * N <= (gridDim.y > 1 ? {EARLY_TRIGGE
 REDUCE_ENTRY = PDL_WAIT
 
 
-def _entry(cluster: int) -> tuple:
+# A batched kernel's (sgemv_config.BATCHED_DOC) batch strides in elements, after SGEMV_PARAMS.
+GEMV_BATCH_PARAMS = (("stride_a", "long long"), ("stride_x", "long long"), ("stride_y", "long long"))
+# ... and its first lines: GEMV_ENTRY's with the whole batch's elements in the trigger's test (one split), then every
+# pointer moved to the block's batch entry, so the rest of the kernel (its alignment tests included) sees one GEMV
+GEMV_BATCH_ENTRY = pdl_trigger_if(f"(long long)M * N * gridDim.z <= {EARLY_TRIGGER_ELEMENTS}LL") + PDL_WAIT + (
+    "A += (long long)blockIdx.z * stride_a;  // this block's batch entry",
+    "x += (long long)blockIdx.z * stride_x;",
+    "y += (long long)blockIdx.z * stride_y;")
+
+
+def kernel_params(cfg) -> tuple:
+    """A GEMV kernel's parameters: SGEMV_PARAMS, then GEMV_BATCH_PARAMS when batched."""
+    return SGEMV_PARAMS + (GEMV_BATCH_PARAMS if cfg.batched else ())
+
+
+def _entry(cfg) -> tuple:
     """A GEMV kernel's first lines: GEMV_ENTRY, none for a cluster kernel, which is launched plainly
     (the lines would do nothing, and the trigger's condition cost it a register).  A kernel with
-    them is launched programmatic (_module)."""
-    return () if cluster else GEMV_ENTRY
+    them is launched programmatic (_module).  A batched kernel's: GEMV_BATCH_ENTRY."""
+    if cfg.batched:  # never a cluster (sgemv_config.BATCHED_DOC)
+        return GEMV_BATCH_ENTRY
+    return () if cfg.cluster else GEMV_ENTRY
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -95,8 +112,12 @@ def name_digest(cfg) -> str:
 def header(title: str, computes: str, cfg, grid: str) -> List[str]:
     """A main kernel's description (a comment at the top of its text): its title (kind and
     name), what it computes, its config and its launch."""
-    return [f"regtile {title}", computes, f"config: {cfg.describe()}",
-            f"launch: block ({cfg.threads}, 1, 1), grid {grid}"]
+    lines = [f"regtile {title}", computes, f"config: {cfg.describe()}",
+             f"launch: block ({cfg.threads}, 1, 1), grid {grid}"]
+    if getattr(cfg, "batched", False):
+        lines.append("batched: gridDim.z = the batch, blockIdx.z its entry, A, x and y stride_a, stride_x and "
+                     "stride_y floats apart; gridDim.y must be 1")
+    return lines
 
 
 ROWS_COMPUTE = "y = alpha * A @ x + beta * y; A (M x N) row-major with leading dimension lda."
@@ -361,12 +382,12 @@ def _params(params=SGEMV_PARAMS) -> str:
     return c_params(params)
 
 
-def _module(name: str, text: str, geo: LaunchGeometry) -> KernelSource:
+def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
     """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
     reduce = reduce_source(name)
-    geo = replace(geo, programmatic=bool(_entry(geo.cluster)))  # the kernel begins with GEMV_ENTRY
+    geo = replace(geo, programmatic=not cfg.cluster)  # the kernel begins with GEMV_ENTRY (_entry)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
-                        params=SGEMV_PARAMS, reduce=reduce)
+                        params=kernel_params(cfg), reduce=reduce)
 
 
 def emit_sgemv_cuda(cfg) -> KernelSource:
@@ -386,10 +407,10 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
                    reduction=_reduction(cfg, g)) for g in range(cfg.row_groups)]
     text = render(
         "sgemv.cu.j2",
-        name=name, entry=_entry(cfg.cluster),
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
-        params=_params(),
+        params=_params(kernel_params(cfg)),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
               f"+ lane / {cfg.lanes_per_row}") if S == 1 else
              f"(blockIdx.x * {cfg.warps_per_block // S} + warp / {S}) * {cfg.row_groups}",
@@ -411,7 +432,7 @@ def _rows_module(cfg: SgemvConfig, name: str, text: str) -> KernelSource:
     a group of whole rows (gridDim.x over M, which can pass gridDim.y's 65535)."""
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=cfg.rows_per_block, tile_n=0, dynamic_smem_bytes=0,
                          cluster=cfg.cluster, whole_rows=True)
-    return _module(name, text, geo)
+    return _module(cfg, name, text, geo)
 
 
 def _t_sums(cfg: SgemvTConfig) -> List[str]:
@@ -461,13 +482,13 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         attrs = f" __cluster_dims__(1, {cfg.cluster}, 1)"
     text = render(
         "sgemv_t.cu.j2",
-        name=name, entry=_entry(cfg.cluster),
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV-T kernel {name}", COLUMNS_COMPUTE, cfg, f"(ceil(N/{cfg.strip}), row splits, 1)"
                       + (f", clusters of (1, {cfg.cluster}, 1): gridDim.y must be {cfg.cluster}" if cfg.cluster else "")),
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
         warp_reduce=cfg.warp_reduce, warps=cfg.threads // 32,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
-        params=_params(),
+        params=_params(kernel_params(cfg)),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
         vector_body=_t_step(cfg, True) if V == 4 else [],
         scalar_body=_t_step(cfg, False),
@@ -479,7 +500,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
     )
     geo = LaunchGeometry(block=(cfg.threads, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0,
                          cluster=cfg.cluster)
-    return _module(name, text, geo)
+    return _module(cfg, name, text, geo)
 
 
 def _staged_copy(unroll: int, stride: int) -> list:
@@ -508,11 +529,11 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
     direct += [f"s{u} = fmaf(a{u}, x{u}, s{u});" for u in range(U)]
     text = render(
         "sgemv_staged.cu.j2",
-        name=name, entry=_entry(cfg.cluster),
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
                       f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
-        params=_params(), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
+        params=_params(kernel_params(cfg)), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
         store=_store(cfg, "sum", "row", "row < M"),
     )
     return _rows_module(cfg, name, text)
@@ -527,12 +548,12 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
     copy = _staged_copy(U, T)
     text = render(
         "sgemv_t_staged.cu.j2",
-        name=name, entry=_entry(cfg.cluster),
+        name=name, entry=_entry(cfg),
         header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,
-        copy_step=T * U, copy_body=copy, params=_params(),
+        copy_step=T * U, copy_body=copy, params=_params(kernel_params(cfg)),
         stores=[_store(cfg, f"t[{c}]", f"strip0 + tx + {c * TX}", f"c{c}") for c in range(cfg.vec)],
     )
     geo = LaunchGeometry(block=(T, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)
-    return _module(name, text, geo)
+    return _module(cfg, name, text, geo)

@@ -32,6 +32,13 @@ barrier (release / acquire) rank r sums its 1 / cluster share of the strip's col
 ranks' shared memory (distributed shared memory, mapa) in rank order 0, 1, ... (deterministic)
 and writes y; a second cluster barrier keeps every block's shared memory alive until its peers
 have read it.  No workspace, no fence, no atomics, no second launch."""
+BATCHED_DOC = """batched: a batch of GEMVs in one launch (the m == 1 or n == 1 GEMMs of a batch: decode attention's
+q K^T and p V a head, session 46).  blockIdx.z is the entry; the kernel takes three more parameters, the batch
+strides of A, x and y in elements (0 broadcasts an operand), and moves its pointers to its entry before anything
+else.  One split a matrix (gridDim.y == 1): the batch itself fills the SMs, so neither a workspace nor a reduce
+kernel is needed (the runtime refuses a split with a batch), and the one-launch reductions (cluster,
+fused_reduce) have nothing to do."""
+
 CLUSTER_MAX = 8  # the portable cluster size (larger ones need a non-portable attribute)
 CLUSTER_MIN_ARCH = 90
 
@@ -49,7 +56,7 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     WHAT = "sgemv config"
     # fields added after the first kernels were named: left out of to_dict at their defaults,
     # so the configs without them keep their dicts and kernel names (config_base.ConfigDict)
-    OPT_IN = ("stage_cols", "share_x", "fused_reduce", "cluster")
+    OPT_IN = ("stage_cols", "share_x", "fused_reduce", "cluster", "batched")
     rows_per_warp: int = 1
     vec: int = 4
     warps_per_block: int = 4
@@ -79,9 +86,10 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     # > 0 (sm_90 only): the gridDim.y == cluster splits of a row block form one thread-block
     # cluster and meet in distributed shared memory (CLUSTER_DOC), as SgemvTConfig's
     cluster: int = 0
+    batched: bool = False  # blockIdx.z a batch entry (BATCHED_DOC)
 
     def __post_init__(self):
-        check_bools(self, ("ragged_rows", "share_x", "fused_reduce"))
+        check_bools(self, ("ragged_rows", "share_x", "fused_reduce", "batched"))
         _check_cluster(self)
         if self.cluster and self.stage_cols:
             raise ConfigError(f"cluster={self.cluster}: the staged-rows kernel (stage_cols) has no split")
@@ -143,7 +151,8 @@ class SgemvConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
                 f"({self.rows_per_block} rows), unroll {self.unroll}"
                 + (", splits reduced in one launch" if self.fused_reduce else "")
                 + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
-                   if self.cluster else ""))
+                   if self.cluster else "")
+                + (", batched" if self.batched else ""))
 
 
 def _check_cluster(cfg) -> None:
@@ -153,6 +162,9 @@ def _check_cluster(cfg) -> None:
                           f"(the portable cluster size)")
     if cfg.cluster and cfg.fused_reduce:
         raise ConfigError("cluster and fused_reduce: two ways of reducing the splits in one launch; pick one")
+    if cfg.batched and (cfg.cluster or cfg.fused_reduce):
+        raise ConfigError(f"batched with {'cluster' if cfg.cluster else 'fused_reduce'}: a batched GEMV runs one "
+                          f"split a matrix (the batch fills the SMs), so there are no splits to reduce in one launch")
 
 
 def config_for_width(n: int) -> SgemvConfig:
@@ -257,7 +269,7 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     column meet in shared memory in ty order (deterministic); with gridDim.y > 1 each row range
     writes its column sums to the workspace and the module's reduce kernel sums them."""
     WHAT = "sgemv-t config"
-    OPT_IN = ("fused_reduce", "cluster", "warp_reduce", "stage_rows")  # as SgemvConfig's
+    OPT_IN = ("fused_reduce", "cluster", "warp_reduce", "stage_rows", "batched")  # as SgemvConfig's
     threads_x: int = 32
     threads_y: int = 8
     vec: int = 4
@@ -282,9 +294,10 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
     # (the split ranges are whole tiles of a multiple of 4 rows, so every tile starts aligned);
     # otherwise a direct path with scalar loads.
     stage_rows: int = 0
+    batched: bool = False  # blockIdx.z a batch entry (BATCHED_DOC)
 
     def __post_init__(self):
-        check_bools(self, ("fused_reduce", "warp_reduce"))
+        check_bools(self, ("fused_reduce", "warp_reduce", "batched"))
         _check_cluster(self)
         check_ints(self, ("stage_rows",), minimum=0)
         if self.stage_rows:
@@ -328,7 +341,8 @@ class SgemvTConfig(ConfigDict):  # replace, to_dict, from_dict (config_base.py)
                 + (f", rows staged in shared memory ({self.stage_rows} at a time)" if self.stage_rows else "")
                 + (", splits reduced in one launch" if self.fused_reduce else "")
                 + (f", {self.cluster} splits a cluster, reduced in distributed shared memory (sm_90)"
-                   if self.cluster else ""))
+                   if self.cluster else "")
+                + (", batched" if self.batched else ""))
 
 
 OPS = ("N", "T")

@@ -62,19 +62,30 @@ class GemvPlan(PackedPlan):
     Per (stream, incx, incy) the launches are packed once (driver.PackedLaunch, as GemmPlan's):
     a call rewrites six fields and calls cuLaunchKernel once or twice."""
 
-    def __init__(self, kernel, m: int, n: int, op: str, splits: int, config=None):
+    def __init__(self, kernel, m: int, n: int, op: str, splits: int, config=None, batch: int = 0,
+                 strides: Tuple[int, int, int] = (0, 0, 0)):
         super().__init__()
         self.kernel, self.m, self.n, self.op, self.splits = kernel, m, n, op, max(1, int(splits))
         self.config = config
+        # a batched kernel (sgemv_config.BATCHED_DOC): gridDim.z = batch, one split; strides (elements) of the
+        # matrix, x and y between entries
+        self.batch, self.strides = int(batch), tuple(int(s) for s in strides)
+        if bool(self.batch) != bool(getattr(config, "batched", False)):
+            raise InputError(f"{config.describe() if config is not None else 'the kernel'}: "
+                             + ("a batch needs a batched GEMV kernel" if self.batch else
+                                "a batched GEMV kernel needs a batch (batch >= 1)"))
+        if self.batch and self.splits != 1:
+            raise InputError(f"a batched GEMV runs one split a matrix, got {self.splits} splits")
         cfg_geo = kernel.source.geometry
         if op == "N":
-            self.grid = (-(-m // cfg_geo.tile_m), self.splits, 1)
+            self.grid = (-(-m // cfg_geo.tile_m), self.splits, max(self.batch, 1))
             self.count = m
         else:
-            self.grid = (-(-n // cfg_geo.tile_n), self.splits, 1)
+            self.grid = (-(-n // cfg_geo.tile_n), self.splits, max(self.batch, 1))
             self.count = n
-        if self.grid[0] > INT_MAX or self.grid[1] > MAX_GRID_YZ:
-            raise InputError(f"{m}x{n} op {op}: grid {self.grid} exceeds the launch limits")
+        if self.grid[0] > INT_MAX or self.grid[1] > MAX_GRID_YZ or self.grid[2] > MAX_GRID_YZ:
+            raise InputError(f"{m}x{n} op {op}" + (f" x{self.batch}" if self.batch else "")
+                             + f": grid {self.grid} exceeds the launch limits (y and z at most {MAX_GRID_YZ})")
         self.reduce_grid = (-(-self.count // reduce_outputs_per_block(self.splits)), 1, 1)
         # one launch (config.fused_reduce): the kernel's last block a column sums the partials;
         # its counters (grid[0] unsigneds) follow the partials in the workspace
@@ -101,8 +112,8 @@ class GemvPlan(PackedPlan):
     def _launches(self, key: tuple, w: int) -> list:
         """The packed launches of (stream, incx, incy): the main kernel, then the reduce."""
         _, incx, incy = key
-        launches = [driver.PackedLaunch(self.kernel, self.grid,
-                                        (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w), _DYNAMIC)]
+        args = (self.m, self.n, 0.0, 0, 0, 0, incx, 0.0, 0, incy, w) + (self.strides if self.batch else ())
+        launches = [driver.PackedLaunch(self.kernel, self.grid, args, _DYNAMIC)]
         if self.splits > 1 and not self.fused and not self.cluster:
             launches.append(driver.PackedLaunch(self.kernel.reduce, self.reduce_grid,
                                                 (self.count, self.splits, 0.0, w, 0.0, 0, incy), _DYNAMIC))
@@ -118,30 +129,43 @@ class GemvPlan(PackedPlan):
                 launch(values, stream)
 
     def describe(self) -> str:
-        return (f"{self.kernel.source.name} op {self.op} {self.m}x{self.n}, grid {self.grid}"
+        return (f"{self.kernel.source.name} op {self.op} {self.m}x{self.n}"
+                + (f" x{self.batch} (strides {', '.join(map(str, self.strides))})" if self.batch else "")
+                + f", grid {self.grid}"
                 + (f", {self.splits} splits" + (" (one launch)" if self.fused else
                                                  " (one cluster launch)" if self.cluster else " + reduce")
                    if self.splits > 1 else ""))
 
 
 def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config=None,
-             arch: Optional[str] = None, splits: Optional[int] = None) -> GemvPlan:
-    """The cached plan for A (m x n, row-major) and op; built (codegen, compile, load) once."""
+             arch: Optional[str] = None, splits: Optional[int] = None, batch: int = 0,
+             strides: Tuple[int, int, int] = (0, 0, 0)) -> GemvPlan:
+    """The cached plan for A (m x n, row-major) and op; built (codegen, compile, load) once.  batch > 0: `batch`
+    GEMVs whose A, x and y lie `strides` elements apart, in one launch of a batched kernel (BATCHED_DOC), its
+    config codegen/batch_choice.batched_gemv's unless given."""
     dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
-    key = (m, n, op, incx, incy, dev_arch, config, splits)
+    key = (m, n, op, incx, incy, dev_arch, config, splits, batch, strides)
     plan = _plans.get(key)
     if plan is not None:
         return plan
     if sms is None:
         sms = _arch_and_sms()[1]
-    cfg = config if config is not None else choose_gemv(m, n, op, sms)[0]
+    if config is not None:
+        cfg = config
+    elif batch:
+        from ..codegen.batch_choice import batched_gemv
+        cfg = batched_gemv(m, n, op, batch, sms)
+        if cfg is None:
+            raise InputError(f"{m}x{n} op {op} x{batch}: no batched GEMV kernel is chosen for this shape")
+    else:
+        cfg = choose_gemv(m, n, op, sms)[0]
     if getattr(cfg, "cluster", 0) and arch_number(dev_arch) < CLUSTER_MIN_ARCH:
         raise InputError(f"{cfg.describe()}: thread-block clusters need sm_{CLUSTER_MIN_ARCH}, this is {dev_arch}")
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
-        splits = splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
+        splits = 1 if batch else splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
     with _lock:
-        plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, splits, cfg))
+        plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, splits, cfg, batch, strides))
     return plan
 
 
@@ -346,7 +370,8 @@ class GemvRoute:
 
 
 def gemv_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int, ldc: int,
-               arch: Optional[str] = None) -> Optional[GemvRoute]:
+               arch: Optional[str] = None, batch: int = 0,
+               strides: Tuple[int, int, int] = (0, 0, 0), config=None) -> Optional[GemvRoute]:
     """The GEMV that computes row-major C (m x n) = alpha op(A) op(B) + beta C when m == 1 or
     n == 1 (k >= 1), its plan built (codegen, compile, load) once; None otherwise.  A is m x k
     (k x m stored when trans_a), B is k x n (n x k stored when trans_b), leading dimensions in
@@ -354,7 +379,11 @@ def gemv_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, l
 
     m == 1: c[j] = sum_p x[p] op(B)[p, j] with x the row of A: y = B^T x (op T on B, k x n) or,
     trans_b, y = B x (op N on the stored n x k B).  n == 1: c[i * ldc] = sum_p op(A)[i, p] x[p],
-    x the column of op(B): y = A x (op N, A m x k) or, trans_a, y = A^T x (op T, A stored k x m)."""
+    x the column of op(B): y = A x (op N, A m x k) or, trans_a, y = A^T x (op T, A stored k x m).
+
+    batch > 0: `batch` such GEMMs, A, B and C `strides` elements apart (0 broadcasts), as one batched GEMV where
+    codegen/batch_choice.batched_gemv takes the shape (else None: the batched GEMM members run it).  `config`: the
+    GEMV kernel's config instead of the rule's (lab A/Bs; batched where batch > 0)."""
     if k < 1 or not (m == 1 or n == 1):
         return None
     if m == 1:  # x: the row of op(A); the matrix: B
@@ -367,7 +396,14 @@ def gemv_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, l
         incy, mat_is_a = (ldc if m > 1 else 1), True
     if rows == 1:
         ld = -(-cols // 4) * 4  # a single row's leading dimension is never used: keep float4 loads
-    plan = plan_for(rows, cols, op, int(incx), int(incy), arch=arch)
+    if batch:
+        from ..codegen.batch_choice import batched_gemv
+        if config is None and batched_gemv(rows, cols, op, batch, _arch_and_sms()[1]) is None:
+            return None
+        sa, sb, sc = strides
+        strides = (sa, sb, sc) if mat_is_a else (sb, sa, sc)  # the matrix's, x's, y's
+    plan = plan_for(rows, cols, op, int(incx), int(incy), config=config, arch=arch, batch=batch,
+                    strides=tuple(map(int, strides)))
     return GemvRoute(plan, mat_is_a, int(ld), int(incx), int(incy))
 
 

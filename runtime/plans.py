@@ -102,15 +102,17 @@ class GemmPlan:
         self._lock = threading.Lock()
         self.gemv = None
         self.spilled = None  # _compile: the chosen config that spilled under its register cap (self.config: lifted)
-        if config is None and backend is None and batch == 0 and k >= 1:
+        if config is None and backend is None and k >= 1 and (batch == 0 or m == 1 or n == 1):
             # one row or column of C: the SGEMV family streams the matrix once at the memory bound,
-            # where a GEMM tile pads 63 of 64 rows (issue 20); m or n in 2..16 where measured faster
+            # where a GEMM tile pads 63 of 64 rows (issue 20), batched where codegen/batch_choice.batched_gemv
+            # takes the shape (decode attention a head); m or n in 2..16 where measured faster
             # (codegen/fewvec_config.route): the big operand streamed once for every vector
             if m == 1 or n == 1:
-                from .gemv import gemv_route as route
+                from .gemv import gemv_route
+                self.gemv = gemv_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch, batch, self.strides)
             else:
-                from .fewvec import fewvec_route as route
-            self.gemv = route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
+                from .fewvec import fewvec_route
+                self.gemv = fewvec_route(m, n, k, self.trans_a, lda, self.trans_b, ldb, ldc, arch)
             if self.gemv is not None:
                 self.kernel, self.config, self.backend = self.gemv.plan.kernel, self.gemv.config, "cuda"
                 return

@@ -4,8 +4,15 @@ edge clamp, as these shapes pick them) on regtile's own device buffers, each
 exactly its batch's size - the last entry's last line holds only its own floats, so a read past any bound is an
 error - in every layout, each checked against float64 (C NaN-poisoned first).
 
-    compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py
+    compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py [gemv] [first=I]
+
+`gemv` (session 46): the batches of m == 1 / n == 1 GEMMs instead (GEMV_SHAPES), which run one batched GEMV launch
+where codegen/batch_choice.batched_gemv takes them: the last entry's matrix, vector and output end at their buffers'
+ends.  first=I: SHAPES from index I on (the sanitizer takes about 3 s a case: session 46's run a stopped at its
+150 s limit after 50 of the 64 cases, all correct).
 """
+import sys
+
 import numpy as np
 
 from regtile.codegen.batch_choice import batch_member
@@ -17,6 +24,8 @@ SHAPES = [(5, 1, 300, 200), (7, 300, 5, 200), (48, 512, 64, 512), (3, 1000, 1000
           (32, 8, 128, 2048), (40, 1, 130, 700),
           # ragged C on tall-256x128, 128x256, the k16 tiles and 32x64 with their edge clamp
           (4, 2000, 2000, 300), (8, 999, 1001, 129), (6, 1000, 1000, 700), (40, 333, 64, 333), (24, 197, 64, 197)]
+GEMV_SHAPES = [(256, 1, 1024, 128), (37, 1, 515, 128), (20, 1, 64, 1030), (96, 1, 77, 64), (300, 1, 130, 33),
+               (64, 333, 1, 96), (40, 1000, 1, 517)]
 
 
 def run(batch, m, n, k, ta, tb, rng):
@@ -43,12 +52,14 @@ def run(batch, m, n, k, ta, tb, rng):
 
 rng = np.random.default_rng(0)
 bad = 0
-for batch, m, n, k in SHAPES:
+first = int(next((a.split("=")[1] for a in sys.argv[1:] if a.startswith("first=")), 0))
+for batch, m, n, k in GEMV_SHAPES if "gemv" in sys.argv[1:] else SHAPES[first:]:
     for ta in (False, True):
         for tb in (False, True):
             err, plan = run(batch, m, n, k, ta, tb, rng)
             ok = err <= 1e-5
             bad += not ok
-            print(batch, m, n, k, ta, tb, batch_member(m, n, k, batch, 132, tb, ta), f"split {plan.config.split_k}",
-                  f"{err:.2e}", "ok" if ok else "WRONG", flush=True)
+            what = (f"GEMV {plan.gemv.plan.describe()}" if plan.gemv is not None else
+                    f"{batch_member(m, n, k, batch, 132, tb, ta)} split {plan.config.split_k}")
+            print(batch, m, n, k, ta, tb, what, f"{err:.2e}", "ok" if ok else "WRONG", flush=True)
 raise SystemExit(1 if bad else 0)

@@ -146,13 +146,15 @@ stall_samples() {
     archive $name
 }
 
-# batched_memcheck SECONDS: compute-sanitizer's memcheck on the batched choice (lab/device_runs/batched_memcheck.py,
-# exact-size buffers) into $OUT/memcheck.log; prints its rc, the correct cases and its summary.
+# batched_memcheck SECONDS [gemv]: compute-sanitizer's memcheck on the batched choice (lab/device_runs/batched_memcheck.py,
+# exact-size buffers; `gemv`: its batches of GEMVs) into $OUT/memcheck.log (memcheck_gemv.log); prints its rc, the
+# correct cases and its summary.
 batched_memcheck() {
-    ( timeout $1 compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py ) \
-        > $OUT/memcheck.log 2>&1
-    echo "memcheck: rc $?"; grep -cE " ok$" $OUT/memcheck.log
-    grep -E "WRONG|ERROR SUMMARY" $OUT/memcheck.log | sort | uniq -c | head -5
+    local log=$OUT/memcheck${2:+_$2}.log
+    ( timeout $1 compute-sanitizer --tool memcheck --error-exitcode 9 python3 lab/device_runs/batched_memcheck.py \
+        ${2:-} ) > $log 2>&1
+    echo "memcheck: rc $?"; grep -cE " ok$" $log
+    grep -E "WRONG|ERROR SUMMARY" $log | sort | uniq -c | head -5
 }
 
 # batched_sets SECONDS_HELD_OUT SECONDS_SUITE [args]: lab/experiments/batched_sweep.py on the held-out batched set

@@ -518,3 +518,68 @@ def test_pdl_trigger_placement():
             else:
                 assert own.count(trigger) == 1, (role, cfg)
                 assert wait < own.index(trigger) < wait + 300, (role, cfg)
+
+
+def test_batched_config_text_and_refusals():
+    """sgemv_config.BATCHED_DOC: the batch strides after the usual parameters, the pointers moved to the block's entry
+    right after the PDL wait (before any load: the alignment tests see the entry's pointers), the whole batch in the
+    trigger's test; no one-launch reduction; names apart from the unbatched kernels', which keep theirs."""
+    from regtile.codegen.emit_sgemv import GEMV_BATCH_PARAMS, SGEMV_PARAMS, emit_sgemv_cuda
+    from regtile.codegen.sgemv_config import SgemvTConfig
+    for cfg in (SgemvConfig(), SgemvTConfig(32, 8, 4, 8), SgemvTConfig(8, 32, 4, 8, warp_reduce=True),
+                SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80),
+                SgemvTConfig(32, 8, 4, 8, stage_rows=64)):
+        plain, batched = emit_sgemv_cuda(cfg), emit_sgemv_cuda(cfg.replace(batched=True))
+        assert plain.params == SGEMV_PARAMS and batched.params == SGEMV_PARAMS + GEMV_BATCH_PARAMS
+        assert plain.name != batched.name and "stride_a" not in plain.text
+        body = batched.text.split("{", 1)[1]
+        wait, move = body.index("griddepcontrol.wait"), body.index("A += (long long)blockIdx.z * stride_a;")
+        assert wait < move < body.index("x += (long long)blockIdx.z * stride_x;") < body.index("lda")
+        assert "(long long)M * N * gridDim.z <= 4194304LL" in body
+        assert batched.geometry.programmatic
+    assert SgemvConfig().to_dict() == SgemvConfig.from_dict(SgemvConfig().to_dict()).to_dict()
+    assert "batched" not in SgemvConfig().to_dict() and SgemvConfig(batched=True).to_dict()["batched"] is True
+    with pytest.raises(ConfigError, match="batched with cluster"):
+        SgemvTConfig(32, 8, 4, 4, cluster=4, batched=True)
+    with pytest.raises(ConfigError, match="batched with fused_reduce"):
+        SgemvConfig(fused_reduce=True, batched=True)
+
+
+@pytest.mark.parametrize("rows, cols, op, batch, want", [
+    (1024, 128, "N", 256, (1, 4, 1)),  # q K^T a head (NT): a warp a row, 4 rows a warp
+    (1024, 64, "N", 256, (2, 2, 1)),  # head dim 64: 16 lanes a row
+    (1024, 128, "T", 256, None),  # p V a head (NN): op T over V, its rows are K
+])
+def test_batched_gemv_rule(rows, cols, op, batch, want):
+    from regtile.codegen.batch_choice import batched_gemv
+    cfg = batched_gemv(rows, cols, op, batch, 132)
+    assert cfg is not None and cfg.batched
+    if want is not None:
+        assert (cfg.rows_per_warp, cfg.row_groups, cfg.warps_per_row) == want
+
+
+def test_batched_gemv_rule_leaves_few_blocks_to_the_gemm_members():
+    from regtile.codegen.batch_choice import GEMV_FILL_BLOCKS, batched_gemv
+    assert batched_gemv(200, 300, "T", 5, 132) is None  # 5 entries of 3 strips: 15 blocks for 132 SMs
+    assert batched_gemv(1000, 1, "T", 8, 132) is None
+    assert batched_gemv(1024, 128, "T", 132 * GEMV_FILL_BLOCKS, 132) is not None
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_86", "sm_89", "sm_90"], fast={"sm_90"}))
+def test_batched_gemv_rule_configs_compile_spill_free(arch):
+    """The rule's configs on decode shapes (heads of 64 and 128, ragged ones) compile for every arch without spills,
+    their SASS with the float4 loads of the vector loop."""
+    from regtile.codegen.batch_choice import batched_gemv
+    seen = {}
+    for rows, cols in ((1024, 128), (512, 64), (77, 64), (2048, 130), (1000, 517), (64, 4096)):
+        for op in ("N", "T"):
+            cfg = batched_gemv(rows, cols, op, 512, 132)
+            seen[cfg] = (rows, cols)
+    assert len(seen) >= 5
+    for cfg in seen:
+        src = emit_cuda(cfg)
+        art = compile_source(src, arch)
+        assert art.resources.spill_free, cfg.describe()
+        if arch == "sm_90" and cfg.vec == 4:
+            mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
+            assert mix.get("LDG.128", 0) >= 1, (cfg.describe(), mix)

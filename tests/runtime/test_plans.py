@@ -152,8 +152,9 @@ class FakeGemv:
     """gemv.plan_for's stand-in: records the plan asked for and its launches."""
     made = []
 
-    def __init__(self, m, n, op, incx, incy, arch=None):
+    def __init__(self, m, n, op, incx, incy, arch=None, config=None, batch=0, strides=(0, 0, 0)):
         self.args = (m, n, op, incx, incy)
+        self.batch, self.strides = batch, strides
         self.config, self.launches, self.kernel = ("sgemv", op), [], None
         FakeGemv.made.append(self)
 
@@ -710,3 +711,24 @@ def test_a_batch_split_over_k_has_a_workspace_an_entry_and_a_grid_within_z(fake_
                        config=cfg, backend="cuda")
     plans.GemmPlan(8, 128, 1024, False, False, 1024, 128, 128, 16000, (8 * 1024, 1024 * 128, 8 * 128),
                    config=cfg, backend="cuda")  # 64000 along z
+
+
+@pytest.mark.parametrize("tb, want, strides", [
+    (False, (1024, 128, "T", 1, 1), (1024 * 128, 1024, 128)),  # p V: op T over B (k x n), x = A's row
+    (True, (1024, 128, "N", 1, 1), (1024 * 128, 0, 1024)),  # q K^T, one query for every entry: op N over B^T
+])
+def test_batched_m_one_routes_to_a_batched_gemv(fake_gpu, tb, want, strides):
+    """A batch of m == 1 GEMMs that batch_choice.batched_gemv takes: one batched GEMV, the matrix's stride first,
+    then x's (0: broadcast), then y's; a batch it leaves (5 entries of 3 strips) keeps the GEMM member."""
+    batch, n, k = (256, 1024, 128) if tb else (256, 128, 1024)
+    A = Dev((batch, 1, k), strides=(0 if tb else 4 * k, 4 * k, 4), ptr=0xA000)
+    B = Dev((batch, n, k) if tb else (batch, k, n), ptr=0xB000)
+    C = Dev((batch, 1, n), ptr=0xC000)
+    regtile.sgemm(A, B, C, transb=tb, stream=5)
+    assert fake_gpu == [] and len(FakeGemv.made) == 1
+    g = FakeGemv.made[0]
+    assert g.args == want and g.batch == batch and g.strides == strides
+    assert g.launches[-1][1:4:2] == (0xB000, 0xA000)  # the matrix is B, x is A's row
+    FakeGemv.made.clear()
+    regtile.sgemm(Dev((5, 1, 200)), Dev((5, 200, 300)), Dev((5, 1, 300)))
+    assert FakeGemv.made == [] and len(fake_gpu) == 1 and fake_gpu[0][0].batched

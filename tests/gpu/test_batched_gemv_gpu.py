@@ -1,0 +1,113 @@
+"""Batches of m == 1 / n == 1 GEMMs as one batched GEMV launch (codegen/batch_choice.batched_gemv,
+sgemv_config.BATCHED_DOC): regtile.sgemm's route in every layout, ragged rows, broadcast operands, beta, CUDA
+graphs, and the kernel forms the rule chooses among, on ragged and aligned rows, against
+float64 on fresh random data with C NaN-poisoned (an unwritten element fails)."""
+import pytest
+
+import regtile
+from regtile.codegen.batch_choice import batched_gemv
+from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
+from regtile.runtime import plans
+from regtile.runtime.gemv import gemv_route
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+from gemm_checks import capture_and_replay  # noqa: E402
+torch.backends.cuda.matmul.allow_tf32 = False
+
+SMS = 132
+
+
+def _err(got, ref):
+    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def _operands(batch, m, n, k, ta, tb):
+    A = torch.randn(batch, k, m, device="cuda").transpose(1, 2) if ta else torch.randn(batch, m, k, device="cuda")
+    B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
+    return A, B
+
+
+def _plans_of(m, n, k, batch):
+    return [p for p in plans.plan_cache.values() if (p.m, p.n, p.k, p.batch) == (m, n, k, batch)]
+
+
+# decode shapes (head dims 64 / 128, ragged ones), n == 1 batches, and one the rule leaves to the GEMM members
+SHAPES = [(256, 1, 1024, 128), (256, 1, 128, 1024), (96, 1, 77, 64), (96, 1, 64, 77), (300, 1, 130, 33),
+          (64, 333, 1, 96), (40, 1000, 1, 517), (5, 1, 300, 200)]
+
+
+@pytest.mark.parametrize("batch, m, n, k", SHAPES)
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, True), (False, True), (True, False)])
+def test_batched_gemv_route_every_layout(batch, m, n, k, ta, tb):
+    A, B = _operands(batch, m, n, k, ta, tb)
+    C = torch.full((batch, m, n), float("nan"), device="cuda")
+    regtile.sgemm(A, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
+    made = _plans_of(m, n, k, batch)
+    assert made
+    for p in made:
+        # the route's matrix and op (runtime/gemv.gemv_route): m == 1 reads B, n == 1 reads A
+        if m == 1:
+            rows, cols, op = (n, k, "N") if p.trans_b else (k, n, "T")
+        else:
+            rows, cols, op = (k, m, "T") if p.trans_a else (m, k, "N")
+        rule = batched_gemv(rows, cols, op, batch, SMS)
+        assert (p.gemv is not None) == (rule is not None), p.describe()
+        if p.gemv is not None:
+            assert p.gemv.plan.batch == batch and p.gemv.plan.grid[1:] == (1, batch) and p.config.batched
+
+
+@pytest.mark.parametrize("tb", [False, True])
+def test_batched_gemv_beta_and_broadcast_operands(tb):
+    """C read (beta); the vector broadcast (one query for every entry: batch stride 0), or the matrix."""
+    batch, n, k = 200, 512, 64
+    x = torch.randn(1, 1, k, device="cuda").expand(batch, 1, k)
+    B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
+    C0 = torch.randn(batch, 1, n, device="cuda")
+    C = C0.clone()
+    regtile.sgemm(x, B, C, alpha=0.5, beta=0.25)
+    Bb = B[:1].expand(batch, k, n)
+    xs = torch.randn(batch, 1, k, device="cuda")
+    D = torch.full((batch, 1, n), float("nan"), device="cuda")
+    regtile.sgemm(xs, Bb, D)
+    torch.cuda.synchronize()
+    assert _err(C, 0.5 * torch.matmul(x.double(), B.double()) + 0.25 * C0.double()) <= 1e-5
+    assert _err(D, torch.matmul(xs.double(), Bb.double())) <= 1e-5
+    assert any(p.gemv is not None for p in _plans_of(1, n, k, batch))
+
+
+def test_batched_gemv_graph_capture_and_replay():
+    batch, n, k = 128, 1024, 128
+    A = torch.randn(batch, 1, k, device="cuda")
+    B = torch.randn(batch, n, k, device="cuda")
+    C = torch.full((batch, 1, n), float("nan"), device="cuda")
+    Bt = B.transpose(1, 2)
+    capture_and_replay(lambda alpha, s: regtile.sgemm(A, Bt, C, alpha=alpha), A, Bt, C)
+    assert any(p.gemv is not None for p in _plans_of(1, n, k, batch))
+
+
+# every kernel form the rule and the session-46 A/B chose among, on a ragged and an aligned decode shape
+FORMS = [SgemvConfig(1, 4, 4, 1, row_groups=4), SgemvConfig(2, 4, 4, 1, row_groups=2),
+         SgemvConfig(4, 4, 4, 2, row_groups=2), SgemvConfig(1, 4, 8, 1, row_groups=2), SgemvConfig(1, 4, 4, 4),
+         SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8),
+         SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
+         SgemvTConfig(8, 64, 4, 8, warp_reduce=True)]
+
+
+@pytest.mark.parametrize("cfg", FORMS, ids=lambda c: c.describe()[:60].replace(" ", "_"))
+@pytest.mark.parametrize("batch, n, k", [(37, 515, 128), (20, 64, 1030)])
+def test_batched_gemv_forms(cfg, batch, n, k):
+    """A form through gemv_route with that config: m == 1 in NT (op N over B^T's rows) or NN (op T over B), with
+    strides that are not multiples of 4 where the rows are ragged (the scalar paths)."""
+    op_n = isinstance(cfg, SgemvConfig)
+    A = torch.randn(batch, 1, k, device="cuda")
+    B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if op_n else torch.randn(batch, k, n, device="cuda")
+    C = torch.full((batch, 1, n), float("nan"), device="cuda")
+    sa, sb, sc = A.stride(0), B.stride(0), C.stride(0)
+    route = gemv_route(1, n, k, False, k, op_n, B.stride(2) if op_n else B.stride(1), n, batch=batch,
+                       strides=(sa, sb, sc), config=cfg.replace(batched=True))
+    route.launch(A.data_ptr(), B.data_ptr(), C.data_ptr(), 1.0, 0.0, 0)
+    torch.cuda.synchronize()
+    assert _err(C, torch.matmul(A.double(), B.double())) <= 1e-5
