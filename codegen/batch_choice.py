@@ -34,7 +34,7 @@ from .hardware import MAX_GRID_YZ
 from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
 from .layouts import with_layout
 from .presets import get_member
-from .sgemv_config import SgemvTConfig, config_for_width
+from .sgemv_config import LONG_ROW_COLS, SgemvTConfig, config_for_width
 
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
@@ -144,28 +144,49 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 # A batch of m == 1 GEMMs on skinny-m16's tile pads 15 of its 16 rows and walks K one k-tile at a time: decode's p V
 # (256 x 1x128x1024 NN) ran 0.75x torch.bmm split over K, q K^T (256 x 1x1024x128 NT) 0.98x (session 45,
 # docs/data/session45/g_ea40f30).  The SGEMV family's kernels, batched (sgemv_config.BATCHED_DOC), stream each entry's
-# matrix once with float4 loads.
-GEMV_FILL_BLOCKS = 1  # blocks an SM the batch's GEMV blocks make at least, else the GEMM members run it
+# matrix once with float4 loads.  Measured on the H200 (session 46, lab/experiments/batched_gemv_ab.py,
+# docs/data/session46/b_f7d6b47: every candidate config interleaved with torch.bmm on 14 batches):
+# - op N (q K^T: a dot product of head-dim floats a matrix row): the single GEMV's row rule (config_for_width, and 8
+#   float4 loads a lane for rows of LONG_ROW_COLS) was fastest or within 1% on every shape but the tiny 32 x 128x128
+#   (2.4 us against 2.2): 97.5% of the copy bandwidth on 256 x 1x1024x128, 1.51x torch.bmm (cuBLAS's batched GEMM
+#   there moves 65%).  32 x 4096x1x4096: 4 float4 loads a lane 502.9 us, 8 479.1 (8 warps a block 473.4; bmm 499.1).
+# - op T (p V: x^T V, a column strip a block): strips of 128 columns (32 x 8 threads) where the batch's strips make at
+#   least GEMV_TARGET_BLOCKS; narrower strips, down to 32 columns (8 x 32 threads, the thread rows of a warp meeting
+#   by shuffles), where they do not: 64 x 1x128x4096 (64 strips of 128 columns) ran 46.2 us on 128-column strips, 33.4
+#   on 64-column, 31.8 on 32-column (256 blocks), 39.8 on 16-column (bmm 35.8).  256 x 1x128x1024: 128-column strips
+#   (256 blocks) 31.7 us, 64-column 32.5 (bmm 36.5).  Rows in flight as the single GEMV's rule (8 a thread where the
+#   rows allow): within 2.3% of 4 on the six shapes where both ran, either way.
+# A batch whose blocks would leave more than half the SMs empty (a few entries of few strips or rows: each block would
+# walk a long matrix alone) stays with the GEMM members, which split K there (skinny_split).
+GEMV_TARGET_BLOCKS = 1.5  # blocks an SM that op T's strips aim at before they narrow
+GEMV_MIN_STRIP_THREADS = 8  # op T's narrowest strip: 8 float4 lanes, 32 columns (a 128-byte line a row)
+GEMV_MIN_FILL = 0.5  # blocks an SM below which the GEMM members run the batch
 
 
 def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
     """The batched GEMV config of `batch` GEMVs y = op(A) x, A row-major rows x cols (op N: a dot product a row; op T:
-    x^T A, a column strip a block), or None where its blocks would leave SMs without one (GEMV_FILL_BLOCKS: few
-    entries of few rows or columns; the GEMM members split K there)."""
+    x^T A, a column strip a block), or None where its blocks would leave more than half the SMs without one
+    (GEMV_MIN_FILL).  The rules and their measurements: the comment above."""
     if op == "N":
-        cfg = config_for_width(cols).replace(batched=True)
+        cfg = config_for_width(cols)
+        if cols >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows and cfg.row_groups == 1:
+            cfg = cfg.replace(unroll=8)
+        cfg = cfg.replace(batched=True)
         blocks = _ceil(rows, cfg.rows_per_block)
     else:
         vec = 4 if cols >= 4 else 1
         tx = 1
         while tx < 32 and tx * vec < cols:
             tx *= 2
+        while tx > GEMV_MIN_STRIP_THREADS and vec == 4 and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count:
+            tx //= 2
         ty = 256 // tx
         while ty > 1 and ty // 2 >= rows:
             ty //= 2
         unroll = 8 if rows >= 8 * ty else 4 if rows >= 4 * ty else 1
-        cfg = SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll, batched=True)
+        cfg = SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll,
+                           warp_reduce=tx < 32 and tx * ty >= 64, batched=True)
         blocks = _ceil(cols, cfg.strip)
-    if batch * blocks < GEMV_FILL_BLOCKS * sm_count or batch > MAX_GRID_YZ:
+    if batch * blocks < GEMV_MIN_FILL * sm_count or batch > MAX_GRID_YZ:
         return None
     return cfg

@@ -131,6 +131,19 @@ def member_configs(e: dict) -> dict:
     return out
 
 
+def _lib_label(p, lib_cfg, sms: int) -> str:
+    """What regtile.sgemm ran on the kernel-level problem `p`: its plan's batched GEMV (session 46: m == 1 or n == 1
+    where batch_choice.batched_gemv takes the batch), else the batched member and its split over K."""
+    from regtile.codegen.batch_choice import batch_member
+    from regtile.runtime.plans import plan_cache
+    plan = next((q for q in plan_cache.values() if (q.m, q.n, q.k, q.batch, q.trans_a, q.trans_b)
+                 == (p.kernel_m, p.kernel_n, p.k, p.batch, p.trans_a, p.trans_b)), None)
+    if plan is not None and plan.gemv is not None:
+        return f"GEMV {plan.gemv.plan.kernel.source.name}"
+    return (batch_member(p.kernel_m, p.kernel_n, p.k, p.batch, sms, p.trans_b, p.trans_a)
+            + (f" split {lib_cfg.split_k}" if lib_cfg.split_k > 1 else ""))
+
+
 def _packed_lds(e: dict):
     """(lda, ldb, ldc) of a suite entry's packed operands in its layout."""
     ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
@@ -144,7 +157,6 @@ def run(argv) -> None:
     budget = float(take_option(argv, "budget") or 1e9)
     import json
     import torch
-    from regtile.codegen.batch_choice import batch_member
     from regtile.runtime import driver
     from regtile.runtime.choice import choose_sgemm_kernel
     from regtile.runtime.plans import GemmPlan
@@ -192,8 +204,7 @@ def run(argv) -> None:
         members = {name: us[name] for name in cands if name in us}
         best = min(members, key=members.get) if members else None
         row = dict(e, lib_us=us["lib"], bmm_us=us["bmm"], x_bmm=round(us["bmm"] / us["lib"], 4),
-                   lib_member=batch_member(e["m"], e["n"], e["k"], e["batch"], dev.sm_count, p.trans_b, p.trans_a)
-                   + (f" split {lib_cfg.split_k}" if lib_cfg.split_k > 1 else ""),
+                   lib_member=_lib_label(p, lib_cfg, dev.sm_count),
                    members_us=members, best_member=best,
                    best_x_bmm=round(us["bmm"] / members[best], 4) if best else None,
                    ok=all(c["ok"] for c in check.values()), check=check, retimed=retimed,

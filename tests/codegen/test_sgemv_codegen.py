@@ -546,23 +546,34 @@ def test_batched_config_text_and_refusals():
 
 
 @pytest.mark.parametrize("rows, cols, op, batch, want", [
-    (1024, 128, "N", 256, (1, 4, 1)),  # q K^T a head (NT): a warp a row, 4 rows a warp
-    (1024, 64, "N", 256, (2, 2, 1)),  # head dim 64: 16 lanes a row
-    (1024, 128, "T", 256, None),  # p V a head (NN): op T over V, its rows are K
+    # op N (q K^T a head, NT): the single GEMV's row rule (session 46's A/B: fastest or within 1%)
+    (1024, 128, "N", 256, ("N", 1, 4, 1)),  # a warp a row, 4 rows a warp
+    (2048, 64, "N", 384, ("N", 2, 2, 1)),  # head dim 64: 16 lanes a row
+    (4096, 4096, "N", 32, ("N", 1, 1, 8)),  # long rows: 8 float4 loads a lane (479.1 us against 502.9 at 4)
+    # op T (p V a head, NN): 128-column strips where the batch's strips make 1.5 blocks an SM, else narrower
+    (1024, 128, "T", 256, ("T", 32, 8, 8)),  # 256 blocks: 31.7 us against 32.5 on 64-column strips
+    (4096, 128, "T", 64, ("T", 8, 32, 8)),  # 64 entries: 32-column strips, 256 blocks (31.8 us against 46.2)
+    (128, 128, "T", 32, ("T", 8, 32, 4)),
+    (2048, 64, "T", 384, ("T", 16, 16, 8)),
 ])
-def test_batched_gemv_rule(rows, cols, op, batch, want):
+def test_batched_gemv_rule_as_measured(rows, cols, op, batch, want):
     from regtile.codegen.batch_choice import batched_gemv
     cfg = batched_gemv(rows, cols, op, batch, 132)
     assert cfg is not None and cfg.batched
-    if want is not None:
-        assert (cfg.rows_per_warp, cfg.row_groups, cfg.warps_per_row) == want
+    if op == "N":
+        assert (op, cfg.rows_per_warp, cfg.row_groups, cfg.unroll) == want
+    else:
+        assert (op, cfg.threads_x, cfg.threads_y, cfg.unroll) == want
+        assert cfg.warp_reduce == (cfg.threads_x < 32)
 
 
 def test_batched_gemv_rule_leaves_few_blocks_to_the_gemm_members():
-    from regtile.codegen.batch_choice import GEMV_FILL_BLOCKS, batched_gemv
-    assert batched_gemv(200, 300, "T", 5, 132) is None  # 5 entries of 3 strips: 15 blocks for 132 SMs
+    """Where the batch's blocks would leave more than half the SMs empty, each block walking a long matrix alone."""
+    from regtile.codegen.batch_choice import batched_gemv
+    assert batched_gemv(200, 300, "T", 5, 132) is None  # 5 entries of 10 strips of 32 columns: 50 blocks
     assert batched_gemv(1000, 1, "T", 8, 132) is None
-    assert batched_gemv(1024, 128, "T", 132 * GEMV_FILL_BLOCKS, 132) is not None
+    assert batched_gemv(100000, 128, "T", 2, 132) is None and batched_gemv(64, 100000, "N", 2, 132) is None
+    assert batched_gemv(200, 300, "T", 7, 132) is not None  # 70 blocks
 
 
 @pytest.mark.parametrize("arch", tiered(["sm_80", "sm_86", "sm_89", "sm_90"], fast={"sm_90"}))

@@ -88,11 +88,12 @@ def test_batched_gemv_graph_capture_and_replay():
     assert any(p.gemv is not None for p in _plans_of(1, n, k, batch))
 
 
-# every kernel form the rule and the session-46 A/B chose among, on a ragged and an aligned decode shape
+# every kernel form the rule picks and the session-46 A/B chose among, on a ragged and an aligned decode shape
 FORMS = [SgemvConfig(1, 4, 4, 1, row_groups=4), SgemvConfig(2, 4, 4, 1, row_groups=2),
          SgemvConfig(4, 4, 4, 2, row_groups=2), SgemvConfig(1, 4, 8, 1, row_groups=2), SgemvConfig(1, 4, 4, 4),
-         SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8),
-         SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
+         SgemvConfig(1, 4, 4, 8), SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8),
+         SgemvTConfig(16, 16, 4, 8, warp_reduce=True), SgemvTConfig(8, 32, 4, 8, warp_reduce=True),
+         SgemvTConfig(8, 32, 4, 4, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
          SgemvTConfig(8, 64, 4, 8, warp_reduce=True)]
 
 
