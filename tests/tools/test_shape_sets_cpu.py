@@ -109,3 +109,21 @@ def test_the_skinny_probe_is_thin_and_apart_from_every_other_set():
     for name in ["shapes.json"] + HELD_OUT + sorted(set(GRID_FILES) - {"shapes-fit-n16.json"}):
         shapes = sorted(_shapes(name))
         assert min(SHAPES._log2_distance(s, shapes) for s in grid) >= 0.5, name
+
+
+def test_batched_sets_stay_apart_and_are_well_formed():
+    """The batched suite and its two held-out sets (sessions 45-46): no (layout, batch, m, n, k) in two of them (a
+    held-out set judges the batch rule out of sample); every entry names its workload and a layout."""
+    sets = {}
+    for name in ("shapes-batched.json", "shapes-batched-heldout.json", "shapes-batched-heldout-2.json"):
+        with open(os.path.join(BENCH, name)) as f:
+            rows = json.load(f)
+        keys = {(r["layout"], r["batch"], r["m"], r["n"], r["k"]) for r in rows}
+        assert len(keys) == len(rows), name
+        assert all(r["layout"] in ("NN", "NT", "TN", "TT") and r["what"] and r["group"] and
+                   min(r["batch"], r["m"], r["n"], r["k"]) >= 1 for r in rows), name
+        sets[name] = keys
+    names = list(sets)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert not sets[a] & sets[b], (a, b)
