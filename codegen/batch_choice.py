@@ -178,6 +178,11 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
         tx = 1
         while tx < 32 and tx * vec < cols:
             tx *= 2
+        if vec == 4 and cols % 4 == 0 and cols < 4 * tx:
+            # one strip wider than the matrix reads scalars (a strip takes float4 loads only where it lies whole
+            # inside N): the widest strips that tile the columns, where there are such of 4 threads or more
+            tile = next((t for t in (16, 8, 4) if t < tx and cols % (4 * t) == 0), 0)
+            tx = tile or tx
         while tx > GEMV_MIN_STRIP_THREADS and vec == 4 and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count:
             tx //= 2
         ty = 256 // tx

@@ -49,8 +49,9 @@ def sgemm(A, B, C=None, alpha: float = 1.0, beta: float = 0.0, config: Optional[
           transa: bool = False, transb: bool = False):
     """C = alpha op(A) op(B) + beta C in FP32 with a generated kernel, op(X) = X^T when
     trans<x> (BLAS's transa/transb).  The kernel: `config` (built by `backend`, default
-    CUDA C), else, for m == 1 or n == 1 (one GEMM, not a batch), the SGEMV family's kernel
-    (runtime/gemv.gemv_route), else the fastest one `regtile tune` stored for the shape,
+    CUDA C), else, for m == 1 or n == 1, the SGEMV family's kernel
+    (runtime/gemv.gemv_route; a batch of them as one batched launch where codegen/batch_choice.batched_gemv
+    takes it), else the fastest one `regtile tune` stored for the shape,
     else runtime/choice.default_sgemm_kernel's choice for the shape, layouts and batch; it is compiled and
     planned once per shape and layout (runtime/plans.py), later calls only launch.
 

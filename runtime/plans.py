@@ -5,7 +5,8 @@ A GemmPlan is everything one SGEMM shape needs on this GPU, built once: the kern
 parts, stream-K's two launches, split-K's reduction) with their arguments packed into
 buffers (driver.PackedLaunch), and per stream the state a running launch owns: the
 split-K / stream-K workspace and the stream-K work list with its flags.  An m == 1 or n == 1
-GEMM (not batched, no config given) is a GEMV: its plan's launches are those of the SGEMV
+GEMM (no config given; a batch of them where codegen/batch_choice.batched_gemv takes it, as one batched
+launch) is a GEMV: its plan's launches are those of the SGEMV
 family's cached plan (runtime/gemv.gemv_route), chosen and compiled once like the rest; an m or n in
 2..16 that codegen/fewvec_config.route takes runs the few-vector kernels' plan (runtime/fewvec.py) the
 same way.  Two streams

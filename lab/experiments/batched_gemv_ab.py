@@ -13,7 +13,8 @@ L2, each variant checked once against torch's float64 bmm with C NaN-poisoned, t
 torch.bmm (TF32 off), the median of rounds of back-to-back launches.  Also the bandwidth each variant reaches
 (the batch's matrix, vectors and outputs over the time) against the device's copy bandwidth.
 
-  python3 -m lab.experiments.batched_gemv_ab [budget=SECONDS]    (GPU) writes batched_gemv_ab.json under $OUT
+  python3 -m lab.experiments.batched_gemv_ab [shapes=narrow] [budget=SECONDS]    (GPU) writes batched_gemv_ab.json
+      under $OUT (shapes=narrow: NARROW, p V on head dims no 128-column strip tiles)
 """
 import os
 import statistics
@@ -33,6 +34,10 @@ SHAPES = (
     ("NT", 32, 1, 128, 128), ("NN", 32, 1, 128, 128),
     ("NN", 32, 4096, 1, 4096), ("TN", 16, 4096, 1, 1024),
 )
+# shapes=narrow (session 46, after the third batched set's NN 256 x 1x80x1500 ran 0.76x torch.bmm on one 128-column
+# strip of scalar loads): p V with head dims that no 128-column strip tiles
+NARROW = (("NN", 256, 1, 80, 1500), ("NN", 512, 1, 80, 512), ("NN", 64, 1, 96, 2048), ("NN", 128, 1, 112, 1024),
+          ("NN", 128, 1, 48, 1024), ("NT", 256, 1, 1500, 80))
 
 
 def candidates(op: str, cols: int):
@@ -59,6 +64,10 @@ def candidates(op: str, cols: int):
         out = [SgemvTConfig(16, 16, 4, 8), SgemvTConfig(16, 16, 4, 4), SgemvTConfig(16, 16, 4, 8, warp_reduce=True),
                SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
                SgemvTConfig(8, 32, 4, 4, warp_reduce=True)]
+    elif cols in (48, 80, 96, 112):
+        out = [SgemvTConfig(32, 8, 4, 8), SgemvTConfig(16, 16, 4, 8, warp_reduce=True),
+               SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 8, warp_reduce=True),
+               SgemvTConfig(4, 64, 4, 4, warp_reduce=True)]
     elif cols > 128:
         out = [SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(32, 16, 4, 4)]
     else:
@@ -72,6 +81,7 @@ def _entry(layout, batch, m, n, k) -> dict:
 
 def run(argv) -> None:
     budget = float(take_option(argv, "budget") or 1e9)
+    shapes = NARROW if take_option(argv, "shapes") == "narrow" else SHAPES
     import torch
     from lab.experiments.batched_sweep import BatchedBench
     from regtile.codegen.batch_choice import batched_gemv, choose_batched
@@ -86,7 +96,7 @@ def run(argv) -> None:
     copy = copy_gbs(torch)
     print(f"copy bandwidth {copy:.0f} GB/s", flush=True)
     plans_meta, ahead = [], []
-    for layout, batch, m, n, k in SHAPES:
+    for layout, batch, m, n, k in shapes:
         ta, tb = layout[0] == "T", layout[1] == "T"
         # the GEMV's matrix and op as gemv_route makes them (m == 1: B, op N when B^T; n == 1: A, op T when A^T)
         if m == 1:
@@ -101,9 +111,9 @@ def run(argv) -> None:
     print(f"compiled {len(ahead)} configs in {time.time() - t0:.0f} s; {sum(e is not None for e in errs)} failed",
           file=sys.stderr, flush=True)
     rows_out = []
-    for idx, ((layout, batch, m, n, k), (rows, cols, op, cands, gemm)) in enumerate(zip(SHAPES, plans_meta)):
+    for idx, ((layout, batch, m, n, k), (rows, cols, op, cands, gemm)) in enumerate(zip(shapes, plans_meta)):
         if time.time() - t0 > budget:
-            print(f"budget reached: {len(SHAPES) - idx} shapes left out", file=sys.stderr, flush=True)
+            print(f"budget reached: {len(shapes) - idx} shapes left out", file=sys.stderr, flush=True)
             break
         e = _entry(layout, batch, m, n, k)
         bench = BatchedBench(torch, e, seed=idx)
@@ -141,7 +151,7 @@ def run(argv) -> None:
         write_out("batched_gemv_ab.json", {"device": torch.cuda.get_device_name(0), "copy_gbs": copy,
                                            "commit": os.environ.get("REGTILE_COMMIT", "unknown"), "rows": rows_out})
         wrong = [nm for nm, c in check.items() if not c["ok"]]
-        print(f"[{idx + 1}/{len(SHAPES)}] {layout} {batch} x {m}x{n}x{k} (op {op} {rows}x{cols}): bmm {us['bmm']:.1f} "
+        print(f"[{idx + 1}/{len(shapes)}] {layout} {batch} x {m}x{n}x{k} (op {op} {rows}x{cols}): bmm {us['bmm']:.1f} "
               f"us, lib {us['lib']:.1f} (x{row['x_bmm']['lib']:.3f}, {row['copy_pct']['lib']}% copy), gemm "
               f"{us['gemm']:.1f}; best {names[best]} {us[best]:.1f} (x{row['x_bmm'][best]:.3f}); "
               + " ".join(f"{key}={us[key]:.1f}" for key in names)
@@ -152,7 +162,7 @@ def run(argv) -> None:
               + "; ".join(f"{key} {desc}" for key, desc in row["names"].items()), file=sys.stderr)
 
 
-main = program(run, "budget=SECONDS")
+main = program(run, "shapes=narrow budget=SECONDS")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -34,6 +34,7 @@ def _plans_of(m, n, k, batch):
 
 # decode shapes (head dims 64 / 128, ragged ones), n == 1 batches, and one the rule leaves to the GEMM members
 SHAPES = [(256, 1, 1024, 128), (256, 1, 128, 1024), (96, 1, 77, 64), (96, 1, 64, 77), (300, 1, 130, 33),
+          (40, 1, 80, 300), (24, 1, 96, 1030),
           (64, 333, 1, 96), (40, 1000, 1, 517), (5, 1, 300, 200)]
 
 
@@ -94,6 +95,7 @@ FORMS = [SgemvConfig(1, 4, 4, 1, row_groups=4), SgemvConfig(2, 4, 4, 1, row_grou
          SgemvConfig(1, 4, 4, 8), SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8),
          SgemvTConfig(16, 16, 4, 8, warp_reduce=True), SgemvTConfig(8, 32, 4, 8, warp_reduce=True),
          SgemvTConfig(8, 32, 4, 4, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
+         SgemvTConfig(4, 64, 4, 8, warp_reduce=True),
          SgemvTConfig(8, 64, 4, 8, warp_reduce=True)]
 
 
