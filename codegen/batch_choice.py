@@ -34,7 +34,7 @@ from .hardware import MAX_GRID_YZ
 from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
 from .layouts import with_layout
 from .presets import get_member
-from .sgemv_config import LONG_ROW_COLS, SgemvTConfig, config_for_width
+from .sgemv_config import LONG_ROW_COLS, SgemvTConfig, _pow2_at_least, config_for_width
 
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
@@ -154,13 +154,19 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 #   least GEMV_TARGET_BLOCKS; narrower strips, down to 32 columns (8 x 32 threads, the thread rows of a warp meeting
 #   by shuffles), where they do not: 64 x 1x128x4096 (64 strips of 128 columns) ran 46.2 us on 128-column strips, 33.4
 #   on 64-column, 31.8 on 32-column (256 blocks), 39.8 on 16-column (bmm 35.8).  256 x 1x128x1024: 128-column strips
-#   (256 blocks) 31.7 us, 64-column 32.5 (bmm 36.5).  Rows in flight as the single GEMV's rule (8 a thread where the
-#   rows allow): within 2.3% of 4 on the six shapes where both ran, either way.
+#   (256 blocks) 31.7 us, 64-column 32.5 (bmm 36.5).  Rows in flight a thread: 8 ran faster than 4 only where the
+#   batch made at most 2 blocks an SM (256 x 1x128x1024 31.2 / 32.6 us, 64 x 1x128x4096 31.3 / 32.6, runs c_629dfe1),
+#   4 faster on the eight other shapes (by 1-7%, e.g. 512 x 1x128x512 31.8 / 32.3 and, in run e_3346f14, 512 x 1x80x512
+#   on 16-column strips 23.3 / 24.9); hence GEMV_DEEP_BLOCKS (fitted on those ten, judged in run f).
+# - A matrix narrower than its strip (head dims of 48-112; the third batched set's NN 256 x 1x80x1500 ran 0.76x on one
+#   128-column strip of scalar loads): the widest strips that tile its columns (80: 16 columns, 36.5 us against 52.4;
+#   96: 32 columns, 13.8 against 63.2; run e_3346f14).
 # A batch whose blocks would leave more than half the SMs empty (a few entries of few strips or rows: each block would
 # walk a long matrix alone) stays with the GEMM members, which split K there (skinny_split).
 GEMV_TARGET_BLOCKS = 1.5  # blocks an SM that op T's strips aim at before they narrow
 GEMV_MIN_STRIP_THREADS = 8  # op T's narrowest strip: 8 float4 lanes, 32 columns (a 128-byte line a row)
 GEMV_MIN_FILL = 0.5  # blocks an SM below which the GEMM members run the batch
+GEMV_DEEP_BLOCKS = 2  # op T: 8 rows in flight a thread where the batch's blocks are at most this many an SM
 
 
 def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
@@ -169,18 +175,17 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
     (GEMV_MIN_FILL).  The rules and their measurements: the comment above."""
     if op == "N":
         cfg = config_for_width(cols)
-        if cols >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows and cfg.row_groups == 1:
+        if cols >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:  # as config_for_shape's long rows
             cfg = cfg.replace(unroll=8)
         cfg = cfg.replace(batched=True)
         blocks = _ceil(rows, cfg.rows_per_block)
     else:
         vec = 4 if cols >= 4 else 1
-        tx = 1
-        while tx < 32 and tx * vec < cols:
-            tx *= 2
+        tx = _pow2_at_least(-(-cols // vec), 32)  # as config_for_shape_t: no lane without a column
         if vec == 4 and cols % 4 == 0 and cols < 4 * tx:
             # one strip wider than the matrix reads scalars (a strip takes float4 loads only where it lies whole
-            # inside N): the widest strips that tile the columns, where there are such of 4 threads or more
+            # inside N): the widest strips that tile the columns, where there are such of 4 threads or more.  The
+            # single GEMV's rule (config_for_shape_t) keeps the one strip: not measured there.
             tile = next((t for t in (16, 8, 4) if t < tx and cols % (4 * t) == 0), 0)
             tx = tile or tx
         while tx > GEMV_MIN_STRIP_THREADS and vec == 4 and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count:
@@ -188,7 +193,10 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
         ty = 256 // tx
         while ty > 1 and ty // 2 >= rows:
             ty //= 2
-        unroll = 8 if rows >= 8 * ty else 4 if rows >= 4 * ty else 1
+        # 8 rows in flight a thread only where the batch's blocks are at most GEMV_DEEP_BLOCKS an SM (few threads
+        # an SM: each needs more loads in flight), else 4 (comment above)
+        deep = batch * _ceil(cols, tx * vec) <= GEMV_DEEP_BLOCKS * sm_count
+        unroll = 8 if rows >= 8 * ty and deep else 4 if rows >= 4 * ty else 1
         cfg = SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll,
                            warp_reduce=tx < 32 and tx * ty >= 64, batched=True)
         blocks = _ceil(cols, cfg.strip)

@@ -385,7 +385,7 @@ def _params(params=SGEMV_PARAMS) -> str:
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
     """A GEMV kernel's module: its text, then the split reduction's (the `reduce` entry)."""
     reduce = reduce_source(name)
-    geo = replace(geo, programmatic=not cfg.cluster)  # the kernel begins with GEMV_ENTRY (_entry)
+    geo = replace(geo, programmatic=bool(_entry(cfg)))  # the kernel begins with a PDL wait (_entry)
     return KernelSource(name=name, language="cuda", text=text + "\n" + reduce.text, geometry=geo,
                         params=kernel_params(cfg), reduce=reduce)
 

@@ -2,8 +2,10 @@
 
 Stages: choose_gemv (codegen/sgemv_config.py) picks the kernel and the split from (m, n, op, SM
 count); compile_config builds it; a GemvPlan holds the loaded kernel, its grids and a workspace
-per stream. Plans are cached in memory by (m, n, op, incx, incy, arch, config, splits), for the
-life of the process (not evicted, unlike GemmPlan's and FewVecPlan's LRUs): a repeated call does
+per stream. Plans are cached in memory by (m, n, op, incx, incy, arch, config, splits, batch, strides), for the
+life of the process (not evicted, unlike GemmPlan's and FewVecPlan's LRUs: a split plan's workspace may be in a
+captured graph); batched plans (no workspace; decode makes one a context length) in an LRU of their own,
+_batched_plans: a repeated call does
 no codegen, no hashing and no disk access; its launches are packed once per (stream, incx, incy)
 (driver.PackedLaunch) and a call rewrites six fields and calls cuLaunchKernel once or twice. On
 torch tensors whose metadata was seen before, regtile.sgemv skips the checks too (one dict
@@ -31,10 +33,12 @@ from .arrays import INT_MAX, REAL, Operand, as_operand, fast_key, remember
 from .compiler import check_arch, compile_config
 from .errors import InputError
 from .packed_plan import PackedPlan
+from .plan_store import PlanCache
 from .problem import current_torch_stream, stream_handle
 
 _lock = threading.Lock()
 _plans: Dict[tuple, "GemvPlan"] = {}
+_batched_plans = PlanCache()  # batched GEMV plans: no workspace, so evicting one frees nothing a graph uses
 _device_info: Optional[Tuple[str, int]] = None  # (arch, SM count), read once
 
 
@@ -145,7 +149,8 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     config codegen/batch_choice.batched_gemv's unless given."""
     dev_arch, sms = _arch_and_sms() if arch is None else (arch, None)
     key = (m, n, op, incx, incy, dev_arch, config, splits, batch, strides)
-    plan = _plans.get(key)
+    cache = _batched_plans if batch else _plans
+    plan = cache.get(key)
     if plan is not None:
         return plan
     if sms is None:
@@ -164,6 +169,8 @@ def plan_for(m: int, n: int, op: str = "N", incx: int = 1, incy: int = 1, config
     kernel = driver.load(compile_config(cfg, dev_arch))
     if splits is None:
         splits = 1 if batch else splits_for(cfg, m, n, sms, kernel.blocks_per_sm)
+    if batch:
+        return _batched_plans.put(key, GemvPlan(kernel, m, n, op, splits, cfg, batch, strides))
     with _lock:
         plan = _plans.setdefault(key, GemvPlan(kernel, m, n, op, splits, cfg, batch, strides))
     return plan
@@ -369,6 +376,14 @@ class GemvRoute:
         self.plan.launch(alpha, mat, self.ld, x, self.incx, beta, c, self.incy, stream)
 
 
+def gemv_matrix(m: int, n: int, k: int, trans_a: bool, trans_b: bool) -> Tuple[int, int, str]:
+    """(rows, cols, op) of the row-major matrix the GEMV of an m == 1 (the matrix B) or n == 1 (the matrix A) GEMM
+    reads: B stored n x k is op N over its rows, k x n op T; A stored k x m op T, m x k op N (gemv_route)."""
+    if m == 1:
+        return (n, k, "N") if trans_b else (k, n, "T")
+    return (k, m, "T") if trans_a else (m, k, "N")
+
+
 def gemv_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, ldb: int, ldc: int,
                arch: Optional[str] = None, batch: int = 0,
                strides: Tuple[int, int, int] = (0, 0, 0), config=None) -> Optional[GemvRoute]:
@@ -386,19 +401,19 @@ def gemv_route(m: int, n: int, k: int, trans_a: bool, lda: int, trans_b: bool, l
     GEMV kernel's config instead of the rule's (lab A/Bs; batched where batch > 0)."""
     if k < 1 or not (m == 1 or n == 1):
         return None
+    rows, cols, op = gemv_matrix(m, n, k, trans_a, trans_b)
     if m == 1:  # x: the row of op(A); the matrix: B
         incx = lda if trans_a and k > 1 else 1
-        rows, cols, ld, op = (n, k, ldb, "N") if trans_b else (k, n, ldb, "T")
-        incy, mat_is_a = 1, False
+        ld, incy, mat_is_a = ldb, 1, False
     else:  # x: the column of op(B); the matrix: A
         incx = 1 if trans_b or k == 1 else ldb
-        rows, cols, ld, op = (k, m, lda, "T") if trans_a else (m, k, lda, "N")
-        incy, mat_is_a = (ldc if m > 1 else 1), True
+        ld, incy, mat_is_a = lda, (ldc if m > 1 else 1), True
     if rows == 1:
         ld = -(-cols // 4) * 4  # a single row's leading dimension is never used: keep float4 loads
     if batch:
         from ..codegen.batch_choice import batched_gemv
-        if config is None and batched_gemv(rows, cols, op, batch, _arch_and_sms()[1]) is None:
+        config = config or batched_gemv(rows, cols, op, batch, _arch_and_sms()[1])
+        if config is None:
             return None
         sa, sb, sc = strides
         strides = (sa, sb, sc) if mat_is_a else (sb, sa, sc)  # the matrix's, x's, y's

@@ -13,8 +13,8 @@ L2, each variant checked once against torch's float64 bmm with C NaN-poisoned, t
 torch.bmm (TF32 off), the median of rounds of back-to-back launches.  Also the bandwidth each variant reaches
 (the batch's matrix, vectors and outputs over the time) against the device's copy bandwidth.
 
-  python3 -m lab.experiments.batched_gemv_ab [shapes=narrow] [budget=SECONDS]    (GPU) writes batched_gemv_ab.json
-      under $OUT (shapes=narrow: NARROW, p V on head dims no 128-column strip tiles)
+  python3 -m lab.experiments.batched_gemv_ab [shapes=narrow|check] [budget=SECONDS]    (GPU) writes
+      batched_gemv_ab.json under $OUT (shapes=narrow: NARROW, p V on head dims no 128-column strip tiles; check: CHECK)
 """
 import os
 import statistics
@@ -38,6 +38,10 @@ SHAPES = (
 # strip of scalar loads): p V with head dims that no 128-column strip tiles
 NARROW = (("NN", 256, 1, 80, 1500), ("NN", 512, 1, 80, 512), ("NN", 64, 1, 96, 2048), ("NN", 128, 1, 112, 1024),
           ("NN", 128, 1, 48, 1024), ("NT", 256, 1, 1500, 80))
+# shapes=check (session 46, after the rule's unroll change was fitted on SHAPES and NARROW): p V batches none of the
+# rule's fitting saw
+CHECK = (("NN", 128, 1, 128, 2048), ("NN", 96, 1, 64, 1024), ("NN", 48, 1, 128, 8192), ("NN", 2048, 1, 64, 128),
+         ("NN", 200, 1, 80, 777), ("NN", 16, 1, 256, 8192), ("TN", 24, 2048, 1, 512), ("NN", 40, 1, 96, 4096))
 
 
 def candidates(op: str, cols: int):
@@ -62,6 +66,7 @@ def candidates(op: str, cols: int):
                SgemvTConfig(4, 64, 4, 4, warp_reduce=True)]
     elif cols == 64:
         out = [SgemvTConfig(16, 16, 4, 8), SgemvTConfig(16, 16, 4, 4), SgemvTConfig(16, 16, 4, 8, warp_reduce=True),
+               SgemvTConfig(16, 16, 4, 4, warp_reduce=True),
                SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
                SgemvTConfig(8, 32, 4, 4, warp_reduce=True)]
     elif cols in (48, 80, 96, 112):
@@ -69,7 +74,9 @@ def candidates(op: str, cols: int):
                SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(4, 64, 4, 8, warp_reduce=True),
                SgemvTConfig(4, 64, 4, 4, warp_reduce=True)]
     elif cols > 128:
-        out = [SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(32, 16, 4, 4)]
+        out = [SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(32, 16, 4, 4),
+               SgemvTConfig(16, 16, 4, 8, warp_reduce=True), SgemvTConfig(16, 16, 4, 4, warp_reduce=True),
+               SgemvTConfig(8, 32, 4, 8, warp_reduce=True), SgemvTConfig(8, 32, 4, 4, warp_reduce=True)]
     else:
         out = [SgemvTConfig(1, 256, 1, 8), SgemvTConfig(1, 256, 1, 4)]
     return [c.replace(batched=True) for c in out]
@@ -81,13 +88,13 @@ def _entry(layout, batch, m, n, k) -> dict:
 
 def run(argv) -> None:
     budget = float(take_option(argv, "budget") or 1e9)
-    shapes = NARROW if take_option(argv, "shapes") == "narrow" else SHAPES
+    shapes = {"narrow": NARROW, "check": CHECK}.get(take_option(argv, "shapes"), SHAPES)
     import torch
     from lab.experiments.batched_sweep import BatchedBench
     from regtile.codegen.batch_choice import batched_gemv, choose_batched
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
-    from regtile.runtime.gemv import gemv_route
+    from regtile.runtime.gemv import gemv_matrix, gemv_route
     from regtile.runtime.plans import GemmPlan
     from regtile.tools.shape_sweep import copy_gbs, time_interleaved, time_steady
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -98,11 +105,7 @@ def run(argv) -> None:
     plans_meta, ahead = [], []
     for layout, batch, m, n, k in shapes:
         ta, tb = layout[0] == "T", layout[1] == "T"
-        # the GEMV's matrix and op as gemv_route makes them (m == 1: B, op N when B^T; n == 1: A, op T when A^T)
-        if m == 1:
-            rows, cols, op = (n, k, "N") if tb else (k, n, "T")
-        else:
-            rows, cols, op = (k, m, "T") if ta else (m, k, "N")
+        rows, cols, op = gemv_matrix(m, n, k, ta, tb)  # the GEMV's matrix and op as gemv_route makes them
         cands = candidates(op, cols)
         gemm = choose_batched(m, n, k, batch, dev.arch, dev.sm_count, ta, tb)
         plans_meta.append((rows, cols, op, cands, gemm))
@@ -162,7 +165,7 @@ def run(argv) -> None:
               + "; ".join(f"{key} {desc}" for key, desc in row["names"].items()), file=sys.stderr)
 
 
-main = program(run, "shapes=narrow budget=SECONDS")
+main = program(run, "shapes=narrow|check budget=SECONDS")
 
 if __name__ == "__main__":
     sys.exit(main())

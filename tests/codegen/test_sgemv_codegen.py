@@ -532,13 +532,17 @@ def test_batched_config_text_and_refusals():
         plain, batched = emit_sgemv_cuda(cfg), emit_sgemv_cuda(cfg.replace(batched=True))
         assert plain.params == SGEMV_PARAMS and batched.params == SGEMV_PARAMS + GEMV_BATCH_PARAMS
         assert plain.name != batched.name and "stride_a" not in plain.text
-        body = batched.text.split("{", 1)[1]
+        body = batched.text.split(batched.reduce.text)[0].split("*/", 1)[1].split("{", 1)[1]  # the kernel's body
         wait, move = body.index("griddepcontrol.wait"), body.index("A += (long long)blockIdx.z * stride_a;")
-        assert wait < move < body.index("x += (long long)blockIdx.z * stride_x;") < body.index("lda")
+        moved_y = body.index("y += (long long)blockIdx.z * stride_y;")
+        assert wait < move < body.index("x += (long long)blockIdx.z * stride_x;") < moved_y < body.index("lda")
+        rest = body[moved_y + 40:]
+        assert "A += " not in rest and "y += " not in rest  # moved once
+        assert min(rest.find(v) for v in (" y[", "y)", "y,") if rest.find(v) >= 0) > 0  # y used after its move
         assert "(long long)M * N * gridDim.z <= 4194304LL" in body
-        assert batched.geometry.programmatic
-    assert SgemvConfig().to_dict() == SgemvConfig.from_dict(SgemvConfig().to_dict()).to_dict()
-    assert "batched" not in SgemvConfig().to_dict() and SgemvConfig(batched=True).to_dict()["batched"] is True
+    for cfg in (SgemvConfig(batched=True), SgemvTConfig(8, 32, 4, 8, warp_reduce=True, batched=True)):
+        assert type(cfg).from_dict(cfg.to_dict()) == cfg and cfg.to_dict()["batched"] is True
+    assert "batched" not in SgemvConfig().to_dict()
     with pytest.raises(ConfigError, match="batched with cluster"):
         SgemvTConfig(32, 8, 4, 4, cluster=4, batched=True)
     with pytest.raises(ConfigError, match="batched with fused_reduce"):
@@ -551,10 +555,12 @@ def test_batched_config_text_and_refusals():
     (2048, 64, "N", 384, ("N", 2, 2, 1)),  # head dim 64: 16 lanes a row
     (4096, 4096, "N", 32, ("N", 1, 1, 8)),  # long rows: 8 float4 loads a lane (479.1 us against 502.9 at 4)
     # op T (p V a head, NN): 128-column strips where the batch's strips make 1.5 blocks an SM, else narrower
-    (1024, 128, "T", 256, ("T", 32, 8, 8)),  # 256 blocks: 31.7 us against 32.5 on 64-column strips
+    (1024, 128, "T", 256, ("T", 32, 8, 8)),  # 256 blocks: 31.7 us against 32.5 on 64-column strips; 8 rows in flight
     (4096, 128, "T", 64, ("T", 8, 32, 8)),  # 64 entries: 32-column strips, 256 blocks (31.8 us against 46.2)
     (128, 128, "T", 32, ("T", 8, 32, 4)),
-    (2048, 64, "T", 384, ("T", 16, 16, 8)),
+    (2048, 64, "T", 384, ("T", 16, 16, 4)),  # 384 blocks, more than 2 an SM: 4 rows in flight (47.2 us against 48.3)
+    (1500, 80, "T", 256, ("T", 4, 64, 4)),  # 80 columns: strips of 16 tile them (36.5 us against 52.4 on one of 128)
+    (2048, 96, "T", 64, ("T", 8, 32, 8)),  # 96 columns: strips of 32, 192 blocks
 ])
 def test_batched_gemv_rule_as_measured(rows, cols, op, batch, want):
     from regtile.codegen.batch_choice import batched_gemv

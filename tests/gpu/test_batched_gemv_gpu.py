@@ -7,15 +7,14 @@ import pytest
 import regtile
 from regtile.codegen.batch_choice import batched_gemv
 from regtile.codegen.sgemv_config import SgemvConfig, SgemvTConfig
-from regtile.runtime import plans
-from regtile.runtime.gemv import gemv_route
+from regtile.runtime import driver, plans
+from regtile.runtime.gemv import gemv_matrix, gemv_route
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
 from gemm_checks import capture_and_replay  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 
-SMS = 132
 
 
 def _err(got, ref):
@@ -49,12 +48,7 @@ def test_batched_gemv_route_every_layout(batch, m, n, k, ta, tb):
     made = _plans_of(m, n, k, batch)
     assert made
     for p in made:
-        # the route's matrix and op (runtime/gemv.gemv_route): m == 1 reads B, n == 1 reads A
-        if m == 1:
-            rows, cols, op = (n, k, "N") if p.trans_b else (k, n, "T")
-        else:
-            rows, cols, op = (k, m, "T") if p.trans_a else (m, k, "N")
-        rule = batched_gemv(rows, cols, op, batch, SMS)
+        rule = batched_gemv(*gemv_matrix(m, n, k, p.trans_a, p.trans_b), batch, driver.device().sm_count)
         assert (p.gemv is not None) == (rule is not None), p.describe()
         if p.gemv is not None:
             assert p.gemv.plan.batch == batch and p.gemv.plan.grid[1:] == (1, batch) and p.config.batched
@@ -79,6 +73,24 @@ def test_batched_gemv_beta_and_broadcast_operands(tb):
     assert any(p.gemv is not None for p in _plans_of(1, n, k, batch))
 
 
+@pytest.mark.parametrize("tb", [False, True])
+def test_batched_gemv_strided_vector_and_strided_c(tb):
+    """x at a stride (every other float of a wider row: incx 2 through the vector's transposed view) and a C whose
+    row is strided (seen as column-major: the problem swapped to C^T = op(B)^T op(A)^T, n == 1), batched."""
+    batch, n, k = 192, 640, 96
+    Q = torch.randn(batch, 1, 2 * k, device="cuda")
+    x = Q[:, :, ::2]  # (batch, 1, k), unit stride nowhere along k
+    B = torch.randn(batch, n, k, device="cuda").transpose(1, 2) if tb else torch.randn(batch, k, n, device="cuda")
+    Y = torch.full((batch, 1, 3 * n), float("nan"), device="cuda")
+    C = Y[:, :, ::3]  # y at stride 3
+    regtile.sgemm(x, B, C)
+    torch.cuda.synchronize()
+    assert _err(C, torch.matmul(x.double(), B.double())) <= 1e-5
+    assert torch.isnan(Y[:, :, 1::3]).all()  # nothing written between y's elements
+    assert any(p.gemv is not None and p.gemv.plan.batch == batch for p in plans.plan_cache.values()
+               if p.batch == batch and p.k == k)
+
+
 def test_batched_gemv_graph_capture_and_replay():
     batch, n, k = 128, 1024, 128
     A = torch.randn(batch, 1, k, device="cuda")
@@ -93,7 +105,8 @@ def test_batched_gemv_graph_capture_and_replay():
 FORMS = [SgemvConfig(1, 4, 4, 1, row_groups=4), SgemvConfig(2, 4, 4, 1, row_groups=2),
          SgemvConfig(4, 4, 4, 2, row_groups=2), SgemvConfig(1, 4, 8, 1, row_groups=2), SgemvConfig(1, 4, 4, 4),
          SgemvConfig(1, 4, 4, 8), SgemvTConfig(32, 8, 4, 8), SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8),
-         SgemvTConfig(16, 16, 4, 8, warp_reduce=True), SgemvTConfig(8, 32, 4, 8, warp_reduce=True),
+         SgemvTConfig(16, 16, 4, 8, warp_reduce=True), SgemvTConfig(16, 16, 4, 4, warp_reduce=True),
+         SgemvTConfig(8, 32, 4, 8, warp_reduce=True),
          SgemvTConfig(8, 32, 4, 4, warp_reduce=True), SgemvTConfig(4, 64, 4, 4, warp_reduce=True),
          SgemvTConfig(4, 64, 4, 8, warp_reduce=True),
          SgemvTConfig(8, 64, 4, 8, warp_reduce=True)]

@@ -732,3 +732,52 @@ def test_batched_m_one_routes_to_a_batched_gemv(fake_gpu, tb, want, strides):
     FakeGemv.made.clear()
     regtile.sgemm(Dev((5, 1, 200)), Dev((5, 200, 300)), Dev((5, 1, 300)))
     assert FakeGemv.made == [] and len(fake_gpu) == 1 and fake_gpu[0][0].batched
+
+
+def test_batched_n_one_and_a_strided_c_route_to_a_batched_gemv(fake_gpu):
+    """n == 1 (the matrix is A: strides kept in order) and a C whose row is strided (seen as column-major: the problem
+    is swapped to C^T = B^T A^T, then n == 1 with the matrix B), each one batched GEMV with the right strides."""
+    batch, m, k = 256, 4096, 64
+    regtile.sgemm(Dev((batch, m, k), ptr=0xA000), Dev((batch, k, 1), ptr=0xB000), Dev((batch, m, 1), ptr=0xC000))
+    g = FakeGemv.made[-1]
+    assert g.args == (m, k, "N", 1, 1) and g.batch == batch and g.strides == (m * k, k, m)
+    FakeGemv.made.clear()
+    n = 16
+    C = Dev((batch, 1, n), strides=(4 * 2 * n, 4 * 2 * n, 4 * 2), ptr=0xC000)  # y at stride 2
+    regtile.sgemm(Dev((batch, 1, 8), ptr=0xA000), Dev((batch, 8, n), ptr=0xB000), C)
+    g = FakeGemv.made[-1]
+    # C^T (n x 1) = B^T (n x 8) A^T: the matrix is B (8 x n row-major, op T over it), x A's row, y C at stride 2
+    assert g.args == (8, n, "T", 1, 2) and g.batch == batch and g.strides == (8 * n, 8, 2 * n)
+    assert g.launches[-1][1:4:2] == (0xB000, 0xA000)
+
+
+def test_gemv_plan_batched_grid_arguments_and_refusals():
+    """GemvPlan with a batch: gridDim.z = batch, one split, the three strides packed after the usual arguments; a
+    batch without a batched config, a split with a batch and a z over the launch limit are refused."""
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import emit_sgemv_cuda
+    from regtile.codegen.sgemv_config import SgemvTConfig
+    from regtile.runtime import gemv
+    from regtile.runtime.errors import InputError
+    cfg = SgemvTConfig(8, 32, 4, 8, warp_reduce=True, batched=True)
+    kernel = SimpleNamespace(source=emit_sgemv_cuda(cfg))
+    plan = gemv.GemvPlan(kernel, 1024, 128, "T", 1, cfg, batch=300, strides=(1024 * 128, 1024, 128))
+    assert plan.grid == (4, 1, 300) and plan._new_workspace() is None
+    captured = []
+    real = gemv.driver.PackedLaunch
+    try:
+        gemv.driver.PackedLaunch = lambda k, grid, args, dyn: captured.append((grid, args)) or "launch"
+        assert plan._launches((0, 1, 1), 0) == ["launch"]
+    finally:
+        gemv.driver.PackedLaunch = real
+    grid, args = captured[0]
+    assert grid == (4, 1, 300) and len(args) == len(kernel.source.params) and args[-3:] == (1024 * 128, 1024, 128)
+    plain = SgemvTConfig(8, 32, 4, 8, warp_reduce=True)
+    with pytest.raises(InputError, match="needs a batched GEMV kernel"):
+        gemv.GemvPlan(SimpleNamespace(source=emit_sgemv_cuda(plain)), 1024, 128, "T", 1, plain, batch=300)
+    with pytest.raises(InputError, match="one split a matrix"):
+        gemv.GemvPlan(kernel, 1024, 128, "T", 2, cfg, batch=300)
+    with pytest.raises(InputError, match="launch limits"):
+        gemv.GemvPlan(kernel, 1024, 128, "T", 1, cfg, batch=70000)
+    with pytest.raises(InputError, match="needs a batch"):
+        gemv.GemvPlan(kernel, 1024, 128, "T", 1, cfg)
