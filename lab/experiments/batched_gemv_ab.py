@@ -17,7 +17,6 @@ torch.bmm (TF32 off), the median of rounds of back-to-back launches.  Also the b
       batched_gemv_ab.json under $OUT (shapes=narrow: NARROW, p V on head dims no 128-column strip tiles; check: CHECK)
 """
 import os
-import statistics
 import sys
 import time
 
@@ -90,13 +89,13 @@ def run(argv) -> None:
     budget = float(take_option(argv, "budget") or 1e9)
     shapes = {"narrow": NARROW, "check": CHECK}.get(take_option(argv, "shapes"), SHAPES)
     import torch
-    from lab.experiments.batched_sweep import BatchedBench
+    from lab.experiments.batched_sweep import BatchedBench, check_and_time
     from regtile.codegen.batch_choice import batched_gemv, choose_batched
     from regtile.runtime import driver
     from regtile.runtime.compiler import compile_many
     from regtile.runtime.gemv import gemv_matrix, gemv_route
     from regtile.runtime.plans import GemmPlan
-    from regtile.tools.shape_sweep import copy_gbs, time_interleaved, time_steady
+    from regtile.tools.shape_sweep import copy_gbs
     torch.backends.cuda.matmul.allow_tf32 = False
     t0 = time.time()
     dev = driver.device()
@@ -133,14 +132,9 @@ def run(argv) -> None:
                 key = f"c{i}"
                 names[key] = cfg.describe()
                 fns[key] = bench.plan(route)
-            check = {}
-            for name, fn in fns.items():
-                ok, err, unwritten = bench.check(fn)
-                check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
-            times, retimed = time_steady(lambda: time_interleaved(torch, fns, bench.sets, 5))
+            check, us, retimed = check_and_time(torch, bench, fns)
         finally:
             bench.close()
-        us = {name: round(statistics.median(t), 3) for name, t in times.items()}
         nbytes = 4 * batch * (m * k + k * n + m * n)
         cand_us = {key: us[key] for key in names}
         best = min(cand_us, key=cand_us.get)

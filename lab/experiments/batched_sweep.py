@@ -144,6 +144,19 @@ def _lib_label(p, lib_cfg, sms: int) -> str:
             + (f" split {lib_cfg.split_k}" if lib_cfg.split_k > 1 else ""))
 
 
+def check_and_time(torch, bench: BatchedBench, fns: dict):
+    """(check, us, retimed): each fn(i) checked once against float64 on a NaN-poisoned C ({name: ok, rel_err,
+    unwritten}), then all timed interleaved (tools/shape_sweep.time_interleaved, retimed once where disturbed): the
+    median microseconds a launch by name."""
+    from regtile.tools.shape_sweep import time_interleaved, time_steady
+    check = {}
+    for name, fn in fns.items():
+        ok, err, unwritten = bench.check(fn)
+        check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
+    times, retimed = time_steady(lambda: time_interleaved(torch, fns, bench.sets, 5))
+    return check, {name: round(statistics.median(t), 3) for name, t in times.items()}, retimed
+
+
 def _packed_lds(e: dict):
     """(lda, ldb, ldc) of a suite entry's packed operands in its layout."""
     ta, tb = e["layout"][0] == "T", e["layout"][1] == "T"
@@ -160,7 +173,7 @@ def run(argv) -> None:
     from regtile.runtime import driver
     from regtile.runtime.choice import choose_sgemm_kernel
     from regtile.runtime.plans import GemmPlan
-    from regtile.tools.shape_sweep import compile_all, time_interleaved, time_steady
+    from regtile.tools.shape_sweep import compile_all
     torch.backends.cuda.matmul.allow_tf32 = False
     t0 = time.time()
     suite = [e for e in json.load(open(suite_path)) if not only or e["group"] == only]
@@ -193,14 +206,9 @@ def run(argv) -> None:
                     print(f"  {name}: {type(ex).__name__}: {str(ex)[:160]}", file=sys.stderr, flush=True)
                     continue
                 fns[name] = bench.plan(plan)
-            check = {}
-            for name, fn in fns.items():
-                ok, err, unwritten = bench.check(fn)
-                check[name] = {"ok": ok, "rel_err": err, "unwritten": unwritten}
-            times, retimed = time_steady(lambda: time_interleaved(torch, fns, bench.sets, 5))
+            check, us, retimed = check_and_time(torch, bench, fns)
         finally:
             bench.close()
-        us = {name: round(statistics.median(t), 3) for name, t in times.items()}
         members = {name: us[name] for name in cands if name in us}
         best = min(members, key=members.get) if members else None
         row = dict(e, lib_us=us["lib"], bmm_us=us["bmm"], x_bmm=round(us["bmm"] / us["lib"], 4),

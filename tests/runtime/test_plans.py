@@ -781,3 +781,22 @@ def test_gemv_plan_batched_grid_arguments_and_refusals():
         gemv.GemvPlan(kernel, 1024, 128, "T", 1, cfg, batch=70000)
     with pytest.raises(InputError, match="needs a batch"):
         gemv.GemvPlan(kernel, 1024, 128, "T", 1, cfg)
+
+
+def test_gemv_plan_for_keys_on_the_batch_and_its_strides(monkeypatch):
+    """runtime/gemv.plan_for: a batched plan per (batch, strides) - another batch or another stride is another plan,
+    the same ones the cached plan - in the batched LRU, apart from the unbatched plans (no GPU: compile and load faked)."""
+    from types import SimpleNamespace
+    from regtile.codegen.emit_sgemv import emit_sgemv_cuda
+    from regtile.runtime import gemv
+    monkeypatch.setattr(gemv, "compile_config", lambda cfg, arch: cfg)
+    monkeypatch.setattr(gemv.driver, "load", lambda cfg: SimpleNamespace(source=emit_sgemv_cuda(cfg), blocks_per_sm=2))
+    monkeypatch.setattr(gemv, "_batched_plans", plans.PlanCache(size=4))
+    monkeypatch.setattr(gemv, "_arch_and_sms", lambda: ("sm_90", 132))
+    a = gemv.plan_for(1024, 128, "T", arch="sm_90", batch=256, strides=(131072, 1024, 128))
+    assert a.batch == 256 and a.grid == (1, 1, 256) and a.config.batched
+    assert gemv.plan_for(1024, 128, "T", arch="sm_90", batch=256, strides=(131072, 1024, 128)) is a
+    b = gemv.plan_for(1024, 128, "T", arch="sm_90", batch=255, strides=(131072, 1024, 128))
+    c = gemv.plan_for(1024, 128, "T", arch="sm_90", batch=256, strides=(0, 1024, 128))
+    assert len({id(a), id(b), id(c)}) == 3 and (b.batch, c.strides) == (255, (0, 1024, 128))
+    assert len(gemv._batched_plans) == 3 and all(p.batch for p in gemv._batched_plans.values())
