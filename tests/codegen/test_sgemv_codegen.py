@@ -585,8 +585,19 @@ def test_batched_gemv_rule_leaves_few_blocks_to_the_gemm_members():
 DECODE_MATRICES = ((1024, 128), (4096, 128), (512, 64), (77, 64), (2048, 130), (1000, 517), (64, 4096))
 
 
-@pytest.mark.parametrize("arch, which", tiered([(a, w) for a in ("sm_80", "sm_86", "sm_89", "sm_90") for w in ("N", "T")],
-                                               fast={("sm_90", "T")}))
+def test_batched_gemv_decode_pick_compiles_with_float4_loads():
+    """The fast tier's check (every config of the rule on every arch: the slow tier, below): p V's pick on 64 entries of
+    4096 x 128 (32-column strips, 8 rows in flight, warp shuffles) compiles for sm_90 without spills, LDG.128 in its SASS."""
+    from regtile.codegen.batch_choice import batched_gemv
+    cfg = batched_gemv(4096, 128, "T", 64, 132)
+    src = emit_cuda(cfg)
+    art = compile_source(src, "sm_90")
+    assert art.resources.spill_free and (cfg.threads_x, cfg.unroll, cfg.warp_reduce) == (8, 8, True)
+    assert instruction_mix(function_of(art.cubin, src.name)[1].instructions).get("LDG.128", 0) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch, which", [(a, w) for a in ("sm_80", "sm_86", "sm_89", "sm_90") for w in ("N", "T")])
 def test_batched_gemv_rule_configs_compile_spill_free(arch, which):
     """The rule's configs on decode shapes (heads of 64 and 128, ragged ones; batches of 64 and 512: op T's strips of
     32-128 columns) compile for every arch without spills, the SASS of the float4 ones with its 128-bit loads."""
