@@ -21,6 +21,8 @@ The rule now, from that run:
   an SM, fastest on the attention shapes; 128x128 and 128x256 win where their blocks fill the slots in fewer, fuller
   waves (16 x 512^3, 8 x 256 x 4096 x 14336).
 - Where m <= 16 leaves fewer than SPLIT_FILL_BLOCKS blocks an SM, K is split (skinny_split, split_config).
+- m == 1 or n == 1 (session 46): one batched GEMV launch of the SGEMV family's kernels where batched_gemv takes the batch
+  (the end of this module), before the skinny members.
 
 The edge clamp on ragged C, K in whole k-tiles and tall-256x128 came from the held-out set's losses
 (benchmarks/shapes-batched-heldout.json; docs/shapes.md "Batches"), which is in sample for them.
@@ -157,7 +159,9 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 #   (256 blocks) 31.7 us, 64-column 32.5 (bmm 36.5).  Rows in flight a thread: 8 ran faster than 4 only where the
 #   batch made at most 2 blocks an SM (256 x 1x128x1024 31.2 / 32.6 us, 64 x 1x128x4096 31.3 / 32.6, runs c_629dfe1),
 #   4 faster on the eight other shapes (by 1-7%, e.g. 512 x 1x128x512 31.8 / 32.3 and, in run e_3346f14, 512 x 1x80x512
-#   on 16-column strips 23.3 / 24.9); hence GEMV_DEEP_BLOCKS (fitted on those ten, judged in run f).
+#   on 16-column strips 23.3 / 24.9); hence GEMV_DEEP_BLOCKS (fitted on those ten).  Judged with the narrow strips below
+#   on eight p V batches neither was fitted on (run f_8a422c2, shapes=check): 1.009-1.240x torch.bmm, within 0.6% of
+#   the fastest candidate on seven and 2.8% on 40 x 1x96x4096.
 # - A matrix narrower than its strip (head dims of 48-112; the third batched set's NN 256 x 1x80x1500 ran 0.76x on one
 #   128-column strip of scalar loads): the widest strips that tile its columns (80: 16 columns, 36.5 us against 52.4;
 #   96: 32 columns, 13.8 against 63.2; run e_3346f14).
