@@ -36,7 +36,7 @@ from .hardware import MAX_GRID_YZ
 from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
 from .layouts import with_layout
 from .presets import get_member
-from .sgemv_config import LONG_ROW_COLS, SgemvTConfig, _pow2_at_least, config_for_width
+from .sgemv_config import SgemvTConfig, _pow2_at_least, config_for_width, long_rows
 
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
@@ -149,9 +149,9 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 # matrix once with float4 loads.  Measured on the H200 (session 46, lab/experiments/batched_gemv_ab.py,
 # docs/data/session46/b_f7d6b47: every candidate config interleaved with torch.bmm on 14 batches):
 # - op N (q K^T: a dot product of head-dim floats a matrix row): the single GEMV's row rule (config_for_width, and 8
-#   float4 loads a lane for rows of LONG_ROW_COLS) was fastest or within 1% on every shape but the tiny 32 x 128x128
-#   (2.4 us against 2.2): 97.5% of the copy bandwidth on 256 x 1x1024x128, 1.51x torch.bmm (cuBLAS's batched GEMM
-#   there moves 65%).  32 x 4096x1x4096: 4 float4 loads a lane 502.9 us, 8 479.1 (8 warps a block 473.4; bmm 499.1).
+#   float4 loads a lane on long rows, sgemv_config.long_rows) was fastest or within 1% on every shape but the tiny
+#   32 x 128x128 (2.4 us against 2.2): 97.5% of the copy bandwidth on 256 x 1x1024x128, 1.51x torch.bmm (cuBLAS's
+#   batched GEMM there moves 65%).  32 x 4096x1x4096: 4 float4 loads a lane 502.9 us, 8 479.1 (8 warps a block 473.4; bmm 499.1).
 # - op T (p V: x^T V, a column strip a block): strips of 128 columns (32 x 8 threads) where the batch's strips make at
 #   least GEMV_TARGET_BLOCKS; narrower strips, down to 32 columns (8 x 32 threads, the thread rows of a warp meeting
 #   by shuffles), where they do not: 64 x 1x128x4096 (64 strips of 128 columns) ran 46.2 us on 128-column strips, 33.4
@@ -178,10 +178,7 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
     x^T A, a column strip a block), or None where its blocks would leave more than half the SMs without one
     (GEMV_MIN_FILL).  The rules and their measurements: the comment above."""
     if op == "N":
-        cfg = config_for_width(cols)
-        if cols >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:  # as config_for_shape's long rows
-            cfg = cfg.replace(unroll=8)
-        cfg = cfg.replace(batched=True)
+        cfg = long_rows(config_for_width(cols), cols).replace(batched=True)
         blocks = _ceil(rows, cfg.rows_per_block)
     else:
         vec = 4 if cols >= 4 else 1
@@ -192,18 +189,17 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
             # single GEMV's rule (config_for_shape_t) keeps the one strip: not measured there.
             tile = next((t for t in (16, 8, 4) if t < tx and cols % (4 * t) == 0), 0)
             tx = tile or tx
-        while tx > GEMV_MIN_STRIP_THREADS and vec == 4 and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count:
+        while (tx > GEMV_MIN_STRIP_THREADS and vec == 4
+               and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count):
             tx //= 2
-        ty = 256 // tx
-        while ty > 1 and ty // 2 >= rows:
-            ty //= 2
+        blocks = _ceil(cols, tx * vec)  # the strips of one entry
+        ty = _pow2_at_least(rows, 256 // tx)  # as config_for_shape_t: no more thread rows than rows
         # 8 rows in flight a thread only where the batch's blocks are at most GEMV_DEEP_BLOCKS an SM (few threads
         # an SM: each needs more loads in flight), else 4 (comment above)
-        deep = batch * _ceil(cols, tx * vec) <= GEMV_DEEP_BLOCKS * sm_count
+        deep = batch * blocks <= GEMV_DEEP_BLOCKS * sm_count
         unroll = 8 if rows >= 8 * ty and deep else 4 if rows >= 4 * ty else 1
         cfg = SgemvTConfig(threads_x=tx, threads_y=ty, vec=vec, unroll=unroll,
                            warp_reduce=tx < 32 and tx * ty >= 64, batched=True)
-        blocks = _ceil(cols, cfg.strip)
     if batch * blocks < GEMV_MIN_FILL * sm_count or batch > MAX_GRID_YZ:
         return None
     return cfg

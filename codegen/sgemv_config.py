@@ -211,6 +211,15 @@ FEW_LONG_ROWS = 8
 FEW_LONG_COLS = (16384, 65536)
 
 
+def long_rows(cfg: SgemvConfig, n: int) -> SgemvConfig:
+    """`cfg` with 8 float4 loads a lane in flight where its rows are long (LONG_ROW_COLS, aligned), a warp each:
+    measured on the H100 in two runs, 7550ec7 and 0bf45f3: 16384x50000 1077.5 / 1077.6 us against 1093.5 / 1093.5 at
+    unroll 4, 16384x4096 88.0 against 90.1 (config_for_shape; batched too, batch_choice.batched_gemv)."""
+    if n >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:
+        return cfg.replace(unroll=8)
+    return cfg
+
+
 def config_for_shape(m: int, n: int) -> SgemvConfig:
     """config_for_width, plus several warps a row when long rows are too few to fill
     the GPU's warp slots on their own."""
@@ -243,12 +252,7 @@ def config_for_shape(m: int, n: int) -> SgemvConfig:
     while split < 4 and m * split < TARGET_WARPS and n >= 128 * (2 * split) * cfg.unroll:
         split *= 2
     if split == 1:
-        if n >= LONG_ROW_COLS and cfg.vec == 4 and not cfg.ragged_rows:
-            # long rows, a warp each: 8 float4 loads a lane in flight (measured on the H100 in two
-            # runs, 7550ec7 and 0bf45f3: 16384x50000 1077.5 / 1077.6 us against 1093.5 / 1093.5 at
-            # unroll 4, 16384x4096 88.0 against 90.1)
-            return cfg.replace(unroll=8)
-        return cfg
+        return long_rows(cfg, n)
     cfg = cfg.replace(warps_per_row=split, warps_per_block=max(cfg.warps_per_block, split))
     if SHARE_X_ROWS[0] <= m < SHARE_X_ROWS[1] and n >= SHARE_X_COLS:
         # x (>= 128 KB) leaves L1 between rows: each A float4 came with an x float4 from L2

@@ -24,9 +24,8 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from ..codegen.hardware import MAX_GRID_YZ
 from ..codegen.emit_sgemv import reduce_outputs_per_block
-from ..codegen.hardware import arch_number
+from ..codegen.hardware import MAX_GRID_YZ, arch_number
 from ..codegen.sgemv_config import CLUSTER_MIN_ARCH, SgemvConfig, SgemvTConfig, choose_gemv, splits_for
 from . import driver
 from .arrays import INT_MAX, REAL, Operand, as_operand, fast_key, remember

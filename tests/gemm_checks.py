@@ -1,7 +1,12 @@
-"""What the SGEMM GPU test files check alike: a call warmed up on a side stream, captured into a
-CUDA graph there, and replayed on fresh A and B (C NaN-poisoned before each replay) against the
-float64 product.  Imported only by GPU tests (torch on a GPU)."""
+"""What the SGEMM GPU test files check alike: the relative error against a float64 reference, and a call warmed up
+on a side stream, captured into a CUDA graph there, and replayed on fresh A and B (C NaN-poisoned before each replay)
+against the float64 product.  Imported only by GPU tests (torch on a GPU)."""
 import torch
+
+
+def rel_err(got, ref) -> float:
+    """||got - ref|| / ||ref|| in float64 (a NaN anywhere in `got`, an unwritten poisoned element, makes it NaN)."""
+    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def capture_and_replay(call, A, B, C, replays: int = 2) -> None:

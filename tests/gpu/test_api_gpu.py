@@ -10,13 +10,8 @@ from regtile.runtime import compiler, driver, plan_store, plans
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
-from gemm_checks import capture_and_replay  # noqa: E402
+from gemm_checks import capture_and_replay, rel_err as _err  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
-
-
-
-def _err(got, ref):
-    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def _within_terms(got, a, b, alpha=1.0, beta=0.0, c0=None):

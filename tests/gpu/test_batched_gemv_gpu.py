@@ -12,13 +12,8 @@ from regtile.runtime.gemv import gemv_matrix, gemv_route
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
-from gemm_checks import capture_and_replay  # noqa: E402
+from gemm_checks import capture_and_replay, rel_err as _err  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
-
-
-
-def _err(got, ref):
-    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def _operands(batch, m, n, k, ta, tb):

@@ -14,7 +14,7 @@ from regtile.runtime import driver
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
-from gemm_checks import capture_and_replay  # noqa: E402
+from gemm_checks import capture_and_replay, rel_err as _err  # noqa: E402
 torch.backends.cuda.matmul.allow_tf32 = False
 
 # GEMMs whose plan has a dependent kernel: CUDA C split-K members at their split (named, not left to
@@ -44,10 +44,6 @@ def programmatic(monkeypatch):
         return real(config, func, params, extra)
     monkeypatch.setattr(driver, "_launch_ex_fn", counted)
     return launched
-
-
-def _err(got, ref):
-    return ((got.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 def _config(member, m, n, k):
