@@ -75,7 +75,7 @@ def _blocks_an_sm(cfg, art) -> int:
 
 @pytest.mark.parametrize("member, trans_b", tiered(
     [(t[0], tb) for t in bc.BATCH_TILES for tb in (False, True)],
-    fast={("wide-64x128-k16", False), ("sq-128x128", True)}))
+    fast={("sq-128x128", False)}))  # the fast tier's cubin is the spill test's below (one compile for both)
 def test_blocks_an_sm_agree_with_the_cubins(member, trans_b):
     """BATCH_TILES' blocks an SM are what the batched form's sm_90 cubin allows (registers and shared memory):
     the model's waves are the hardware's."""
