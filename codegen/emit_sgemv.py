@@ -74,6 +74,21 @@ def _entry(cfg) -> tuple:
     if cfg.batched:  # never a cluster (sgemv_config.BATCHED_DOC)
         return GEMV_BATCH_ENTRY
     return () if cfg.cluster else GEMV_ENTRY
+
+# Op T's column strip (templates/t_columns.cu.j2, in the GEMV's and the few-vector kernels' op T): a block reads a
+# float4 a thread where A's rows are 16-byte aligned and each thread's 4 columns lie all inside N or all past it: the
+# whole strip inside N, or N a multiple of 4 (a strip wider than the matrix, 60 columns on a 64-column strip, or the
+# last strip of 4100 columns; the threads past N read the row's last float4 again and store nothing).  Else scalar
+# loads, the columns of a load instruction adjacent.  Block-uniform: one test a block.  Before session 47 only a
+# whole strip read float4s, so a matrix narrower than its strip (MoE routers' 60 columns) read scalars throughout.
+VEC_BLOCK_TEST = "(strip0 + {strip} <= N || N % 4 == 0) && lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
+
+
+def t_columns(strip: int) -> dict:
+    """The template variables of an op T kernel's column strip (t_columns.cu.j2): its width and its float4 test."""
+    return {"strip": strip, "vec_block_test": VEC_BLOCK_TEST.format(strip=strip)}
+
+
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
 # outputs a block); below it a block holds REDUCE_COLS adjacent outputs and REDUCE_THREADS //
 # REDUCE_COLS thread rows share each output's splits.  Measured on the H100 against a thread an
@@ -494,7 +509,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         scalar_body=_t_step(cfg, False),
         vector_tail=_t_step(cfg, True, tail=True) if V == 4 and cfg.unroll > 1 else [],
         scalar_tail=_t_step(cfg, False, tail=True) if cfg.unroll > 1 else [],
-        strip=cfg.strip,
+        **t_columns(cfg.strip),
         stores=stores,
         finish_fn=finish[0], finish=finish[1],
     )

@@ -4,7 +4,7 @@ A module's text (codegen's KernelSource) is compiled by the host C++ compiler un
 CUDA it uses (tests/host_cuda.SHIM): a block's threads are OS threads, __syncthreads and the warps
 of __shfl_xor_sync are barriers that exited threads leave, __shared__ variables are function
 statics (blocks run one after another, so each block has them to itself), the cached loads are
-plain loads and atomics are the compiler's; dynamic shared memory is one static buffer.  Clusters (inline PTX) and anything under
+plain loads (a float4 one from an address not 16-byte aligned traps, as the GPU faults) and atomics are the compiler's; dynamic shared memory is one static buffer.  Clusters (inline PTX) and anything under
 `#if __CUDA_ARCH__` are not compiled.  Each kernel gets an extern "C" entry taking the grid, the
 block and kernelParams (an array of pointers to the arguments, as cuLaunchKernel takes them), so
 driver.PackedLaunch's packed launches run here unchanged: `host_driver` stands in for the driver's
@@ -40,6 +40,11 @@ static inline float4 make_float4(float a, float b, float c, float d) { return fl
 template <class T> static inline T __ldg(const T* p) { return *p; }
 template <class T> static inline T __ldcs(const T* p) { return *p; }
 template <class T> static inline T __ldcg(const T* p) { return *p; }
+// A float4 load from an address not 16-byte aligned faults on the GPU (misaligned address): here it traps too.
+static inline float4 aligned4(const float4* p) { if (reinterpret_cast<size_t>(p) % 16) __builtin_trap(); return *p; }
+static inline float4 __ldg(const float4* p) { return aligned4(p); }
+static inline float4 __ldcs(const float4* p) { return aligned4(p); }
+static inline float4 __ldcg(const float4* p) { return aligned4(p); }
 struct dim3_ { unsigned x, y, z; };
 static dim3_ blockIdx, gridDim, blockDim;  // one block at a time
 static thread_local dim3_ threadIdx;

@@ -32,7 +32,10 @@ CASES = [(4, 1000, 777, False, False, (0, 0, 0), None, 3),
          (13, 515, 1001, True, True, (1, 0, 0), None, None),
          (1000, 3, 1023, True, False, (0, 0, 1), None, 4),
          (777, 12, 515, True, False, (2, 0, 0), None, 2),  # 9-16 vectors: through shared memory
-         (333, 7, 2050, True, True, (0, 1, 3), FewVecTConfig(7, 32, 8, 4, vector_groups=2, transposed_c=True), 3)]
+         (333, 7, 2050, True, True, (0, 1, 3), FewVecTConfig(7, 32, 8, 4, vector_groups=2, transposed_c=True), 3),
+         # strips past N on the float4 path (N a multiple of 4, emit_sgemv.VEC_BLOCK_TEST; 4 x 1000's last strip too)
+         (4, 60, 500, False, False, (0, 0, 0), None, 3),
+         (12, 80, 515, False, False, (0, 0, 0), None, 2)]
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, k, ta, tb, (pa, pb, pc), cfg, splits in CASES:

@@ -43,10 +43,22 @@ NEW = [(4096, 4096, "T", 1, 1, SgemvTConfig(8, 64, 4, 8, warp_reduce=True)),
        (999, 129, "T", 1, 1, SgemvTConfig(4, 64, 1, 4, warp_reduce=True)),
        (4096, 77, "T", 1, 1, STAGED_T), (1001, 77, "T", -1, 2, STAGED_T),
        (5000, 5, "T", 1, 1, SgemvTConfig(2, 64, 4, 4, stage_rows=32))]
+# Session 47: op T strips past N on the float4 path where N is a multiple of 4 (emit_sgemv.VEC_BLOCK_TEST: the
+# threads past N read the row's last float4): a strip wider than the matrix (60, 80 and 100 columns), a last strip of
+# 4 columns, a split one-launch finish, and a cluster (sm_90).  SGEMV_CASES=strip runs only these.
+STRIP = [(4096, 60, "T", 1, 1, None), (300, 80, "T", 1, 2, SgemvTConfig(32, 8, 4, 4)),
+         (1000, 100, "T", -1, 1, SgemvTConfig(32, 8, 4, 8)), (5, 4100, "T", 1, 1, None),
+         (2000, 60, "T", 2, -1, SgemvTConfig(16, 16, 4, 4, fused_reduce=True)),
+         (999, 80, "T", 1, 1, SgemvTConfig(16, 16, 4, 4, warp_reduce=True))]
+STRIP_SM90 = [(1000, 60, "T", 1, 1, SgemvTConfig(16, 16, 4, 4, cluster=4))]
 if os.environ.get("SGEMV_CASES") == "new":
     CASES = NEW
+elif os.environ.get("SGEMV_CASES") == "strip":
+    CASES = STRIP + (STRIP_SM90 if driver.device().arch == "sm_90" else [])
 elif driver.device().arch == "sm_90":
-    CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER + NEW
+    CASES = CLUSTER if os.environ.get("SGEMV_CASES") == "cluster" else CASES + CLUSTER + NEW + STRIP + STRIP_SM90
+else:
+    CASES = CASES + STRIP
 rng = np.random.default_rng(0)
 bad = 0
 for m, n, op, incx, incy, cfg in CASES:

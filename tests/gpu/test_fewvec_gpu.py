@@ -179,10 +179,12 @@ def test_nan_inf_reach_their_outputs(m, n, k, splits, transposed):
 
 
 @pytest.mark.parametrize("m, n, k", [(4, 8192, 2048), (12, 4096, 4096), (4096, 8, 2048), (2048, 2, 4096),
-                                     (8192, 12, 2048), (65536, 16, 1024), (16, 4096, 4096), (13, 2048, 8192)])
+                                     (8192, 12, 2048), (65536, 16, 1024), (16, 4096, 4096), (13, 2048, 8192),
+                                     (8, 80, 500000), (16, 96, 65536), (6, 4544, 4544)])
 def test_sgemm_routes_and_graph_replays(m, n, k):
     """regtile.sgemm and regtile.Gemm take the few-vector route (the matrix above the route's
-    bound), and a call captured into a CUDA graph replays on fresh operands."""
+    bound), and a call captured into a CUDA graph replays on fresh operands.  8x80x500000, 16x96x65536 and
+    6x4544x4544: op T strips past N on the float4 path (emit_sgemv.VEC_BLOCK_TEST)."""
     A = torch.randn(m, k, device="cuda")
     B = torch.randn(k, n, device="cuda")
     C = torch.full((m, n), NAN, device="cuda")

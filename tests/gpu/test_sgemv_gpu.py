@@ -231,6 +231,15 @@ def test_t_configs(cfg, m, n):
     _run(m, n, "T", 0.5, -1.0, config=cfg)
 
 
+# A strip wider than the matrix, or past its last column, on the float4 path where N is a multiple of 4
+# (emit_sgemv.VEC_BLOCK_TEST; the threads past N read the row's last float4 and store nothing): MoE routers' 60
+# columns, 80 and 100 columns on one 128-column strip, 4100's last strip of 4 columns; N = 102 keeps scalars.
+@pytest.mark.parametrize("cfg", [None, SgemvTConfig(32, 8, 4, 4), SgemvTConfig(16, 16, 4, 8)])
+@pytest.mark.parametrize("m, n", [(4096, 60), (300, 80), (1000, 100), (5, 4100), (77, 102)])
+def test_t_strip_past_n(cfg, m, n):
+    _run(m, n, "T", 0.5, -1.0, config=cfg)
+
+
 STAGED = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
 
 

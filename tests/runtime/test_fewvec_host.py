@@ -15,11 +15,13 @@ pytestmark = pytest.mark.skipif(CXX is None, reason="no host C++ compiler (g++)"
 # (m, n, k): few rows of C (op T over B) and few columns (op N over A), float4 and ragged lengths
 # 9-16 rows of C go through the shared-memory kernel (smem_vectors): a ragged last strip on the scalar path
 # (16x130), a narrow one (12x24: 8 lanes, four thread rows a warp) and a short k with a row tail (9x70x515)
+# (4, 60, 300): a strip wider than its 60 columns on the float4 path (emit_sgemv.VEC_BLOCK_TEST)
 SHAPES = [(3, 200, 300), (16, 130, 257), (12, 24, 700), (9, 70, 515), (2, 64, 1000), (200, 5, 300), (300, 16, 129),
-          (129, 2, 64)]
+          (129, 2, 64), (4, 60, 300)]
 # the fast tier: op N (over B^T) and op T (over A^T), each with C transposed, and the shared-memory kernel (op T over
 # B); every layout of every shape, the other routings among them, in the slow tier (a host compile each)
-_FAST = {(3, 200, 300, False, True), (200, 5, 300, True, False), (16, 130, 257, False, False)}
+_FAST = {(3, 200, 300, False, True), (200, 5, 300, True, False), (16, 130, 257, False, False),
+         (4, 60, 300, False, False)}
 # every layout: the matrix is the big operand as stored (B or B^T for a few rows of C, A or A^T for a few
 # columns; the transposed one gives a transposed C), the vectors read either way
 CASES = [(m, n, k, ta, tb) for m, n, k in SHAPES for ta in (False, True) for tb in (False, True)]
