@@ -14,6 +14,8 @@ Two modes, one file:
   name starts with "regtile_" (program.kernel_name, splitk.reduce_name, the GEMV emitters), and
   no cuBLAS kernel's does.
   `--min-iters=N` builds stream-K's work lists with ranges of at least N k-tiles (codegen/streamk.MIN_ITERS).
+  A batch (session 47): `LAYOUT:BxMxNxK[:member]`, regtile.sgemm on the batch's 3-D views (or that member's batched
+  plan) against torch.bmm of the same views (lab/experiments/batched_sweep.BatchedBench).
 * table (anywhere): `python3 -m lab.experiments.ncu_below --table NCU_CSV ORDER_JSON [--json OUT]
   [--sweep SHAPE_SWEEP_JSON]`: a markdown line a shape, both sides (markdown()); with --json, one row a
   call (shape, side) with every counter of each kernel and the bound the main kernel hits, named by
@@ -42,42 +44,50 @@ METRICS = ("gpu__time_duration.sum", "smsp__issue_active.avg.pct_of_peak_sustain
 
 
 def _shapes(argv):
-    """[(layout, (m, n, k), member or None)] of the [LAYOUT:]MxNxK[:member] arguments, else the sweep's shapes below
-    1.0x in NN."""
+    """[(layout, (m, n, k), member or None, batch)] of the [LAYOUT:][Bx]MxNxK[:member] arguments (B: a batch of B
+    GEMMs; 0 without), else the sweep's shapes below 1.0x in NN."""
     given = [a for a in argv if not a.startswith("-")]
     if given:
         out = []
         for a in given:
             parts = a.split(":")
             member = parts.pop() if parts[-1] in FAMILY else None
+            dims = parts[-1].split("x")
+            batch = int(dims.pop(0)) if len(dims) == 4 else 0
+            parts[-1] = "x".join(dims)
             layout, m, n, k = layout_spec(":".join(parts))[:4]
-            out.append((layout, (m, n, k), member))
+            out.append((layout, (m, n, k), member, batch))
         return out
-    return [("NN", shape, None) for shape in below_cublas()[1]]
+    return [("NN", shape, None, 0) for shape in below_cublas()[1]]
+
+
+def _batched_sides(torch, layout, m, n, k, member, batch, seed):
+    """(bench, {"regtile": fn, "cublas": fn}, label) of a batch: regtile.sgemm on the 3-D views (or `member`'s batched
+    plan, as batched_sweep times it) against torch.bmm."""
+    from regtile.runtime.plans import GemmPlan
+    from .batched_sweep import BatchedBench, member_configs
+    e = {"layout": layout, "batch": batch, "m": m, "n": n, "k": k}
+    bench = BatchedBench(torch, e, seed)
+    mine, label = bench.library(), "library"
+    if member:
+        cfg, backend = member_configs(e)[member]
+        p = bench.problem()
+        mine, label = bench.plan(GemmPlan(p.kernel_m, p.kernel_n, p.k, p.trans_a, p.trans_b, p.lda, p.ldb, p.ldc,
+                                          p.batch, p.strides, config=cfg, backend=backend)), member
+    return bench, {"regtile": mine, "cublas": bench.bmm()}, label
 
 
 def target(argv):
-    from regtile.codegen.heuristic import member_config
     from regtile.runtime import driver
-    from regtile.runtime.compiler import compile_config
-    from regtile.runtime.plans import GemmPlan
-    from regtile.tools.shape_sweep import ShapeBench, _setup_torch
+    from regtile.tools.shape_sweep import _setup_torch
     torch = _setup_torch()
     dev = driver.device()
     order = []
-    for layout, (m, n, k), member in _shapes(argv):
-        bench = ShapeBench(torch, m, n, k, layout=layout)
-        if member:
-            if layout != "NN":
-                raise SystemExit(f"{layout}:{m}x{n}x{k}:{member}: a named member runs in NN only")
-            cfg, backend = member_config(member, m, n, k, dev.sm_count)
-            mine = bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend)))
-            label = member
+    for seed, (layout, (m, n, k), member, batch) in enumerate(_shapes(argv)):
+        if batch:
+            bench, sides, label = _batched_sides(torch, layout, m, n, k, member, batch, seed)
         else:
-            plan = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n, arch=dev.arch)
-            mine = bench.library(plan)
-            label = "library"
-        sides = {"regtile": mine, "cublas": bench.cublas()}
+            bench, sides, label = _single_sides(torch, dev, layout, m, n, k, member)
         for fn in sides.values():
             fn(0)
             fn(0)
@@ -87,11 +97,30 @@ def target(argv):
             fn(0)
             torch.cuda.synchronize()
         torch.cuda.profiler.stop()
-        order.append({"m": m, "n": n, "k": k, "layout": layout, "regtile": label})
-        print(f"{layout}:{m}x{n}x{k} ({label})", flush=True)
+        order.append({"m": m, "n": n, "k": k, "layout": layout, "regtile": label, **({"batch": batch} if batch else {})})
+        print(f"{layout}:{f'{batch}x' if batch else ''}{m}x{n}x{k} ({label})", flush=True)
         bench.close()
     with open(os.path.join(os.environ.get("OUT", "."), "ncu_below_order.json"), "w") as f:
         json.dump(order, f, indent=1)
+
+
+def _single_sides(torch, dev, layout, m, n, k, member):
+    """(bench, {"regtile": fn, "cublas": fn}, label) of one GEMM: regtile.sgemm's plan (or `member`'s kernel, NN)
+    against torch.mm."""
+    from regtile.codegen.heuristic import member_config
+    from regtile.runtime import driver
+    from regtile.runtime.compiler import compile_config
+    from regtile.runtime.plans import GemmPlan
+    from regtile.tools.shape_sweep import ShapeBench
+    bench = ShapeBench(torch, m, n, k, layout=layout)
+    if member:
+        if layout != "NN":
+            raise SystemExit(f"{layout}:{m}x{n}x{k}:{member}: a named member runs in NN only")
+        cfg, backend = member_config(member, m, n, k, dev.sm_count)
+        return bench, {"regtile": bench.regtile(driver.load(compile_config(cfg, dev.arch, backend=backend))),
+                       "cublas": bench.cublas()}, member
+    plan = GemmPlan(m, n, k, bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n, arch=dev.arch)
+    return bench, {"regtile": bench.library(plan), "cublas": bench.cublas()}, "library"
 
 
 def _num(s):
@@ -134,6 +163,7 @@ def bound(k: dict) -> str:
 ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
 FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
 WARPS = "smsp__warps_active.avg.per_cycle_active"
+DRAM = "dram__throughput.avg.pct_of_peak_sustained_elapsed"
 COMPARED = ("long_scoreboard", "short_scoreboard", "wait", "barrier")
 
 
@@ -152,28 +182,30 @@ def short_name(name: str) -> str:
 
 def markdown(rows, sweep) -> str:
     """One line a shape: both sides' device time (all kernels of the call), the main kernel's
-    issue and FMA-pipe shares, warps a scheduler, and four stall reasons (warps stalled a
-    issued instruction, regtile / cuBLAS)."""
+    issue and FMA-pipe shares, warps a scheduler, four stall reasons (warps stalled a
+    issued instruction, regtile / cuBLAS), its DRAM throughput and bound()."""
     by = {}
     for r in rows:
-        by.setdefault((r["m"], r["n"], r["k"], r.get("layout", "NN")), {})[r["side"]] = r
+        by.setdefault((r["m"], r["n"], r["k"], r.get("layout", "NN"), r.get("batch", 0)), {})[r["side"]] = r
     out = ["| shape | x cuBLAS (sweep) | regtile kernel | us | issue / FMA % | warps a scheduler | cuBLAS kernels | us | "
-           "issue / FMA % | warps a scheduler | " + " | ".join(f"{s.replace('_', ' ')} (r / c)" for s in COMPARED) + " |",
-           "|" + " --- |" * (10 + len(COMPARED))]
+           "issue / FMA % | warps a scheduler | " + " | ".join(f"{s.replace('_', ' ')} (r / c)" for s in COMPARED) +
+           " | DRAM % (r / c) | bound (r / c) |",
+           "|" + " --- |" * (12 + len(COMPARED))]
     for key, d in by.items():
         g, c = d["regtile"], d["cublas"]
         mg = max(g["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
         mc = max(c["kernels"], key=lambda x: x.get("gpu__time_duration.sum", 0))
-        s = sweep.get(key[:3], {}) if key[3] == "NN" else {}
+        s = sweep.get(key[:3], {}) if key[3] == "NN" and not key[4] else {}
         label = s.get("kernel", g["regtile"]).replace(" (table)", "")
         x = f"{s['x_cublas']:.3f}" if s else "-"
         cub = " + ".join(short_name(k["name"]) for k in c["kernels"])
         stalls = " | ".join(f"{mg.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f} / "
                             f"{mc.get(f'smsp__average_warps_issue_stalled_{n}_per_issue_active.ratio', 0):.2f}"
                             for n in COMPARED)
-        shape = f"{key[0]}x{key[1]}x{key[2]}" + ("" if key[3] == "NN" else f" {key[3]}")
+        shape = (f"{key[4]} x " if key[4] else "") + f"{key[0]}x{key[1]}x{key[2]}" + ("" if key[3] == "NN" else f" {key[3]}")
         out.append(f"| {shape} | {x} | {label} | {g['device_us']:.1f} | {mg[ISSUE]:.0f} / {mg[FMA]:.0f} | "
-                   f"{mg[WARPS]:.1f} | {cub} | {c['device_us']:.1f} | {mc[ISSUE]:.0f} / {mc[FMA]:.0f} | {mc[WARPS]:.1f} | {stalls} |")
+                   f"{mg[WARPS]:.1f} | {cub} | {c['device_us']:.1f} | {mc[ISSUE]:.0f} / {mc[FMA]:.0f} | {mc[WARPS]:.1f} | {stalls} | "
+                   f"{mg.get(DRAM, 0):.0f} / {mc.get(DRAM, 0):.0f} | {bound(mg)} / {bound(mc)} |")
     return "\n".join(out)
 
 
@@ -197,6 +229,7 @@ def table(argv):
             us = sum(m.get("gpu__time_duration.sum", 0) for _, m in ks) / 1e3  # ns -> us
             main = max(ks, key=lambda x: x[1].get("gpu__time_duration.sum", 0))
             rows.append({"m": o["m"], "n": o["n"], "k": o["k"], "layout": o.get("layout", "NN"), "side": side,
+                         **({"batch": o["batch"]} if o.get("batch") else {}),
                          "regtile": o["regtile"],
                          "device_us": round(us, 2), "bound": bound(main[1]),
                          "kernels": [{"name": n, **{m: v for m, v in met.items()}} for n, met in ks]})
@@ -225,7 +258,7 @@ def run(argv):
         print("give --target [[LAYOUT:]MxNxK[:member] ...] (under ncu) or --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]; see --help")
 
 
-main = program(run, "--target [[LAYOUT:]MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]")
+main = program(run, "--target [[LAYOUT:][Bx]MxNxK[:member] ...] | --table NCU_CSV ORDER_JSON [--json OUT] [--sweep JSON]")
 
 if __name__ == "__main__":
     sys.exit(main())
