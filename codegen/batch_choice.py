@@ -162,9 +162,12 @@ def choose_batched(m: int, n: int, k: int, batch: int, arch: str, sm_count: int,
 #   on 16-column strips 23.3 / 24.9); hence GEMV_DEEP_BLOCKS (fitted on those ten).  Judged with the narrow strips below
 #   on eight p V batches neither was fitted on (run f_8a422c2, shapes=check): 1.009-1.240x torch.bmm, within 0.6% of
 #   the fastest candidate on seven and 2.8% on 40 x 1x96x4096.
-# - A matrix narrower than its strip (head dims of 48-112; the third batched set's NN 256 x 1x80x1500 ran 0.76x on one
-#   128-column strip of scalar loads): the widest strips that tile its columns (80: 16 columns, 36.5 us against 52.4;
-#   96: 32 columns, 13.8 against 63.2; run e_3346f14).
+# - A matrix narrower than its strip (head dims of 48-112): the same strips, the threads past its columns idle.  Until
+#   session 47 a strip reaching past N read scalars (the third batched set's NN 256 x 1x80x1500 ran 0.76x torch.bmm
+#   on one 128-column strip), and session 46 took the widest strips that tile the columns instead (16 columns there:
+#   52.4 -> 36.5 us, run e_3346f14).  Since such a strip reads float4s (emit_sgemv.VEC_BLOCK_TEST), the one strip ran
+#   faster (run b_78a0360, shapes=narrow): 256 x 1x80x1500 31.0 us against 36.6 on the tiling strips, 512 x 1x80x512
+#   22.6 / 23.3, 128 x 1x112x1024 15.6 (64-column strips) / 17.7 (16-column), 128 x 1x48x1024 8.3 (32-column) / 8.7.
 # A batch whose blocks would leave more than half the SMs empty (a few entries of few strips or rows: each block would
 # walk a long matrix alone) stays with the GEMM members, which split K there (skinny_split).
 GEMV_TARGET_BLOCKS = 1.5  # blocks an SM that op T's strips aim at before they narrow
@@ -183,12 +186,6 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
     else:
         vec = 4 if cols >= 4 else 1
         tx = _pow2_at_least(-(-cols // vec), 32)  # as config_for_shape_t: no lane without a column
-        if vec == 4 and cols % 4 == 0 and cols < 4 * tx:
-            # one strip wider than the matrix reads scalars (a strip takes float4 loads only where it lies whole
-            # inside N): the widest strips that tile the columns, where there are such of 4 threads or more.  The
-            # single GEMV's rule (config_for_shape_t) keeps the one strip: not measured there.
-            tile = next((t for t in (16, 8, 4) if t < tx and cols % (4 * t) == 0), 0)
-            tx = tile or tx
         while (tx > GEMV_MIN_STRIP_THREADS and vec == 4
                and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count):
             tx //= 2

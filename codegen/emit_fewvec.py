@@ -210,7 +210,7 @@ def _emit_t(cfg: FewVecTConfig) -> KernelSource:
         "fewvec_t.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, _computes(cfg),
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
-        threads=_bounds(cfg), tx=cfg.threads_x, **t_columns(cfg.strip), vectors=cfg.vectors,
+        threads=_bounds(cfg), tx=cfg.threads_x, **t_columns(cfg), vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, params=c_params(FEWVEC_PARAMS),
         groups=cfg.vector_groups, group_vectors=cfg.group_vectors,
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.group_vectors)],
@@ -349,7 +349,7 @@ def _emit_ts(cfg: FewVecTConfig) -> KernelSource:
         "fewvec_ts.cu.j2", name=name, entry=entry, pre_loop=pre_loop,
         header=_header(cfg, name, _computes(cfg),
                        f"(ceil(N/{cfg.strip}), row splits, 1)"),
-        threads=_bounds(cfg), tx=cfg.threads_x, **t_columns(cfg.strip), vectors=cfg.vectors,
+        threads=_bounds(cfg), tx=cfg.threads_x, **t_columns(cfg), vectors=cfg.vectors,
         vq=cfg.staged_vectors // 4, step=cfg.step, params=c_params(FEWVEC_PARAMS),
         sums=[f"float s{v}[4] = {{0.f, 0.f, 0.f, 0.f}};" for v in range(cfg.vectors)],
         prologue=prologue, body=body, meet=_ts_meet(cfg))

@@ -78,15 +78,35 @@ def _entry(cfg) -> tuple:
 # Op T's column strip (templates/t_columns.cu.j2, in the GEMV's and the few-vector kernels' op T): a block reads a
 # float4 a thread where A's rows are 16-byte aligned and each thread's 4 columns lie all inside N or all past it: the
 # whole strip inside N, or N a multiple of 4 (a strip wider than the matrix, 60 columns on a 64-column strip, or the
-# last strip of 4100 columns; the threads past N read the row's last float4 again and store nothing).  Else scalar
-# loads, the columns of a load instruction adjacent.  Block-uniform: one test a block.  Before session 47 only a
-# whole strip read float4s, so a matrix narrower than its strip (MoE routers' 60 columns) read scalars throughout.
+# last strip of 4100 columns; the threads past N start their loads at the row's last float4, VEC_LOAD_COLUMN, and
+# store nothing).  Else scalar loads, the columns of a load instruction adjacent.  Block-uniform: one test a block.
+# Before session 47 only a whole strip read float4s (WHOLE_STRIP_TEST), so a matrix narrower than its strip read
+# scalars throughout: H200, session 47 (lab/experiments/partial_strip_ab.py, docs/data/session47/b_78a0360), against
+# the test of before, 1x80x262144 32.3 -> 26.6 us (0.91 -> 1.10x cuBLAS), 1x1000x65536 78.3 -> 64.5, few-vector
+# 8x80x500000 135.1 -> 81.8, 6x4544x4544 38.0 -> 27.2 (its last strip, 64 of 128 columns, held every split back).
 VEC_BLOCK_TEST = "(strip0 + {strip} <= N || N % 4 == 0) && lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
+VEC_LOAD_COLUMN = "min(first, N - (vec_block ? 4 : 1))"
+# A kernel with fewer than PAST_N_MIN_UNROLL rows in flight a thread keeps the test of before: the clamp's extra value
+# made ptxas (NVRTC 13.0) spill them, in every form of the clamp tried: unroll 1 (the rules' pick for a few rows, m < 4
+# thread rows) on sm_90 at 40 registers (32x2 / 32x4 / 16x4 threads: 8 B; ten GPU tests refused them in run
+# b_78a0360), unroll 2 (no rule's) on sm_86 / sm_89 at 47.  With 4 or 8 rows in flight every tile of 64-512 threads
+# compiles spill-free on sm_80-90 either way.  A few rows' time is mostly the launch's.
+PAST_N_MIN_UNROLL = 4
+WHOLE_STRIP_TEST = "strip0 + {strip} <= N && lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
+WHOLE_STRIP_LOAD_COLUMN = "min(first, N - 1)"
 
 
-def t_columns(strip: int) -> dict:
-    """The template variables of an op T kernel's column strip (t_columns.cu.j2): its width and its float4 test."""
-    return {"strip": strip, "vec_block_test": VEC_BLOCK_TEST.format(strip=strip)}
+def t_columns(cfg) -> dict:
+    """The template variables of an op T kernel's column strip (t_columns.cu.j2) for `cfg` (an SgemvTConfig or a
+    FewVecTConfig, float4 unless its vec says otherwise): its width, its float4 test and the column a thread's loads
+    start at (the comment above)."""
+    if getattr(cfg, "vec", 4) != 4:
+        return {"strip": cfg.strip, "load_column": WHOLE_STRIP_LOAD_COLUMN, "vec_when": ""}  # scalars: no float4 test
+    if cfg.unroll >= PAST_N_MIN_UNROLL:
+        return {"strip": cfg.strip, "vec_block_test": VEC_BLOCK_TEST.format(strip=cfg.strip),
+                "load_column": VEC_LOAD_COLUMN, "vec_when": "on 16-byte aligned rows, a strip inside N or N a multiple of 4"}
+    return {"strip": cfg.strip, "vec_block_test": WHOLE_STRIP_TEST.format(strip=cfg.strip),
+            "load_column": WHOLE_STRIP_LOAD_COLUMN, "vec_when": "a whole strip inside N on 16-byte aligned rows"}
 
 
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32
@@ -509,7 +529,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         scalar_body=_t_step(cfg, False),
         vector_tail=_t_step(cfg, True, tail=True) if V == 4 and cfg.unroll > 1 else [],
         scalar_tail=_t_step(cfg, False, tail=True) if cfg.unroll > 1 else [],
-        **t_columns(cfg.strip),
+        **t_columns(cfg),
         stores=stores,
         finish_fn=finish[0], finish=finish[1],
     )

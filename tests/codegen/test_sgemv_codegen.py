@@ -559,7 +559,9 @@ def test_batched_config_text_and_refusals():
     (4096, 128, "T", 64, ("T", 8, 32, 8)),  # 64 entries: 32-column strips, 256 blocks (31.8 us against 46.2)
     (128, 128, "T", 32, ("T", 8, 32, 4)),
     (2048, 64, "T", 384, ("T", 16, 16, 4)),  # 384 blocks, more than 2 an SM: 4 rows in flight (47.2 us against 48.3)
-    (1500, 80, "T", 256, ("T", 4, 64, 4)),  # 80 columns: strips of 16 tile them (36.5 us against 52.4 on one of 128)
+    # 80 columns: one 128-column strip, float4 past N (31.0 us against 36.6 on strips of 16 that tile them, b_78a0360)
+    (1500, 80, "T", 256, ("T", 32, 8, 8)),
+    (1024, 112, "T", 128, ("T", 16, 16, 8)),  # 112 columns, 128 entries: 64-column strips (15.6 us against 17.7)
     (2048, 96, "T", 64, ("T", 8, 32, 8)),  # 96 columns: strips of 32, 192 blocks
 ])
 def test_batched_gemv_rule_as_measured(rows, cols, op, batch, want):
@@ -611,3 +613,50 @@ def test_batched_gemv_rule_configs_compile_spill_free(arch, which):
         if arch == "sm_90" and cfg.vec == 4:
             mix = instruction_mix(function_of(art.cubin, src.name)[1].instructions)
             assert mix.get("LDG.128", 0) >= 1, (cfg.describe(), mix)
+
+
+# ---- op T strips past N (session 47: emit_sgemv.VEC_BLOCK_TEST) ----------------------------------------------------
+def test_strips_past_n_read_float4_where_rows_are_in_flight():
+    """With 4 or more rows in flight a thread, a block whose strip reaches past N reads float4s where N is a multiple
+    of 4 (the threads past N start at the row's last float4); with fewer (unroll 1 or 2) the kernel keeps the
+    whole-strip test and clamp of before, text and all, since the clamp made ptxas spill them (run b_78a0360)."""
+    from regtile.codegen import emit_sgemv
+    deep = emit_cuda(SgemvTConfig(16, 16, 4, 4)).text
+    assert "(strip0 + 64 <= N || N % 4 == 0) && lda % 4 == 0" in deep
+    assert "const float* const a = A + min(first, N - (vec_block ? 4 : 1));" in deep
+    for one in (emit_cuda(SgemvTConfig(32, 2, 4, 1)).text, emit_cuda(SgemvTConfig(32, 2, 4, 2)).text):
+        assert "const bool vec_block = strip0 + 128 <= N && lda % 4 == 0" in one
+        assert "const float* const a = A + min(first, N - 1);" in one and "N % 4 == 0" not in one
+        assert emit_sgemv.WHOLE_STRIP_TEST.format(strip=128) in one
+    scalar = emit_cuda(SgemvTConfig(4, 16, 1, 4)).text
+    assert "vec_block" not in scalar and "const float* const a = A + min(first, N - 1);" in scalar
+    from regtile.codegen.fewvec_config import FewVecTConfig
+    assert "N % 4 == 0" in emit_cuda(FewVecTConfig(4)).text
+
+
+# Shapes whose op T rule configs spilled on sm_90 in run b_78a0360 with the float4-past-N clamp in every kernel
+# (32x2, 32x4 and 16x4 threads, one row in flight), and their neighbours with more rows.
+RULE_T_SHAPES = [(2, 1 << 20), (3, 4099), (3, 60), (300, 60), (4096, 80), (1000, 100), (65536, 1000), (7, 3)]
+
+
+@pytest.mark.parametrize("arch", tiered(["sm_80", "sm_86", "sm_89", "sm_90"], fast={"sm_90"}))
+def test_op_t_rule_configs_compile_spill_free(arch):
+    from regtile.runtime.compiler import compile_config
+    for m, n in RULE_T_SHAPES:
+        cfg = choose_gemv(m, n, "T", 132)[0]
+        compile_config(cfg, arch)  # SpillError otherwise
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["sm_80", "sm_86", "sm_89", "sm_90"])
+def test_op_t_tiles_compile_spill_free_with_any_rows_in_flight(arch):
+    """Every float4 op T tile of 64-512 threads, 1-8 rows in flight, with and without warp shuffles, compiles
+    spill-free: where the float4-past-N clamp would spill (PAST_N_MIN_UNROLL), the kernel keeps the clamp of before."""
+    from regtile.runtime.compiler import compile_config
+    for tx in (4, 8, 16, 32):
+        for ty in (2, 4, 8, 16, 32, 64):
+            for unroll in (1, 2, 4, 8):
+                for warp_reduce in (False, True):
+                    if not 64 <= tx * ty <= 512 or (warp_reduce and tx == 32):
+                        continue
+                    compile_config(SgemvTConfig(tx, ty, 4, unroll, warp_reduce=warp_reduce), arch)
