@@ -186,7 +186,8 @@ def markdown(rows, sweep) -> str:
     issued instruction, regtile / cuBLAS), its DRAM throughput and bound()."""
     by = {}
     for r in rows:
-        by.setdefault((r["m"], r["n"], r["k"], r.get("layout", "NN"), r.get("batch", 0)), {})[r["side"]] = r
+        # the regtile side's label too: a shape can be profiled with the library's call and with a named member
+        by.setdefault((r["m"], r["n"], r["k"], r.get("layout", "NN"), r.get("batch", 0), r["regtile"]), {})[r["side"]] = r
     out = ["| shape | x cuBLAS (sweep) | regtile kernel | us | issue / FMA % | warps a scheduler | cuBLAS kernels | us | "
            "issue / FMA % | warps a scheduler | " + " | ".join(f"{s.replace('_', ' ')} (r / c)" for s in COMPARED) +
            " | DRAM % (r / c) | bound (r / c) |",
