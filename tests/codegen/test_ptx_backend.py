@@ -348,3 +348,18 @@ def test_pdl_trigger_at_entry_of_the_one_pass_kernel_only():
         assert sorted(name.endswith("_ranges") for name in entries) == [False, True]
         for name, body in entries.items():
             assert "griddepcontrol.wait;" in body and "launch_dependents" not in body, (name, ring)
+
+
+def test_batched_one_pass_kernels_trigger_at_exit():
+    """A batched one-pass kernel waits but does not trigger at entry (session 47, d_0a8b858: a batch filling one wave in
+    part let the next call's blocks pile onto its free slots: NT 8 x 64x4096x14336 1568.0 -> 1277.7 us at exit); the
+    batch choice's tiles and the split skinny tile, in every layout."""
+    from regtile.codegen.batch_choice import BATCH_TILES
+    from regtile.codegen.layouts import with_layout
+    for name in [t[0] for t in BATCH_TILES] + ["skinny-m16"]:
+        for ta, tb in ((False, False), (True, False), (False, True), (True, True)):
+            cfg = with_layout(get_member(name).config, ta, tb, batched=True)
+            for body in _entries(emit_sgemm_ptx(cfg, "sm_90").text).values():
+                assert "griddepcontrol.wait;" in body and "launch_dependents" not in body, (name, ta, tb)
+    single = with_layout(get_member("plain-64x64").config, False, True)
+    assert "launch_dependents" in emit_sgemm_ptx(single, "sm_90").text  # one GEMM: after its wait, as before
