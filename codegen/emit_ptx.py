@@ -90,16 +90,17 @@ PTX_VERSION = "8.0"
 #   plans ran 5.8% faster back to back (docs/data/session38/e_a4c736a; 3072x64x512 14.5 -> 11.3 us), the
 #   104 NN ranges plans 0.8%; right after the wait 7.1% slower than at exit (session39/c).  The
 #   whole-tile kernel's trigger changed nothing measurable (session 7: 2000^3, 4096^3 within 0.5 us).
-# Without PDL the stream-K plans ran 2-8% slower (session 38), the one-pass plans 26% back to back and
-# 13% in graphs than with the trigger after the wait (geometric means, session39/c).  Both lines are
-# sm_90's (ptx_arch.for_arch comments them out below it).
 # - a batched one-pass kernel (blockIdx.z the entry) at exit (session 47, lab/experiments/batched_pdl_ab.py,
 #   docs/data/session47/d_0a8b858): a batch whose blocks fill one wave in part let the next call's first blocks into
 #   the slots it left, beside its own, and those SMs ended with more blocks than the rest: NT 8 x 64x4096x14336 on
 #   wide-64x128-k16 (256 blocks in 396 slots) 1568.0 -> 1277.7 us at exit (torch.bmm 1311.9), NT 32 x 8x2048x128 17.3
 #   -> 13.8, NN 64 x 128x128x128 11.9 -> 10.0; over the 68 batched shapes of the three sets that run one, at exit
 #   0.985x the time (geometric mean), none more than 0.6% slower.
+# Without PDL the stream-K plans ran 2-8% slower (session 38), the one-pass plans 26% back to back and
+# 13% in graphs than with the trigger after the wait (geometric means, session39/c).  Both lines are
+# sm_90's (ptx_arch.for_arch comments them out below it).
 PDL_TRIGGER_AT_ENTRY = ("grid",)  # program.TILES that trigger at entry (stream-K's "whole_tiles" and "items" at exit)
+PDL_BATCHED_AT_ENTRY = False  # a batched kernel of those tiles too (False: at exit, above; lab/experiments/batched_pdl_ab)
 # Where an entry trigger sits: after the kernel's griddepcontrol.wait (True: the next call is scheduled once this one
 # runs, one call ahead at most) or before it (False: as soon as this call's blocks are scheduled).
 PDL_TRIGGER_AFTER_WAIT = True
@@ -181,9 +182,9 @@ class _Kernel(TileLoadsMixin, EdgeLoadsMixin, UnalignedLoadsMixin, LoopsMixin, R
 
     # -- prologue: parameters and per-thread values
     def pdl_entry(self) -> None:
-        """The kernel's first lines: PDL's trigger (where PDL_TRIGGER_AT_ENTRY says, not batched) and wait,
-        marked for ptx_arch.for_arch."""
-        at_entry = self.prog.tiles in PDL_TRIGGER_AT_ENTRY and not self.cfg.batched  # a batch's: at exit (above)
+        """The kernel's first lines: PDL's trigger (where PDL_TRIGGER_AT_ENTRY and, for a batched kernel,
+        PDL_BATCHED_AT_ENTRY say) and wait, marked for ptx_arch.for_arch."""
+        at_entry = self.prog.tiles in PDL_TRIGGER_AT_ENTRY and (PDL_BATCHED_AT_ENTRY or not self.cfg.batched)
         trigger = ["griddepcontrol.launch_dependents;"] if at_entry else []
         wait = ["griddepcontrol.wait;"]
         lines = wait + trigger if PDL_TRIGGER_AFTER_WAIT else trigger + wait

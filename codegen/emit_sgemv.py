@@ -84,15 +84,18 @@ def _entry(cfg) -> tuple:
 # scalars throughout: H200, session 47 (lab/experiments/partial_strip_ab.py, docs/data/session47/b_78a0360), against
 # the test of before, 1x80x262144 32.3 -> 26.6 us (0.91 -> 1.10x cuBLAS), 1x1000x65536 78.3 -> 64.5, few-vector
 # 8x80x500000 135.1 -> 81.8, 6x4544x4544 38.0 -> 27.2 (its last strip, 64 of 128 columns, held every split back).
-VEC_BLOCK_TEST = "(strip0 + {strip} <= N || N % 4 == 0) && lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
+ALIGNED_ROWS = "lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"  # every row of A starts 16-byte aligned
+VEC_BLOCK_TEST = "(strip0 + {strip} <= N || N % 4 == 0) && " + ALIGNED_ROWS
 VEC_LOAD_COLUMN = "min(first, N - (vec_block ? 4 : 1))"
 # A kernel with fewer than PAST_N_MIN_UNROLL rows in flight a thread keeps the test of before: the clamp's extra value
 # made ptxas (NVRTC 13.0) spill them, in every form of the clamp tried: unroll 1 (the rules' pick for a few rows, m < 4
 # thread rows) on sm_90 at 40 registers (32x2 / 32x4 / 16x4 threads: 8 B; ten GPU tests refused them in run
 # b_78a0360), unroll 2 (no rule's) on sm_86 / sm_89 at 47.  With 4 or 8 rows in flight every tile of 64-512 threads
-# compiles spill-free on sm_80-90 either way.  A few rows' time is mostly the launch's.
+# compiles spill-free on sm_80-90 either way.  A few rows' time is mostly the launch's.  The few-vector kernels'
+# shared-memory forms (fewvec_config.SMEM_FORMS, the first spill-free taken) moved by a form on sm_80-89 at 13 and 14
+# vectors (one row in flight fewer at 13, one more at 14; sm_90 unchanged): not measured.
 PAST_N_MIN_UNROLL = 4
-WHOLE_STRIP_TEST = "strip0 + {strip} <= N && lda % 4 == 0 && reinterpret_cast<size_t>(A) % 16 == 0"
+WHOLE_STRIP_TEST = "strip0 + {strip} <= N && " + ALIGNED_ROWS
 WHOLE_STRIP_LOAD_COLUMN = "min(first, N - 1)"
 
 
@@ -103,10 +106,11 @@ def t_columns(cfg) -> dict:
     if getattr(cfg, "vec", 4) != 4:
         return {"strip": cfg.strip, "load_column": WHOLE_STRIP_LOAD_COLUMN, "vec_when": ""}  # scalars: no float4 test
     if cfg.unroll >= PAST_N_MIN_UNROLL:
-        return {"strip": cfg.strip, "vec_block_test": VEC_BLOCK_TEST.format(strip=cfg.strip),
-                "load_column": VEC_LOAD_COLUMN, "vec_when": "on 16-byte aligned rows, a strip inside N or N a multiple of 4"}
-    return {"strip": cfg.strip, "vec_block_test": WHOLE_STRIP_TEST.format(strip=cfg.strip),
-            "load_column": WHOLE_STRIP_LOAD_COLUMN, "vec_when": "a whole strip inside N on 16-byte aligned rows"}
+        test, column = VEC_BLOCK_TEST, VEC_LOAD_COLUMN
+        when = "on 16-byte aligned rows, a strip inside N or N a multiple of 4"
+    else:
+        test, column, when = WHOLE_STRIP_TEST, WHOLE_STRIP_LOAD_COLUMN, "a whole strip inside N on 16-byte aligned rows"
+    return {"strip": cfg.strip, "vec_block_test": test.format(strip=cfg.strip), "load_column": column, "vec_when": when}
 
 
 # From this many splits on, the reduce kernel gives a warp to an output (REDUCE_THREADS // 32

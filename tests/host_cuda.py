@@ -31,6 +31,8 @@ SHIM = r"""
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -40,8 +42,15 @@ static inline float4 make_float4(float a, float b, float c, float d) { return fl
 template <class T> static inline T __ldg(const T* p) { return *p; }
 template <class T> static inline T __ldcs(const T* p) { return *p; }
 template <class T> static inline T __ldcg(const T* p) { return *p; }
-// A float4 load from an address not 16-byte aligned faults on the GPU (misaligned address): here it traps too.
-static inline float4 aligned4(const float4* p) { if (reinterpret_cast<size_t>(p) % 16) __builtin_trap(); return *p; }
+// A float4 load from an address not 16-byte aligned faults on the GPU (misaligned address): here it says so and
+// aborts (the test's process ends; the message names the address).
+static inline float4 aligned4(const float4* p) {
+    if (reinterpret_cast<size_t>(p) % 16) {
+        std::fprintf(stderr, "host_cuda: misaligned float4 load at %p (the GPU faults here)\n", (const void*)p);
+        std::abort();
+    }
+    return *p;
+}
 static inline float4 __ldg(const float4* p) { return aligned4(p); }
 static inline float4 __ldcs(const float4* p) { return aligned4(p); }
 static inline float4 __ldcg(const float4* p) { return aligned4(p); }

@@ -5,7 +5,8 @@ columns.  Before session 47 a block read float4s only where its whole strip lay 
 its strip (MoE routers' 60 columns on a 64-column strip, 80-112 on a 128-column one) read scalars throughout, and a
 ragged last strip (1000 = 7 x 128 + 104) read scalars in its block.  Now, where N is a multiple of 4, every thread's
 four columns lie all inside N or all past it, and the block reads float4s (emit_sgemv.VEC_BLOCK_TEST; kernels with
-one row in flight a thread keep the test of before).  Run b_78a0360 timed this with the clamp in every kernel.
+fewer than emit_sgemv.PAST_N_MIN_UNROLL rows in flight a thread keep the test of before).  Run b_78a0360 timed this
+with the clamp in every kernel.
 
 For each [LAYOUT:]MxNxK that regtile.sgemm sends to a GEMV or few-vector route: its plan ("lib", the float4 test
 of now) against the same route built with the test of before ("whole": a whole strip inside N), against cuBLAS in
@@ -25,7 +26,8 @@ SHAPES = ["NN:1x60x2048", "NN:1x60x65536", "NN:1x80x262144", "NN:1x100x262144", 
 
 def whole_strip_plan(m, n, k, operands):
     """regtile.sgemm's plan for the shape, its op T kernels built with the float4 test of before (emit_sgemv's
-    WHOLE_STRIP_TEST and WHOLE_STRIP_LOAD_COLUMN, what kernels with one row in flight still use), with
+    WHOLE_STRIP_TEST and WHOLE_STRIP_LOAD_COLUMN, what kernels with fewer than PAST_N_MIN_UNROLL rows in flight
+    still use), with
     fresh route caches (the plans the library cached hold the test of now)."""
     from regtile.codegen import emit_sgemv
     from regtile.runtime import fewvec, gemv

@@ -353,7 +353,7 @@ def test_pdl_trigger_at_entry_of_the_one_pass_kernel_only():
 def test_batched_one_pass_kernels_trigger_at_exit():
     """A batched one-pass kernel waits but does not trigger at entry (session 47, d_0a8b858: a batch filling one wave in
     part let the next call's blocks pile onto its free slots: NT 8 x 64x4096x14336 1568.0 -> 1277.7 us at exit); the
-    batch choice's tiles and the split skinny tile, in every layout."""
+    batch choice's tiles and skinny-m16's (unsplit: its split form is the CUDA C split-K kernel), in every layout."""
     from regtile.codegen.batch_choice import BATCH_TILES
     from regtile.codegen.layouts import with_layout
     for name in [t[0] for t in BATCH_TILES] + ["skinny-m16"]:

@@ -618,8 +618,9 @@ def test_batched_gemv_rule_configs_compile_spill_free(arch, which):
 # ---- op T strips past N (session 47: emit_sgemv.VEC_BLOCK_TEST) ----------------------------------------------------
 def test_strips_past_n_read_float4_where_rows_are_in_flight():
     """With 4 or more rows in flight a thread, a block whose strip reaches past N reads float4s where N is a multiple
-    of 4 (the threads past N start at the row's last float4); with fewer (unroll 1 or 2) the kernel keeps the
-    whole-strip test and clamp of before, text and all, since the clamp made ptxas spill them (run b_78a0360)."""
+    of 4 (the threads past N start at the row's last float4); with fewer (unroll 1-3, emit_sgemv.PAST_N_MIN_UNROLL)
+    the kernel keeps the whole-strip test and clamp of before, text and all, since the clamp made ptxas spill them
+    (run b_78a0360)."""
     from regtile.codegen import emit_sgemv
     deep = emit_cuda(SgemvTConfig(16, 16, 4, 4)).text
     assert "(strip0 + 64 <= N || N % 4 == 0) && lda % 4 == 0" in deep

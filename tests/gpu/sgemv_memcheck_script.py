@@ -47,7 +47,7 @@ NEW = [(4096, 4096, "T", 1, 1, SgemvTConfig(8, 64, 4, 8, warp_reduce=True)),
 # threads past N read the row's last float4): a strip wider than the matrix (60, 80 and 100 columns), a last strip of
 # 4 columns, a split one-launch finish, and a cluster (sm_90).  SGEMV_CASES=strip runs only these.
 STRIP = [(4096, 60, "T", 1, 1, None), (300, 80, "T", 1, 2, SgemvTConfig(32, 8, 4, 4)),
-         (1000, 100, "T", -1, 1, SgemvTConfig(32, 8, 4, 8)), (5, 4100, "T", 1, 1, None),
+         (1000, 100, "T", -1, 1, SgemvTConfig(32, 8, 4, 8)), (5, 4100, "T", 1, 1, SgemvTConfig(32, 8, 4, 4)),
          (2000, 60, "T", 2, -1, SgemvTConfig(16, 16, 4, 4, fused_reduce=True)),
          (999, 80, "T", 1, 1, SgemvTConfig(16, 16, 4, 4, warp_reduce=True))]
 STRIP_SM90 = [(1000, 60, "T", 1, 1, SgemvTConfig(16, 16, 4, 4, cluster=4))]

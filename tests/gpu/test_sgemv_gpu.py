@@ -240,6 +240,20 @@ def test_t_strip_past_n(cfg, m, n):
     _run(m, n, "T", 0.5, -1.0, config=cfg)
 
 
+@pytest.mark.parametrize("lda, shift", [(61, 0), (64, 1), (64, 2)])
+def test_t_strip_past_n_on_unaligned_rows(lda, shift):
+    """N a multiple of 4 on rows that are not 16-byte aligned (lda 61) or an A that is not (shifted 1 or 2 floats):
+    the strip past N reads scalars, rows 4 rows in flight (the float4-past-N form)."""
+    m, n = 300, 60
+    buf = torch.randn(m * lda + shift, device="cuda")
+    A = buf[shift:].view(m, lda)[:, :n]
+    x = torch.randn(m, device="cuda")
+    y = torch.full((n,), NAN, device="cuda")
+    regtile.sgemv(A, x, y, trans=True, config=SgemvTConfig(16, 16, 4, 4))
+    torch.cuda.synchronize()
+    _close(y, _ref(A, x, True))
+
+
 STAGED = SgemvConfig(rows_per_warp=32, vec=4, warps_per_block=4, unroll=8, stage_cols=80)
 
 

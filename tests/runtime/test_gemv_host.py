@@ -109,3 +109,26 @@ def test_family_forms(monkeypatch, tmp_path_factory, label):
     cfg = (SgemvTConfig if op == "T" else SgemvConfig)(**fields)
     for splits in ((1,) if cfg.warp_reduce else (1, 4)) if op == "T" else (1, 3):
         _run(monkeypatch, tmp_path_factory, m, n, op, cfg, splits)
+
+
+@pytest.mark.parametrize("lda, shift", [(60, 0), (61, 0), (64, 1)])
+def test_t_strip_past_n_rows_and_alignment(monkeypatch, tmp_path_factory, lda, shift):
+    """Op T on 60 columns (a 64-column strip past N): float4s where the rows and A are 16-byte aligned (lda 60), scalars
+    where they are not (lda 61; A one float off); NaN in the row padding past N must not reach y."""
+    from regtile.codegen.sgemv_config import SgemvTConfig
+    from regtile.runtime import gemv
+    m, n = 300, 60
+    cfg = SgemvTConfig(16, 16, 4, 4)
+    mod = _module(cfg, tmp_path_factory)
+    host_driver(monkeypatch, mod)
+    plan = gemv.GemvPlan(mod.main, m, n, "T", 2, cfg)
+    rng = np.random.default_rng(lda + shift)
+    buf = np.full(m * lda + shift + 4, np.nan, dtype=np.float32)
+    buf = buf[(-buf.ctypes.data // 4) % 4:]  # 16-byte aligned start, then `shift` floats off it
+    A = buf[shift:shift + m * lda].reshape(m, lda)
+    A[:, :n] = rng.standard_normal((m, n)).astype(np.float32)
+    x = rng.standard_normal(m).astype(np.float32)
+    y = np.full(n, np.nan, dtype=np.float32)
+    plan.launch(1.0, A.ctypes.data, lda, x.ctypes.data, 1, 0.0, y.ctypes.data, 1, stream=7)
+    ref = A[:, :n].astype(np.float64).T @ x.astype(np.float64)
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
