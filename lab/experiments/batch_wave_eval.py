@@ -10,7 +10,11 @@ BATCH_SKINNY), scored as batch_choice_eval scores a pick: its time over the row'
 Session 46: the descent kept b_sat = per_sm for every member (no other value picks better: 1.0158 x the fastest on the
 220 rows either way), so the partial wave is not where the picks lose in aggregate.
 
-  python3 -m lab.experiments.batch_wave_eval
+Session 47: the batched one-pass kernels triggered the next call at entry in every run above; on the partial waves
+that let the next call's blocks pile onto the free slots (lab/experiments/batched_pdl_ab.py).  Run f_8394c21 timed every
+member with the trigger at exit: `python3 -m lab.experiments.batch_wave_eval docs/data/session47/f_8394c21/*.json`.
+
+  python3 -m lab.experiments.batch_wave_eval [RUN.json ...]     (default: RUNS)
 """
 import json
 import math
@@ -68,7 +72,7 @@ def score(rows, b_sat: dict) -> float:
 
 def run(argv) -> None:
     from regtile.codegen.batch_choice import BATCH_SKINNY, BATCH_TILES
-    rows = [r for path in RUNS for r in json.load(open(path))["rows"]
+    rows = [r for path in (argv or RUNS) for r in json.load(open(path))["rows"]
             if r["m"] > BATCH_SKINNY and r["n"] > BATCH_SKINNY and r.get("members_us")]
     per_sm = {t[0]: t[1] for t in BATCH_TILES}
     print(f"{len(rows)} rows; batch_time's model (b_sat = per_sm): the pick {score(rows, {}):.4f} x the fastest member")
@@ -79,7 +83,7 @@ def run(argv) -> None:
         print(f"round {rnd + 1}: b_sat {b_sat}: the pick {score(rows, b_sat):.4f} x the fastest member", flush=True)
 
 
-main = program(run, "")
+main = program(run, "[RUN.json ...]")
 
 if __name__ == "__main__":
     sys.exit(main())
