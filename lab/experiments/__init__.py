@@ -162,6 +162,18 @@ def patched_plan(m, n, k, operands, patches, cfg=None, backend=None):
         return GemmPlan(m, n, k, *operands, config=cfg, backend=backend)
 
 
+def gemv_route_plan(bench, m: int, n: int, k: int):
+    """(plan, operands, row, skip) for the GEMV-route A/Bs: regtile.sgemm's plan of the shape in the bench's layout,
+    the GemmPlan operands after (m, n, k) to build its variants with, the JSON row begun, and the line to print
+    instead when the plan takes no GEMV or few-vector route (else None)."""
+    from regtile.runtime.plans import GemmPlan
+    operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
+    lib = GemmPlan(m, n, k, *operands)
+    row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
+    skip = None if lib.gemv is not None else f"not a GEMV or few-vector route ({lib.describe()[:60]})"
+    return lib, operands, row, skip
+
+
 def check_and_time_interleaved(torch, bench, fns, checked, rounds: int = 5):
     """({name: {ok, rel_err, unwritten}} of the `checked` variants against float64, {name: median us})
     of `fns` on a tools/shape_sweep ShapeBench, timed interleaved kernel against kernel."""

@@ -15,7 +15,8 @@ c935cab the few-vector kernels' "after", the GEMV kernels' "before".  Writes gem
 
     python3 -m lab.experiments.gemv_trigger_ab [graph=1] [LAYOUT:]MxNxK ...
 """
-from lab.experiments import over_shapes, patched_plan, program, take_option, time_plans, time_plans_graphs
+from lab.experiments import (gemv_route_plan, over_shapes, patched_plan, program, take_option, time_plans,
+                             time_plans_graphs)
 
 SHAPES = ["NN:1x4096x4096", "NN:4096x1x4096", "NN:8x4096x4096", "TN:4096x16x4096"]
 
@@ -41,12 +42,9 @@ def run(argv):
     graphs = take_option(argv, "graph") == "1"
 
     def one(torch, bench, m, n, k):
-        from regtile.runtime.plans import GemmPlan
-        operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
-        lib = GemmPlan(m, n, k, *operands)
-        row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
-        if lib.gemv is None:
-            return row, f"not a GEMV or few-vector route ({lib.describe()[:60]})"
+        lib, operands, row, skip = gemv_route_plan(bench, m, n, k)
+        if skip:
+            return row, skip
         plans = {"lib": lib, "before": trigger_form_plan(m, n, k, operands, False),
                  "after": trigger_form_plan(m, n, k, operands, True)}
         if plans["before"].kernel.artifact.cubin == plans["after"].kernel.artifact.cubin:

@@ -15,7 +15,7 @@ the layout, each checked against float64 (C NaN-poisoned), timed interleaved bac
 
     python3 -m lab.experiments.partial_strip_ab [LAYOUT:]MxNxK ...     (GPU)
 """
-from lab.experiments import over_shapes, patched_plan, program, time_plans
+from lab.experiments import gemv_route_plan, over_shapes, patched_plan, program, time_plans
 
 # m == 1 (a GEMV, op T over B): MoE routers of 60 experts (Qwen1.5-MoE; decode), heads of 80-100 columns over long
 # contexts, a ragged last strip (1000 columns: 104 of 128); few vectors (op T over B): a router over 6-16 tokens,
@@ -39,12 +39,9 @@ def whole_strip_plan(m, n, k, operands):
 
 def run(argv):
     def one(torch, bench, m, n, k):
-        from regtile.runtime.plans import GemmPlan
-        operands = (bench.trans_a, bench.trans_b, bench.lda, bench.ldb, n)
-        lib = GemmPlan(m, n, k, *operands)
-        row = {"m": m, "n": n, "k": k, "layout": "NT"[bench.trans_a] + "NT"[bench.trans_b], "plan": lib.describe()}
-        if lib.gemv is None:
-            return row, f"not a GEMV or few-vector route ({lib.describe()[:60]})"
+        lib, operands, row, skip = gemv_route_plan(bench, m, n, k)
+        if skip:
+            return row, skip
         plans = {"lib": lib, "whole": whole_strip_plan(m, n, k, operands)}
         row["same_kernel"] = plans["lib"].kernel.artifact.cubin == plans["whole"].kernel.artifact.cubin
         return time_plans(torch, bench, plans, row, lib.describe()[:60])
