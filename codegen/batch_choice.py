@@ -36,7 +36,7 @@ from .hardware import MAX_GRID_YZ
 from .heuristic import COPY_TBPS, MAX_PAD, SMALL_MAX_PAD, SMALL_MN, _ceil, _pad
 from .layouts import with_layout
 from .presets import get_member
-from .sgemv_config import SgemvTConfig, _pow2_at_least, config_for_width, long_rows
+from .sgemv_config import SgemvTConfig, config_for_width, long_rows, strip_lanes, thread_rows
 
 # m or n at most this: the skinny member of that side
 BATCH_SKINNY = 16
@@ -184,13 +184,12 @@ def batched_gemv(rows: int, cols: int, op: str, batch: int, sm_count: int):
         cfg = long_rows(config_for_width(cols), cols).replace(batched=True)
         blocks = _ceil(rows, cfg.rows_per_block)
     else:
-        vec = 4 if cols >= 4 else 1
-        tx = _pow2_at_least(-(-cols // vec), 32)  # as config_for_shape_t: no lane without a column
+        vec, tx = strip_lanes(cols)  # as config_for_shape_t, then narrower while the batch's strips are few
         while (tx > GEMV_MIN_STRIP_THREADS and vec == 4
                and batch * _ceil(cols, tx * vec) < GEMV_TARGET_BLOCKS * sm_count):
             tx //= 2
         blocks = _ceil(cols, tx * vec)  # the strips of one entry
-        ty = _pow2_at_least(rows, 256 // tx)  # as config_for_shape_t: no more thread rows than rows
+        ty = thread_rows(rows, tx)
         # 8 rows in flight a thread only where the batch's blocks are at most GEMV_DEEP_BLOCKS an SM (few threads
         # an SM: each needs more loads in flight), else 4 (comment above)
         deep = batch * blocks <= GEMV_DEEP_BLOCKS * sm_count

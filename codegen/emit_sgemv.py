@@ -411,14 +411,10 @@ def reduce_source(name: str, params=REDUCE_PARAMS, out: str = "y", at: str = "(l
     order and goes to out[at] (the GEMV's y at stride incy; the few-vector kernels' C)."""
     rname = f"{name}_reduce"
     text = render("sgemv_reduce.cu.j2", name=rname, threads=REDUCE_THREADS, warp_splits=REDUCE_WARP_SPLITS, entry=REDUCE_ENTRY,
-                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=_params(params), out=out, at=at)
+                  groups=REDUCE_THREADS // 32, cols=REDUCE_COLS, params=c_params(params), out=out, at=at)
     geo = LaunchGeometry(block=(REDUCE_THREADS, 1, 1), tile_m=1, tile_n=1, dynamic_smem_bytes=0,
                          flat_elements=REDUCE_THREADS, programmatic=True)  # REDUCE_ENTRY
     return KernelSource(name=rname, language="cuda", text=text, geometry=geo, params=params)
-
-
-def _params(params=SGEMV_PARAMS) -> str:
-    return c_params(params)
 
 
 def _module(cfg, name: str, text: str, geo: LaunchGeometry) -> KernelSource:
@@ -449,7 +445,7 @@ def emit_sgemv_cuda(cfg) -> KernelSource:
         name=name, entry=_entry(cfg),
         header=header(f"SGEMV kernel {name}", ROWS_COMPUTE, cfg, f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads,
-        params=_params(kernel_params(cfg)),
+        params=c_params(kernel_params(cfg)),
         base=(f"(blockIdx.x * {cfg.warps_per_block} + warp) * {cfg.row_groups * cfg.rows_per_warp} "
               f"+ lane / {cfg.lanes_per_row}") if S == 1 else
              f"(blockIdx.x * {cfg.warps_per_block // S} + warp / {S}) * {cfg.row_groups}",
@@ -527,7 +523,7 @@ def _emit_t(cfg: SgemvTConfig) -> KernelSource:
         threads=cfg.threads, attrs=attrs, decl=decl, tx=cfg.threads_x, ty=cfg.threads_y, vec=V, unroll=cfg.unroll,
         warp_reduce=cfg.warp_reduce, warps=cfg.threads // 32,
         step=cfg.unroll * cfg.threads_y, last=(cfg.unroll - 1) * cfg.threads_y,
-        params=_params(kernel_params(cfg)),
+        params=c_params(kernel_params(cfg)),
         sums=_t_sums(cfg), sum_c=" + ".join(f"{s}[c]" for s in _t_sums(cfg)),
         vector_body=_t_step(cfg, True) if V == 4 else [],
         scalar_body=_t_step(cfg, False),
@@ -572,7 +568,7 @@ def _emit_staged(cfg: SgemvConfig) -> KernelSource:
         header=header(f"SGEMV kernel {name} (rows staged in shared memory)", ROWS_COMPUTE, cfg,
                       f"(ceil(M/{cfg.rows_per_block}), 1, 1)"),
         threads=cfg.threads, warps=W, stage=cfg.stage_cols, unroll=U, step=32 * U,
-        params=_params(kernel_params(cfg)), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
+        params=c_params(kernel_params(cfg)), sums=sums, copy_body=copy, staged_body=staged, direct_body=direct,
         store=_store(cfg, "sum", "row", "row < M"),
     )
     return _rows_module(cfg, name, text)
@@ -591,7 +587,7 @@ def _emit_t_staged(cfg: SgemvTConfig) -> KernelSource:
         header=header(f"SGEMV-T kernel {name} (rows staged in shared memory)", COLUMNS_COMPUTE, cfg,
                       f"(ceil(N/{cfg.strip}), row splits, 1)"),
         threads=T, tx=TX, ty=cfg.threads_y, vec=cfg.vec, rows=cfg.stage_rows, strip=cfg.strip,
-        copy_step=T * U, copy_body=copy, params=_params(kernel_params(cfg)),
+        copy_step=T * U, copy_body=copy, params=c_params(kernel_params(cfg)),
         stores=[_store(cfg, f"t[{c}]", f"strip0 + tx + {c * TX}", f"c{c}") for c in range(cfg.vec)],
     )
     geo = LaunchGeometry(block=(T, 1, 1), tile_m=1 << 30, tile_n=cfg.strip, dynamic_smem_bytes=0)

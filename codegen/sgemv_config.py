@@ -9,7 +9,7 @@ flight before the first FMA; the lanes of a row reduce with warp shuffles.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 from .config import ConfigError
 from .config_base import ConfigDict, check_bools, check_ints, check_pow2
@@ -361,6 +361,19 @@ def _pow2_at_least(v: int, cap: int) -> int:
     return p
 
 
+def strip_lanes(n: int) -> Tuple[int, int]:
+    """(vec, threads_x) of an op T strip over N columns: float4 lanes (scalars below 4 columns), at most 32 of
+    them, and no lane without a column (config_for_shape_t; batch_choice.batched_gemv narrows it further)."""
+    vec = 4 if n >= 4 else 1
+    return vec, _pow2_at_least(-(-n // vec), 32)
+
+
+def thread_rows(m: int, threads_x: int) -> int:
+    """threads_y of an op T block: the rest of 256 threads along the rows, but no more thread rows than A has
+    rows (M = 2: a 64-thread block of 2 rows, not 6 idle warps of 8)."""
+    return _pow2_at_least(m, 256 // threads_x)
+
+
 def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     """A strip of up to 128 columns (32 float4 lanes), fewer lanes for narrow matrices so no
     lane idles; the rest of a 256-thread block along the rows, but no more thread rows than
@@ -369,7 +382,6 @@ def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     without a split (_one_wave_t)."""
     if m < 1 or n < 1:
         raise ConfigError(f"M={m}, N={n}: must be >= 1")
-    vec = 4 if n >= 4 else 1
     if n % 4 and 64 < n < 128 and m // WARP >= STAGED_MIN_WARPS:
         # Many short unaligned rows (1Mx77): the column sweep read scalars, 125.61 us = 87.2% of
         # copy; staged 64 rows at a time (float4 copies) 116.11 us = 94.3%, cuBLAS 127.71 (H100,
@@ -380,8 +392,8 @@ def config_for_shape_t(m: int, n: int, sms: int = H100_SMS) -> SgemvTConfig:
     one_wave = _one_wave_t(m, n, sms)
     if one_wave is not None:
         return one_wave
-    tx = _pow2_at_least(-(-n // vec), 32)
-    ty = max(1, min(256 // tx, _pow2_at_least(m, 256 // tx)))
+    vec, tx = strip_lanes(n)
+    ty = thread_rows(m, tx)
     unroll = 4 if m >= 4 * ty else 1
     if vec == 4 and n % (4 * tx) == 0 and n // (4 * tx) < sms and m >= 16 * ty:
         # Whole float4 strips, too few to fill the GPU (the rows are split): 8 rows in flight.
